@@ -1,0 +1,199 @@
+"""The generic, query-driven extractor: tree-sitter captures -> FileFacts, for every language.
+
+Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.md):
+  @definition.<kind> + @name           a definition and its name
+  @reference.call + @name [+ @receiver] a call site; receiver is the qualifier expression
+  @reference.new + @name               a constructor call (`new Foo()`)
+  @reference.inherits / .implements    on a super type's name node, inside the class definition
+  @reference.dynamic                   a call whose target is computed at run time
+  @import [+ .module .name .alias .relative .wildcard]
+  @package                             the declared package / namespace
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+
+from tree_sitter import Node, QueryCursor, Tree
+
+from tenure.structural.facts import Definition, FileFacts, Import, Reference
+from tenure.structural.languages import LanguageSpec
+
+_WS = re.compile(rb"\s+")
+
+
+def text_of(node: Node) -> str:
+    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
+def fingerprint(node: Node) -> str:
+    """Hash of the node's text with white space folded: stable across re-indentation."""
+    return hashlib.blake2b(_WS.sub(b" ", node.text or b"").strip(), digest_size=10).hexdigest()
+
+
+def signature(node: Node) -> str:
+    first = text_of(node).split("\n", 1)[0].strip()
+    return first[:200]
+
+
+class _Scopes:
+    """Nested definition spans, so a byte offset finds its innermost enclosing definition."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._spans: list[tuple[int, int, str]] = []
+
+    def add(self, start: int, end: int, qualname: str) -> None:
+        i = bisect.bisect_right(self._starts, start)
+        self._starts.insert(i, start)
+        self._spans.insert(i, (start, end, qualname))
+
+    def enclosing(self, start: int, end: int | None = None) -> str:
+        end = start if end is None else end
+        i = bisect.bisect_right(self._starts, start) - 1
+        while i >= 0:
+            s, e, q = self._spans[i]
+            if s <= start and end <= e:
+                return q
+            i -= 1
+        return ""
+
+
+def _count_errors(tree: Tree) -> int:
+    if not tree.root_node.has_error:
+        return 0
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return count
+
+
+def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
+    matches = QueryCursor(spec.query).matches(tree.root_node)
+    facts = FileFacts(
+        path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
+        error_nodes=_count_errors(tree),
+    )
+    # (definition node, name node, kind, owner type written outside it, e.g. Go receivers)
+    defs: list[tuple[Node, Node, str, str]] = []
+    others: list[dict[str, list[Node]]] = []
+    for _, caps in matches:
+        def_key = next((k for k in caps if k.startswith("definition.")), None)
+        if def_key and "name" in caps:
+            owner = _bare_type(_first(caps, "owner"))
+            defs.append((caps[def_key][0], caps["name"][0], def_key.split(".", 1)[1], owner))
+        elif "package" in caps and not facts.package:
+            facts.package = text_of(caps["package"][0])
+        else:
+            others.append(caps)
+
+    scopes = _Scopes()
+    seen: set[tuple[int, int]] = set()
+    # Outermost first; when two patterns match the same node, the one naming an @owner wins.
+    for node, name_node, kind, owner in sorted(
+        defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3])
+    ):
+        if (node.start_byte, node.end_byte) in seen:
+            continue  # two patterns matched the same definition
+        seen.add((node.start_byte, node.end_byte))
+        parent = owner or scopes.enclosing(node.start_byte, node.end_byte)
+        name = text_of(name_node)
+        sep = "."
+        if parent and kind in spec.type_kinds and _is_type(facts, parent, spec):
+            sep = spec.nested_type_separator
+        qualname = f"{parent}{sep}{name}" if parent else name
+        scopes.add(node.start_byte, node.end_byte, qualname)
+        facts.definitions.append(
+            Definition(
+                name=name, kind=kind, qualname=qualname,
+                start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
+                signature=signature(node), fingerprint=fingerprint(node),
+            )
+        )
+
+    for caps in others:
+        _add_reference_or_import(facts, caps, scopes)
+    _attach_bases(facts)
+    return facts
+
+
+def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
+    for d in reversed(facts.definitions):
+        if d.qualname == qualname:
+            return d.kind in spec.type_kinds
+    return False
+
+
+def _add_reference_or_import(
+    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes
+) -> None:
+    anchor_key = next((k for k in caps if k.startswith(("reference.", "import"))), None)
+    if anchor_key is None:
+        return
+    anchor = caps[anchor_key][0]
+    # @owner: the reference belongs to a type written outside it (Rust `impl Trait for T`).
+    scope = _bare_type(_first(caps, "owner")) or scopes.enclosing(anchor.start_byte, anchor.end_byte)
+    line = anchor.start_point[0] + 1
+    if anchor_key.startswith("import"):
+        root = caps.get("import", [anchor])[0]
+        facts.imports.append(
+            Import(
+                module=_first(caps, "import.module").strip("\"'`<>"),
+                scope=scopes.enclosing(root.start_byte, root.end_byte),
+                line=root.start_point[0] + 1,
+                name=_first(caps, "import.name"),
+                alias=_first(caps, "import.alias"),
+                level=len(_first(caps, "import.relative")) if "import.relative" in caps else 0,
+                wildcard="import.wildcard" in caps,
+            )
+        )
+        return
+    kind = anchor_key.split(".", 1)[1]
+    name_node = caps.get("name", [anchor])[0]
+    facts.references.append(
+        Reference(
+            kind=kind,
+            name=text_of(name_node) if kind != "dynamic" else _first(caps, "name"),
+            scope=scope,
+            line=line,
+            receiver=_first(caps, "receiver"),
+            detail=text_of(anchor)[:120] if kind == "dynamic" else "",
+        )
+    )
+
+
+_TYPE_NOISE = re.compile(r"[*&\s]|\[.*\]|<.*>|^(mut|const)\b")
+
+
+def _bare_type(text: str) -> str:
+    """`*Service[T]` -> `Service`: the owner type's name without pointers or type arguments."""
+    return _TYPE_NOISE.sub("", text) if text else ""
+
+
+def _first(caps: dict[str, list[Node]], key: str) -> str:
+    nodes = caps.get(key)
+    return text_of(nodes[0]) if nodes else ""
+
+
+def _attach_bases(facts: FileFacts) -> None:
+    """Copy each class's super types onto its definition, where resolvers look for them."""
+    bases: dict[str, list[str]] = {}
+    for ref in facts.references:
+        if ref.kind in ("inherits", "implements"):
+            bases.setdefault(ref.scope, []).append(ref.name)
+    if not bases:
+        return
+    facts.definitions = [
+        Definition(**{**_asdict(d), "bases": tuple(bases[d.qualname])}) if d.qualname in bases else d
+        for d in facts.definitions
+    ]
+
+
+def _asdict(d: Definition) -> dict:
+    return {f: getattr(d, f) for f in d.__struct_fields__}

@@ -1,0 +1,41 @@
+; Go: definitions, methods (nested under their receiver type via @owner), calls, composite
+; literals, imports, struct / interface embedding. Capture conventions: see README.md.
+
+(package_clause (package_identifier) @package)
+
+; --- definitions
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec
+  name: (type_identifier) @name
+  type: (_) @_t (#not-match? @_t "^(struct|interface)")) @definition.type
+(type_alias name: (type_identifier) @name) @definition.type
+(method_elem name: (field_identifier) @name) @definition.method
+(function_declaration name: (identifier) @name) @definition.function
+; `func (s *Service[T]) Retry()`: the receiver type is the owner, the method nests as Service.Retry
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: (_) @owner))
+  name: (field_identifier) @name) @definition.method
+
+; --- embedding is Go's inheritance
+(field_declaration
+  !name
+  type: [(type_identifier) (qualified_type) (generic_type)] @name @reference.inherits)
+(field_declaration
+  !name
+  type: (pointer_type [(type_identifier) (qualified_type)] @name @reference.inherits))
+(interface_type (type_elem [(type_identifier) (qualified_type)] @name @reference.inherits))
+
+; --- calls
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+(composite_literal type: (type_identifier) @name) @reference.new
+(composite_literal
+  type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)) @reference.new
+
+; --- imports
+; one pattern, so each spec yields one import: `str "strings"`, `_ "embed"`, `. "math"` (wildcard)
+(import_spec
+  name: [(package_identifier) @import.alias (blank_identifier) @import.alias (dot) @import.wildcard]?
+  path: (interpreted_string_literal) @import.module) @import

@@ -1,0 +1,26 @@
+; Java: definitions, calls, constructor calls, imports, inheritance. See queries/README.md.
+
+(package_declaration [(scoped_identifier) (identifier)] @package)
+
+(class_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.constructor
+
+(superclass (type_identifier) @name @reference.inherits)
+(superclass (generic_type (type_identifier) @name @reference.inherits))
+(super_interfaces (type_list (type_identifier) @name @reference.implements))
+(super_interfaces (type_list (generic_type (type_identifier) @name @reference.implements)))
+(extends_interfaces (type_list (type_identifier) @name @reference.inherits))
+(extends_interfaces (type_list (generic_type (type_identifier) @name @reference.inherits)))
+
+(method_invocation object: (_) @receiver name: (identifier) @name) @reference.call
+(method_invocation !object name: (identifier) @name) @reference.call
+(object_creation_expression type: (type_identifier) @name) @reference.new
+(object_creation_expression type: (generic_type (type_identifier) @name)) @reference.new
+
+; One pattern with an optional wildcard, so `import a.b.*;` yields one import, not two.
+(import_declaration (scoped_identifier) @import.module (asterisk)? @import.wildcard) @import
