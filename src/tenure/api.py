@@ -1,0 +1,143 @@
+"""The Python API. The CLI, the MCP server and the web page are thin layers over :class:`Tenure`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tenure.namespace.lookup import Lookup, find_symbols
+from tenure.storage import Database, open_database
+from tenure.structural import export
+from tenure.structural.impact import Impact, what_breaks
+from tenure.structural.indexer import Indexer, IndexReport, Progress
+from tenure.structural.store import StructuralStore
+
+STATE_DIR = ".tenure"
+DB_NAME = "tenure.db"
+FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
+
+
+def find_root(start: Path) -> Path:
+    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree,
+    else the path itself."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / STATE_DIR).is_dir():
+            return candidate
+    try:
+        top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+        if top:
+            return Path(top)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return start
+
+
+class Tenure:
+    def __init__(self, root: Path, db: Database) -> None:
+        self.root = root
+        self.db = db
+        self.structural = StructuralStore(db)
+        self._freshness: tuple[float, dict] | None = None
+
+    @classmethod
+    def open(cls, path: str | Path = ".", discover: bool = True) -> Tenure:
+        root = find_root(Path(path)) if discover else Path(path).resolve()
+        state = root / STATE_DIR
+        state.mkdir(exist_ok=True)
+        ignore = state / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")
+        return cls(root, open_database(state / DB_NAME))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Tenure:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # structural --------------------------------------------------------------------------------
+    def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+        report = Indexer(self.root, self.structural).run(progress, changed_paths)
+        self._freshness = None
+        return report
+
+    def find_symbol(self, query: str) -> Lookup:
+        return find_symbols(self.db, query)
+
+    def what_breaks(self, symbol: str, depth: int = 1) -> dict:
+        result = what_breaks(self.db, self.find_symbol(symbol), depth).as_dict()
+        result["freshness"] = self.freshness()
+        return result
+
+    def impact(self, symbol: str, depth: int = 1) -> Impact:
+        return what_breaks(self.db, self.find_symbol(symbol), depth)
+
+    def export_edges(self) -> Iterator[dict]:
+        return export.edges(self.db)
+
+    def export_pycg(self) -> dict[str, list[str]]:
+        return export.pycg(self.db)
+
+    def freshness(self) -> dict:
+        """When the index was built and how many indexed files changed on disk since."""
+        now = time.monotonic()
+        if self._freshness and now - self._freshness[0] < FRESHNESS_TTL_S:
+            return self._freshness[1]
+        indexed_at = self.structural.get_meta("indexed_at")
+        stale: list[str] = []
+        rows = self.db.query("SELECT path, size, mtime_ns FROM files WHERE parse_status != 'skipped'")
+        for r in rows:
+            try:
+                st = os.stat(self.root / r["path"])
+            except OSError:
+                stale.append(r["path"])
+                continue
+            if st.st_size != r["size"] or st.st_mtime_ns != r["mtime_ns"]:
+                stale.append(r["path"])
+        age = None
+        if indexed_at:
+            age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
+        info = {
+            "indexed_at": indexed_at or None,
+            "age_seconds": age,
+            "files_indexed": len(rows),
+            "files_stale": len(stale),
+            "stale_paths": stale[:10],
+            "text": _freshness_text(indexed_at, age, len(stale)),
+        }
+        self._freshness = (now, info)
+        return info
+
+    def watch(self, on_update: Callable[[IndexReport], None], stop: Callable[[], bool] | None = None) -> None:
+        """Re-index whenever files change under the root (debounced by watchfiles)."""
+        from watchfiles import watch
+
+        from tenure.structural.indexer import ALWAYS_IGNORED
+
+        def interesting(_change: object, path: str) -> bool:
+            rel = Path(path).relative_to(self.root).parts
+            return not any(p in ALWAYS_IGNORED for p in rel)
+
+        for changes in watch(self.root, watch_filter=interesting, rust_timeout=1000,
+                             yield_on_timeout=stop is not None):
+            if stop is not None and stop():
+                return
+            if changes:
+                paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
+                on_update(self.index(changed_paths=paths))
+
+
+def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:
+    if not indexed_at:
+        return "not indexed yet: run `tenure index`"
+    when = f"indexed {age}s ago" if age is not None and age < 120 else f"indexed at {indexed_at}"
+    return f"{when}; {stale} files changed since" if stale else f"{when}; up to date"

@@ -1,0 +1,179 @@
+"""The `tenure` command: a thin layer over :class:`tenure.Tenure`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tenure.api import Tenure
+from tenure.storage import StorageError
+from tenure.structural.indexer import IndexReport
+
+app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
+export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+console = Console()
+err = Console(stderr=True)
+
+RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def _open(repo: Path) -> Tenure:
+    try:
+        return Tenure.open(repo)
+    except StorageError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def index(
+    path: Annotated[Path, typer.Argument(help="Directory to index.")] = Path("."),
+    watch: Annotated[bool, typer.Option("--watch", help="Keep following the working tree.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Index a repository (incremental: only changed files are parsed again)."""
+    if not path.is_dir():
+        err.print(f"[red]error:[/red] {path} is not a directory")
+        raise typer.Exit(2)
+    with Tenure.open(path, discover=False) as t:
+        report = _index_with_progress(t, quiet=as_json)
+        _print_report(report, as_json)
+        if watch:
+            console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
+            try:
+                t.watch(lambda r: _print_report(r, as_json, brief=True))
+            except KeyboardInterrupt:
+                pass
+
+
+def _index_with_progress(t: Tenure, quiet: bool) -> IndexReport:
+    if quiet or not sys.stderr.isatty():
+        return t.index()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        return t.index(progress=update)
+
+
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:
+    if as_json:
+        print(json.dumps(report.as_dict()))
+        return
+    console.print(
+        f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
+        f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
+        f"{report.files_resolved} re-resolved; {report.symbols} symbols, {report.edges} edges"
+    )
+    if brief:
+        return
+    if report.partial:
+        console.print(f"{len(report.partial)} files parsed with recovered syntax errors (their code is kept):")
+        for path, why in report.partial[:20]:
+            console.print(f"  {path}: {why}")
+    if report.skipped:
+        table = Table("skipped", "reason", title=f"{len(report.skipped)} skipped")
+        for path, why in report.skipped[:50]:
+            table.add_row(path, why)
+        console.print(table)
+
+
+@app.command("what-breaks")
+def what_breaks_cmd(
+    symbol: Annotated[str, typer.Argument(help="Full name or unique suffix, e.g. SettlementService.retry")],
+    depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=10)] = 1,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """What a change to SYMBOL breaks: its dependants, each with tier and source, and a lower-bound summary."""
+    with _open(repo) as t:
+        result = t.what_breaks(symbol, depth)
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        _print_impact(result)
+    if result["symbol"] is None:
+        raise typer.Exit(1)
+
+
+def _print_impact(result: dict) -> None:
+    summary = result["summary"]
+    if result["symbol"] is None:
+        err.print(f"[yellow]{summary['text']}[/yellow]")
+        if result["matches"]:
+            err.print("name one of them in full, e.g. `tenure what-breaks " + result["matches"][0]["fqn"] + "`")
+        return
+    console.print(f"[bold]{result['symbol']}[/bold]")
+    if result["dependants"]:
+        table = Table("depth", "dependant", "relation", "tier", "sources", "where")
+        for d in result["dependants"]:
+            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]),
+                          f"{d['path']}:{d['line']}")
+        console.print(table)
+    console.print(summary["text"])
+    console.print(f"[dim]{result['freshness']['text']}[/dim]")
+
+
+@app.command()
+def find(
+    symbol: Annotated[str, typer.Argument(help="Full name or suffix.")],
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Find symbols by full name or suffix."""
+    with _open(repo) as t:
+        lookup = t.find_symbol(symbol)
+    if as_json:
+        print(json.dumps({"query": symbol, "how": lookup.how, "matches": [m.as_dict() for m in lookup.matches]}))
+        return
+    if not lookup.matches:
+        err.print(lookup.message())
+        raise typer.Exit(1)
+    table = Table("symbol", "kind", "where", title=f"{lookup.how} match")
+    for m in lookup.matches:
+        table.add_row(m.fqn, m.kind, f"{m.path}:{m.line}")
+    console.print(table)
+
+
+@app.command()
+def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """How fresh the index is."""
+    with _open(repo) as t:
+        info = t.freshness()
+    print(json.dumps(info)) if as_json else console.print(info["text"])
+
+
+@export_app.command("edges")
+def export_edges(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="jsonl (every edge) or pycg ({caller: [callees]}).")]
+    = "jsonl",
+    repo: RepoOpt = Path("."),
+) -> None:
+    """Print every edge of the graph."""
+    with _open(repo) as t:
+        if fmt == "jsonl":
+            for edge in t.export_edges():
+                sys.stdout.write(json.dumps(edge) + "\n")
+        elif fmt == "pycg":
+            print(json.dumps(t.export_pycg(), indent=2))
+        else:
+            err.print(f"[red]error:[/red] unknown format {fmt!r}: use jsonl or pycg")
+            raise typer.Exit(2)
+
+
+if __name__ == "__main__":
+    app()

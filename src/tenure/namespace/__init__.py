@@ -1,0 +1,1 @@
+"""The shared symbol namespace: names, trust tiers and lookups every store joins on."""

@@ -1,0 +1,64 @@
+"""Finding symbols by name: a full name, a unique suffix, or the candidates when it is not unique."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tenure.storage import Database
+from tenure.structural.naming import has_suffix, short_name
+
+
+@dataclass
+class SymbolMatch:
+    fqn: str
+    kind: str
+    language: str
+    path: str
+    line: int
+    generated: bool = False
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Lookup:
+    query: str
+    how: str  # exact | suffix | ambiguous | none
+    matches: list[SymbolMatch]
+
+    @property
+    def unique(self) -> SymbolMatch | None:
+        fqns = {m.fqn for m in self.matches}
+        return self.matches[0] if len(fqns) == 1 else None
+
+    def message(self) -> str:
+        if self.how == "none":
+            return f"no symbol matches {self.query!r}"
+        if self.how == "ambiguous":
+            names = sorted({m.fqn for m in self.matches})
+            more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
+            return f"{self.query!r} names {len(names)} symbols: " + ", ".join(names[:10]) + more
+        return ""
+
+
+def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
+    query = query.strip()
+    rows = db.query(_SELECT + " WHERE fqn = ?", (query,))
+    if rows:
+        return Lookup(query, "exact", _matches(rows))
+    rows = [r for r in db.query(_SELECT + " WHERE name = ?", (short_name(query),)) if has_suffix(r["fqn"], query)]
+    if not rows:
+        return Lookup(query, "none", [])
+    how = "suffix" if len({r["fqn"] for r in rows}) == 1 else "ambiguous"
+    return Lookup(query, how, _matches(rows[:limit]))
+
+
+_SELECT = "SELECT fqn, kind, language, path, start_line, generated FROM symbols"
+
+
+def _matches(rows: list[dict]) -> list[SymbolMatch]:
+    return [
+        SymbolMatch(r["fqn"], r["kind"], r["language"], r["path"] or "", r["start_line"] or 0, bool(r["generated"]))
+        for r in rows
+    ]

@@ -1,0 +1,50 @@
+"""Trust tiers (SPEC §2.1): how far an edge or a match can be trusted, strongest first."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Tier(StrEnum):
+    RESOLVED = "resolved"  # a type checker or compiler confirmed it
+    OBSERVED = "observed"  # a real execution produced it
+    INFERRED = "inferred"  # one name-matched target, unverified
+    AMBIGUOUS = "ambiguous"  # several candidates, all kept, none picked
+    DYNAMIC = "dynamic"  # computed at run time: target undecidable
+
+    @property
+    def rank(self) -> int:
+        """Lower is stronger; used to pick the effective tier of a multi-source edge."""
+        return _ORDER.index(self)
+
+    @classmethod
+    def strongest(cls, tiers: list[Tier] | list[str]) -> Tier:
+        return min((cls(t) for t in tiers), key=lambda t: t.rank)
+
+
+_ORDER = [Tier.RESOLVED, Tier.OBSERVED, Tier.INFERRED, Tier.AMBIGUOUS, Tier.DYNAMIC]
+
+
+class Relation(StrEnum):
+    CALLS = "calls"
+    INSTANTIATES = "instantiates"  # `Foo()` / `new Foo()`: a dependant of the class itself
+    INHERITS = "inherits"  # class -> base class
+    IMPLEMENTS = "implements"  # class -> interface
+    IMPORTS = "imports"  # module -> module or imported symbol
+    REFERENCES = "references"  # a name used without being called (passed, assigned, decorated)
+    OVERRIDES = "overrides"  # method -> the method it overrides (derived at query time)
+
+    @property
+    def dependant_noun(self) -> str:
+        return _NOUNS[self]
+
+
+_NOUNS = {
+    Relation.CALLS: "callers",
+    Relation.INSTANTIATES: "instantiations",
+    Relation.INHERITS: "subclasses",
+    Relation.IMPLEMENTS: "implementers",
+    Relation.IMPORTS: "importers",
+    Relation.REFERENCES: "references",
+    Relation.OVERRIDES: "overriding methods",
+}

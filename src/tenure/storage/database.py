@@ -1,0 +1,31 @@
+"""The storage API every store is written against."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+
+
+class StorageError(RuntimeError):
+    """The database could not be opened or written; the message says what to do."""
+
+
+class Database(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; returns the last inserted row id (0 when none)."""
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    def iter_query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """All writes inside commit together or not at all; nests as savepoints."""
+
+    def table_exists(self, name: str) -> bool: ...
+
+    def close(self) -> None: ...

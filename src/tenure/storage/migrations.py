@@ -1,0 +1,41 @@
+"""Versioned schema migrations, in the style of simonw/llm's migrations.py.
+
+Each store keeps its own ordered list; a migration runs once, inside a transaction, and its name
+is recorded in `_migrations`. Never edit a released migration: add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tenure.storage.database import Database
+
+MigrationFn = Callable[[Database], None]
+
+
+class Migrations:
+    def __init__(self, store: str) -> None:
+        self.store = store
+        self._steps: list[tuple[str, MigrationFn]] = []
+
+    def __call__(self, fn: MigrationFn) -> MigrationFn:
+        self._steps.append((f"{self.store}:{fn.__name__}", fn))
+        return fn
+
+    def apply(self, db: Database) -> list[str]:
+        """Apply every pending migration; returns the names applied now."""
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        done = {row["name"] for row in db.query("SELECT name FROM _migrations")}
+        applied = []
+        for name, fn in self._steps:
+            if name in done:
+                continue
+            with db.transaction():
+                fn(db)
+                db.execute(
+                    "INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,)
+                )
+            applied.append(name)
+        return applied

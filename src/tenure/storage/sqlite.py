@@ -1,0 +1,82 @@
+"""The embedded default backend: one SQLite file per project, WAL, foreign keys on."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tenure.storage.database import Row, StorageError
+
+# A writer waits this long for another process's write lock before giving up with a clear error.
+BUSY_TIMEOUT_S = 30.0
+
+
+class SQLiteDatabase:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else None
+        try:
+            self._conn = sqlite3.connect(
+                str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open the database at {path}: {exc}") from exc
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+            self._conn.execute(f"PRAGMA {pragma}")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._lock:
+            cur = self._conn.execute(sql, params)
+            return cur.lastrowid or 0
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._lock:
+            self._conn.executemany(sql, rows)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        with self._lock:
+            return [dict(r) for r in self._conn.execute(sql, params)]
+
+    def iter_query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
+        return iter(self.query(sql, params))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            outer = self._depth == 0
+            name = f"sp{self._depth}"
+            # BEGIN IMMEDIATE takes the write lock up front so two writers queue instead of
+            # failing half-way with SQLITE_BUSY on lock upgrade.
+            self._conn.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                self._conn.execute("ROLLBACK" if outer else f"ROLLBACK TO {name}")
+                if not outer:
+                    self._conn.execute(f"RELEASE {name}")
+                raise
+            self._depth -= 1
+            self._conn.execute("COMMIT" if outer else f"RELEASE {name}")
+
+    def table_exists(self, name: str) -> bool:
+        return bool(
+            self.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,))
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def open_database(path: Path | str) -> SQLiteDatabase:
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return SQLiteDatabase(path)

@@ -1,0 +1,67 @@
+"""What one source file says, before any cross-file resolution.
+
+Extraction turns a parse tree into :class:`FileFacts`; resolution turns the facts of a file plus a
+read-only view of the project into edges. Facts are stored per file (msgpack), so an incremental
+update re-parses only changed files and re-resolves only the files whose inputs changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Definition(msgspec.Struct, frozen=True):
+    name: str  # as written: "retry"
+    kind: str  # class, interface, struct, enum, trait, function, method, module, ...
+    qualname: str  # inside its module: "SettlementService.retry"; Java nested classes "Outer$Inner"
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    signature: str  # the definition's first line, trimmed
+    fingerprint: str  # hash of its whitespace-normalised text: changes when its code changes
+    bases: tuple[str, ...] = ()  # super types as written (classes)
+    decorators: tuple[str, ...] = ()
+
+
+class Reference(msgspec.Struct, frozen=True):
+    kind: str  # call, new, inherits, implements, dynamic
+    name: str  # the referenced simple name: "execute"; "" when unknown (dynamic)
+    scope: str  # qualname of the enclosing definition, "" for module level
+    line: int
+    receiver: str = ""  # the qualifier as written: "self", "os.path", "repo"
+    detail: str = ""  # for dynamic sites: the expression text
+
+
+class Import(msgspec.Struct, frozen=True):
+    module: str  # as written: "a.b", "./util", "java.util.List", "fmt"
+    scope: str
+    line: int
+    name: str = ""  # the imported member ("from m import name"); "" for the module itself
+    alias: str = ""  # local binding when renamed ("import numpy as np")
+    level: int = 0  # relative import depth (Python leading dots)
+    wildcard: bool = False
+
+
+class FileFacts(msgspec.Struct):
+    path: str  # relative to the repository root, "/" separated
+    language: str
+    module: str  # the module's name in the namespace: "settlement.service"
+    definitions: list[Definition]
+    references: list[Reference]
+    imports: list[Import]
+    error_nodes: int = 0  # syntax errors tree-sitter recovered from
+    package: str = ""  # declared package/namespace (Java, Go, C#, Kotlin, Scala, PHP)
+    flow: Any = None  # language-specific data for a richer resolver (e.g. Python's assignments)
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(FileFacts)
+
+
+def encode_facts(facts: FileFacts) -> bytes:
+    return _encoder.encode(facts)
+
+
+def decode_facts(blob: bytes) -> FileFacts:
+    return _decoder.decode(blob)

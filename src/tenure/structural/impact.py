@@ -1,0 +1,175 @@
+"""What breaks: the dependants of a symbol, transitively, each with its tier and sources, and a
+summary that says when the count is a lower bound and why."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from tenure.namespace.lookup import Lookup
+from tenure.namespace.tiers import Relation, Tier
+from tenure.storage import Database
+from tenure.structural.naming import short_name
+
+
+@dataclass
+class Dependant:
+    symbol: str
+    relation: str
+    tier: str
+    sources: list[str]
+    path: str
+    line: int
+    depth: int
+    via: str  # the symbol it depends on (the target at depth 1)
+    generated: bool = False
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Impact:
+    symbol: str | None
+    lookup: Lookup
+    dependants: list[Dependant] = field(default_factory=list)
+    unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
+    unresolved_by_name: int = 0  # call sites of the same name left unresolved (too many candidates)
+    depth: int = 1
+
+    def summary(self) -> dict:
+        by_relation = Counter(d.relation for d in self.dependants if d.depth == 1)
+        tiers = Counter(d.tier for d in self.dependants)
+        generated = sum(1 for d in self.dependants if d.generated)
+        reasons = []
+        weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
+        if weak:
+            reasons.append(f"{weak} edges are unverified (inferred/ambiguous)")
+        if self.unresolved_dynamic:
+            reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
+        if self.unresolved_by_name:
+            reasons.append(f"{self.unresolved_by_name} call sites of .{short_name(self.symbol or '')}() "
+                           "with too many candidates")
+        lower_bound = bool(reasons) or not self.dependants
+        return {
+            "by_relation": dict(by_relation),
+            "by_tier": {t.value: tiers.get(t.value, 0) for t in Tier},
+            "total": len(self.dependants),
+            "direct": sum(1 for d in self.dependants if d.depth == 1),
+            "generated": generated,
+            "unresolved_dynamic": self.unresolved_dynamic,
+            "unresolved_by_name": self.unresolved_by_name,
+            "lower_bound": lower_bound,
+            "reasons": reasons,
+            "text": self._text(by_relation, tiers, generated, lower_bound),
+        }
+
+    def _text(self, by_relation: Counter, tiers: Counter, generated: int, lower_bound: bool) -> str:
+        if self.symbol is None:
+            return self.lookup.message()
+        direct = [d for d in self.dependants if d.depth == 1]
+        parts = []
+        for rel in Relation:
+            group = [d for d in direct if d.relation == rel.value]
+            if group:
+                tier_counts = Counter(d.tier for d in group)
+                detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
+                parts.append(f"{len(group)} {rel.dependant_noun} ({detail})")
+        text = ", ".join(parts) or "no known dependants"
+        deeper = len(self.dependants) - len(direct)
+        if deeper:
+            text += f"; {deeper} more up to depth {self.depth}"
+        if generated:
+            text += f", {generated} generated"
+        if self.unresolved_dynamic:
+            text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
+        if self.unresolved_by_name:
+            text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
+        return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
+
+    def as_dict(self) -> dict:
+        return {
+            "symbol": self.symbol,
+            "matches": [m.as_dict() for m in self.lookup.matches],
+            "lookup": self.lookup.how,
+            "depth": self.depth,
+            "dependants": [d.as_dict() for d in self.dependants],
+            "summary": self.summary(),
+        }
+
+
+def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
+    target = lookup.unique
+    if target is None:
+        return Impact(None, lookup, depth=depth)
+    impact = Impact(target.fqn, lookup, depth=depth)
+    seen = {target.fqn}
+    frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
+    for level in range(1, depth + 1):
+        rows = _dependants_of(db, list(frontier))
+        if level == 1:
+            rows += _overriders(db, target.fqn, target.kind)
+        next_frontier: dict[str, str] = {}
+        for r in rows:
+            via = r["dst_fqn"] if level == 1 else frontier[r["dst_fqn"]]
+            impact.dependants.append(Dependant(
+                symbol=r["src_fqn"], relation=r["relation"], tier=r["tier"],
+                sources=sorted(set((r["sources"] or "").split(","))), path=r["path"] or "", line=r["line"] or 0,
+                depth=level, via=via, generated=bool(r["generated"]),
+            ))
+            if r["src_fqn"] not in seen:
+                seen.add(r["src_fqn"])
+                next_frontier[r["src_fqn"]] = via if level > 1 else r["src_fqn"]
+        frontier = next_frontier
+        if not frontier:
+            break
+    impact.unresolved_dynamic = db.query(
+        "SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND tier = ?", (Tier.DYNAMIC.value,))[0]["n"]
+    impact.unresolved_by_name = db.query(
+        "SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND dst_name = ? AND tier != ?",
+        (short_name(target.fqn), Tier.DYNAMIC.value))[0]["n"]
+    return impact
+
+
+_DEPENDANTS_SQL = """
+SELECT e.src_fqn, e.dst_fqn, e.relation, e.tier, e.path, e.line,
+       (SELECT group_concat(source) FROM edge_sources s WHERE s.edge_id = e.id) AS sources,
+       COALESCE((SELECT MAX(generated) FROM symbols y WHERE y.fqn = e.src_fqn), 0) AS generated
+FROM edges e WHERE e.dst_fqn IN ({marks}) AND e.src_fqn != e.dst_fqn
+ORDER BY e.relation, e.tier, e.src_fqn, e.line
+"""
+
+
+def _dependants_of(db: Database, fqns: list[str]) -> list[dict]:
+    rows: list[dict] = []
+    for i in range(0, len(fqns), 500):
+        chunk = fqns[i : i + 500]
+        rows += db.query(_DEPENDANTS_SQL.format(marks=", ".join("?" * len(chunk))), chunk)
+    return rows
+
+
+def _overriders(db: Database, fqn: str, kind: str) -> list[dict]:
+    """Methods of the same name in subclasses and implementers: changing the contract breaks them."""
+    if kind not in ("method", "function"):
+        return []
+    owner = db.query("SELECT parent_fqn, name FROM symbols WHERE fqn = ?", (fqn,))
+    if not owner:
+        return []
+    parent, name = owner[0]["parent_fqn"], owner[0]["name"]
+    subclasses: dict[str, str] = {}
+    frontier = [parent]
+    while frontier:
+        rows = _dependants_of(db, frontier)
+        frontier = []
+        for r in rows:
+            if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS) and r["src_fqn"] not in subclasses:
+                subclasses[r["src_fqn"]] = r["tier"]
+                frontier.append(r["src_fqn"])
+    out = []
+    for sub, tier in subclasses.items():
+        for m in db.query("SELECT fqn, path, start_line, generated FROM symbols WHERE parent_fqn = ? AND name = ?",
+                          (sub, name)):
+            out.append({"src_fqn": m["fqn"], "dst_fqn": fqn, "relation": Relation.OVERRIDES.value, "tier": tier,
+                        "path": m["path"], "line": m["start_line"], "sources": "tree-sitter",
+                        "generated": m["generated"]})
+    return out

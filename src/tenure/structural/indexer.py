@@ -1,0 +1,397 @@
+"""Indexing: walk the tree, parse what changed, store symbols, re-resolve what depends on it.
+
+The whole update is one transaction: a process killed half-way leaves the previous graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from tenure.structural.facts import FileFacts, decode_facts, encode_facts
+from tenure.structural.languages import LanguageSpec, language_for, language_table
+from tenure.structural.naming import file_scope_name, module_name, qualify
+from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, resolver_for, touched_keys
+from tenure.structural.store import StructuralStore
+
+MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
+PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
+ALWAYS_IGNORED = {".git", ".hg", ".svn", ".tenure", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+                  ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass
+class IndexReport:
+    files_seen: int = 0
+    files_parsed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    files_resolved: int = 0
+    symbols: int = 0
+    edges: int = 0
+    partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class _Candidate:
+    path: str
+    spec: LanguageSpec
+    size: int
+    mtime_ns: int
+    content: bytes | None = None
+    content_hash: str = ""
+    skip: str = ""
+
+
+def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Relative paths of the files to consider (git's view when it is a repository), and the
+    paths passed over with a reason."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, check=True, timeout=60,
+        ).stdout
+        paths = [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if top == "":
+            return sorted({p for p in paths if not _ignored(p)}), []
+    except (OSError, subprocess.SubprocessError):
+        pass
+    found, skipped = [], []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        for d in list(dirnames):
+            full = os.path.join(dirpath, d)
+            if d in ALWAYS_IGNORED:
+                dirnames.remove(d)
+            elif os.path.islink(full):
+                dirnames.remove(d)  # never follow directory links: that is how walks loop
+                skipped.append((_rel(rel_dir, d), "symlinked directory not followed"))
+        found.extend(_rel(rel_dir, f) for f in filenames)
+    return sorted(found), skipped
+
+
+def _rel(rel_dir: str, name: str) -> str:
+    return name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
+
+
+def _ignored(path: str) -> bool:
+    return any(part in ALWAYS_IGNORED for part in path.split("/")[:-1])
+
+
+def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
+    spec = language_for(path)
+    if spec is None:
+        return None
+    full = root / path
+    try:
+        st = full.stat()
+    except OSError as exc:
+        reason = "symlink loop or broken link" if full.is_symlink() else f"cannot stat: {exc.strerror}"
+        return _Candidate(path, spec, 0, 0, skip=reason)
+    if not full.is_file():
+        return None
+    cand = _Candidate(path, spec, st.st_size, st.st_mtime_ns)
+    if full.is_symlink() and not full.resolve().is_relative_to(root.resolve()):
+        cand.skip = "symlink to outside the repository"
+    elif st.st_size > max_bytes:
+        cand.skip = f"too large ({st.st_size / 1e6:.1f} MB > {max_bytes / 1e6:.0f} MB limit; likely generated)"
+    if cand.skip:
+        return cand
+    if known and known["parse_status"] in ("ok", "partial") and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns and known["content_hash"]:
+        cand.content_hash = known["content_hash"]  # unchanged by stat: skip reading it
+        return cand
+    try:
+        cand.content = full.read_bytes()
+    except OSError as exc:
+        cand.skip = f"unreadable: {exc.strerror}"
+        return cand
+    if b"\0" in cand.content[:8192]:
+        cand.skip = "binary content"
+    cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
+    return cand
+
+
+@cache
+def extractor_version() -> str:
+    """A hash of the extraction and resolution code and data: when it changes, facts are re-made."""
+    digest = hashlib.blake2b(digest_size=8)
+    here = Path(__file__).parent
+    for f in sorted(here.rglob("*")):
+        if f.suffix in (".py", ".scm", ".toml"):
+            digest.update(f.name.encode() + f.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
+    if name == "query":
+        from tenure.structural.extract import extract
+
+        return extract
+    return importlib.import_module(f"tenure.structural.extractors.{name}").extract
+
+
+def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
+    """Parse and extract one file; returns (encoded facts, error). Runs in worker processes."""
+    spec = language_table()[language]
+    try:
+        tree = spec.parser().parse(content)
+        facts = _extractor(spec.extractor)(spec, tree, path)
+    except Exception as exc:  # a grammar or extractor bug must cost one file, not the index
+        return None, f"extractor failed: {type(exc).__name__}: {exc}"
+    note = ""
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        note = f"invalid UTF-8 at byte {exc.start}"
+    return encode_facts(facts), note
+
+
+def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
+    return [parse_one(*item) for item in items]
+
+
+def _parse_all(cands: list[_Candidate], progress: Progress | None) -> list[tuple[bytes | None, str]]:
+    items = [(c.spec.name, c.path, c.content or b"") for c in cands]
+    workers = min(os.cpu_count() or 1, 8)
+    if len(items) < PARALLEL_THRESHOLD or workers < 2:
+        results = []
+        for i, item in enumerate(items):
+            results.append(parse_one(*item))
+            if progress:
+                progress("parse", i + 1, len(items))
+        return results
+    batches = [items[i : i + 32] for i in range(0, len(items), 32)]
+    results = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for batch_result in pool.map(_parse_batch, batches):
+            results.extend(batch_result)
+            if progress:
+                progress("parse", len(results), len(items))
+    return results
+
+
+def symbols_of(facts: FileFacts, spec: LanguageSpec) -> tuple[list[SymbolInfo], dict[str, tuple]]:
+    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn."""
+    prefix = facts.package if spec.module_scheme == "package" else facts.module
+    file_scope = file_scope_name(spec, facts.module, facts.path, facts.package)
+    syms: list[SymbolInfo] = []
+    extra: dict[str, tuple] = {}
+    if spec.module_scheme in ("python", "path"):
+        syms.append(SymbolInfo(facts.module, facts.module.rsplit(".", 1)[-1], "module", spec.name, facts.path, 1,
+                               module=facts.module))
+    owners = {d.qualname: d for d in facts.definitions}
+    for d in facts.definitions:
+        cut = max(d.qualname.rfind("."), d.qualname.rfind(spec.nested_type_separator))
+        parent_qual = d.qualname[:cut] if cut > 0 else ""
+        parent = qualify(prefix, parent_qual) if parent_qual in owners or parent_qual else file_scope
+        fqn = qualify(prefix, d.qualname)
+        syms.append(SymbolInfo(fqn, d.name, d.kind, spec.name, facts.path, d.start_line, parent, facts.module, d.bases))
+        extra[fqn] = (d.end_line, d.signature, d.fingerprint)
+    return syms, extra
+
+
+def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    mods = {}
+    for p in paths:
+        if p == "go.mod" or p.endswith("/go.mod"):
+            try:
+                for line in (root / p).read_text("utf-8", "replace").splitlines():
+                    if line.startswith("module "):
+                        mods[p.rpartition("/")[0]] = line.split()[1]
+                        break
+            except OSError:
+                continue
+    return mods
+
+
+class Indexer:
+    def __init__(self, root: Path, store: StructuralStore, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self.root = root
+        self.store = store
+        self.max_file_bytes = max_file_bytes
+
+    def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+        """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
+        are looked at; otherwise the whole tree is walked and compared by stat and content hash."""
+        started = time.perf_counter()
+        report = IndexReport()
+        known = self.store.files()
+        if self.store.get_meta("extractor_version") != extractor_version():
+            known = {p: {**row, "content_hash": None} for p, row in known.items()}  # re-parse all
+        if changed_paths is None:
+            all_paths, walk_skips = discover(self.root)
+            report.skipped.extend(walk_skips)
+            look_at = all_paths
+        else:
+            look_at = sorted(p for p in changed_paths if not _ignored(p))
+            gone = {p for p in look_at if not os.path.lexists(self.root / p)}
+            all_paths = sorted((set(known) | set(look_at)) - gone)
+        go_mods = _go_mods(self.root, all_paths)
+        path_set = set(all_paths)
+
+        cands = []
+        for p in look_at:
+            c = _inspect(self.root, p, known.get(p), self.max_file_bytes)
+            if c is not None:
+                cands.append(c)
+        if changed_paths is not None:  # untouched files count as present and unchanged
+            looked = set(look_at)
+            cands += [_Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
+                                 skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
+                      for p, row in known.items() if p not in looked and p in path_set
+                      and (spec := language_for(p)) is not None]
+        report.files_seen = len(cands)
+        # Read again (the stat moved) but the same content: only the stat is refreshed.
+        same_content = [c for c in cands if not c.skip and c.content is not None and
+                        (p := known.get(c.path)) is not None and p["content_hash"] == c.content_hash and
+                        p["parse_status"] in ("ok", "partial")]
+        same = {c.path for c in same_content}
+        changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
+        parsed = _parse_all(changed, progress)
+
+        db = self.store.db
+        with db.transaction():
+            touched: set[str] = set()
+            changed_ids: set[int] = set()
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            # files that vanished
+            present = {c.path for c in cands}
+            for path, row in known.items():
+                if path not in present:
+                    touched |= self._touched(row)
+                    self.store.delete_file(path)
+                    report.files_removed += 1
+            # files that were skipped
+            for c in cands:
+                if c.skip:
+                    report.skipped.append((c.path, c.skip))
+                    if c.path in known:
+                        touched |= self._touched(known[c.path])
+                    self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
+            # unchanged content with a new stat, and files whose module name changed
+            for c in same_content:
+                self.store.upsert_file(self._row(c, known[c.path]["parse_status"], known[c.path]["status_detail"],
+                                                 known[c.path]["module"], known[c.path]["indexed_at"]))
+            renamed = self._modules_changed(cands, known, path_set, go_mods)
+            # changed files
+            for c, (blob, note) in zip(changed, parsed, strict=True):
+                old = known.get(c.path)
+                if old is not None:
+                    touched |= self._touched(old)
+                if blob is None:
+                    report.skipped.append((c.path, note))
+                    self.store.upsert_file(self._row(c, "error", note, "", now))
+                    continue
+                facts = decode_facts(blob)
+                self._finish_facts(facts, c.spec, path_set, go_mods)
+                status = "partial" if facts.error_nodes or note else "ok"
+                detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
+                                                if facts.error_nodes else "", note) if x)
+                if status == "partial":
+                    report.partial.append((c.path, detail))
+                file_id = self._store_facts(c, facts, status, detail, now)
+                changed_ids.add(file_id)
+                report.files_parsed += 1
+                touched |= touched_keys(facts, self.store.symbols_of_file(file_id))
+            for c in renamed:
+                file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
+                changed_ids.add(file_id)
+                touched |= keys
+            report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
+
+            affected = changed_ids | self.store.files_depending_on(touched)
+            report.files_resolved = self._resolve(affected, progress)
+            self.store.set_meta("indexed_at", now)
+            self.store.set_meta("extractor_version", extractor_version())
+            self.store.set_meta("root", str(self.root))
+        counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
+        report.symbols, report.edges = counts["s"], counts["e"]
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # helpers -----------------------------------------------------------------------------------
+    def _row(self, c: _Candidate, status: str, detail: str, module: str, now: str) -> dict:
+        return {"path": c.path, "language": c.spec.name, "module": module, "size": c.size, "mtime_ns": c.mtime_ns,
+                "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
+                "status_detail": detail, "indexed_at": now}
+
+    def _touched(self, row: dict) -> set[str]:
+        old_facts = self.store.load_facts(row["path"])
+        if old_facts is None:
+            return set()
+        return touched_keys(old_facts, self.store.symbols_of_file(row["id"]))
+
+    def _finish_facts(self, facts: FileFacts, spec: LanguageSpec, path_set: set[str], go_mods: dict) -> None:
+        facts.module = module_name(spec, facts.path, facts.package, path_set, go_mods)
+
+    def _store_facts(self, c: _Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
+        file_id = self.store.upsert_file(self._row(c, status, detail, facts.module, now))
+        syms, extra = symbols_of(facts, c.spec)
+        self.store.replace_symbols(file_id, syms, extra)
+        self.store.save_facts(file_id, facts)
+        return file_id
+
+    def _modules_changed(self, cands: list[_Candidate], known: dict, path_set: set[str], go_mods: dict) -> list:
+        """Unchanged files whose module name moved (an __init__.py or go.mod appeared or went)."""
+        out = []
+        for c in cands:
+            row = known.get(c.path)
+            if c.skip or row is None or row["parse_status"] not in ("ok", "partial"):
+                continue
+            if row["content_hash"] != c.content_hash or c.spec.module_scheme == "package":
+                continue  # re-parsed anyway, or named by its declared package, which did not change
+            if module_name(c.spec, c.path, "", path_set, go_mods) != row["module"]:
+                out.append(c)
+        return out
+
+    def _refresh_module(
+        self, c: _Candidate, row: dict, path_set: set[str], go_mods: dict, now: str
+    ) -> tuple[int, set[str]]:
+        """Rename an unchanged file's symbols after its module name moved; returns touched keys."""
+        facts = self.store.load_facts(c.path)
+        assert facts is not None, "a parsed file always has stored facts"
+        touched = self._touched(row)
+        self._finish_facts(facts, c.spec, path_set, go_mods)
+        file_id = self._store_facts(c, facts, row["parse_status"], row["status_detail"], now)
+        return file_id, touched | touched_keys(facts, self.store.symbols_of_file(file_id))
+
+    def _resolve(self, file_ids: set[int], progress: Progress | None) -> int:
+        if not file_ids:
+            return 0
+        index = ProjectIndex(load_facts=self.store.load_facts)
+        for sym in self.store.all_symbols():
+            index.add(sym)
+        rows = self.store.db.query("SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
+        for r in rows:
+            index.add_module(r["module"], r["path"])
+        todo = [r for r in rows if r["id"] in file_ids]
+        for i, r in enumerate(todo):
+            facts = index.facts(r["path"])
+            if facts is None:
+                continue
+            spec = language_table()[r["language"]]
+            view = ProjectView(index)
+            edges = resolver_for(spec.resolver)(facts, view)
+            self.store.replace_edges(r["id"], r["path"], edges, view.deps)
+            if progress:
+                progress("resolve", i + 1, len(todo))
+        return len(todo)

@@ -1,0 +1,92 @@
+"""The language table: which files are which language and what tenure knows about each.
+
+Per-language knowledge lives in `languages.toml` and the query files in `queries/`; code here only
+reads them. Adding a language is a table entry plus a `.scm` file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+
+from tree_sitter import Language, Parser, Query
+from tree_sitter_language_pack import get_language, get_parser
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str  # tenure's name, e.g. "typescript"
+    grammar: str  # tree-sitter-language-pack grammar name
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...] = ()  # exact file names ("Makefile", "Dockerfile")
+    query_file: str = ""  # in queries/; defaults to "<name>.scm"
+    # How a file's path (and declared package) becomes its module name: "python" (dotted import
+    # path from its import root), "package" (declared package, JVM/.NET style), "go" (package
+    # directory), "path" (relative path without extension).
+    module_scheme: str = "path"
+    # Separator between a nested type and its outer type (javac writes Outer$Inner).
+    nested_type_separator: str = "."
+    self_names: tuple[str, ...] = ()  # receivers meaning "this object": self, this, cls
+    extractor: str = "query"  # "query" for the generic one, or a dedicated module's name
+    resolver: str = "generic"
+    type_kinds: tuple[str, ...] = ("class", "interface", "struct", "enum", "trait", "type", "object")
+    extra: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def language(self) -> Language:
+        return get_language(self.grammar)  # type: ignore[arg-type]
+
+    def parser(self) -> Parser:
+        return get_parser(self.grammar)  # type: ignore[arg-type]
+
+    @property
+    def query(self) -> Query:
+        return _query(self)
+
+
+@cache
+def _query(spec: LanguageSpec) -> Query:
+    text = resources.files("tenure.structural.queries").joinpath(spec.query_file).read_text("utf-8")
+    return Query(spec.language, text)
+
+
+@cache
+def language_table() -> dict[str, LanguageSpec]:
+    raw = tomllib.loads(
+        resources.files("tenure.structural").joinpath("languages.toml").read_text("utf-8")
+    )
+    table = {}
+    known = set(LanguageSpec.__dataclass_fields__)
+    for name, entry in raw.items():
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items() if k in known}
+        fields.setdefault("query_file", f"{name}.scm")
+        extra = {k: v for k, v in entry.items() if k not in known}
+        table[name] = LanguageSpec(name=name, extra=extra, **fields)
+    return table
+
+
+@cache
+def _by_extension() -> dict[str, LanguageSpec]:
+    index: dict[str, LanguageSpec] = {}
+    for spec in language_table().values():
+        for key in (*spec.extensions, *spec.filenames):
+            index.setdefault(key, spec)
+    return index
+
+
+def language_for(path: str) -> LanguageSpec | None:
+    """The language of a file by its name, or None when tenure does not index it."""
+    p = PurePosixPath(path)
+    index = _by_extension()
+    if p.name in index:
+        return index[p.name]
+    suffixes = p.suffixes
+    # Longest compound suffix first: ".d.ts" before ".ts".
+    for i in range(len(suffixes)):
+        spec = index.get("".join(suffixes[i:]).lower())
+        if spec:
+            return spec
+    return None

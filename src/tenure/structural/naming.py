@@ -1,0 +1,84 @@
+"""Symbol names: how a file's path and declared package become fully qualified names.
+
+Schemes (chosen per language in languages.toml, documented in ARCHITECTURE.md):
+  python   dotted import path from the file's import root: the nearest ancestor directory that is
+           not a package (has no __init__.py), never above the repository root. Handles src/
+           layouts and several roots. `src/settlement/service.py` -> `settlement.service`.
+  package  the declared package plus the type path: `com.acme.pay.Outer$Inner.process` (Java,
+           Kotlin, Scala, C#, ...). Code outside any type is named after the file stem.
+  go       the package's import path (go.mod module path + directory) then `Type.Method`:
+           `example.com/pay/settlement.Service.Retry`.
+  path     the file's path without its extension, then the nested names: `src/util/date.format`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import PurePosixPath
+
+from tenure.structural.languages import LanguageSpec
+
+SEPARATORS = "./$:#"
+
+
+def python_module(path: str, all_paths: Collection[str]) -> str:
+    parts = list(PurePosixPath(path).parts)
+    stem = parts.pop().rsplit(".", 1)[0]
+    root = len(parts)
+    while root > 0 and "/".join([*parts[:root], "__init__.py"]) in all_paths:
+        root -= 1
+    names = parts[root:] if stem == "__init__" else [*parts[root:], stem]
+    return ".".join(names) or "__init__"
+
+
+def go_module(path: str, go_mods: dict[str, str]) -> str:
+    """Import path of the file's package; `go_mods` maps a go.mod's directory to its module path."""
+    directory = str(PurePosixPath(path).parent)
+    directory = "" if directory == "." else directory
+    best = None
+    for mod_dir in go_mods:
+        inside = not mod_dir or directory == mod_dir or directory.startswith(mod_dir + "/")
+        if inside and (best is None or len(mod_dir) > len(best)):
+            best = mod_dir
+    if best is None:
+        return directory or "main"
+    rest = directory[len(best):].lstrip("/")
+    return f"{go_mods[best]}/{rest}" if rest else go_mods[best]
+
+
+def module_name(
+    spec: LanguageSpec, path: str, package: str, all_paths: Collection[str], go_mods: dict[str, str]
+) -> str:
+    if spec.module_scheme == "python":
+        return python_module(path, all_paths)
+    if spec.module_scheme == "go":
+        return go_module(path, go_mods)
+    if spec.module_scheme == "package" and package:
+        return package
+    return path.rsplit(".", 1)[0] if "." in PurePosixPath(path).name else path
+
+
+def file_scope_name(spec: LanguageSpec, module: str, path: str, package: str) -> str:
+    """The name that code outside every definition is attributed to."""
+    if spec.module_scheme == "package":
+        stem = PurePosixPath(path).name.split(".", 1)[0]
+        return f"{package}.{stem}" if package else stem
+    return module
+
+
+def qualify(module: str, qualname: str) -> str:
+    return f"{module}.{qualname}" if module else qualname
+
+
+def short_name(fqn: str) -> str:
+    for i in range(len(fqn) - 1, -1, -1):
+        if fqn[i] in SEPARATORS:
+            return fqn[i + 1 :]
+    return fqn
+
+
+def has_suffix(fqn: str, suffix: str) -> bool:
+    """True when `suffix` names `fqn` from some separator on: `Service.retry` of `a.b.Service.retry`."""
+    if fqn == suffix:
+        return True
+    return fqn.endswith(suffix) and fqn[-len(suffix) - 1] in SEPARATORS

@@ -1,0 +1,126 @@
+"""Resolution: from one file's facts plus a read-only view of the project to tiered edges.
+
+A resolver is a pure function of (the file's facts, what it reads through :class:`ProjectView`).
+The view records every key it is asked for; the indexer stores those keys per file, so when a file
+changes exactly the files that read something it defined are resolved again. That is what makes an
+incremental update equal a clean re-index.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Protocol
+
+import msgspec
+
+from tenure.namespace.tiers import Tier
+from tenure.structural.facts import FileFacts
+
+# Past this many same-named candidates a call site is not spread over all of them: it is kept as
+# one unresolved site (dst None) so `what-breaks` can still count it towards the lower bound.
+MAX_CANDIDATES = 8
+
+
+class SymbolInfo(msgspec.Struct, frozen=True):
+    fqn: str
+    name: str
+    kind: str
+    language: str
+    path: str
+    line: int
+    parent: str = ""  # fqn of the enclosing definition or module
+    module: str = ""
+    bases: tuple[str, ...] = ()
+
+
+class EdgeOut(msgspec.Struct, frozen=True):
+    src: str
+    dst: str | None  # None: target unknown (dynamic, or too many candidates)
+    relation: str
+    tier: str
+    line: int
+    name: str = ""  # the name at the site, as written
+    detail: str = ""
+
+
+@dataclass
+class ProjectIndex:
+    """Every symbol of the project in memory, and a way to read any file's facts."""
+
+    load_facts: Callable[[str], FileFacts | None]
+    by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
+    by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
+    by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
+    module_paths: dict[str, list[str]] = field(default_factory=dict)
+    _facts: dict[str, FileFacts | None] = field(default_factory=dict)
+
+    def add(self, sym: SymbolInfo) -> None:
+        self.by_fqn.setdefault(sym.fqn, []).append(sym)
+        self.by_name.setdefault(sym.name, []).append(sym)
+        if sym.parent:
+            self.by_parent.setdefault(sym.parent, []).append(sym)
+
+    def add_module(self, module: str, path: str) -> None:
+        self.module_paths.setdefault(module, []).append(path)
+
+    def facts(self, path: str) -> FileFacts | None:
+        if path not in self._facts:
+            self._facts[path] = self.load_facts(path)
+        return self._facts[path]
+
+
+class ProjectView:
+    """What one file's resolver may read. Every read is recorded as a dependency key."""
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self._index = index
+        self.deps: set[str] = set()
+
+    def symbols(self, fqn: str) -> list[SymbolInfo]:
+        self.deps.add(f"sym:{fqn}")
+        return self._index.by_fqn.get(fqn, [])
+
+    def named(self, name: str) -> list[SymbolInfo]:
+        self.deps.add(f"name:{name}")
+        return self._index.by_name.get(name, [])
+
+    def members(self, fqn: str) -> list[SymbolInfo]:
+        """Definitions directly inside `fqn` (a class's methods, a module's top level)."""
+        self.deps.add(f"sym:{fqn}")
+        return self._index.by_parent.get(fqn, [])
+
+    def module_exists(self, module: str) -> bool:
+        self.deps.add(f"mod:{module}")
+        return module in self._index.module_paths
+
+    def module_facts(self, module: str) -> list[FileFacts]:
+        self.deps.add(f"mod:{module}")
+        paths = self._index.module_paths.get(module, [])
+        return [f for f in (self._index.facts(p) for p in paths) if f is not None]
+
+
+def touched_keys(facts: FileFacts, symbols: Iterable[SymbolInfo]) -> set[str]:
+    """The dependency keys a change to this file can invalidate (call on old and new state)."""
+    keys = {f"mod:{facts.module}"}
+    for sym in symbols:
+        keys.update((f"sym:{sym.fqn}", f"name:{sym.name}"))
+        if sym.parent:
+            keys.add(f"sym:{sym.parent}")
+    return keys
+
+
+class Resolver(Protocol):
+    def __call__(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]: ...
+
+
+@cache
+def resolver_for(name: str) -> Resolver:
+    """Resolvers are plug-ins: module `tenure.structural.resolve.<name>` exporting `resolve`."""
+    return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
+
+
+def candidates_tier(count: int) -> Tier:
+    return Tier.INFERRED if count == 1 else Tier.AMBIGUOUS

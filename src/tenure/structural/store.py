@@ -1,0 +1,214 @@
+"""The structural store: files, symbols, edges and their sources, in the project database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from tenure.storage import Database, Migrations
+from tenure.structural.facts import FileFacts, decode_facts, encode_facts
+from tenure.structural.resolve import EdgeOut, SymbolInfo
+
+migrations = Migrations("structural")
+
+
+@migrations
+def m001_initial(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            language TEXT,
+            module TEXT,
+            size INTEGER NOT NULL DEFAULT 0,
+            mtime_ns INTEGER NOT NULL DEFAULT 0,
+            content_hash TEXT,
+            parse_status TEXT NOT NULL,   -- ok | partial (syntax errors recovered) | skipped | error
+            status_detail TEXT NOT NULL DEFAULT '',
+            indexed_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE symbols (
+            id INTEGER PRIMARY KEY,
+            fqn TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            language TEXT NOT NULL,
+            file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,
+            path TEXT,
+            start_line INTEGER,
+            end_line INTEGER,
+            signature TEXT NOT NULL DEFAULT '',
+            fingerprint TEXT NOT NULL DEFAULT '',
+            parent_fqn TEXT NOT NULL DEFAULT '',
+            module TEXT NOT NULL DEFAULT '',
+            bases TEXT NOT NULL DEFAULT '',    -- super types as written, newline separated
+            generated INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute("CREATE INDEX symbols_fqn ON symbols(fqn)")
+    db.execute("CREATE INDEX symbols_name ON symbols(name)")
+    db.execute("CREATE INDEX symbols_file ON symbols(file_id)")
+    db.execute(
+        """CREATE TABLE edges (
+            id INTEGER PRIMARY KEY,
+            src_fqn TEXT NOT NULL,
+            dst_fqn TEXT,                  -- NULL: target unknown (dynamic, too many candidates)
+            dst_name TEXT NOT NULL DEFAULT '',
+            relation TEXT NOT NULL,
+            tier TEXT NOT NULL,            -- the strongest tier among its sources
+            file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,  -- the file that produced it
+            path TEXT,
+            line INTEGER,
+            detail TEXT NOT NULL DEFAULT ''
+        )"""
+    )
+    db.execute("CREATE INDEX edges_dst ON edges(dst_fqn, relation)")
+    db.execute("CREATE INDEX edges_src ON edges(src_fqn)")
+    db.execute("CREATE INDEX edges_file ON edges(file_id)")
+    db.execute("CREATE INDEX edges_dst_name ON edges(dst_name) WHERE dst_fqn IS NULL")
+    db.execute(
+        """CREATE TABLE edge_sources (
+            edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,          -- tree-sitter, lsp, bytecode, di, trace
+            tier TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (edge_id, source)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE file_facts (
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            facts BLOB NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE resolution_deps (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            key TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX resolution_deps_key ON resolution_deps(key)")
+    db.execute("CREATE INDEX resolution_deps_file ON resolution_deps(file_id)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+TREE_SITTER = "tree-sitter"
+
+
+class StructuralStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        migrations.apply(db)
+
+    # files -------------------------------------------------------------------------------------
+    def files(self) -> dict[str, dict]:
+        return {r["path"]: r for r in self.db.query("SELECT * FROM files")}
+
+    def upsert_file(self, row: dict) -> int:
+        existing = self.db.query("SELECT id FROM files WHERE path = ?", (row["path"],))
+        cols = ["language", "module", "size", "mtime_ns", "content_hash", "parse_status", "status_detail", "indexed_at"]
+        if existing:
+            file_id = existing[0]["id"]
+            sets = ", ".join(f"{c} = ?" for c in cols)
+            self.db.execute(f"UPDATE files SET {sets} WHERE id = ?", [row[c] for c in cols] + [file_id])
+            return file_id
+        return self.db.execute(
+            f"INSERT INTO files (path, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
+            [row["path"]] + [row[c] for c in cols],
+        )
+
+    def delete_file(self, path: str) -> None:
+        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    # symbols and facts -------------------------------------------------------------------------
+    def replace_symbols(self, file_id: int, symbols: Iterable[SymbolInfo], extra: dict[str, tuple]) -> None:
+        """`extra` maps fqn -> (end_line, signature, fingerprint) for the columns SymbolInfo lacks."""
+        self.db.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        self.db.executemany(
+            """INSERT INTO symbols (fqn, name, kind, language, file_id, path, start_line, end_line,
+               signature, fingerprint, parent_fqn, module, bases)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (s.fqn, s.name, s.kind, s.language, file_id, s.path, s.line, *extra.get(s.fqn, (s.line, "", "")),
+                 s.parent, s.module, "\n".join(s.bases))
+                for s in symbols
+            ],
+        )
+
+    def all_symbols(self) -> Iterator[SymbolInfo]:
+        return self._symbols_where("1 = 1", ())
+
+    def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
+        return list(self._symbols_where("file_id = ?", (file_id,)))
+
+    def _symbols_where(self, where: str, params: tuple) -> Iterator[SymbolInfo]:
+        for r in self.db.iter_query(
+            f"SELECT fqn, name, kind, language, path, start_line, parent_fqn, module, bases FROM symbols WHERE {where}",
+            params,
+        ):
+            yield SymbolInfo(
+                fqn=r["fqn"], name=r["name"], kind=r["kind"], language=r["language"], path=r["path"] or "",
+                line=r["start_line"] or 0, parent=r["parent_fqn"], module=r["module"],
+                bases=tuple(b for b in r["bases"].split("\n") if b),
+            )
+
+    def save_facts(self, file_id: int, facts: FileFacts) -> None:
+        self.db.execute(
+            "INSERT INTO file_facts (file_id, facts) VALUES (?, ?)"
+            " ON CONFLICT (file_id) DO UPDATE SET facts = excluded.facts", (file_id, encode_facts(facts))
+        )
+
+    def load_facts(self, path: str) -> FileFacts | None:
+        rows = self.db.query(
+            "SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
+            (path,),
+        )
+        return decode_facts(rows[0]["facts"]) if rows else None
+
+    # edges -------------------------------------------------------------------------------------
+    def replace_edges(self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str]) -> None:
+        """Swap in the edges one file's resolution produced, and what that resolution read."""
+        self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
+        self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
+        for e in _dedupe(edges):
+            edge_id = self.db.execute(
+                """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail),
+            )
+            self.db.execute(
+                "INSERT INTO edge_sources (edge_id, source, tier, detail) VALUES (?, ?, ?, ?)",
+                (edge_id, TREE_SITTER, e.tier, e.detail),
+            )
+        self.db.executemany(
+            "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", [(file_id, k) for k in sorted(deps)]
+        )
+
+    def files_depending_on(self, keys: set[str]) -> set[int]:
+        found: set[int] = set()
+        keys_list = sorted(keys)
+        for i in range(0, len(keys_list), 500):
+            chunk = keys_list[i : i + 500]
+            rows = self.db.query(
+                f"SELECT DISTINCT file_id FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update(r["file_id"] for r in rows)
+        return found
+
+    # meta --------------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str = "") -> str:
+        rows = self.db.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0]["value"] if rows else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def _dedupe(edges: Iterable[EdgeOut]) -> list[EdgeOut]:
+    """One edge per (src, dst, relation, line): two patterns may see the same call."""
+    seen: dict[tuple, EdgeOut] = {}
+    for e in edges:
+        seen.setdefault((e.src, e.dst, e.relation, e.line, e.name if e.dst is None else ""), e)
+    return list(seen.values())
