@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):
+    """Write a dict of {relative path: source} into a fresh directory and return its path."""
+
+    def make(files: dict[str, str | bytes], name: str = "repo") -> Path:
+        root = tmp_path / name
+        for rel, content in files.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                p.write_bytes(content)
+            else:
+                p.write_text(content)
+        root.mkdir(exist_ok=True)
+        return root
+
+    return make
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Iterator:
+    """Copy a fixture directory into tmp, index it, yield the open Tenure."""
+    opened: list[Tenure] = []
+
+    def make(src: Path) -> Tenure:
+        dst = tmp_path / src.name
+        shutil.copytree(src, dst)
+        t = Tenure.open(dst, discover=False)
+        t.index()
+        opened.append(t)
+        return t
+
+    yield make
+    for t in opened:
+        t.close()
