@@ -19,7 +19,8 @@ from tenure.structural.indexer import IndexReport
 app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
-console = Console()
+# Piped output is read by agents and scripts: give tables room rather than truncating names.
+console = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]

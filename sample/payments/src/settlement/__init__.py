@@ -1,0 +1,1 @@
+"""Settlement: matching payments to obligations and retrying failed transfers."""
