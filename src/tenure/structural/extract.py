@@ -80,14 +80,14 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
         error_nodes=_count_errors(tree),
     )
-    # (definition node, name node, kind, owner type written outside it, e.g. Go receivers)
-    defs: list[tuple[Node, Node, str, str]] = []
+    # (definition node, name node, kind, owner type written outside it (Go receivers), pattern)
+    defs: list[tuple[Node, Node, str, str, int]] = []
     others: list[dict[str, list[Node]]] = []
-    for _, caps in matches:
+    for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
         if def_key and "name" in caps:
             owner = _bare_type(_first(caps, "owner"))
-            defs.append((caps[def_key][0], caps["name"][0], def_key.split(".", 1)[1], owner))
+            defs.append((caps[def_key][0], caps["name"][0], def_key.split(".", 1)[1], owner, pattern))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
         else:
@@ -95,9 +95,10 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
 
     scopes = _Scopes()
     seen: set[tuple[int, int]] = set()
-    # Outermost first; when two patterns match the same node, the one naming an @owner wins.
-    for node, name_node, kind, owner in sorted(
-        defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3])
+    # Outermost first. When several patterns match the same node, one naming an @owner wins,
+    # else the one written first in the query file.
+    for node, name_node, kind, owner, _ in sorted(
+        defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3], d[4])
     ):
         if (node.start_byte, node.end_byte) in seen:
             continue  # two patterns matched the same definition
@@ -177,8 +178,18 @@ def _bare_type(text: str) -> str:
 
 
 def _first(caps: dict[str, list[Node]], key: str) -> str:
+    """The captured text; a capture quantified over several nodes (`((identifier) @m ".")+`)
+    gives the source from its first node to its last, `a.b.c`."""
     nodes = caps.get(key)
-    return text_of(nodes[0]) if nodes else ""
+    if not nodes:
+        return ""
+    if len(nodes) == 1:
+        return text_of(nodes[0])
+    start, end = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
+    outer = nodes[0]
+    while outer.parent is not None and not (outer.start_byte <= start and end <= outer.end_byte):
+        outer = outer.parent
+    return (outer.text or b"")[start - outer.start_byte : end - outer.start_byte].decode("utf-8", "replace")
 
 
 def _attach_bases(facts: FileFacts) -> None:
