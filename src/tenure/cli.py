@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -50,10 +51,8 @@ def index(
         _print_report(report, as_json)
         if watch:
             console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
-            try:
+            with contextlib.suppress(KeyboardInterrupt):
                 t.watch(lambda r: _print_report(r, as_json, brief=True))
-            except KeyboardInterrupt:
-                pass
 
 
 def _index_with_progress(t: Tenure, quiet: bool) -> IndexReport:

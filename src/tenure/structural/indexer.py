@@ -63,17 +63,15 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Relative paths of the files to consider (git's view when it is a repository), and the
     paths passed over with a reason."""
     try:
+        # git lists paths relative to the directory it runs in, subdirectory or not.
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             capture_output=True, check=True, timeout=60,
         ).stdout
-        paths = [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        if top == "":
-            return sorted({p for p in paths if not _ignored(p)}), []
+        paths = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+        return sorted(p for p in paths if not _ignored(p)), []
     except (OSError, subprocess.SubprocessError):
-        pass
+        pass  # not a git work tree (or no git): walk it ourselves
     found, skipped = [], []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root)
@@ -101,6 +99,8 @@ def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Cand
     if spec is None:
         return None
     full = root / path
+    if not os.path.lexists(full):
+        return None  # listed by git but deleted from the work tree
     try:
         st = full.stat()
     except OSError as exc:
@@ -115,7 +115,8 @@ def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Cand
         cand.skip = f"too large ({st.st_size / 1e6:.1f} MB > {max_bytes / 1e6:.0f} MB limit; likely generated)"
     if cand.skip:
         return cand
-    if known and known["parse_status"] in ("ok", "partial") and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns and known["content_hash"]:
+    unchanged_stat = known and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns
+    if unchanged_stat and known["parse_status"] in ("ok", "partial") and known["content_hash"]:
         cand.content_hash = known["content_hash"]  # unchanged by stat: skip reading it
         return cand
     try:
@@ -242,9 +243,10 @@ class Indexer:
             report.skipped.extend(walk_skips)
             look_at = all_paths
         else:
-            look_at = sorted(p for p in changed_paths if not _ignored(p))
-            gone = {p for p in look_at if not os.path.lexists(self.root / p)}
-            all_paths = sorted((set(known) | set(look_at)) - gone)
+            wanted = {p for p in changed_paths if not _ignored(p)}
+            gone = {p for p in wanted if not os.path.lexists(self.root / p)}
+            look_at = sorted(wanted - gone)
+            all_paths = sorted((set(known) | wanted) - gone)
         go_mods = _go_mods(self.root, all_paths)
         path_set = set(all_paths)
 
@@ -380,7 +382,9 @@ class Indexer:
         index = ProjectIndex(load_facts=self.store.load_facts)
         for sym in self.store.all_symbols():
             index.add(sym)
-        rows = self.store.db.query("SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
+        rows = self.store.db.query(
+            "SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')"
+        )
         for r in rows:
             index.add_module(r["module"], r["path"])
         todo = [r for r in rows if r["id"] in file_ids]

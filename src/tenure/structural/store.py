@@ -203,7 +203,10 @@ class StructuralStore:
         return rows[0]["value"] if rows else default
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
 
 def _dedupe(edges: Iterable[EdgeOut]) -> list[EdgeOut]:

@@ -1,0 +1,120 @@
+"""Bad input never stops an index: each bad file is skipped or kept partially, with a reason."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+
+
+def reasons(report) -> dict[str, str]:
+    return dict(report.skipped)
+
+
+def test_binary_file_with_a_source_extension_is_skipped(make_repo) -> None:
+    root = make_repo({"ok.py": "def f():\n    pass\n", "blob.py": b"\x00\x01\x02binary\x00"})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert reasons(report)["blob.py"] == "binary content"
+        assert t.find_symbol("ok.f").unique is not None
+
+
+def test_invalid_utf8_is_parsed_and_flagged(make_repo) -> None:
+    root = make_repo({"latin.py": "# caf\xe9\ndef f():\n    g()\n\n\ndef g():\n    pass\n".encode("latin-1")})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert any("invalid UTF-8" in why for _, why in report.partial)
+        assert t.find_symbol("latin.g").unique is not None
+        assert any(e["dst"] == "latin.g" for e in t.export_edges())
+
+
+def test_syntax_errors_keep_what_tree_sitter_recovers(make_repo) -> None:
+    root = make_repo({"broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass Later:\n    def m(self):\n"
+                                   "        good()\n"})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert dict(report.partial)["broken.py"].endswith("syntax errors recovered")
+        assert t.find_symbol("broken.good").unique is not None
+        assert t.find_symbol("broken.Later.m").unique is not None
+
+
+def test_huge_generated_file_is_skipped_with_its_size(make_repo) -> None:
+    big = "x = 1\n" * (20 * 1024 * 1024 // 6 + 1)
+    root = make_repo({"generated_pb2.py": big, "small.py": "def f():\n    pass\n"})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        why = reasons(report)["generated_pb2.py"]
+        assert why.startswith("too large (21.0 MB")
+        assert t.find_symbol("small.f").unique is not None
+
+
+def test_symlink_loops_and_broken_links_are_reported_not_followed(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    pass\n"})
+    os.symlink(root, root / "loop")  # a directory link back to the root
+    os.symlink(root / "self.py", root / "self.py")  # a file link to itself
+    os.symlink(root / "missing.py", root / "dangling.py")
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        why = reasons(report)
+        assert why["loop"] == "symlinked directory not followed"
+        assert why["self.py"] == "symlink loop or broken link"
+        assert why["dangling.py"] == "symlink loop or broken link"
+        assert t.find_symbol("a.f").unique is not None
+
+
+def test_unreadable_file_is_skipped(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo({"secret.py": "def f():\n    pass\n", "open.py": "def g():\n    pass\n"})
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:  # root may read anything, so the OS refusal is simulated
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied")
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert reasons(report)["secret.py"] == "unreadable: Permission denied"
+        assert t.find_symbol("open.g").unique is not None
+
+
+KILL_SCRIPT = """
+import os, sys
+from tenure import Tenure
+from tenure.structural import store
+
+real = store.StructuralStore.replace_edges
+count = 0
+
+def dying(self, *args, **kwargs):
+    global count
+    count += 1
+    if count == 5:
+        os._exit(9)  # killed half-way through writing the new graph
+    return real(self, *args, **kwargs)
+
+store.StructuralStore.replace_edges = dying
+Tenure.open(sys.argv[1], discover=False).index()
+"""
+
+
+def test_a_process_killed_mid_index_leaves_the_previous_graph(make_repo) -> None:
+    files = {f"m{i}.py": f"def f{i}():\n    return f{(i + 1) % 10}()\n" for i in range(10)}
+    root = make_repo(files)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        before = sorted((e["src"], e["dst"]) for e in t.export_edges())
+    for i in range(10):
+        (root / f"m{i}.py").write_text(f"def f{i}():\n    return f{(i + 2) % 10}()\n")
+    proc = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(root)], capture_output=True)
+    assert proc.returncode == 9
+    with Tenure.open(root, discover=False) as t:
+        assert sorted((e["src"], e["dst"]) for e in t.export_edges()) == before
+        assert t.db.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
+        t.index()  # and the next index completes the interrupted work
+        assert ("m0.f0", "m2.f2") in {(e["src"], e["dst"]) for e in t.export_edges()}

@@ -1,0 +1,109 @@
+"""Incremental indexing: after any series of edits the graph equals a clean re-index, and only the
+changed files (and the files that read what they define) are touched."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tenure import Tenure
+
+
+def snapshot(t: Tenure) -> tuple[set, set]:
+    symbols = {
+        (r["fqn"], r["kind"], r["path"], r["start_line"], r["end_line"], r["fingerprint"], r["parent_fqn"])
+        for r in t.db.query("SELECT * FROM symbols")
+    }
+    edges = {(e["src"], e["dst"], e["relation"], e["tier"], e["path"], e["line"]) for e in t.export_edges()}
+    return symbols, edges
+
+
+def clean_index(root: Path, tmp: Path) -> tuple[set, set]:
+    copy = tmp / f"clean-{len(list(tmp.iterdir()))}"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".tenure"))
+    with Tenure.open(copy, discover=False) as t:
+        t.index()
+        return snapshot(t)
+
+
+BASE = {
+    "app/__init__.py": "",
+    "app/models.py": "class Order:\n    def total(self):\n        return tax(1)\n\n\ndef tax(x):\n    return x\n",
+    "app/service.py": (
+        "from app.models import Order, tax\n\n\n"
+        "def checkout():\n    o = Order()\n    o.total()\n    return tax(2)\n"
+    ),
+    "app/util.py": "def helper():\n    return 1\n",
+    "src/main/java/com/acme/Repo.java": "package com.acme;\npublic class Repo { void save() {} }\n",
+    "src/main/java/com/acme/Svc.java": (
+        "package com.acme;\npublic class Svc { void run() { new Repo().save(); helper(); } void helper() {} }\n"
+    ),
+}
+
+EDITS = [
+    # change a function body (fingerprint moves, edges from it change)
+    ("app/models.py", "class Order:\n    def total(self):\n        return 0\n\n\ndef tax(x):\n    return helper()\n"
+                      "\n\ndef helper():\n    return 2\n"),
+    # a new file defining a name others call
+    ("app/extra.py", "from app.service import checkout\n\n\ndef again():\n    return checkout()\n"),
+    # rename a function that others call
+    ("app/models.py", "class Order:\n    def grand_total(self):\n        return 0\n\n\ndef tax(x):\n    return x\n"),
+    # delete a file
+    ("app/util.py", None),
+    # a new __init__.py moves module names of unchanged files
+    ("src/__init__.py", ""),
+    ("src/pkg/__init__.py", ""),
+    ("src/pkg/mod.py", "from app.models import tax\n\n\ndef f():\n    return tax(3)\n"),
+    # Java: a method appears that an unchanged file calls by name
+    ("src/main/java/com/acme/Repo.java",
+     "package com.acme;\npublic class Repo { void save() {} void helper() {} }\n"),
+    # a syntax error, then its repair
+    ("app/service.py", "from app.models import Order, tax\n\ndef checkout(:\n    return tax(2)\n"),
+    ("app/service.py", "from app.models import tax\n\n\ndef checkout():\n    return tax(2)\n"),
+]
+
+
+def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_path: Path) -> None:
+    root = make_repo(BASE)
+    cleans = tmp_path / "cleans"
+    cleans.mkdir()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert snapshot(t) == clean_index(root, cleans)
+        for path, content in EDITS:
+            target = root / path
+            if content is None:
+                target.unlink()
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(content)
+            t.index()
+            assert snapshot(t) == clean_index(root, cleans), f"after editing {path}"
+
+
+def test_reindex_parses_only_the_changed_file(make_repo) -> None:
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
+    files["pkg/user.py"] = "from pkg.m3 import f3\n\n\ndef use():\n    return f3()\n"
+    root = make_repo(files)
+    with Tenure.open(root, discover=False) as t:
+        first = t.index()
+        assert first.files_parsed == 21
+        (root / "pkg/m3.py").write_text("def f3():\n    return 33\n")
+        second = t.index()
+        assert second.files_parsed == 1
+        # m3 itself and the one file that reads a name m3 defines; not the other 19
+        assert second.files_resolved == 2
+        assert t.index().files_parsed == 0
+
+
+def test_watch_mode_update_with_changed_paths_equals_full_walk(make_repo, tmp_path: Path) -> None:
+    root = make_repo(BASE)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        (root / "app/util.py").write_text("from app.models import tax\n\ndef helper():\n    return tax(1)\n")
+        (root / "app/models.py").unlink()
+        report = t.index(changed_paths={"app/util.py", "app/models.py"})
+        assert report.files_parsed == 1 and report.files_removed == 1
+        cleans = tmp_path / "cleans"
+        cleans.mkdir()
+        assert snapshot(t) == clean_index(root, cleans)
