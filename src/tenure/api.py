@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -117,23 +118,19 @@ class Tenure:
         self._freshness = (now, info)
         return info
 
-    def watch(self, on_update: Callable[[IndexReport], None], stop: Callable[[], bool] | None = None) -> None:
-        """Re-index whenever files change under the root (debounced by watchfiles)."""
+    def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None) -> None:
+        """Re-index the paths that change under the root (batched by watchfiles) until `stop` is set.
+        Only the changed paths are looked at: no rescan of the tree per change."""
         from watchfiles import watch
 
         from tenure.structural.indexer import ALWAYS_IGNORED
 
         def interesting(_change: object, path: str) -> bool:
-            rel = Path(path).relative_to(self.root).parts
-            return not any(p in ALWAYS_IGNORED for p in rel)
+            return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
-        for changes in watch(self.root, watch_filter=interesting, rust_timeout=1000,
-                             yield_on_timeout=stop is not None):
-            if stop is not None and stop():
-                return
-            if changes:
-                paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
-                on_update(self.index(changed_paths=paths))
+        for changes in watch(self.root, watch_filter=interesting, stop_event=stop):
+            paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
+            on_update(self.index(changed_paths=paths))
 
 
 def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:

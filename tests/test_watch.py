@@ -1,0 +1,27 @@
+"""`tenure index --watch`: a change on disk reaches the graph without a full rescan."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+from tenure import Tenure
+
+
+def test_watch_reindexes_only_the_changed_file(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    pass\n", "b.py": "def g():\n    pass\n"})
+    updates: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        watcher = threading.Thread(target=t.watch, args=(updates.put, stop), daemon=True)
+        watcher.start()
+        time.sleep(0.5)  # let the watcher start before the edit
+        (root / "b.py").write_text("from a import f\n\n\ndef g():\n    return f()\n")
+        report = updates.get(timeout=20)
+        stop.set()
+        watcher.join(timeout=10)
+        assert report.files_parsed == 1
+        assert report.files_seen == 2
+        assert ("b.g", "a.f") in {(e["src"], e["dst"]) for e in t.export_edges()}
