@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor, Tree
 
@@ -81,13 +82,14 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
         error_nodes=_count_errors(tree),
     )
     # (definition node, name node, kind, owner type written outside it (Go receivers), pattern)
-    defs: list[tuple[Node, Node, str, str, int]] = []
+    defs: list[tuple[Node | _Span, Node, str, str, int]] = []
     others: list[dict[str, list[Node]]] = []
     for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
         if def_key and "name" in caps:
             owner = _bare_type(_first(caps, "owner"))
-            defs.append((caps[def_key][0], caps["name"][0], def_key.split(".", 1)[1], owner, pattern))
+            node = _spanning(caps[def_key])
+            defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
         else:
@@ -178,18 +180,34 @@ def _bare_type(text: str) -> str:
 
 
 def _first(caps: dict[str, list[Node]], key: str) -> str:
-    """The captured text; a capture quantified over several nodes (`((identifier) @m ".")+`)
-    gives the source from its first node to its last, `a.b.c`."""
+    """The captured text; a capture of several nodes gives the source from the first to the last."""
     nodes = caps.get(key)
-    if not nodes:
-        return ""
+    return text_of(_spanning(nodes)) if nodes else ""
+
+
+class _Span(NamedTuple):
+    """Several sibling nodes captured under one name, read as one node: a quantified path
+    (`((identifier) @import.module ".")+` -> `a.b.c`), or a definition whose grammar puts the
+    signature and the body side by side (Dart)."""
+
+    start_byte: int
+    end_byte: int
+    start_point: tuple[int, int]
+    end_point: tuple[int, int]
+    text: bytes
+
+
+def _spanning(nodes: list[Node]) -> Node | _Span:
     if len(nodes) == 1:
-        return text_of(nodes[0])
-    start, end = min(n.start_byte for n in nodes), max(n.end_byte for n in nodes)
-    outer = nodes[0]
-    while outer.parent is not None and not (outer.start_byte <= start and end <= outer.end_byte):
+        return nodes[0]
+    first = min(nodes, key=lambda n: n.start_byte)
+    last = max(nodes, key=lambda n: n.end_byte)
+    outer = first
+    while outer.parent is not None and outer.end_byte < last.end_byte:
         outer = outer.parent
-    return (outer.text or b"")[start - outer.start_byte : end - outer.start_byte].decode("utf-8", "replace")
+    base = outer.start_byte
+    text = (outer.text or b"")[first.start_byte - base : last.end_byte - base]
+    return _Span(first.start_byte, last.end_byte, first.start_point, last.end_point, text)
 
 
 def _attach_bases(facts: FileFacts) -> None:
