@@ -120,7 +120,12 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
             )
         )
 
+    # A definition's name node is not also a call of it (Elixir's `def f(x)` parses its head as a call).
+    def_names = {(d[1].start_byte, d[1].end_byte) for d in defs}
     for caps in others:
+        name = caps.get("name")
+        if name and "reference.call" in caps and (name[0].start_byte, name[0].end_byte) in def_names:
+            continue
         _add_reference_or_import(facts, caps, scopes)
     _attach_bases(facts)
     return facts
