@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import multiprocessing as mp
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -387,15 +388,46 @@ class Indexer:
         )
         for r in rows:
             index.add_module(r["module"], r["path"])
-        todo = [r for r in rows if r["id"] in file_ids]
-        for i, r in enumerate(todo):
-            facts = index.facts(r["path"])
-            if facts is None:
-                continue
-            spec = language_table()[r["language"]]
-            view = ProjectView(index)
-            edges = resolver_for(spec.resolver)(facts, view)
-            self.store.replace_edges(r["id"], r["path"], edges, view.deps)
+        todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
+        for done, (file_id, path, edges, deps) in enumerate(_resolve_all(index, todo), start=1):
+            self.store.replace_edges(file_id, path, edges, deps)
             if progress:
-                progress("resolve", i + 1, len(todo))
+                progress("resolve", done, len(todo))
         return len(todo)
+
+
+# The index the resolve workers read: set before they are forked, so they share it copy-on-write.
+_SHARED_INDEX: ProjectIndex | None = None
+
+
+def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> tuple[int, str, list, set[str]]:
+    facts = index.facts(path)
+    view = ProjectView(index)
+    edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
+    return file_id, path, edges, view.deps
+
+
+def _resolve_batch(batch: list[tuple[int, str, str]]) -> list[tuple[int, str, list, set[str]]]:
+    assert _SHARED_INDEX is not None, "workers are forked after the index is shared"
+    return [_resolve_one(_SHARED_INDEX, *item) for item in batch]
+
+
+def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, list, set[str]]]:
+    """Resolve files, in worker processes when there are many (results arrive in order)."""
+    global _SHARED_INDEX
+    workers = min(os.cpu_count() or 1, 8)
+    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or "fork" not in mp.get_all_start_methods():
+        for item in todo:
+            yield _resolve_one(index, *item)
+        return
+    for paths in index.module_paths.values():
+        for path in paths:
+            index.facts(path)  # decode in the parent: workers cannot see this uncommitted transaction
+    _SHARED_INDEX = index
+    try:
+        batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+            for results in pool.map(_resolve_batch, batches):
+                yield from results
+    finally:
+        _SHARED_INDEX = None

@@ -171,16 +171,16 @@ class StructuralStore:
         """Swap in the edges one file's resolution produced, and what that resolution read."""
         self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
-        for e in _dedupe(edges):
-            edge_id = self.db.execute(
-                """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail),
-            )
-            self.db.execute(
-                "INSERT INTO edge_sources (edge_id, source, tier, detail) VALUES (?, ?, ?, ?)",
-                (edge_id, TREE_SITTER, e.tier, e.detail),
-            )
+        self.db.executemany(
+            """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [(e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail) for e in _dedupe(edges)],
+        )
+        self.db.execute(
+            "INSERT INTO edge_sources (edge_id, source, tier, detail) SELECT id, ?, tier, detail FROM edges"
+            " WHERE file_id = ?",
+            (TREE_SITTER, file_id),
+        )
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", [(file_id, k) for k in sorted(deps)]
         )
