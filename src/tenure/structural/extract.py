@@ -6,7 +6,8 @@ Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.
   @reference.new + @name               a constructor call (`new Foo()`)
   @reference.inherits / .implements    on a super type's name node, inside the class definition
   @reference.dynamic                   a call whose target is computed at run time
-  @import [+ .module .name .alias .relative .wildcard]
+  @import [+ .module .name .alias .relative .wildcard .default]
+  @binding + .name + .type | .alias [+ .field]  a name whose type is known where it is declared
   @package                             the declared package / namespace
 """
 
@@ -19,7 +20,7 @@ from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor, Tree
 
-from tenure.structural.facts import Definition, FileFacts, Import, Reference
+from tenure.structural.facts import Binding, Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
 _WS = re.compile(rb"\s+")
@@ -84,6 +85,7 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     # (definition node, name node, kind, owner type written outside it (Go receivers), pattern)
     defs: list[tuple[Node | _Span, Node, str, str, int]] = []
     others: list[dict[str, list[Node]]] = []
+    bindings: list[tuple[int, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
         if def_key and "name" in caps:
@@ -92,6 +94,8 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
             defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
+        elif "binding" in caps:
+            bindings.append((pattern, caps))
         else:
             others.append(caps)
 
@@ -120,13 +124,16 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
             )
         )
 
+    import_roots: list[tuple[int, int]] = []
     # A definition's name node is not also a call of it (Elixir's `def f(x)` parses its head as a call).
     def_names = {(d[1].start_byte, d[1].end_byte) for d in defs}
     for caps in others:
         name = caps.get("name")
         if name and "reference.call" in caps and (name[0].start_byte, name[0].end_byte) in def_names:
             continue
-        _add_reference_or_import(facts, caps, scopes)
+        _add_reference_or_import(facts, caps, scopes, import_roots)
+    facts.imports = _without_subsumed(facts.imports, import_roots)
+    facts.bindings = _bindings(bindings, facts, scopes, spec)
     _attach_bases(facts)
     return facts
 
@@ -139,7 +146,7 @@ def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
 
 
 def _add_reference_or_import(
-    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes
+    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[tuple[int, int]]
 ) -> None:
     anchor_key = next((k for k in caps if k.startswith(("reference.", "import"))), None)
     if anchor_key is None:
@@ -155,12 +162,13 @@ def _add_reference_or_import(
                 module=_first(caps, "import.module").strip("\"'`<>"),
                 scope=scopes.enclosing(root.start_byte, root.end_byte),
                 line=root.start_point[0] + 1,
-                name=_first(caps, "import.name"),
+                name="default" if "import.default" in caps else _first(caps, "import.name"),
                 alias=_first(caps, "import.alias"),
                 level=len(_first(caps, "import.relative")) if "import.relative" in caps else 0,
                 wildcard="import.wildcard" in caps,
             )
         )
+        import_roots.append((root.start_byte, root.end_byte))
         return
     kind = anchor_key.split(".", 1)[1]
     name_node = caps.get("name", [anchor])[0]
@@ -174,6 +182,45 @@ def _add_reference_or_import(
             detail=text_of(anchor)[:120] if kind == "dynamic" else "",
         )
     )
+
+
+def _without_subsumed(imports: list[Import], roots: list[tuple[int, int]]) -> list[Import]:
+    """Drop a bare module import when a pattern also bound a name from the same import node:
+    `const u = require("./u")` matches both the generic `require(...)` and the binding pattern."""
+    def binds(imp: Import) -> bool:
+        return bool(imp.name or imp.alias or imp.wildcard)
+
+    named = {(root, imp.module) for root, imp in zip(roots, imports, strict=True) if binds(imp)}
+    return [imp for root, imp in zip(roots, imports, strict=True) if binds(imp) or (root, imp.module) not in named]
+
+
+def _bindings(
+    matches: list[tuple[int, dict[str, list[Node]]]], facts: FileFacts, scopes: _Scopes, spec: LanguageSpec
+) -> list[Binding]:
+    """One binding per declared name; when several patterns match one, the first written wins
+    (`const x: Foo = new Bar()` is a Foo)."""
+    out: dict[tuple[int, int, str, str], Binding] = {}
+    for _, caps in sorted(matches, key=lambda m: m[0]):
+        anchor, name = caps["binding"][0], _first(caps, "binding.name")
+        type_text = _first(caps, "binding.type") or _first(caps, "binding.alias")
+        if not name or not type_text:
+            continue
+        scope = scopes.enclosing(anchor.start_byte, anchor.end_byte)
+        if "binding.field" in caps:  # `this.x = new X()` inside a method: a field of its class
+            scope = _enclosing_type(facts, scope, spec)
+        key = (anchor.start_byte, anchor.end_byte, name, scope)
+        out.setdefault(key, Binding(
+            name=name, type=" ".join(type_text.split())[:200], scope=scope,
+            line=anchor.start_point[0] + 1, alias="binding.alias" in caps,
+        ))
+    return list(out.values())
+
+
+def _enclosing_type(facts: FileFacts, scope: str, spec: LanguageSpec) -> str:
+    while scope and not _is_type(facts, scope, spec):
+        cut = max(scope.rfind("."), scope.rfind(spec.nested_type_separator))
+        scope = scope[:cut] if cut > 0 else ""
+    return scope
 
 
 _TYPE_NOISE = re.compile(r"[*&\s]|\[.*\]|<.*>|^(mut|const)\b")

@@ -43,6 +43,17 @@ class Import(msgspec.Struct, frozen=True):
     wildcard: bool = False
 
 
+class Binding(msgspec.Struct, frozen=True):
+    """A name whose type is known where it is declared: a parameter, field or variable with a
+    declared type, or one assigned `new T()` / `&T{}`. Resolvers use it to type call receivers."""
+
+    name: str  # as written: "repo", "#ledger"
+    type: str  # as written: "*store.Repo", "List<Foo>"; for an alias, the name it stands for
+    scope: str  # qualname of the enclosing definition; for a field, its type's qualname
+    line: int
+    alias: bool = False  # `export default Foo`: the name is another name for `type`, not of that type
+
+
 class FileFacts(msgspec.Struct):
     path: str  # relative to the repository root, "/" separated
     language: str
@@ -53,6 +64,7 @@ class FileFacts(msgspec.Struct):
     error_nodes: int = 0  # syntax errors tree-sitter recovered from
     package: str = ""  # declared package/namespace (Java, Go, C#, Kotlin, Scala, PHP)
     flow: Any = None  # language-specific data for a richer resolver (e.g. Python's assignments)
+    bindings: list[Binding] = msgspec.field(default_factory=list)
 
 
 _encoder = msgspec.msgpack.Encoder()

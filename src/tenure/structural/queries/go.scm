@@ -39,3 +39,25 @@
 (import_spec
   name: [(package_identifier) @import.alias (blank_identifier) @import.alias (dot) @import.wildcard]?
   path: (interpreted_string_literal) @import.module) @import
+
+; --- bindings: declared types of parameters (receivers too), struct fields and variables, or the
+; struct a variable is made from (`s := &Service{}`, `var s = Service{}`, `s := new(Service)`)
+(parameter_declaration name: (identifier) @binding.name type: (_) @binding.type) @binding
+(field_declaration name: (field_identifier) @binding.name type: (_) @binding.type) @binding
+(var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding
+(var_spec
+  name: (identifier) @binding.name
+  value: (expression_list .
+    [(composite_literal type: (_) @binding.type)
+     (unary_expression operand: (composite_literal type: (_) @binding.type))
+     (call_expression
+       function: (identifier) @_new (#eq? @_new "new")
+       arguments: (argument_list . (_) @binding.type .))] .)) @binding
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name .)
+  right: (expression_list .
+    [(composite_literal type: (_) @binding.type)
+     (unary_expression operand: (composite_literal type: (_) @binding.type))
+     (call_expression
+       function: (identifier) @_new (#eq? @_new "new")
+       arguments: (argument_list . (_) @binding.type .))] .)) @binding

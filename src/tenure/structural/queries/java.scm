@@ -21,6 +21,29 @@
 (method_invocation !object name: (identifier) @name) @reference.call
 (object_creation_expression type: (type_identifier) @name) @reference.new
 (object_creation_expression type: (generic_type (type_identifier) @name)) @reference.new
+; `new Outer.Inner()`: the qualifier is the receiver, as for a call
+(object_creation_expression
+  type: (scoped_type_identifier (_) @receiver . (type_identifier) @name)) @reference.new
+; `super(...)` in a constructor: a call of the super class's constructor
+(explicit_constructor_invocation constructor: (super) @name) @reference.call
+
+; --- bindings: declared types of fields, parameters and locals (receiver types for calls)
+(field_declaration
+  type: (_) @binding.type
+  declarator: (variable_declarator name: (identifier) @binding.name)) @binding
+(formal_parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
+(enhanced_for_statement type: (_) @binding.type name: (identifier) @binding.name) @binding
+(local_variable_declaration
+  type: (_) @binding.type (#not-eq? @binding.type "var")
+  declarator: (variable_declarator name: (identifier) @binding.name)) @binding
+(local_variable_declaration
+  type: (type_identifier) @_var (#eq? @_var "var")
+  declarator: (variable_declarator
+    name: (identifier) @binding.name
+    value: (object_creation_expression type: (_) @binding.type))) @binding
+(assignment_expression
+  left: (field_access object: (this) @binding.field field: (identifier) @binding.name)
+  right: (object_creation_expression type: (_) @binding.type)) @binding
 
 ; One pattern with an optional wildcard, so `import a.b.*;` yields one import, not two.
 (import_declaration (scoped_identifier) @import.module (asterisk)? @import.wildcard) @import

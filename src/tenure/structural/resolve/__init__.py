@@ -101,6 +101,11 @@ class ProjectView:
         paths = self._index.module_paths.get(module, [])
         return [f for f in (self._index.facts(p) for p in paths) if f is not None]
 
+    def file_facts(self, path: str, module: str) -> FileFacts | None:
+        """One file's facts (a super class's fields). A change to the file touches its module."""
+        self.deps.add(f"mod:{module}")
+        return self._index.facts(path)
+
 
 def touched_keys(facts: FileFacts, symbols: Iterable[SymbolInfo]) -> set[str]:
     """The dependency keys a change to this file can invalidate (call on old and new state)."""

@@ -1,150 +1,434 @@
-"""Scope- and import-aware name resolution from the generic facts, for every language.
+"""Scope-, import- and type-aware name resolution from the generic facts, for every language.
 
-Order of lookup for a name, nearest first: the enclosing definitions (nested functions), the
-enclosing type and its super types (for `self`/`this` receivers, and bare calls where the language
-calls members implicitly), the file's imports, the file's module (other files of the same package),
-then the whole project by name. One candidate is `inferred`, several `ambiguous` (all kept).
+A bare name is looked up nearest first: the enclosing definitions (nested functions, then the
+file's top level), the members of the enclosing types and their super types (where the language
+calls members without `this.`), the file's imports, the file's module (other files of the same
+package), wildcard imports and, where the language allows it, the whole project by name.
+
+A call's receiver is typed before its member is looked up: `this` / `super`, a local, parameter
+or field whose type was declared or constructed (`FileFacts.bindings`), an imported module or
+package, or a type (static calls). A receiver of known type is searched in that type's hierarchy
+only, and one known to lie outside the project (`fmt`, `List<String>`) yields no edge; only a
+receiver of unknown type makes every same-named method a candidate. One candidate is `inferred`,
+several `ambiguous` (all kept).
+
+What differs between languages is data: the module scheme and the extra keys of the language's
+languages.toml entry (:class:`LanguageRules`). Names written in another file (a super class's
+bases and fields) are resolved by a resolver of that file, so that file's imports apply.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
 from tenure.namespace.tiers import Relation, Tier
-from tenure.structural.facts import FileFacts, Import, Reference
+from tenure.structural.facts import Binding, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec, language_table
-from tenure.structural.naming import file_scope_name, qualify, short_name
+from tenure.structural.naming import file_scope_name, qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo
 
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+MEMBER_KINDS = frozenset({"method", "constructor"})
+MAX_REEXPORT_DEPTH = 4  # `index.ts` re-exporting `./util` re-exporting `./date`: chains are short
+
+_NAME = re.compile(r"#?[A-Za-z_$][\w$]*")  # one segment of a receiver (`#` for JS private fields)
+_QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_TYPE_ARGS = re.compile(r"<.*>$")
+_GO_VERSION = re.compile(r"v\d+")
+
+
+@dataclass(frozen=True)
+class LanguageRules:
+    """The extra keys of a languages.toml entry that drive resolution, with their defaults."""
+
+    family: frozenset[str]  # languages whose symbols this one calls by name (TS <-> JS)
+    implicit_this: bool  # a bare name may be a member of the enclosing class (Java)
+    super_names: frozenset[str]  # receivers / callees meaning the super class (`super`)
+    constructor_names: frozenset[str]  # methods that construct, besides `constructor` kinds
+    inherited_constructors: bool  # `new Sub()` runs the super constructor when Sub has none
+    name_fallback: bool  # an unresolved bare name may be any same-named project symbol
+    module_extensions: tuple[str, ...]  # stripped from import specifiers (`./date.js`)
+    index_modules: tuple[str, ...]  # what a directory import means (`./util` -> `./util/index`)
+    follow_reexports: bool  # a module's names include the names it imports and re-exports
+
+    @staticmethod
+    @cache
+    def of(spec: LanguageSpec) -> LanguageRules:
+        x = spec.extra
+        return LanguageRules(
+            family=frozenset(x.get("family", [spec.name])),  # type: ignore[arg-type]
+            implicit_this=bool(x.get("implicit_this", False)),
+            super_names=frozenset(x.get("super_names", [])),  # type: ignore[arg-type]
+            constructor_names=frozenset(x.get("constructor_names", [])),  # type: ignore[arg-type]
+            inherited_constructors=bool(x.get("inherited_constructors", False)),
+            name_fallback=bool(x.get("name_fallback", True)),
+            module_extensions=tuple(x.get("module_extensions", [])),  # type: ignore[arg-type]
+            index_modules=tuple(x.get("index_modules", [])),  # type: ignore[arg-type]
+            follow_reexports=bool(x.get("follow_reexports", False)),
+        )
+
+
+def type_name(written: str) -> str:
+    """The class a declared type names: `*store.Repo` -> `store.Repo`, `List<Foo>` -> `List`,
+    `Repo | undefined` -> `Repo`; '' for arrays, slices, maps, function types and real unions,
+    whose members are not the element type's."""
+    parts = [p.strip() for p in written.split("|")]
+    parts = [p for p in parts if p not in ("null", "undefined")]
+    if len(parts) != 1:
+        return ""
+    text = _TYPE_ARGS.sub("", parts[0].lstrip("*&").strip())
+    if text.endswith("]") and not text.endswith("[]"):
+        text = text[: text.index("[")]  # Go type arguments: `Service[T]`
+    return text if _QUALIFIED.fullmatch(text) else ""
 
 
 class FileResolver:
-    """Resolution state for one file: its language, local definitions and import bindings."""
+    """Resolution state for one file: its language rules, definitions, imports and bindings."""
 
     def __init__(self, facts: FileFacts, view: ProjectView) -> None:
         self.facts = facts
         self.view = view
         self.spec: LanguageSpec = language_table()[facts.language]
+        self.rules = LanguageRules.of(self.spec)
         self.prefix = facts.package if self.spec.module_scheme == "package" else facts.module
         self.file_scope = file_scope_name(self.spec, facts.module, facts.path, facts.package)
         self.local = {d.qualname: d for d in facts.definitions}
-        self.bindings: dict[str, list[Import]] = {}
+        # Shared with the resolvers of the other files read while resolving this one (_peer):
+        # those resolvers by path, and members looked up by (type, name).
+        self._peers: dict[str, FileResolver | None] = {facts.path: self}
+        self._members: dict[tuple[str, str], list[SymbolInfo]] = {}
+        self.imports: dict[str, list[Import]] = {}  # local name -> the imports binding it
+        self.wildcards: list[Import] = []
         for imp in facts.imports:
-            local_name = imp.alias or imp.name or imp.module.replace("/", ".").split(".")[-1]
-            self.bindings.setdefault(local_name, []).append(imp)
-        self.family = set(self.spec.extra.get("family", [facts.language]))
-        self.implicit_this = bool(self.spec.extra.get("implicit_this", False))
+            if imp.wildcard:
+                self.wildcards.append(imp)
+            else:
+                self.imports.setdefault(self.local_name(imp), []).append(imp)
+        self.bindings: dict[tuple[str, str], list[Binding]] = {}  # (scope, name) -> by line
+        for b in sorted(facts.bindings, key=lambda b: b.line):
+            self.bindings.setdefault((b.scope, b.name), []).append(b)
 
     # names -------------------------------------------------------------------------------------
     def fqn(self, qualname: str) -> str:
         return qualify(self.prefix, qualname) if qualname else self.file_scope
 
+    def qualname_of(self, fqn: str) -> str:
+        return fqn[len(self.prefix) + 1 :] if self.prefix and fqn.startswith(self.prefix + ".") else fqn
+
     def same_language(self, syms: list[SymbolInfo]) -> list[SymbolInfo]:
-        return [s for s in syms if s.language in self.family]
+        return [s for s in syms if s.language in self.rules.family]
 
-    def enclosing_type(self, scope: str) -> str:
-        """Qualname of the innermost type around `scope`, or ''."""
-        while scope:
-            d = self.local.get(scope)
-            if d is not None and d.kind in self.spec.type_kinds:
-                return scope
-            scope = _parent(scope, self.spec)
-        return ""
-
-    # lookups -----------------------------------------------------------------------------------
-    def members(self, type_fqn: str, name: str, seen: set[str] | None = None) -> list[SymbolInfo]:
-        """`name` defined on the type or, failing that, on its super types (nearest first)."""
-        seen = seen if seen is not None else set()
-        if type_fqn in seen:
-            return []
-        seen.add(type_fqn)
-        own = [s for s in self.view.members(type_fqn) if s.name == name]
-        if own:
-            return own
-        found: list[SymbolInfo] = []
-        for cls in self.view.symbols(type_fqn):
-            for base in cls.bases:
-                for base_sym in self.resolve_type_from(base, cls):
-                    found.extend(self.members(base_sym.fqn, name, seen))
-        return found
-
-    def resolve_type_from(self, name: str, owner: SymbolInfo) -> list[SymbolInfo]:
-        """A super type named in `owner`'s declaration. Same-file names first, then everywhere."""
-        if owner.path == self.facts.path:
-            return self.resolve_type(name, "")
-        simple = short_name(name.split("<", 1)[0].split("[", 1)[0])
-        return self._types(self.view.named(simple))
-
-    def resolve_type(self, name: str, scope: str) -> list[SymbolInfo]:
-        name = name.split("<", 1)[0].split("[", 1)[0].strip()
-        if "." in name and not name.startswith("."):
-            head, _, tail = name.rpartition(".")
-            qualified = self._types(self.view.symbols(self.fqn_of_dotted(head) + "." + tail))
-            if qualified:
-                return qualified
-            name = tail
-        return self._types(self.resolve_name(name, scope))
-
-    def fqn_of_dotted(self, head: str) -> str:
-        imps = self.bindings.get(head.split(".")[0])
-        if imps:
-            base = _import_target(imps[0])
-            return ".".join([base, *head.split(".")[1:]])
-        return head
+    def is_type(self, sym: SymbolInfo) -> bool:
+        return sym.kind in self.spec.type_kinds
 
     def _types(self, syms: list[SymbolInfo]) -> list[SymbolInfo]:
-        return [s for s in syms if s.kind in self.spec.type_kinds]
+        return [s for s in syms if self.is_type(s)]
 
-    def resolve_name(self, name: str, scope: str) -> list[SymbolInfo]:
-        # 1. enclosing definitions, innermost first (nested functions, then the file's top level)
+    def _containers(self, syms: list[SymbolInfo]) -> list[str]:
+        """The fqns among `syms` that have members: types, modules, namespaces."""
+        return [s.fqn for s in syms if self.is_type(s) or s.kind == "module"]
+
+    def is_local_type(self, qualname: str) -> bool:
+        d = self.local.get(qualname)
+        return d is not None and d.kind in self.spec.type_kinds
+
+    def enclosing_types(self, scope: str) -> Iterator[str]:
+        """Qualnames of the types around `scope`, innermost first."""
+        while scope:
+            if self.is_local_type(scope):
+                yield scope
+            scope = _parent(scope, self.spec)
+
+    def enclosing_type(self, scope: str) -> str:
+        return next(self.enclosing_types(scope), "")
+
+    # other files -------------------------------------------------------------------------------
+    def _peer(self, sym: SymbolInfo) -> FileResolver | None:
+        """A resolver for the file that defines `sym`, sharing this one's view and caches."""
+        if sym.path not in self._peers:
+            facts = self.view.file_facts(sym.path, sym.module)
+            self._peers[sym.path] = self._share(FileResolver(facts, self.view)) if facts is not None else None
+        return self._peers[sym.path]
+
+    def _peers_of_module(self, module: str) -> list[FileResolver]:
+        out = []
+        for facts in self.view.module_facts(module):
+            peer = self._peers.get(facts.path) or self._share(FileResolver(facts, self.view))
+            self._peers[facts.path] = peer
+            out.append(peer)
+        return out
+
+    def _share(self, peer: FileResolver) -> FileResolver:
+        peer._peers, peer._members = self._peers, self._members
+        return peer
+
+    # imports -----------------------------------------------------------------------------------
+    def local_name(self, imp: Import) -> str:
+        """The name an import binds: its alias, the imported member, or the module's package name
+        (Go's may differ from its directory) or last path segment (Go drops a `/v2` suffix)."""
+        if imp.alias or imp.name:
+            return imp.alias or imp.name
+        declared = next((f.package for f in self.view.module_facts(self.import_module(imp)) if f.package), "")
+        segments = [s for s in re.split(r"[./:]+", declared or imp.module) if s]
+        if len(segments) > 1 and _GO_VERSION.fullmatch(segments[-1]):
+            segments.pop()
+        return segments[-1] if segments else imp.module
+
+    def import_module(self, imp: Import) -> str:
+        """The module an import names, in the project's namespace."""
+        return _MODULE_OF_IMPORT.get(self.spec.module_scheme, _dotted_module)(self, imp)
+
+    def import_target(self, imp: Import) -> str:
+        module = self.import_module(imp)
+        return f"{module}.{imp.name}" if imp.name else module
+
+    def import_symbols(self, imp: Import, depth: int = 0) -> list[SymbolInfo]:
+        if imp.name:
+            return self.module_member(self.import_module(imp), imp.name, depth)
+        return self.dotted_symbols(self.import_module(imp))
+
+    def dotted_symbols(self, dotted: str) -> list[SymbolInfo]:
+        """Symbols of a dotted name, also where it runs through types: `a.b.Outer.Inner` names
+        `a.b.Outer$Inner`, `a.b.Util.twice` a static method."""
+        found = self.view.symbols(dotted)
+        if found or "." not in dotted:
+            return found
+        head, _, tail = dotted.rpartition(".")
+        return [m for t in self._types(self.dotted_symbols(head)) for m in self.members(t.fqn, tail)]
+
+    def module_member(self, module: str, name: str, depth: int = 0) -> list[SymbolInfo]:
+        """`name` in a module: its definition or, where modules re-export, what it stands for."""
+        found = self.dotted_symbols(f"{module}.{name}")
+        if found or depth >= MAX_REEXPORT_DEPTH or not self.rules.follow_reexports:
+            return found
+        return [s for peer in self._peers_of_module(module) for s in peer.exported(name, depth + 1)]
+
+    def exported(self, name: str, depth: int) -> list[SymbolInfo]:
+        """What this module's top-level `name` is when no definition has that name: an import it
+        re-exports (`export { a } from`), an alias (`export default Foo`), a wildcard re-export."""
+        found = [s for imp in self.imports.get(name, []) for s in self.import_symbols(imp, depth)]
+        for b in self.bindings.get(("", name), []):
+            if b.alias:
+                found += self.resolve_name(b.type, "")
+        if not found:
+            found = [s for imp in self.wildcards for s in self.module_member(self.import_module(imp), name, depth)]
+        return found
+
+    # types and members -------------------------------------------------------------------------
+    def supertypes(self, cls: SymbolInfo) -> list[SymbolInfo]:
+        """The super types `cls` declares, resolved where they are written (that file's imports)."""
+        home = self._peer(cls) if cls.bases else None
+        if home is None:
+            return []
+        scope = _parent(home.qualname_of(cls.fqn), home.spec)
+        return [t for base in cls.bases for t in home.resolve_type(base, scope)]
+
+    def members(self, type_fqn: str, name: str) -> list[SymbolInfo]:
+        """`name` defined on the type or, failing that, on its super types (nearest first)."""
+        key = (type_fqn, name)
+        if key not in self._members:
+            self._members[key] = []  # a placeholder first: hierarchies can be cyclic in broken code
+            own = [s for s in self.view.members(type_fqn) if s.name == name]
+            if not own:
+                for cls in self._types(self.view.symbols(type_fqn)):
+                    for base in self.supertypes(cls):
+                        own.extend(self.members(base.fqn, name))
+            self._members[key] = own
+        return self._members[key]
+
+    def member(self, container: str, name: str) -> list[SymbolInfo]:
+        """`name` in a type (through its hierarchy) or in a module."""
+        if self._types(self.view.symbols(container)):
+            return self.members(container, name)
+        return self.module_member(container, name)
+
+    def constructors(self, type_sym: SymbolInfo, seen: frozenset[str] = frozenset()) -> list[SymbolInfo]:
+        own = [m for m in self.view.members(type_sym.fqn)
+               if m.kind == "constructor" or m.name in self.rules.constructor_names]
+        if own or not self.rules.inherited_constructors or type_sym.fqn in seen:
+            return own
+        return [c for base in self.supertypes(type_sym) for c in self.constructors(base, seen | {type_sym.fqn})]
+
+    # bindings: what a receiver is --------------------------------------------------------------
+    def local_binding(self, scope: str, name: str, line: int | None) -> Binding | None:
+        """`name` declared directly in `scope`: the last declaration at or before `line` (block
+        scopes are not modelled, so a later same-named declaration in another block is ignored)."""
+        found = self.bindings.get((scope, name))
+        if not found:
+            return None
+        before = [b for b in found if line is None or b.line <= line]
+        return (before or found)[-1]
+
+    def binding_for(self, name: str, scope: str, line: int) -> tuple[FileResolver, Binding] | None:
+        """The declaration `name` refers to at `scope`, innermost first; fields (also inherited
+        ones) only where the language reads them without `this.`."""
+        s = scope
+        while True:
+            if self.is_local_type(s):
+                found = self.field(self.fqn(s), name, set()) if self.rules.implicit_this else None
+                if found:
+                    return found
+            elif (b := self.local_binding(s, name, line)) is not None:
+                return self, b
+            if not s:
+                return None
+            s = _parent(s, self.spec)
+
+    def field(self, type_fqn: str, name: str, seen: set[str]) -> tuple[FileResolver, Binding] | None:
+        """A field of the type or of its super types, with the resolver of the file declaring it."""
+        if type_fqn in seen:
+            return None
+        seen.add(type_fqn)
+        for sym in self._types(self.view.symbols(type_fqn)):
+            home = self._peer(sym)
+            b = home.local_binding(home.qualname_of(sym.fqn), name, None) if home else None
+            if home and b:
+                return home, b
+            for base in self.supertypes(sym):
+                if found := self.field(base.fqn, name, seen):
+                    return found
+        return None
+
+    def binding_containers(self, b: Binding) -> list[str]:
+        """The types (or, for an alias, the types or modules) a binding of this file stands for;
+        [] when its type is outside the project."""
+        if b.alias:
+            return self._containers(self.resolve_name(b.type, b.scope))
+        return [t.fqn for t in self.resolve_type(b.type, b.scope)]
+
+    def module_binding_containers(self, module: str, name: str) -> list[str] | None:
+        """A module-level variable of known type (`export const api = new Api()`)."""
+        for peer in self._peers_of_module(module):
+            if (b := peer.local_binding("", name, None)) is not None:
+                return peer.binding_containers(b)
+        return None
+
+    def receiver_containers(self, receiver: str, scope: str, line: int) -> list[str] | None:
+        """The types or modules whose member a call on `receiver` reaches. None when unknown
+        (an expression, an untyped variable); [] when known to lie outside the project."""
+        parts = receiver.split(".")
+        if not all(_NAME.fullmatch(p) for p in parts):
+            return None
+        containers = self.head_containers(parts[0], scope, line)
+        for attr in parts[1:]:
+            if not containers:
+                return containers
+            containers = self.member_containers(containers, attr)
+        return containers
+
+    def head_containers(self, head: str, scope: str, line: int) -> list[str] | None:
+        if head in self.spec.self_names or head in self.rules.super_names:
+            owner = self.enclosing_type(scope)
+            if not owner:
+                return None
+            if head in self.spec.self_names:
+                return [self.fqn(owner)]
+            return [b.fqn for t in self.view.symbols(self.fqn(owner)) for b in self.supertypes(t)]
+        if found := self.binding_for(head, scope, line):
+            home, b = found
+            return home.binding_containers(b)
+        if head in self.imports:
+            return self.import_containers(self.imports[head][0])
+        return self._containers(self.resolve_name(head, scope)) or None
+
+    def import_containers(self, imp: Import) -> list[str]:
+        syms = self.import_symbols(imp)
+        if syms:
+            return self._containers(syms)
+        if imp.name and (typed := self.module_binding_containers(self.import_module(imp), imp.name)) is not None:
+            return typed
+        return [self.import_target(imp)]  # outside the project: its members are not ours either
+
+    def member_containers(self, containers: list[str], attr: str) -> list[str] | None:
+        """`a.b` where `a` is one of `containers`: a field's type, a nested type, a submodule, a
+        module-level variable's type. None when `a` is ours but `b` is not found in it."""
+        out: list[str] = []
+        ours = False
+        for c in containers:
+            if self._types(self.view.symbols(c)):
+                ours = True
+                found = self.field(c, attr, set())
+                out += found[0].binding_containers(found[1]) if found else self._containers(self.members(c, attr))
+            elif self.view.module_exists(c):
+                ours = True
+                typed = self.module_binding_containers(c, attr)
+                out += typed if typed is not None else self._containers(self.module_member(c, attr))
+        return out if out or not ours else None
+
+    # names -------------------------------------------------------------------------------------
+    def resolve_name(
+        self, name: str, scope: str, want: Callable[[SymbolInfo], bool] | None = None
+    ) -> list[SymbolInfo]:
+        """A bare name at `scope`; `want` skips a nearer match of the wrong kind (a constructor
+        `Inner.Inner` when the type `Inner` is meant)."""
+
+        def keep(syms: list[SymbolInfo]) -> list[SymbolInfo]:
+            return [s for s in syms if want(s)] if want else syms
+
+        # 1. enclosing definitions, innermost first; a class body is not a scope its methods see
         s = scope
         while True:
             qual = f"{s}.{name}" if s else name
-            if qual in self.local and (not s or self.local[s].kind not in self.spec.type_kinds):
-                return self.view.symbols(self.fqn(qual))
+            if not self.is_local_type(s) and qual in self.local and (found := keep(self.view.symbols(self.fqn(qual)))):
+                return found
             if not s:
                 break
             s = _parent(s, self.spec)
-        # 2. members of the enclosing type, where the language calls them without `this.`
-        if self.implicit_this:
-            owner = self.enclosing_type(scope)
-            if owner:
-                found = self.members(self.fqn(owner), name)
-                if found:
+        # 2. members of the enclosing types, where the language calls them without `this.`
+        if self.rules.implicit_this:
+            for owner in self.enclosing_types(scope):
+                if found := keep(self.members(self.fqn(owner), name)):
                     return found
-            if name in self.local:
-                return self.view.symbols(self.fqn(name))
         # 3. imports
-        for imp in self.bindings.get(name, []):
-            found = self.view.symbols(_import_target(imp))
-            if found:
-                return found
-        # 4. the same module (other files of the package)
-        found = self.same_language(self.view.symbols(qualify(self.prefix, name)))
-        if found:
+        if found := keep([s for imp in self.imports.get(name, []) for s in self.import_symbols(imp)]):
             return found
-        # 5. the whole project by name
-        return self.same_language(self.view.named(name))
+        # 4. the same module (other files of the package)
+        if found := keep(self.same_language(self.view.symbols(qualify(self.prefix, name)))):
+            return found
+        # 5. wildcard imports
+        for imp in self.wildcards:
+            if found := keep(self.module_member(self.import_module(imp), name)):
+                return found
+        # 6. the whole project by name; a bare name is never a method where `this.` is required
+        if not self.rules.name_fallback:
+            return []
+        found = keep(self.same_language(self.view.named(name)))
+        return found if self.rules.implicit_this else [s for s in found if s.kind not in MEMBER_KINDS]
+
+    def resolve_type(self, name: str, scope: str) -> list[SymbolInfo]:
+        written = type_name(name)
+        if "." in written:
+            head, _, tail = written.rpartition(".")
+            containers = self.receiver_containers(head, scope, 0)
+            if containers is not None:
+                return self._types([m for c in containers for m in self.member(c, tail)])
+            written = tail
+        return self.resolve_name(written, scope, self.is_type) if written else []
 
     def resolve_call(self, ref: Reference) -> list[SymbolInfo]:
-        receiver = ref.receiver
-        if not receiver:
+        if not ref.receiver and ref.name in self.rules.super_names:
+            return self.super_constructors(ref.scope)  # `super(...)` in a constructor
+        if not ref.receiver:
             return self.resolve_name(ref.name, ref.scope)
-        if receiver in self.spec.self_names:
-            owner = self.enclosing_type(ref.scope)
-            return self.members(self.fqn(owner), ref.name) if owner else []
-        head = receiver.split(".")[0].split("(")[0]
-        if receiver.replace(".", "").isidentifier():
-            for imp in self.bindings.get(head, []):
-                target = _import_target(imp) + receiver[len(head):]
-                found = self.view.symbols(f"{target}.{ref.name}")
-                if found:
-                    return found
-            for type_sym in self.resolve_type(receiver, ref.scope):
-                found = self.members(type_sym.fqn, ref.name)
-                if found:
-                    return found
-        # Unknown receiver: every same-named member anywhere is a candidate.
-        return [s for s in self.same_language(self.view.named(ref.name)) if s.kind in CALLABLE_KINDS]
+        containers = self.receiver_containers(ref.receiver, ref.scope, ref.line)
+        if containers is None:  # unknown receiver: every same-named method is a candidate
+            return [s for s in self.same_language(self.view.named(ref.name)) if s.kind in CALLABLE_KINDS]
+        return [m for c in containers for m in self.member(c, ref.name)]
+
+    def resolve_new(self, ref: Reference) -> list[SymbolInfo]:
+        if not ref.receiver:
+            return self.resolve_type(ref.name, ref.scope)
+        containers = self.receiver_containers(ref.receiver, ref.scope, ref.line) or []
+        return self._types([m for c in containers for m in self.member(c, ref.name)])
+
+    def super_constructors(self, scope: str) -> list[SymbolInfo]:
+        owner = self.enclosing_type(scope)
+        types = self.view.symbols(self.fqn(owner)) if owner else []
+        return [c for t in types for base in self.supertypes(t) for c in self.constructors(base)]
 
     # edges -------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
@@ -153,31 +437,27 @@ class FileResolver:
             src = self.fqn(ref.scope)
             if ref.kind == "dynamic":
                 out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
-                continue
-            if ref.kind in ("inherits", "implements"):
+            elif ref.kind in ("inherits", "implements"):
                 targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
                 relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
-                out.extend(self._edges_to(src, targets, relation, ref))
-                continue
-            targets = self.resolve_call(ref)
-            types = self._types(targets)
-            if ref.kind == "new" or types:
-                types = types or self._types(self.resolve_type(ref.name, ref.scope))
-                out.extend(self._edges_to(src, types, Relation.INSTANTIATES, ref))
-                ctors = [c for t in types for c in self.constructors(t)]
-                out.extend(self._edges_to(src, ctors, Relation.CALLS, ref))
-                continue
-            out.extend(self._edges_to(src, targets, Relation.CALLS, ref))
+                out += self._edges_to(src, targets, relation, ref)
+            elif ref.kind == "new":
+                out += self._instantiation(src, self.resolve_new(ref), ref)
+            elif types := self._types(targets := self.resolve_call(ref)):
+                out += self._instantiation(src, types, ref)  # a class called like a function
+            else:
+                out += self._edges_to(src, targets, Relation.CALLS, ref)
         for imp in self.facts.imports:
-            found = self.view.symbols(_import_target(imp))
-            if found or self.view.module_exists(_import_target(imp)):
-                target = found[0].fqn if found else _import_target(imp)
+            found = self.import_symbols(imp)
+            module = self.import_module(imp)
+            if found or self.view.module_exists(module):
+                target = found[0].fqn if found else module
                 out.append(EdgeOut(self.fqn(imp.scope), target, Relation.IMPORTS, Tier.INFERRED, imp.line, imp.name))
         return out
 
-    def constructors(self, type_sym: SymbolInfo) -> list[SymbolInfo]:
-        names = self.spec.extra.get("constructor_names", [])
-        return [m for m in self.view.members(type_sym.fqn) if m.kind == "constructor" or m.name in names]
+    def _instantiation(self, src: str, types: list[SymbolInfo], ref: Reference) -> list[EdgeOut]:
+        ctors = [c for t in types for c in self.constructors(t)]
+        return self._edges_to(src, types, Relation.INSTANTIATES, ref) + self._edges_to(src, ctors, Relation.CALLS, ref)
 
     def _edges_to(self, src: str, targets: list[SymbolInfo], relation: str, ref: Reference) -> list[EdgeOut]:
         unique = sorted({t.fqn for t in targets})
@@ -195,9 +475,44 @@ def _parent(qualname: str, spec: LanguageSpec) -> str:
     return qualname[:cut] if cut > 0 else ""
 
 
-def _import_target(imp: Import) -> str:
-    module = imp.module.replace("/", ".").replace("::", ".")
-    return f"{module}.{imp.name}" if imp.name else module
+# How an import's module, as written, becomes a module name, per module scheme --------------------
+def _dotted_module(r: FileResolver, imp: Import) -> str:
+    return imp.module.replace("/", ".").replace("::", ".")
+
+
+def _python_module(r: FileResolver, imp: Import) -> str:
+    """`from ..a import b` in `pkg.sub.mod`: `pkg.a`; a package's `__init__` is its own level."""
+    if not imp.level:
+        return imp.module
+    package = r.facts.module.split(".")
+    is_init = posixpath.basename(r.facts.path).startswith("__init__.")
+    base = package[: len(package) - imp.level + (1 if is_init else 0)]
+    return ".".join([*base, imp.module] if imp.module else base)
+
+
+def _path_module(r: FileResolver, imp: Import) -> str:
+    """`./util` from `src/app.ts`: `src/util`, else `src/util/index`; a bare specifier (`react`)
+    is a package outside the project and keeps its name."""
+    if not imp.module.startswith("."):
+        return imp.module
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(r.facts.path), imp.module))
+    for ext in r.rules.module_extensions:
+        if joined.endswith(ext):
+            joined = joined[: -len(ext)]
+            break
+    candidates = [joined, *(f"{joined}/{index}" for index in r.rules.index_modules)]
+    return next((c for c in candidates if r.view.module_exists(c)), joined)
+
+
+def _go_module(r: FileResolver, imp: Import) -> str:
+    return imp.module  # an import path is the package's module name (naming.go_module)
+
+
+_MODULE_OF_IMPORT: dict[str, Callable[[FileResolver, Import], str]] = {
+    "python": _python_module,
+    "path": _path_module,
+    "go": _go_module,
+}
 
 
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
