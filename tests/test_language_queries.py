@@ -7,6 +7,8 @@
     definitions = ["Service", "Service.Retry", "helper"]        # qualnames that must be found
     calls = [["Service.Retry", "helper"], ["main", "Retry", "svc"]]  # [scope, name(, receiver)]
     imports = ["fmt", "net/http"]    # modules that must be imported
+    supertypes = [["", "Base"]]      # optional [scope, name] inherits/implements references, for
+                                     # super types declared outside any definition (Perl's @ISA)
     [bases]                          # inheritance: qualname -> super types that must be found
     Dog = ["Animal"]
 
@@ -90,6 +92,10 @@ def test_language_fixture(folder: Path) -> None:
         assert set(supers) <= bases.get(qualname, set()), (
             f"{qualname} bases {sorted(bases.get(qualname, ()))}, expected {supers}"
         )
+
+    supers = {(r.scope, r.name) for r in facts.references if r.kind in ("inherits", "implements")}
+    for scope, name in expected.get("supertypes", []):
+        assert (scope, name) in supers, f"super type {[scope, name]} not in {sorted(supers)}"
 
     if "package" in expected:
         assert facts.package == expected["package"]
