@@ -54,6 +54,8 @@ class LanguageRules:
     module_extensions: tuple[str, ...]  # stripped from import specifiers (`./date.js`)
     index_modules: tuple[str, ...]  # what a directory import means (`./util` -> `./util/index`)
     follow_reexports: bool  # a module's names include the names it imports and re-exports
+    builtins: frozenset[str]  # receivers that, unless the project declares them, are the runtime's
+    untyped: frozenset[str]  # declared types that say nothing of the value (TypeScript `any`)
 
     @staticmethod
     @cache
@@ -69,6 +71,8 @@ class LanguageRules:
             module_extensions=tuple(x.get("module_extensions", [])),  # type: ignore[arg-type]
             index_modules=tuple(x.get("index_modules", [])),  # type: ignore[arg-type]
             follow_reexports=bool(x.get("follow_reexports", False)),
+            builtins=frozenset(x.get("builtins", [])),  # type: ignore[arg-type]
+            untyped=frozenset(x.get("untyped", [])),  # type: ignore[arg-type]
         )
 
 
@@ -293,9 +297,11 @@ class FileResolver:
                     return found
         return None
 
-    def binding_containers(self, b: Binding) -> list[str]:
+    def binding_containers(self, b: Binding) -> list[str] | None:
         """The types (or, for an alias, the types or modules) a binding of this file stands for;
-        [] when its type is outside the project."""
+        [] when its type is outside the project, None when the type says nothing (`any`)."""
+        if b.type in self.rules.untyped:
+            return None
         if b.alias:
             return self._containers(self.resolve_name(b.type, b.scope))
         return [t.fqn for t in self.resolve_type(b.type, b.scope)]
@@ -303,8 +309,9 @@ class FileResolver:
     def module_binding_containers(self, module: str, name: str) -> list[str] | None:
         """A module-level variable of known type (`export const api = new Api()`)."""
         for peer in self._peers_of_module(module):
-            if (b := peer.local_binding("", name, None)) is not None:
-                return peer.binding_containers(b)
+            b = peer.local_binding("", name, None)
+            if b is not None and (typed := peer.binding_containers(b)) is not None:
+                return typed
         return None
 
     def receiver_containers(self, receiver: str, scope: str, line: int) -> list[str] | None:
@@ -333,7 +340,9 @@ class FileResolver:
             return home.binding_containers(b)
         if head in self.imports:
             return self.import_containers(self.imports[head][0])
-        return self._containers(self.resolve_name(head, scope)) or None
+        if containers := self._containers(self.resolve_name(head, scope)):
+            return containers
+        return [] if head in self.rules.builtins else None  # `Math.round()` is never ours
 
     def import_containers(self, imp: Import) -> list[str]:
         syms = self.import_symbols(imp)
@@ -352,7 +361,8 @@ class FileResolver:
             if self._types(self.view.symbols(c)):
                 ours = True
                 found = self.field(c, attr, set())
-                out += found[0].binding_containers(found[1]) if found else self._containers(self.members(c, attr))
+                typed = found[0].binding_containers(found[1]) if found else None
+                out += typed if typed is not None else self._containers(self.members(c, attr))
             elif self.view.module_exists(c):
                 ours = True
                 typed = self.module_binding_containers(c, attr)
