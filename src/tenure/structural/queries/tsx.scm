@@ -53,7 +53,7 @@
 
 ; --- imports: one per imported binding; a bare `import "x"` imports the module only
 (import_statement
-  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  (import_clause (named_imports (import_specifier name: _ @import.name alias: (_)? @import.alias)))
   source: (string (string_fragment) @import.module)) @import
 (import_statement
   (import_clause (namespace_import (identifier) @import.alias))
@@ -68,7 +68,7 @@
   (import_require_clause (identifier) @import.alias source: (string (string_fragment) @import.module))) @import
 ; re-exports: `export { a as b } from "./x"` binds b in this module, `export * from` all of x's names
 (export_statement
-  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  (export_clause (export_specifier name: _ @import.name alias: (_)? @import.alias))
   source: (string (string_fragment) @import.module)) @import
 (export_statement "*" @import.wildcard source: (string (string_fragment) @import.module)) @import
 (export_statement
