@@ -1,13 +1,13 @@
 """The generic, query-driven extractor: tree-sitter captures -> FileFacts, for every language.
 
 Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.md):
-  @definition.<kind> + @name           a definition and its name
+  @definition.<kind> + @name [+ @returns]  a definition, its name, its declared result type
   @reference.call + @name [+ @receiver] a call site; receiver is the qualifier expression
   @reference.new + @name               a constructor call (`new Foo()`)
   @reference.inherits / .implements    on a super type's name node, inside the class definition
   @reference.dynamic                   a call whose target is computed at run time
   @import [+ .module .name .alias .relative .wildcard .default]
-  @binding + .name + .type | .alias [+ .field]  a name whose type is known where it is declared
+  @binding + .name + .type | .alias | .call [+ .field]  a name whose type is known where it is declared
   @package                             the declared package / namespace
 """
 
@@ -82,8 +82,9 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
         error_nodes=_count_errors(tree),
     )
-    # (definition node, name node, kind, owner type written outside it (Go receivers), pattern)
-    defs: list[tuple[Node | _Span, Node, str, str, int]] = []
+    # (definition node, name node, kind, owner type written outside it (Go receivers), pattern,
+    # declared result type)
+    defs: list[tuple[Node | _Span, Node, str, str, int, str]] = []
     others: list[dict[str, list[Node]]] = []
     bindings: list[tuple[int, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
@@ -91,7 +92,7 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
         if def_key and "name" in caps:
             owner = _bare_type(_first(caps, "owner"))
             node = _spanning(caps[def_key])
-            defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern))
+            defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern, _first(caps, "returns")))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
         elif "binding" in caps:
@@ -103,7 +104,7 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     seen: set[tuple[int, int]] = set()
     # Outermost first. When several patterns match the same node, one naming an @owner wins,
     # else the one written first in the query file.
-    for node, name_node, kind, owner, _ in sorted(
+    for node, name_node, kind, owner, _, returns in sorted(
         defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3], d[4])
     ):
         if (node.start_byte, node.end_byte) in seen:
@@ -120,22 +121,33 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
             Definition(
                 name=name, kind=kind, qualname=qualname,
                 start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
-                signature=signature(node), fingerprint=fingerprint(node),
+                signature=signature(node), fingerprint=fingerprint(node), returns=_one_line(returns),
             )
         )
 
     import_roots: list[tuple[int, int]] = []
     # A definition's name node is not also a call of it (Elixir's `def f(x)` parses its head as a call).
     def_names = {(d[1].start_byte, d[1].end_byte) for d in defs}
+    # One reference per name node and kind: where a plain-call pattern and a qualified one both
+    # match a call (grammars that nest `f(x)` inside `a.f(x)`), the one with a @receiver wins.
+    qualified = {_ref_key(caps) for caps in others if "receiver" in caps}
     for caps in others:
         name = caps.get("name")
         if name and "reference.call" in caps and (name[0].start_byte, name[0].end_byte) in def_names:
+            continue
+        if "receiver" not in caps and _ref_key(caps) in qualified:
             continue
         _add_reference_or_import(facts, caps, scopes, import_roots)
     facts.imports = _without_subsumed(facts.imports, import_roots)
     facts.bindings = _bindings(bindings, facts, scopes, spec)
     _attach_bases(facts)
     return facts
+
+
+def _ref_key(caps: dict[str, list[Node]]) -> tuple[str, int, int] | None:
+    kind = next((k for k in caps if k.startswith("reference.")), None)
+    name = caps.get("name")
+    return (kind, name[0].start_byte, name[0].end_byte) if kind and name else None
 
 
 def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
@@ -202,7 +214,7 @@ def _bindings(
     out: dict[tuple[int, int, str, str], Binding] = {}
     for _, caps in sorted(matches, key=lambda m: m[0]):
         anchor, name = caps["binding"][0], _first(caps, "binding.name")
-        type_text = _first(caps, "binding.type") or _first(caps, "binding.alias")
+        type_text = _first(caps, "binding.type") or _first(caps, "binding.alias") or _first(caps, "binding.call")
         if not name or not type_text:
             continue
         scope = scopes.enclosing(anchor.start_byte, anchor.end_byte)
@@ -210,10 +222,15 @@ def _bindings(
             scope = _enclosing_type(facts, scope, spec)
         key = (anchor.start_byte, anchor.end_byte, name, scope)
         out.setdefault(key, Binding(
-            name=name, type=" ".join(type_text.split())[:200], scope=scope,
-            line=anchor.start_point[0] + 1, alias="binding.alias" in caps,
+            name=name, type=_one_line(type_text), scope=scope,
+            line=anchor.start_point[0] + 1, alias="binding.alias" in caps, call="binding.call" in caps,
         ))
     return list(out.values())
+
+
+def _one_line(type_text: str) -> str:
+    """A type as written, on one line (`Map<\n  K, V>` -> `Map< K, V>`), cut at 200 characters."""
+    return " ".join(type_text.split())[:200]
 
 
 def _enclosing_type(facts: FileFacts, scope: str, spec: LanguageSpec) -> str:

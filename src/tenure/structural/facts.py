@@ -22,6 +22,7 @@ class Definition(msgspec.Struct, frozen=True):
     fingerprint: str  # hash of its whitespace-normalised text: changes when its code changes
     bases: tuple[str, ...] = ()  # super types as written (classes)
     decorators: tuple[str, ...] = ()
+    returns: str = ""  # declared result type as written (`*Service`, `(*Service, error)`, `Promise<T>`)
 
 
 class Reference(msgspec.Struct, frozen=True):
@@ -48,10 +49,11 @@ class Binding(msgspec.Struct, frozen=True):
     declared type, or one assigned `new T()` / `&T{}`. Resolvers use it to type call receivers."""
 
     name: str  # as written: "repo", "#ledger"
-    type: str  # as written: "*store.Repo", "List<Foo>"; for an alias, the name it stands for
+    type: str  # as written: "*store.Repo", "List<Foo>"; for an alias or a call, see below
     scope: str  # qualname of the enclosing definition; for a field, its type's qualname
     line: int
     alias: bool = False  # `export default Foo`: the name is another name for `type`, not of that type
+    call: bool = False  # `s := NewService()`: `type` is the callee; the name holds what it returns
 
 
 class FileFacts(msgspec.Struct):

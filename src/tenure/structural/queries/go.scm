@@ -10,12 +10,13 @@
   name: (type_identifier) @name
   type: (_) @_t (#not-match? @_t "^(struct|interface)")) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
-(method_elem name: (field_identifier) @name) @definition.method
-(function_declaration name: (identifier) @name) @definition.function
+(method_elem name: (field_identifier) @name result: (_)? @returns) @definition.method
+(function_declaration name: (identifier) @name result: (_)? @returns) @definition.function
 ; `func (s *Service[T]) Retry()`: the receiver type is the owner, the method nests as Service.Retry
 (method_declaration
   receiver: (parameter_list (parameter_declaration type: (_) @owner))
-  name: (field_identifier) @name) @definition.method
+  name: (field_identifier) @name
+  result: (_)? @returns) @definition.method
 
 ; --- embedding is Go's inheritance
 (field_declaration
@@ -40,8 +41,9 @@
   name: [(package_identifier) @import.alias (blank_identifier) @import.alias (dot) @import.wildcard]?
   path: (interpreted_string_literal) @import.module) @import
 
-; --- bindings: declared types of parameters (receivers too), struct fields and variables, or the
-; struct a variable is made from (`s := &Service{}`, `var s = Service{}`, `s := new(Service)`)
+; --- bindings: declared types of parameters (receivers too), struct fields and variables, the
+; struct a variable is made from (`s := &Service{}`, `var s = Service{}`, `s := new(Service)`), or
+; the call whose result it holds. The first pattern matching a name wins.
 (parameter_declaration name: (identifier) @binding.name type: (_) @binding.type) @binding
 (field_declaration name: (field_identifier) @binding.name type: (_) @binding.type) @binding
 (var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding
@@ -53,6 +55,10 @@
      (call_expression
        function: (identifier) @_new (#eq? @_new "new")
        arguments: (argument_list . (_) @binding.type .))] .)) @binding
+(var_spec
+  name: (identifier) @binding.name
+  !type
+  value: (expression_list . (call_expression function: (_) @binding.call))) @binding
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name .)
   right: (expression_list .
@@ -61,3 +67,7 @@
      (call_expression
        function: (identifier) @_new (#eq? @_new "new")
        arguments: (argument_list . (_) @binding.type .))] .)) @binding
+; `s, err := billing.NewService()`: what the callee's declared result type says (@returns)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (call_expression function: (_) @binding.call))) @binding

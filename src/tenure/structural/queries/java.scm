@@ -7,7 +7,7 @@
 (enum_declaration name: (identifier) @name) @definition.enum
 (record_declaration name: (identifier) @name) @definition.class
 (annotation_type_declaration name: (identifier) @name) @definition.interface
-(method_declaration name: (identifier) @name) @definition.method
+(method_declaration type: (_) @returns name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
 
 (superclass (type_identifier) @name @reference.inherits)
@@ -41,6 +41,12 @@
   declarator: (variable_declarator
     name: (identifier) @binding.name
     value: (object_creation_expression type: (_) @binding.type))) @binding
+; `var x = factory.create()`: what `create`'s declared result type says (@returns)
+(local_variable_declaration
+  type: (type_identifier) @_var (#eq? @_var "var")
+  declarator: (variable_declarator
+    name: (identifier) @binding.name
+    value: (method_invocation object: (_)? @binding.call name: (identifier) @binding.call))) @binding
 (assignment_expression
   left: (field_access object: (this) @binding.field field: (identifier) @binding.name)
   right: (object_creation_expression type: (_) @binding.type)) @binding

@@ -9,15 +9,24 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
-(function_declaration name: (identifier) @name) @definition.function
+(function_declaration
+  name: (identifier) @name
+  return_type: (type_annotation (_) @returns)?) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(function_signature name: (identifier) @name) @definition.function
+(function_signature
+  name: (identifier) @name
+  return_type: (type_annotation (_) @returns)?) @definition.function
 (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name
-  (#not-eq? @name "constructor")) @definition.method
-(method_signature name: (property_identifier) @name) @definition.method
-(abstract_method_signature name: (property_identifier) @name) @definition.method
+  (#not-eq? @name "constructor")
+  return_type: (type_annotation (_) @returns)?) @definition.method
+(method_signature
+  name: (property_identifier) @name
+  return_type: (type_annotation (_) @returns)?) @definition.method
+(abstract_method_signature
+  name: (property_identifier) @name
+  return_type: (type_annotation (_) @returns)?) @definition.method
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
@@ -124,6 +133,10 @@
 (variable_declarator
   name: (identifier) @binding.name
   value: (new_expression constructor: (_) @binding.type)) @binding
+; `const repo = makeRepo()`: what `makeRepo`'s declared result type says (@returns)
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (call_expression function: (_) @binding.call)) @binding
 (assignment_expression
   left: (member_expression
     object: (this) @binding.field

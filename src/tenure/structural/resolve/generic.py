@@ -105,6 +105,7 @@ class FileResolver:
         # those resolvers by path, and members looked up by (type, name).
         self._peers: dict[str, FileResolver | None] = {facts.path: self}
         self._members: dict[tuple[str, str], list[SymbolInfo]] = {}
+        self._typing: set[Binding] = set()  # call bindings being typed: `x := x.Next()` must end
         self.imports: dict[str, list[Import]] = {}  # local name -> the imports binding it
         self.wildcards: list[Import] = []
         for imp in facts.imports:
@@ -304,7 +305,29 @@ class FileResolver:
             return None
         if b.alias:
             return self._containers(self.resolve_name(b.type, b.scope))
+        if b.call:
+            return self.result_containers(b)
         return [t.fqn for t in self.resolve_type(b.type, b.scope)]
+
+    def result_containers(self, b: Binding) -> list[str] | None:
+        """The types a call returns, by its callees' declared result types (`NewService() *Service`);
+        None when no callee declares one. A class called like a function returns an instance."""
+        if b in self._typing:
+            return None
+        self._typing.add(b)
+        receiver, _, name = b.type.rpartition(".")
+        callees = self.resolve_call(Reference("call", name, b.scope, b.line, receiver))
+        self._typing.discard(b)
+        out: list[str] = []
+        for fn in callees:
+            if self.is_type(fn):
+                out.append(fn.fqn)
+                continue
+            home = self._peer(fn)
+            d = home.local.get(home.qualname_of(fn.fqn)) if home else None
+            if home and d and d.returns:
+                out += [t.fqn for t in home.resolve_type(_first_result(d.returns), _parent(d.qualname, home.spec))]
+        return out or None
 
     def module_binding_containers(self, module: str, name: str) -> list[str] | None:
         """A module-level variable of known type (`export const api = new Api()`)."""
@@ -478,6 +501,13 @@ class FileResolver:
             return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, ref.line, ref.name, detail)]
         tier = Tier.INFERRED if len(unique) == 1 else Tier.AMBIGUOUS
         return [EdgeOut(src, fqn, relation, tier, ref.line, ref.name) for fqn in unique]
+
+
+def _first_result(returns: str) -> str:
+    """The first result of a declared result list: `(*Service, error)` -> `*Service`, and of a
+    named one, its type: `(s *Service, err error)` -> `*Service`."""
+    first = returns.strip().removeprefix("(").removesuffix(")").split(",")[0].strip()
+    return first.rsplit(" ", 1)[-1] if " " in first and "<" not in first else first
 
 
 def _parent(qualname: str, spec: LanguageSpec) -> str:
