@@ -101,5 +101,13 @@ def test_language_fixture(folder: Path) -> None:
         assert facts.package == expected["package"]
 
 
+def test_no_extension_claimed_twice() -> None:
+    owners: dict[str, list[str]] = {}
+    for name, spec in TABLE.items():
+        for key in (*(e.lower() for e in spec.extensions), *spec.filenames):
+            owners.setdefault(key, []).append(name)
+    assert not {k: v for k, v in owners.items() if len(v) > 1}
+
+
 def test_fixtures_cover_the_breadth() -> None:
     assert len(FIXTURE_DIRS) >= 45

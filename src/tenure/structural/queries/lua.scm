@@ -30,8 +30,12 @@
 (function_call name: (method_index_expression table: (_) @receiver method: (identifier) @name)) @reference.call
 (function_call name: (identifier) @_l (#match? @_l "^(load|loadstring)$")) @reference.dynamic
 
-; --- imports: require("m"), require "m"
+; --- imports: require("m"), require "m", require(script.Parent.M)
 (function_call
   name: (identifier) @_r (#match? @_r "^(require|dofile)$")
   arguments: [(arguments . (string content: (string_content) @import.module))
               (string content: (string_content) @import.module)]) @import
+; Roblox / Luau: require(script.Parent.Module)
+(function_call
+  name: (identifier) @_r (#eq? @_r "require")
+  arguments: (arguments . [(dot_index_expression) (identifier)] @import.module)) @import
