@@ -133,10 +133,11 @@
 (variable_declarator
   name: (identifier) @binding.name
   value: (new_expression constructor: (_) @binding.type)) @binding
-; `const repo = makeRepo()`: what `makeRepo`'s declared result type says (@returns)
+; `const repo = makeRepo()`: what `makeRepo`'s declared result type says (@returns); `require`
+; binds a module, an import
 (variable_declarator
   name: (identifier) @binding.name
-  value: (call_expression function: (_) @binding.call)) @binding
+  value: (call_expression function: (_) @binding.call (#not-eq? @binding.call "require"))) @binding
 (assignment_expression
   left: (member_expression
     object: (this) @binding.field

@@ -35,7 +35,10 @@ CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 MEMBER_KINDS = frozenset({"method", "constructor"})
 MAX_REEXPORT_DEPTH = 4  # `index.ts` re-exporting `./util` re-exporting `./date`: chains are short
 
-_NAME = re.compile(r"#?[A-Za-z_$][\w$]*")  # one segment of a receiver (`#` for JS private fields)
+# One link of a receiver chain: a name (`#` for JS private fields), perhaps called: `b`, `b(x.y)`.
+_SEGMENT = re.compile(r"(#?[A-Za-z_$][\w$]*)(\(.*\))?", re.DOTALL)
+_STRING = re.compile(r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`""")
+_NEW = re.compile(r"new\s+([A-Za-z_$][\w$.]*)\s*(?:<.*>)?\s*\(.*\)", re.DOTALL)  # `new Foo<T>(x)`
 _QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _TYPE_ARGS = re.compile(r"<.*>$")
 _GO_VERSION = re.compile(r"v\d+")
@@ -310,15 +313,23 @@ class FileResolver:
         return [t.fqn for t in self.resolve_type(b.type, b.scope)]
 
     def result_containers(self, b: Binding) -> list[str] | None:
-        """The types a call returns, by its callees' declared result types (`NewService() *Service`);
-        None when no callee declares one. A class called like a function returns an instance."""
+        """What a call binding holds: the result of calling its callee (`s := billing.NewService()`)."""
         if b in self._typing:
-            return None
+            return None  # `x := x.Next()`: typing x needs x
         self._typing.add(b)
-        receiver, _, name = b.type.rpartition(".")
-        callees = self.resolve_call(Reference("call", name, b.scope, b.line, receiver))
-        self._typing.discard(b)
+        try:
+            return self.receiver_containers(f"{b.type}()", b.scope, b.line)
+        finally:
+            self._typing.discard(b)
+
+    def results(self, callees: list[SymbolInfo]) -> list[str] | None:
+        """The types calls of `callees` return, by their declared result types (`New() *Repo`); a
+        class called like a function returns an instance. [] when nothing of the project is
+        called (`assertThat(x)`), None when no callee declares its result."""
+        if not callees:
+            return []
         out: list[str] = []
+        declared = False
         for fn in callees:
             if self.is_type(fn):
                 out.append(fn.fqn)
@@ -326,8 +337,9 @@ class FileResolver:
             home = self._peer(fn)
             d = home.local.get(home.qualname_of(fn.fqn)) if home else None
             if home and d and d.returns:
+                declared = True
                 out += [t.fqn for t in home.resolve_type(_first_result(d.returns), _parent(d.qualname, home.spec))]
-        return out or None
+        return out if out or declared else None
 
     def module_binding_containers(self, module: str, name: str) -> list[str] | None:
         """A module-level variable of known type (`export const api = new Api()`)."""
@@ -338,16 +350,26 @@ class FileResolver:
         return None
 
     def receiver_containers(self, receiver: str, scope: str, line: int) -> list[str] | None:
-        """The types or modules whose member a call on `receiver` reaches. None when unknown
-        (an expression, an untyped variable); [] when known to lie outside the project."""
-        parts = receiver.split(".")
-        if not all(_NAME.fullmatch(p) for p in parts):
+        """The types or modules whose member a call on `receiver` reaches, along a chain of names
+        and calls (`a.b`, `builder.create()`, `new Foo()`). None when unknown (an untyped
+        variable, an expression); [] when known to lie outside the project."""
+        if new := _NEW.fullmatch(receiver.strip()):
+            return [t.fqn for t in self.resolve_type(new.group(1), scope)]
+        segments = _segments(receiver)
+        if not segments:
             return None
-        containers = self.head_containers(parts[0], scope, line)
-        for attr in parts[1:]:
+        (head, called), rest = segments[0], segments[1:]
+        if called:
+            containers = self.results(self.resolve_call(Reference("call", head, scope, line)))
+        else:
+            containers = self.head_containers(head, scope, line)
+        for name, called in rest:
             if not containers:
                 return containers
-            containers = self.member_containers(containers, attr)
+            if called:
+                containers = self.results([m for c in containers for m in self.member(c, name)])
+            else:
+                containers = self.member_containers(containers, name)
         return containers
 
     def head_containers(self, head: str, scope: str, line: int) -> list[str] | None:
@@ -377,20 +399,23 @@ class FileResolver:
 
     def member_containers(self, containers: list[str], attr: str) -> list[str] | None:
         """`a.b` where `a` is one of `containers`: a field's type, a nested type, a submodule, a
-        module-level variable's type. None when `a` is ours but `b` is not found in it."""
+        module-level variable's type. None when `a` is ours but `b` is not found in it; [] when
+        `b` is found and its type is not ours (`List<T> items`)."""
         out: list[str] = []
-        ours = False
+        unknown = False
         for c in containers:
             if self._types(self.view.symbols(c)):
-                ours = True
                 found = self.field(c, attr, set())
                 typed = found[0].binding_containers(found[1]) if found else None
-                out += typed if typed is not None else self._containers(self.members(c, attr))
+                members = self._containers(self.members(c, attr)) if typed is None else []
             elif self.view.module_exists(c):
-                ours = True
                 typed = self.module_binding_containers(c, attr)
-                out += typed if typed is not None else self._containers(self.module_member(c, attr))
-        return out if out or not ours else None
+                members = self._containers(self.module_member(c, attr)) if typed is None else []
+            else:
+                continue  # outside the project: so is its member
+            out += typed if typed is not None else members
+            unknown |= typed is None and not members
+        return None if unknown and not out else out
 
     # names -------------------------------------------------------------------------------------
     def resolve_name(
@@ -501,6 +526,28 @@ class FileResolver:
             return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, ref.line, ref.name, detail)]
         tier = Tier.INFERRED if len(unique) == 1 else Tier.AMBIGUOUS
         return [EdgeOut(src, fqn, relation, tier, ref.line, ref.name) for fqn in unique]
+
+
+def _segments(receiver: str) -> list[tuple[str, bool]] | None:
+    """`a.b(x.y).c` -> [("a", False), ("b", True), ("c", False)]; None for any other expression
+    (indexing, literals, casts) and for unbalanced text."""
+    text = _STRING.sub('""', receiver.strip())  # `append('[')`: brackets in literals do not nest
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "." and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts]
+    if depth or not all(matches):
+        return None
+    return [(m.group(1), m.group(2) is not None) for m in matches if m]
 
 
 def _first_result(returns: str) -> str:
