@@ -7,8 +7,8 @@ Usage::
 
 Without ``--path`` the input is the ``requests`` 2.32.3 sdist (``src/requests`` plus ``tests/``),
 fetched once with ``pip download requests==2.32.3 --no-binary :all: --no-deps`` and unpacked under
-``$TENURE_BENCH_CACHE`` (default ``/tmp/tenure-bench``). The script runs ``tenure index DIR`` (writes
-``DIR/.tenure/``).
+``$TENURE_BENCH_CACHE`` (default ``/tmp/tenure-bench``). The script deletes ``DIR/.tenure/`` and runs
+a fresh ``tenure index DIR`` (``--no-index`` keeps and uses the existing index instead).
 
 Ground truth (the oracle) is jedi's ``Script.get_references(scope="project")`` on each sampled
 function or method defined in ``src/requests`` (a seeded sample of ``--samples`` non-dunder defs,
@@ -40,6 +40,7 @@ import ast
 import contextlib
 import random
 import re
+import shutil
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -437,7 +438,8 @@ def print_named_checks(by_fqn: dict[str, TargetScore], files: dict[str, SourceFi
         rows.append([label, len(linked), tiers, jedi_says])
     print_table(f"Check 1: {len(tests)} test functions call requests.Request(...).prepare(); linked by tenure to",
                 ["target", "linked", "tiers", "jedi: real callers"], rows)
-    print("  (a test function may also call PreparedRequest.prepare for real: see the jedi column)")
+    print("  (a test function may also call PreparedRequest.prepare for real: see the jedi column; an\n"
+          "   'ambiguous' link keeps every candidate and picks none, an 'inferred' one picks this target)")
 
     session = by_fqn.get(SESSION_REQUEST)
     api_key = next(((s.target.path, "request") for s in by_fqn.values() if s.target.fqn == API_REQUEST), None)
@@ -460,7 +462,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tenure", help="command that runs the tenure CLI (default: tenure on PATH)")
     parser.add_argument("--samples", type=int, default=40, help="sampled functions besides the named ones")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-index", action="store_true", help="use the existing DIR/.tenure index")
+    parser.add_argument("--no-index", action="store_true", help="keep and use the existing DIR/.tenure index")
     parser.add_argument("--verbose", "-v", action="store_true", help="list wrong and missing callers")
     parser.add_argument("--json-out", type=Path, help="also write the figures as JSON")
     return parser.parse_args(argv)
@@ -473,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     package = package_dir(root)
     cmd = tenure_command(args.tenure)
     if not args.no_index:
+        shutil.rmtree(root / ".tenure", ignore_errors=True)  # a fresh index: no edges from older builds
         indexed = run([*cmd, "index", str(root)], timeout=1800)
         if not indexed.ok:
             raise SystemExit(f"tenure index failed: {indexed.describe_failure()}")
