@@ -35,6 +35,9 @@
   function: (member_expression
     object: (_) @receiver
     property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+; a decorator without arguments (`@logged`) is a call of it; `@Component({...})` is a call already
+(decorator (identifier) @name) @reference.call
+(decorator (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.new
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.new
 ; `super(...)` in a constructor: a call of the super class's constructor
