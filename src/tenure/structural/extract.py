@@ -131,12 +131,16 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     # One reference per name node and kind: where a plain-call pattern and a qualified one both
     # match a call (grammars that nest `f(x)` inside `a.f(x)`), the one with a @receiver wins.
     qualified = {_ref_key(caps) for caps in others if "receiver" in caps}
+    emitted: set[tuple[str, int, int]] = set()
     for caps in others:
         name = caps.get("name")
         if name and "reference.call" in caps and (name[0].start_byte, name[0].end_byte) in def_names:
             continue
-        if "receiver" not in caps and _ref_key(caps) in qualified:
-            continue
+        key = _ref_key(caps)
+        if key is not None:
+            if ("receiver" not in caps and key in qualified) or key in emitted:
+                continue
+            emitted.add(key)
         _add_reference_or_import(facts, caps, scopes, import_roots)
     facts.imports = _without_subsumed(facts.imports, import_roots)
     facts.bindings = _bindings(bindings, facts, scopes, spec)

@@ -1,4 +1,4 @@
-"""The `tenure` command: a thin layer over :class:`tenure.Tenure`."""
+"""Commands of the structural store: index, what-breaks, find, status, export."""
 
 from __future__ import annotations
 
@@ -9,34 +9,24 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.storage import StorageError
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
 from tenure.structural.indexer import IndexReport
 
-app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
-app.add_typer(export_app, name="export")
-# Piped output is read by agents and scripts: give tables room rather than truncating names.
-console = Console(width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True)
-
-RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _open(repo: Path) -> Tenure:
-    try:
-        return Tenure.open(repo)
-    except StorageError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+def register(app: typer.Typer) -> None:
+    app.command()(index)
+    app.command("what-breaks")(what_breaks_cmd)
+    app.command()(find)
+    app.command()(status)
+    app.add_typer(export_app, name="export")
 
 
-@app.command()
 def index(
     path: Annotated[Path, typer.Argument(help="Directory to index.")] = Path("."),
     watch: Annotated[bool, typer.Option("--watch", help="Keep following the working tree.")] = False,
@@ -92,7 +82,6 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
         console.print(table)
 
 
-@app.command("what-breaks")
 def what_breaks_cmd(
     symbol: Annotated[str, typer.Argument(help="Full name or unique suffix, e.g. SettlementService.retry")],
     depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=10)] = 1,
@@ -100,7 +89,7 @@ def what_breaks_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """What a change to SYMBOL breaks: its dependants, each with tier and source, and a lower-bound summary."""
-    with _open(repo) as t:
+    with open_project(repo) as t:
         result = t.what_breaks(symbol, depth)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -128,14 +117,13 @@ def _print_impact(result: dict) -> None:
     console.print(f"[dim]{result['freshness']['text']}[/dim]")
 
 
-@app.command()
 def find(
     symbol: Annotated[str, typer.Argument(help="Full name or suffix.")],
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
     """Find symbols by full name or suffix."""
-    with _open(repo) as t:
+    with open_project(repo) as t:
         lookup = t.find_symbol(symbol)
     if as_json:
         print(json.dumps({"query": symbol, "how": lookup.how, "matches": [m.as_dict() for m in lookup.matches]}))
@@ -149,10 +137,9 @@ def find(
     console.print(table)
 
 
-@app.command()
 def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """How fresh the index is."""
-    with _open(repo) as t:
+    with open_project(repo) as t:
         info = t.freshness()
     print(json.dumps(info)) if as_json else console.print(info["text"])
 
@@ -164,7 +151,7 @@ def export_edges(
     repo: RepoOpt = Path("."),
 ) -> None:
     """Print every edge of the graph."""
-    with _open(repo) as t:
+    with open_project(repo) as t:
         if fmt == "jsonl":
             for edge in t.export_edges():
                 sys.stdout.write(json.dumps(edge) + "\n")
@@ -175,5 +162,3 @@ def export_edges(
             raise typer.Exit(2)
 
 
-if __name__ == "__main__":
-    app()

@@ -1,0 +1,13 @@
+"""The `tenure` command: a thin layer over :class:`tenure.Tenure`, one module per store."""
+
+from __future__ import annotations
+
+import typer
+
+from tenure.cli import structural
+
+app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
+structural.register(app)
+
+if __name__ == "__main__":
+    app()
