@@ -103,6 +103,12 @@
     object: (this) @binding.field
     property: [(property_identifier) (private_property_identifier)] @binding.name)
   right: (new_expression constructor: (_) @binding.type)) @binding
+; CommonJS `module.exports = Repo`: the module's value (languages.toml `module_value`) is Repo
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_module (#eq? @_module "module")
+    property: (property_identifier) @binding.name (#eq? @binding.name "exports"))
+  right: (identifier) @binding.alias) @binding
 ; `export default Foo` / `export default class Foo`, `export { foo as bar }`: another name for Foo
 (export_statement "default" @binding.name declaration: (_ name: (_) @binding.alias)) @binding
 (export_statement "default" @binding.name value: (identifier) @binding.alias) @binding

@@ -59,6 +59,7 @@ class LanguageRules:
     follow_reexports: bool  # a module's names include the names it imports and re-exports
     builtins: frozenset[str]  # receivers that, unless the project declares them, are the runtime's
     untyped: frozenset[str]  # declared types that say nothing of the value (TypeScript `any`)
+    module_value: str  # a module-level name that is the whole module's value (CommonJS `exports`)
 
     @staticmethod
     @cache
@@ -76,6 +77,7 @@ class LanguageRules:
             follow_reexports=bool(x.get("follow_reexports", False)),
             builtins=frozenset(x.get("builtins", [])),  # type: ignore[arg-type]
             untyped=frozenset(x.get("untyped", [])),  # type: ignore[arg-type]
+            module_value=str(x.get("module_value", "")),
         )
 
 
@@ -195,9 +197,12 @@ class FileResolver:
         return f"{module}.{imp.name}" if imp.name else module
 
     def import_symbols(self, imp: Import, depth: int = 0) -> list[SymbolInfo]:
+        module = self.import_module(imp)
         if imp.name:
-            return self.module_member(self.import_module(imp), imp.name, depth)
-        return self.dotted_symbols(self.import_module(imp))
+            return self.module_member(module, imp.name, depth)
+        if self.rules.module_value and (value := self.module_member(module, self.rules.module_value, depth)):
+            return value  # `const Repo = require("./repo")` where repo.js says `module.exports = Repo`
+        return self.dotted_symbols(module)
 
     def dotted_symbols(self, dotted: str) -> list[SymbolInfo]:
         """Symbols of a dotted name, also where it runs through types: `a.b.Outer.Inner` names
@@ -532,6 +537,7 @@ def _segments(receiver: str) -> list[tuple[str, bool]] | None:
     """`a.b(x.y).c` -> [("a", False), ("b", True), ("c", False)]; None for any other expression
     (indexing, literals, casts) and for unbalanced text."""
     text = _STRING.sub('""', receiver.strip())  # `append('[')`: brackets in literals do not nest
+    text = text.replace("?.", ".").replace("!.", ".")  # `a?.b`, `a!.b`: the same member
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([{":
