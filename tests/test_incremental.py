@@ -107,3 +107,13 @@ def test_watch_mode_update_with_changed_paths_equals_full_walk(make_repo, tmp_pa
         cleans = tmp_path / "cleans"
         cleans.mkdir()
         assert snapshot(t) == clean_index(root, cleans)
+
+
+def test_index_reports_symbols_whose_code_drifted(make_repo) -> None:
+    root = make_repo({"m.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n", "n.py": "def h():\n    pass\n"})
+    with Tenure.open(root, discover=False) as t:
+        assert t.index().drifted == []
+        (root / "m.py").write_text("def f():\n    return 10\n\n\ndef g():\n    return 2\n\n\ndef new():\n    pass\n")
+        (root / "n.py").unlink()
+        # f's body changed and h went away; g is untouched and `new` is new, not drifted
+        assert t.index().drifted == ["m", "m.f", "n", "n.h"]

@@ -43,6 +43,8 @@ class IndexReport:
     edges: int = 0
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    # Symbols whose code changed or that went away: memories attached to them have drifted.
+    drifted: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
@@ -191,8 +193,11 @@ def _parse_all(cands: list[_Candidate], progress: Progress | None) -> list[tuple
     return results
 
 
-def symbols_of(facts: FileFacts, spec: LanguageSpec) -> tuple[list[SymbolInfo], dict[str, tuple]]:
-    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn."""
+def symbols_of(
+    facts: FileFacts, spec: LanguageSpec, content_hash: str = ""
+) -> tuple[list[SymbolInfo], dict[str, tuple]]:
+    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn. A module's
+    fingerprint is its file's content hash."""
     prefix = facts.package if spec.module_scheme == "package" else facts.module
     file_scope = file_scope_name(spec, facts.module, facts.path, facts.package)
     syms: list[SymbolInfo] = []
@@ -200,6 +205,7 @@ def symbols_of(facts: FileFacts, spec: LanguageSpec) -> tuple[list[SymbolInfo], 
     if spec.module_scheme in ("python", "path"):
         syms.append(SymbolInfo(facts.module, facts.module.rsplit(".", 1)[-1], "module", spec.name, facts.path, 1,
                                module=facts.module))
+        extra[facts.module] = (max((d.end_line for d in facts.definitions), default=1), "", content_hash)
     owners = {d.qualname: d for d in facts.definitions}
     for d in facts.definitions:
         cut = max(d.qualname.rfind("."), d.qualname.rfind(spec.nested_type_separator))
@@ -276,6 +282,8 @@ class Indexer:
             touched: set[str] = set()
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
+            kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
+            before = self.store.fingerprints(paths=[p for p in known if p not in kept])
             # files that vanished
             present = {c.path for c in cands}
             for path, row in known.items():
@@ -323,6 +331,8 @@ class Indexer:
 
             affected = changed_ids | self.store.files_depending_on(touched)
             report.files_resolved = self._resolve(affected, progress)
+            after = self.store.fingerprints(fqns=list(before))
+            report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
             self.store.set_meta("indexed_at", now)
             self.store.set_meta("extractor_version", extractor_version())
             self.store.set_meta("root", str(self.root))
@@ -348,7 +358,7 @@ class Indexer:
 
     def _store_facts(self, c: _Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
         file_id = self.store.upsert_file(self._row(c, status, detail, facts.module, now))
-        syms, extra = symbols_of(facts, c.spec)
+        syms, extra = symbols_of(facts, c.spec, c.content_hash)
         self.store.replace_symbols(file_id, syms, extra)
         self.store.save_facts(file_id, facts)
         return file_id

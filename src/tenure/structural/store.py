@@ -153,6 +153,18 @@ class StructuralStore:
                 bases=tuple(b for b in r["bases"].split("\n") if b),
             )
 
+    def fingerprints(self, paths: list[str] | None = None, fqns: list[str] | None = None) -> dict[str, str]:
+        """fqn -> content fingerprint, for the symbols of some files or some names."""
+        column, values = ("path", paths) if paths is not None else ("fqn", fqns or [])
+        found: dict[str, str] = {}
+        for i in range(0, len(values), 500):
+            chunk = values[i : i + 500]
+            for r in self.db.query(
+                f"SELECT fqn, fingerprint FROM symbols WHERE {column} IN ({', '.join('?' * len(chunk))})", chunk
+            ):
+                found[r["fqn"]] = r["fingerprint"]
+        return found
+
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
         self.db.execute(
             "INSERT INTO file_facts (file_id, facts) VALUES (?, ?)"
