@@ -119,6 +119,10 @@
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @binding.name
   value: (new_expression constructor: (_) @binding.type)) @binding
+; a property of an interface or object type: `interface Options { retry: RetryPolicy }`
+(property_signature
+  name: [(property_identifier) (private_property_identifier)] @binding.name
+  type: (type_annotation (_) @binding.type)) @binding
 ; `constructor(private repo: Repo)` declares a field as well as a parameter
 (required_parameter
   (accessibility_modifier) @binding.field
