@@ -126,7 +126,7 @@ def find(
     with open_project(repo) as t:
         lookup = t.find_symbol(symbol)
     if as_json:
-        print(json.dumps({"query": symbol, "how": lookup.how, "matches": [m.as_dict() for m in lookup.matches]}))
+        print(json.dumps(lookup.as_dict()))
         return
     if not lookup.matches:
         err.print(lookup.message())

@@ -41,6 +41,9 @@ class Lookup:
             return f"{self.query!r} names {len(names)} symbols: " + ", ".join(names[:10]) + more
         return ""
 
+    def as_dict(self) -> dict:
+        return {"query": self.query, "how": self.how, "matches": [m.as_dict() for m in self.matches]}
+
 
 def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
     query = query.strip()

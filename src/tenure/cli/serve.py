@@ -1,0 +1,42 @@
+"""`tenure serve`: the MCP server over stdio (the default) or streamable HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tenure.cli.common import RepoOpt, err, open_project
+from tenure.mcp.auth import TOKEN_ENV, check_bind
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)
+
+
+def serve(
+    http: Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")] = False,
+    host: Annotated[str, typer.Option(help="Address to bind (HTTP). Non-loopback needs --token.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (HTTP).")] = 8765,
+    token: Annotated[str | None, typer.Option(envvar=TOKEN_ENV, show_envvar=True,
+                                              help="Bearer token every HTTP request must carry.")] = None,
+    repo: RepoOpt = Path("."),
+) -> None:
+    """Serve this project's memory to coding agents over MCP."""
+    from tenure.mcp.server import build_server  # the SDK takes seconds to import: only here
+    from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
+
+    if http:
+        try:
+            check_bind(host, token)
+        except PermissionError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    with open_project(repo) as t:
+        server = build_server(t)
+        if http:
+            err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root}")
+            run_http(server, host, port, token)
+        else:
+            run_stdio(server)

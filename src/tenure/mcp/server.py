@@ -1,0 +1,23 @@
+"""Builds the MCP server: every store contributes its tools and resources from its own module."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from tenure import __version__
+from tenure.api import Tenure
+from tenure.mcp.tools import STORES
+
+# Sent once at initialisation; kept short because it costs the agent's context like a tool does.
+INSTRUCTIONS = (
+    "tenure is this repository's memory. Start with session_start (it returns the briefing), pass its "
+    "session id to recall, and end with session_end naming the memory ids you relied on. "
+    "Before changing a symbol, ask what_breaks. Write what the next agent must know with remember."
+)
+
+
+def build_server(tenure: Tenure) -> MCPServer:
+    server = MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    for store in STORES:
+        store.register(server, tenure)
+    return server

@@ -1,0 +1,43 @@
+"""Structural store tools: what a change breaks, and finding a symbol's full name."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from tenure.api import Tenure
+from tenure.mcp.tools.results import structured
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+WHAT_BREAKS = (
+    "Call before changing a symbol's signature or behaviour: its dependants (callers, subclasses, "
+    "implementers, importers, overriders) up to `depth`, each with file:line and a tier — resolved "
+    "(compiler-confirmed: act on it), observed (seen at run time), inferred (one name match, unverified), "
+    "ambiguous (several candidates, all listed), dynamic (target undecidable). summary.text says whether "
+    "the count is a lower bound and why; freshness says how old the index is. A name that is unknown "
+    "or not unique returns the candidates in `matches`."
+)
+FIND_SYMBOL = (
+    "Resolve a name or dotted suffix (e.g. `Service.retry`) to full symbol names with kind and "
+    "file:line. how: exact | suffix (unique) | ambiguous (pick one of matches) | none."
+)
+
+Symbol = Annotated[str, Field(description="Full name or unique suffix, e.g. SettlementService.retry")]
+
+
+def register(server: MCPServer, tenure: Tenure) -> None:
+    def what_breaks(
+        symbol: Symbol,
+        depth: Annotated[int, Field(ge=1, le=10, description="1 = direct dependants")] = 1,
+    ) -> CallToolResult:
+        return structured(tenure.what_breaks(symbol, depth))
+
+    def find_symbol(name: Symbol) -> CallToolResult:
+        return structured(tenure.find_symbol(name).as_dict())
+
+    server.add_tool(what_breaks, description=WHAT_BREAKS, annotations=READ_ONLY)
+    server.add_tool(find_symbol, description=FIND_SYMBOL, annotations=READ_ONLY)

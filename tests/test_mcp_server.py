@@ -1,0 +1,98 @@
+"""The MCP server with the SDK's own client: over stdio, over streamable HTTP, and refusing requests
+without the bearer token when bound beyond loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tenure import Tenure
+from tests.mcp_support import TENURE, http_server, non_loopback_address, server_env, stdio_params
+
+FILES = {
+    "shop/__init__.py": "",
+    "shop/orders.py": "class Order:\n    def total(self):\n        return 1\n",
+    "shop/checkout.py": (
+        "from shop.orders import Order\n\n\n"
+        "def checkout():\n    return Order().total()\n"
+    ),
+    "billing/invoice.py": "class Invoice:\n    def total(self):\n        return 3\n",
+}
+STRUCTURAL_TOOLS = {"what_breaks", "find_symbol"}
+
+
+@pytest.fixture
+def repo(make_repo) -> Path:
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    return root
+
+
+async def exercise(client: Client) -> None:
+    """What every transport must do: list the tools, answer with tiers, freshness and candidates."""
+    names = {t.name for t in (await client.list_tools()).tools}
+    assert names >= STRUCTURAL_TOOLS
+    result = await client.call_tool("what_breaks", {"symbol": "shop.orders.Order.total"})
+    assert not result.is_error
+    data = result.structured_content
+    assert data["symbol"] == "shop.orders.Order.total"
+    [dependant] = data["dependants"]
+    assert (dependant["symbol"], dependant["tier"]) == ("shop.checkout.checkout", "inferred")
+    assert "lower bound" in data["summary"]["text"]
+    assert data["freshness"]["text"].endswith("up to date")
+    assert json.loads(result.content[0].text) == data  # the same, as text, for clients that show only text
+    found = (await client.call_tool("find_symbol", {"name": "total"})).structured_content
+    assert found["how"] == "ambiguous" and len(found["matches"]) == 2
+
+
+def test_stdio(repo: Path, tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Client(stdio_params(repo, tmp_path / "home")) as client:
+            await exercise(client)
+
+    anyio.run(main)
+
+
+def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:
+    async def main(url: str) -> None:
+        async with Client(url) as client:
+            await exercise(client)
+
+    with http_server(repo, tmp_path / "home") as url:
+        anyio.run(main, url)
+
+
+def test_non_loopback_bind_needs_the_token(repo: Path, tmp_path: Path) -> None:
+    """Binds an address of this machine's own network interface when it has one: that is the case the
+    rule is for. Without one, 127.0.0.2 with a token shows the same middleware refusing."""
+    host = non_loopback_address()
+    if host:
+        refused = subprocess.run([*TENURE, "serve", "--http", "--host", host, "--repo", str(repo)],
+                                 env=server_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and "--token" in refused.stderr
+    token = "s3cret-token"
+    with http_server(repo, tmp_path / "home", host=host or "127.0.0.2", token=token) as url:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        headers = {"accept": "application/json, text/event-stream"}
+        assert httpx2.post(url, json=init, headers=headers).status_code == 401
+        wrong = httpx2.post(url, json=init, headers={**headers, "authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and "bearer token" in wrong.json()["error"]
+
+        async def main() -> None:
+            with pytest.raises(Exception):  # noqa: B017 - whatever the SDK makes of a 401, it does not connect
+                async with Client(url) as client:
+                    await client.list_tools()
+            authorised = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+            async with authorised, Client(streamable_http_client(url, http_client=authorised)) as client:
+                await exercise(client)
+
+        anyio.run(main)
