@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.memories import Memories
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.storage import Database, open_database
 from tenure.structural import export
@@ -44,6 +45,7 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
+        self.memories = Memories(db, root)
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -68,6 +70,7 @@ class Tenure:
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         report = Indexer(self.root, self.structural).run(progress, changed_paths)
+        self.memories.on_drift(report.drifted)
         self._freshness = None
         return report
 

@@ -1,0 +1,288 @@
+"""Commands of the memories store: remember, recall, confirm, supersede, history, review, brief, map,
+session start/lease/end, backfill."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tenure.api import Tenure
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.memories import KINDS, MemoriesError
+from tenure.memories.briefing import line
+
+session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",
+                          no_args_is_help=True)
+
+ElementOpt = Annotated[list[str] | None, typer.Option(
+    "--element", "-e", help="Symbol (full name or unique suffix), module:NAME, path:DIR/, service:NAME, doc:NAME "
+                            "or project. Repeat for several.")]
+SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="Work session id (logs what was served).")]
+
+
+def register(app: typer.Typer) -> None:
+    for command in (remember, recall, confirm, supersede, history, review, brief, backfill):
+        app.command()(command)
+    app.command("map")(map_cmd)
+    app.add_typer(session_app, name="session")
+
+
+@contextmanager
+def project(repo: Path) -> Iterator[Tenure]:
+    """Open the project; a refused memory operation prints what to do and exits 2."""
+    with open_project(repo) as t:
+        try:
+            yield t
+        except MemoriesError as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(2) from exc
+
+
+def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        human(result)
+
+
+def remember(
+    content: Annotated[str, typer.Argument(help="The fact, in one or a few sentences. [[Title]] links others.")],
+    kind: Annotated[str, typer.Option("--kind", "-k", help="note, convention or pitfall.")] = "note",
+    element: ElementOpt = None,
+    title: Annotated[str | None, typer.Option("--title", "-t", help="Makes it addressable as [[Title]].")] = None,
+    supersedes: Annotated[str | None, typer.Option(help="Id or title of the memory this one replaces.")] = None,
+    author: Annotated[str | None, typer.Option(help="Who says so, e.g. claude-code/sarah.")] = None,
+    session: SessionOpt = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Remember a fact about an element (the project when none is named)."""
+    with project(repo) as t:
+        result = t.memories.remember(content, kind, element, title, supersedes, author, session)
+    emit(result, as_json, _print_written)
+
+
+def _print_written(r: dict) -> None:
+    if r["deduplicated"]:
+        console.print(f"already known as #{r['id']}: confirmed it ({r['confirmations']} confirmations)")
+    else:
+        console.print(f"remembered #{r['id']}")
+    for s in r["similarTo"]:
+        console.print(f"  similar to #{s['id']} {escape(s['title'] or '')} ({s['similarity']}): pass "
+                      f"--supersedes {s['id']} if this replaces it")
+    for link in r.get("links", []):
+        if link["kind"] == "pending":
+            console.print(f"  [[{escape(link['target'])}]] is pending: it attaches when a memory with that title "
+                          "is written")
+
+
+def recall(
+    query: Annotated[str, typer.Argument(help="What you want to know, in your words.")] = "",
+    session: SessionOpt = None,
+    element: ElementOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200)] = 10,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Recall memories by meaning; every result explains its score."""
+    with project(repo) as t:
+        result = t.memories.recall(query, session, element, limit)
+    emit(result, as_json, _print_recall)
+
+
+def _print_recall(r: dict) -> None:
+    console.print(f"[dim]{escape(r['note'])}[/dim]")
+    if not r["results"]:
+        console.print("nothing matches; `tenure remember` what you learn")
+    for m in r["results"]:
+        console.print(f"#{m['id']} score {m['score']:.3f} " + escape(line(m)))
+        console.print(f"    [dim]{escape(factors(m['explain']))}[/dim]")
+
+
+def factors(e: dict) -> str:
+    rel = e["relevance"]
+    relevance = (f"terms {rel['terms']:.2f}" if rel["semantic"] is None
+                 else f"0.55×semantic {rel['semantic']:.2f} + 0.45×terms {rel['terms']:.2f}")
+    return (f"{relevance} × kind {e['kind']['factor']} × freshness {e['freshness']['factor']:.2f} "
+            f"({e['freshness']['days']:.0f} days) × citations {e['citations']['factor']:.2f} "
+            f"({e['citations']['declared']} declared, {e['citations']['inferred']} inferred) × ignored "
+            f"{e['ignored']['factor']} ({e['ignored']['sessions_served']} sessions served) "
+            f"× drift {e['drift']['factor']}")
+
+
+def confirm(
+    memory: Annotated[str, typer.Argument(help="Id or title.")],
+    author: Annotated[str | None, typer.Option(help="Who checked it.")] = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Confirm a memory still holds: freshness restarts, a drift warning clears."""
+    with project(repo) as t:
+        result = t.memories.confirm(memory, author)
+    emit(result, as_json, lambda r: console.print(
+        f"confirmed #{r['id']} ({r['confirmations']} confirmations)" + ("; drift warning cleared" if r["clearedDrift"]
+                                                                        else "")))
+
+
+def supersede(
+    memory: Annotated[str, typer.Argument(help="Id or title of the memory that no longer holds.")],
+    content: Annotated[str, typer.Argument(help="What is true now.")],
+    title: Annotated[str | None, typer.Option("--title", "-t")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", "-k")] = None,
+    element: ElementOpt = None,
+    author: Annotated[str | None, typer.Option()] = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Replace a memory: the old version leaves recall and stays in history."""
+    with project(repo) as t:
+        result = t.memories.supersede(memory, content, title, kind, element, author)
+    emit(result, as_json, _print_written)
+
+
+def history(
+    memory: Annotated[str, typer.Argument(help="Id or title.")],
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Every version of a memory and what happened to it."""
+    with project(repo) as t:
+        result = t.memories.history(memory)
+    emit(result, as_json, _print_history)
+
+
+def _print_history(r: dict) -> None:
+    for v in r["versions"]:
+        state = "live" if v["id"] == r["live"] else f"superseded by #{v['supersededBy']}"
+        console.print(f"[bold]#{v['id']}[/bold] ({state}) " + escape(line(v)))
+        for e in v["events"]:
+            console.print(f"    {e['at'][:19]} {e['event']} {escape(e['detail'])}")
+
+
+def review(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """Memories to look at: drifted (their code changed) and ignored (served, never cited)."""
+    with project(repo) as t:
+        result = t.memories.review()
+    emit(result, as_json, _print_review)
+
+
+def _print_review(r: dict) -> None:
+    if not r["items"]:
+        console.print("nothing to review")
+        return
+    for m in r["items"]:
+        console.print(f"#{m['id']} " + escape(line(m)))
+        for reason in m["reasons"]:
+            console.print(f"    {escape(reason)}")
+    console.print(escape(r["whatToDo"]))
+
+
+def brief(
+    task: Annotated[str | None, typer.Option("--task", help="What you are about to do.")] = None,
+    session: SessionOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 12,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """The briefing an agent reads before it starts: pitfalls first, drift warnings in words."""
+    with project(repo) as t:
+        result = t.memories.brief(task, session, limit)
+    emit(result, as_json, lambda r: print(r["text"], end=""))
+
+
+def map_cmd(
+    level: Annotated[str, typer.Option("--level", "-l", help="package, module or service.")] = "module",
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """The knowledge map: one cell per element, what is known, how fresh, and the gaps."""
+    with project(repo) as t:
+        result = t.memories.knowledge_map(level)
+    emit(result, as_json, _print_map)
+
+
+def _print_map(r: dict) -> None:
+    table = Table("element", "memories", "pitfalls", "freshest", "verify", "known", title=r["headline"])
+    for c in r["cells"]:
+        if c["gap"]:
+            table.add_row(escape(c["element"]), "[red]— nothing written —[/red]", "", "", "", "")
+            continue
+        table.add_row(escape(c["element"]), str(c["memories"]), str(c["pitfalls"]), f"{c['freshestDays']} days",
+                      str(c["verify"] or ""), escape("; ".join(c["known"])))
+    console.print(table)
+    if r["projectWide"]["memories"]:
+        console.print(f"{r['projectWide']['memories']} memories about the project as a whole or coarser elements")
+
+
+def backfill(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """Embed the memories written before an embedding provider was configured."""
+    with project(repo) as t:
+        done = t.memories.backfill()
+        mode = t.memories.vectors.mode_note()
+    emit({"embedded": done, "mode": mode}, as_json, lambda r: console.print(f"embedded {r['embedded']}; {r['mode']}"))
+
+
+@session_app.command("start")
+def session_start(
+    agent: Annotated[str, typer.Option("--agent", "-a", help="Who works, e.g. claude-code/sarah.")],
+    task: Annotated[str, typer.Option("--task", help="What the session is for.")],
+    element: ElementOpt = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Start a work session: prints its id, the leases and the briefing."""
+    with project(repo) as t:
+        result = t.memories.start_session(agent, task, element or [])
+    emit(result, as_json, _print_started)
+
+
+def _print_started(r: dict) -> None:
+    console.print(f"session {r['session']} (pass --session {r['session']} to recall; end it with "
+                  f"`tenure session end {r['session']} --summary TEXT`)")
+    for c in r["conflicts"]:
+        console.print(f"[yellow]{escape(c['element'])} is also leased by session {c['session']} "
+                      f"({escape(c['agent'])})[/yellow]")
+    print(r["briefing"], end="")
+
+
+@session_app.command("lease")
+def session_lease(
+    session: Annotated[str, typer.Argument(help="Session id.")],
+    element: ElementOpt = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Lease more elements for an open session."""
+    with project(repo) as t:
+        result = t.memories.lease(session, element or [])
+    emit(result, as_json, lambda r: console.print(f"leases: {', '.join(r['leases']) or 'none'}"))
+
+
+@session_app.command("end")
+def session_end(
+    session: Annotated[str, typer.Argument(help="Session id.")],
+    summary: Annotated[str, typer.Option("--summary", help="What was done and what happened.")],
+    outcome: Annotated[str, typer.Option("--outcome", help="success, failure, partial or abandoned.")] = "success",
+    used: Annotated[list[str] | None, typer.Option("--used", "-u", help="Id of a memory you relied on; repeat.")]
+    = None,
+    edited: Annotated[list[str] | None, typer.Option("--edited", help="A file you changed; repeat.")] = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """End a session: records citations and writes one session_outcome memory."""
+    with project(repo) as t:
+        result = t.memories.end_session(session, summary, used or [], outcome, edited or [])
+    emit(result, as_json, lambda r: console.print(
+        f"session {r['session']} ended ({r['outcome']}): outcome memory #{r['outcomeMemory']} on "
+        f"{', '.join(r['elements'])}; cited {r['citations']['declared']} declared, {r['citations']['inferred']} "
+        "inferred"))
+
+
+assert "pitfall" in KINDS  # the --kind help above names the writable kinds

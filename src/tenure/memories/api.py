@@ -1,0 +1,583 @@
+"""Memories: agent- and human-written facts attached to elements (SPEC §3). `Tenure.memories`.
+
+Every verb returns plain dicts (JSON-ready): the CLI and the MCP server are thin layers over them.
+"""
+
+from __future__ import annotations
+
+import getpass
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tenure.memories import briefing, drift, knowledge_map, links, ranking, selection, sessions, usage
+from tenure.memories.crypto import Cipher, key_file, load_key
+from tenure.memories.elements import PROJECT, Place, contains, display, places, try_resolve
+from tenure.memories.elements import resolve as resolve_element
+from tenure.memories.errors import KeyProblem, MemoriesError
+from tenure.memories.recall import Hit, Query, rank, relevances
+from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, query_in, stamp
+from tenure.memories.terms import normalised, terms
+from tenure.memories.vectors import AUTO, Provider, Vectors
+from tenure.storage import Database
+
+Clock = Callable[[], datetime]
+KINDS = tuple(ranking.KIND_WEIGHTS)
+WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
+DUPLICATE_COSINE = 0.94  # above: the same fact, the write confirms the existing memory
+SIMILAR_COSINE = 0.82  # from here to 0.94: stored, near misses returned in similarTo
+# Without vectors, near misses are memories sharing this share of terms (Jaccard); an identical
+# normalised content is the lexical "same fact".
+SIMILAR_JACCARD = 0.6
+BACKFILL_ON_RECALL = 256  # vectors embedded per recall for memories written before a provider existed
+NEIGHBOUR_HITS = 3  # how many top hits pull their linked neighbours along
+NEIGHBOURS_PER_HIT = 3
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Draft:
+    """A write, prepared outside the transaction (vectors can be slow)."""
+
+    kind: str
+    content: str
+    title: str | None
+    elements: list[str]
+    author: str
+    session: str | None = None
+    outcome: str | None = None
+    supersedes: int | None = None
+    terms: set[str] = field(default_factory=set)
+    vector: np.ndarray | None = None
+
+
+class Memories:
+    def __init__(self, db: Database, root: Path, clock: Clock | None = None,
+                 provider: Provider | None | Any = AUTO) -> None:
+        self.db = db
+        self.root = Path(root)
+        self.clock = clock or utc_now
+        migrations.apply(db)
+        self._cipher: Cipher | None = None
+        self.vectors = Vectors(db, self.cipher, provider)
+
+    # keys ---------------------------------------------------------------------------------------
+    def cipher(self) -> Cipher:
+        """The project's cipher, loaded on first use and checked against the key id on record."""
+        if self._cipher is None:
+            project_id = ensure_meta(self.db, "project_id", uuid.uuid4().hex)
+            recorded = get_meta(self.db, "key_id")
+            cipher = Cipher(load_key(project_id, self.root, create=recorded is None))
+            recorded = recorded or ensure_meta(self.db, "key_id", cipher.key_id)
+            if recorded != cipher.key_id:
+                raise KeyProblem(
+                    f"this key (id {cipher.key_id}) is not the one these memories were written with (id {recorded}). "
+                    f"Set TENURE_KEY to the original key or restore {key_file(project_id)}; "
+                    "nothing was read or written.")
+            self._cipher = cipher
+        return self._cipher
+
+    def _hash_terms(self, text: str) -> set[str]:
+        cipher = self.cipher()
+        return {cipher.term_hash(t) for t in terms(text)}
+
+    def _title_key(self, title: str) -> str:
+        return self.cipher().term_hash(links.title_text(title))
+
+    # writing ------------------------------------------------------------------------------------
+    def remember(self, content: str, kind: str | None = None, elements: Iterable[str] | None = None,
+                 title: str | None = None, supersedes: int | str | None = None, author: str | None = None,
+                 session: str | None = None) -> dict:
+        """Store a fact. Returns {id, deduplicated, similarTo, links}: the same fact written again
+        confirms the existing memory instead (deduplicated: true)."""
+        old = self._live_memory(supersedes) if supersedes is not None else None
+        kind = kind or (old["kind"] if old else "note")
+        if kind not in WRITABLE_KINDS:
+            raise MemoriesError(f"kind {kind!r} is not one of {', '.join(WRITABLE_KINDS)} "
+                                "(session_outcome is written when a work session ends)")
+        names = list(elements or [])
+        resolved = [resolve_element(self.db, self.root, e) for e in names] if names else \
+            (self._elements_of(old["id"]) if old else [PROJECT])
+        if old and title is None and old["title"]:
+            title = self.cipher().decrypt(old["title"], "title")  # the new version keeps the address
+        draft = Draft(kind, content, title, list(dict.fromkeys(resolved)), author or default_author(), session,
+                      supersedes=old["id"] if old else None)
+        return self._commit(self._prepare(draft))
+
+    def supersede(self, old: int | str, content: str, title: str | None = None, kind: str | None = None,
+                  elements: Iterable[str] | None = None, author: str | None = None) -> dict:
+        """Replace a fact that changed: the old version leaves retrieval and stays in history."""
+        return self.remember(content, kind, elements, title, supersedes=old, author=author)
+
+    def confirm(self, ref: int | str, author: str | None = None) -> dict:
+        """Someone checked and it still holds: resets freshness, counts it, clears a drift flag."""
+        with self.db.transaction():
+            row = self._live_memory(ref)
+            return self._confirm(row, self.clock(), f"by {author or default_author()}", "confirmed")
+
+    def _confirm(self, row: dict, now: datetime, detail: str, event: str) -> dict:
+        was_drifted = ranking.is_drifted(parse_stamp(row["drifted_at"]), parse_stamp(row["confirmed_at"]))
+        self.db.execute("UPDATE memories SET confirmed_at = ?, confirmations = confirmations + 1 WHERE id = ?",
+                        (stamp(now), row["id"]))
+        add_event(self.db, row["id"], now, event, detail)
+        return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
+
+    def _prepare(self, draft: Draft) -> Draft:
+        if not draft.content.strip():
+            raise MemoriesError("a memory needs content: say what is true, e.g. "
+                                "'the gateway strips headers longer than 8KB'")
+        draft.terms = self._hash_terms(" ".join([draft.title or "", draft.content, *map(display, draft.elements)]))
+        vectors = self.vectors.embed([embed_text(draft.title, draft.content)])
+        draft.vector = vectors[0] if vectors is not None else None
+        return draft
+
+    def _commit(self, draft: Draft) -> dict:
+        with self.db.transaction():
+            now = self.clock()
+            if draft.supersedes is not None:
+                self._live_memory(draft.supersedes)  # another process may have superseded it meanwhile
+            same, similar = self._neighbours_of(draft)
+            if same is not None:
+                return self._deduplicate(same, draft, now)
+            self._check_title_free(draft)
+            memory_id = self._insert(draft, now)
+            made = self._link(memory_id, draft)
+            return {"id": memory_id, "deduplicated": False, "similarTo": similar, **made}
+
+    def _neighbours_of(self, draft: Draft) -> tuple[dict | None, list[dict]]:
+        """(the live memory this draft repeats, or None; the near misses)."""
+        if draft.kind == "session_outcome":
+            return None, []  # every session's outcome is its own episode
+        content_key = self.cipher().term_hash("content:" + normalised(draft.content))
+        for r in self.db.query("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL"
+                               " AND kind != 'session_outcome' ORDER BY id", (content_key,)):
+            if r["id"] != draft.supersedes:
+                return {"id": r["id"], "similarity": 1.0, "how": "identical content"}, []
+        if draft.vector is not None:
+            return self._vector_neighbours(draft)
+        return None, self._term_neighbours(draft)
+
+    def _vector_neighbours(self, draft: Draft) -> tuple[dict | None, list[dict]]:
+        ids, matrix = self.vectors.matrix()
+        if not len(ids):
+            return None, []
+        cos = matrix @ draft.vector
+        close = [(int(i), float(c)) for i, c in zip(ids, cos, strict=True) if c >= SIMILAR_COSINE and i >= 0]
+        live = self._live_ids([i for i, _ in close], exclude=draft.supersedes)
+        close = sorted(((i, c) for i, c in close if i in live), key=lambda x: -x[1])
+        if close and close[0][1] > DUPLICATE_COSINE:
+            return {"id": close[0][0], "similarity": round(close[0][1], 4), "how": "cosine"}, []
+        return None, self._describe_similar(close)
+
+    def _term_neighbours(self, draft: Draft) -> list[dict]:
+        if not draft.terms:
+            return []
+        shared = query_in(self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE term IN ({placeholders})"
+                                   " GROUP BY memory_id", sorted(draft.terms))
+        sizes = {r["memory_id"]: r["n"] for r in query_in(
+            self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({placeholders})"
+                     " GROUP BY memory_id", [r["memory_id"] for r in shared])}
+        jaccard = [(r["memory_id"], r["n"] / (len(draft.terms) + sizes[r["memory_id"]] - r["n"])) for r in shared]
+        live = self._live_ids([i for i, j in jaccard if j >= SIMILAR_JACCARD], exclude=draft.supersedes)
+        return self._describe_similar(sorted(((i, j) for i, j in jaccard if i in live), key=lambda x: -x[1]))
+
+    def _live_ids(self, ids: list[int], exclude: int | None) -> set[int]:
+        rows = query_in(self.db, "SELECT id FROM memories WHERE id IN ({placeholders}) AND superseded_by IS NULL"
+                                 " AND kind != 'session_outcome'", ids)
+        return {r["id"] for r in rows} - {exclude}
+
+    def _describe_similar(self, scored: list[tuple[int, float]]) -> list[dict]:
+        rows = {r["id"]: r for r in self._rows([i for i, _ in scored[:5]])}
+        cipher = self.cipher()
+        return [{"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
+                for i, s in scored[:5]]
+
+    def _deduplicate(self, same: dict, draft: Draft, now: datetime) -> dict:
+        row = self._rows([same["id"]])[0]
+        confirmed = self._confirm(row, now, f"the same fact written again by {draft.author} ({same['how']})",
+                                  "deduplicated")
+        added = [e for e in draft.elements if e not in self._elements_of(row["id"])]
+        self._attach(row["id"], added)
+        return {"id": row["id"], "deduplicated": True, "similarity": same["similarity"], "similarTo": [],
+                "confirmations": confirmed["confirmations"], "elementsAdded": added}
+
+    def _check_title_free(self, draft: Draft) -> None:
+        if not draft.title:
+            return
+        for r in self.db.query("SELECT id FROM memories WHERE title_key = ? AND superseded_by IS NULL",
+                               (self._title_key(draft.title),)):
+            if r["id"] != draft.supersedes:
+                raise MemoriesError(f"memory #{r['id']} already has the title {draft.title!r}: pass "
+                                    f"supersedes={r['id']} to replace it, or choose another title")
+
+    def _insert(self, draft: Draft, now: datetime) -> int:
+        cipher = self.cipher()
+        memory_id = self.db.execute(
+            """INSERT INTO memories (kind, title, content, title_key, content_key, author, session_id, outcome,
+               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (draft.kind, cipher.encrypt(draft.title, "title") if draft.title else None,
+             cipher.encrypt(draft.content, "content"), self._title_key(draft.title) if draft.title else None,
+             cipher.term_hash("content:" + normalised(draft.content)), draft.author, draft.session, draft.outcome,
+             stamp(now), stamp(now), draft.supersedes),
+        )
+        self._attach(memory_id, draft.elements)
+        self.db.executemany("INSERT INTO memory_terms (term, memory_id) VALUES (?, ?)",
+                            [(t, memory_id) for t in sorted(draft.terms)])
+        if draft.vector is not None:
+            self.vectors.put(memory_id, draft.vector)
+        add_event(self.db, memory_id, now, "created", f"{draft.kind} by {draft.author}")
+        if draft.supersedes is not None:
+            self.db.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (memory_id, draft.supersedes))
+            add_event(self.db, draft.supersedes, now, "superseded", f"by #{memory_id}")
+        return memory_id
+
+    def _attach(self, memory_id: int, elements: list[str]) -> None:
+        self.db.executemany("INSERT INTO memory_elements (memory_id, element) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                            [(memory_id, e) for e in elements])
+
+    def _link(self, memory_id: int, draft: Draft) -> dict:
+        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.db, self.root, text))
+                 for t in links.targets(draft.content)]
+        links.store(self.db, memory_id, found, self.cipher().term_hash)
+        attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title)) if draft.title else 0
+        return {"links": [link.as_dict() for link in found], "pendingLinksAttached": attached}
+
+    def _memory_by_title(self, title: str) -> int | None:
+        rows = self.db.query("SELECT id FROM memories WHERE title_key = ? AND superseded_by IS NULL",
+                             (self._title_key(title),))
+        return rows[0]["id"] if rows else None
+
+    # addressing ---------------------------------------------------------------------------------
+    def _rows(self, ids: list[int]) -> list[dict]:
+        return query_in(self.db, "SELECT * FROM memories WHERE id IN ({placeholders}) ORDER BY id", ids)
+
+    def _find(self, ref: int | str) -> dict:
+        """A memory by id (`12`, `#12`) or by title (the live one, else the latest version)."""
+        text = str(ref).strip()
+        if text.lstrip("#").isdigit():
+            rows = self._rows([int(text.lstrip("#"))])
+        else:
+            rows = self.db.query("SELECT * FROM memories WHERE title_key = ?"
+                                 " ORDER BY superseded_by IS NOT NULL, id DESC", (self._title_key(text),))
+        if not rows:
+            raise MemoriesError(f"no memory {text!r}: name it by id (see `tenure recall`) or by its exact title")
+        return rows[0]
+
+    def _live_memory(self, ref: int | str) -> dict:
+        row = self._find(ref)
+        if row["superseded_by"] is not None:
+            raise MemoriesError(f"memory #{row['id']} was superseded by #{row['superseded_by']}; "
+                                f"act on #{self._latest(row['id'])} instead")
+        return row
+
+    def _latest(self, memory_id: int) -> int:
+        while True:
+            row = self._rows([memory_id])[0]
+            if row["superseded_by"] is None:
+                return memory_id
+            memory_id = row["superseded_by"]
+
+    def _elements_of(self, memory_id: int) -> list[str]:
+        return [r["element"] for r in self.db.query(
+            "SELECT element FROM memory_elements WHERE memory_id = ? ORDER BY element", (memory_id,))]
+
+    def _elements_by_memory(self, ids: list[int]) -> dict[int, list[str]]:
+        found: dict[int, list[str]] = {i: [] for i in ids}
+        for r in query_in(self.db, "SELECT memory_id, element FROM memory_elements WHERE memory_id IN ({placeholders})"
+                                   " ORDER BY element", ids):
+            found[r["memory_id"]].append(r["element"])
+        return found
+
+    def describe(self, ids: list[int]) -> dict[int, dict]:
+        """Memories as dicts, decrypted: what recall, history and briefings show."""
+        cipher, now = self.cipher(), self.clock()
+        elements = self._elements_by_memory(ids)
+        found = {}
+        for r in self._rows(ids):
+            last_true = parse_stamp(r["confirmed_at"])
+            found[r["id"]] = {
+                "id": r["id"], "kind": r["kind"], "title": cipher.decrypt(r["title"], "title") or None,
+                "content": cipher.decrypt(r["content"], "content"), "elements": elements[r["id"]],
+                "author": r["author"], "session": r["session_id"], "outcome": r["outcome"],
+                "createdAt": r["created_at"], "confirmedAt": r["confirmed_at"], "confirmations": r["confirmations"],
+                "ageDays": int(ranking.age_days(last_true, now)),
+                "verify": ranking.is_drifted(parse_stamp(r["drifted_at"]), last_true),
+                "driftedAt": r["drifted_at"], "supersedes": r["supersedes"], "supersededBy": r["superseded_by"],
+            }
+        return found
+
+    def get(self, ref: int | str) -> dict:
+        memory_id = self._find(ref)["id"]
+        return self.describe([memory_id])[memory_id]
+
+    # recall -------------------------------------------------------------------------------------
+    def recall(self, query: str = "", session: str | None = None, elements: Iterable[str] | None = None,
+               limit: int = 10) -> dict:
+        """The live memories that best match `query` (all of them, ranked, when it is empty), each
+        with its score explained. `elements` keeps memories attached within those elements."""
+        if limit < 1:
+            raise MemoriesError("limit must be at least 1")
+        self.backfill(BACKFILL_ON_RECALL)
+        hits = self._search(query, self._within(elements), limit)
+        results = self._with_content(hits)
+        if session:
+            with self.db.transaction():
+                usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())
+        return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note(), "session": session,
+                "results": results}
+
+    def _search(self, query: str, within: set[int] | None, limit: int) -> list[Hit]:
+        q = Query(self._hash_terms(query), None, not query.strip())
+        if not q.empty:
+            vectors = self.vectors.embed([query])
+            q.vector = vectors[0] if vectors is not None else None
+        live = {r["id"] for r in self.db.query("SELECT id FROM memories WHERE superseded_by IS NULL")}
+        found = relevances(self.db, self.vectors, q, within, live)
+        hits = rank(self.db, found, self.clock())[:limit]
+        return hits + self._linked(hits, q, live)
+
+    def _within(self, elements: Iterable[str] | None) -> set[int] | None:
+        """Ids of memories attached to the given elements or to anything inside them."""
+        if elements is None:
+            return None
+        outer = list(places(self.db, {resolve_element(self.db, self.root, e) for e in elements}).values())
+        attached = self.db.query("SELECT memory_id, element FROM memory_elements")
+        inner = places(self.db, {r["element"] for r in attached})
+        inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
+        return {r["memory_id"] for r in attached if r["element"] in inside}
+
+    def _linked(self, hits: list[Hit], q: Query, live: set[int]) -> list[Hit]:
+        """The linked neighbours of the top hits, each marked with the hit that pulled it in."""
+        shown = {h.id for h in hits}
+        pulled: dict[int, dict] = {}
+        for hit in hits[:NEIGHBOUR_HITS]:
+            for neighbour, how in self._neighbour_ids(hit.id, live)[:NEIGHBOURS_PER_HIT]:
+                if neighbour not in shown and neighbour not in pulled:
+                    pulled[neighbour] = {"from": hit.id, "link": how}
+        if not pulled:
+            return []
+        scored = rank(self.db, self._relevance_of(list(pulled), q), self.clock())
+        for h in scored:
+            h.via = pulled[h.id]
+        return scored
+
+    def _neighbour_ids(self, memory_id: int, live: set[int]) -> list[tuple[int, str]]:
+        found: list[tuple[int, str]] = []
+        for link in links.outgoing(self.db, [memory_id]):
+            if link["kind"] == "memory":
+                found.append((self._latest(link["target_id"]), "links to"))
+            elif link["element"]:
+                found += [(m, f"links to [[{display(link['element'])}]]") for m in self._attached_to(link["element"])]
+        found += [(link["source_id"], "linked from") for link in links.incoming(self.db, [memory_id])]
+        return [(m, how) for m, how in dict.fromkeys(found) if m in live and m != memory_id]
+
+    def _attached_to(self, element: str) -> list[int]:
+        return [r["memory_id"] for r in self.db.query(
+            "SELECT memory_id FROM memory_elements WHERE element = ? ORDER BY memory_id DESC", (element,))]
+
+    def _relevance_of(self, ids: list[int], q: Query) -> dict[int, tuple[float | None, float]]:
+        overlaps = {r["memory_id"]: r["n"] / len(q.terms) for r in query_in(
+            self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({placeholders})"
+                     " AND term IN (" + ", ".join("?" * len(q.terms)) + ") GROUP BY memory_id", ids, sorted(q.terms))
+        } if q.terms else {}
+        cos: dict[int, float] = {}
+        if q.vector is not None:
+            vids, matrix = self.vectors.matrix()
+            for k in np.flatnonzero(np.isin(vids, ids)):
+                cos[int(vids[k])] = float(matrix[k] @ q.vector)
+        return {i: (cos.get(i), 1.0 if q.empty else overlaps.get(i, 0.0)) for i in ids}
+
+    def _with_content(self, hits: list[Hit]) -> list[dict]:
+        described = self.describe([h.id for h in hits])
+        out_links = self._links_by_memory([h.id for h in hits])
+        return [{**described[h.id], "score": h.score, "explain": h.explain, "via": h.via,
+                 "links": out_links.get(h.id, [])} for h in hits]
+
+    def _links_by_memory(self, ids: list[int]) -> dict[int, list[dict]]:
+        found: dict[int, list[dict]] = {}
+        for link in links.outgoing(self.db, ids):
+            found.setdefault(link["source_id"], []).append(
+                {"kind": link["kind"], "memory": link["target_id"], "element": link["element"]})
+        return found
+
+    def backfill(self, limit: int | None = None) -> int:
+        """Embed memories that have no vector of the current model (written before a provider was
+        configured, or under another model). Returns how many were embedded."""
+        done = 0
+        while limit is None or done < limit:
+            batch = self.vectors.missing(min(64, limit - done) if limit is not None else 64)
+            if not batch:
+                break
+            rows = self.describe(batch)
+            vectors = self.vectors.embed([embed_text(rows[i]["title"], rows[i]["content"]) for i in batch])
+            if vectors is None:
+                break
+            with self.db.transaction():
+                for memory_id, vector in zip(batch, vectors, strict=True):
+                    self.vectors.put(memory_id, vector)
+            done += len(batch)
+        return done
+
+    # history and review -------------------------------------------------------------------------
+    def history(self, ref: int | str) -> dict:
+        """Every version of a fact, oldest first, with what happened to each."""
+        first = self._find(ref)["id"]
+        while (prev := self._rows([first])[0]["supersedes"]) is not None:
+            first = prev
+        chain = [first]
+        while (nxt := self._rows([chain[-1]])[0]["superseded_by"]) is not None:
+            chain.append(nxt)
+        described = self.describe(chain)
+        events = query_in(self.db, "SELECT memory_id, at, event, detail FROM memory_events"
+                                   " WHERE memory_id IN ({placeholders}) ORDER BY at, id", chain)
+        usage_by = usage.usage_of(self.db, chain)
+        return {"versions": [{**described[i], "usage": usage_by[i].__dict__,
+                              "events": [{k: e[k] for k in ("at", "event", "detail")}
+                                         for e in events if e["memory_id"] == i]} for i in chain],
+                "live": chain[-1]}
+
+    def review(self) -> dict:
+        """Memories a person should look at: drifted ones and ignored ones. Nothing is removed:
+        confirm what still holds, supersede what changed."""
+        drifted = [r["id"] for r in self.db.query(
+            "SELECT id FROM memories WHERE superseded_by IS NULL AND drifted_at IS NOT NULL"
+            " AND drifted_at > confirmed_at ORDER BY id")]
+        served = [r["memory_id"] for r in self.db.query(
+            """SELECT i.memory_id FROM memory_impressions i JOIN memories m ON m.id = i.memory_id
+               WHERE m.superseded_by IS NULL GROUP BY i.memory_id HAVING COUNT(*) >= ?""",
+            (ranking.IGNORED_SESSIONS,))]
+        used = usage.usage_of(self.db, served)
+        ignored = [m for m in served if used[m].citations == 0]
+        ids = sorted(set(drifted) | set(ignored))
+        described = self.describe(ids)
+        items = [{**described[i], "reasons": review_reasons(described[i], i in ignored, used.get(i)),
+                  "impressions": used[i].impressions if i in used else 0} for i in ids]
+        return {"items": items, "count": len(items),
+                "whatToDo": "confirm a memory that still holds (`tenure confirm ID`); supersede one that changed "
+                            "(`tenure supersede ID TEXT`). Nothing is deleted."}
+
+    # drift --------------------------------------------------------------------------------------
+    def on_drift(self, fqns: list[str]) -> list[int]:
+        """Called by `Tenure.index()` with the symbols whose code changed or went away."""
+        if not fqns:
+            return []
+        with self.db.transaction():
+            return drift.stamp_drift(self.db, fqns, self.clock())
+
+    # work sessions ------------------------------------------------------------------------------
+    def start_session(self, agent: str, task: str, elements: Iterable[str] = ()) -> dict:
+        """Open a work session: its id, leases on `elements`, and the briefing for its task."""
+        if not agent.strip() or not task.strip():
+            raise MemoriesError("a work session needs an agent name and a task, e.g. agent='claude-code/sarah' "
+                                "task='make the settlement retry policy configurable'")
+        resolved = [resolve_element(self.db, self.root, e) for e in elements]
+        with self.db.transaction():
+            now = self.clock()
+            session_id = sessions.create(self.db, agent, self.cipher().encrypt(task, "task"), now)
+            conflicts = sessions.lease(self.db, session_id, resolved, now)
+        brief = self.brief(task, session=session_id)
+        return {"session": session_id, "agent": agent, "leases": resolved, "conflicts": conflicts,
+                "briefing": brief["text"], "elements": brief["elements"]}
+
+    def lease(self, session: str, elements: Iterable[str]) -> dict:
+        resolved = [resolve_element(self.db, self.root, e) for e in elements]
+        with self.db.transaction():
+            sessions.open_session(self.db, session)
+            conflicts = sessions.lease(self.db, session, resolved, self.clock())
+        return {"session": session, "leases": sessions.leased(self.db, session), "conflicts": conflicts}
+
+    def end_session(self, session: str, summary: str, used: Iterable[int | str] = (), outcome: str = "success",
+                    edited: Iterable[str] = ()) -> dict:
+        """Close a session: record the memories it relied on (declared and inferred from what it
+        edited) and write one session_outcome memory attached to every element it leased."""
+        sessions.check_outcome(outcome)
+        state = sessions.open_session(self.db, session)
+        declared = [self._find(u)["id"] for u in used]
+        now = self.clock()
+        touched = drift.edited_places(self.db, state.started_at, now, list(edited))
+        task = self.cipher().decrypt(state.task, "task")
+        draft = self._prepare(Draft("session_outcome", summary, f"Session {session}: {task}",
+                                    self._outcome_elements(session, touched), state.agent, session, outcome))
+        with self.db.transaction():
+            sessions.open_session(self.db, session)  # a racing end_session loses here, inside the lock
+            usage.cite(self.db, session, declared, usage.DECLARED, now)
+            inferred = usage.cite(self.db, session, self._inferred(session, touched, declared), usage.INFERRED, now)
+            memory_id = self._insert(draft, now)
+            sessions.finish(self.db, session, outcome, memory_id, now)
+        return {"session": session, "outcomeMemory": memory_id, "outcome": outcome, "elements": draft.elements,
+                "citations": {"declared": declared, "inferred": inferred},
+                "edited": sorted(p.element for p in touched)}
+
+    def _outcome_elements(self, session: str, touched: list[Place]) -> list[str]:
+        """The leased elements; a session that leased nothing is filed under the modules it edited,
+        else under the project."""
+        leased = sessions.leased(self.db, session)
+        if leased:
+            return leased
+        modules = sorted({f"module:{m}" for p in touched for m in p.modules})
+        return modules or [PROJECT]
+
+    def _inferred(self, session: str, touched: list[Place], declared: list[int]) -> list[int]:
+        """Served memories attached to an element the session edited (or to one inside or around it)."""
+        if not touched:
+            return []
+        candidates = [m for m in usage.served(self.db, session) if m not in declared]
+        by_memory = self._elements_by_memory(candidates)
+        where = places(self.db, {e for es in by_memory.values() for e in es})
+        return [m for m in candidates if any(contains(where[e], t) or contains(t, where[e])
+                                             for e in by_memory[m] for t in touched)]
+
+    # briefing and map ---------------------------------------------------------------------------
+    def select_elements(self, task: str, limit: int = 5) -> list[dict]:
+        """The elements a task is about, by meaning: names and code, embeddings, and memories."""
+        hits = self.recall(task, limit=20)["results"] if task.strip() else []
+        return selection.select(self.db, self.root, task, self.vectors, hits, limit)
+
+    def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
+        """The text an agent reads at the start of a session: pitfalls first, drift warnings in words."""
+        scope = self.select_elements(task, limit=5) if task else []
+        by_task = self.recall(task or "", session=session, limit=limit)["results"]
+        by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
+                               limit=limit)["results"] if scope else []
+        memories = briefing.merge(by_task, by_scope, limit=limit)
+        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"])
+        return {"task": task, "elements": scope, "memories": memories, "text": text}
+
+    def knowledge_map(self, level: str = "module") -> dict:
+        """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""
+        return knowledge_map.build(self.db, self.root, level, self.clock(), self._titles)
+
+    def _titles(self, ids: list[int]) -> dict[int, str]:
+        cipher = self.cipher()
+        return {r["id"]: cipher.decrypt(r["title"], "title") or cipher.decrypt(r["content"], "content")[:60]
+                for r in self._rows(ids)}
+
+
+def embed_text(title: str | None, content: str) -> str:
+    return f"{title}\n{content}" if title else content
+
+
+def default_author() -> str:
+    try:
+        return f"human/{getpass.getuser()}"
+    except (KeyError, OSError):  # no user name in a container without /etc/passwd entry
+        return "human/unknown"
+
+
+def review_reasons(memory: dict, ignored: bool, used: usage.Usage | None) -> list[str]:
+    reasons = []
+    if memory["verify"]:
+        reasons.append(f"drifted: an element it is attached to changed on {memory['driftedAt'][:10]}, after it "
+                       "was last confirmed")
+    if ignored and used is not None:
+        reasons.append(f"ignored: served to {used.sessions_served} sessions ({used.impressions} impressions), "
+                       "never cited")
+    return reasons

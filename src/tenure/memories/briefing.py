@@ -1,0 +1,74 @@
+"""The session briefing: the text an agent reads before it touches the code.
+
+One line per memory, in the words of SPEC §3:
+  - **ApiGateway** [PITFALL] [VERIFY — the element drifted since this was written] (agent/sarah, 96 days ago): …
+"""
+
+from __future__ import annotations
+
+from tenure.memories.elements import display
+
+KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
+HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
+VERIFY = "[VERIFY — the element drifted since this was written]"
+SHOWN_ELEMENTS = 3
+
+
+def age_text(days: int) -> str:
+    if days <= 0:
+        return "today"
+    return "1 day ago" if days == 1 else f"{days} days ago"
+
+
+def label(memory: dict) -> str:
+    if memory["kind"] == "session_outcome":
+        return f"[SESSION OUTCOME: {(memory['outcome'] or 'unknown').upper()}]"
+    return f"[{memory['kind'].upper()}]"
+
+
+def line(memory: dict) -> str:
+    names = [display(e) for e in memory["elements"]]
+    shown = ", ".join(names[:SHOWN_ELEMENTS]) + (f" +{len(names) - SHOWN_ELEMENTS}" if len(names) > SHOWN_ELEMENTS
+                                                  else "")
+    tags = " ".join([label(memory)] + ([VERIFY] if memory["verify"] else []))
+    text = " ".join(memory["content"].split())
+    if memory["title"] and memory["kind"] != "session_outcome":
+        text = f"{memory['title']} — {text}"
+    via = f" (via #{memory['via']['from']})" if memory.get("via") else ""
+    return f"- **{shown}** {tags} ({memory['author']}, {age_text(memory['ageDays'])}){via}: {text}"
+
+
+def merge(*lists: list[dict], limit: int) -> list[dict]:
+    """The best `limit` memories of several recalls (each once), pitfalls first, then by score."""
+    best: dict[int, dict] = {}
+    for results in lists:
+        for m in results:
+            if m["id"] not in best or m["score"] > best[m["id"]]["score"]:
+                best[m["id"]] = m
+    top = sorted(best.values(), key=lambda m: -m["score"])[:limit]
+    return sorted(top, key=lambda m: (KIND_ORDER.index(m["kind"]), -m["score"]))
+
+
+def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int) -> str:
+    out = [f"# Briefing: {task}" if task else "# Briefing: the project", ""]
+    if scope:
+        out.append("Elements this task is about:")
+        out += [f"- {display(s['element'])} ({s['element']}): {'; '.join(s['why'])}" for s in scope]
+        out.append("")
+    elif task:
+        out += ["No element matched this task by name, code or memory.", ""]
+    if not memories:
+        out.append("Nothing is written about this yet. When you learn something the next agent needs, "
+                   "`tenure remember` it.")
+    for kind in KIND_ORDER:
+        group = [m for m in memories if m["kind"] == kind]
+        if group:
+            out += [f"## {HEADINGS[kind]}", *map(line, group), ""]
+    drifted = sum(1 for m in memories if m["verify"])
+    if drifted:
+        out.append(f"{drifted} of these were written before their element's code changed: verify before relying "
+                   "on them, then `tenure confirm ID`.")
+    if review_count:
+        out.append(f"{review_count} memories wait for review (`tenure review`).")
+    out.append(f"Recall: {mode_note}.")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,139 @@
+"""Encryption at rest: AES-GCM for titles, contents and vectors; keyed hashes for searchable terms.
+
+One 32-byte master key per project, from `TENURE_KEY` (base64) or a key file outside the repository
+(`$XDG_CONFIG_HOME/tenure/<project id>.key`, default `~/.config`), created 0600 on first use. Three
+sub-keys are derived from it (HKDF), so the term hashes and the key id reveal nothing about the
+encryption key. The database stores the key id: a different key is refused before anything is
+read or written, so a wrong key can neither show garbage nor mix two keys in one database.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import stat
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from tenure.memories.errors import KeyProblem
+
+KEY_ENV = "TENURE_KEY"
+KEY_BYTES = 32
+NONCE_BYTES = 12
+VERSION = b"\x01"  # leading byte of every ciphertext, so the format can change later
+TERM_HASH_BYTES = 8  # 64-bit keyed hashes: collisions are negligible for a project's vocabulary
+
+
+def key_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "tenure"
+
+
+def key_file(project_id: str) -> Path:
+    return key_dir() / f"{project_id}.key"
+
+
+def load_key(project_id: str, root: Path, create: bool) -> bytes:
+    """The master key: `TENURE_KEY` wins over the key file. `create` makes a new key file when
+    there is none (only allowed while nothing has been encrypted yet)."""
+    if os.environ.get(KEY_ENV):
+        return _decode_env_key(os.environ[KEY_ENV])
+    path = key_file(project_id)
+    if _inside(path, root):
+        raise KeyProblem(f"the key file {path} lies inside the project {root}: it would travel with the "
+                         f"repository. Set XDG_CONFIG_HOME to a directory outside it, or set {KEY_ENV}.")
+    if path.exists():
+        return _read_key_file(path)
+    if not create:
+        raise KeyProblem(f"no key: these memories are encrypted, and neither {KEY_ENV} is set nor {path} "
+                         "exists. Restore the key file (or set TENURE_KEY to its base64 content); "
+                         "without it the memories cannot be read.")
+    return _create_key_file(path)
+
+
+def _decode_env_key(value: str) -> bytes:
+    try:
+        key = base64.b64decode(value.strip(), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise KeyProblem(f"{KEY_ENV} is not valid base64: set it to 32 random bytes in base64, "
+                         "e.g. `python -c \"import os,base64;print(base64.b64encode(os.urandom(32)).decode())\"`"
+                         ) from exc
+    if len(key) != KEY_BYTES:
+        raise KeyProblem(f"{KEY_ENV} decodes to {len(key)} bytes; it must be {KEY_BYTES} bytes (base64 of 32 bytes)")
+    return key
+
+
+def _read_key_file(path: Path) -> bytes:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise KeyProblem(f"the key file {path} is readable by others (mode {mode:o}); "
+                         f"run `chmod 600 {path}` and try again")
+    return _decode_env_key(path.read_text().strip())
+
+
+def _create_key_file(path: Path) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = os.urandom(KEY_BYTES)
+    # Written aside, then linked into place: a process starting at the same moment either sees no
+    # file or the whole key, and two processes can never install two different keys.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(base64.b64encode(key).decode() + "\n")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return _read_key_file(path)
+    finally:
+        tmp.unlink()
+    return key
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _derive(master: bytes, purpose: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None, info=b"tenure:" + purpose).derive(master)
+
+
+class Cipher:
+    """Encrypts and hashes with one project's key."""
+
+    def __init__(self, master: bytes) -> None:
+        self._aead = AESGCM(_derive(master, b"encrypt"))
+        self._term_key = _derive(master, b"terms")
+        self.key_id = hashlib.sha256(_derive(master, b"key-id")).hexdigest()[:16]
+
+    def encrypt(self, plaintext: str | bytes, purpose: str) -> bytes:
+        """`purpose` (e.g. "title") is bound into the tag: a title blob cannot pass as a content."""
+        data = plaintext.encode() if isinstance(plaintext, str) else plaintext
+        nonce = os.urandom(NONCE_BYTES)
+        return VERSION + nonce + self._aead.encrypt(nonce, data, purpose.encode())
+
+    def decrypt_bytes(self, blob: bytes, purpose: str) -> bytes:
+        if not blob or blob[:1] != VERSION:
+            raise KeyProblem(f"a stored {purpose} is not in tenure's encrypted format; the database may be damaged")
+        nonce, body = blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :]
+        try:
+            return self._aead.decrypt(nonce, body, purpose.encode())
+        except InvalidTag as exc:
+            raise KeyProblem(f"a stored {purpose} does not decrypt with this key (key id {self.key_id}): "
+                             "the key is wrong or the row was tampered with") from exc
+
+    def decrypt(self, blob: bytes | None, purpose: str) -> str:
+        return self.decrypt_bytes(blob, purpose).decode() if blob else ""
+
+    def term_hash(self, term: str) -> str:
+        return hmac.new(self._term_key, term.encode(), hashlib.sha256).hexdigest()[: 2 * TERM_HASH_BYTES]

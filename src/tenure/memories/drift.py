@@ -1,0 +1,90 @@
+"""Drift: the code behind an element changed since a memory about it was last known true.
+
+The structural indexer reports the symbols whose fingerprint changed or that went away. Every live
+memory attached to such an element is stamped with the time; a memory last confirmed before its
+stamp is demoted (0.6×), queued for review and flagged in briefings. Confirming it clears the flag.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tenure.memories.elements import Place, kind_of, places
+from tenure.memories.store import add_event, query_in, stamp
+from tenure.storage import Database
+from tenure.structural.naming import SEPARATORS
+
+
+def ancestors(fqn: str) -> set[str]:
+    """`a.b.C.m` -> {a, a.b, a.b.C, a.b.C.m}: the names a removed symbol could have lived in."""
+    return {fqn[:i] for i, ch in enumerate(fqn) if ch in SEPARATORS and i} | {fqn}
+
+
+def _home_module(db: Database, fqn: str, module_elements: set[str]) -> str | None:
+    """The module a removed symbol lived in: the longest name it lived under that is a module."""
+    names = ancestors(fqn)
+    known = module_elements | {r["module"] for r in query_in(
+        db, "SELECT DISTINCT module FROM files WHERE module IN ({placeholders})", sorted(names))}
+    return max(names & known, key=len, default=None)
+
+
+def drifted_elements(db: Database, fqns: list[str], elements: set[str]) -> dict[str, str]:
+    """Which of `elements` drifted, each with the symbol that made it drift.
+
+    A symbol drifts when its own fingerprint changed (a class's covers its methods); a module when
+    its file or any symbol in it changed; a directory when a file under it did. Services, documents
+    and the project have no code of their own here and never drift."""
+    drifted = set(fqns)
+    present = {r["fqn"]: r for r in query_in(db, "SELECT fqn, module, path FROM symbols WHERE fqn IN ({placeholders})",
+                                              sorted(drifted))}
+    module_elements = {e.partition(":")[2] for e in elements if kind_of(e) == "module"}
+    module_cause: dict[str, str] = {}
+    for fqn in sorted(drifted):
+        row = present.get(fqn)
+        for module in ({row["module"], fqn} if row else {_home_module(db, fqn, module_elements)} - {None}):
+            module_cause.setdefault(module, fqn)
+    path_cause = {r["path"]: fqn for fqn, r in sorted(present.items()) if r["path"]}
+    found: dict[str, str] = {}
+    for element in elements:
+        kind, name = kind_of(element), element.partition(":")[2]
+        if kind == "symbol" and element in drifted:
+            found[element] = element
+        elif kind == "module" and name in module_cause:
+            found[element] = module_cause[name]
+        elif kind == "path":
+            directory = "" if name == "./" else name
+            cause = next((c for p, c in path_cause.items() if p.startswith(directory)), None)
+            if cause:
+                found[element] = cause
+    return found
+
+
+def stamp_drift(db: Database, fqns: list[str], now: datetime) -> list[int]:
+    """Record the drift events and stamp every live memory attached to a drifted element.
+    Returns the ids of the memories stamped."""
+    if not fqns:
+        return []
+    at = stamp(now)
+    db.executemany("INSERT INTO memory_drift_events (fqn, at) VALUES (?, ?)", [(f, at) for f in fqns])
+    attached = db.query("""SELECT e.memory_id, e.element FROM memory_elements e JOIN memories m ON m.id = e.memory_id
+                           WHERE m.superseded_by IS NULL""")
+    causes = drifted_elements(db, fqns, {r["element"] for r in attached})
+    stamped: dict[int, str] = {}
+    for r in attached:
+        if r["element"] in causes:
+            stamped.setdefault(r["memory_id"], f"{r['element']} drifted ({causes[r['element']]} changed)")
+    for memory_id, why in stamped.items():
+        db.execute("UPDATE memories SET drifted_at = ? WHERE id = ?", (at, memory_id))
+        add_event(db, memory_id, now, "drifted", why)
+    return sorted(stamped)
+
+
+def edited_places(db: Database, since: datetime, until: datetime, paths: list[str]) -> list[Place]:
+    """What a session edited: the symbols that drifted while it was open, and the files it names."""
+    fqns = {r["fqn"] for r in db.query("SELECT DISTINCT fqn FROM memory_drift_events WHERE at > ? AND at <= ?",
+                                        (stamp(since), stamp(until)))}
+    found = list(places(db, fqns).values())
+    for path in dict.fromkeys(p.strip().removeprefix("./") for p in paths if p.strip()):
+        modules = {r["module"] for r in db.query("SELECT module FROM files WHERE path = ?", (path,)) if r["module"]}
+        found.append(Place(f"path:{path}", frozenset(modules), frozenset({path})))
+    return found

@@ -1,0 +1,135 @@
+"""The knowledge map: one cell per element at a level, what is known there, and the gaps.
+
+Levels: `module` (modules as the index names them), `package` (directories holding code, as
+`path:<dir>/`), `service` (directories with a build manifest, as `service:<name>`). A memory
+documents a cell when one of its elements lies in it at that level or finer: a pitfall on
+`OrderProcessor.checkout` documents its module, its directory and its service.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from tenure.memories import ranking
+from tenure.memories.elements import Place, kind_of, places
+from tenure.memories.errors import MemoriesError
+from tenure.memories.store import parse_stamp
+from tenure.storage import Database
+from tenure.structural.indexer import discover
+
+LEVELS = ("module", "package", "service")
+MANIFESTS = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "package.json", "go.mod", "pyproject.toml",
+                       "setup.py", "Cargo.toml", "composer.json", "Gemfile", "mix.exs", "build.sbt"})
+TITLES_PER_CELL = 3
+
+
+def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[[list[int]], dict[int, str]]) -> dict:
+    if level not in LEVELS:
+        raise MemoriesError(f"level {level!r} is not one of {', '.join(LEVELS)}")
+    cells = universe(db, root, level)
+    memories = _live(db)
+    where = places(db, {e for m in memories.values() for e in m["elements"]})
+    members: dict[str, list[int]] = defaultdict(list)
+    project_wide = []
+    for memory_id, m in memories.items():
+        homes = {c for e in m["elements"] for c in cells_of(where[e], level, cells)}
+        for e in m["elements"]:
+            if level == "service" and kind_of(e) == "service" and e not in cells:
+                cells[e] = Place(e, frozenset(), frozenset())  # named by hand: no manifest says where it lives
+                homes.add(e)
+        for cell in homes:
+            members[cell].append(memory_id)
+        if not homes:
+            project_wide.append(memory_id)
+    shown = titles(sorted({i for ids in members.values() for i in ids[-TITLES_PER_CELL:]}))
+    rows = [cell_of(e, members.get(e, []), memories, now, shown) for e in sorted(cells)]
+    documented = sum(1 for r in rows if not r["gap"])
+    return {"level": level, "headline": f"{documented} of {len(rows)} elements documented",
+            "documented": documented, "elements": len(rows), "cells": rows,
+            "projectWide": {"memories": len(project_wide)}}
+
+
+def universe(db: Database, root: Path, level: str) -> dict[str, Place]:
+    """Every element at the level, documented or not: the gaps are the point."""
+    files = db.query("SELECT path, module FROM files WHERE parse_status IN ('ok', 'partial')")
+    if level == "module":
+        by_module: dict[str, set[str]] = defaultdict(set)
+        for f in files:
+            if f["module"]:
+                by_module[f["module"]].add(f["path"])
+        return {f"module:{m}": Place(f"module:{m}", frozenset({m}), frozenset(p)) for m, p in by_module.items()}
+    if level == "package":
+        dirs = {_dir(f["path"]) for f in files}
+        return {_path_element(d): Place(_path_element(d), frozenset(), frozenset({d})) for d in dirs}
+    return services(root)
+
+
+def services(root: Path) -> dict[str, Place]:
+    """Directories with a build manifest; the project root is one when it has one (or nothing has)."""
+    paths, _ = discover(root)
+    dirs = sorted({_dir(p) for p in paths if posixpath.basename(p) in MANIFESTS})
+    if not dirs:
+        dirs = [""]
+    found = {}
+    for d in dirs:
+        name = posixpath.basename(d.rstrip("/")) or root.name
+        found[f"service:{name}"] = Place(f"service:{name}", frozenset(), frozenset({d}))
+    return found
+
+
+def cells_of(place: Place, level: str, cells: dict[str, Place]) -> set[str]:
+    """The cells an element lies in at this level."""
+    if place.element in cells:
+        return {place.element}
+    if level == "module":
+        return {f"module:{m}" for m in place.modules} & set(cells)
+    if level == "package":
+        return {_path_element(_dir(p)) for p in place.paths if not p.endswith("/")} & set(cells)
+    homes = set()
+    for p in place.paths:
+        inside = [c for c, cp in cells.items() if cp.paths and p.startswith(next(iter(cp.paths)))]
+        if inside:  # the innermost service holds it
+            homes.add(max(inside, key=lambda c: len(next(iter(cells[c].paths)))))
+    return homes
+
+
+def cell_of(element: str, ids: list[int], memories: dict[int, dict], now: datetime, titles: dict[int, str]) -> dict:
+    kinds: dict[str, int] = defaultdict(int)
+    for i in ids:
+        kinds[memories[i]["kind"]] += 1
+    ages = [ranking.age_days(memories[i]["last_true"], now) for i in ids]
+    return {
+        "element": element,
+        "memories": len(ids),
+        "kinds": dict(kinds),
+        "pitfalls": kinds.get("pitfall", 0),
+        "freshestDays": int(min(ages)) if ages else None,
+        "stalestDays": int(max(ages)) if ages else None,
+        "verify": sum(1 for i in ids if memories[i]["drifted"]),
+        "known": [titles[i] for i in ids[-TITLES_PER_CELL:] if i in titles],
+        "gap": not ids,
+    }
+
+
+def _live(db: Database) -> dict[int, dict]:
+    found: dict[int, dict] = {}
+    for r in db.query("""SELECT m.id, m.kind, m.confirmed_at, m.drifted_at, e.element FROM memories m
+                         JOIN memory_elements e ON e.memory_id = m.id WHERE m.superseded_by IS NULL ORDER BY m.id"""):
+        last_true = parse_stamp(r["confirmed_at"])
+        m = found.setdefault(r["id"], {"kind": r["kind"], "last_true": last_true, "elements": [],
+                                       "drifted": ranking.is_drifted(parse_stamp(r["drifted_at"]), last_true)})
+        m["elements"].append(r["element"])
+    return found
+
+
+def _dir(path: str) -> str:
+    d = posixpath.dirname(path)
+    return f"{d}/" if d else ""
+
+
+def _path_element(directory: str) -> str:
+    return f"path:{directory}" if directory else "path:./"

@@ -1,0 +1,79 @@
+"""Links, Obsidian style: `[[Title]]` in a memory's content names another memory, an element
+(`[[ApiGateway]]`) or a decision (`[[ADR-17]]`). A title nobody has written yet stays pending and
+attaches itself when a memory with that title appears. Link targets are stored as keyed hashes:
+the text of a link is part of the (encrypted) content."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tenure.memories.elements import DECISION
+from tenure.memories.store import query_in
+from tenure.memories.terms import normalised
+from tenure.storage import Database
+
+LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]")  # [[Target]] or [[Target|shown text]]
+
+
+def targets(content: str) -> list[str]:
+    """The link targets in `content`, each once, in order."""
+    return list(dict.fromkeys(m.group(1).strip() for m in LINK.finditer(content) if m.group(1).strip()))
+
+
+def title_text(title: str) -> str:
+    """What makes two titles the same: case, spacing and punctuation do not count."""
+    return "title:" + normalised(title)
+
+
+@dataclass(frozen=True)
+class Link:
+    target: str
+    kind: str  # memory | element | decision | pending
+    target_id: int | None = None
+    element: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"target": self.target, "kind": self.kind, "memory": self.target_id, "element": self.element}
+
+
+def resolve(target: str, memory_by_title: Callable[[str], int | None],
+            element_of: Callable[[str], str | None]) -> Link:
+    """A memory title wins over an element name; what matches nothing waits for its memory."""
+    memory_id = memory_by_title(target)
+    if memory_id is not None:
+        return Link(target, "memory", target_id=memory_id)
+    if DECISION.match(target) or target.startswith("doc:"):
+        return Link(target, "decision", element=element_of(target))
+    element = element_of(target)
+    if element is not None:
+        return Link(target, "element", element=element)
+    return Link(target, "pending")
+
+
+def store(db: Database, source_id: int, links: list[Link], key: Callable[[str], str]) -> None:
+    db.executemany(
+        "INSERT INTO memory_links (source_id, target_key, kind, target_id, element) VALUES (?, ?, ?, ?, ?)",
+        [(source_id, key(title_text(link.target)), link.kind, link.target_id, link.element) for link in links],
+    )
+
+
+def attach_pending(db: Database, memory_id: int, title_key: str) -> int:
+    """Point the links that waited for this title at the new memory; returns how many attached."""
+    waiting = db.query("SELECT COUNT(*) AS n FROM memory_links WHERE kind = 'pending' AND target_key = ?",
+                       (title_key,))[0]["n"]
+    if waiting:
+        db.execute("UPDATE memory_links SET kind = 'memory', target_id = ? WHERE kind = 'pending' AND target_key = ?",
+                   (memory_id, title_key))
+    return waiting
+
+
+def outgoing(db: Database, memory_ids: list[int]) -> list[dict]:
+    return query_in(db, "SELECT source_id, kind, target_id, element FROM memory_links"
+                        " WHERE source_id IN ({placeholders}) AND kind != 'pending' ORDER BY id", memory_ids)
+
+
+def incoming(db: Database, memory_ids: list[int]) -> list[dict]:
+    return query_in(db, "SELECT source_id, target_id FROM memory_links WHERE kind = 'memory'"
+                        " AND target_id IN ({placeholders}) ORDER BY id", memory_ids)

@@ -1,0 +1,177 @@
+"""The memories schema (its own migrations) and the few row helpers every module shares.
+
+Secret text (titles, contents, session tasks, vectors) is stored only as AES-GCM blobs; what stays
+readable is structure: kinds, elements, timestamps, counts, and keyed hashes of terms and titles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from tenure.storage import Database, Migrations
+
+migrations = Migrations("memories")
+CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
+
+
+@migrations
+def m001_initial(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,              -- note | convention | pitfall | session_outcome
+            title BLOB,                      -- encrypted
+            content BLOB NOT NULL,           -- encrypted
+            title_key TEXT,                  -- keyed hash of the normalised title (addressing, links)
+            content_key TEXT NOT NULL,       -- keyed hash of the normalised content (dedupe without vectors)
+            author TEXT NOT NULL,
+            session_id TEXT,                 -- the work session that wrote it
+            outcome TEXT,                    -- session_outcome: success | failure | partial | abandoned
+            created_at TEXT NOT NULL,
+            confirmed_at TEXT NOT NULL,      -- last known true: creation or latest confirmation
+            confirmations INTEGER NOT NULL DEFAULT 0,
+            drifted_at TEXT,                 -- latest drift stamp of one of its elements
+            supersedes INTEGER REFERENCES memories(id),
+            superseded_by INTEGER REFERENCES memories(id)
+        )"""
+    )
+    db.execute("CREATE INDEX memories_title ON memories(title_key)")
+    db.execute("CREATE INDEX memories_content ON memories(content_key)")
+    db.execute(
+        """CREATE TABLE memory_elements (
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            element TEXT NOT NULL,
+            PRIMARY KEY (memory_id, element)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_elements_element ON memory_elements(element)")
+    db.execute(
+        """CREATE TABLE memory_terms (
+            term TEXT NOT NULL,              -- keyed hash of a stemmed term
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            PRIMARY KEY (term, memory_id)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_terms_memory ON memory_terms(memory_id)")
+    db.execute(
+        """CREATE TABLE memory_vectors (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+            model TEXT NOT NULL,             -- provider name: vectors of different models never mix
+            vector BLOB NOT NULL             -- encrypted float32
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE memory_links (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES memories(id),
+            target_key TEXT NOT NULL,        -- keyed hash of the normalised [[target]]
+            kind TEXT NOT NULL,              -- memory | element | decision | pending
+            target_id INTEGER REFERENCES memories(id),
+            element TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX memory_links_source ON memory_links(source_id)")
+    db.execute("CREATE INDEX memory_links_target ON memory_links(target_id)")
+    db.execute("CREATE INDEX memory_links_pending ON memory_links(target_key) WHERE kind = 'pending'")
+    db.execute(
+        """CREATE TABLE memory_events (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            at TEXT NOT NULL,
+            event TEXT NOT NULL,             -- created | confirmed | deduplicated | drifted | superseded | cited
+            detail TEXT NOT NULL DEFAULT ''  -- never secret text
+        )"""
+    )
+    db.execute("CREATE INDEX memory_events_memory ON memory_events(memory_id)")
+    db.execute(
+        """CREATE TABLE memory_sessions (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL,
+            task BLOB NOT NULL,              -- encrypted
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            outcome TEXT,
+            outcome_memory_id INTEGER REFERENCES memories(id)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE memory_leases (
+            session_id TEXT NOT NULL REFERENCES memory_sessions(id),
+            element TEXT NOT NULL,
+            acquired_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, element)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_leases_element ON memory_leases(element)")
+    db.execute(
+        """CREATE TABLE memory_impressions (
+            session_id TEXT NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            first_at TEXT NOT NULL,
+            last_at TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (session_id, memory_id)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_impressions_memory ON memory_impressions(memory_id)")
+    db.execute(
+        """CREATE TABLE memory_citations (
+            session_id TEXT NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            how TEXT NOT NULL,               -- declared (usedMemories) | inferred (the session edited its element)
+            at TEXT NOT NULL,
+            PRIMARY KEY (session_id, memory_id)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_citations_memory ON memory_citations(memory_id)")
+    db.execute("CREATE TABLE memory_drift_events (id INTEGER PRIMARY KEY, fqn TEXT NOT NULL, at TEXT NOT NULL)")
+    db.execute("CREATE INDEX memory_drift_events_at ON memory_drift_events(at)")
+    db.execute(
+        """CREATE TABLE element_vectors (
+            element TEXT PRIMARY KEY,
+            fingerprint TEXT NOT NULL,       -- the code it was computed from: recomputed when it drifts
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL             -- plain float32: made from code, which the repository holds anyway
+        )"""
+    )
+    db.execute("CREATE TABLE memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+def stamp(at: datetime) -> str:
+    """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
+    return at.isoformat(timespec="microseconds")
+
+
+def parse_stamp(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def chunked(values: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(values), CHUNK):
+        yield values[i : i + CHUNK]
+
+
+def query_in(db: Database, sql: str, values: Iterable[Any], params: Sequence[Any] = ()) -> list[dict]:
+    """Run `sql` with `{placeholders}` replaced by a `?` list, in chunks; `params` come after the list."""
+    rows: list[dict] = []
+    for chunk in chunked(list(values)):
+        rows.extend(db.query(sql.format(placeholders=", ".join("?" * len(chunk))), [*chunk, *params]))
+    return rows
+
+
+def get_meta(db: Database, key: str) -> str | None:
+    rows = db.query("SELECT value FROM memory_meta WHERE key = ?", (key,))
+    return rows[0]["value"] if rows else None
+
+
+def ensure_meta(db: Database, key: str, value: str) -> str:
+    """Set `key` unless another process already did; returns whichever value won."""
+    db.execute("INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, value))
+    return get_meta(db, key) or value
+
+
+def add_event(db: Database, memory_id: int, at: datetime, event: str, detail: str = "") -> None:
+    db.execute("INSERT INTO memory_events (memory_id, at, event, detail) VALUES (?, ?, ?, ?)",
+               (memory_id, stamp(at), event, detail))

@@ -1,0 +1,134 @@
+"""Memory vectors: best effort, encrypted at rest, held in memory per process for recall.
+
+Vectors can be inverted into much of the text they came from, so they are encrypted like the
+content itself. Vectors of different models never mix: a memory without a vector of the current
+model is backfilled by `backfill`, and until then it is ranked on terms alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from tenure.memories.crypto import Cipher
+from tenure.memories.store import query_in
+from tenure.storage import Database
+
+
+class Provider(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+AUTO: Any = object()  # "ask tenure.embeddings for the configured provider"
+
+
+def configured_provider() -> tuple[Provider | None, str]:
+    """The configured embedding provider, or None and why not."""
+    try:
+        from tenure.embeddings import get_provider
+    except ImportError:
+        return None, "no embedding provider is installed"
+    try:
+        provider = get_provider()
+    except Exception as exc:  # a broken provider must degrade recall, never break it
+        return None, f"the embedding provider failed to load: {exc}"
+    return provider, "" if provider else "no embedding provider is configured"
+
+
+class Vectors:
+    def __init__(self, db: Database, cipher: Callable[[], Cipher], provider: Provider | None | Any = AUTO) -> None:
+        self.db = db
+        self._cipher = cipher
+        self._provider = provider
+        self._why_none = "" if provider is not None else "no embedding provider was given"
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._matrix: np.ndarray | None = None
+        self._seen_rowid = 0
+
+    @property
+    def provider(self) -> Provider | None:
+        if self._provider is AUTO:
+            self._provider, self._why_none = configured_provider()
+        return self._provider
+
+    @property
+    def mode(self) -> str:
+        return "semantic" if self.provider else "lexical"
+
+    def mode_note(self) -> str:
+        if self.provider:
+            return f"semantic + lexical (embeddings: {self.provider.name})"
+        return f"lexical only: {self._why_none}; ranked by term overlap"
+
+    def embed(self, texts: list[str]) -> np.ndarray | None:
+        """Unit vectors for `texts`, or None when there is no working provider (then: lexical)."""
+        provider = self.provider
+        if provider is None or not texts:
+            return None
+        try:
+            return np.asarray(provider.embed(texts), dtype=np.float32)
+        except Exception as exc:  # an unreachable endpoint degrades this call to lexical
+            self._why_none = f"the embedding provider failed: {exc}"
+            return None
+
+    def put(self, memory_id: int, vector: np.ndarray) -> None:
+        assert self.provider is not None
+        blob = self._cipher().encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
+        self.db.execute(
+            "INSERT INTO memory_vectors (memory_id, model, vector) VALUES (?, ?, ?) ON CONFLICT (memory_id)"
+            " DO UPDATE SET model = excluded.model, vector = excluded.vector",
+            (memory_id, self.provider.name, blob),
+        )
+
+    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """(memory ids, unit vectors) of every memory with a vector of the current model. Rows
+        written since the last call (by any process) are read and decrypted once."""
+        provider = self.provider
+        if provider is None:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        rows = self.db.query(
+            "SELECT rowid AS r, memory_id, vector FROM memory_vectors WHERE model = ? AND rowid > ? ORDER BY rowid",
+            (provider.name, self._seen_rowid),
+        )
+        if rows:
+            self._append(rows)
+        if self._matrix is None:
+            return self._ids, np.zeros((0, 0), dtype=np.float32)
+        return self._ids, self._matrix
+
+    def _append(self, rows: list[dict]) -> None:
+        cipher = self._cipher()
+        fresh = np.stack([np.frombuffer(cipher.decrypt_bytes(r["vector"], "vector"), dtype=np.float32) for r in rows])
+        ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
+        # An upsert gives the row a new rowid: drop the stale copy of a re-embedded memory.
+        self._ids = np.where(np.isin(self._ids, ids), -1, self._ids)
+        self._ids = np.concatenate([self._ids, ids])
+        self._matrix = fresh if self._matrix is None else np.vstack([self._matrix, fresh])
+        self._seen_rowid = rows[-1]["r"]
+
+    def vectors_of(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
+        ids, matrix = self.matrix()
+        wanted = set(memory_ids)
+        return {int(i): matrix[k] for k, i in enumerate(ids) if int(i) in wanted}
+
+    def missing(self, limit: int) -> list[int]:
+        """Live memories that have no vector of the current model yet, oldest first."""
+        if self.provider is None:
+            return []
+        rows = self.db.query(
+            """SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
+               WHERE m.superseded_by IS NULL AND v.memory_id IS NULL ORDER BY m.id LIMIT ?""",
+            (self.provider.name, limit),
+        )
+        return [r["id"] for r in rows]
+
+    def has(self, memory_ids: list[int]) -> set[int]:
+        if self.provider is None:
+            return set()
+        rows = query_in(self.db, "SELECT memory_id FROM memory_vectors WHERE memory_id IN ({placeholders})"
+                        " AND model = ?", memory_ids, (self.provider.name,))
+        return {r["memory_id"] for r in rows}
