@@ -20,6 +20,7 @@ from tenure.structural.store import StructuralStore
 
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
+RULES_LIMIT = 200
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 
 
@@ -120,6 +121,15 @@ class Tenure:
         }
         self._freshness = (now, info)
         return info
+
+    # procedural ------------------------------------------------------------------------------
+    def rules(self) -> dict:
+        """The always-loaded house rules (SPEC §2.4). Until candidate rules are promoted from episodes,
+        these are the project's live conventions."""
+        conventions = [m for m in self.memories.recall("", limit=RULES_LIMIT)["results"]
+                       if m["kind"] == "convention" and not m["via"]]
+        lines = [f"- {m['title'] + ': ' if m['title'] else ''}{' '.join(m['content'].split())}" for m in conventions]
+        return {"rules": conventions, "text": "\n".join(["# House rules", *lines]) if lines else "No rules yet."}
 
     def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None) -> None:
         """Re-index the paths that change under the root (batched by watchfiles) until `stop` is set.

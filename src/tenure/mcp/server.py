@@ -1,4 +1,4 @@
-"""Builds the MCP server: every store contributes its tools and resources from its own module."""
+"""Builds the MCP server from what every store contributes (see tenure.mcp.tools)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from mcp.server.mcpserver import MCPServer
 
 from tenure import __version__
 from tenure.api import Tenure
+from tenure.mcp.registry import Registry
 from tenure.mcp.tools import STORES
 
 # Sent once at initialisation; kept short because it costs the agent's context like a tool does.
@@ -17,7 +18,8 @@ INSTRUCTIONS = (
 
 
 def build_server(tenure: Tenure) -> MCPServer:
-    server = MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    registry = Registry()
     for store in STORES:
-        store.register(server, tenure)
-    return server
+        store.register(registry, tenure)
+    return MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                     tools=registry.tools, resources=registry.resources)

@@ -1,4 +1,5 @@
-"""One module per store, each with `register(server, tenure)` adding that store's tools and resources.
+"""One module per store, each with `register(registry, tenure)` contributing that store's tools and
+resources as thin wrappers over the Tenure API.
 
 A store that lands later adds a module here and an entry in STORES; nothing else changes.
 """
@@ -7,6 +8,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from tenure.mcp.tools import structural
+from tenure.mcp.tools import memories, structural
 
-STORES: tuple[ModuleType, ...] = (structural,)
+STORES: tuple[ModuleType, ...] = (structural, memories)

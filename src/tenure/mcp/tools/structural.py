@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from tenure.api import Tenure
+from tenure.mcp.registry import READ_ONLY, Registry
 from tenure.mcp.tools.results import structured
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 WHAT_BREAKS = (
     "Call before changing a symbol's signature or behaviour: its dependants (callers, subclasses, "
@@ -29,7 +27,7 @@ FIND_SYMBOL = (
 Symbol = Annotated[str, Field(description="Full name or unique suffix, e.g. SettlementService.retry")]
 
 
-def register(server: MCPServer, tenure: Tenure) -> None:
+def register(registry: Registry, tenure: Tenure) -> None:
     def what_breaks(
         symbol: Symbol,
         depth: Annotated[int, Field(ge=1, le=10, description="1 = direct dependants")] = 1,
@@ -39,5 +37,5 @@ def register(server: MCPServer, tenure: Tenure) -> None:
     def find_symbol(name: Symbol) -> CallToolResult:
         return structured(tenure.find_symbol(name).as_dict())
 
-    server.add_tool(what_breaks, description=WHAT_BREAKS, annotations=READ_ONLY)
-    server.add_tool(find_symbol, description=FIND_SYMBOL, annotations=READ_ONLY)
+    registry.tool(what_breaks, WHAT_BREAKS, READ_ONLY)
+    registry.tool(find_symbol, FIND_SYMBOL, READ_ONLY)
