@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from tenure.cli import memories, serve, structural
+from tenure.cli import memories, serve, setup, structural
 
 app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 structural.register(app)
 memories.register(app)
 serve.register(app)
+setup.register(app)
 
 if __name__ == "__main__":
     app()

@@ -1,0 +1,60 @@
+"""Claude Code hooks: habits without discipline. SessionStart opens a work session and injects its
+briefing; SessionEnd closes it if the agent did not. Each Claude Code session maps to one tenure
+session through `.tenure/hooks/claude-code/<its id>`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tenure.api import STATE_DIR, Tenure
+from tenure.memories import MemoriesError
+
+AGENT = "claude-code"
+# The hook runs before the user has said anything: the task is not known yet.
+TASK = "Claude Code session (task not stated)"
+CLOSED_BY_HOOK = ("Closed by the Claude Code SessionEnd hook: the agent ended without calling session_end, "
+                  "so the outcome is unknown; citations were inferred from the files it edited.")
+
+
+def session_start(t: Tenure, payload: dict) -> str:
+    """The text Claude Code adds to the agent's context: the briefing and the session id to use."""
+    mapping = _mapping(t.root, payload)
+    session = mapping.read_text().strip() if mapping.exists() else None
+    if session and _is_open(t, session):
+        briefing = t.memories.brief(session=session)["text"]
+    else:
+        started = t.memories.start_session(AGENT, TASK)
+        session, briefing = started["session"], started["briefing"]
+        mapping.parent.mkdir(parents=True, exist_ok=True)
+        mapping.write_text(session + "\n")
+    return (f"{briefing.rstrip()}\n\ntenure work session `{session}` is open: pass session=\"{session}\" to "
+            "tenure's recall, and when the task is done call session_end with a summary and the ids of the "
+            "memories you relied on (if you do not, it is closed for you when Claude Code exits).\n")
+
+
+def session_end(t: Tenure, payload: dict) -> str:
+    mapping = _mapping(t.root, payload)
+    if not mapping.exists():
+        return "no tenure session was opened for this Claude Code session"
+    session = mapping.read_text().strip()
+    try:
+        result = t.memories.end_session(session, CLOSED_BY_HOOK, outcome="abandoned")
+        said = f"closed tenure session {session}: outcome memory #{result['outcomeMemory']}"
+    except MemoriesError as exc:  # the agent ended it already
+        said = str(exc)
+    mapping.unlink()
+    return said
+
+
+def _is_open(t: Tenure, session: str) -> bool:
+    try:
+        t.memories.lease(session, [])
+    except MemoriesError:
+        return False
+    return True
+
+
+def _mapping(root: Path, payload: dict) -> Path:
+    external = re.sub(r"[^A-Za-z0-9_.-]", "_", str(payload.get("session_id") or "unknown"))
+    return root / STATE_DIR / "hooks" / AGENT / external
