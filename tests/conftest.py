@@ -9,6 +9,14 @@ import pytest
 from tenure import Tenure
 
 FIXTURES = Path(__file__).parent / "fixtures"
+pytest_plugins = ["tests.memory_support"]
+
+
+@pytest.fixture(autouse=True)
+def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory keys go to a per-test config directory, never the real ~/.config."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("TENURE_KEY", raising=False)
 
 
 @pytest.fixture

@@ -124,8 +124,9 @@ class Memories:
             return self._confirm(row, self.clock(), f"by {author or default_author()}", "confirmed")
 
     def _confirm(self, row: dict, now: datetime, detail: str, event: str) -> dict:
-        was_drifted = ranking.is_drifted(parse_stamp(row["drifted_at"]), parse_stamp(row["confirmed_at"]))
-        self.db.execute("UPDATE memories SET confirmed_at = ?, confirmations = confirmations + 1 WHERE id = ?",
+        was_drifted = bool(row["verify"])
+        self.db.execute("UPDATE memories SET confirmed_at = ?, confirmations = confirmations + 1, verify = 0"
+                        " WHERE id = ?",
                         (stamp(now), row["id"]))
         add_event(self.db, row["id"], now, event, detail)
         return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
@@ -309,7 +310,7 @@ class Memories:
                 "author": r["author"], "session": r["session_id"], "outcome": r["outcome"],
                 "createdAt": r["created_at"], "confirmedAt": r["confirmed_at"], "confirmations": r["confirmations"],
                 "ageDays": int(ranking.age_days(last_true, now)),
-                "verify": ranking.is_drifted(parse_stamp(r["drifted_at"]), last_true),
+                "verify": bool(r["verify"]),
                 "driftedAt": r["drifted_at"], "supersedes": r["supersedes"], "supersededBy": r["superseded_by"],
             }
         return found
@@ -448,8 +449,7 @@ class Memories:
         """Memories a person should look at: drifted ones and ignored ones. Nothing is removed:
         confirm what still holds, supersede what changed."""
         drifted = [r["id"] for r in self.db.query(
-            "SELECT id FROM memories WHERE superseded_by IS NULL AND drifted_at IS NOT NULL"
-            " AND drifted_at > confirmed_at ORDER BY id")]
+            "SELECT id FROM memories WHERE superseded_by IS NULL AND verify = 1 ORDER BY id")]
         served = [r["memory_id"] for r in self.db.query(
             """SELECT i.memory_id FROM memory_impressions i JOIN memories m ON m.id = i.memory_id
                WHERE m.superseded_by IS NULL GROUP BY i.memory_id HAVING COUNT(*) >= ?""",

@@ -74,14 +74,14 @@ def stamp_drift(db: Database, fqns: list[str], now: datetime) -> list[int]:
         if r["element"] in causes:
             stamped.setdefault(r["memory_id"], f"{r['element']} drifted ({causes[r['element']]} changed)")
     for memory_id, why in stamped.items():
-        db.execute("UPDATE memories SET drifted_at = ? WHERE id = ?", (at, memory_id))
+        db.execute("UPDATE memories SET drifted_at = ?, verify = 1 WHERE id = ?", (at, memory_id))
         add_event(db, memory_id, now, "drifted", why)
     return sorted(stamped)
 
 
 def edited_places(db: Database, since: datetime, until: datetime, paths: list[str]) -> list[Place]:
     """What a session edited: the symbols that drifted while it was open, and the files it names."""
-    fqns = {r["fqn"] for r in db.query("SELECT DISTINCT fqn FROM memory_drift_events WHERE at > ? AND at <= ?",
+    fqns = {r["fqn"] for r in db.query("SELECT DISTINCT fqn FROM memory_drift_events WHERE at >= ? AND at <= ?",
                                         (stamp(since), stamp(until)))}
     found = list(places(db, fqns).values())
     for path in dict.fromkeys(p.strip().removeprefix("./") for p in paths if p.strip()):

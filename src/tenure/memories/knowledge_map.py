@@ -117,11 +117,11 @@ def cell_of(element: str, ids: list[int], memories: dict[int, dict], now: dateti
 
 def _live(db: Database) -> dict[int, dict]:
     found: dict[int, dict] = {}
-    for r in db.query("""SELECT m.id, m.kind, m.confirmed_at, m.drifted_at, e.element FROM memories m
+    for r in db.query("""SELECT m.id, m.kind, m.confirmed_at, m.verify, e.element FROM memories m
                          JOIN memory_elements e ON e.memory_id = m.id WHERE m.superseded_by IS NULL ORDER BY m.id"""):
         last_true = parse_stamp(r["confirmed_at"])
         m = found.setdefault(r["id"], {"kind": r["kind"], "last_true": last_true, "elements": [],
-                                       "drifted": ranking.is_drifted(parse_stamp(r["drifted_at"]), last_true)})
+                                       "drifted": bool(r["verify"])})
         m["elements"].append(r["element"])
     return found
 

@@ -51,11 +51,6 @@ def is_ignored(sessions_served: int, citations: int) -> bool:
     return sessions_served >= IGNORED_SESSIONS and citations == 0
 
 
-def is_drifted(drifted_at: datetime | None, last_true: datetime) -> bool:
-    """Drifted when the element changed after the memory was last known true."""
-    return drifted_at is not None and last_true < drifted_at
-
-
 @dataclass(frozen=True)
 class Signals:
     """What the database knows about one memory at recall time."""
@@ -63,6 +58,7 @@ class Signals:
     kind: str
     last_true: datetime
     drifted_at: datetime | None
+    drifted: bool  # its element changed after it was last confirmed
     citations_declared: int
     citations_inferred: int
     sessions_served: int
@@ -78,8 +74,7 @@ def explain(cosine: float | None, overlap: float, s: Signals, now: datetime) -> 
     cited = citation_factor(citations)
     ignored = is_ignored(s.sessions_served, citations)
     ignored_f = IGNORED_FACTOR if ignored else 1.0
-    drifted = is_drifted(s.drifted_at, s.last_true)
-    drift_f = DRIFT_FACTOR if drifted else 1.0
+    drift_f = DRIFT_FACTOR if s.drifted else 1.0
     score = rel * kind_w * fresh * cited * ignored_f * drift_f
     return {
         "score": round(score, 6),
@@ -96,6 +91,6 @@ def explain(cosine: float | None, overlap: float, s: Signals, now: datetime) -> 
         "citations": {"declared": s.citations_declared, "inferred": s.citations_inferred, "factor": round(cited, 6)},
         "ignored": {"sessions_served": s.sessions_served, "impressions": s.impressions, "ignored": ignored,
                     "factor": ignored_f},
-        "drift": {"drifted_at": s.drifted_at.isoformat() if s.drifted_at else None, "drifted": drifted,
+        "drift": {"drifted_at": s.drifted_at.isoformat() if s.drifted_at else None, "drifted": s.drifted,
                   "factor": drift_f},
     }

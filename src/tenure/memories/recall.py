@@ -76,11 +76,12 @@ def relevances(db: Database, vectors: Vectors, query: Query, within: set[int] | 
 
 def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
     usage = usage_of(db, memory_ids)
-    rows = query_in(db, "SELECT id, kind, confirmed_at, drifted_at FROM memories WHERE id IN ({placeholders})",
+    rows = query_in(db, "SELECT id, kind, confirmed_at, drifted_at, verify FROM memories WHERE id IN ({placeholders})",
                     memory_ids)
     return {
         r["id"]: ranking.Signals(
             kind=r["kind"], last_true=parse_stamp(r["confirmed_at"]), drifted_at=parse_stamp(r["drifted_at"]),
+            drifted=bool(r["verify"]),
             citations_declared=usage[r["id"]].declared, citations_inferred=usage[r["id"]].inferred,
             sessions_served=usage[r["id"]].sessions_served, impressions=usage[r["id"]].impressions,
         )

@@ -33,6 +33,7 @@ def m001_initial(db: Database) -> None:
             confirmed_at TEXT NOT NULL,      -- last known true: creation or latest confirmation
             confirmations INTEGER NOT NULL DEFAULT 0,
             drifted_at TEXT,                 -- latest drift stamp of one of its elements
+            verify INTEGER NOT NULL DEFAULT 0,  -- 1: stamped after it was last confirmed (by operation order)
             supersedes INTEGER REFERENCES memories(id),
             superseded_by INTEGER REFERENCES memories(id)
         )"""

@@ -1,0 +1,109 @@
+"""The session briefing, element selection by meaning, and the knowledge map."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenure import Tenure
+from tenure.memories import Memories, MemoriesError
+from tests.memory_support import Clock
+
+
+def test_the_briefing_lists_pitfalls_first(memories: Memories) -> None:
+    memories.remember("orders are saved by the repository", kind="note", elements=["OrderRepository"])
+    memories.remember("saving orders twice double-charges", kind="pitfall", elements=["OrderRepository"])
+    text = memories.brief("save orders")["text"]
+    assert text.index("## Pitfalls") < text.index("## Notes")
+    assert text.index("double-charges") < text.index("saved by the repository")
+
+
+def test_the_briefing_gives_freshness_in_days(memories: Memories, clock: Clock) -> None:
+    memories.remember("orders are saved by the repository", elements=["OrderRepository"], author="agent/vincent")
+    clock.advance(days=1)
+    assert "(agent/vincent, 1 day ago)" in memories.brief()["text"]
+    clock.advance(days=29)
+    assert "(agent/vincent, 30 days ago)" in memories.brief()["text"]
+
+
+def test_the_briefing_names_the_elements_of_the_task_and_why(memories: Memories) -> None:
+    brief = memories.brief("change the checkout")
+    assert brief["elements"][0] == {"element": "shop.orders.OrderProcessor", "score": 0.3,
+                                    "why": ["code speaks of checkout"]}
+    assert "- OrderProcessor (shop.orders.OrderProcessor): code speaks of checkout" in brief["text"]
+
+
+def test_the_briefing_says_how_recall_ranked(memories: Memories) -> None:
+    assert "Recall: lexical only" in memories.brief()["text"]
+
+
+def test_a_briefing_with_nothing_written_says_what_to_do(memories: Memories) -> None:
+    assert "`tenure remember` it" in memories.brief("anything")["text"]
+
+
+def test_a_task_about_checkout_finds_the_order_processor_by_its_code(memories: Memories) -> None:
+    selected = memories.select_elements("checkout")
+    assert selected == [{"element": "shop.orders.OrderProcessor", "score": 0.6, "why": ["code speaks of checkout"]}]
+
+
+def test_a_task_finds_an_element_through_a_memory_about_it(memories: Memories) -> None:
+    memories.remember("invoices are part of the purchase flow", elements=["InvoiceWriter"])
+    selected = memories.select_elements("purchase flow")
+    assert selected[0]["element"] == "invoice.InvoiceWriter"
+    assert selected[0]["why"] == ["memory #1 speaks of it"]
+
+
+def test_a_task_finds_an_element_by_meaning_with_embeddings(semantic: Memories) -> None:
+    # "purchase" appears nowhere in the code; the (fake) model knows it means checkout
+    selected = semantic.select_elements("purchase")
+    assert [s["element"] for s in selected] == ["shop.orders.OrderProcessor"]  # not also its module
+    assert selected[0]["why"][0].startswith("meaning close to the task")
+
+
+def test_the_map_has_one_cell_per_module_and_a_headline(memories: Memories) -> None:
+    memories.remember("charge before booking", kind="pitfall", elements=["OrderProcessor.checkout"])
+    result = memories.knowledge_map("module")
+    assert [c["element"] for c in result["cells"]] == ["module:invoice", "module:shop", "module:shop.gateway",
+                                                       "module:shop.orders"]
+    assert result["headline"] == "1 of 4 elements documented"
+
+
+def test_a_map_cell_counts_memories_pitfalls_and_freshness(memories: Memories, clock: Clock) -> None:
+    memories.remember("charge before booking", kind="pitfall", elements=["OrderProcessor.checkout"])
+    clock.advance(days=10)
+    memories.remember("orders are idempotent", title="Idempotent orders", elements=["module:shop.orders"])
+    cell = {c["element"]: c for c in memories.knowledge_map("module")["cells"]}["module:shop.orders"]
+    assert (cell["memories"], cell["pitfalls"], cell["freshestDays"], cell["stalestDays"]) == (2, 1, 0, 10)
+    assert cell["kinds"] == {"pitfall": 1, "note": 1}
+    assert "Idempotent orders" in cell["known"]
+
+
+def test_a_map_shows_gaps_where_nothing_is_written(memories: Memories) -> None:
+    gaps = [c["element"] for c in memories.knowledge_map("module")["cells"] if c["gap"]]
+    assert gaps == ["module:invoice", "module:shop", "module:shop.gateway", "module:shop.orders"]
+
+
+def test_the_package_level_has_one_cell_per_directory(memories: Memories) -> None:
+    memories.remember("the gateway is stateless", elements=["ApiGateway"])
+    result = memories.knowledge_map("package")
+    assert [c["element"] for c in result["cells"]] == ["path:billing/", "path:shop/"]
+    assert result["headline"] == "1 of 2 elements documented"
+
+
+def test_the_service_level_finds_directories_with_a_build_manifest(shop: Tenure, memories: Memories) -> None:
+    (shop.root / "billing" / "pyproject.toml").write_text("[project]\nname = 'billing'\n")
+    (shop.root / "shop" / "pyproject.toml").write_text("[project]\nname = 'shop'\n")
+    memories.remember("invoices are written nightly", elements=["InvoiceWriter"])
+    result = memories.knowledge_map("service")
+    assert {c["element"]: c["gap"] for c in result["cells"]} == {"service:billing": False, "service:shop": True}
+
+
+def test_the_map_counts_drifted_memories_to_verify(memories: Memories, edit) -> None:
+    memories.remember("the gateway returns headers", elements=["ApiGateway"])
+    edit({"shop/gateway.py": "class ApiGateway:\n    pass\n"})
+    cell = {c["element"]: c for c in memories.knowledge_map("module")["cells"]}["module:shop.gateway"]
+    assert cell["verify"] == 1
+
+
+def test_an_unknown_map_level_is_refused(memories: Memories) -> None:
+    with pytest.raises(MemoriesError, match="not one of module, package, service"):
+        memories.knowledge_map("galaxy")
