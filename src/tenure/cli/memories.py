@@ -41,7 +41,7 @@ def project(repo: Path) -> Iterator[Tenure]:
         try:
             yield t
         except MemoriesError as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
             raise typer.Exit(2) from exc
 
 

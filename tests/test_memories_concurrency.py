@@ -1,0 +1,84 @@
+"""Several processes remembering and recalling at once lose no write; a process killed in the
+middle of a write leaves the database as it was before that write."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tenure import Tenure
+from tenure.memories import Memories
+
+PROCESSES = 4
+WRITES = 50
+
+
+def writer(root: str, worker: int) -> None:
+    """One process: WRITES distinct facts, a recall after each."""
+    with Tenure.open(root, discover=False) as t:
+        m = Memories(t.db, t.root, provider=None)
+        for n in range(WRITES):
+            m.remember(f"fact {worker}-{n}: worker{worker} wrote entry{n}", elements=["OrderProcessor"])
+            m.recall(f"worker{worker}", session=f"w{worker}")
+
+
+def repeater(root: str, worker: int) -> None:
+    """One process: the same fact, ten times."""
+    with Tenure.open(root, discover=False) as t:
+        m = Memories(t.db, t.root, provider=None)
+        for _ in range(10):
+            m.remember("orders are idempotent", elements=["OrderProcessor"])
+
+
+def run_processes(target, root: Path) -> None:
+    ctx = mp.get_context("spawn")  # fresh interpreters, each with its own database connection
+    procs = [ctx.Process(target=target, args=(str(root), w)) for w in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=300)
+    assert [p.exitcode for p in procs] == [0] * PROCESSES
+
+
+def test_four_processes_writing_and_recalling_at_once_lose_no_write(shop: Tenure) -> None:
+    Memories(shop.db, shop.root, provider=None).remember("warm up: key and schema exist")
+    run_processes(writer, shop.root)
+    contents = {r["content"] for r in Memories(shop.db, shop.root, provider=None).recall("", limit=500)["results"]}
+    expected = {f"fact {w}-{n}: worker{w} wrote entry{n}" for w in range(PROCESSES) for n in range(WRITES)}
+    assert expected <= contents and len(contents) == PROCESSES * WRITES + 1
+
+
+def test_the_same_fact_written_by_four_processes_is_one_memory(shop: Tenure) -> None:
+    Memories(shop.db, shop.root, provider=None).remember("warm up: key and schema exist")
+    run_processes(repeater, shop.root)
+    rows = shop.db.query("SELECT id, confirmations FROM memories WHERE kind = 'note' AND id > 1")
+    assert [r["confirmations"] for r in rows] == [PROCESSES * 10 - 1]
+
+
+KILLED = textwrap.dedent("""
+    import os, sys
+    from tenure import Tenure
+    from tenure.memories import Memories, links
+    t = Tenure.open(sys.argv[1], discover=False)
+    m = Memories(t.db, t.root, provider=None)
+    def die(*args, **kwargs):
+        os._exit(9)  # killed after the memory row, its elements and terms were written, before commit
+    links.store = die
+    m.remember("half written fact", title="Half", elements=["OrderProcessor"])
+""")
+
+
+def test_a_process_killed_mid_write_leaves_the_database_consistent(shop: Tenure) -> None:
+    m = Memories(shop.db, shop.root, provider=None)
+    kept = m.remember("a fact written before the crash")["id"]
+    done = subprocess.run([sys.executable, "-c", KILLED, str(shop.root)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 9, done.stderr
+    assert shop.db.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
+    assert [r["id"] for r in shop.db.query("SELECT id FROM memories")] == [kept]
+    for table in ("memory_elements", "memory_terms", "memory_events"):
+        orphans = shop.db.query(f"SELECT COUNT(*) AS n FROM {table} WHERE memory_id NOT IN (SELECT id FROM memories)")
+        assert orphans[0]["n"] == 0, table
+    assert m.remember("half written fact", title="Half")["deduplicated"] is False  # the title is free again
