@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tenure.memories import Memories
+from tenure.memories import Memories, links
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.storage import Database, open_database
 from tenure.structural import export
@@ -121,6 +121,20 @@ class Tenure:
         }
         self._freshness = (now, info)
         return info
+
+    def memory_detail(self, ref: int | str) -> dict:
+        """A memory as a person inspects it: every version (supersedes chain) with its events, usage
+        and drift stamps, and the links from and to any version."""
+        detail = self.memories.history(ref)
+        ids = [v["id"] for v in detail["versions"]]
+        outgoing = [{"direction": "to", "kind": x["kind"], "memory": x["target_id"], "element": x["element"]}
+                    for x in links.outgoing(self.db, ids)]
+        incoming = [{"direction": "from", "kind": "memory", "memory": x["source_id"], "element": None}
+                    for x in links.incoming(self.db, ids)]
+        described = self.memories.describe(sorted({x["memory"] for x in outgoing + incoming if x["memory"]}))
+        detail["links"] = [{**x, "title": described[x["memory"]]["title"] if x["memory"] in described else None}
+                           for x in outgoing + incoming]
+        return detail
 
     # procedural ------------------------------------------------------------------------------
     def rules(self) -> dict:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from tenure.cli import memories, serve, setup, structural
+from tenure.cli import memories, serve, setup, structural, ui
 
 app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 structural.register(app)
 memories.register(app)
 serve.register(app)
 setup.register(app)
+ui.register(app)
 
 if __name__ == "__main__":
     app()
