@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -21,8 +22,23 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output."
 
 
 def open_project(repo: Path) -> Tenure:
+    if not repo.is_dir():
+        err.print(f"[red]error:[/red] {repo} is not a directory: pass --repo with the project's directory")
+        raise typer.Exit(2)
     try:
         return Tenure.open(repo)
     except StorageError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+
+
+def check_port(host: str, port: int) -> None:
+    """Say which option to change before a server fails to bind, rather than after."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            err.print(f"[red]error:[/red] cannot listen on {host}:{port} ({exc.strerror}): pass --port with a free "
+                      "port" + ("" if host == "127.0.0.1" else " or --host with an address of this machine"))
+            raise typer.Exit(2) from exc

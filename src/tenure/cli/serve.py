@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import RepoOpt, err, open_project
+from tenure.cli.common import RepoOpt, check_port, err, open_project
 from tenure.mcp.auth import TOKEN_ENV, check_bind
 
 
@@ -33,6 +33,7 @@ def serve(
         except PermissionError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
+        check_port(host, port)
     with open_project(repo) as t:
         server = build_server(t)
         if http:

@@ -105,6 +105,8 @@ def _print_impact(result: dict) -> None:
         err.print(f"[yellow]{summary['text']}[/yellow]")
         if result["matches"]:
             err.print("name one of them in full, e.g. `tenure what-breaks " + result["matches"][0]["fqn"] + "`")
+        else:
+            err.print(_not_found_hint(result["freshness"]))
         return
     console.print(f"[bold]{result['symbol']}[/bold]")
     if result["dependants"]:
@@ -117,6 +119,13 @@ def _print_impact(result: dict) -> None:
     console.print(f"[dim]{result['freshness']['text']}[/dim]")
 
 
+def _not_found_hint(freshness: dict) -> str:
+    if not freshness["indexed_at"]:
+        return "this project is not indexed yet: run `tenure index` in it (or pass --repo with the indexed project)"
+    return (f"{freshness['text']}. Check the spelling, try a shorter suffix with `tenure find`, or run `tenure index` "
+            "if the code is new")
+
+
 def find(
     symbol: Annotated[str, typer.Argument(help="Full name or suffix.")],
     repo: RepoOpt = Path("."),
@@ -125,11 +134,13 @@ def find(
     """Find symbols by full name or suffix."""
     with open_project(repo) as t:
         lookup = t.find_symbol(symbol)
+        freshness = t.freshness() if not lookup.matches else None
     if as_json:
         print(json.dumps(lookup.as_dict()))
         return
-    if not lookup.matches:
+    if freshness is not None:
         err.print(lookup.message())
+        err.print(_not_found_hint(freshness))
         raise typer.Exit(1)
     table = Table("symbol", "kind", "where", title=f"{lookup.how} match")
     for m in lookup.matches:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import RepoOpt, err, open_project
+from tenure.cli.common import RepoOpt, check_port, err, open_project
 
 HOST = "127.0.0.1"  # never anything else: the page reads and writes memories without a login
 
@@ -22,6 +22,7 @@ def ui(port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8766, rep
 
     from tenure.web.app import create_app
 
+    check_port(HOST, port)
     with open_project(repo) as t:
         err.print(f"tenure for {t.root}: open http://{HOST}:{port}/ (Ctrl-C to stop)")
         uvicorn.run(create_app(t), host=HOST, port=port, log_level="warning")

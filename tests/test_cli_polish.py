@@ -1,0 +1,45 @@
+"""The CLI says what to do when something is off, and every query command speaks JSON."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tenure.cli import app
+
+runner = CliRunner()
+QUERY_COMMANDS = [["index"], ["what-breaks"], ["find"], ["status"], ["remember"], ["recall"], ["confirm"],
+                  ["supersede"], ["history"], ["review"], ["brief"], ["map"], ["backfill"], ["session", "start"],
+                  ["session", "lease"], ["session", "end"], ["setup"]]
+
+
+@pytest.mark.parametrize("command", QUERY_COMMANDS, ids=" ".join)
+def test_every_query_command_has_json(command: list[str]) -> None:
+    assert "--json" in runner.invoke(app, [*command, "--help"], terminal_width=200).stdout
+
+
+def test_unindexed_project_says_to_index(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    return 1\n"})
+    result = runner.invoke(app, ["what-breaks", "f", "--repo", str(root)])
+    assert result.exit_code == 1 and "run `tenure index`" in result.output
+    result = runner.invoke(app, ["find", "f", "--repo", str(root)])
+    assert result.exit_code == 1 and "not indexed yet" in result.output
+
+
+def test_missing_directory_names_the_option(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["status", "--repo", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2 and "pass --repo" in result.output
+
+
+@pytest.mark.parametrize("command", [["ui"], ["serve", "--http"]], ids=" ".join)
+def test_busy_port_names_the_option(command: list[str], make_repo) -> None:
+    root = make_repo({"a.py": ""})
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = runner.invoke(app, [*command, "--port", str(port), "--repo", str(root)])
+    assert result.exit_code == 2 and "pass --port" in result.output
