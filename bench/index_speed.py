@@ -363,6 +363,14 @@ def cli_latency(cmd: list[str], root: Path, symbols: list[str]) -> list[float]:
 # --------------------------------------------------------------------------------------------------
 
 
+def print_load(when: str) -> None:
+    """Timings are only meaningful on an idle machine: show how busy it was."""
+    load = os.getloadavg()
+    cores = os.cpu_count() or 1
+    warning = "  (busy: other work competes for the cores, timings are inflated)" if load[0] > cores / 2 else ""
+    print(f"load average {when}: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {cores} cores{warning}")
+
+
 def print_index_figures(root: Path, files: tuple[int, int], full: Measured, counts: dict[str, Any]) -> None:
     total, python = files
     rows = [
@@ -429,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     root = (args.path or fetch_sdist(*DJANGO)).resolve()
     cmd = tenure_command(args.tenure)
     files = count_files(root)
+    print_load("before")
     print(f"indexing {root} with {' '.join(cmd)} ...", file=sys.stderr, flush=True)
     full = full_index(cmd, root)
     counts = graph_counts(root / ".tenure" / "tenure.db")
@@ -452,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     cli_symbols = [hot_names[0], *sample[:2]]
     cli = cli_latency(cmd, root, cli_symbols)
     print_latency(api, sizes, hot, cli, cli_symbols)
+    print_load("after")
 
     write_json(args.json_out, {
         "path": str(root), "files": files[0], "py_files": files[1], "full_index": asdict(full) | {
