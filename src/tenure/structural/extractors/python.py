@@ -1,0 +1,960 @@
+"""Python: the generic query pass plus a walk that records what a points-to resolver needs.
+
+`FileFacts.flow` holds one file's data-flow program, msgpack-encoded on its own so that loading a
+file's facts does not build it (the resolver decodes it when it reads the file):
+
+    {"scopes": [[qualname, kind, parent, params, flags, names]],   # 0 is the module
+     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, dynamic]],
+     "star": [[module, level]], "nvars": int}
+
+Names are resolved here, once per file: every binding of a name is a fresh variable (an int), and a
+read lists the variables that may reach it. Inside one scope that follows the statements (an
+assignment replaces what came before, branches join), so `a = f; a = g; a()` reads only `g`; a read
+from a nested scope sees every binding of the name. `kind` is module, function, class or lambda;
+`params` is `[[name, var, mode]]` (mode: see PARAM_*); `flags` holds g (generator), s (staticmethod),
+c (classmethod), p (property); `names` maps a module's or class's names to all their variables.
+
+Statements (`scope` is where calls in them are attributed):
+    ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key]
+                                             | ["t", [targets], star position or -1]
+    ["e", scope, expr]               evaluated for its calls
+    ["r", scope, expr] / ["y", scope, expr] / ["Y", scope, expr]    return, yield, yield from
+    ["for", scope, target, iterable, site]      also comprehension clauses
+    ["w", scope, target, context]    `with context as target`
+    ["raise", scope, expr, site]     raising a class instantiates it
+    ["b", scope, class scope, [bases]]
+Expressions:
+    var (an int: a read that only one binding reaches)  ["v", [vars]]
+    ["n", name] (bound nowhere in the file: a star import or a builtin)
+    ["a", obj, attr]  ["s", obj, key]  ["s:", obj, lo, hi]  ["c", site, func, [args], [[kw, value]]]
+    ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)
+    ["l", alloc, [items]] (list, tuple, set; ["*", e] for a starred item)  ["d", alloc, [[key, value]]]
+    ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
+    ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
+    ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+
+import msgspec
+from tree_sitter import Node, Tree
+
+from tenure.structural.extract import extract as extract_queries
+from tenure.structural.extract import fingerprint, signature, text_of
+from tenure.structural.facts import Definition, FileFacts, Reference
+from tenure.structural.languages import LanguageSpec
+
+PARAM_POSITIONAL = 0  # positional or keyword
+PARAM_STAR = 1  # *args
+PARAM_DOUBLE_STAR = 2  # **kwargs
+PARAM_KEYWORD = 3  # keyword-only
+PARAM_POSITIONAL_ONLY = 4
+
+MAX_CONST_LEN = 40  # longer strings are kept as "some string": only short ones are ever dict keys
+_INT64 = 2**63
+# Decorators that change how a method binds, not what it is: no call, the function stays itself.
+_DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cached_property": "p",
+                "functools.cached_property": "p", "abstractmethod": "", "abc.abstractmethod": ""}
+_IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+_DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
+_DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
+_OPERATORS = frozenset({"binary_operator", "unary_operator", "comparison_operator", "not_operator"})
+_TARGET_SEQUENCES = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"})
+_SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list"})
+_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression",
+                             "dictionary_comprehension"})
+_SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_statement", "type",
+                      "ellipsis", "future_import_statement", "delete_statement", "line_continuation"})
+
+Expr = list | None
+State = dict[str, list[int]]
+
+
+class _Scope:
+    """A scope while walking: its bindings so far and, per name, the variables reaching this point."""
+
+    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "weak", "globals",
+                 "nonlocals", "lambdas")
+
+    def __init__(self, idx: int, kind: str, qualname: str, parent: _Scope | None) -> None:
+        self.idx = idx  # the flow scope calls are attributed to (a comprehension's is its parent's)
+        self.kind = kind  # module, function, class, lambda, comprehension
+        self.qualname = qualname
+        self.parent = parent
+        self.state: State = {}
+        self.versions: dict[str, list[int]] = {}  # every variable of a name bound here
+        self.weak: dict[str, list[int]] = {}  # bound from a nested scope (global, nonlocal)
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.lambdas = 0
+
+
+class _Walker:
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+        self.scopes: list[list] = []
+        self.stmts: list[list] = []
+        self.sites: list[list] = []
+        self.star: list[list] = []
+        self.nvars = 0
+        self.allocs = 0
+        self.reads: list[tuple[_Scope, str, list, list[int]]] = []
+        self.names_of: list[tuple[list, _Scope]] = []  # module and class scopes: names filled at the end
+        self.scope = self._new_scope("", "module", None)
+
+    # scopes and names ----------------------------------------------------------------------------
+    def _new_scope(self, qualname: str, kind: str, parent: _Scope | None, flags: str = "") -> _Scope:
+        idx = len(self.scopes)
+        entry = [qualname, kind, parent.idx if parent else -1, [], flags, {}]
+        self.scopes.append(entry)
+        scope = _Scope(idx, kind, qualname, parent)
+        if kind in ("module", "class"):
+            self.names_of.append((entry, scope))
+        return scope
+
+    def _var(self) -> int:
+        self.nvars += 1
+        return self.nvars - 1
+
+    def bind(self, name: str, walrus: bool = False) -> int:
+        """A new variable for `name` in the current scope (or the one `global`/`nonlocal` names)."""
+        var = self._var()
+        scope = self.scope
+        while walrus and scope.kind == "comprehension":
+            scope = scope.parent  # type: ignore[assignment]  # a walrus binds outside the comprehension
+        owner = self._declared_owner(scope, name)
+        if owner is not scope:
+            owner.versions.setdefault(name, []).append(var)
+            owner.weak.setdefault(name, []).append(var)
+            return var
+        scope.versions.setdefault(name, []).append(var)
+        scope.state[name] = [var]
+        return var
+
+    def _declared_owner(self, scope: _Scope, name: str) -> _Scope:
+        if name in scope.globals:
+            while scope.parent is not None:
+                scope = scope.parent
+        elif name in scope.nonlocals:
+            outer = scope.parent
+            while outer is not None and (outer.kind == "class" or name not in outer.versions):
+                outer = outer.parent
+            scope = outer or scope
+        return scope
+
+    def read(self, name: str) -> list:
+        scope = self.scope
+        while scope.kind == "comprehension":
+            if name in scope.versions:
+                return ["v", scope.versions[name]]
+            scope = scope.parent  # comprehensions run where they are written
+        ref: list = ["v", []]
+        self.reads.append((scope, name, ref, scope.state.get(name, [])))
+        return ref
+
+    def _resolve_reads(self) -> None:
+        for scope, name, ref, reaching in self.reads:
+            owner = self._declared_owner(scope, name)
+            if owner is scope and name in scope.versions:
+                ref[1] = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                continue
+            outer = owner if owner is not scope else scope.parent
+            while outer is not None and (outer.kind == "class" or name not in outer.versions):
+                outer = outer.parent
+            if outer is None:
+                ref[0], ref[1] = "n", name
+            else:
+                ref[1] = outer.versions[name]
+        for entry, scope in self.names_of:
+            entry[5] = scope.versions
+
+    # flow through branches -------------------------------------------------------------------------
+    def fork(self) -> State:
+        return dict(self.scope.state)
+
+    def join(self, *states: State) -> State:
+        joined: State = {}
+        for state in states:
+            for name, vars_ in state.items():
+                have = joined.get(name)
+                if have is None:
+                    joined[name] = vars_
+                elif have is not vars_:
+                    joined[name] = [*have, *(v for v in vars_ if v not in have)]
+        return joined
+
+    def branch(self, start: State, node: Node | None) -> State:
+        self.scope.state = dict(start)
+        if node is not None:
+            self.block(node)
+        return self.scope.state
+
+    # statements ------------------------------------------------------------------------------------
+    def emit(self, *stmt: object) -> None:
+        self.stmts.append(list(stmt))
+
+    def block(self, node: Node) -> None:
+        for child in node.named_children:
+            self.statement(child)
+
+    def statement(self, node: Node) -> None:
+        handler = _STATEMENTS.get(node.type)
+        if handler is not None:
+            handler(self, node)
+        elif node.type not in _SKIPPED:
+            self.effects(node)
+
+    def effects(self, node: Node) -> None:
+        """An expression statement: only its calls matter."""
+        before = len(self.sites)
+        expr = self.expr(node)
+        if len(self.sites) > before:
+            self.emit("e", self.scope.idx, expr)
+
+    def s_expression_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self.statement(child)
+
+    def s_assignment(self, node: Node) -> None:
+        targets = []
+        while node.type == "assignment":  # a = b = value
+            left = node.child_by_field_name("left")
+            if left is not None:
+                targets.append(left)
+            right = node.child_by_field_name("right")
+            if right is None:
+                return
+            node = right
+        value = self.expr(node)
+        for target in reversed(targets):
+            self.assign(target, value)
+
+    def assign(self, target: Node, value: Expr) -> None:
+        pairs = _unpack(_unwrap(target), value)
+        if pairs is not None:  # `a, (b, *c) = f, (g, h, i)`: each name gets its own item
+            for item_target, item in pairs:
+                self.assign(item_target, item)
+            return
+        tgt = self.target(target)
+        if tgt is not None:
+            self.emit("=", self.scope.idx, tgt, value)
+
+    def target(self, node: Node) -> list | None:
+        kind = node.type
+        if kind == "identifier":
+            return ["v", self.bind(text_of(node))]
+        if kind == "attribute":
+            obj = node.child_by_field_name("object")
+            attr = node.child_by_field_name("attribute")
+            return ["a", self.expr(obj), text_of(attr)] if obj is not None and attr is not None else None
+        if kind == "subscript":
+            value = node.child_by_field_name("value")
+            keys = node.children_by_field_name("subscript")
+            key = self.expr(keys[0]) if len(keys) == 1 else None
+            return ["s", self.expr(value), key] if value is not None else None
+        if kind in _TARGET_SEQUENCES or kind == "parenthesized_expression":
+            items = [c for c in _unwrap(node).named_children if c.type != "comment"]
+            star = next((i for i, c in enumerate(items) if c.type in ("list_splat_pattern", "list_splat")), -1)
+            return ["t", [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)], star]
+        if kind in ("list_splat_pattern", "list_splat") and node.named_children:
+            return self.target(node.named_children[0])
+        if kind == "as_pattern_target" and node.named_children:
+            return self.target(node.named_children[0])
+        self.effects(node)
+        return None
+
+    def s_augmented_assignment(self, node: Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        value = self.expr(right)
+        if left.type == "identifier":  # `x += y` keeps what x was and adds y
+            value = ["u", [self.read(text_of(left)), value]]
+        self.assign(left, value)
+
+    def s_return_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self.emit("r", self.scope.idx, self.expr(child))
+
+    def s_raise_statement(self, node: Node) -> None:
+        children = node.named_children
+        if children:
+            line = node.start_point[0] + 1
+            value = self.expr(children[0])
+            self.emit("raise", self.scope.idx, value, self._site(line, _callee_name(children[0])))
+
+    def s_global_statement(self, node: Node) -> None:
+        self.scope.globals.update(text_of(c) for c in node.named_children if c.type == "identifier")
+
+    def s_nonlocal_statement(self, node: Node) -> None:
+        self.scope.nonlocals.update(text_of(c) for c in node.named_children if c.type == "identifier")
+
+    def s_if_statement(self, node: Node) -> None:
+        cond = node.child_by_field_name("condition")
+        if cond is not None:
+            self.effects(cond)
+        start = self.fork()
+        branches = [self.branch(start, node.child_by_field_name("consequence"))]
+        has_else = False
+        for alt in node.children_by_field_name("alternative"):
+            self.scope.state = dict(start)
+            if alt.type == "elif_clause":
+                elif_cond = alt.child_by_field_name("condition")
+                if elif_cond is not None:
+                    self.effects(elif_cond)
+                branches.append(self.branch(self.scope.state, alt.child_by_field_name("consequence")))
+            else:
+                has_else = True
+                branches.append(self.branch(start, alt.child_by_field_name("body")))
+        self.scope.state = self.join(*branches) if has_else else self.join(start, *branches)
+
+    def s_for_statement(self, node: Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        iterable = self.expr(right) if right is not None else None
+        start = self.fork()
+        if left is not None:
+            tgt = self.target(left)
+            if tgt is not None:
+                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, "__iter__"))
+        body = self.branch(self.scope.state, node.child_by_field_name("body"))
+        self.scope.state = self.join(start, body)
+        alternative = node.child_by_field_name("alternative")
+        if alternative is not None:
+            self.block(alternative)
+
+    def s_while_statement(self, node: Node) -> None:
+        cond = node.child_by_field_name("condition")
+        if cond is not None:
+            self.effects(cond)
+        start = self.fork()
+        body = self.branch(start, node.child_by_field_name("body"))
+        self.scope.state = self.join(start, body)
+        alternative = node.child_by_field_name("alternative")
+        if alternative is not None:
+            self.block(alternative)
+
+    def s_try_statement(self, node: Node) -> None:
+        start = self.fork()
+        body = self.branch(start, node.child_by_field_name("body"))
+        ends = []
+        finally_ = None
+        for clause in node.named_children:
+            if clause.type in ("except_clause", "except_group_clause"):
+                ends.append(self._except(self.join(start, body), clause))
+            elif clause.type == "else_clause":
+                body = self.branch(body, clause.child_by_field_name("body"))
+            elif clause.type == "finally_clause":
+                finally_ = clause
+        self.scope.state = self.join(body, *ends)
+        if finally_ is not None:
+            self.block(finally_)
+
+    def _except(self, start: State, clause: Node) -> State:
+        self.scope.state = dict(start)
+        for child in clause.named_children:
+            if child.type == "block":
+                self.block(child)
+            elif child.type == "as_pattern":
+                alias = child.child_by_field_name("alias")
+                if alias is not None:
+                    self.assign(alias, None)
+        return self.scope.state
+
+    def s_with_statement(self, node: Node) -> None:
+        for clause in node.named_children:
+            if clause.type == "with_clause":
+                for item in clause.named_children:
+                    self._with_item(item)
+            elif clause.type == "block":
+                self.block(clause)
+
+    def _with_item(self, item: Node) -> None:
+        value = item.child_by_field_name("value")
+        if value is None:
+            return
+        if value.type == "as_pattern" and value.named_children:
+            alias = value.child_by_field_name("alias")
+            context = self.expr(value.named_children[0])
+            tgt = self.target(alias) if alias is not None else None
+            if tgt is not None:
+                self.emit("w", self.scope.idx, tgt, context)
+            else:
+                self.emit("e", self.scope.idx, context)
+        else:
+            self.effects(value)
+
+    def s_match_statement(self, node: Node) -> None:
+        subject = node.child_by_field_name("subject")
+        if subject is not None:
+            self.effects(subject)
+        start = self.fork()
+        branches = [start]
+        for body in node.children_by_field_name("body"):
+            for case in body.named_children:
+                consequence = case.child_by_field_name("consequence")
+                branches.append(self.branch(start, consequence))
+        self.scope.state = self.join(*branches)
+
+    def s_import_statement(self, node: Node) -> None:
+        for name in node.children_by_field_name("name"):
+            if name.type == "aliased_import":
+                module, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
+                if module is not None and alias is not None:
+                    self._bind_value(text_of(alias), ["m", text_of(module), "", 0])
+            else:
+                dotted = text_of(name)
+                head = dotted.split(".", 1)[0]
+                self._bind_value(head, ["m", head, "", 0, dotted])
+
+    def s_import_from_statement(self, node: Node) -> None:
+        module_node = node.child_by_field_name("module_name")
+        if module_node is None:
+            return
+        module, level = _module_and_level(module_node)
+        if any(c.type == "wildcard_import" for c in node.named_children):
+            if self.scope.kind == "module":
+                self.star.append([module, level])
+            return
+        for name in node.children_by_field_name("name"):
+            if name.type == "aliased_import":
+                member, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
+                if member is not None and alias is not None:
+                    self._bind_value(text_of(alias), ["m", module, text_of(member), level])
+            else:
+                self._bind_value(text_of(name), ["m", module, text_of(name), level])
+
+    def _bind_value(self, name: str, value: Expr) -> None:
+        self.emit("=", self.scope.idx, ["v", self.bind(name)], value)
+
+    # definitions -----------------------------------------------------------------------------------
+    def s_decorated_definition(self, node: Node) -> None:
+        definition = node.child_by_field_name("definition")
+        if definition is None:
+            return
+        decorators = [c.named_children[0] for c in node.named_children if c.type == "decorator" and c.named_children]
+        flags = "".join(_DESCRIPTORS.get(_dotted(d), "") for d in decorators)
+        applied = [d for d in decorators if _dotted(d) not in _DESCRIPTORS and not _is_property_accessor(d)]
+        if definition.type == "class_definition":
+            self.s_class_definition(definition, applied)
+        elif definition.type == "function_definition":
+            self.s_function_definition(definition, applied, flags)
+
+    def _decorate(self, value: list, decorators: list[Node]) -> list:
+        for dec in reversed(decorators):  # the one nearest the definition applies first
+            value = ["@", self._site(dec.start_point[0] + 1, _callee_name(dec)), self.expr(dec), value]
+        return value
+
+    def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "") -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = text_of(name_node)
+        outer = self.scope
+        in_class = outer.kind == "class"
+        if in_class and name in _IMPLICIT_CLASSMETHODS:
+            flags += "c"
+        scope = self._new_scope(_qualify(outer.qualname, name), "function", outer, flags)
+        self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.scope = scope
+            self.block(body)
+            self.scope = outer
+        self._bind_value(name, self._decorate(["f", scope.idx], list(decorators)))
+
+    def _parameters(self, params: Node | None, scope: _Scope, in_class: bool, flags: str) -> None:
+        if params is None:
+            return
+        outer, entry = self.scope, self.scopes[scope.idx]
+        mode = PARAM_POSITIONAL
+        for param in params.named_children:
+            kind = param.type
+            if kind == "positional_separator":
+                for p in entry[3]:
+                    p[2] = PARAM_POSITIONAL_ONLY
+                continue
+            if kind == "keyword_separator":
+                mode = PARAM_KEYWORD
+                continue
+            name_node, default = _param_parts(param)
+            if name_node is None:
+                continue
+            this_mode = mode
+            if kind == "list_splat_pattern":
+                this_mode, mode = PARAM_STAR, PARAM_KEYWORD
+            elif kind == "dictionary_splat_pattern":
+                this_mode = PARAM_DOUBLE_STAR
+            self.scope = scope
+            var = self.bind(text_of(name_node))
+            self.scope = outer
+            entry[3].append([text_of(name_node), var, this_mode])
+            if default is not None:
+                self.emit("=", outer.idx, ["v", var], self.expr(default))
+        first = entry[3][0] if entry[3] else None
+        takes_self = first is not None and first[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)
+        if in_class and takes_self and "s" not in flags:
+            self.emit("=", scope.idx, ["v", first[1]], ["ic" if "c" in flags else "i", outer.idx])
+
+    def s_class_definition(self, node: Node, decorators: Sequence[Node] = ()) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = text_of(name_node)
+        outer = self.scope
+        scope = self._new_scope(_qualify(outer.qualname, name), "class", outer)
+        bases = []
+        superclasses = node.child_by_field_name("superclasses")
+        for arg in superclasses.named_children if superclasses is not None else ():
+            if arg.type == "keyword_argument":
+                self.effects(arg)
+            elif arg.type not in ("comment", "list_splat", "dictionary_splat"):
+                bases.append(self.expr(arg))
+        self.emit("b", outer.idx, scope.idx, bases)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.scope = scope
+            self.block(body)
+            self.scope = outer
+        self._bind_value(name, self._decorate(["C", scope.idx], list(decorators)))
+
+    def lambda_(self, node: Node) -> list:
+        outer = self.scope
+        named = outer
+        while named.kind == "comprehension":
+            named = named.parent
+        named.lambdas += 1
+        qualname = _qualify(named.qualname, f"<lambda{named.lambdas}>")
+        scope = self._new_scope(qualname, "lambda", outer)
+        self.facts.definitions.append(
+            Definition(name=f"<lambda{named.lambdas}>", kind="lambda", qualname=qualname,
+                       start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
+                       signature=signature(node), fingerprint=fingerprint(node))
+        )
+        self._parameters(node.child_by_field_name("parameters"), scope, False, "")
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.scope = scope
+            self.emit("r", scope.idx, self.expr(body))
+            self.scope = outer
+        return ["f", scope.idx]
+
+    # expressions -----------------------------------------------------------------------------------
+    def expr(self, node: Node | None) -> Expr:
+        if node is None:
+            return None
+        handler = _EXPRESSIONS.get(node.type)
+        if handler is not None:
+            return handler(self, node)
+        if node.type in _SKIPPED:
+            return None
+        return self._only_calls(node.named_children)
+
+    def _only_calls(self, children: list[Node]) -> Expr:
+        """Operators and the like: their value is not tracked, their calls are."""
+        parts = []
+        for child in children:
+            before = len(self.sites)
+            value = self.expr(child)
+            if len(self.sites) > before:
+                parts.append(value)
+        return ["o", parts] if parts else None
+
+    def e_identifier(self, node: Node) -> Expr:
+        return self.read(text_of(node))
+
+    def e_attribute(self, node: Node) -> Expr:
+        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if obj is None or attr is None:
+            return None
+        return ["a", self.expr(obj), text_of(attr)]
+
+    def e_subscript(self, node: Node) -> Expr:
+        value = self.expr(node.child_by_field_name("value"))
+        keys = node.children_by_field_name("subscript")
+        if len(keys) == 1 and keys[0].type == "slice":
+            bounds = [c for c in keys[0].children if c.type != "comment"]
+            lo, hi = _slice_bounds(bounds)
+            return ["s:", value, lo, hi]
+        key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
+        return ["s", value, key]
+
+    def e_call(self, node: Node) -> Expr:
+        func = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        line = node.start_point[0] + 1
+        positional: list = []
+        keywords: list = []
+        arg_nodes = [] if args is None else [args] if args.type == "generator_expression" else args.named_children
+        for arg in arg_nodes:
+            if arg.type == "keyword_argument":
+                name = arg.child_by_field_name("name")
+                value = self.expr(arg.child_by_field_name("value"))
+                keywords.append([text_of(name) if name is not None else None, value])
+            elif arg.type == "list_splat":
+                positional.append(["*", self.expr(arg.named_children[0] if arg.named_children else None)])
+            elif arg.type == "dictionary_splat":
+                keywords.append([None, self.expr(arg.named_children[0] if arg.named_children else None)])
+            elif arg.type != "comment":
+                positional.append(self.expr(arg))
+        dynamic = _dynamic_kind(func, arg_nodes) if func is not None else ""
+        if dynamic:
+            self.facts.references.append(
+                Reference(kind="dynamic", name=dynamic, scope=self._named_scope().qualname, line=line,
+                          detail=text_of(node)[:120])
+            )
+        site = self._site(line, _callee_name(func), dynamic=bool(dynamic))
+        return ["c", site, self.expr(func), positional, keywords]
+
+    def e_string(self, node: Node) -> Expr:
+        interpolations = [c for c in node.named_children if c.type == "interpolation"]
+        if interpolations:
+            calls = self._only_calls(interpolations)
+            return ["u", [["ks"], calls]] if calls else ["ks"]
+        start = node.child(0)
+        if start is not None and "b" in text_of(start).lower():
+            return None  # bytes: not a str, never a key we could match
+        content = "".join(text_of(c) for c in node.named_children if c.type == "string_content")
+        return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
+
+    def e_concatenated_string(self, node: Node) -> Expr:
+        parts = [self.e_string(c) for c in node.named_children if c.type == "string"]
+        if all(p is not None and p[0] == "k" for p in parts):
+            joined = "".join(p[1] for p in parts)  # type: ignore[index]
+            return ["k", joined] if len(joined) <= MAX_CONST_LEN else ["ks"]
+        calls = [p[1][1] for p in parts if p and p[0] == "u"]
+        return ["u", [["ks"], *calls]] if calls else ["ks"]
+
+    def e_integer(self, node: Node) -> Expr:
+        text = text_of(node).replace("_", "").lower()
+        try:
+            value = int(text, 0)
+        except ValueError:
+            return None  # complex (`2j`) or malformed
+        return ["k", value] if -_INT64 <= value < _INT64 else None
+
+    def e_float(self, node: Node) -> Expr:
+        try:
+            return ["k", float(text_of(node).replace("_", ""))]
+        except ValueError:
+            return None
+
+    def e_true(self, node: Node) -> Expr:
+        return ["k", True]
+
+    def e_false(self, node: Node) -> Expr:
+        return ["k", False]
+
+    def e_none(self, node: Node) -> Expr:
+        return ["k", None]
+
+    def e_sequence(self, node: Node) -> Expr:
+        items = []
+        for child in node.named_children:
+            if child.type in ("list_splat", "list_splat_pattern"):
+                items.append(["*", self.expr(child.named_children[0] if child.named_children else None)])
+            elif child.type != "comment":
+                items.append(self.expr(child))
+        return ["l", self._alloc(), items]
+
+    def e_dictionary(self, node: Node) -> Expr:
+        pairs = []
+        for child in node.named_children:
+            if child.type == "pair":
+                key = self.expr(child.child_by_field_name("key"))
+                pairs.append([key, self.expr(child.child_by_field_name("value"))])
+            elif child.type == "dictionary_splat" and child.named_children:
+                pairs.append([None, self.expr(child.named_children[0])])
+        return ["d", self._alloc(), pairs]
+
+    def e_comprehension(self, node: Node) -> Expr:
+        alloc = self._alloc()
+        outer = self.scope
+        clauses = [c for c in node.named_children if c.type in ("for_in_clause", "if_clause")]
+        body = node.child_by_field_name("body")
+        comp = _Scope(outer.idx, "comprehension", outer.qualname, outer)
+        for i, clause in enumerate(clauses):
+            if clause.type == "for_in_clause":
+                # the first iterable is evaluated outside the comprehension
+                self.scope = outer if i == 0 else comp
+                right = clause.child_by_field_name("right")
+                iterable = self.expr(right)
+                self.scope = comp
+                left = clause.child_by_field_name("left")
+                tgt = self.target(left) if left is not None else None
+                if tgt is not None:
+                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, "__iter__"))
+            else:
+                self.scope = comp
+                for cond in clause.named_children:
+                    self.effects(cond)
+        self.scope = comp
+        if body is not None and body.type == "pair":
+            self.effects(body.child_by_field_name("key"))  # type: ignore[arg-type]
+            item = self.expr(body.child_by_field_name("value"))
+        else:
+            item = self.expr(body)
+        self.scope = outer
+        return ["L", alloc, item]
+
+    def e_parenthesized_expression(self, node: Node) -> Expr:
+        children = [c for c in node.named_children if c.type != "comment"]
+        return self.expr(children[0]) if len(children) == 1 else self._only_calls(children)
+
+    def e_conditional_expression(self, node: Node) -> Expr:
+        parts = [c for c in node.named_children if c.type != "comment"]
+        if len(parts) != 3:
+            return self._only_calls(parts)
+        return ["u", [self.expr(parts[0]), self.expr(parts[2]), self._only_calls([parts[1]])]]
+
+    def e_boolean_operator(self, node: Node) -> Expr:
+        return ["u", [self.expr(node.child_by_field_name("left")), self.expr(node.child_by_field_name("right"))]]
+
+    def e_await(self, node: Node) -> Expr:
+        children = node.named_children
+        return self.expr(children[0]) if children else None
+
+    def e_named_expression(self, node: Node) -> Expr:
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None:
+            return self.expr(value)
+        computed = self.expr(value)
+        var = self.bind(text_of(name), walrus=True)
+        self.emit("=", self.scope.idx, ["v", var], computed)
+        return ["v", [var]]
+
+    def e_yield(self, node: Node) -> Expr:
+        children = node.named_children
+        owner = self._named_scope()
+        if "g" not in self.scopes[owner.idx][4]:
+            self.scopes[owner.idx][4] += "g"
+        if children:
+            delegates = any(c.type == "from" for c in node.children)
+            self.emit("Y" if delegates else "y", owner.idx, self.expr(children[0]))
+        return None
+
+    # helpers ---------------------------------------------------------------------------------------
+    def _named_scope(self) -> _Scope:
+        scope = self.scope
+        while scope.kind == "comprehension":
+            scope = scope.parent  # type: ignore[assignment]
+        return scope
+
+    def _site(self, line: int, name: str, dynamic: bool = False) -> int:
+        self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
+        return len(self.sites) - 1
+
+    def _alloc(self) -> int:
+        self.allocs += 1
+        return self.allocs - 1
+
+    def flow(self) -> bytes:
+        self._resolve_reads()
+        for stmt in self.stmts:
+            for i in _STATEMENT_EXPRS.get(stmt[0], ()):
+                stmt[i] = _compact(stmt[i])
+        return _ENCODER.encode({"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites,
+                                "star": self.star, "nvars": self.nvars})
+
+
+_STATEMENTS = {
+    "expression_statement": _Walker.s_expression_statement,
+    "assignment": _Walker.s_assignment,
+    "augmented_assignment": _Walker.s_augmented_assignment,
+    "return_statement": _Walker.s_return_statement,
+    "raise_statement": _Walker.s_raise_statement,
+    "global_statement": _Walker.s_global_statement,
+    "nonlocal_statement": _Walker.s_nonlocal_statement,
+    "if_statement": _Walker.s_if_statement,
+    "for_statement": _Walker.s_for_statement,
+    "while_statement": _Walker.s_while_statement,
+    "try_statement": _Walker.s_try_statement,
+    "with_statement": _Walker.s_with_statement,
+    "match_statement": _Walker.s_match_statement,
+    "import_statement": _Walker.s_import_statement,
+    "import_from_statement": _Walker.s_import_from_statement,
+    "decorated_definition": _Walker.s_decorated_definition,
+    "function_definition": _Walker.s_function_definition,
+    "class_definition": _Walker.s_class_definition,
+    "block": _Walker.block,
+}
+
+_EXPRESSIONS = {
+    "identifier": _Walker.e_identifier,
+    "attribute": _Walker.e_attribute,
+    "subscript": _Walker.e_subscript,
+    "call": _Walker.e_call,
+    "string": _Walker.e_string,
+    "concatenated_string": _Walker.e_concatenated_string,
+    "integer": _Walker.e_integer,
+    "float": _Walker.e_float,
+    "true": _Walker.e_true,
+    "false": _Walker.e_false,
+    "none": _Walker.e_none,
+    "dictionary": _Walker.e_dictionary,
+    "parenthesized_expression": _Walker.e_parenthesized_expression,
+    "conditional_expression": _Walker.e_conditional_expression,
+    "boolean_operator": _Walker.e_boolean_operator,
+    "await": _Walker.e_await,
+    "named_expression": _Walker.e_named_expression,
+    "yield": _Walker.e_yield,
+    "lambda": _Walker.lambda_,
+    **dict.fromkeys(_SEQUENCES, _Walker.e_sequence),
+    **dict.fromkeys(_COMPREHENSIONS, _Walker.e_comprehension),
+}
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+# Which items of each statement are expressions or targets (the rest are scopes, sites, flags).
+_STATEMENT_EXPRS = {"=": (2, 3), "e": (2,), "r": (2,), "y": (2,), "Y": (2,), "for": (2, 3), "w": (2, 3),
+                    "raise": (2,), "b": (3,)}
+
+
+def _compact(e: Expr) -> Expr:
+    """`["v", [var]]` -> `var`, throughout an expression, a target or a list of them: most reads
+    are reached by one binding, and an int is the cheapest thing to store and load."""
+    if not isinstance(e, list) or not e:
+        return e
+    tag = e[0]
+    if not isinstance(tag, str):  # a list of expressions (a class's bases)
+        return [_compact(x) for x in e]
+    if tag == "v":
+        return e[1][0] if isinstance(e[1], list) and len(e[1]) == 1 else e
+    for i in _SUBEXPRS.get(tag, ()):
+        e[i] = _compact(e[i])
+    for i in _SUBLISTS.get(tag, ()):
+        e[i] = [_compact(x) for x in e[i]]
+    if tag in ("c", "d"):  # keyword arguments [name, value]; dict items [key, value]
+        pairs = 4 if tag == "c" else 2
+        e[pairs] = [[k if tag == "c" else _compact(k), _compact(v)] for k, v in e[pairs]]
+    return e
+
+
+_SUBEXPRS = {"a": (1,), "s": (1, 2), "s:": (1,), "*": (1,), "L": (2,), "@": (2, 3), "c": (2,)}
+_SUBLISTS = {"c": (3,), "l": (2,), "t": (1,), "u": (1,), "o": (1,)}
+
+
+def _qualify(parent: str, name: str) -> str:
+    return f"{parent}.{name}" if parent else name
+
+
+def _unwrap(node: Node) -> Node:
+    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _unpack(target: Node, value: Expr) -> list[tuple[Node, Expr]] | None:
+    """Pairs (target, item) when a tuple target takes a display of matching length, else None."""
+    if target.type not in _TARGET_SEQUENCES or not value or value[0] != "l":
+        return None
+    items = value[2]
+    if any(item and item[0] == "*" for item in items):
+        return None
+    names = [c for c in target.named_children if c.type != "comment"]
+    star = next((i for i, c in enumerate(names) if c.type == "list_splat_pattern"), -1)
+    if star < 0:
+        return list(zip(names, items, strict=True)) if len(names) == len(items) else None
+    tail = len(names) - star - 1
+    if len(items) < len(names) - 1 or not names[star].named_children:
+        return None
+    middle: Expr = ["l", value[1], items[star : len(items) - tail]]
+    return [*zip(names[:star], items[:star], strict=True), (names[star].named_children[0], middle),
+            *zip(names[star + 1 :], items[len(items) - tail :], strict=True)]
+
+
+def _module_and_level(node: Node) -> tuple[str, int]:
+    if node.type == "relative_import":
+        prefix = next((c for c in node.named_children if c.type == "import_prefix"), None)
+        dotted = next((c for c in node.named_children if c.type == "dotted_name"), None)
+        return (text_of(dotted) if dotted is not None else "", len(text_of(prefix)) if prefix is not None else 0)
+    return text_of(node), 0
+
+
+def _param_parts(param: Node) -> tuple[Node | None, Node | None]:
+    """(name node, default value node) of one parameter."""
+    kind = param.type
+    if kind == "identifier":
+        return param, None
+    if kind in ("default_parameter", "typed_default_parameter"):
+        return param.child_by_field_name("name"), param.child_by_field_name("value")
+    if kind == "typed_parameter":
+        inner = next((c for c in param.named_children if c.type != "type"), None)
+        return _param_parts(inner) if inner is not None else (None, None)
+    if kind in ("list_splat_pattern", "dictionary_splat_pattern"):
+        inner = next((c for c in param.named_children if c.type == "identifier"), None)
+        return inner, None
+    return None, None
+
+
+def _slice_bounds(parts: list[Node]) -> tuple[int | None, int | None]:
+    """`[1:3]` -> (1, 3); a bound that is not an integer literal is unknown (None)."""
+    values: list[int | None] = [None, None]
+    slot = 0
+    for part in parts:
+        if part.type == ":":
+            slot += 1
+        elif slot < 2 and part.type == "integer":
+            with suppress(ValueError):
+                values[slot] = int(text_of(part).replace("_", ""), 0)
+    return values[0], values[1]
+
+
+def _dotted(node: Node) -> str:
+    return text_of(node) if node.type in ("identifier", "attribute") else ""
+
+
+def _is_property_accessor(node: Node) -> bool:
+    """`@name.setter` and friends: they replace a property, never call anything of the project."""
+    return node.type == "attribute" and text_of(node).rsplit(".", 1)[-1] in ("setter", "getter", "deleter")
+
+
+def _callee_name(node: Node | None) -> str:
+    """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
+    while node is not None:
+        if node.type == "identifier":
+            return text_of(node)
+        if node.type == "attribute":
+            attr = node.child_by_field_name("attribute")
+            return text_of(attr) if attr is not None else ""
+        if node.type == "call":
+            node = node.child_by_field_name("function")
+            continue
+        return ""
+    return ""
+
+
+def _is_constant_string(node: Node | None) -> bool:
+    return node is not None and node.type in ("string", "concatenated_string") and not any(
+        c.type == "interpolation" for c in node.named_children
+    )
+
+
+def _dynamic_kind(func: Node, args: list[Node]) -> str:
+    """Why a call's target is computed at run time, as the name to record; '' when it is not."""
+    name = _dotted(func)
+    positional = [a for a in args if a.type not in ("keyword_argument", "comment")]
+    if name in _DYNAMIC_ATTR:
+        return name if len(positional) < 2 or not _is_constant_string(positional[1]) else ""
+    if name in ("eval", "exec"):
+        return name
+    if name in ("__import__", "import_module", "importlib.import_module"):
+        return name if not positional or not _is_constant_string(positional[0]) else ""
+    if func.type == "subscript":
+        value = func.child_by_field_name("value")
+        if value is not None and value.type == "call":
+            inner = value.child_by_field_name("function")
+            if inner is not None and text_of(inner) in _DYNAMIC_NAMESPACES:
+                return text_of(inner) + "()[...]"
+    return ""
+
+
+def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
+    facts = extract_queries(spec, tree, path)
+    facts.references = [r for r in facts.references if r.kind != "dynamic"]
+    walker = _Walker(facts)
+    walker.block(tree.root_node)
+    facts.flow = walker.flow()
+    return facts

@@ -1,0 +1,1378 @@
+"""Python resolution: a points-to analysis over the flow program the Python extractor records.
+
+Names, attributes, parameters, returns and container items point to sets of abstract values
+(functions, classes, instances, modules, lists and dicts, constants, externals and builtins). A
+worklist fixpoint over one file's statements grows those sets; a call site's edges go to what its
+callee points to. Arguments flow into parameters of the file's own functions, a class called gives
+an instance (and calls `__init__`, found through the C3 linearisation of its bases), attributes of
+instances are looked up through the same order, `super()` skips the class itself.
+
+Other modules are read, never analysed with this file's arguments, in two layers, so the answer
+never depends on which file was resolved first: the file's imports are analysed on their own
+(:class:`Analysed`, cached for the run), and their imports in turn are followed syntactically only
+(:class:`Syntactic`: definitions, re-exports, aliases, constants). Every read of another module goes
+through the :class:`ProjectView`; a cached analysis replays its reads into the view that reuses it.
+
+Tiers: one target at a site is `inferred`, several are `ambiguous` (all kept, at most
+MAX_CANDIDATES), and a dynamic site (eval, getattr with a computed name, ...) a `dynamic` edge with
+no target. Builtins, external names and methods of literals are named as the PyCG benchmark names
+them: `<builtin>.len`, `requests.get`, `<**PyStr**>.join`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import posixpath
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+
+import msgspec
+
+from tenure.namespace.tiers import Relation, Tier
+from tenure.structural.extractors.python import (
+    PARAM_DOUBLE_STAR,
+    PARAM_KEYWORD,
+    PARAM_POSITIONAL,
+    PARAM_POSITIONAL_ONLY,
+    PARAM_STAR,
+)
+from tenure.structural.facts import FileFacts
+from tenure.structural.naming import qualify
+from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo, candidates_tier
+
+# A value: (kind, module, key). Kinds:
+FUNC, BOUND, CLASS, INST, MODULE = "f", "b", "c", "i", "m"  # key: qualname (module: "")
+EXT, EXT_INST, BUILTIN, TYPE_METHOD = "x", "xi", "B", "T"  # key: dotted name
+CONST, SOME_STR_KIND, SEQ, DICT, GEN, SUPER = "k", "K", "l", "d", "g", "S"
+Value = tuple[str, str, object]
+
+EMPTY: frozenset = frozenset()
+MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
+EVALUATIONS_PER_STATEMENT = 12  # the fixpoint's budget, so one pathological file stays cheap
+MAX_CHAIN = 12  # hops through re-exports and aliases in another module
+CACHE_SIZE = 4096  # analysed modules kept between files of one run
+SOME_STR: Value = (SOME_STR_KIND, "", "str")  # a string whose value is not known
+_BUILTINS = frozenset(dir(builtins))
+# Methods of literals, named as PyCG's benchmark names them; a list's have no benchmark name and
+# give no edge (`<list>`), though their effect on the list is followed.
+_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
+_KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+_IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
+_CALLABLE = frozenset({FUNC, BOUND, CLASS, EXT, BUILTIN})
+
+
+# --------------------------------------------------------------------------------------------------
+# One module's flow program, with indexes
+# --------------------------------------------------------------------------------------------------
+
+
+class ModuleFlow:
+    """A module's flow program (see extractors/python.py) with what lookups need, built once per facts."""
+
+    def __init__(self, facts: FileFacts) -> None:
+        flow = _decode_flow(facts.flow) if isinstance(facts.flow, bytes) else {}
+        self.module = facts.module
+        self.path = facts.path
+        self.is_package = posixpath.basename(facts.path).startswith("__init__.")
+        self.scopes: list[list] = flow.get("scopes") or [["", "module", -1, [], "", {}]]
+        self.stmts: list[list] = flow.get("stmts", [])
+        self.sites: list[list] = flow.get("sites", [])
+        self.star: list[list] = flow.get("star", [])
+        self.nvars: int = flow.get("nvars", 0)
+        self.by_qualname: dict[str, list[int]] = {}
+        for idx, scope in enumerate(self.scopes):
+            self.by_qualname.setdefault(scope[0], []).append(idx)
+        self._params: dict[int, tuple] = {}
+        self._flags: dict[str, str] = {}
+        self._defs: tuple[dict, dict, dict, dict] | None = None
+        self._self_fields: set[tuple[str, str]] = set()
+
+    def _index_statements(self) -> tuple[dict, dict, dict, dict]:
+        """(var -> values assigned, scope -> returned, scope -> yielded, class scope -> bases); also
+        `self_fields`: (class qualname, attribute) for every `self.attribute = ...` in a method."""
+        if self._defs is None:
+            var_defs: dict[int, list] = {}
+            returns: dict[int, list] = {}
+            yields: dict[int, list] = {}
+            bases: dict[int, list] = {}
+            self_vars: dict[int, str] = {}
+            for stmt in self.stmts:
+                op = stmt[0]
+                if op == "=" and stmt[2][0] == "v":
+                    var_defs.setdefault(stmt[2][1], []).append(stmt[3])
+                    if _tag(stmt[3]) == "i":
+                        self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
+                elif op == "=" and stmt[2][0] == "a":
+                    obj = stmt[2][1]
+                    if obj.__class__ is int and obj in self_vars:
+                        self._self_fields.add((self_vars[obj], stmt[2][2]))
+                elif op == "r":
+                    returns.setdefault(stmt[1], []).append(stmt[2])
+                elif op == "y":
+                    yields.setdefault(stmt[1], []).append(stmt[2])
+                elif op == "b":
+                    bases[stmt[2]] = stmt[3]
+            self._defs = (var_defs, returns, yields, bases)
+        return self._defs
+
+    @property
+    def self_fields(self) -> set[tuple[str, str]]:
+        self._index_statements()
+        return self._self_fields
+
+    @property
+    def var_defs(self) -> dict[int, list]:
+        return self._index_statements()[0]
+
+    @property
+    def returns(self) -> dict[int, list]:
+        return self._index_statements()[1]
+
+    @property
+    def yields(self) -> dict[int, list]:
+        return self._index_statements()[2]
+
+    @property
+    def bases(self) -> dict[int, list]:
+        return self._index_statements()[3]
+
+    def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
+        """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
+        hit = self._params.get(idx)
+        if hit is None:
+            params = self.scopes[idx][3]
+            hit = self._params[idx] = (
+                [p for p in params if p[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)],
+                next((p for p in params if p[2] == PARAM_STAR), None),
+                {p[0]: p for p in params if p[2] in (PARAM_POSITIONAL, PARAM_KEYWORD)},
+                next((p for p in params if p[2] == PARAM_DOUBLE_STAR), None),
+            )
+        return hit
+
+    def fqn(self, idx: int) -> str:
+        return qualify(self.module, self.scopes[idx][0]) if idx > 0 else self.module
+
+    def value(self, idx: int) -> Value:
+        kind = CLASS if self.scopes[idx][1] == "class" else FUNC
+        return (kind, self.module, self.scopes[idx][0])
+
+    def scopes_of(self, qualname: object) -> list[int]:
+        return self.by_qualname.get(qualname, []) if isinstance(qualname, str) else []
+
+    def flags(self, qualname: object) -> str:
+        found = self._flags.get(qualname)  # type: ignore[arg-type]
+        if found is None:
+            found = self._flags[qualname] = "".join(self.scopes[i][4] for i in self.scopes_of(qualname))  # type: ignore[index]
+        return found
+
+    def names(self, idx: int, name: str) -> list[int]:
+        return self.scopes[idx][5].get(name, [])
+
+    def enclosing_class(self, idx: int) -> int:
+        while idx > 0 and self.scopes[idx][1] != "class":
+            idx = self.scopes[idx][2]
+        return idx
+
+    def absolute(self, module: str, level: int) -> str:
+        """`from ..a import b` in `pkg.sub.mod` names `pkg.a`; a package's `__init__` is its own level."""
+        if not level:
+            return module
+        parts = self.module.split(".")
+        keep = len(parts) - level + (1 if self.is_package else 0)
+        base = parts[: max(keep, 0)]
+        return ".".join([*base, module] if module else base)
+
+
+_FLOW_DECODER = msgspec.msgpack.Decoder()
+
+
+def _decode_flow(blob: bytes) -> dict:
+    """Decode with the cyclic collector paused: the flow's many fresh lists (which hold no cycles)
+    would otherwise set off collections that walk every object of the process, several times."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _FLOW_DECODER.decode(blob)
+    finally:
+        if paused:
+            gc.enable()
+
+
+_FLOWS: OrderedDict[int, tuple[FileFacts, ModuleFlow]] = OrderedDict()
+
+
+def module_flow(facts: FileFacts) -> ModuleFlow:
+    """The facts' flow, indexed once: keyed by the facts object, which a run shares between files."""
+    hit = _FLOWS.get(id(facts))
+    if hit is not None and hit[0] is facts:
+        _FLOWS.move_to_end(id(facts))
+        return hit[1]
+    mf = ModuleFlow(facts)
+    _FLOWS[id(facts)] = (facts, mf)
+    if len(_FLOWS) > CACHE_SIZE:
+        _FLOWS.popitem(last=False)
+    return mf
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading other modules
+# --------------------------------------------------------------------------------------------------
+
+
+class Project:
+    """Other modules as this file's resolution sees them; every read goes through the view and is
+    also noted, as the dependency key it adds, by the recorders of cached analyses in progress."""
+
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self.recorders: list[set[tuple[str, str]]] = []
+        self._flows: dict[str, tuple[FileFacts | None, ModuleFlow | None]] = {}
+        self._exists: dict[str, bool] = {}
+        self._named: dict[str, tuple[SymbolInfo, ...]] = {}
+
+    def facts(self, module: str) -> FileFacts | None:
+        hit = self._flows.get(module)
+        if hit is None:
+            found = [f for f in self.view.module_facts(module) if f.language == "python"]
+            facts = found[0] if found else None
+            hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
+        if self.recorders:
+            self._note(("mod", module))
+        return hit[0]
+
+    def flow(self, module: str) -> ModuleFlow | None:
+        hit = self._flows.get(module)
+        if hit is None or self.recorders:
+            self.facts(module)
+            hit = self._flows[module]
+        return hit[1]
+
+    def exists(self, module: str) -> bool:
+        found = self._exists.get(module)
+        if found is None:
+            found = self._exists[module] = self.view.module_exists(module)
+        if self.recorders:
+            self._note(("mod", module))
+        return found
+
+    def module_named(self, dotted: str) -> str:
+        """The project module an absolute name means: itself, or the module whose file that dotted
+        path spells where the index roots a namespace package (no __init__.py) below it:
+        `pkg.m3` -> `m3` for pkg/m3.py. Names of no project module come back unchanged."""
+        if self.exists(dotted):
+            return dotted
+        parts = dotted.split(".")
+        spelled = "/".join(parts)
+        for i in range(1, len(parts)):
+            candidate = ".".join(parts[i:])
+            if self.exists(candidate):
+                facts = self.facts(candidate)
+                path = f"/{facts.path}" if facts is not None else ""
+                if path.endswith((f"/{spelled}.py", f"/{spelled}.pyi", f"/{spelled}/__init__.py")):
+                    return candidate
+        return dotted
+
+    def named(self, name: str) -> tuple[SymbolInfo, ...]:
+        """Python definitions anywhere in the project called `name` (for names nothing else binds)."""
+        if name not in self._named:
+            self._named[name] = tuple(s for s in self.view.named(name) if s.language == "python")
+        if self.recorders:
+            self._note(("name", name))
+        return self._named[name]
+
+    def _note(self, key: tuple[str, str]) -> None:
+        for rec in self.recorders:
+            rec.add(key)
+
+    def replay(self, reads: Iterable[tuple[str, str]]) -> None:
+        """Declare to this view what a cached analysis read (the same keys its reads added)."""
+        view = self.view
+        for kind, arg in reads:
+            if kind == "mod":
+                view.module_exists(arg)
+            else:
+                view.named(arg)
+
+    def import_values(self, mf: ModuleFlow, expr: list, export: Callable[[str, str], frozenset]) -> frozenset:
+        """What `["m", module, name, level(, dotted)]` in `mf` binds."""
+        target = self.module_named(mf.absolute(expr[1], expr[3]))
+        name = expr[2]
+        if not name:
+            dotted = self.module_named(mf.absolute(expr[4], expr[3])) if len(expr) > 4 else target
+            known = self.exists(target) or self.exists(dotted)
+            return frozenset({(MODULE, target, "") if known else (EXT, "", target)})
+        sub = self.module_named(f"{target}.{name}")
+        if self.exists(target):
+            found = export(target, name)
+            if found:
+                return found
+        if self.exists(sub):
+            return frozenset({(MODULE, sub, "")})
+        return EMPTY if self.exists(target) else frozenset({(EXT, "", sub)})
+
+
+class Lower:
+    """What one layer knows of modules other than the one being analysed."""
+
+    def export(self, module: str, name: str) -> frozenset: ...
+    def class_attr(self, cls: Value, name: str) -> frozenset: ...
+    def bases(self, cls: Value) -> list[frozenset]: ...
+    def returns(self, fn: Value) -> frozenset: ...
+    def yields(self, fn: Value) -> frozenset: ...
+    def field(self, obj: Value, key: object) -> frozenset: ...
+
+
+class Syntactic(Lower):
+    """Another module read without analysing it: definitions, imports, aliases and constants, each
+    followed to what it names (a bounded walk: order-independent, so cacheable)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._exports: dict[tuple[str, str], frozenset] = {}
+        self._members: dict[tuple, frozenset] = {}
+        self._bases: dict[Value, list[frozenset]] = {}
+
+    def export(self, module: str, name: str) -> frozenset:
+        key = (module, name)
+        if key not in self._exports:
+            mf = self.project.flow(module)
+            found: set[Value] = set()
+            if mf is not None:
+                self._vars(mf, mf.names(0, name), found, set(), 0)
+            self._exports[key] = frozenset(found)
+        return self._exports[key]
+
+    def class_attr(self, cls: Value, name: str) -> frozenset:
+        key = (cls, name)
+        if key not in self._members:
+            mf = self.project.flow(cls[1])
+            found: set[Value] = set()
+            for idx in mf.scopes_of(cls[2]) if mf is not None else ():
+                self._vars(mf, mf.names(idx, name), found, set(), 0)
+            self._members[key] = frozenset(found)
+        return self._members[key]
+
+    def bases(self, cls: Value) -> list[frozenset]:
+        if cls not in self._bases:
+            mf = self.project.flow(cls[1])
+            out: list[frozenset] = []
+            for idx in mf.scopes_of(cls[2]) if mf is not None else ():
+                for expr in mf.bases.get(idx, []):
+                    found: set[Value] = set()
+                    self._eval(mf, expr, found, set(), 0)
+                    out.append(frozenset(found))
+            self._bases[cls] = out
+        return self._bases[cls]
+
+    def returns(self, fn: Value) -> frozenset:
+        return self._scope_exprs(fn, 1)
+
+    def yields(self, fn: Value) -> frozenset:
+        return self._scope_exprs(fn, 2)
+
+    def field(self, obj: Value, key: object) -> frozenset:
+        return EMPTY
+
+    def _scope_exprs(self, fn: Value, which: int) -> frozenset:
+        key = (fn, which)
+        if key not in self._members:
+            mf = self.project.flow(fn[1])
+            found: set[Value] = set()
+            for idx in mf.scopes_of(fn[2]) if mf is not None else ():
+                for expr in mf._index_statements()[which].get(idx, []):
+                    self._eval(mf, expr, found, set(), 0)
+            self._members[key] = frozenset(found)
+        return self._members[key]
+
+    def _vars(self, mf: ModuleFlow, vars_: Iterable[int], out: set, seen: set, hops: int) -> None:
+        for var in vars_:
+            if (mf.module, var) not in seen:
+                seen.add((mf.module, var))
+                for expr in mf.var_defs.get(var, []):
+                    self._eval(mf, expr, out, seen, hops)
+
+    def _eval(self, mf: ModuleFlow, expr: list | None, out: set, seen: set, hops: int) -> None:
+        if expr is None or hops > MAX_CHAIN:
+            return
+        if expr.__class__ is int:
+            self._vars(mf, (expr,), out, seen, hops)
+            return
+        tag = expr[0]
+        if tag == "v":
+            self._vars(mf, expr[1], out, seen, hops)
+        elif tag in ("f", "C"):
+            out.add(mf.value(expr[1]))
+        elif tag == "k":
+            out.add((CONST, "", expr[1]))
+        elif tag == "m":
+            out |= self.project.import_values(mf, expr, lambda m, n: self._follow(m, n, seen, hops + 1))
+        elif tag == "a":
+            owners: set[Value] = set()
+            self._eval(mf, expr[1], owners, seen, hops)
+            for owner in owners:
+                if owner[0] == MODULE:
+                    out |= self._follow(owner[1], expr[2], seen, hops + 1)
+                elif owner[0] == EXT:
+                    out.add((EXT, "", f"{owner[2]}.{expr[2]}"))
+        elif tag == "@":
+            self._eval(mf, expr[3], out, seen, hops)  # the decorator is not evaluated at this depth
+        elif tag == "u":
+            for part in expr[1]:
+                self._eval(mf, part, out, seen, hops)
+        elif tag in ("i", "ic"):
+            cls = mf.value(expr[1])
+            out.add((INST, cls[1], cls[2]) if tag == "i" else cls)
+
+    def _follow(self, module: str, name: str, seen: set, hops: int) -> frozenset:
+        mf = self.project.flow(module)
+        found: set[Value] = set()
+        if mf is not None:
+            self._vars(mf, mf.names(0, name), found, seen, hops)
+        return frozenset(found)
+
+
+class Analysed(Lower):
+    """Another module analysed on its own (no arguments from the file being resolved), reading its
+    own imports through :class:`Syntactic`. Analyses are cached for the run, with their reads."""
+
+    # By facts object: a run's index hands every file the same object for a module, and a new run
+    # new objects, so a hit is an analysis of this run, made from what this view would read.
+    _cache: OrderedDict[int, tuple[FileFacts, frozenset, Analysis]] = OrderedDict()
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.syntactic = Syntactic(project)
+        self._mine: dict[str, Analysis | None] = {}
+
+    def analysis(self, module: str) -> Analysis | None:
+        if module in self._mine:
+            return self._mine[module]
+        facts = self.project.facts(module)
+        result = None
+        if facts is not None:
+            hit = self._cache.get(id(facts))
+            if hit is not None and hit[0] is facts:
+                self._cache.move_to_end(id(facts))
+                self.project.replay(hit[1])
+                result = hit[2]
+            else:
+                result = self._analyse(facts)
+        self._mine[module] = result
+        return result
+
+    def _analyse(self, facts: FileFacts) -> Analysis:
+        reads: set[tuple[str, str]] = set()
+        self.project.recorders.append(reads)
+        try:
+            self.project.facts(facts.module)
+            result = Analysis(module_flow(facts), Syntactic(self.project), self.project, record=False)
+            result.run()
+        finally:
+            self.project.recorders.pop()
+        result.drop_worklist()
+        self._cache[id(facts)] = (facts, frozenset(reads), result)
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return result
+
+    def export(self, module: str, name: str, hops: int = 0) -> frozenset:
+        mf = self.project.flow(module)
+        if mf is None:
+            return EMPTY
+        exprs = [e for v in mf.names(0, name) for e in mf.var_defs.get(v, [])]
+        if all(_tag(e) in ("f", "C", "k") for e in exprs):
+            return self.syntactic.export(module, name)
+        if all(_tag(e) == "m" for e in exprs) and hops < MAX_CHAIN:  # a re-export
+            out: set = set()
+            for e in exprs:
+                out |= self.project.import_values(mf, e, lambda m, n: self.export(m, n, hops + 1))
+            return frozenset(out)
+        a = self.analysis(module)
+        return frozenset(a.module_attr_local(name)) if a is not None else EMPTY
+
+    def class_attr(self, cls: Value, name: str) -> frozenset:
+        mf = self.project.flow(cls[1])
+        if mf is None:
+            return EMPTY
+        exprs = [e for idx in mf.scopes_of(cls[2]) for v in mf.names(idx, name) for e in mf.var_defs.get(v, [])]
+        if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
+            return self.syntactic.class_attr(cls, name)
+        a = self.analysis(cls[1])
+        return a.own_class_attr(cls, name) if a is not None else EMPTY
+
+    def bases(self, cls: Value) -> list[frozenset]:
+        return self.syntactic.bases(cls)
+
+    def returns(self, fn: Value) -> frozenset:
+        return self._scope_values(fn, "r", 1)
+
+    def yields(self, fn: Value) -> frozenset:
+        return self._scope_values(fn, "y", 2)
+
+    def _scope_values(self, fn: Value, cell: str, which: int) -> frozenset:
+        mf = self.project.flow(fn[1])
+        exprs = [e for i in mf.scopes_of(fn[2]) for e in mf._index_statements()[which].get(i, [])] if mf else []
+        if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
+            return self.syntactic.returns(fn) if which == 1 else self.syntactic.yields(fn)
+        a = self.analysis(fn[1])
+        return frozenset(a.cells.get((cell, fn[2]), EMPTY)) if a is not None else EMPTY
+
+    def field(self, obj: Value, key: object) -> frozenset:
+        if not obj[1]:
+            return EMPTY
+        if obj[0] == INST:  # only worth an analysis when the class assigns `self.<key>` somewhere
+            mf = self.project.flow(obj[1])
+            if mf is None or (obj[2], key) not in mf.self_fields:
+                return EMPTY
+        a = self.analysis(obj[1])
+        return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
+
+
+def _tag(expr: list | int | None) -> str:
+    """An expression's kind: its tag, "v" for a one-variable read, "" for nothing."""
+    if expr.__class__ is list:
+        return expr[0]  # type: ignore[index]
+    return "v" if expr.__class__ is int else ""
+
+
+# --------------------------------------------------------------------------------------------------
+# The fixpoint
+# --------------------------------------------------------------------------------------------------
+
+
+class Analysis:
+    """The points-to fixpoint over one module's statements."""
+
+    def __init__(self, mf: ModuleFlow, lower: Lower, project: Project, record: bool) -> None:
+        self.mf = mf
+        self.module = mf.module
+        self.lower = lower
+        self.project = project
+        self.record = record
+        self.vars: list[set | None] = [None] * mf.nvars
+        self.cells: dict[tuple, set] = {}
+        self.readers: dict[object, set[int]] = {}
+        self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
+        self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
+        self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        self.cur = 0
+        self.scope = 0
+        self.settled = False  # second phase: undecided decorators keep their function
+        self.undecided: set[int] = set()
+        self.queue: deque[int] = deque()
+        self.queued = bytearray()
+        self._mro: dict[Value, list[Value]] = {}
+        self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
+        self._subclasses: dict[Value, list[Value]] = {}
+        self._static: dict[tuple, frozenset | set] = {}  # lookups into other modules, fixed during a run
+        self._eval: dict[str, Callable[[list], frozenset | set]] = {
+            "v": self.e_vars, "n": self.e_free, "a": self.e_attr, "s": self.e_subscript, "s:": self.e_slice,
+            "c": self.e_call, "@": self.e_decorate, "k": self.e_const, "ks": self.e_some_str,
+            "l": self.e_seq, "d": self.e_dict, "L": self.e_comprehension, "f": self.e_def, "C": self.e_def,
+            "i": self.e_instance, "ic": self.e_class_of, "m": self.e_import, "u": self.e_union,
+            "o": self.e_effects,
+        }
+
+    # running -------------------------------------------------------------------------------------
+    def run(self) -> None:
+        stmts = self.mf.stmts
+        self.queue = deque(range(len(stmts)))
+        self.queued = bytearray(b"\x01" * len(stmts))
+        budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
+        for phase in (0, 1):
+            if phase:
+                if not self.undecided:
+                    break
+                self.settled = True
+                for i in sorted(self.undecided):
+                    self._wake_one(i)
+            while self.queue and budget > 0:
+                budget -= 1
+                i = self.queue.popleft()
+                self.queued[i] = 0
+                stmt = stmts[i]
+                self.cur, self.scope = i, stmt[1]
+                self.execute(stmt)
+
+    def drop_worklist(self) -> None:
+        """Keep only the results: a cached analysis is read, never run again."""
+        self.readers = {}
+        self.keys = {}
+        self.queue = deque()
+        self.queued = bytearray()
+
+    def _wake_one(self, i: int) -> None:
+        if not self.queued[i]:
+            self.queued[i] = 1
+            self.queue.append(i)
+
+    def _wake(self, key: object) -> None:
+        for i in self.readers.get(key, ()):
+            self._wake_one(i)
+
+    def _read(self, key: object) -> None:
+        readers = self.readers.get(key)
+        if readers is None:
+            self.readers[key] = {self.cur}
+        else:
+            readers.add(self.cur)
+
+    def add_var(self, var: int, values: frozenset | set) -> None:
+        if not values:
+            return
+        have = self.vars[var]
+        if have is None:
+            have = self.vars[var] = set()
+        size = len(have)
+        if size < MAX_VALUES:
+            have |= values
+            if len(have) != size:
+                self._wake(var)
+
+    def add_cell(self, key: tuple, values: frozenset | set) -> bool:
+        """Add to a cell; True when it grew."""
+        if not values:
+            return False
+        have = self.cells.get(key)
+        if have is None:
+            have = self.cells[key] = set()
+        size = len(have)
+        if size >= MAX_VALUES:
+            return False
+        have |= values
+        if len(have) == size:
+            return False
+        self._wake(key)
+        if key[0] == "F":
+            self.keys.setdefault(key[1], set()).add(key[2])
+            self._wake(("F*", key[1]))
+        return True
+
+    def read_var(self, var: int) -> frozenset | set:
+        self._read(var)
+        return self.vars[var] or EMPTY
+
+    def cell(self, key: tuple) -> frozenset | set:
+        self._read(key)
+        return self.cells.get(key) or EMPTY
+
+    def field(self, obj: Value, key: object) -> frozenset | set:
+        local = self.cell(("F", obj, key))
+        if obj[1] and obj[1] != self.module:
+            other = self._static.get(("F", obj, key))
+            if other is None:
+                other = self._static[("F", obj, key)] = self.lower.field(obj, key)
+            if other:
+                return local | other if local else other
+        return local
+
+    def all_fields(self, obj: Value) -> set:
+        self._read(("F*", obj))
+        out: set = set()
+        for key in self.keys.get(obj, ()):
+            out |= self.cells[("F", obj, key)]
+        return out
+
+    # statements ----------------------------------------------------------------------------------
+    def execute(self, stmt: list) -> None:
+        op = stmt[0]
+        if op == "=":
+            self.assign(stmt[2], self.eval(stmt[3]))
+        elif op == "e":
+            self.eval(stmt[2])
+        elif op == "r":
+            self.add_cell(("r", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
+        elif op == "y":
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
+        elif op == "Y":
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), None))
+        elif op == "for":
+            self.assign(stmt[2], self.items(self.eval(stmt[3]), stmt[4]))
+        elif op == "w":
+            self.assign(stmt[2], self.entered(self.eval(stmt[3])))
+        elif op == "raise":
+            for value in self.eval(stmt[2]):
+                if value[0] == CLASS:
+                    self.instantiate(stmt[3], value, [], [])
+        elif op == "b":
+            changed = False
+            for i, base in enumerate(stmt[3]):
+                changed = self.add_cell(("B", stmt[2], i), self.eval(base)) or changed
+            if changed:
+                self._forget_mro(self.mf.value(stmt[2]))
+
+    def assign(self, target: list, values: frozenset | set) -> None:
+        tag = target[0]
+        if tag == "v":
+            self.add_var(target[1], values)
+        elif tag == "a":
+            for obj in self.eval(target[1]):
+                self.add_cell(("F", obj, target[2]), values)
+        elif tag == "s":
+            objs = self.eval(target[1])
+            keys = self.eval(target[2]) if target[2] is not None else EMPTY
+            for obj in objs:
+                if obj[0] in (SEQ, DICT):
+                    for key in _keys(keys):
+                        self.add_cell(("F", obj, key), values)
+        elif tag == "t":
+            self.unpack(target[1], target[2], values)
+
+    def unpack(self, targets: list, star: int, values: frozenset | set) -> None:
+        for value in values:
+            if value[0] != SEQ:
+                items = self.items((value,), None)
+                for i, target in enumerate(targets):
+                    if target is not None and i != star:
+                        self.assign(target, items)
+                continue
+            for i, target in enumerate(targets):
+                if target is None or i == star:
+                    continue
+                got = self.field(value, i) | self.field(value, "*") if star < 0 or i < star else self.all_fields(value)
+                self.assign(target, got)
+
+    # expressions ---------------------------------------------------------------------------------
+    def eval(self, expr: list | int | None) -> frozenset | set:
+        if expr.__class__ is int:
+            return self.read_var(expr)  # type: ignore[arg-type]
+        if expr is None:
+            return EMPTY
+        return self._eval[expr[0]](expr)  # type: ignore[index]
+
+    def e_vars(self, expr: list) -> frozenset | set:
+        ids = expr[1]
+        if len(ids) == 1:
+            return self.read_var(ids[0])
+        out: set = set()
+        for var in ids:
+            out |= self.read_var(var)
+        return out
+
+    def e_free(self, expr: list) -> frozenset | set:
+        hit = self._static.get(("n", expr[1]))
+        if hit is None:
+            hit = self._static[("n", expr[1])] = self.free_name(expr[1])
+        return hit
+
+    def free_name(self, name: str) -> frozenset:
+        """A name the file binds nowhere: from a star import, a builtin, or (a guess) a definition
+        of that name elsewhere in the project."""
+        outside = []
+        for module, level in self.mf.star:
+            target = self.mf.absolute(module, level)
+            if not self.project.exists(target):
+                outside.append(target)
+                continue
+            found = self.lower.export(target, name)
+            if found:
+                return found
+        if name in _BUILTINS:
+            return frozenset({(BUILTIN, "", name)})
+        if outside:  # most likely from the one module we cannot see into
+            return frozenset({(EXT, "", f"{outside[0]}.{name}")}) if len(outside) == 1 else EMPTY
+        return frozenset(_value_of(s) for s in self.project.named(name) if s.parent == s.module)
+
+    def e_attr(self, expr: list) -> frozenset | set:
+        out: set = set()
+        for obj in self.eval(expr[1]):
+            out |= self.attr(obj, expr[2])
+        return out
+
+    def e_subscript(self, expr: list) -> frozenset | set:
+        keys = _keys(self.eval(expr[2])) if expr[2] is not None else ["*"]
+        out: set = set()
+        for obj in self.eval(expr[1]):
+            if obj[0] in (SEQ, DICT):
+                if "*" in keys:
+                    out |= self.all_fields(obj)
+                else:
+                    for key in keys:
+                        out |= self.field(obj, key) | self.field(obj, "*")
+        return out
+
+    def e_slice(self, expr: list) -> frozenset | set:
+        out: set = set()
+        lo, hi = expr[2] or 0, expr[3]
+        for obj in self.eval(expr[1]):
+            if obj[0] != SEQ:
+                continue
+            copy = (SEQ, self.module, ("slice", obj, lo, hi))
+            self._read(("F*", obj))
+            for key in list(self.keys.get(obj, ())):
+                inside = isinstance(key, int) and lo <= key and (hi is None or key < hi)
+                if lo >= 0 and (hi is None or hi >= 0):
+                    if inside:
+                        self.add_cell(("F", copy, key - lo), self.cells[("F", obj, key)])
+                elif key != "*":  # negative bounds: positions unknown
+                    self.add_cell(("F", copy, "*"), self.cells[("F", obj, key)])
+            self.add_cell(("F", copy, "*"), self.field(obj, "*"))
+            out.add(copy)
+        return out
+
+    def e_const(self, expr: list) -> frozenset:
+        return frozenset({(CONST, "", expr[1])})
+
+    def e_some_str(self, expr: list) -> frozenset:
+        return frozenset({SOME_STR})
+
+    def e_seq(self, expr: list) -> frozenset:
+        obj = (SEQ, self.module, expr[1])
+        index: object = 0
+        for item in expr[2]:
+            if item.__class__ is list and item[0] == "*":
+                self.add_cell(("F", obj, "*"), self.items(self.eval(item[1]), None))
+                index = "*"  # positions after a starred item are unknown
+                continue
+            self.add_cell(("F", obj, index), self.eval(item))
+            if index != "*":
+                index += 1  # type: ignore[operator]
+        return frozenset({obj})
+
+    def e_dict(self, expr: list) -> frozenset:
+        obj = (DICT, self.module, expr[1])
+        for key, value in expr[2]:
+            if key is None:  # {**other}
+                for other in self.eval(value):
+                    if other[0] == DICT:
+                        self.add_cell(("F", obj, "*"), self.all_fields(other))
+                continue
+            for k in _keys(self.eval(key)):
+                self.add_cell(("F", obj, k), self.eval(value))
+        return frozenset({obj})
+
+    def e_comprehension(self, expr: list) -> frozenset:
+        obj = (SEQ, self.module, expr[1])
+        self.add_cell(("F", obj, "*"), self.eval(expr[2]))
+        return frozenset({obj})
+
+    def e_def(self, expr: list) -> frozenset:
+        return frozenset({self.mf.value(expr[1])})
+
+    def e_instance(self, expr: list) -> frozenset:
+        cls = self.mf.value(expr[1])
+        return frozenset({(INST, cls[1], cls[2])})
+
+    def e_class_of(self, expr: list) -> frozenset:
+        return frozenset({self.mf.value(expr[1])})
+
+    def e_import(self, expr: list) -> frozenset:
+        return self.project.import_values(self.mf, expr, self.lower.export)
+
+    def e_union(self, expr: list) -> frozenset | set:
+        out: set = set()
+        for part in expr[1]:
+            out |= self.eval(part)
+        return out
+
+    def e_effects(self, expr: list) -> frozenset:
+        for part in expr[1]:
+            self.eval(part)
+        return EMPTY
+
+    # attributes ----------------------------------------------------------------------------------
+    def attr(self, obj: Value, name: str) -> frozenset | set:
+        kind = obj[0]
+        if kind == INST:
+            return self.instance_attr(obj, name)
+        if kind == MODULE:
+            return self.module_attr(obj[1], name)
+        if kind == CLASS:
+            return self.class_attr(obj, name) | self.field(obj, name)
+        if kind in (EXT, EXT_INST):
+            return frozenset({(EXT, "", f"{obj[2]}.{name}")})
+        if kind == SUPER:
+            return self.super_attr(obj, name)
+        if kind in (SOME_STR_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
+            # (TYPE_METHOD, the container or "", "<type>.name"): a container's methods change it
+            container = obj if kind in (SEQ, DICT) else ""
+            return frozenset({(TYPE_METHOD, container, f"{_LITERAL_TYPES[kind]}.{name}")})  # type: ignore[arg-type]
+        if kind == TYPE_METHOD:
+            return EMPTY
+        return self.field(obj, name)
+
+    def module_attr(self, module: str, name: str) -> frozenset | set:
+        if module == self.module:
+            found = self.module_attr_local(name)
+        elif self.project.exists(module):
+            found = self.lower.export(module, name)
+        else:
+            found = EMPTY
+        found = found | self.field((MODULE, module, ""), name) if found else self.field((MODULE, module, ""), name)
+        if found:
+            return found
+        sub = self.project.module_named(f"{module}.{name}")
+        if self.project.exists(sub) or not self.project.exists(module):
+            return frozenset({(MODULE, sub, "")})  # a submodule, or a step through a namespace package
+        return EMPTY
+
+    def module_attr_local(self, name: str) -> frozenset | set:
+        out: set = set()
+        for var in self.mf.names(0, name):
+            out |= self.read_var(var)
+        return out
+
+    def own_class_attr(self, cls: Value, name: str) -> frozenset | set:
+        """`name` in the class body itself (not inherited)."""
+        if cls[1] != self.module:
+            hit = self._static.get((cls, name))
+            if hit is None:
+                hit = self._static[(cls, name)] = self.lower.class_attr(cls, name)
+            return hit
+        out: set = set()
+        for idx in self.mf.scopes_of(cls[2]):
+            for var in self.mf.names(idx, name):
+                out |= self.read_var(var)
+        return out
+
+    def class_attr(self, cls: Value, name: str) -> frozenset | set:
+        for owner in self.mro(cls):
+            if owner[0] == EXT:
+                return frozenset({(EXT, "", f"{owner[2]}.{name}")})
+            found = self.own_class_attr(owner, name)
+            if found:
+                return {self._via_class(v) for v in found}
+        return EMPTY
+
+    def instance_attr(self, inst: Value, name: str) -> frozenset | set:
+        mro = self.mro((CLASS, inst[1], inst[2]))
+        if mro[0][1] != self.module:  # wholly elsewhere: fixed for the run
+            key = ("attr", inst, name)
+            hit = self._static.get(key)
+            if hit is None:
+                hit = self._static[key] = frozenset(self._instance_attr(inst, mro, name))
+            return hit
+        return self._instance_attr(inst, mro, name)
+
+    def _instance_attr(self, inst: Value, mro: list[Value], name: str) -> set:
+        out: set = set()
+        class_found = False
+        for owner in mro:
+            if owner[0] == EXT:
+                if not class_found:
+                    out.add((EXT, "", f"{owner[2]}.{name}"))
+                    class_found = True
+                continue
+            out |= self.field((INST, owner[1], owner[2]), name)  # fields set by any class of the object
+            if not class_found:
+                found = self.own_class_attr(owner, name)
+                if found:
+                    class_found = True
+                    for value in found:
+                        out |= self._via_instance(value)
+        if not out and inst[1] == self.module:
+            out = self._from_subclasses(inst, name)
+        return out
+
+    def _from_subclasses(self, inst: Value, name: str) -> set:
+        """A member the class lacks but its subclasses here define (a template method's hook)."""
+        out: set = set()
+        for sub in self.subclasses((CLASS, inst[1], inst[2])):
+            out |= self.field((INST, sub[1], sub[2]), name)
+            for value in self.own_class_attr(sub, name):
+                out |= self._via_instance(value)
+        return out
+
+    def subclasses(self, cls: Value) -> list[Value]:
+        """The classes of this module that have `cls` among their ancestors."""
+        hit = self._subclasses.get(cls)
+        if hit is None:
+            hit = self._subclasses[cls] = [
+                sub for sub in (self.mf.value(i) for i, s in enumerate(self.mf.scopes) if s[1] == "class")
+                if sub != cls and cls in self.mro(sub)
+            ]
+        return hit
+
+    def super_attr(self, proxy: Value, name: str) -> frozenset | set:
+        for owner in self.mro((CLASS, proxy[1], proxy[2]))[1:]:
+            if owner[0] == EXT:
+                return frozenset({(EXT, "", f"{owner[2]}.{name}")})
+            found = self.own_class_attr(owner, name)
+            if found:
+                out: set = set()
+                for value in found:
+                    out |= self._via_instance(value)
+                return out
+        return EMPTY
+
+    def _flags(self, fn: Value) -> str:
+        mf = self.mf if fn[1] == self.module else self.project.flow(fn[1])
+        return mf.flags(fn[2]) if mf is not None else ""
+
+    def _via_instance(self, value: Value) -> frozenset | set:
+        """A class member read through an instance: methods bind, properties run their getter."""
+        if value[0] != FUNC:
+            return frozenset({value})
+        flags = self._flags(value)
+        if "p" in flags:
+            return self.returns(value)
+        if "s" in flags:
+            return frozenset({value})
+        return frozenset({(BOUND, value[1], value[2])})
+
+    def _via_class(self, value: Value) -> Value:
+        return (BOUND, value[1], value[2]) if value[0] == FUNC and "c" in self._flags(value) else value
+
+    # classes -------------------------------------------------------------------------------------
+    def bases(self, cls: Value) -> list[Value]:
+        if cls[1] == self.module:
+            groups = [self.cell(("B", idx, i)) for idx in self.mf.scopes_of(cls[2])
+                      for i in range(len(self.mf.bases.get(idx, ())))]
+        else:
+            groups = self.lower.bases(cls)
+        out: list[Value] = []
+        for group in groups:
+            for value in sorted(group, key=str):
+                if value[0] in (CLASS, EXT) and value not in out:
+                    out.append(value)
+        return out
+
+    def _forget_mro(self, cls: Value) -> None:
+        """`cls` got a base: drop every linearisation it is part of."""
+        for user in self._mro_users.pop(cls, ()):
+            self._mro.pop(user, None)
+        self._subclasses.clear()
+
+    def mro(self, cls: Value) -> list[Value]:
+        """C3 linearisation; an external base ends its own line (what lies above it is unknown)."""
+        hit = self._mro.get(cls)
+        if hit is not None:
+            return hit
+        self._mro[cls] = [cls]  # a class that inherits itself (bad code) stops here
+        if cls[0] == EXT:
+            return self._mro[cls]
+        bases = self.bases(cls)
+        lines = [list(self.mro(b)) for b in bases] + [list(bases)]
+        order = [cls]
+        while any(lines):
+            head = next((line[0] for line in lines if line and not any(line[0] in rest[1:] for rest in lines)), None)
+            if head is None:  # no consistent order: keep the depth-first one
+                order += [c for line in lines for c in line if c not in order]
+                break
+            order.append(head)
+            lines = [line[1:] if line and line[0] == head else line for line in lines]
+        self._mro[cls] = order
+        for member in order:
+            self._mro_users.setdefault(member, set()).add(cls)
+        return order
+
+    # calls ---------------------------------------------------------------------------------------
+    def e_call(self, expr: list) -> frozenset | set:
+        site = expr[1]
+        func = expr[2]
+        if func.__class__ is list and func[0] == "a":
+            receivers = self.eval(func[1])
+            callees: frozenset | set = set()
+            for receiver in receivers:
+                callees |= self.attr(receiver, func[2])  # type: ignore[operator]
+            if receivers:
+                self.blind.pop(site, None)
+            else:
+                self.blind[site] = func[2]
+        else:
+            callees = self.eval(func)
+        args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
+        kwargs = [(k, self.eval(v)) for k, v in expr[4]]
+        out: set = set()
+        for callee in callees:
+            out |= self.invoke(site, callee, args, kwargs)
+        return out
+
+    def e_decorate(self, expr: list) -> frozenset | set:
+        decorators = self.eval(expr[2])
+        inner = self.eval(expr[3])
+        out: set = set()
+        known = False  # a decorator of the project: the name is what it returns
+        for dec in decorators:
+            result = self.invoke(expr[1], dec, [inner], [])
+            if dec[0] in (FUNC, BOUND) and self._returns_something(dec) or dec[0] == CLASS:
+                out |= result
+                known = True
+        if out:
+            return out
+        if decorators and not known or self.settled:
+            return inner  # an external or builtin decorator: the function stays what it is
+        self.undecided.add(self.cur)  # nothing known yet: decide once the fixpoint has settled
+        return EMPTY
+
+    def _returns_something(self, fn: Value) -> bool:
+        mf = self.mf if fn[1] == self.module else self.project.flow(fn[1])
+        return mf is not None and any(i in mf.returns for i in mf.scopes_of(fn[2]))
+
+    def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+        kind = callee[0]
+        if kind in (FUNC, BOUND):
+            self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
+            if callee[1] == self.module:
+                self.pass_args(callee[2], args, kwargs, 1 if kind == BOUND else 0)
+            return self.returns(callee)
+        if kind == CLASS:
+            return self.instantiate(site, callee, args, kwargs)
+        if kind == EXT:
+            self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+            short = str(callee[2]).rsplit(".", 1)[-1]
+            return frozenset({(EXT_INST, "", callee[2])}) if short[:1].isupper() else EMPTY
+        if kind == BUILTIN:
+            return self.builtin(site, callee[2], args, kwargs)  # type: ignore[arg-type]
+        if kind == TYPE_METHOD:
+            if str(callee[2]).startswith("<**"):
+                self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+            if callee[1]:
+                return self.container_call(callee[1], str(callee[2]).rsplit(".", 1)[-1], args, kwargs)  # type: ignore[arg-type]
+        elif kind == INST:
+            out: set = set()
+            for method in self.instance_attr(callee, "__call__"):
+                out |= self.invoke(site, method, args, kwargs)
+            return out
+        return EMPTY
+
+    def returns(self, fn: Value) -> frozenset | set:
+        mf = self.mf if fn[1] == self.module else None
+        flags = mf.flags(fn[2]) if mf is not None else self._flags(fn)
+        if "g" in flags:
+            return frozenset({(GEN, fn[1], fn[2])})
+        if mf is not None:
+            return self.cell(("r", fn[2]))
+        return self.lower.returns(fn)
+
+    def instantiate(self, site: object, cls: Value, args: list, kwargs: list) -> frozenset:
+        self.edge(site, Relation.INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]
+        for owner in self.mro(cls):
+            if owner[0] == EXT:
+                self.edge(site, Relation.CALLS, f"{owner[2]}.__init__")
+                break
+            inits = self.own_class_attr(owner, "__init__")
+            if inits:
+                for init in inits:
+                    if init[0] == FUNC:
+                        self.invoke(site, (BOUND, init[1], init[2]), args, kwargs)
+                break
+        return frozenset({(INST, cls[1], cls[2])})
+
+    def pass_args(self, qualname: object, args: list, kwargs: list, offset: int) -> None:
+        for idx in self.mf.scopes_of(qualname):
+            positional, star, by_name, double = self.mf.parameters(idx)
+            positional = positional[offset:]
+            for i, arg in enumerate(args):
+                if isinstance(arg, tuple):  # *args at the call: positions are unknown from here
+                    break
+                if i < len(positional):
+                    self.add_var(positional[i][1], arg)
+                elif star is not None:
+                    packed = (SEQ, self.module, ("*args", idx))
+                    self.add_cell(("F", packed, "*"), arg)
+                    self.add_var(star[1], frozenset({packed}))
+            for name, value in kwargs:
+                if name is None:
+                    continue
+                param = by_name.get(name)
+                if param is not None:
+                    self.add_var(param[1], value)
+                elif double is not None:
+                    packed = (DICT, self.module, ("**kwargs", idx))
+                    self.add_cell(("F", packed, name), value)
+                    self.add_var(double[1], frozenset({packed}))
+
+    def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
+        if not (isinstance(site, int) and self.mf.sites[site][3]):  # a dynamic site keeps only its dynamic edge
+            self.edge(site, Relation.CALLS, f"<builtin>.{name}")
+        plain = [a for a in args if not isinstance(a, tuple)]
+        if name == "super":
+            if plain:
+                return frozenset({(SUPER, c[1], c[2]) for c in plain[0] if c[0] == CLASS})
+            cls = self.mf.enclosing_class(self.scope)
+            return frozenset({(SUPER, self.module, self.mf.scopes[cls][0])}) if cls > 0 else EMPTY
+        if name in ("map", "filter"):
+            return self._higher_order(site, name, plain)
+        for key, value in kwargs:
+            if key == "key":  # sorted(..., key=f), min, max
+                for fn in value:
+                    self.invoke((site, "key"), fn, [self.items(plain[0], None) if plain else EMPTY], [])
+        if name in _KEEPS_ITEMS and plain:
+            packed = (SEQ, self.module, ("builtin", site))
+            self.add_cell(("F", packed, "*"), self.items(plain[0], None))
+            return frozenset({packed})
+        if name in ("next", "min", "max") and plain:
+            return self.items(plain[0], None)
+        if name == "getattr" and len(plain) >= 2:
+            out: set = set(plain[2]) if len(plain) > 2 else set()
+            for key in plain[1]:
+                if key[0] == CONST and isinstance(key[2], str):
+                    for obj in plain[0]:
+                        out |= self.attr(obj, key[2])
+            return out
+        if name in _IDENTITY and plain:
+            return plain[0]
+        return EMPTY
+
+    def container_call(self, obj: Value, method: str, args: list, kwargs: list) -> frozenset | set:
+        """What a list's or dict's own method puts into it or takes out of it."""
+        plain = [a for a in args if not isinstance(a, tuple)]
+        if method in ("append", "insert", "add") and plain:
+            self.add_cell(("F", obj, "*"), plain[-1])
+        elif method == "extend" and plain:
+            self.add_cell(("F", obj, "*"), self.items(plain[0], None))
+        elif method == "update":
+            for other in plain[0] if plain else ():
+                for key in list(self.keys.get(other, ())) if other[0] == DICT else ():
+                    self.add_cell(("F", obj, key), self.cells[("F", other, key)])
+                self._read(("F*", other))
+            for key, value in kwargs:
+                self.add_cell(("F", obj, key if key is not None else "*"), value)
+        elif method in ("get", "pop", "setdefault"):
+            keys = _keys(plain[0]) if plain else ["*"]
+            if method == "setdefault" and len(plain) > 1:
+                for key in keys:
+                    self.add_cell(("F", obj, key), plain[1])
+            found = self.all_fields(obj) if "*" in keys else {v for k in keys for v in self.field(obj, k)}
+            return found | self.field(obj, "*") | (plain[1] if len(plain) > 1 else EMPTY)
+        elif method == "values":
+            packed = (SEQ, self.module, ("values", obj))
+            self.add_cell(("F", packed, "*"), self.all_fields(obj))
+            return frozenset({packed})
+        elif method == "items":
+            pair = (SEQ, self.module, ("item", obj))
+            self.add_cell(("F", pair, 1), self.all_fields(obj))
+            packed = (SEQ, self.module, ("items", obj))
+            self.add_cell(("F", packed, "*"), frozenset({pair}))
+            return frozenset({packed})
+        elif method == "copy":
+            return frozenset({obj})
+        return EMPTY
+
+    def _higher_order(self, site: object, name: str, args: list) -> frozenset | set:
+        """map(f, xs) and filter(f, xs) call f on the items (PyCG also accepts the arguments swapped)."""
+        functions = [v for a in args for v in a if v[0] in (FUNC, BOUND, CLASS)]
+        items: set = set()
+        for a in args:
+            items |= self.items(a, None)
+        results: set = set()
+        for fn in functions:
+            results |= self.invoke((site, name), fn, [items], [])
+        packed = (SEQ, self.module, ("builtin", site))
+        self.add_cell(("F", packed, "*"), results if name == "map" else items)
+        return frozenset({packed})
+
+    def items(self, values: frozenset | set, site: object) -> frozenset | set:
+        """What iterating over `values` gives (`__iter__`/`__next__` of instances are called)."""
+        out: set = set()
+        for value in values:
+            kind = value[0]
+            if kind == SEQ:
+                out |= self.all_fields(value)
+            elif kind == GEN:
+                out |= self.cell(("y", value[2])) if value[1] == self.module else self.lower.yields(value)
+            elif kind == INST and site is not None:
+                for it in self.call_method(site, value, "__iter__"):
+                    if it[0] == INST:
+                        out |= self.call_method(site, it, "__next__")
+                    elif it[0] == GEN:
+                        out |= self.items((it,), None)
+        return out
+
+    def call_method(self, site: object, inst: Value, name: str) -> set:
+        out: set = set()
+        for method in self.instance_attr(inst, name):
+            out |= self.invoke((site, name), method, [], [])
+        return out
+
+    def entered(self, values: frozenset | set) -> set:
+        """`with x as y`: what x.__enter__() returns, or x itself when it has none."""
+        out: set = set()
+        for value in values:
+            enter = self.instance_attr(value, "__enter__") if value[0] == INST else EMPTY
+            if not enter:
+                out.add(value)
+            for method in enter:
+                if method[0] == BOUND:
+                    out |= self.returns(method)
+        return out
+
+    def edge(self, site: object, relation: str, target: str) -> None:
+        if self.record:
+            self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+
+
+def _value_of(sym: SymbolInfo) -> Value:
+    qualname = sym.fqn[len(sym.module) + 1 :] if sym.module else sym.fqn
+    return (CLASS if sym.kind == "class" else FUNC, sym.module, qualname)
+
+
+def _keys(values: frozenset | set) -> list:
+    """Container keys from a key expression's values; ["*"] when any of them is not a constant."""
+    keys = [v[2] for v in values if v[0] == CONST]
+    return keys if keys and len(keys) == len(values) else ["*"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Edges of the file being resolved
+# --------------------------------------------------------------------------------------------------
+
+
+def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    mf = a.mf
+    out: list[EdgeOut] = []
+    for site, by_relation in a.edges.items():
+        index, via = (site, "") if isinstance(site, int) else site
+        line, name, scope, _ = mf.sites[index]
+        src = mf.fqn(scope)
+        for relation, targets in by_relation.items():
+            out += _tiered(src, sorted(targets), relation, line, str(via or name))
+    for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
+        line, _, scope, _ = mf.sites[site]
+        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
+        out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
+    for ref in facts.references:
+        if ref.kind == "dynamic":
+            src = qualify(facts.module, ref.scope) if ref.scope else facts.module
+            out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
+    return out
+
+
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str) -> list[EdgeOut]:
+    if len(targets) > MAX_CANDIDATES:
+        detail = f"{len(targets)} candidates named {name}"
+        return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
+    tier = candidates_tier(len(targets))
+    return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
+
+
+def _class_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    lines = {d.qualname: d.start_line for d in facts.definitions}
+    out: list[EdgeOut] = []
+    for idx, scope in enumerate(a.mf.scopes):
+        if scope[1] != "class":
+            continue
+        cls = a.mf.value(idx)
+        targets = sorted({qualify(b[1], b[2]) for b in a.bases(cls) if b[0] == CLASS})  # type: ignore[arg-type]
+        out += _tiered(a.mf.fqn(idx), targets, Relation.INHERITS, lines.get(scope[0], 0), "")
+    return out
+
+
+def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    mf, project = a.mf, a.project
+    out: list[EdgeOut] = []
+    for imp in facts.imports:
+        if imp.wildcard:
+            continue
+        module = mf.absolute(imp.module, imp.level)
+        target = ""
+        if imp.name:
+            values = project.import_values(mf, ["m", imp.module, imp.name, imp.level], a.lower.export)
+            named = sorted(qualify(v[1], v[2]) if v[0] != MODULE else v[1] for v in values  # type: ignore[arg-type]
+                           if v[0] in (FUNC, CLASS, MODULE))
+            target = named[0] if named else module if project.exists(module) else ""
+        elif project.exists(module):
+            target = module
+        if target:
+            src = qualify(facts.module, imp.scope) if imp.scope else facts.module
+            out.append(EdgeOut(src, target, Relation.IMPORTS, Tier.INFERRED, imp.line, imp.name))
+    return out
+
+
+def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+    project = Project(view)
+    analysis = Analysis(module_flow(facts), Analysed(project), project, record=True)
+    analysis.run()
+    return _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
