@@ -20,7 +20,7 @@ from tenure.memories.crypto import Cipher, key_file, load_key
 from tenure.memories.elements import PROJECT, Place, contains, display, places, try_resolve
 from tenure.memories.elements import resolve as resolve_element
 from tenure.memories.errors import KeyProblem, MemoriesError
-from tenure.memories.recall import Hit, Query, rank, relevances
+from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
 from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, query_in, stamp
 from tenure.memories.terms import normalised, terms
 from tenure.memories.vectors import AUTO, Provider, Vectors
@@ -340,10 +340,10 @@ class Memories:
         if not q.empty:
             vectors = self.vectors.embed([query])
             q.vector = vectors[0] if vectors is not None else None
-        live = {r["id"] for r in self.db.query("SELECT id FROM memories WHERE superseded_by IS NULL")}
-        found = relevances(self.db, self.vectors, q, within, live)
-        hits = rank(self.db, found, self.clock())[:limit]
-        return hits + self._linked(hits, q, live)
+        retired = {r["id"] for r in self.db.query("SELECT id FROM memories WHERE superseded_by IS NOT NULL")}
+        found = relevances(self.db, self.vectors, q, within, retired)
+        hits = rank(self.db, found, self.clock(), limit)
+        return hits + self._linked(hits, q, retired)
 
     def _within(self, elements: Iterable[str] | None) -> set[int] | None:
         """Ids of memories attached to the given elements or to anything inside them."""
@@ -355,22 +355,22 @@ class Memories:
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
         return {r["memory_id"] for r in attached if r["element"] in inside}
 
-    def _linked(self, hits: list[Hit], q: Query, live: set[int]) -> list[Hit]:
+    def _linked(self, hits: list[Hit], q: Query, retired: set[int]) -> list[Hit]:
         """The linked neighbours of the top hits, each marked with the hit that pulled it in."""
         shown = {h.id for h in hits}
         pulled: dict[int, dict] = {}
         for hit in hits[:NEIGHBOUR_HITS]:
-            for neighbour, how in self._neighbour_ids(hit.id, live)[:NEIGHBOURS_PER_HIT]:
+            for neighbour, how in self._neighbour_ids(hit.id, retired)[:NEIGHBOURS_PER_HIT]:
                 if neighbour not in shown and neighbour not in pulled:
                     pulled[neighbour] = {"from": hit.id, "link": how}
         if not pulled:
             return []
-        scored = rank(self.db, self._relevance_of(list(pulled), q), self.clock())
+        scored = rank(self.db, self._relevance_of(list(pulled), q), self.clock(), len(pulled))
         for h in scored:
             h.via = pulled[h.id]
         return scored
 
-    def _neighbour_ids(self, memory_id: int, live: set[int]) -> list[tuple[int, str]]:
+    def _neighbour_ids(self, memory_id: int, retired: set[int]) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
         for link in links.outgoing(self.db, [memory_id]):
             if link["kind"] == "memory":
@@ -378,23 +378,20 @@ class Memories:
             elif link["element"]:
                 found += [(m, f"links to [[{display(link['element'])}]]") for m in self._attached_to(link["element"])]
         found += [(link["source_id"], "linked from") for link in links.incoming(self.db, [memory_id])]
-        return [(m, how) for m, how in dict.fromkeys(found) if m in live and m != memory_id]
+        return [(m, how) for m, how in dict.fromkeys(found) if m not in retired and m != memory_id]
 
     def _attached_to(self, element: str) -> list[int]:
         return [r["memory_id"] for r in self.db.query(
             "SELECT memory_id FROM memory_elements WHERE element = ? ORDER BY memory_id DESC", (element,))]
 
     def _relevance_of(self, ids: list[int], q: Query) -> dict[int, tuple[float | None, float]]:
-        overlaps = {r["memory_id"]: r["n"] / len(q.terms) for r in query_in(
-            self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({placeholders})"
-                     " AND term IN (" + ", ".join("?" * len(q.terms)) + ") GROUP BY memory_id", ids, sorted(q.terms))
-        } if q.terms else {}
-        cos: dict[int, float] = {}
-        if q.vector is not None:
-            vids, matrix = self.vectors.matrix()
-            for k in np.flatnonzero(np.isin(vids, ids)):
-                cos[int(vids[k])] = float(matrix[k] @ q.vector)
-        return {i: (cos.get(i), 1.0 if q.empty else overlaps.get(i, 0.0)) for i in ids}
+        """Relevance of memories that came by link rather than by search."""
+        if q.empty:
+            return dict.fromkeys(ids, (None, 1.0))
+        overlaps = overlaps_of(self.db, q.terms, set(ids))
+        vids, matrix = self.vectors.matrix()
+        cos = values_at(vids, matrix @ q.vector, set(ids)) if q.vector is not None and len(vids) else {}
+        return {i: (cos.get(i), overlaps.get(i, 0.0)) for i in ids}
 
     def _with_content(self, hits: list[Hit]) -> list[dict]:
         described = self.describe([h.id for h in hits])

@@ -65,6 +65,14 @@ class Signals:
     impressions: int
 
 
+def score(cosine: float | None, overlap: float, s: Signals, now: datetime) -> float:
+    """relevance × kind × freshness × citations × ignored × drift."""
+    citations = s.citations_declared + s.citations_inferred
+    return (relevance(cosine, overlap) * KIND_WEIGHTS[s.kind] * freshness(s.last_true, now)
+            * citation_factor(citations) * (IGNORED_FACTOR if is_ignored(s.sessions_served, citations) else 1.0)
+            * (DRIFT_FACTOR if s.drifted else 1.0))
+
+
 def explain(cosine: float | None, overlap: float, s: Signals, now: datetime) -> dict:
     """The score and every factor that made it, as JSON."""
     citations = s.citations_declared + s.citations_inferred
@@ -75,9 +83,8 @@ def explain(cosine: float | None, overlap: float, s: Signals, now: datetime) -> 
     ignored = is_ignored(s.sessions_served, citations)
     ignored_f = IGNORED_FACTOR if ignored else 1.0
     drift_f = DRIFT_FACTOR if s.drifted else 1.0
-    score = rel * kind_w * fresh * cited * ignored_f * drift_f
     return {
-        "score": round(score, 6),
+        "score": round(score(cosine, overlap, s, now), 6),
         "relevance": {
             "value": round(rel, 6),
             "semantic": None if cosine is None else round(cosine, 6),

@@ -1,13 +1,13 @@
-"""Recall: relevance of every live memory to a query, then the SPEC §3 factors on the best of them.
+"""Recall: relevance of the live memories to a query, then the SPEC §3 factors on the best of them.
 
-Relevance is computed for all memories in one pass (a matrix product and one indexed term query);
-the ranking factors are then applied to the CANDIDATES most relevant ones, which bounds the work per
-recall at any number of memories.
+Cosines are one matrix product over every vector; term overlaps one indexed query. The ranking
+factors are applied to the CANDIDATES most relevant memories, which bounds the work per recall at
+any number of memories.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -18,7 +18,8 @@ from tenure.memories.usage import usage_of
 from tenure.memories.vectors import Vectors
 from tenure.storage import Database
 
-CANDIDATES = 400
+CANDIDATES = 200
+EMPTY_QUERY_POOL = 2000
 
 
 @dataclass
@@ -26,7 +27,6 @@ class Hit:
     id: int
     explain: dict
     via: dict | None = None
-    links: list[dict] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -42,36 +42,80 @@ class Query:
     empty: bool
 
 
-def term_overlaps(db: Database, query_terms: set[str], within: set[int] | None) -> dict[int, float]:
-    """Share of the query's terms each memory holds, for every memory holding at least one."""
-    if not query_terms:
-        return {}
-    rows = query_in(db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE term IN ({placeholders})"
-                        " GROUP BY memory_id", sorted(query_terms))
-    return {r["memory_id"]: r["n"] / len(query_terms) for r in rows if within is None or r["memory_id"] in within}
-
-
-def cosines(vectors: Vectors, query_vector: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    ids, matrix = vectors.matrix()
-    if query_vector is None or not len(ids):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    return ids, matrix @ query_vector
-
-
 def relevances(db: Database, vectors: Vectors, query: Query, within: set[int] | None,
-               live: set[int]) -> dict[int, tuple[float | None, float]]:
-    """(cosine or None, term overlap) for the CANDIDATES most relevant live memories."""
+               retired: set[int]) -> dict[int, tuple[float | None, float]]:
+    """(cosine or None, term overlap) of the CANDIDATES most relevant live memories.
+
+    The pool is the best CANDIDATES by term overlap and the best CANDIDATES by cosine; relevance is
+    computed exactly for the pool. (A memory outside both lists would need a middling cosine and a
+    middling overlap at once to belong in the top: the pool makes the cost independent of size.)"""
     if query.empty:
-        pool = live if within is None else live & within
-        return dict.fromkeys(sorted(pool)[-CANDIDATES * 4:], (None, 1.0))
-    overlaps = term_overlaps(db, query.terms, within)
-    ids, cos = cosines(vectors, query.vector)
-    found: dict[int, tuple[float | None, float]] = {m: (None, o) for m, o in overlaps.items() if m in live}
-    for memory_id, c in zip(ids.tolist(), cos.tolist(), strict=True):
-        if memory_id in live and (within is None or memory_id in within):
-            found[memory_id] = (c, overlaps.get(memory_id, 0.0))
+        return dict.fromkeys(newest(db, within, retired), (None, 1.0))
+    ids, matrix = vectors.matrix()
+    if query.vector is None or not len(ids):
+        ids, cos = ids[:0], np.zeros(0, dtype=np.float32)  # lexical: no cosine for anything
+    else:
+        cos = matrix @ query.vector
+    pool = (top_by_terms(db, query.terms, within) | top_by_cosine(ids, cos, within, retired)) - retired
+    overlaps = overlaps_of(db, query.terms, pool)
+    cos_of = values_at(ids, cos, pool)
+    found = {m: (cos_of.get(m), overlaps.get(m, 0.0)) for m in pool}
     best = sorted(found, key=lambda m: ranking.relevance(*found[m]), reverse=True)[:CANDIDATES]
     return {m: found[m] for m in best if ranking.relevance(*found[m]) > 0}
+
+
+def top_by_terms(db: Database, terms: set[str], within: set[int] | None) -> set[int]:
+    """The memories sharing most of the query's terms (all of them inside an element filter)."""
+    if not terms:
+        return set()
+    marks = ", ".join("?" * len(terms))
+    if within is not None:
+        return set(overlaps_of(db, terms, within))
+    rows = db.query(f"SELECT memory_id FROM memory_terms WHERE term IN ({marks}) GROUP BY memory_id"
+                    " ORDER BY COUNT(*) DESC, memory_id DESC LIMIT ?", [*sorted(terms), CANDIDATES])
+    return {r["memory_id"] for r in rows}
+
+
+def overlaps_of(db: Database, terms: set[str], memory_ids: set[int]) -> dict[int, float]:
+    """Share of the query's terms each of `memory_ids` holds (absent: none)."""
+    if not terms or not memory_ids:
+        return {}
+    marks = ", ".join("?" * len(terms))
+    rows = query_in(db, f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({{placeholders}})"
+                        f" AND term IN ({marks}) GROUP BY memory_id", sorted(memory_ids), sorted(terms))
+    return {r["memory_id"]: r["n"] / len(terms) for r in rows}
+
+
+def top_by_cosine(ids: np.ndarray, cos: np.ndarray, within: set[int] | None, retired: set[int]) -> set[int]:
+    if not len(cos):
+        return set()
+    rank = np.array(cos, dtype=np.float32)
+    excluded = (ids < 0) | np.isin(ids, list(retired))  # ids < 0: a stale copy of a re-embedded memory
+    if within is not None:
+        excluded |= ~np.isin(ids, list(within))
+    rank[excluded] = -np.inf
+    top = np.argpartition(-rank, CANDIDATES)[:CANDIDATES] if len(rank) > CANDIDATES else np.arange(len(rank))
+    return {int(ids[k]) for k in top if rank[k] > -np.inf}
+
+
+def values_at(ids: np.ndarray, values: np.ndarray, wanted: set[int]) -> dict[int, float]:
+    """{id: value} for the wanted ids present in `ids` (unsorted, possibly with -1 holes)."""
+    if not len(ids) or not wanted:
+        return {}
+    order = np.argsort(ids)
+    want = np.fromiter(wanted, dtype=np.int64)
+    pos = np.clip(np.searchsorted(ids[order], want), 0, len(ids) - 1)
+    hit = ids[order][pos] == want
+    return {int(m): float(values[order[p]]) for m, p in zip(want[hit], pos[hit], strict=True)}
+
+
+def newest(db: Database, within: set[int] | None, retired: set[int]) -> list[int]:
+    """An empty query ranks every live memory by its factors alone; the newest EMPTY_QUERY_POOL of
+    them are the candidates (all of them when an element filter narrows the pool)."""
+    if within is not None:
+        return sorted(within - retired)
+    return [r["id"] for r in db.query("SELECT id FROM memories WHERE superseded_by IS NULL ORDER BY id DESC LIMIT ?",
+                                      (EMPTY_QUERY_POOL,))]
 
 
 def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
@@ -89,8 +133,9 @@ def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
     }
 
 
-def rank(db: Database, found: dict[int, tuple[float | None, float]], now: datetime) -> list[Hit]:
-    """Every factor applied; best first (ties: the newer memory first)."""
+def rank(db: Database, found: dict[int, tuple[float | None, float]], now: datetime, limit: int) -> list[Hit]:
+    """The best `limit` by every factor (ties: the newer memory first), each explained."""
     facts = signals(db, list(found))
-    hits = [Hit(m, ranking.explain(*found[m], facts[m], now)) for m in found if m in facts]
-    return sorted(hits, key=lambda h: (-h.score, -h.id))
+    scores = {m: ranking.score(*found[m], facts[m], now) for m in found if m in facts}
+    best = sorted(scores, key=lambda m: (-scores[m], -m))[:limit]
+    return [Hit(m, ranking.explain(*found[m], facts[m], now)) for m in best]

@@ -140,6 +140,12 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE TABLE memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+@migrations
+def m002_retired_index(db: Database) -> None:
+    # recall excludes superseded memories on every call: find the few of them without a table scan
+    db.execute("CREATE INDEX memories_retired ON memories(superseded_by) WHERE superseded_by IS NOT NULL")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

@@ -13,7 +13,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from tenure.memories.crypto import Cipher
-from tenure.memories.store import query_in
 from tenure.storage import Database
 
 
@@ -48,6 +47,7 @@ class Vectors:
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray | None = None
         self._seen_rowid = 0
+        self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
 
     @property
     def provider(self) -> Provider | None:
@@ -102,7 +102,8 @@ class Vectors:
 
     def _append(self, rows: list[dict]) -> None:
         cipher = self._cipher()
-        fresh = np.stack([np.frombuffer(cipher.decrypt_bytes(r["vector"], "vector"), dtype=np.float32) for r in rows])
+        plain = b"".join(cipher.decrypt_bytes(r["vector"], "vector") for r in rows)
+        fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
         ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
         # An upsert gives the row a new rowid: drop the stale copy of a re-embedded memory.
         self._ids = np.where(np.isin(self._ids, ids), -1, self._ids)
@@ -110,25 +111,17 @@ class Vectors:
         self._matrix = fresh if self._matrix is None else np.vstack([self._matrix, fresh])
         self._seen_rowid = rows[-1]["r"]
 
-    def vectors_of(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
-        ids, matrix = self.matrix()
-        wanted = set(memory_ids)
-        return {int(i): matrix[k] for k, i in enumerate(ids) if int(i) in wanted}
-
     def missing(self, limit: int) -> list[int]:
-        """Live memories that have no vector of the current model yet, oldest first."""
+        """Live memories that have no vector of the current model yet, oldest first. Only memories
+        newer than the last complete check are looked at: a recall does not scan the whole table."""
         if self.provider is None:
             return []
+        newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
         rows = self.db.query(
             """SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.superseded_by IS NULL AND v.memory_id IS NULL ORDER BY m.id LIMIT ?""",
-            (self.provider.name, limit),
+               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL ORDER BY m.id LIMIT ?""",
+            (self.provider.name, self._complete_upto, limit),
         )
+        if not rows:
+            self._complete_upto = newest
         return [r["id"] for r in rows]
-
-    def has(self, memory_ids: list[int]) -> set[int]:
-        if self.provider is None:
-            return set()
-        rows = query_in(self.db, "SELECT memory_id FROM memory_vectors WHERE memory_id IN ({placeholders})"
-                        " AND model = ?", memory_ids, (self.provider.name,))
-        return {r["memory_id"] for r in rows}
