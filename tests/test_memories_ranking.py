@@ -119,3 +119,16 @@ def test_confirming_resets_the_freshness_clock(memories: Memories, clock: Clock)
     result = memories.recall("stock booked")["results"][0]
     assert result["explain"]["freshness"]["days"] == 45.0
     assert math.isclose(result["explain"]["freshness"]["factor"], 0.5)
+
+
+def test_an_element_filter_keeps_memories_on_the_element_and_inside_it(memories: Memories) -> None:
+    on_method = memories.remember("charge before booking", elements=["OrderProcessor.checkout"])["id"]
+    on_module = memories.remember("orders are idempotent", elements=["module:shop.orders"])["id"]
+    memories.remember("the gateway strips headers", elements=["ApiGateway"])
+    found = memories.recall("", elements=["module:shop.orders"])["results"]
+    assert sorted(r["id"] for r in found) == [on_method, on_module]
+
+
+def test_recall_with_an_empty_element_list_is_not_filtered(memories: Memories) -> None:
+    memories.remember("stock is booked after payment")
+    assert len(memories.recall("stock", elements=[])["results"]) == 1

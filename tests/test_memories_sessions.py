@@ -25,6 +25,7 @@ def test_a_lease_held_by_another_open_session_is_reported(memories: Memories) ->
     first = memories.start_session("agent-a", "checkout", elements=["OrderProcessor"])["session"]
     second = memories.start_session("agent-b", "checkout too", elements=["OrderProcessor"])
     assert second["conflicts"] == [{"element": "shop.orders.OrderProcessor", "session": first, "agent": "agent-a"}]
+    assert f"OrderProcessor is also leased by session {first} (agent-a)" in second["briefing"]
 
 
 def test_a_lease_of_an_ended_session_is_no_conflict(memories: Memories) -> None:

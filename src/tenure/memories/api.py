@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tenure.memories import briefing, drift, knowledge_map, links, ranking, selection, sessions, usage
+from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, selection, sessions, usage
 from tenure.memories.crypto import Cipher, key_file, load_key
 from tenure.memories.elements import PROJECT, Place, contains, display, places, try_resolve
 from tenure.memories.elements import resolve as resolve_element
@@ -29,11 +29,6 @@ from tenure.storage import Database
 Clock = Callable[[], datetime]
 KINDS = tuple(ranking.KIND_WEIGHTS)
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
-DUPLICATE_COSINE = 0.94  # above: the same fact, the write confirms the existing memory
-SIMILAR_COSINE = 0.82  # from here to 0.94: stored, near misses returned in similarTo
-# Without vectors, near misses are memories sharing this share of terms (Jaccard); an identical
-# normalised content is the lexical "same fact".
-SIMILAR_JACCARD = 0.6
 BACKFILL_ON_RECALL = 256  # vectors embedded per recall for memories written before a provider existed
 NEIGHBOUR_HITS = 3  # how many top hits pull their linked neighbours along
 NEIGHBOURS_PER_HIT = 3
@@ -157,49 +152,24 @@ class Memories:
         """(the live memory this draft repeats, or None; the near misses)."""
         if draft.kind == "session_outcome":
             return None, []  # every session's outcome is its own episode
-        content_key = self.cipher().term_hash("content:" + normalised(draft.content))
-        for r in self.db.query("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL"
-                               " AND kind != 'session_outcome' ORDER BY id", (content_key,)):
-            if r["id"] != draft.supersedes:
-                return {"id": r["id"], "similarity": 1.0, "how": "identical content"}, []
-        if draft.vector is not None:
-            return self._vector_neighbours(draft)
-        return None, self._term_neighbours(draft)
+        same = dedupe.same_content(self.db, self._content_key(draft.content), draft.supersedes)
+        if same is not None:
+            return {"id": same, "similarity": 1.0, "how": "identical content"}, []
+        if draft.vector is None:
+            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes))
+        close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes)
+        if close is not None:
+            return {"id": close[0], "similarity": round(close[1], 4), "how": "cosine"}, []
+        return None, self._describe_similar(similar)
 
-    def _vector_neighbours(self, draft: Draft) -> tuple[dict | None, list[dict]]:
-        ids, matrix = self.vectors.matrix()
-        if not len(ids):
-            return None, []
-        cos = matrix @ draft.vector
-        close = [(int(i), float(c)) for i, c in zip(ids, cos, strict=True) if c >= SIMILAR_COSINE and i >= 0]
-        live = self._live_ids([i for i, _ in close], exclude=draft.supersedes)
-        close = sorted(((i, c) for i, c in close if i in live), key=lambda x: -x[1])
-        if close and close[0][1] > DUPLICATE_COSINE:
-            return {"id": close[0][0], "similarity": round(close[0][1], 4), "how": "cosine"}, []
-        return None, self._describe_similar(close)
-
-    def _term_neighbours(self, draft: Draft) -> list[dict]:
-        if not draft.terms:
-            return []
-        shared = query_in(self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE term IN ({placeholders})"
-                                   " GROUP BY memory_id", sorted(draft.terms))
-        sizes = {r["memory_id"]: r["n"] for r in query_in(
-            self.db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({placeholders})"
-                     " GROUP BY memory_id", [r["memory_id"] for r in shared])}
-        jaccard = [(r["memory_id"], r["n"] / (len(draft.terms) + sizes[r["memory_id"]] - r["n"])) for r in shared]
-        live = self._live_ids([i for i, j in jaccard if j >= SIMILAR_JACCARD], exclude=draft.supersedes)
-        return self._describe_similar(sorted(((i, j) for i, j in jaccard if i in live), key=lambda x: -x[1]))
-
-    def _live_ids(self, ids: list[int], exclude: int | None) -> set[int]:
-        rows = query_in(self.db, "SELECT id FROM memories WHERE id IN ({placeholders}) AND superseded_by IS NULL"
-                                 " AND kind != 'session_outcome'", ids)
-        return {r["id"] for r in rows} - {exclude}
+    def _content_key(self, content: str) -> str:
+        return self.cipher().term_hash("content:" + normalised(content))
 
     def _describe_similar(self, scored: list[tuple[int, float]]) -> list[dict]:
-        rows = {r["id"]: r for r in self._rows([i for i, _ in scored[:5]])}
+        rows = {r["id"]: r for r in self._rows([i for i, _ in scored])}
         cipher = self.cipher()
         return [{"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
-                for i, s in scored[:5]]
+                for i, s in scored]
 
     def _deduplicate(self, same: dict, draft: Draft, now: datetime) -> dict:
         row = self._rows([same["id"]])[0]
@@ -226,7 +196,7 @@ class Memories:
                created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (draft.kind, cipher.encrypt(draft.title, "title") if draft.title else None,
              cipher.encrypt(draft.content, "content"), self._title_key(draft.title) if draft.title else None,
-             cipher.term_hash("content:" + normalised(draft.content)), draft.author, draft.session, draft.outcome,
+             self._content_key(draft.content), draft.author, draft.session, draft.outcome,
              stamp(now), stamp(now), draft.supersedes),
         )
         self._attach(memory_id, draft.elements)
@@ -346,10 +316,12 @@ class Memories:
         return hits + self._linked(hits, q, retired)
 
     def _within(self, elements: Iterable[str] | None) -> set[int] | None:
-        """Ids of memories attached to the given elements or to anything inside them."""
-        if elements is None:
+        """Ids of memories attached to the given elements or to anything inside them (no filter
+        when no element is named)."""
+        names = list(elements or [])
+        if not names:
             return None
-        outer = list(places(self.db, {resolve_element(self.db, self.root, e) for e in elements}).values())
+        outer = list(places(self.db, {resolve_element(self.db, self.root, e) for e in names}).values())
         attached = self.db.query("SELECT memory_id, element FROM memory_elements")
         inner = places(self.db, {r["element"] for r in attached})
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
@@ -482,7 +454,7 @@ class Memories:
             conflicts = sessions.lease(self.db, session_id, resolved, now)
         brief = self.brief(task, session=session_id)
         return {"session": session_id, "agent": agent, "leases": resolved, "conflicts": conflicts,
-                "briefing": brief["text"], "elements": brief["elements"]}
+                "briefing": brief["text"] + briefing.lease_text(resolved, conflicts), "elements": brief["elements"]}
 
     def lease(self, session: str, elements: Iterable[str]) -> dict:
         resolved = [resolve_element(self.db, self.root, e) for e in elements]

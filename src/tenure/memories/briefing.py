@@ -49,6 +49,16 @@ def merge(*lists: list[dict], limit: int) -> list[dict]:
     return sorted(top, key=lambda m: (KIND_ORDER.index(m["kind"]), -m["score"]))
 
 
+def lease_text(leases: list[str], conflicts: list[dict]) -> str:
+    """What the session holds, and who else is working on the same elements."""
+    if not leases:
+        return ""
+    out = [f"Leased: {', '.join(display(e) for e in leases)}."]
+    out += [f"{display(c['element'])} is also leased by session {c['session']} ({c['agent']}): coordinate before "
+            "changing it." for c in conflicts]
+    return "\n".join(out) + "\n"
+
+
 def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int) -> str:
     out = [f"# Briefing: {task}" if task else "# Briefing: the project", ""]
     if scope:
