@@ -39,14 +39,14 @@ SESSION_END = (
     "Call when the task is done: `used` = ids of memories you relied on (this is what raises their rank); "
     "writes one session_outcome memory for the leased elements."
 )
-BRIEF = "The briefing for a task without opening a session (session_start already returns it)."
+BRIEF = "Call when the task changes within a session: the briefing for the new task (session_start returns the first)."
 KNOWLEDGE_MAP = (
-    "What is documented where: one cell per element at `level` with counts, pitfalls, freshness, and gaps "
-    "(undocumented elements); headline `N of M elements documented`."
+    "Call to see what is documented where before writing docs or memories: one cell per element at `level` "
+    "with counts, pitfalls, freshness, and gaps (nothing written); headline `N of M elements documented`."
 )
 REVIEW_QUEUE = (
-    "Memories to check: drifted (code changed since confirmed) or ignored (served often, never cited). "
-    "confirm_memory what holds; remember with supersedes what changed."
+    "Call when asked to maintain memories: drifted ones (code changed since confirmed) and ignored ones "
+    "(served often, never cited). confirm_memory what holds; remember with supersedes what changed."
 )
 
 Session = Annotated[str | None, Field(description="Session id from session_start")]
