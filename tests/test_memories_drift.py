@@ -101,3 +101,22 @@ def test_a_memory_confirmed_after_the_stamp_is_not_demoted(memories: Memories, e
     clock.advance(seconds=1)
     memories.confirm(memory)
     assert memories.recall("charge booking")["results"][0]["explain"]["drift"]["factor"] == 1.0
+
+
+def test_drift_missed_by_an_interrupted_index_is_found_at_the_next_one(
+        shop: Tenure, memories: Memories, edit, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = memories.remember("charge before booking", elements=["OrderProcessor"])["id"]
+    with monkeypatch.context() as patched:
+        patched.setattr(memories, "on_drift", lambda fqns: [])  # the process died before stamping
+        edit({"shop/orders.py": CHECKOUT_CHANGED})
+    assert memories.get(memory)["verify"] is False
+    assert shop.index().drifted == []  # nothing changed since: the report alone would miss it
+    assert memories.get(memory)["verify"] is True
+
+
+def test_a_confirmed_memory_is_not_stamped_again_by_later_indexes(shop: Tenure, memories: Memories, edit) -> None:
+    memory = memories.remember("charge before booking", elements=["OrderProcessor"])["id"]
+    edit({"shop/orders.py": CHECKOUT_CHANGED})
+    memories.confirm(memory)
+    shop.index()
+    assert memories.get(memory)["verify"] is False

@@ -124,6 +124,7 @@ class Memories:
                         " WHERE id = ?",
                         (stamp(now), row["id"]))
         add_event(self.db, row["id"], now, event, detail)
+        drift.record_fingerprints(self.db, row["id"])  # confirmed against the code as it is now
         return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
 
     def _prepare(self, draft: Draft) -> Draft:
@@ -213,6 +214,7 @@ class Memories:
     def _attach(self, memory_id: int, elements: list[str]) -> None:
         self.db.executemany("INSERT INTO memory_elements (memory_id, element) VALUES (?, ?) ON CONFLICT DO NOTHING",
                             [(memory_id, e) for e in elements])
+        drift.record_fingerprints(self.db, memory_id)
 
     def _link(self, memory_id: int, draft: Draft) -> dict:
         found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.db, self.root, text))
@@ -435,9 +437,8 @@ class Memories:
 
     # drift --------------------------------------------------------------------------------------
     def on_drift(self, fqns: list[str]) -> list[int]:
-        """Called by `Tenure.index()` with the symbols whose code changed or went away."""
-        if not fqns:
-            return []
+        """Called by `Tenure.index()` with the symbols whose code changed or went away (also with
+        none: fingerprints are compared on every index)."""
         with self.db.transaction():
             return drift.stamp_drift(self.db, fqns, self.clock())
 

@@ -60,23 +60,54 @@ def drifted_elements(db: Database, fqns: list[str], elements: set[str]) -> dict[
 
 
 def stamp_drift(db: Database, fqns: list[str], now: datetime) -> list[int]:
-    """Record the drift events and stamp every live memory attached to a drifted element.
-    Returns the ids of the memories stamped."""
-    if not fqns:
-        return []
+    """Stamp every live memory attached to an element that drifted: named by the index report
+    (`fqns`), or whose symbol's fingerprint no longer matches the one recorded when the memory was
+    last known true. Returns the ids of the memories stamped."""
     at = stamp(now)
-    db.executemany("INSERT INTO memory_drift_events (fqn, at) VALUES (?, ?)", [(f, at) for f in fqns])
-    attached = db.query("""SELECT e.memory_id, e.element FROM memory_elements e JOIN memories m ON m.id = e.memory_id
-                           WHERE m.superseded_by IS NULL""")
-    causes = drifted_elements(db, fqns, {r["element"] for r in attached})
     stamped: dict[int, str] = {}
-    for r in attached:
-        if r["element"] in causes:
-            stamped.setdefault(r["memory_id"], f"{r['element']} drifted ({causes[r['element']]} changed)")
+    if fqns:
+        attached = db.query("""SELECT e.memory_id, e.element FROM memory_elements e
+                               JOIN memories m ON m.id = e.memory_id WHERE m.superseded_by IS NULL""")
+        causes = drifted_elements(db, fqns, {r["element"] for r in attached})
+        for r in attached:
+            if r["element"] in causes:
+                stamped.setdefault(r["memory_id"], f"{r['element']} drifted ({causes[r['element']]} changed)")
+    changed = fingerprint_changes(db)
+    for r in changed:
+        stamped.setdefault(r["memory_id"], f"{r['element']} drifted (its code differs from when this was confirmed)")
+    events = dict.fromkeys([*fqns, *(symbol_of(r["element"]) for r in changed)])
+    db.executemany("INSERT INTO memory_drift_events (fqn, at) VALUES (?, ?)", [(f, at) for f in events])
     for memory_id, why in stamped.items():
         db.execute("UPDATE memories SET drifted_at = ?, verify = 1 WHERE id = ?", (at, memory_id))
         add_event(db, memory_id, now, "drifted", why)
+        record_fingerprints(db, memory_id)  # stamped once per change, not again at every index
     return sorted(stamped)
+
+
+# The symbol whose fingerprint stands for an element: the symbol itself, or a module's own symbol
+# (Python and path-named modules have one: its fingerprint is the file's content hash).
+_SYMBOL = ("CASE WHEN memory_elements.element LIKE 'module:%' THEN substr(memory_elements.element, 8)"
+           " ELSE memory_elements.element END")
+_CURRENT = f"(SELECT s.fingerprint FROM symbols s WHERE s.fqn = {_SYMBOL} LIMIT 1)"
+
+
+def symbol_of(element: str) -> str:
+    return element.removeprefix("module:")
+
+
+def record_fingerprints(db: Database, memory_id: int) -> None:
+    """Remember the code a memory's elements have now (it was just written, confirmed or stamped)."""
+    db.execute(f"UPDATE memory_elements SET fingerprint = {_CURRENT} WHERE memory_id = ?", (memory_id,))
+
+
+def fingerprint_changes(db: Database) -> list[dict]:
+    """Attachments of live, unflagged memories whose symbol changed or went away since recorded."""
+    return db.query(
+        f"""SELECT memory_elements.memory_id, memory_elements.element FROM memory_elements
+            JOIN memories m ON m.id = memory_elements.memory_id
+            WHERE m.superseded_by IS NULL AND m.verify = 0 AND memory_elements.fingerprint IS NOT NULL
+            AND memory_elements.fingerprint IS NOT {_CURRENT}
+            ORDER BY memory_elements.memory_id, memory_elements.element""")
 
 
 def edited_places(db: Database, since: datetime, until: datetime, paths: list[str]) -> list[Place]:

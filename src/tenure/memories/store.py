@@ -146,6 +146,13 @@ def m002_retired_index(db: Database) -> None:
     db.execute("CREATE INDEX memories_retired ON memories(superseded_by) WHERE superseded_by IS NOT NULL")
 
 
+@migrations
+def m003_element_fingerprints(db: Database) -> None:
+    # the code an attachment was last known true against: drift that no index report announced
+    # (a process killed between the index and its drift stamping) is found by comparing fingerprints
+    db.execute("ALTER TABLE memory_elements ADD COLUMN fingerprint TEXT")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")
