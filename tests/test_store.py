@@ -65,3 +65,25 @@ def test_deleting_a_file_cascades_to_its_symbols_and_edges(tmp_path: Path) -> No
     store.delete_file("a.py")
     for table in ("symbols", "edges", "edge_sources"):
         assert db.query(f"SELECT COUNT(*) AS n FROM {table}")[0]["n"] == 0
+
+
+MIGRATE_SCRIPT = """
+import sys
+from tenure.storage import open_database
+from tenure.structural.store import StructuralStore
+StructuralStore(open_database(sys.argv[1]))
+"""
+
+
+def test_processes_opening_a_fresh_database_at_once_all_succeed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db_path = tmp_path / "race.db"
+    procs = [subprocess.Popen([sys.executable, "-c", MIGRATE_SCRIPT, str(db_path)], stderr=subprocess.PIPE)
+             for _ in range(4)]
+    for p in procs:
+        _, stderr = p.communicate(timeout=60)
+        assert p.returncode == 0, stderr.decode()
+    names = [r["name"] for r in open_database(db_path).query("SELECT name FROM _migrations")]
+    assert names == sorted(set(names)) and "structural:m001_initial" in names

@@ -27,12 +27,13 @@ class Migrations:
         db.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
-        done = {row["name"] for row in db.query("SELECT name FROM _migrations")}
         applied = []
         for name, fn in self._steps:
-            if name in done:
-                continue
             with db.transaction():
+                # Checked inside the write transaction: two processes opening a fresh project at
+                # once must not both run the same step.
+                if db.query("SELECT 1 FROM _migrations WHERE name = ?", (name,)):
+                    continue
                 fn(db)
                 db.execute(
                     "INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,)
