@@ -377,6 +377,7 @@ def print_index_figures(root: Path, files: tuple[int, int], full: Measured, coun
         ["full index, wall", fmt_seconds(full.wall), "< 15 s", "41.9 s"],
         ["files/s (all files)", f"{total / full.wall:.0f}", "", ""],
         [".py files/s", f"{python / full.wall:.0f}", "", ""],
+        ["CPU time (user + sys, all processes)", fmt_seconds(full.cpu), "", ""],
         ["CPU time / wall (2 = both cores)", f"{full.cpu / full.wall:.2f}", "both cores", ""],
         ["peak RSS, largest process", fmt_bytes(full.maxrss), "< 1 GB", "5.7 GB"],
         ["peak RSS, process tree (sampled sum)", fmt_bytes(full.tree_rss), "< 1 GB", ""],
