@@ -37,15 +37,18 @@ def free_port(host: str) -> int:
 
 @contextlib.contextmanager
 def http_server(repo: Path, home: Path, host: str = "127.0.0.1", token: str | None = None) -> Iterator[str]:
-    """`tenure serve --http` in a subprocess; yields its MCP URL once it accepts connections."""
+    """`tenure serve --http` in a subprocess; yields its MCP URL once it accepts connections.
+    A server bound to every interface (0.0.0.0) is still reached through loopback: tests send traffic
+    to this machine's loopback addresses only."""
     port = free_port(host)
+    connect = "127.0.0.1" if host == "0.0.0.0" else host
     args = [*TENURE, "serve", "--http", "--host", host, "--port", str(port), "--repo", str(repo)]
     if token:
         args += ["--token", token]
     proc = subprocess.Popen(args, env=server_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for_port(host, port, proc)
-        yield f"http://{host}:{port}/mcp"
+        wait_for_port(connect, port, proc)
+        yield f"http://{connect}:{port}/mcp"
     finally:
         proc.terminate()
         try:
@@ -64,20 +67,3 @@ def wait_for_port(host: str, port: int, proc: subprocess.Popen, timeout: float =
             return
         time.sleep(0.1)
     raise TimeoutError(f"nothing listens on {host}:{port} after {timeout}s")
-
-
-def non_loopback_address() -> str | None:
-    """An IPv4 address of one of this machine's own interfaces that is not loopback, if it has one."""
-    try:
-        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "scope", "global"], capture_output=True,
-                             text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for line in out.splitlines():
-        parts = line.split()
-        if "inet" in parts:
-            address = parts[parts.index("inet") + 1].split("/")[0]
-            with contextlib.suppress(OSError), socket.socket() as s:
-                s.bind((address, 0))
-                return address
-    return None

@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tenure import Tenure
-from tests.mcp_support import TENURE, http_server, non_loopback_address, server_env, stdio_params
+from tests.mcp_support import TENURE, http_server, server_env, stdio_params
 
 FILES = {
     "shop/__init__.py": "",
@@ -71,15 +71,14 @@ def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:
 
 
 def test_non_loopback_bind_needs_the_token(repo: Path, tmp_path: Path) -> None:
-    """Binds an address of this machine's own network interface when it has one: that is the case the
-    rule is for. Without one, 127.0.0.2 with a token shows the same middleware refusing."""
-    host = non_loopback_address()
-    if host:
-        refused = subprocess.run([*TENURE, "serve", "--http", "--host", host, "--repo", str(repo)],
-                                 env=server_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
-        assert refused.returncode == 2 and "--token" in refused.stderr
+    """Binding every interface (0.0.0.0) exposes the server beyond loopback, so it needs a token; the
+    test's own requests still travel over loopback."""
+    host = "0.0.0.0"
+    refused = subprocess.run([*TENURE, "serve", "--http", "--host", host, "--repo", str(repo)],
+                             env=server_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--token" in refused.stderr
     token = "s3cret-token"
-    with http_server(repo, tmp_path / "home", host=host or "127.0.0.2", token=token) as url:
+    with http_server(repo, tmp_path / "home", host=host, token=token) as url:
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
         headers = {"accept": "application/json, text/event-stream"}
