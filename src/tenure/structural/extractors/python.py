@@ -1,4 +1,6 @@
-"""Python: the generic query pass plus a walk that records what a points-to resolver needs.
+"""Python: one walk over the tree gives the definitions, imports and dynamic call sites, and the
+data-flow program the points-to resolver (resolve/python.py) runs on. (The query pass is not
+needed: Python's calls are resolved from the flow, not from call captures.)
 
 `FileFacts.flow` holds one file's data-flow program, msgpack-encoded on its own so that loading a
 file's facts does not build it (the resolver decodes it when it reads the file):
@@ -25,7 +27,7 @@ Statements (`scope` is where calls in them are attributed):
     ["b", scope, class scope, [bases]]
 Expressions:
     var (an int: a read that only one binding reaches)  ["v", [vars]]
-    ["n", name] (bound nowhere in the file: a star import or a builtin)
+    ["n", name] (bound nowhere in the file: a star import, a builtin, or unknown)
     ["a", obj, attr]  ["s", obj, key]  ["s:", obj, lo, hi]  ["c", site, func, [args], [[kw, value]]]
     ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)
     ["l", alloc, [items]] (list, tuple, set; ["*", e] for a starred item)  ["d", alloc, [[key, value]]]
@@ -42,9 +44,8 @@ from contextlib import suppress
 import msgspec
 from tree_sitter import Node, Tree
 
-from tenure.structural.extract import extract as extract_queries
-from tenure.structural.extract import fingerprint, signature, text_of
-from tenure.structural.facts import Definition, FileFacts, Reference
+from tenure.structural.extract import _count_errors, fingerprint, signature, text_of
+from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
 PARAM_POSITIONAL = 0  # positional or keyword
@@ -61,6 +62,7 @@ _DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cache
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
+_MAYBE_DYNAMIC = frozenset({*_DYNAMIC_ATTR, "eval", "exec", "__import__", "import_module"})  # or a subscript
 _OPERATORS = frozenset({"binary_operator", "unary_operator", "comparison_operator", "not_operator"})
 _TARGET_SEQUENCES = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"})
 _SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list"})
@@ -69,8 +71,30 @@ _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generat
 _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_statement", "type",
                       "ellipsis", "future_import_statement", "delete_statement", "line_continuation"})
 
-Expr = list | None
 State = dict[str, list[int]]
+_NOTHING: tuple = ()
+
+
+class _Read:
+    """A name read, resolved once the whole file is walked (a later binding may make it local);
+    the encoder writes it as its variable, `["v", [vars]]`, or `["n", name]`."""
+
+    __slots__ = ("vars", "name")
+
+    def __init__(self, vars_: list[int] | tuple) -> None:
+        self.vars = vars_
+        self.name = ""  # set when nothing in the file binds it
+
+
+Expr = list | _Read | None
+
+
+def _encode_read(obj: object) -> object:
+    if isinstance(obj, _Read):
+        if obj.name:
+            return ["n", obj.name]
+        return obj.vars[0] if len(obj.vars) == 1 else ["v", obj.vars]
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 
 class _Scope:
@@ -93,17 +117,23 @@ class _Scope:
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts) -> None:
+    def __init__(self, facts: FileFacts, root: Node) -> None:
         self.facts = facts
+        self.source = root.text or b""
+        self.offset = root.start_byte
         self.scopes: list[list] = []
         self.stmts: list[list] = []
         self.sites: list[list] = []
         self.star: list[list] = []
         self.nvars = 0
         self.allocs = 0
-        self.reads: list[tuple[_Scope, str, list, list[int]]] = []
+        self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
         self.names_of: list[tuple[list, _Scope]] = []  # module and class scopes: names filled at the end
         self.scope = self._new_scope("", "module", None)
+
+    def text(self, node: Node) -> str:
+        """A node's text, sliced from the source (cheaper than asking the node for it)."""
+        return self.source[node.start_byte - self.offset : node.end_byte - self.offset].decode("utf-8", "replace")
 
     # scopes and names ----------------------------------------------------------------------------
     def _new_scope(self, qualname: str, kind: str, parent: _Scope | None, flags: str = "") -> _Scope:
@@ -145,29 +175,29 @@ class _Walker:
             scope = outer or scope
         return scope
 
-    def read(self, name: str) -> list:
+    def read(self, name: str) -> _Read:
         scope = self.scope
         while scope.kind == "comprehension":
             if name in scope.versions:
-                return ["v", scope.versions[name]]
+                return _Read(scope.versions[name])
             scope = scope.parent  # comprehensions run where they are written
-        ref: list = ["v", []]
-        self.reads.append((scope, name, ref, scope.state.get(name, [])))
+        ref = _Read(_NOTHING)
+        self.reads.append((scope, name, ref, scope.state.get(name, _NOTHING)))
         return ref
 
     def _resolve_reads(self) -> None:
         for scope, name, ref, reaching in self.reads:
             owner = self._declared_owner(scope, name)
             if owner is scope and name in scope.versions:
-                ref[1] = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                ref.vars = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
                 continue
             outer = owner if owner is not scope else scope.parent
             while outer is not None and (outer.kind == "class" or name not in outer.versions):
                 outer = outer.parent
             if outer is None:
-                ref[0], ref[1] = "n", name
+                ref.name = name
             else:
-                ref[1] = outer.versions[name]
+                ref.vars = outer.versions[name]
         for entry, scope in self.names_of:
             entry[5] = scope.versions
 
@@ -221,13 +251,11 @@ class _Walker:
     def s_assignment(self, node: Node) -> None:
         targets = []
         while node.type == "assignment":  # a = b = value
-            left = node.child_by_field_name("left")
-            if left is not None:
-                targets.append(left)
-            right = node.child_by_field_name("right")
-            if right is None:
-                return
-            node = right
+            parts = node.children  # left "=" right | left ":" type ("=" right)
+            if len(parts) < 3 or parts[-2].type != "=":
+                return  # an annotation without a value binds nothing
+            targets.append(parts[0])
+            node = parts[-1]
         value = self.expr(node)
         for target in reversed(targets):
             self.assign(target, value)
@@ -245,11 +273,11 @@ class _Walker:
     def target(self, node: Node) -> list | None:
         kind = node.type
         if kind == "identifier":
-            return ["v", self.bind(text_of(node))]
+            return ["v", self.bind(self.text(node))]
         if kind == "attribute":
             obj = node.child_by_field_name("object")
             attr = node.child_by_field_name("attribute")
-            return ["a", self.expr(obj), text_of(attr)] if obj is not None and attr is not None else None
+            return ["a", self.expr(obj), self.text(attr)] if obj is not None and attr is not None else None
         if kind == "subscript":
             value = node.child_by_field_name("value")
             keys = node.children_by_field_name("subscript")
@@ -272,7 +300,7 @@ class _Walker:
             return
         value = self.expr(right)
         if left.type == "identifier":  # `x += y` keeps what x was and adds y
-            value = ["u", [self.read(text_of(left)), value]]
+            value = ["u", [self.read(self.text(left)), value]]
         self.assign(left, value)
 
     def s_return_statement(self, node: Node) -> None:
@@ -287,10 +315,10 @@ class _Walker:
             self.emit("raise", self.scope.idx, value, self._site(line, _callee_name(children[0])))
 
     def s_global_statement(self, node: Node) -> None:
-        self.scope.globals.update(text_of(c) for c in node.named_children if c.type == "identifier")
+        self.scope.globals.update(self.text(c) for c in node.named_children if c.type == "identifier")
 
     def s_nonlocal_statement(self, node: Node) -> None:
-        self.scope.nonlocals.update(text_of(c) for c in node.named_children if c.type == "identifier")
+        self.scope.nonlocals.update(self.text(c) for c in node.named_children if c.type == "identifier")
 
     def s_if_statement(self, node: Node) -> None:
         cond = node.child_by_field_name("condition")
@@ -403,11 +431,20 @@ class _Walker:
             if name.type == "aliased_import":
                 module, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
                 if module is not None and alias is not None:
-                    self._bind_value(text_of(alias), ["m", text_of(module), "", 0])
+                    self._import(node, self.text(module), alias=self.text(alias))
+                    self._bind_value(self.text(alias), ["m", self.text(module), "", 0])
             else:
-                dotted = text_of(name)
+                dotted = self.text(name)
                 head = dotted.split(".", 1)[0]
+                self._import(node, dotted)
                 self._bind_value(head, ["m", head, "", 0, dotted])
+
+    def _import(self, node: Node, module: str, name: str = "", alias: str = "", level: int = 0,
+                wildcard: bool = False) -> None:
+        self.facts.imports.append(
+            Import(module=module, scope=self._named_scope().qualname, line=node.start_point[0] + 1, name=name,
+                   alias=alias, level=level, wildcard=wildcard)
+        )
 
     def s_import_from_statement(self, node: Node) -> None:
         module_node = node.child_by_field_name("module_name")
@@ -415,6 +452,7 @@ class _Walker:
             return
         module, level = _module_and_level(module_node)
         if any(c.type == "wildcard_import" for c in node.named_children):
+            self._import(node, module, level=level, wildcard=True)
             if self.scope.kind == "module":
                 self.star.append([module, level])
             return
@@ -422,9 +460,11 @@ class _Walker:
             if name.type == "aliased_import":
                 member, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
                 if member is not None and alias is not None:
-                    self._bind_value(text_of(alias), ["m", module, text_of(member), level])
+                    self._import(node, module, self.text(member), self.text(alias), level)
+                    self._bind_value(self.text(alias), ["m", module, self.text(member), level])
             else:
-                self._bind_value(text_of(name), ["m", module, text_of(name), level])
+                self._import(node, module, self.text(name), level=level)
+                self._bind_value(self.text(name), ["m", module, self.text(name), level])
 
     def _bind_value(self, name: str, value: Expr) -> None:
         self.emit("=", self.scope.idx, ["v", self.bind(name)], value)
@@ -438,25 +478,27 @@ class _Walker:
         flags = "".join(_DESCRIPTORS.get(_dotted(d), "") for d in decorators)
         applied = [d for d in decorators if _dotted(d) not in _DESCRIPTORS and not _is_property_accessor(d)]
         if definition.type == "class_definition":
-            self.s_class_definition(definition, applied)
+            self.s_class_definition(definition, applied, decorators)
         elif definition.type == "function_definition":
-            self.s_function_definition(definition, applied, flags)
+            self.s_function_definition(definition, applied, flags, decorators)
 
     def _decorate(self, value: list, decorators: list[Node]) -> list:
         for dec in reversed(decorators):  # the one nearest the definition applies first
             value = ["@", self._site(dec.start_point[0] + 1, _callee_name(dec)), self.expr(dec), value]
         return value
 
-    def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "") -> None:
+    def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "",
+                              written: Sequence[Node] = ()) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
-        name = text_of(name_node)
+        name = self.text(name_node)
         outer = self.scope
         in_class = outer.kind == "class"
         if in_class and name in _IMPLICIT_CLASSMETHODS:
             flags += "c"
         scope = self._new_scope(_qualify(outer.qualname, name), "function", outer, flags)
+        self._define(node, name, "function", scope.qualname, written)
         self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -488,9 +530,9 @@ class _Walker:
             elif kind == "dictionary_splat_pattern":
                 this_mode = PARAM_DOUBLE_STAR
             self.scope = scope
-            var = self.bind(text_of(name_node))
+            var = self.bind(self.text(name_node))
             self.scope = outer
-            entry[3].append([text_of(name_node), var, this_mode])
+            entry[3].append([self.text(name_node), var, this_mode])
             if default is not None:
                 self.emit("=", outer.idx, ["v", var], self.expr(default))
         first = entry[3][0] if entry[3] else None
@@ -498,20 +540,23 @@ class _Walker:
         if in_class and takes_self and "s" not in flags:
             self.emit("=", scope.idx, ["v", first[1]], ["ic" if "c" in flags else "i", outer.idx])
 
-    def s_class_definition(self, node: Node, decorators: Sequence[Node] = ()) -> None:
+    def s_class_definition(self, node: Node, decorators: Sequence[Node] = (), written: Sequence[Node] = ()) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
-        name = text_of(name_node)
+        name = self.text(name_node)
         outer = self.scope
         scope = self._new_scope(_qualify(outer.qualname, name), "class", outer)
-        bases = []
+        bases, base_texts = [], []
         superclasses = node.child_by_field_name("superclasses")
         for arg in superclasses.named_children if superclasses is not None else ():
             if arg.type == "keyword_argument":
                 self.effects(arg)
             elif arg.type not in ("comment", "list_splat", "dictionary_splat"):
                 bases.append(self.expr(arg))
+                if arg.type in ("identifier", "attribute"):
+                    base_texts.append(self.text(arg))
+        self._define(node, name, "class", scope.qualname, written, tuple(base_texts))
         self.emit("b", outer.idx, scope.idx, bases)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -519,6 +564,14 @@ class _Walker:
             self.block(body)
             self.scope = outer
         self._bind_value(name, self._decorate(["C", scope.idx], list(decorators)))
+
+    def _define(self, node: Node, name: str, kind: str, qualname: str, decorators: Sequence[Node] = (),
+                bases: tuple[str, ...] = ()) -> None:
+        self.facts.definitions.append(
+            Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
+                       end_line=node.end_point[0] + 1, signature=signature(node), fingerprint=fingerprint(node),
+                       bases=bases, decorators=tuple(self.text(d) for d in decorators))
+        )
 
     def lambda_(self, node: Node) -> list:
         outer = self.scope
@@ -528,11 +581,7 @@ class _Walker:
         named.lambdas += 1
         qualname = _qualify(named.qualname, f"<lambda{named.lambdas}>")
         scope = self._new_scope(qualname, "lambda", outer)
-        self.facts.definitions.append(
-            Definition(name=f"<lambda{named.lambdas}>", kind="lambda", qualname=qualname,
-                       start_line=node.start_point[0] + 1, end_line=node.end_point[0] + 1,
-                       signature=signature(node), fingerprint=fingerprint(node))
-        )
+        self._define(node, f"<lambda{named.lambdas}>", "lambda", qualname)
         self._parameters(node.child_by_field_name("parameters"), scope, False, "")
         body = node.child_by_field_name("body")
         if body is not None:
@@ -563,13 +612,13 @@ class _Walker:
         return ["o", parts] if parts else None
 
     def e_identifier(self, node: Node) -> Expr:
-        return self.read(text_of(node))
+        return self.read(self.text(node))
 
     def e_attribute(self, node: Node) -> Expr:
-        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-        if obj is None or attr is None:
-            return None
-        return ["a", self.expr(obj), text_of(attr)]
+        parts = node.children  # object "." attribute
+        if len(parts) != 3:
+            return self._only_calls(parts)  # recovered from a syntax error
+        return ["a", self.expr(parts[0]), self.text(parts[2])]
 
     def e_subscript(self, node: Node) -> Expr:
         value = self.expr(node.child_by_field_name("value"))
@@ -582,8 +631,9 @@ class _Walker:
         return ["s", value, key]
 
     def e_call(self, node: Node) -> Expr:
-        func = node.child_by_field_name("function")
-        args = node.child_by_field_name("arguments")
+        parts = node.children  # function arguments
+        func = parts[0] if parts else None
+        args = parts[1] if len(parts) > 1 else None
         line = node.start_point[0] + 1
         positional: list = []
         keywords: list = []
@@ -592,20 +642,21 @@ class _Walker:
             if arg.type == "keyword_argument":
                 name = arg.child_by_field_name("name")
                 value = self.expr(arg.child_by_field_name("value"))
-                keywords.append([text_of(name) if name is not None else None, value])
+                keywords.append([self.text(name) if name is not None else None, value])
             elif arg.type == "list_splat":
                 positional.append(["*", self.expr(arg.named_children[0] if arg.named_children else None)])
             elif arg.type == "dictionary_splat":
                 keywords.append([None, self.expr(arg.named_children[0] if arg.named_children else None)])
             elif arg.type != "comment":
                 positional.append(self.expr(arg))
-        dynamic = _dynamic_kind(func, arg_nodes) if func is not None else ""
+        name = _callee_name(func)
+        dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
             self.facts.references.append(
                 Reference(kind="dynamic", name=dynamic, scope=self._named_scope().qualname, line=line,
-                          detail=text_of(node)[:120])
+                          detail=self.text(node)[:120])
             )
-        site = self._site(line, _callee_name(func), dynamic=bool(dynamic))
+        site = self._site(line, name, dynamic=bool(dynamic))
         return ["c", site, self.expr(func), positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
@@ -614,21 +665,21 @@ class _Walker:
             calls = self._only_calls(interpolations)
             return ["u", [["ks"], calls]] if calls else ["ks"]
         start = node.child(0)
-        if start is not None and "b" in text_of(start).lower():
+        if start is not None and "b" in self.text(start).lower():
             return None  # bytes: not a str, never a key we could match
-        content = "".join(text_of(c) for c in node.named_children if c.type == "string_content")
+        content = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
         parts = [self.e_string(c) for c in node.named_children if c.type == "string"]
-        if all(p is not None and p[0] == "k" for p in parts):
+        if all(isinstance(p, list) and p[0] == "k" for p in parts):
             joined = "".join(p[1] for p in parts)  # type: ignore[index]
             return ["k", joined] if len(joined) <= MAX_CONST_LEN else ["ks"]
-        calls = [p[1][1] for p in parts if p and p[0] == "u"]
+        calls = [p[1][1] for p in parts if isinstance(p, list) and p[0] == "u"]
         return ["u", [["ks"], *calls]] if calls else ["ks"]
 
     def e_integer(self, node: Node) -> Expr:
-        text = text_of(node).replace("_", "").lower()
+        text = self.text(node).replace("_", "").lower()
         try:
             value = int(text, 0)
         except ValueError:
@@ -637,7 +688,7 @@ class _Walker:
 
     def e_float(self, node: Node) -> Expr:
         try:
-            return ["k", float(text_of(node).replace("_", ""))]
+            return ["k", float(self.text(node).replace("_", ""))]
         except ValueError:
             return None
 
@@ -721,7 +772,7 @@ class _Walker:
         if name is None:
             return self.expr(value)
         computed = self.expr(value)
-        var = self.bind(text_of(name), walrus=True)
+        var = self.bind(self.text(name), walrus=True)
         self.emit("=", self.scope.idx, ["v", var], computed)
         return ["v", [var]]
 
@@ -752,9 +803,6 @@ class _Walker:
 
     def flow(self) -> bytes:
         self._resolve_reads()
-        for stmt in self.stmts:
-            for i in _STATEMENT_EXPRS.get(stmt[0], ()):
-                stmt[i] = _compact(stmt[i])
         return _ENCODER.encode({"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites,
                                 "star": self.star, "nvars": self.nvars})
 
@@ -806,34 +854,7 @@ _EXPRESSIONS = {
 }
 
 
-_ENCODER = msgspec.msgpack.Encoder()
-# Which items of each statement are expressions or targets (the rest are scopes, sites, flags).
-_STATEMENT_EXPRS = {"=": (2, 3), "e": (2,), "r": (2,), "y": (2,), "Y": (2,), "for": (2, 3), "w": (2, 3),
-                    "raise": (2,), "b": (3,)}
-
-
-def _compact(e: Expr) -> Expr:
-    """`["v", [var]]` -> `var`, throughout an expression, a target or a list of them: most reads
-    are reached by one binding, and an int is the cheapest thing to store and load."""
-    if not isinstance(e, list) or not e:
-        return e
-    tag = e[0]
-    if not isinstance(tag, str):  # a list of expressions (a class's bases)
-        return [_compact(x) for x in e]
-    if tag == "v":
-        return e[1][0] if isinstance(e[1], list) and len(e[1]) == 1 else e
-    for i in _SUBEXPRS.get(tag, ()):
-        e[i] = _compact(e[i])
-    for i in _SUBLISTS.get(tag, ()):
-        e[i] = [_compact(x) for x in e[i]]
-    if tag in ("c", "d"):  # keyword arguments [name, value]; dict items [key, value]
-        pairs = 4 if tag == "c" else 2
-        e[pairs] = [[k if tag == "c" else _compact(k), _compact(v)] for k, v in e[pairs]]
-    return e
-
-
-_SUBEXPRS = {"a": (1,), "s": (1, 2), "s:": (1,), "*": (1,), "L": (2,), "@": (2, 3), "c": (2,)}
-_SUBLISTS = {"c": (3,), "l": (2,), "t": (1,), "u": (1,), "o": (1,)}
+_ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
 
 
 def _qualify(parent: str, name: str) -> str:
@@ -848,10 +869,10 @@ def _unwrap(node: Node) -> Node:
 
 def _unpack(target: Node, value: Expr) -> list[tuple[Node, Expr]] | None:
     """Pairs (target, item) when a tuple target takes a display of matching length, else None."""
-    if target.type not in _TARGET_SEQUENCES or not value or value[0] != "l":
+    if target.type not in _TARGET_SEQUENCES or not isinstance(value, list) or value[0] != "l":
         return None
     items = value[2]
-    if any(item and item[0] == "*" for item in items):
+    if any(isinstance(item, list) and item[0] == "*" for item in items):
         return None
     names = [c for c in target.named_children if c.type != "comment"]
     star = next((i for i, c in enumerate(names) if c.type == "list_splat_pattern"), -1)
@@ -932,8 +953,10 @@ def _is_constant_string(node: Node | None) -> bool:
     )
 
 
-def _dynamic_kind(func: Node, args: list[Node]) -> str:
+def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
     """Why a call's target is computed at run time, as the name to record; '' when it is not."""
+    if func is None:
+        return ""
     name = _dotted(func)
     positional = [a for a in args if a.type not in ("keyword_argument", "comment")]
     if name in _DYNAMIC_ATTR:
@@ -952,9 +975,9 @@ def _dynamic_kind(func: Node, args: list[Node]) -> str:
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
-    facts = extract_queries(spec, tree, path)
-    facts.references = [r for r in facts.references if r.kind != "dynamic"]
-    walker = _Walker(facts)
+    facts = FileFacts(path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
+                      error_nodes=_count_errors(tree))
+    walker = _Walker(facts, tree.root_node)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
     return facts

@@ -336,11 +336,7 @@ class Syntactic(Lower):
     def export(self, module: str, name: str) -> frozenset:
         key = (module, name)
         if key not in self._exports:
-            mf = self.project.flow(module)
-            found: set[Value] = set()
-            if mf is not None:
-                self._vars(mf, mf.names(0, name), found, set(), 0)
-            self._exports[key] = frozenset(found)
+            self._exports[key] = self._follow(module, name, set(), 0)
         return self._exports[key]
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
@@ -427,8 +423,15 @@ class Syntactic(Lower):
     def _follow(self, module: str, name: str, seen: set, hops: int) -> frozenset:
         mf = self.project.flow(module)
         found: set[Value] = set()
-        if mf is not None:
-            self._vars(mf, mf.names(0, name), found, seen, hops)
+        if mf is None:
+            return EMPTY
+        bound = mf.names(0, name)
+        self._vars(mf, bound, found, seen, hops)
+        if not bound and hops < MAX_CHAIN:  # perhaps re-exported by `from .x import *`
+            for target in _star_modules(self.project, mf):
+                if (target, name) not in seen:
+                    seen.add((target, name))
+                    found |= self._follow(target, name, seen, hops + 1)
         return frozenset(found)
 
 
@@ -481,6 +484,9 @@ class Analysed(Lower):
         if mf is None:
             return EMPTY
         exprs = [e for v in mf.names(0, name) for e in mf.var_defs.get(v, [])]
+        if not exprs:  # not bound here: perhaps re-exported by `from .x import *`
+            return self.syntactic.export(module, name) if hops >= MAX_CHAIN else frozenset(
+                v for target in _star_modules(self.project, mf) for v in self.export(target, name, hops + 1))
         if all(_tag(e) in ("f", "C", "k") for e in exprs):
             return self.syntactic.export(module, name)
         if all(_tag(e) == "m" for e in exprs) and hops < MAX_CHAIN:  # a re-export
@@ -529,6 +535,11 @@ class Analysed(Lower):
         return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
 
 
+def _star_modules(project: Project, mf: ModuleFlow) -> list[str]:
+    """The project modules `mf` imports with `from ... import *`."""
+    return [t for t in (mf.absolute(m, level) for m, level in mf.star) if project.exists(t)]
+
+
 def _tag(expr: list | int | None) -> str:
     """An expression's kind: its tag, "v" for a one-variable read, "" for nothing."""
     if expr.__class__ is list:
@@ -558,8 +569,9 @@ class Analysis:
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
         self.cur = 0
         self.scope = 0
-        self.settled = False  # second phase: undecided decorators keep their function
+        self.settling = -1  # the statement whose unknown decorators may now keep their function
         self.undecided: set[int] = set()
+        self.budget = 0
         self.queue: deque[int] = deque()
         self.queued = bytearray()
         self._mro: dict[Value, list[Value]] = {}
@@ -579,21 +591,26 @@ class Analysis:
         stmts = self.mf.stmts
         self.queue = deque(range(len(stmts)))
         self.queued = bytearray(b"\x01" * len(stmts))
-        budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
-        for phase in (0, 1):
-            if phase:
-                if not self.undecided:
-                    break
-                self.settled = True
-                for i in sorted(self.undecided):
-                    self._wake_one(i)
-            while self.queue and budget > 0:
-                budget -= 1
-                i = self.queue.popleft()
-                self.queued[i] = 0
-                stmt = stmts[i]
-                self.cur, self.scope = i, stmt[1]
-                self.execute(stmt)
+        self.budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
+        self._drain()
+        # Decorations still unknown at the fixpoint leave their function as it is, decided one at a
+        # time in source order (an inner function's decorator first), the effects of each first.
+        settled: set[int] = set()
+        while pending := sorted(self.undecided - settled):
+            self.settling = pending[0]
+            settled.add(pending[0])
+            self._wake_one(pending[0])
+            self._drain()
+
+    def _drain(self) -> None:
+        stmts = self.mf.stmts
+        while self.queue and self.budget > 0:
+            self.budget -= 1
+            i = self.queue.popleft()
+            self.queued[i] = 0
+            stmt = stmts[i]
+            self.cur, self.scope = i, stmt[1]
+            self.execute(stmt)
 
     def drop_worklist(self) -> None:
         """Keep only the results: a cached analysis is read, never run again."""
@@ -961,18 +978,29 @@ class Analysis:
                     class_found = True
                     for value in found:
                         out |= self._via_instance(value)
-        if not out and inst[1] == self.module:
+        if not out:
             out = self._from_subclasses(inst, name)
         return out
 
     def _from_subclasses(self, inst: Value, name: str) -> set:
-        """A member the class lacks but its subclasses here define (a template method's hook)."""
+        """A member the class lacks but its subclasses define (a template method's hook): those of
+        this module, and methods of that name elsewhere whose class derives from it."""
+        cls = (CLASS, inst[1], inst[2])
         out: set = set()
-        for sub in self.subclasses((CLASS, inst[1], inst[2])):
+        for sub in self.subclasses(cls):
             out |= self.field((INST, sub[1], sub[2]), name)
             for value in self.own_class_attr(sub, name):
                 out |= self._via_instance(value)
-        return out
+        key = ("overrides", cls, name)
+        elsewhere = self._static.get(key)
+        if elsewhere is None:
+            found: set = set()
+            for sym in self.project.named(name):
+                owner = (CLASS, sym.module, sym.parent[len(sym.module) + 1 :])
+                if sym.kind == "function" and owner[2] and owner[1] != self.module and cls in self.mro(owner)[1:]:
+                    found |= self._via_instance((FUNC, sym.module, sym.fqn[len(sym.module) + 1 :]))
+            elsewhere = self._static[key] = frozenset(found)
+        return out | elsewhere
 
     def subclasses(self, cls: Value) -> list[Value]:
         """The classes of this module that have `cls` among their ancestors."""
@@ -1091,7 +1119,7 @@ class Analysis:
                 known = True
         if out:
             return out
-        if decorators and not known or self.settled:
+        if decorators and not known or self.cur == self.settling:
             return inner  # an external or builtin decorator: the function stays what it is
         self.undecided.add(self.cur)  # nothing known yet: decide once the fixpoint has settled
         return EMPTY
@@ -1175,8 +1203,7 @@ class Analysis:
                     self.add_var(double[1], frozenset({packed}))
 
     def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
-        if not (isinstance(site, int) and self.mf.sites[site][3]):  # a dynamic site keeps only its dynamic edge
-            self.edge(site, Relation.CALLS, f"<builtin>.{name}")
+        self.edge(site, Relation.CALLS, f"<builtin>.{name}")
         plain = [a for a in args if not isinstance(a, tuple)]
         if name == "super":
             if plain:
@@ -1290,8 +1317,9 @@ class Analysis:
         return out
 
     def edge(self, site: object, relation: str, target: str) -> None:
-        if self.record:
-            self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+        if not self.record or isinstance(site, int) and self.mf.sites[site][3]:
+            return  # a dynamic site keeps only its dynamic edge
+        self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
 
 
 def _value_of(sym: SymbolInfo) -> Value:
@@ -1344,9 +1372,10 @@ def _class_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     for idx, scope in enumerate(a.mf.scopes):
         if scope[1] != "class":
             continue
-        cls = a.mf.value(idx)
-        targets = sorted({qualify(b[1], b[2]) for b in a.bases(cls) if b[0] == CLASS})  # type: ignore[arg-type]
-        out += _tiered(a.mf.fqn(idx), targets, Relation.INHERITS, lines.get(scope[0], 0), "")
+        for i in range(len(a.mf.bases.get(idx, ()))):  # each base on its own: they are not alternatives
+            found = a.cells.get(("B", idx, i), ())
+            targets = sorted({qualify(b[1], b[2]) for b in found if b[0] == CLASS})  # type: ignore[arg-type]
+            out += _tiered(a.mf.fqn(idx), targets, Relation.INHERITS, lines.get(scope[0], 0), "")
     return out
 
 
