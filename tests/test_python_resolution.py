@@ -1,0 +1,107 @@
+"""Python's own extractor and points-to resolver: what the graph fixtures do not show.
+
+The extractor replaces the query pass for Python, so its definitions and imports must be the query
+pass's; the resolver reads other modules (and caches what it learnt of them), so an incremental
+update must still equal a clean re-index when what it read changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+from tenure.structural.extract import extract as query_extract
+from tenure.structural.extractors.python import extract as python_extract
+from tenure.structural.languages import language_table
+from tests.conftest import FIXTURES
+from tests.test_incremental import clean_index, snapshot
+
+PYTHON = language_table()["python"]
+SAMPLES = sorted([*FIXTURES.glob("graph/python_*/**/*.py"), *FIXTURES.glob("languages/python/*.py")])
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.relative_to(FIXTURES).as_posix() for p in SAMPLES])
+def test_definitions_and_imports_are_the_query_pass_s(path: Path) -> None:
+    tree = PYTHON.parser().parse(path.read_bytes())
+    mine = python_extract(PYTHON, tree, path.name)
+    theirs = query_extract(PYTHON, tree, path.name)
+
+    def definitions(facts):  # the query pass has no lambdas, and records no decorators
+        return [(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.fingerprint, d.bases)
+                for d in facts.definitions if d.kind != "lambda"]
+
+    assert sorted(definitions(mine)) == sorted(definitions(theirs))
+    assert sorted(mine.imports, key=repr) == sorted(theirs.imports, key=repr)
+    assert mine.error_nodes == theirs.error_nodes
+
+
+def test_lambdas_are_numbered_per_scope_and_dynamic_sites_recorded() -> None:
+    source = b"f = lambda: 1\n\ndef g(name):\n    h = lambda x: x\n    return getattr(h, name), lambda: 2\n"
+    facts = python_extract(PYTHON, PYTHON.parser().parse(source), "m.py")
+    assert [d.qualname for d in facts.definitions if d.kind == "lambda"] == ["<lambda1>", "g.<lambda1>", "g.<lambda2>"]
+    assert [(r.kind, r.name, r.scope, r.line) for r in facts.references] == [("dynamic", "getattr", "g", 5)]
+
+
+def test_broken_code_still_resolves(make_repo) -> None:
+    root = make_repo({
+        "lib.py": "def ok():\n    return 1\n",
+        "main.py": "from lib import ok\n\ndef f(:\n    ok()\n\nok(\nclass C(\n",
+    })
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert not [p for p, _ in report.skipped if p.endswith(".py")]
+        assert ("main", "lib.ok") in {(e["src"], e["dst"]) for e in t.export_edges()}
+
+
+BASE = {
+    "zoo/__init__.py": "from .animals import *\n",
+    "zoo/animals.py": (
+        "class Animal:\n"
+        "    def __init__(self):\n        self.keeper = Keeper()\n"
+        "    def describe(self):\n        return self.sound()\n\n\n"
+        "class Keeper:\n    def feed(self):\n        return 1\n\n\n"
+        "def make():\n    return Animal()\n\n\n"
+        "def trace(fn):\n    def wrapper():\n        return fn()\n    return wrapper\n"
+    ),
+    "zoo/dogs.py": "from zoo import Animal\n\n\nclass Dog(Animal):\n    def sound(self):\n        return 'woof'\n",
+    "app.py": (
+        "from zoo import make, trace\n\n\n"
+        "@trace\ndef job():\n    return 1\n\n\n"
+        "def run():\n    pet = make()\n    pet.describe()\n    pet.keeper.feed()\n    return job()\n"
+    ),
+}
+
+EDITS = [
+    # what an imported function returns changes
+    ("zoo/animals.py", BASE["zoo/animals.py"].replace("return Animal()", "return Keeper()")),
+    # a field's class changes in the module that assigns it
+    ("zoo/animals.py", BASE["zoo/animals.py"].replace("self.keeper = Keeper()", "self.keeper = Animal()")),
+    # the decorator stops wrapping
+    ("zoo/animals.py", BASE["zoo/animals.py"].replace("return wrapper", "return fn")),
+    # a new subclass defines the hook the base class calls
+    ("zoo/cats.py", "from zoo.animals import Animal\n\n\nclass Cat(Animal):\n"
+                    "    def sound(self):\n        return 'meow'\n"),
+    # the package stops re-exporting
+    ("zoo/__init__.py", "from .animals import make\n"),
+    ("zoo/__init__.py", BASE["zoo/__init__.py"]),
+    # the subclass goes away
+    ("zoo/dogs.py", None),
+]
+
+
+def test_incremental_equals_clean_after_edits_to_what_others_read(make_repo, tmp_path: Path) -> None:
+    root = make_repo(BASE)
+    cleans = tmp_path / "cleans"
+    cleans.mkdir()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert snapshot(t) == clean_index(root, cleans)
+        for path, content in EDITS:
+            if content is None:
+                (root / path).unlink()
+            else:
+                (root / path).write_text(content)
+            t.index()
+            assert snapshot(t) == clean_index(root, cleans), f"after editing {path}"
