@@ -44,7 +44,7 @@ def _source(folder: Path, expected: dict) -> Path:
 def test_query_compiles(name: str) -> None:
     spec = TABLE[name]
     assert spec.query.pattern_count > 0
-    text = QUERIES.joinpath(spec.query_file).read_text("utf-8")
+    text = "".join(QUERIES.joinpath(name).read_text("utf-8") for name in spec.queries)
     # py-tree-sitter silently ignores #not-any-of?; write (#not-match? @x "^(a|b)$") instead.
     assert "#not-any-of?" not in text
     assert spec.module_scheme in ("python", "package", "go", "path")

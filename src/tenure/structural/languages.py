@@ -22,7 +22,9 @@ class LanguageSpec:
     grammar: str  # tree-sitter-language-pack grammar name
     extensions: tuple[str, ...]
     filenames: tuple[str, ...] = ()  # exact file names ("Makefile", "Dockerfile")
-    query_file: str = ""  # in queries/; defaults to "<name>.scm"
+    # Query files in queries/, concatenated; defaults to "<name>.scm". A grammar that extends
+    # another's node names reuses its file ("cpp.scm" for CUDA), one that adds to it lists both.
+    queries: tuple[str, ...] = ()
     # How a file's path (and declared package) becomes its module name: "python" (dotted import
     # path from its import root), "package" (declared package, JVM/.NET style), "go" (package
     # directory), "path" (relative path without extension).
@@ -49,7 +51,8 @@ class LanguageSpec:
 
 @cache
 def _query(spec: LanguageSpec) -> Query:
-    text = resources.files("tenure.structural.queries").joinpath(spec.query_file).read_text("utf-8")
+    folder = resources.files("tenure.structural.queries")
+    text = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.queries)
     return Query(spec.language, text)
 
 
@@ -62,7 +65,7 @@ def language_table() -> dict[str, LanguageSpec]:
     known = set(LanguageSpec.__dataclass_fields__)
     for name, entry in raw.items():
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items() if k in known}
-        fields.setdefault("query_file", f"{name}.scm")
+        fields.setdefault("queries", (f"{name}.scm",))
         extra = {k: v for k, v in entry.items() if k not in known}
         table[name] = LanguageSpec(name=name, extra=extra, **fields)
     return table

@@ -115,9 +115,3 @@
 (export_statement
   (export_clause (export_specifier name: (identifier) @binding.alias alias: (_) @binding.name))
   !source) @binding
-
-; --- JSX: rendering a component (capitalised tag) is a call of it
-(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
-(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
-(jsx_opening_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
-(jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
