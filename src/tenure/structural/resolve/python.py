@@ -26,6 +26,7 @@ import gc
 import posixpath
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
+from functools import cached_property
 
 import msgspec
 
@@ -116,24 +117,24 @@ class ModuleFlow:
             self._defs = (var_defs, returns, yields, bases)
         return self._defs
 
-    @property
+    @cached_property
     def self_fields(self) -> set[tuple[str, str]]:
         self._index_statements()
         return self._self_fields
 
-    @property
+    @cached_property
     def var_defs(self) -> dict[int, list]:
         return self._index_statements()[0]
 
-    @property
+    @cached_property
     def returns(self) -> dict[int, list]:
         return self._index_statements()[1]
 
-    @property
+    @cached_property
     def yields(self) -> dict[int, list]:
         return self._index_statements()[2]
 
-    @property
+    @cached_property
     def bases(self) -> dict[int, list]:
         return self._index_statements()[3]
 
@@ -230,6 +231,7 @@ class Project:
         self._flows: dict[str, tuple[FileFacts | None, ModuleFlow | None]] = {}
         self._exists: dict[str, bool] = {}
         self._named: dict[str, tuple[SymbolInfo, ...]] = {}
+        self._modules: dict[str, str] = {}
 
     def facts(self, module: str) -> FileFacts | None:
         hit = self._flows.get(module)
@@ -260,6 +262,14 @@ class Project:
         """The project module an absolute name means: itself, or the module whose file that dotted
         path spells where the index roots a namespace package (no __init__.py) below it:
         `pkg.m3` -> `m3` for pkg/m3.py. Names of no project module come back unchanged."""
+        hit = self._modules.get(dotted)
+        if hit is None:
+            hit = self._modules[dotted] = self._module_named(dotted)
+        elif self.recorders:
+            self._module_named(dotted)  # the reads, for the analysis that records them
+        return hit
+
+    def _module_named(self, dotted: str) -> str:
         if self.exists(dotted):
             return dotted
         parts = dotted.split(".")
@@ -287,12 +297,11 @@ class Project:
 
     def replay(self, reads: Iterable[tuple[str, str]]) -> None:
         """Declare to this view what a cached analysis read (the same keys its reads added)."""
-        view = self.view
         for kind, arg in reads:
             if kind == "mod":
-                view.module_exists(arg)
+                self.exists(arg)
             else:
-                view.named(arg)
+                self.named(arg)
 
     def import_values(self, mf: ModuleFlow, expr: list, export: Callable[[str, str], frozenset]) -> frozenset:
         """What `["m", module, name, level(, dotted)]` in `mf` binds."""
@@ -495,7 +504,7 @@ class Analysed(Lower):
                 out |= self.project.import_values(mf, e, lambda m, n: self.export(m, n, hops + 1))
             return frozenset(out)
         a = self.analysis(module)
-        return frozenset(a.module_attr_local(name)) if a is not None else EMPTY
+        return a.final(mf.names(0, name)) if a is not None else EMPTY
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
         mf = self.project.flow(cls[1])
@@ -505,7 +514,7 @@ class Analysed(Lower):
         if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
             return self.syntactic.class_attr(cls, name)
         a = self.analysis(cls[1])
-        return a.own_class_attr(cls, name) if a is not None else EMPTY
+        return a.final([v for idx in mf.scopes_of(cls[2]) for v in mf.names(idx, name)]) if a is not None else EMPTY
 
     def bases(self, cls: Value) -> list[frozenset]:
         return self.syntactic.bases(cls)
@@ -562,6 +571,7 @@ class Analysis:
         self.project = project
         self.record = record
         self.vars: list[set | None] = [None] * mf.nvars
+        self.var_readers: list[set[int] | None] = [None] * mf.nvars  # statements to run again when it grows
         self.cells: dict[tuple, set] = {}
         self.readers: dict[object, set[int]] = {}
         self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
@@ -578,13 +588,6 @@ class Analysis:
         self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
         self._subclasses: dict[Value, list[Value]] = {}
         self._static: dict[tuple, frozenset | set] = {}  # lookups into other modules, fixed during a run
-        self._eval: dict[str, Callable[[list], frozenset | set]] = {
-            "v": self.e_vars, "n": self.e_free, "a": self.e_attr, "s": self.e_subscript, "s:": self.e_slice,
-            "c": self.e_call, "@": self.e_decorate, "k": self.e_const, "ks": self.e_some_str,
-            "l": self.e_seq, "d": self.e_dict, "L": self.e_comprehension, "f": self.e_def, "C": self.e_def,
-            "i": self.e_instance, "ic": self.e_class_of, "m": self.e_import, "u": self.e_union,
-            "o": self.e_effects,
-        }
 
     # running -------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -612,9 +615,17 @@ class Analysis:
             self.cur, self.scope = i, stmt[1]
             self.execute(stmt)
 
+    def final(self, vars_: Iterable[int]) -> frozenset:
+        """What variables hold once the analysis is done (read by other files' analyses)."""
+        out: set = set()
+        for var in vars_:
+            out |= self.vars[var] or EMPTY
+        return frozenset(out)
+
     def drop_worklist(self) -> None:
         """Keep only the results: a cached analysis is read, never run again."""
         self.readers = {}
+        self.var_readers = []
         self.keys = {}
         self.queue = deque()
         self.queued = bytearray()
@@ -645,7 +656,8 @@ class Analysis:
         if size < MAX_VALUES:
             have |= values
             if len(have) != size:
-                self._wake(var)
+                for i in self.var_readers[var] or ():
+                    self._wake_one(i)
 
     def add_cell(self, key: tuple, values: frozenset | set) -> bool:
         """Add to a cell; True when it grew."""
@@ -667,11 +679,19 @@ class Analysis:
         return True
 
     def read_var(self, var: int) -> frozenset | set:
-        self._read(var)
+        readers = self.var_readers[var]
+        if readers is None:
+            self.var_readers[var] = {self.cur}
+        else:
+            readers.add(self.cur)
         return self.vars[var] or EMPTY
 
     def cell(self, key: tuple) -> frozenset | set:
-        self._read(key)
+        readers = self.readers.get(key)
+        if readers is None:
+            self.readers[key] = {self.cur}
+        else:
+            readers.add(self.cur)
         return self.cells.get(key) or EMPTY
 
     def field(self, obj: Value, key: object) -> frozenset | set:
@@ -756,7 +776,7 @@ class Analysis:
             return self.read_var(expr)  # type: ignore[arg-type]
         if expr is None:
             return EMPTY
-        return self._eval[expr[0]](expr)  # type: ignore[index]
+        return _EVAL[expr[0]](self, expr)  # type: ignore[index]
 
     def e_vars(self, expr: list) -> frozenset | set:
         ids = expr[1]
@@ -963,24 +983,38 @@ class Analysis:
         return self._instance_attr(inst, mro, name)
 
     def _instance_attr(self, inst: Value, mro: list[Value], name: str) -> set:
+        split = len(mro)
+        while split > 1 and mro[split - 1][1] != self.module:
+            split -= 1  # the classes from here on lie elsewhere: what they give is fixed for the run
+        out, class_found = self._instance_attr_from(mro[:split], name, False)
+        if split < len(mro):
+            key = ("tail", tuple(mro[split:]), name, class_found)
+            tail = self._static.get(key)
+            if tail is None:
+                tail = self._static[key] = frozenset(self._instance_attr_from(mro[split:], name, class_found)[0])
+            out |= tail
+        if not out:
+            out = self._from_subclasses(inst, name)
+        return out
+
+    def _instance_attr_from(self, owners: list[Value], name: str, class_found: bool) -> tuple[set, bool]:
+        """`name` through part of a linearisation: the fields every class sets on the object, and
+        the first class member (unless one came earlier); also whether a class member was found."""
         out: set = set()
-        class_found = False
-        for owner in mro:
+        for owner in owners:
             if owner[0] == EXT:
                 if not class_found:
                     out.add((EXT, "", f"{owner[2]}.{name}"))
                     class_found = True
                 continue
-            out |= self.field((INST, owner[1], owner[2]), name)  # fields set by any class of the object
+            out |= self.field((INST, owner[1], owner[2]), name)
             if not class_found:
                 found = self.own_class_attr(owner, name)
                 if found:
                     class_found = True
                     for value in found:
                         out |= self._via_instance(value)
-        if not out:
-            out = self._from_subclasses(inst, name)
-        return out
+        return out, class_found
 
     def _from_subclasses(self, inst: Value, name: str) -> set:
         """A member the class lacks but its subclasses define (a template method's hook): those of
@@ -1320,6 +1354,17 @@ class Analysis:
         if not self.record or isinstance(site, int) and self.mf.sites[site][3]:
             return  # a dynamic site keeps only its dynamic edge
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+
+
+# Expression tag -> evaluator (a table on the class, not bound methods on each analysis: those would
+# tie every analysis into a reference cycle that only the garbage collector frees).
+_EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
+    "v": Analysis.e_vars, "n": Analysis.e_free, "a": Analysis.e_attr, "s": Analysis.e_subscript,
+    "s:": Analysis.e_slice, "c": Analysis.e_call, "@": Analysis.e_decorate, "k": Analysis.e_const,
+    "ks": Analysis.e_some_str, "l": Analysis.e_seq, "d": Analysis.e_dict, "L": Analysis.e_comprehension,
+    "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
+    "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects,
+}
 
 
 def _value_of(sym: SymbolInfo) -> Value:
