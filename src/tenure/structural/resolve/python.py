@@ -91,7 +91,8 @@ class ModuleFlow:
 
     def _index_statements(self) -> tuple[dict, dict, dict, dict]:
         """(var -> values assigned, scope -> returned, scope -> yielded, class scope -> bases); also
-        `self_fields`: (class qualname, attribute) for every `self.attribute = ...` in a method."""
+        `self_fields`: (class qualname, attribute) for every `self.attribute = ...` (or
+        `cls.attribute = ...`) in a method."""
         if self._defs is None:
             var_defs: dict[int, list] = {}
             returns: dict[int, list] = {}
@@ -102,7 +103,7 @@ class ModuleFlow:
                 op = stmt[0]
                 if op == "=" and stmt[2][0] == "v":
                     var_defs.setdefault(stmt[2][1], []).append(stmt[3])
-                    if _tag(stmt[3]) == "i":
+                    if _tag(stmt[3]) in ("i", "ic"):  # a method's `self` or a classmethod's `cls`
                         self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
                 elif op == "=" and stmt[2][0] == "a":
                     obj = stmt[2][1]
@@ -536,7 +537,7 @@ class Analysed(Lower):
     def field(self, obj: Value, key: object) -> frozenset:
         if not obj[1]:
             return EMPTY
-        if obj[0] == INST:  # only worth an analysis when the class assigns `self.<key>` somewhere
+        if obj[0] in (INST, CLASS):  # only worth an analysis when the class assigns `self.<key>` somewhere
             mf = self.project.flow(obj[1])
             if mf is None or (obj[2], key) not in mf.self_fields:
                 return EMPTY
@@ -987,6 +988,7 @@ class Analysis:
         while split > 1 and mro[split - 1][1] != self.module:
             split -= 1  # the classes from here on lie elsewhere: what they give is fixed for the run
         out, class_found = self._instance_attr_from(mro[:split], name, False)
+        class_found = class_found or bool(out)  # an instance field hides what an external base has
         if split < len(mro):
             key = ("tail", tuple(mro[split:]), name, class_found)
             tail = self._static.get(key)
@@ -999,17 +1001,18 @@ class Analysis:
 
     def _instance_attr_from(self, owners: list[Value], name: str, class_found: bool) -> tuple[set, bool]:
         """`name` through part of a linearisation: the fields every class sets on the object, and
-        the first class member (unless one came earlier); also whether a class member was found."""
+        the first class member (unless one came earlier); also whether something was found. Past
+        an external base the member is guessed to be that base's, if nothing of ours had it."""
         out: set = set()
         for owner in owners:
             if owner[0] == EXT:
-                if not class_found:
+                if not class_found and not out:
                     out.add((EXT, "", f"{owner[2]}.{name}"))
                     class_found = True
                 continue
             out |= self.field((INST, owner[1], owner[2]), name)
             if not class_found:
-                found = self.own_class_attr(owner, name)
+                found = self.own_class_attr(owner, name) | self.field(owner, name)  # also `cls.x = ...`
                 if found:
                     class_found = True
                     for value in found:
@@ -1029,7 +1032,10 @@ class Analysis:
         elsewhere = self._static.get(key)
         if elsewhere is None:
             found: set = set()
-            for sym in self.project.named(name):
+            named = self.project.named(name)
+            # A name defined all over the project would give more candidates than a site may have:
+            # not worth reading every module that defines it.
+            for sym in named if len(named) <= 2 * MAX_CANDIDATES else ():
                 owner = (CLASS, sym.module, sym.parent[len(sym.module) + 1 :])
                 if sym.kind == "function" and owner[2] and owner[1] != self.module and cls in self.mro(owner)[1:]:
                     found |= self._via_instance((FUNC, sym.module, sym.fqn[len(sym.module) + 1 :]))
