@@ -573,14 +573,19 @@ def _dotted_module(r: FileResolver, imp: Import) -> str:
     return imp.module.replace("/", ".").replace("::", ".")
 
 
+def python_absolute(importer: str, importer_path: str, module: str, level: int) -> str:
+    """`from ..a import b` in `pkg.sub.mod`: `pkg.a`; a package's `__init__` is its own level.
+    (Shared with the Python resolver.)"""
+    if not level:
+        return module
+    package = importer.split(".")
+    is_init = posixpath.basename(importer_path).startswith("__init__.")
+    base = package[: max(len(package) - level + (1 if is_init else 0), 0)]
+    return ".".join([*base, module] if module else base)
+
+
 def _python_module(r: FileResolver, imp: Import) -> str:
-    """`from ..a import b` in `pkg.sub.mod`: `pkg.a`; a package's `__init__` is its own level."""
-    if not imp.level:
-        return imp.module
-    package = r.facts.module.split(".")
-    is_init = posixpath.basename(r.facts.path).startswith("__init__.")
-    base = package[: len(package) - imp.level + (1 if is_init else 0)]
-    return ".".join([*base, imp.module] if imp.module else base)
+    return python_absolute(r.facts.module, r.facts.path, imp.module, imp.level)
 
 
 def _path_module(r: FileResolver, imp: Import) -> str:

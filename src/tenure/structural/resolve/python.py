@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import builtins
 import gc
-import posixpath
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -41,6 +40,7 @@ from tenure.structural.extractors.python import (
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo, candidates_tier
+from tenure.structural.resolve.generic import python_absolute
 
 # A value: (kind, module, key). Kinds:
 FUNC, BOUND, CLASS, INST, MODULE = "f", "b", "c", "i", "m"  # key: qualname (module: "")
@@ -75,7 +75,6 @@ class ModuleFlow:
         flow = _decode_flow(facts.flow) if isinstance(facts.flow, bytes) else {}
         self.module = facts.module
         self.path = facts.path
-        self.is_package = posixpath.basename(facts.path).startswith("__init__.")
         self.scopes: list[list] = flow.get("scopes") or [["", "module", -1, [], "", {}]]
         self.stmts: list[list] = flow.get("stmts", [])
         self.sites: list[list] = flow.get("sites", [])
@@ -177,13 +176,7 @@ class ModuleFlow:
         return idx
 
     def absolute(self, module: str, level: int) -> str:
-        """`from ..a import b` in `pkg.sub.mod` names `pkg.a`; a package's `__init__` is its own level."""
-        if not level:
-            return module
-        parts = self.module.split(".")
-        keep = len(parts) - level + (1 if self.is_package else 0)
-        base = parts[: max(keep, 0)]
-        return ".".join([*base, module] if module else base)
+        return python_absolute(self.module, self.path, module, level)
 
 
 _FLOW_DECODER = msgspec.msgpack.Decoder()
