@@ -26,6 +26,7 @@ import gc
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from typing import Protocol
 
 import msgspec
 
@@ -60,7 +61,6 @@ _BUILTINS = frozenset(dir(builtins))
 _LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
 _KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
-_CALLABLE = frozenset({FUNC, BOUND, CLASS, EXT, BUILTIN})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -85,58 +85,55 @@ class ModuleFlow:
             self.by_qualname.setdefault(scope[0], []).append(idx)
         self._params: dict[int, tuple] = {}
         self._flags: dict[str, str] = {}
-        self._defs: tuple[dict, dict, dict, dict] | None = None
-        self._self_fields: set[tuple[str, str]] = set()
-
-    def _index_statements(self) -> tuple[dict, dict, dict, dict]:
-        """(var -> values assigned, scope -> returned, scope -> yielded, class scope -> bases); also
-        `self_fields`: (class qualname, attribute) for every `self.attribute = ...` (or
-        `cls.attribute = ...`) in a method."""
-        if self._defs is None:
-            var_defs: dict[int, list] = {}
-            returns: dict[int, list] = {}
-            yields: dict[int, list] = {}
-            bases: dict[int, list] = {}
-            self_vars: dict[int, str] = {}
-            for stmt in self.stmts:
-                op = stmt[0]
-                if op == "=" and stmt[2][0] == "v":
-                    var_defs.setdefault(stmt[2][1], []).append(stmt[3])
-                    if _tag(stmt[3]) in ("i", "ic"):  # a method's `self` or a classmethod's `cls`
-                        self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
-                elif op == "=" and stmt[2][0] == "a":
-                    obj = stmt[2][1]
-                    if obj.__class__ is int and obj in self_vars:
-                        self._self_fields.add((self_vars[obj], stmt[2][2]))
-                elif op == "r":
-                    returns.setdefault(stmt[1], []).append(stmt[2])
-                elif op == "y":
-                    yields.setdefault(stmt[1], []).append(stmt[2])
-                elif op == "b":
-                    bases[stmt[2]] = stmt[3]
-            self._defs = (var_defs, returns, yields, bases)
-        return self._defs
 
     @cached_property
-    def self_fields(self) -> set[tuple[str, str]]:
-        self._index_statements()
-        return self._self_fields
+    def _statements(self) -> tuple[dict, dict, dict, dict, set]:
+        """Built on first use (most modules are only asked for a few names): var -> values assigned,
+        scope -> returned, scope -> yielded, class scope -> bases, and (class qualname, attribute)
+        for every `self.attribute = ...` or `cls.attribute = ...` in a method."""
+        var_defs: dict[int, list] = {}
+        returns: dict[int, list] = {}
+        yields: dict[int, list] = {}
+        bases: dict[int, list] = {}
+        self_fields: set[tuple[str, str]] = set()
+        self_vars: dict[int, str] = {}  # a method's `self` or a classmethod's `cls` -> its class
+        for stmt in self.stmts:
+            op = stmt[0]
+            if op == "=" and stmt[2][0] == "v":
+                var_defs.setdefault(stmt[2][1], []).append(stmt[3])
+                if _tag(stmt[3]) in ("i", "ic"):
+                    self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
+            elif op == "=" and stmt[2][0] == "a":
+                obj = stmt[2][1]
+                if obj.__class__ is int and obj in self_vars:
+                    self_fields.add((self_vars[obj], stmt[2][2]))
+            elif op == "r":
+                returns.setdefault(stmt[1], []).append(stmt[2])
+            elif op == "y":
+                yields.setdefault(stmt[1], []).append(stmt[2])
+            elif op == "b":
+                bases[stmt[2]] = stmt[3]
+        return var_defs, returns, yields, bases, self_fields
 
     @cached_property
     def var_defs(self) -> dict[int, list]:
-        return self._index_statements()[0]
+        return self._statements[0]
 
     @cached_property
     def returns(self) -> dict[int, list]:
-        return self._index_statements()[1]
+        return self._statements[1]
 
     @cached_property
     def yields(self) -> dict[int, list]:
-        return self._index_statements()[2]
+        return self._statements[2]
 
     @cached_property
     def bases(self) -> dict[int, list]:
-        return self._index_statements()[3]
+        return self._statements[3]
+
+    @cached_property
+    def self_fields(self) -> set[tuple[str, str]]:
+        return self._statements[4]
 
     def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
         """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
@@ -315,7 +312,7 @@ class Project:
         return EMPTY if self.exists(target) else frozenset({(EXT, "", sub)})
 
 
-class Lower:
+class Lower(Protocol):
     """What one layer knows of modules other than the one being analysed."""
 
     def export(self, module: str, name: str) -> frozenset: ...
@@ -365,21 +362,22 @@ class Syntactic(Lower):
         return self._bases[cls]
 
     def returns(self, fn: Value) -> frozenset:
-        return self._scope_exprs(fn, 1)
+        return self.scope_exprs(fn, "returns")
 
     def yields(self, fn: Value) -> frozenset:
-        return self._scope_exprs(fn, 2)
+        return self.scope_exprs(fn, "yields")
 
     def field(self, obj: Value, key: object) -> frozenset:
         return EMPTY
 
-    def _scope_exprs(self, fn: Value, which: int) -> frozenset:
+    def scope_exprs(self, fn: Value, which: str) -> frozenset:
+        """What `fn`'s return (or yield) statements give, read syntactically."""
         key = (fn, which)
         if key not in self._members:
             mf = self.project.flow(fn[1])
             found: set[Value] = set()
             for idx in mf.scopes_of(fn[2]) if mf is not None else ():
-                for expr in mf._index_statements()[which].get(idx, []):
+                for expr in getattr(mf, which).get(idx, []):
                     self._eval(mf, expr, found, set(), 0)
             self._members[key] = frozenset(found)
         return self._members[key]
@@ -514,16 +512,16 @@ class Analysed(Lower):
         return self.syntactic.bases(cls)
 
     def returns(self, fn: Value) -> frozenset:
-        return self._scope_values(fn, "r", 1)
+        return self._scope_values(fn, "r", "returns")
 
     def yields(self, fn: Value) -> frozenset:
-        return self._scope_values(fn, "y", 2)
+        return self._scope_values(fn, "y", "yields")
 
-    def _scope_values(self, fn: Value, cell: str, which: int) -> frozenset:
+    def _scope_values(self, fn: Value, cell: str, which: str) -> frozenset:
         mf = self.project.flow(fn[1])
-        exprs = [e for i in mf.scopes_of(fn[2]) for e in mf._index_statements()[which].get(i, [])] if mf else []
+        exprs = [e for i in mf.scopes_of(fn[2]) for e in getattr(mf, which).get(i, [])] if mf else []
         if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
-            return self.syntactic.returns(fn) if which == 1 else self.syntactic.yields(fn)
+            return self.syntactic.scope_exprs(fn, which)
         a = self.analysis(fn[1])
         return frozenset(a.cells.get((cell, fn[2]), EMPTY)) if a is not None else EMPTY
 
@@ -673,7 +671,7 @@ class Analysis:
         return True
 
     def read_var(self, var: int) -> frozenset | set:
-        readers = self.var_readers[var]
+        readers = self.var_readers[var]  # (the hottest read: `_read` inlined)
         if readers is None:
             self.var_readers[var] = {self.cur}
         else:
@@ -681,11 +679,7 @@ class Analysis:
         return self.vars[var] or EMPTY
 
     def cell(self, key: tuple) -> frozenset | set:
-        readers = self.readers.get(key)
-        if readers is None:
-            self.readers[key] = {self.cur}
-        else:
-            readers.add(self.cur)
+        self._read(key)
         return self.cells.get(key) or EMPTY
 
     def field(self, obj: Value, key: object) -> frozenset | set:
