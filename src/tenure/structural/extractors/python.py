@@ -63,7 +63,6 @@ _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_get
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
 _MAYBE_DYNAMIC = frozenset({*_DYNAMIC_ATTR, "eval", "exec", "__import__", "import_module"})  # or a subscript
-_OPERATORS = frozenset({"binary_operator", "unary_operator", "comparison_operator", "not_operator"})
 _TARGET_SEQUENCES = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"})
 _SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list"})
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression",
@@ -271,6 +270,7 @@ class _Walker:
             self.emit("=", self.scope.idx, tgt, value)
 
     def target(self, node: Node) -> list | None:
+        node = _unwrap(node)  # `(a) = ...`
         kind = node.type
         if kind == "identifier":
             return ["v", self.bind(self.text(node))]
@@ -284,7 +284,7 @@ class _Walker:
             key = self.expr(keys[0]) if len(keys) == 1 else None
             return ["s", self.expr(value), key] if value is not None else None
         if kind in _TARGET_SEQUENCES or kind == "parenthesized_expression":
-            items = [c for c in _unwrap(node).named_children if c.type != "comment"]
+            items = [c for c in node.named_children if c.type != "comment"]
             star = next((i for i, c in enumerate(items) if c.type in ("list_splat_pattern", "list_splat")), -1)
             return ["t", [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)], star]
         if kind in ("list_splat_pattern", "list_splat") and node.named_children:
