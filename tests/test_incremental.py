@@ -57,6 +57,9 @@ EDITS = [
     # Java: a method appears that an unchanged file calls by name
     ("src/main/java/com/acme/Repo.java",
      "package com.acme;\npublic class Repo { void save() {} void helper() {} }\n"),
+    # a file importing a module that does not exist yet, then that module appearing
+    ("app/early.py", "from app.late import later\n\n\ndef first():\n    return later()\n"),
+    ("app/late.py", "def later():\n    return 1\n"),
     # a syntax error, then its repair
     ("app/service.py", "from app.models import Order, tax\n\ndef checkout(:\n    return tax(2)\n"),
     ("app/service.py", "from app.models import tax\n\n\ndef checkout():\n    return tax(2)\n"),

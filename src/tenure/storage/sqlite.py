@@ -27,7 +27,8 @@ class SQLiteDatabase:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+        # A 64 MB page cache (the default is 2 MB) keeps index B-trees in memory during bulk writes.
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "cache_size=-65536"):
             self._conn.execute(f"PRAGMA {pragma}")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:

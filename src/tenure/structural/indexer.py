@@ -46,6 +46,7 @@ class IndexReport:
     # Symbols whose code changed or that went away: memories attached to them have drifted.
     drifted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -275,7 +276,9 @@ class Indexer:
                         p["parse_status"] in ("ok", "partial")]
         same = {c.path for c in same_content}
         changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
+        report.phases["discover"] = time.perf_counter() - started
         parsed = _parse_all(changed, progress)
+        report.phases["parse"] = time.perf_counter() - started - report.phases["discover"]
 
         db = self.store.db
         with db.transaction():
@@ -329,8 +332,12 @@ class Indexer:
                 touched |= keys
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
-            affected = changed_ids | self.store.files_depending_on(touched)
-            report.files_resolved = self._resolve(affected, progress)
+            new_modules = self._new_modules(known)
+            affected = changed_ids | self.store.files_depending_on(touched) | self.store.files_missing(new_modules)
+            mark = time.perf_counter()
+            report.phases["store"] = mark - started - sum(report.phases.values())
+            report.files_resolved = self._resolve(affected, progress, report.phases)
+            report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
             after = self.store.fingerprints(fqns=list(before))
             report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
             self.store.set_meta("indexed_at", now)
@@ -339,6 +346,7 @@ class Indexer:
         counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
         report.symbols, report.edges = counts["s"], counts["e"]
         report.seconds = time.perf_counter() - started
+        report.phases["commit"] = report.seconds - sum(report.phases.values())
         return report
 
     # helpers -----------------------------------------------------------------------------------
@@ -346,6 +354,13 @@ class Indexer:
         return {"path": c.path, "language": c.spec.name, "module": module, "size": c.size, "mtime_ns": c.mtime_ns,
                 "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
                 "status_detail": detail, "indexed_at": now}
+
+    def _new_modules(self, known: dict[str, dict]) -> set[str]:
+        """Module names that exist now and did not before this update."""
+        before = {row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial")}
+        now = {r["module"] for r in self.store.db.query(
+            "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')")}
+        return now - before
 
     def _touched(self, row: dict) -> set[str]:
         old_facts = self.store.load_facts(row["path"])
@@ -387,7 +402,8 @@ class Indexer:
         file_id = self._store_facts(c, facts, row["parse_status"], row["status_detail"], now)
         return file_id, touched | touched_keys(facts, self.store.symbols_of_file(file_id))
 
-    def _resolve(self, file_ids: set[int], progress: Progress | None) -> int:
+    def _resolve(self, file_ids: set[int], progress: Progress | None, phases: dict[str, float]) -> int:
+        phases["write edges"] = 0.0
         if not file_ids:
             return 0
         index = ProjectIndex(load_facts=self.store.load_facts)
@@ -399,8 +415,10 @@ class Indexer:
         for r in rows:
             index.add_module(r["module"], r["path"])
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
-        for done, (file_id, path, edges, deps) in enumerate(_resolve_all(index, todo), start=1):
-            self.store.replace_edges(file_id, path, edges, deps)
+        for done, (file_id, path, edges, deps, missing) in enumerate(_resolve_all(index, todo), start=1):
+            mark = time.perf_counter()
+            self.store.replace_edges(file_id, path, edges, deps, missing)
+            phases["write edges"] += time.perf_counter() - mark
             if progress:
                 progress("resolve", done, len(todo))
         return len(todo)
@@ -410,19 +428,22 @@ class Indexer:
 _SHARED_INDEX: ProjectIndex | None = None
 
 
-def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> tuple[int, str, list, set[str]]:
+Resolved = tuple[int, str, list, set[str], set[str]]  # file id, path, edges, deps, missing modules
+
+
+def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
     facts = index.facts(path)
     view = ProjectView(index)
     edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
-    return file_id, path, edges, view.deps
+    return file_id, path, edges, view.deps, view.missing
 
 
-def _resolve_batch(batch: list[tuple[int, str, str]]) -> list[tuple[int, str, list, set[str]]]:
+def _resolve_batch(batch: list[tuple[int, str, str]]) -> list[Resolved]:
     assert _SHARED_INDEX is not None, "workers are forked after the index is shared"
     return [_resolve_one(_SHARED_INDEX, *item) for item in batch]
 
 
-def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, list, set[str]]]:
+def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
     """Resolve files, in worker processes when there are many (results arrive in order)."""
     global _SHARED_INDEX
     workers = min(os.cpu_count() or 1, 8)

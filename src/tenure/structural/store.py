@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import msgspec
+
 from tenure.storage import Database, Migrations
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts
 from tenure.structural.resolve import EdgeOut, SymbolInfo
 
 migrations = Migrations("structural")
+_msgpack = msgspec.msgpack
 
 
 @migrations
@@ -91,6 +94,18 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE INDEX resolution_deps_key ON resolution_deps(key)")
     db.execute("CREATE INDEX resolution_deps_file ON resolution_deps(file_id)")
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migrations
+def m002_missing_module_probes(db: Database) -> None:
+    # The modules a file's resolution looked for and did not find, as one msgpack list per file:
+    # consulted only when a new module appears.
+    db.execute(
+        """CREATE TABLE resolution_missing (
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            modules BLOB NOT NULL
+        )"""
+    )
 
 
 TREE_SITTER = "tree-sitter"
@@ -179,10 +194,18 @@ class StructuralStore:
         return decode_facts(rows[0]["facts"]) if rows else None
 
     # edges -------------------------------------------------------------------------------------
-    def replace_edges(self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str]) -> None:
-        """Swap in the edges one file's resolution produced, and what that resolution read."""
+    def replace_edges(
+        self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str], missing: set[str]
+    ) -> None:
+        """Swap in the edges one file's resolution produced, what it read, and which modules it
+        looked for in vain."""
         self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
+        self.db.execute(
+            "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
+            " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
+            (file_id, _msgpack.encode(sorted(missing))),
+        )
         self.db.executemany(
             """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -208,6 +231,16 @@ class StructuralStore:
             )
             found.update(r["file_id"] for r in rows)
         return found
+
+    def files_missing(self, modules: set[str]) -> set[int]:
+        """Files whose resolution looked for one of these modules and did not find it."""
+        if not modules:
+            return set()
+        return {
+            r["file_id"]
+            for r in self.db.iter_query("SELECT file_id, modules FROM resolution_missing")
+            if not modules.isdisjoint(_msgpack.decode(r["modules"]))
+        }
 
     # meta --------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str = "") -> str:

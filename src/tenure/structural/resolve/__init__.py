@@ -73,11 +73,22 @@ class ProjectIndex:
 
 
 class ProjectView:
-    """What one file's resolver may read. Every read is recorded as a dependency key."""
+    """What one file's resolver may read. Every read is recorded as a dependency key, except
+    lookups of modules that do not exist: those are kept apart in `missing`, because they are most
+    of a resolver's reads and matter only when a new module appears (rare, checked by a scan)."""
 
     def __init__(self, index: ProjectIndex) -> None:
         self._index = index
         self.deps: set[str] = set()
+        self.missing: set[str] = set()
+
+    def _module(self, module: str) -> bool:
+        exists = module in self._index.module_paths
+        if exists:
+            self.deps.add(f"mod:{module}")
+        else:
+            self.missing.add(module)
+        return exists
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         self.deps.add(f"sym:{fqn}")
@@ -93,12 +104,12 @@ class ProjectView:
         return self._index.by_parent.get(fqn, [])
 
     def module_exists(self, module: str) -> bool:
-        self.deps.add(f"mod:{module}")
-        return module in self._index.module_paths
+        return self._module(module)
 
     def module_facts(self, module: str) -> list[FileFacts]:
-        self.deps.add(f"mod:{module}")
-        paths = self._index.module_paths.get(module, [])
+        if not self._module(module):
+            return []
+        paths = self._index.module_paths[module]
         return [f for f in (self._index.facts(p) for p in paths) if f is not None]
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
