@@ -120,3 +120,20 @@ def test_index_reports_symbols_whose_code_drifted(make_repo) -> None:
         (root / "n.py").unlink()
         # f's body changed and h went away; g is untouched and `new` is new, not drifted
         assert t.index().drifted == ["m", "m.f", "n", "n.h"]
+
+
+def test_bulk_reindex_rebuilds_its_indexes_and_the_same_graph(make_repo, tmp_path: Path, monkeypatch) -> None:
+    from tenure.structural import indexer
+
+    root = make_repo(BASE)
+    cleans = tmp_path / "cleans"
+    cleans.mkdir()
+    expected = clean_index(root, cleans)
+    monkeypatch.setattr(indexer, "BULK_THRESHOLD", 1)  # every re-resolution takes the bulk path
+    with Tenure.open(root, discover=False) as t:
+        before = {r["name"] for r in t.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        t.index()
+        t.index()  # nothing changed: nothing to re-resolve
+        assert snapshot(t) == expected
+        after = {r["name"] for r in t.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert after == before and "edges_dst" in after

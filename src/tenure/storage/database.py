@@ -26,6 +26,9 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
 
+    def deferred_indexes(self, *tables: str) -> AbstractContextManager[None]:
+        """Secondary indexes of these tables are rebuilt once after a bulk write."""
+
     def table_exists(self, name: str) -> bool: ...
 
     def close(self) -> None: ...

@@ -5,6 +5,7 @@ The whole update is one transaction: a process killed half-way leaves the previo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import multiprocessing as mp
@@ -26,6 +27,7 @@ from tenure.structural.store import StructuralStore
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
+BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
 ALWAYS_IGNORED = {".git", ".hg", ".svn", ".tenure", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                   ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
@@ -415,12 +417,17 @@ class Indexer:
         for r in rows:
             index.add_module(r["module"], r["path"])
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
-        for done, (file_id, path, edges, deps, missing) in enumerate(_resolve_all(index, todo), start=1):
-            mark = time.perf_counter()
-            self.store.replace_edges(file_id, path, edges, deps, missing)
-            phases["write edges"] += time.perf_counter() - mark
-            if progress:
-                progress("resolve", done, len(todo))
+        # Re-resolving most of the project is a bulk load: indexes are built once at the end.
+        bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
+        with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
+            if bulk:
+                self.store.delete_edges_of([file_id for file_id, _, _ in todo])
+            for done, (file_id, path, edges, deps, missing) in enumerate(_resolve_all(index, todo), start=1):
+                mark = time.perf_counter()
+                self.store.replace_edges(file_id, path, edges, deps, missing, fresh=bulk)
+                phases["write edges"] += time.perf_counter() - mark
+                if progress:
+                    progress("resolve", done, len(todo))
         return len(todo)
 
 

@@ -194,18 +194,29 @@ class StructuralStore:
         return decode_facts(rows[0]["facts"]) if rows else None
 
     # edges -------------------------------------------------------------------------------------
+    def delete_edges_of(self, file_ids: list[int]) -> None:
+        """Drop the edges and reads of many files at once (before a bulk replace)."""
+        for table in ("edges", "resolution_deps"):
+            for i in range(0, len(file_ids), 500):
+                chunk = file_ids[i : i + 500]
+                self.db.execute(f"DELETE FROM {table} WHERE file_id IN ({', '.join('?' * len(chunk))})", chunk)
+
     def replace_edges(
-        self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str], missing: set[str]
+        self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str], missing: set[str],
+        fresh: bool = False,
     ) -> None:
         """Swap in the edges one file's resolution produced, what it read, and which modules it
-        looked for in vain."""
-        self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
-        self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
+        looked for in vain. `fresh`: the file's old edges are already gone."""
+        if not fresh:
+            self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
+            self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
         self.db.execute(
             "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             (file_id, _msgpack.encode(sorted(missing))),
         )
+        # The ids these inserts take are all above the current maximum: no index needed to find them.
+        first_id = self.db.query("SELECT COALESCE(MAX(id), 0) AS m FROM edges")[0]["m"]
         self.db.executemany(
             """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -213,8 +224,8 @@ class StructuralStore:
         )
         self.db.execute(
             "INSERT INTO edge_sources (edge_id, source, tier, detail) SELECT id, ?, tier, detail FROM edges"
-            " WHERE file_id = ?",
-            (TREE_SITTER, file_id),
+            " WHERE id > ?",
+            (TREE_SITTER, first_id),
         )
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", [(file_id, k) for k in sorted(deps)]
