@@ -87,7 +87,7 @@ def test_summary_says_lower_bound_and_why(make_repo) -> None:
         t.index()
         summary = t.what_breaks("shop.checkout.checkout")["summary"]
         assert summary["lower_bound"] is True
-        assert summary["text"].startswith("1 callers (1 inferred)")
+        assert summary["text"].startswith("1 caller (1 inferred)")
         assert summary["text"].endswith("— a lower bound")
         assert summary["by_tier"]["inferred"] == 1
         assert summary["reasons"]
@@ -133,3 +133,15 @@ def test_export_pycg_lists_every_function_and_its_callees(make_repo) -> None:
         assert graph["shop.checkout.api"] == ["shop.checkout.checkout"]
         assert "invoice.Invoice.total" in graph
         assert all(isinstance(v, list) for v in graph.values())
+
+
+def test_dynamic_sites_of_another_language_do_not_widen_the_lower_bound(make_repo) -> None:
+    files = {
+        "plugins.py": "def run(obj, name):\n    return getattr(obj, name)()\n",
+        "src/com/acme/Ledger.java": "package com.acme;\npublic class Ledger { void record() {} }\n",
+        "src/com/acme/Use.java": "package com.acme;\npublic class Use { void go(Ledger l) { l.record(); } }\n",
+    }
+    with Tenure.open(make_repo(files), discover=False) as t:
+        t.index()
+        assert t.what_breaks("com.acme.Ledger.record")["summary"]["unresolved_dynamic"] == 0
+        assert t.what_breaks("plugins.run")["summary"]["unresolved_dynamic"] == 1

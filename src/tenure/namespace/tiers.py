@@ -34,9 +34,9 @@ class Relation(StrEnum):
     REFERENCES = "references"  # a name used without being called (passed, assigned, decorated)
     OVERRIDES = "overrides"  # method -> the method it overrides (derived at query time)
 
-    @property
-    def dependant_noun(self) -> str:
-        return _NOUNS[self]
+    def dependant_noun(self, count: int) -> str:
+        plural = _NOUNS[self]
+        return plural if count != 1 else _SINGULAR.get(plural, plural[:-1])
 
 
 _NOUNS = {
@@ -48,3 +48,4 @@ _NOUNS = {
     Relation.REFERENCES: "references",
     Relation.OVERRIDES: "overriding methods",
 }
+_SINGULAR = {"subclasses": "subclass", "overriding methods": "overriding method"}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
+from tenure.structural.languages import language_table
 from tenure.structural.naming import short_name
 
 
@@ -74,7 +75,7 @@ class Impact:
             if group:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
-                parts.append(f"{len(group)} {rel.dependant_noun} ({detail})")
+                parts.append(f"{len(group)} {rel.dependant_noun(len(group))} ({detail})")
         text = ", ".join(parts) or "no known dependants"
         deeper = len(self.dependants) - len(direct)
         if deeper:
@@ -123,11 +124,15 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         frontier = next_frontier
         if not frontier:
             break
+    # Only code of the target's own language family can reach it through an unknown target.
+    family = list(language_table()[target.language].extra.get("family", [target.language]))
+    in_family = f"file_id IN (SELECT id FROM files WHERE language IN ({', '.join('?' * len(family))}))"
     impact.unresolved_dynamic = db.query(
-        "SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND tier = ?", (Tier.DYNAMIC.value,))[0]["n"]
+        f"SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND tier = ? AND {in_family}",
+        (Tier.DYNAMIC.value, *family))[0]["n"]
     impact.unresolved_by_name = db.query(
-        "SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND dst_name = ? AND tier != ?",
-        (short_name(target.fqn), Tier.DYNAMIC.value))[0]["n"]
+        f"SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND dst_name = ? AND tier != ? AND {in_family}",
+        (short_name(target.fqn), Tier.DYNAMIC.value, *family))[0]["n"]
     return impact
 
 
