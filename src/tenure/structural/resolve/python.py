@@ -22,7 +22,6 @@ them: `<builtin>.len`, `requests.get`, `<**PyStr**>.join`.
 from __future__ import annotations
 
 import builtins
-import gc
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -68,11 +67,14 @@ _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
 # --------------------------------------------------------------------------------------------------
 
 
+_FLOW_DECODER = msgspec.msgpack.Decoder()
+
+
 class ModuleFlow:
     """A module's flow program (see extractors/python.py) with what lookups need, built once per facts."""
 
     def __init__(self, facts: FileFacts) -> None:
-        flow = _decode_flow(facts.flow) if isinstance(facts.flow, bytes) else {}
+        flow = _FLOW_DECODER.decode(facts.flow) if isinstance(facts.flow, bytes) else {}
         self.module = facts.module
         self.path = facts.path
         self.scopes: list[list] = flow.get("scopes") or [["", "module", -1, [], "", {}]]
@@ -176,19 +178,6 @@ class ModuleFlow:
         return python_absolute(self.module, self.path, module, level)
 
 
-_FLOW_DECODER = msgspec.msgpack.Decoder()
-
-
-def _decode_flow(blob: bytes) -> dict:
-    """Decode with the cyclic collector paused: the flow's many fresh lists (which hold no cycles)
-    would otherwise set off collections that walk every object of the process, several times."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _FLOW_DECODER.decode(blob)
-    finally:
-        if paused:
-            gc.enable()
 
 
 _FLOWS: OrderedDict[int, tuple[FileFacts, ModuleFlow]] = OrderedDict()
@@ -918,15 +907,22 @@ class Analysis:
         return self.field(obj, name)
 
     def module_attr(self, module: str, name: str) -> frozenset | set:
+        assigned = self.field((MODULE, module, ""), name)  # `module.name = ...` in this file
         if module == self.module:
             found = self.module_attr_local(name)
-        elif self.project.exists(module):
+            return found | assigned if assigned else found
+        key = ("module", module, name)
+        found = self._static.get(key)
+        if found is None:
+            found = self._static[key] = self._other_module_attr(module, name)
+        return found | assigned if assigned else found
+
+    def _other_module_attr(self, module: str, name: str) -> frozenset:
+        """`name` in another module: what it binds there, else a submodule of that name."""
+        if self.project.exists(module):
             found = self.lower.export(module, name)
-        else:
-            found = EMPTY
-        found = found | self.field((MODULE, module, ""), name) if found else self.field((MODULE, module, ""), name)
-        if found:
-            return found
+            if found:
+                return found
         sub = self.project.module_named(f"{module}.{name}")
         if self.project.exists(sub) or not self.project.exists(module):
             return frozenset({(MODULE, sub, "")})  # a submodule, or a step through a namespace package
