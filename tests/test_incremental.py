@@ -41,6 +41,8 @@ BASE = {
 }
 
 EDITS = [
+    # code only moves: a comment and blank lines above everything (no dependant is re-resolved)
+    ("app/models.py", "# totals\n\n" + BASE["app/models.py"]),
     # change a function body (fingerprint moves, edges from it change)
     ("app/models.py", "class Order:\n    def total(self):\n        return 0\n\n\ndef tax(x):\n    return helper()\n"
                       "\n\ndef helper():\n    return 2\n"),
@@ -97,6 +99,18 @@ def test_reindex_parses_only_the_changed_file(make_repo) -> None:
         # m3 itself and the one file that reads a name m3 defines; not the other 19
         assert second.files_resolved == 2
         assert t.index().files_parsed == 0
+
+
+def test_an_edit_that_only_moves_code_resolves_only_its_own_file(make_repo) -> None:
+    root = make_repo(BASE)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        moved = BASE["app/models.py"].replace("        return tax", "        # why\n\n        return tax")
+        (root / "app/models.py").write_text("# a comment\n\n\n" + moved)
+        report = t.index()
+        assert (report.files_parsed, report.files_resolved) == (1, 1)
+        (root / "app/models.py").write_text(BASE["app/models.py"] + "\n\ndef extra():\n    pass\n")
+        assert t.index().files_resolved > 1  # a new definition: its readers are resolved again
 
 
 def test_watch_mode_update_with_changed_paths_equals_full_walk(make_repo, tmp_path: Path) -> None:

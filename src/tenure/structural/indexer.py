@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
+import msgspec
+
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
@@ -154,6 +156,34 @@ def _extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
 
         return extract
     return importlib.import_module(f"tenure.structural.extractors.{name}").extract
+
+
+def shape(facts: FileFacts, extractor: str) -> bytes:
+    """The facts up to where code sits: every line number replaced by its rank among the file's
+    lines, and the text-derived signature and fingerprint dropped. Resolvers compare lines only
+    within a file and read no other file's text, so two files of equal shape resolve every other
+    file identically: an edit that only moves code (comments, blank lines, re-indentation) needs no
+    dependant re-resolved."""
+    flow_lines = None
+    if facts.flow is not None and extractor != "query":
+        flow_lines = getattr(importlib.import_module(f"tenure.structural.extractors.{extractor}"), "flow_lines", None)
+    lines = [n for d in facts.definitions for n in (d.start_line, d.end_line)]
+    lines += [x.line for x in (*facts.references, *facts.imports, *facts.bindings)]
+    remap = None
+    if flow_lines is not None:
+        more, remap = flow_lines(facts.flow)
+        lines += more
+    ranks = {line: i for i, line in enumerate(sorted(set(lines)))}
+    rank = ranks.__getitem__
+    data = msgspec.to_builtins(facts)
+    for d in data["definitions"]:
+        d["start_line"], d["end_line"] = rank(d["start_line"]), rank(d["end_line"])
+        d.pop("signature"), d.pop("fingerprint")
+    for key in ("references", "imports", "bindings"):
+        for x in data[key]:
+            x["line"] = rank(x["line"])
+    data["flow"] = remap(rank) if remap is not None else data["flow"]
+    return msgspec.msgpack.encode(data)
 
 
 def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
@@ -311,14 +341,17 @@ class Indexer:
             # changed files
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
-                if old is not None:
-                    touched |= self._touched(old)
+                old_facts = self.store.load_facts(c.path) if old is not None else None
+                old_keys = self._touched(old) if old is not None else set()
                 if blob is None:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
+                    touched |= old_keys
                     continue
                 facts = decode_facts(blob)
                 self._finish_facts(facts, c.spec, path_set, go_mods)
+                moved_only = (old_facts is not None and old_facts.module == facts.module
+                              and shape(old_facts, c.spec.extractor) == shape(facts, c.spec.extractor))
                 status = "partial" if facts.error_nodes or note else "ok"
                 detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
                                                 if facts.error_nodes else "", note) if x)
@@ -327,7 +360,8 @@ class Indexer:
                 file_id = self._store_facts(c, facts, status, detail, now)
                 changed_ids.add(file_id)
                 report.files_parsed += 1
-                touched |= touched_keys(facts, self.store.symbols_of_file(file_id))
+                if not moved_only:  # otherwise only the file itself is resolved again
+                    touched |= old_keys | touched_keys(facts, self.store.symbols_of_file(file_id))
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
                 changed_ids.add(file_id)
