@@ -10,7 +10,6 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import PurePosixPath
 
 from tree_sitter import Language, Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
@@ -81,15 +80,16 @@ def _by_extension() -> dict[str, LanguageSpec]:
 
 
 def language_for(path: str) -> LanguageSpec | None:
-    """The language of a file by its name, or None when tenure does not index it."""
-    p = PurePosixPath(path)
+    """The language of a file by its name, or None when tenure does not index it. (String
+    operations, not PurePath: this runs for every file of the tree on every index.)"""
+    name = path.rpartition("/")[2]
     index = _by_extension()
-    if p.name in index:
-        return index[p.name]
-    suffixes = p.suffixes
-    # Longest compound suffix first: ".d.ts" before ".ts".
-    for i in range(len(suffixes)):
-        spec = index.get("".join(suffixes[i:]).lower())
+    if name in index:
+        return index[name]
+    # Longest compound suffix first: ".d.ts" before ".ts". A leading dot is a hidden file, not a suffix.
+    parts = name.lstrip(".").split(".")
+    for i in range(1, len(parts)):
+        spec = index.get("." + ".".join(parts[i:]).lower())
         if spec:
             return spec
     return None
