@@ -151,3 +151,16 @@ def test_bulk_reindex_rebuilds_its_indexes_and_the_same_graph(make_repo, tmp_pat
         assert snapshot(t) == expected
         after = {r["name"] for r in t.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert after == before and "edges_dst" in after
+
+
+def test_a_warm_indexer_notices_another_process_indexed_in_between(make_repo, tmp_path: Path) -> None:
+    root = make_repo(BASE)
+    cleans = tmp_path / "cleans"
+    cleans.mkdir()
+    with Tenure.open(root, discover=False) as first, Tenure.open(root, discover=False) as second:
+        first.index()  # `first` keeps its symbol index warm from here on
+        (root / "app/util.py").write_text("from app.models import tax\n\n\ndef helper():\n    return tax(1)\n")
+        second.index()  # another process brings the database forward
+        (root / "app/models.py").write_text("def tax(x):\n    return x\n\n\ndef levy():\n    return 1\n")
+        first.index()
+        assert snapshot(first) == clean_index(root, cleans)

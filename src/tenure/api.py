@@ -46,6 +46,7 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
+        self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         self.memories = Memories(db, root)
         self._freshness: tuple[float, dict] | None = None
 
@@ -70,7 +71,7 @@ class Tenure:
 
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
-        report = Indexer(self.root, self.structural).run(progress, changed_paths)
+        report = self._indexer.run(progress, changed_paths)
         self.memories.on_drift(report.drifted)
         self._freshness = None
         return report

@@ -269,12 +269,14 @@ class Indexer:
         self.root = root
         self.store = store
         self.max_file_bytes = max_file_bytes
+        self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
         are looked at; otherwise the whole tree is walked and compared by stat and content hash."""
         started = time.perf_counter()
         report = IndexReport()
+        generation_before = self.store.get_meta("generation")
         known = self.store.files()
         if self.store.get_meta("extractor_version") != extractor_version():
             known = {p: {**row, "content_hash": None} for p, row in known.items()}  # re-parse all
@@ -372,7 +374,15 @@ class Indexer:
             affected = changed_ids | self.store.files_depending_on(touched) | self.store.files_missing(new_modules)
             mark = time.perf_counter()
             report.phases["store"] = mark - started - sum(report.phases.values())
-            report.files_resolved = self._resolve(affected, progress, report.phases)
+            rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
+            generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
+            try:
+                report.files_resolved = self._resolve(affected, progress, report.phases, rewritten, generation_before)
+            except BaseException:
+                self._index = None  # it may hold state the rolled-back transaction never committed
+                raise
+            self._index.generation = generation
+            self.store.set_meta("generation", generation)
             report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
             after = self.store.fingerprints(fqns=list(before))
             report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
@@ -438,18 +448,38 @@ class Indexer:
         file_id = self._store_facts(c, facts, row["parse_status"], row["status_detail"], now)
         return file_id, touched | touched_keys(facts, self.store.symbols_of_file(file_id))
 
-    def _resolve(self, file_ids: set[int], progress: Progress | None, phases: dict[str, float]) -> int:
-        phases["write edges"] = 0.0
-        if not file_ids:
-            return 0
-        index = ProjectIndex(load_facts=self.store.load_facts)
-        for sym in self.store.all_symbols():
-            index.add(sym)
+    def _project_index(self, rewritten: set[str], generation: str) -> tuple[ProjectIndex, list[dict]]:
+        """Every symbol in memory. A warm indexer (watch mode, a server) keeps it between runs and
+        swaps in only the rewritten files, unless another process indexed in between."""
         rows = self.store.db.query(
             "SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')"
         )
-        for r in rows:
-            index.add_module(r["module"], r["path"])
+        index = self._index
+        if index is None or index.generation != generation:
+            index = ProjectIndex(load_facts=self.store.load_facts)
+            for sym in self.store.all_symbols():
+                index.add(sym)
+            for r in rows:
+                index.add_module(r["module"], r["path"])
+        else:
+            for path in rewritten:
+                index.remove_file(path)
+            for r in rows:
+                if r["path"] in rewritten:
+                    index.add_module(r["module"], r["path"])
+                    for sym in self.store.symbols_of_file(r["id"]):
+                        index.add(sym)
+        self._index = index
+        return index, rows
+
+    def _resolve(
+        self, file_ids: set[int], progress: Progress | None, phases: dict[str, float], rewritten: set[str],
+        generation: str,
+    ) -> int:
+        phases["write edges"] = 0.0
+        index, rows = self._project_index(rewritten, generation)
+        if not file_ids:
+            return 0
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
         # Re-resolving most of the project is a bulk load: indexes are built once at the end.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)

@@ -55,16 +55,36 @@ class ProjectIndex:
     by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     module_paths: dict[str, list[str]] = field(default_factory=dict)
+    generation: str = ""  # the index run whose state this reflects (a warm process keeps it)
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
+    _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
+    _module_of: dict[str, str] = field(default_factory=dict)
 
     def add(self, sym: SymbolInfo) -> None:
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
         if sym.parent:
             self.by_parent.setdefault(sym.parent, []).append(sym)
+        self._by_path.setdefault(sym.path, []).append(sym)
 
     def add_module(self, module: str, path: str) -> None:
         self.module_paths.setdefault(module, []).append(path)
+        self._module_of[path] = module
+
+    def remove_file(self, path: str) -> None:
+        """Forget one file's symbols, module and facts (before adding its new state)."""
+        for sym in self._by_path.pop(path, []):
+            for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
+                if key in table:
+                    table[key] = [s for s in table[key] if s.path != path]
+                    if not table[key]:
+                        del table[key]
+        module = self._module_of.pop(path, None)
+        if module is not None:
+            self.module_paths[module] = [p for p in self.module_paths[module] if p != path]
+            if not self.module_paths[module]:
+                del self.module_paths[module]
+        self._facts.pop(path, None)
 
     def facts(self, path: str) -> FileFacts | None:
         if path not in self._facts:
