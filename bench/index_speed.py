@@ -266,6 +266,10 @@ def incremental(cmd: list[str], root: Path, target: Path) -> dict[str, float | N
         if warm is not None:
             times["one file, comment appended (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + (TOUCH_LINE * 2).encode())))
+            changed = {target.relative_to(root).as_posix()}
+            times["one file, comment appended (watch mode: changed paths)"] = attempt(
+                "API update", lambda: _api_index_after(
+                    root, lambda: target.write_bytes(original + (TOUCH_LINE * 3).encode()), changed))
             times["one file, function added (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + NEW_FUNCTION.encode())))
     finally:
@@ -302,12 +306,13 @@ def open_api(root: Path) -> Any:
     return _API["t"]
 
 
-def _api_index_after(root: Path, edit: Callable[[], object]) -> float:
-    """Seconds ``Tenure.index()`` takes in the warm process after ``edit`` changed the tree."""
+def _api_index_after(root: Path, edit: Callable[[], object], changed: set[str] | None = None) -> float:
+    """Seconds ``Tenure.index()`` takes in the warm process after ``edit`` changed the tree; with
+    ``changed``, told which paths changed, as the file watcher of `tenure index --watch` does."""
     t = open_api(root)
     edit()
     start = time.perf_counter()
-    t.index()
+    t.index(changed_paths=changed)
     return time.perf_counter() - start
 
 
