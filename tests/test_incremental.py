@@ -26,6 +26,31 @@ def clean_index(root: Path, tmp: Path) -> tuple[set, set]:
         return snapshot(t)
 
 
+def write(root: Path, path: str, content: str | None) -> None:
+    """Apply one edit to the tree: new content, or None to delete the file."""
+    target = root / path
+    if content is None:
+        target.unlink()
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+
+
+def replay(t: Tenure, root: Path, edits: list[tuple[str, str | None]], cleans: Path,
+           must_change_edges: bool = False) -> None:
+    """Apply the edits one by one, re-indexing after each: the graph must equal a clean re-index."""
+    t.index()
+    assert snapshot(t) == clean_index(root, cleans)
+    for path, content in edits:
+        before = snapshot(t)[1]
+        write(root, path, content)
+        t.index()
+        after = snapshot(t)
+        if must_change_edges:
+            assert after[1] != before, f"editing {path} changed no edge: the case proves nothing"
+        assert after == clean_index(root, cleans), f"after editing {path}"
+
+
 BASE = {
     "app/__init__.py": "",
     "app/models.py": "class Order:\n    def total(self):\n        return tax(1)\n\n\ndef tax(x):\n    return x\n",
@@ -73,17 +98,7 @@ def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_p
     cleans = tmp_path / "cleans"
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
-        t.index()
-        assert snapshot(t) == clean_index(root, cleans)
-        for path, content in EDITS:
-            target = root / path
-            if content is None:
-                target.unlink()
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content)
-            t.index()
-            assert snapshot(t) == clean_index(root, cleans), f"after editing {path}"
+        replay(t, root, EDITS, cleans)
 
 
 def test_reindex_parses_only_the_changed_file(make_repo) -> None:

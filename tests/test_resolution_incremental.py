@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tests.test_incremental import clean_index, snapshot
+from tests.test_incremental import replay
 
 JAVA = {
     "com/acme/core/Ledger.java": "package com.acme.core;\npublic class Ledger { public void post() {} }\n",
@@ -85,17 +85,4 @@ def test_incremental_typed_resolution_equals_clean_reindex(make_repo, tmp_path: 
     cleans = tmp_path / "cleans"
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
-        t.index()
-        assert snapshot(t) == clean_index(root, cleans)
-        for path, content in edits:
-            before = snapshot(t)[1]
-            target = root / path
-            if content is None:
-                target.unlink()
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content)
-            t.index()
-            after = snapshot(t)
-            assert after[1] != before, f"editing {path} changed no edge: the case proves nothing"
-            assert after == clean_index(root, cleans), f"after editing {path}"
+        replay(t, root, edits, cleans, must_change_edges=True)
