@@ -63,13 +63,17 @@ BASE = {
         "    def describe(self):\n        return self.sound()\n\n\n"
         "class Keeper:\n    def feed(self):\n        return 1\n\n\n"
         "def make():\n    return Animal()\n\n\n"
-        "def trace(fn):\n    def wrapper():\n        return fn()\n    return wrapper\n"
+        "def trace(fn):\n    def wrapper():\n        return fn()\n    return wrapper\n\n\n"
+        "def kind_of():\n    return Keeper\n"
     ),
     "zoo/dogs.py": "from zoo import Animal\n\n\nclass Dog(Animal):\n    def sound(self):\n        return 'woof'\n",
+    # an analysed module (its `kind` is a call's result) that reads another module
+    "zoo/factory.py": "from zoo.animals import kind_of\n\nkind = kind_of()\n",
     "app.py": (
         "from zoo import make, trace\n\n\n"
         "@trace\ndef job():\n    return 1\n\n\n"
-        "def run():\n    pet = make()\n    pet.describe()\n    pet.keeper.feed()\n    return job()\n"
+        "def run():\n    pet = make()\n    pet.describe()\n    pet.keeper.feed()\n    return job()\n\n\n"
+        "def build():\n    from zoo.factory import kind\n    return kind().feed()\n"
     ),
 }
 
@@ -78,6 +82,8 @@ EDITS = [
     ("zoo/animals.py", BASE["zoo/animals.py"].replace("return Animal()", "return Keeper()")),
     # a field's class changes in the module that assigns it
     ("zoo/animals.py", BASE["zoo/animals.py"].replace("self.keeper = Keeper()", "self.keeper = Animal()")),
+    # a module this file does not import changes what an imported module computes
+    ("zoo/animals.py", BASE["zoo/animals.py"].replace("return Keeper\n", "return Animal\n")),
     # the decorator stops wrapping
     ("zoo/animals.py", BASE["zoo/animals.py"].replace("return wrapper", "return fn")),
     # a new subclass defines the hook the base class calls

@@ -201,13 +201,16 @@ def module_flow(facts: FileFacts) -> ModuleFlow:
 # --------------------------------------------------------------------------------------------------
 
 
+Reads = dict[tuple[str, str], object]  # (what, of which module or name) -> what was read
+
+
 class Project:
     """Other modules as this file's resolution sees them; every read goes through the view and is
-    also noted, as the dependency key it adds, by the recorders of cached analyses in progress."""
+    also noted, with what it read, by the recorders of cached analyses in progress."""
 
     def __init__(self, view: ProjectView) -> None:
         self.view = view
-        self.recorders: list[set[tuple[str, str]]] = []
+        self.recorders: list[Reads] = []
         self._flows: dict[str, tuple[FileFacts | None, ModuleFlow | None]] = {}
         self._exists: dict[str, bool] = {}
         self._named: dict[str, tuple[SymbolInfo, ...]] = {}
@@ -220,7 +223,7 @@ class Project:
             facts = found[0] if found else None
             hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
         if self.recorders:
-            self._note(("mod", module))
+            self._note(("facts", module), id(hit[0]) if hit[0] is not None else None)
         return hit[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
@@ -235,7 +238,7 @@ class Project:
         if found is None:
             found = self._exists[module] = self.view.module_exists(module)
         if self.recorders:
-            self._note(("mod", module))
+            self._note(("exists", module), found)
         return found
 
     def module_named(self, dotted: str) -> str:
@@ -268,20 +271,27 @@ class Project:
         if name not in self._named:
             self._named[name] = tuple(s for s in self.view.named(name) if s.language == "python")
         if self.recorders:
-            self._note(("name", name))
+            self._note(("named", name), tuple(s.fqn for s in self._named[name]))
         return self._named[name]
 
-    def _note(self, key: tuple[str, str]) -> None:
+    def _note(self, key: tuple[str, str], seen: object) -> None:
         for rec in self.recorders:
-            rec.add(key)
+            rec.setdefault(key, seen)
 
-    def replay(self, reads: Iterable[tuple[str, str]]) -> None:
-        """Declare to this view what a cached analysis read (the same keys its reads added)."""
-        for kind, arg in reads:
-            if kind == "mod":
-                self.exists(arg)
+    def still_reads(self, reads: Reads) -> bool:
+        """Read again, through this view, what a cached analysis read: True when all of it is the
+        same (the analysis still holds), and this view now depends on it as the analysis did."""
+        for (kind, arg), seen in reads.items():
+            if kind == "facts":
+                facts = self.facts(arg)
+                now: object = id(facts) if facts is not None else None
+            elif kind == "exists":
+                now = self.exists(arg)
             else:
-                self.named(arg)
+                now = tuple(s.fqn for s in self.named(arg))
+            if now != seen:
+                return False
+        return True
 
     def import_values(self, mf: ModuleFlow, expr: list, export: Callable[[str, str], frozenset]) -> frozenset:
         """What `["m", module, name, level(, dotted)]` in `mf` binds."""
@@ -429,9 +439,9 @@ class Analysed(Lower):
     """Another module analysed on its own (no arguments from the file being resolved), reading its
     own imports through :class:`Syntactic`. Analyses are cached for the run, with their reads."""
 
-    # By facts object: a run's index hands every file the same object for a module, and a new run
-    # new objects, so a hit is an analysis of this run, made from what this view would read.
-    _cache: OrderedDict[int, tuple[FileFacts, frozenset, Analysis]] = OrderedDict()
+    # By facts object (an index hands every file the same object for a module), checked against
+    # what the analysis read: a warm index keeps unchanged files' objects between runs.
+    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis]] = OrderedDict()
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -445,9 +455,8 @@ class Analysed(Lower):
         result = None
         if facts is not None:
             hit = self._cache.get(id(facts))
-            if hit is not None and hit[0] is facts:
+            if hit is not None and hit[0] is facts and self.project.still_reads(hit[1]):
                 self._cache.move_to_end(id(facts))
-                self.project.replay(hit[1])
                 result = hit[2]
             else:
                 result = self._analyse(facts)
@@ -455,7 +464,7 @@ class Analysed(Lower):
         return result
 
     def _analyse(self, facts: FileFacts) -> Analysis:
-        reads: set[tuple[str, str]] = set()
+        reads: Reads = {}
         self.project.recorders.append(reads)
         try:
             self.project.facts(facts.module)
@@ -464,7 +473,7 @@ class Analysed(Lower):
         finally:
             self.project.recorders.pop()
         result.drop_worklist()
-        self._cache[id(facts)] = (facts, frozenset(reads), result)
+        self._cache[id(facts)] = (facts, reads, result)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result
