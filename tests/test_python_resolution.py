@@ -55,6 +55,47 @@ def test_broken_code_still_resolves(make_repo) -> None:
         assert ("main", "lib.ok") in {(e["src"], e["dst"]) for e in t.export_edges()}
 
 
+ODD = """from . import *
+a = b = lambda q=lambda: 1: q()
+[d, *e], f = [1, 2, 3], 4
+(g) = 5
+print >>sys.stderr, "py2"
+async def co(it):
+    async with ctx() as (m, n):
+        async for i in it:
+            await i()
+    return [j async for j in it]
+def gen():
+    y = yield from gen()
+    def inner():
+        nonlocal y
+        y += 1
+    return inner
+match command.split():
+    case [action, *others]:
+        action()
+    case Point(x=0, y=yy) as pt if yy:
+        pt()
+class K(Base, metaclass=Meta):
+    @property
+    def p(self): return self
+    @p.setter
+    def p(self, value): self._p = value
+    def __call__(self): return self.p
+K()()
+"""
+
+
+def test_odd_constructs_index_and_bind_what_they_bind(make_repo) -> None:
+    root = make_repo({"odd.py": ODD})
+    with Tenure.open(root, discover=False) as t:
+        assert not t.index().skipped
+        calls = {(e["line"], e["dst"]) for e in t.export_edges() if e["relation"] == "calls"}
+    assert (28, "odd.K.__call__") in calls
+    # names a match pattern captures, or a star import from above the top level, are no guesses
+    assert not [dst for line, dst in calls if line in (7, 17, 19, 21) or str(dst).startswith(".")]
+
+
 BASE = {
     "zoo/__init__.py": "from .animals import *\n",
     "zoo/animals.py": (

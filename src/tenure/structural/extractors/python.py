@@ -422,8 +422,14 @@ class _Walker:
         branches = [start]
         for body in node.children_by_field_name("body"):
             for case in body.named_children:
-                consequence = case.child_by_field_name("consequence")
-                branches.append(self.branch(start, consequence))
+                self.scope.state = dict(start)
+                for part in case.named_children:
+                    if part.type == "case_pattern":
+                        for name in _captures(part):
+                            self.bind(self.text(name))  # what it captures is not followed
+                    elif part.type == "if_clause":
+                        self.effects(part)
+                branches.append(self.branch(self.scope.state, case.child_by_field_name("consequence")))
         self.scope.state = self.join(*branches)
 
     def s_import_statement(self, node: Node) -> None:
@@ -884,6 +890,29 @@ def _unpack(target: Node, value: Expr) -> list[tuple[Node, Expr]] | None:
     middle: Expr = ["l", value[1], items[star : len(items) - tail]]
     return [*zip(names[:star], items[:star], strict=True), (names[star].named_children[0], middle),
             *zip(names[star + 1 :], items[len(items) - tail :], strict=True)]
+
+
+def _captures(pattern: Node) -> list[Node]:
+    """The names a `case` pattern binds: `action` in `[action]`, `y` in `Point(x=0, y=y)`,
+    `rest` in `{**rest}`, `p` in `... as p`; not class names, keywords, dotted values or `_`."""
+    found: list[Node] = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        children = [c for c in node.children if c.is_named]
+        if kind == "dotted_name":
+            if len(children) == 1 and text_of(children[0]) != "_":
+                found.append(children[0])
+        elif kind in ("splat_pattern", "as_pattern"):
+            names = [c for c in children if c.type == "identifier"]
+            found += names[-1:]
+            stack += [c for c in children if c.type != "identifier"]
+        elif kind in ("class_pattern", "keyword_pattern"):
+            stack += children[1:]  # the class's name, the keyword
+        else:
+            stack += children
+    return found
 
 
 def _module_and_level(node: Node) -> tuple[str, int]:

@@ -297,6 +297,8 @@ class Project:
         """What `["m", module, name, level(, dotted)]` in `mf` binds."""
         target = self.module_named(mf.absolute(expr[1], expr[3]))
         name = expr[2]
+        if not target:  # a relative import above the top level: an ImportError when run
+            return frozenset({(MODULE, name, "")}) if name and self.exists(name) else EMPTY
         if not name:
             dotted = self.module_named(mf.absolute(expr[4], expr[3])) if len(expr) > 4 else target
             known = self.exists(target) or self.exists(dotted)
@@ -536,7 +538,7 @@ class Analysed(Lower):
 
 def _star_modules(project: Project, mf: ModuleFlow) -> list[str]:
     """The project modules `mf` imports with `from ... import *`."""
-    return [t for t in (mf.absolute(m, level) for m, level in mf.star) if project.exists(t)]
+    return [t for t in (mf.absolute(m, level) for m, level in mf.star) if t and project.exists(t)]
 
 
 def _tag(expr: list | int | None) -> str:
@@ -785,6 +787,8 @@ class Analysis:
         outside = []
         for module, level in self.mf.star:
             target = self.mf.absolute(module, level)
+            if not target:
+                continue  # above the top level: imports nothing
             if not self.project.exists(target):
                 outside.append(target)
                 continue
