@@ -23,8 +23,6 @@ from tree_sitter import Node, QueryCursor, Tree
 from tenure.structural.facts import Binding, Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
-_WS = re.compile(rb"\s+")
-
 
 def text_of(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node.text is not None else ""
@@ -32,7 +30,7 @@ def text_of(node: Node) -> str:
 
 def fingerprint(node: Node) -> str:
     """Hash of the node's text with white space folded: stable across re-indentation."""
-    return hashlib.blake2b(_WS.sub(b" ", node.text or b"").strip(), digest_size=10).hexdigest()
+    return hashlib.blake2b(b" ".join((node.text or b"").split()), digest_size=10).hexdigest()
 
 
 def signature(node: Node) -> str:
