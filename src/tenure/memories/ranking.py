@@ -29,11 +29,6 @@ def relevance(cosine: float | None, overlap: float) -> float:
     return SEMANTIC_WEIGHT * max(cosine, 0.0) + TERMS_WEIGHT * overlap
 
 
-def term_overlap(query_terms: set[str], memory_terms: set[str]) -> float:
-    """Share of the query's terms that the memory contains."""
-    return len(query_terms & memory_terms) / len(query_terms) if query_terms else 0.0
-
-
 def age_days(last_true: datetime, now: datetime) -> float:
     return max((now - last_true).total_seconds(), 0.0) / 86400.0
 

@@ -6,23 +6,13 @@ from enum import StrEnum
 
 
 class Tier(StrEnum):
+    """Declared strongest first: iteration order is trust order."""
+
     RESOLVED = "resolved"  # a type checker or compiler confirmed it
     OBSERVED = "observed"  # a real execution produced it
     INFERRED = "inferred"  # one name-matched target, unverified
     AMBIGUOUS = "ambiguous"  # several candidates, all kept, none picked
     DYNAMIC = "dynamic"  # computed at run time: target undecidable
-
-    @property
-    def rank(self) -> int:
-        """Lower is stronger; used to pick the effective tier of a multi-source edge."""
-        return _ORDER.index(self)
-
-    @classmethod
-    def strongest(cls, tiers: list[Tier] | list[str]) -> Tier:
-        return min((cls(t) for t in tiers), key=lambda t: t.rank)
-
-
-_ORDER = [Tier.RESOLVED, Tier.OBSERVED, Tier.INFERRED, Tier.AMBIGUOUS, Tier.DYNAMIC]
 
 
 class Relation(StrEnum):
