@@ -14,7 +14,7 @@ from tenure.memories import Memories, links
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.storage import Database, open_database
 from tenure.structural import export
-from tenure.structural.impact import Impact, what_breaks
+from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
@@ -83,9 +83,6 @@ class Tenure:
         result = what_breaks(self.db, self.find_symbol(symbol), depth).as_dict()
         result["freshness"] = self.freshness()
         return result
-
-    def impact(self, symbol: str, depth: int = 1) -> Impact:
-        return what_breaks(self.db, self.find_symbol(symbol), depth)
 
     def export_edges(self) -> Iterator[dict]:
         return export.edges(self.db)

@@ -344,7 +344,7 @@ class Indexer:
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
                 old_facts = self.store.load_facts(c.path) if old is not None else None
-                old_keys = self._touched(old) if old is not None else set()
+                old_keys = self._touched(old, old_facts) if old is not None else set()
                 if blob is None:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
@@ -408,8 +408,9 @@ class Indexer:
             "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')")}
         return now - before
 
-    def _touched(self, row: dict) -> set[str]:
-        old_facts = self.store.load_facts(row["path"])
+    def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:
+        """The keys a file's stored state answers to (pass its facts when already loaded)."""
+        old_facts = old_facts or self.store.load_facts(row["path"])
         if old_facts is None:
             return set()
         return touched_keys(old_facts, self.store.symbols_of_file(row["id"]))
@@ -443,7 +444,7 @@ class Indexer:
         """Rename an unchanged file's symbols after its module name moved; returns touched keys."""
         facts = self.store.load_facts(c.path)
         assert facts is not None, "a parsed file always has stored facts"
-        touched = self._touched(row)
+        touched = self._touched(row, facts)
         self._finish_facts(facts, c.spec, path_set, go_mods)
         file_id = self._store_facts(c, facts, row["parse_status"], row["status_detail"], now)
         return file_id, touched | touched_keys(facts, self.store.symbols_of_file(file_id))
