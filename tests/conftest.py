@@ -39,6 +39,19 @@ def make_repo(tmp_path: Path):
 
 
 @pytest.fixture
+def make_indexed_repo(make_repo):
+    """Like make_repo, and the repository is indexed (the handle is closed again)."""
+
+    def make(files: dict[str, str | bytes], name: str = "repo") -> Path:
+        root = make_repo(files, name)
+        with Tenure.open(root, discover=False) as t:
+            t.index()
+        return root
+
+    return make
+
+
+@pytest.fixture
 def indexed(tmp_path: Path) -> Iterator:
     """Copy a fixture directory into tmp, index it, yield the open Tenure."""
     opened: list[Tenure] = []

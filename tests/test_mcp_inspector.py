@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tenure import Tenure
 from tests.mcp_support import http_server, server_env
 
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
@@ -42,11 +41,8 @@ def inspector() -> Path:
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:
-    root = make_repo(FILES)
-    with Tenure.open(root, discover=False) as t:
-        t.index()
-    return root
+def repo(make_indexed_repo) -> Path:
+    return make_indexed_repo(FILES)
 
 
 def tenure_command() -> str:

@@ -13,7 +13,6 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tenure import Tenure
 from tests.mcp_support import TENURE, http_server, server_env, stdio_params
 
 FILES = {
@@ -29,11 +28,8 @@ STRUCTURAL_TOOLS = {"what_breaks", "find_symbol"}
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:
-    root = make_repo(FILES)
-    with Tenure.open(root, discover=False) as t:
-        t.index()
-    return root
+def repo(make_indexed_repo) -> Path:
+    return make_indexed_repo(FILES)
 
 
 async def exercise(client: Client) -> None:
