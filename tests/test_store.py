@@ -47,7 +47,7 @@ def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
 
 def test_structural_store_creates_its_tables(tmp_path: Path) -> None:
     store = StructuralStore(open_database(tmp_path / "t.db"))
-    for table in ("files", "symbols", "edges", "edge_sources", "file_facts", "resolution_deps"):
+    for table in ("files", "symbols", "edges", "source_edges", "file_facts", "resolution_deps"):
         assert store.db.table_exists(table)
 
 
@@ -59,11 +59,10 @@ def test_deleting_a_file_cascades_to_its_symbols_and_edges(tmp_path: Path) -> No
     )
     db.execute("INSERT INTO symbols (fqn, name, kind, language, file_id) VALUES ('a.f', 'f', 'function', 'python', ?)",
                (file_id,))
-    edge = db.execute("INSERT INTO edges (src_fqn, dst_fqn, relation, tier, file_id) VALUES ('a', 'a.f', 'calls', "
-                      "'inferred', ?)", (file_id,))
-    db.execute("INSERT INTO edge_sources (edge_id, source, tier) VALUES (?, 'tree-sitter', 'inferred')", (edge,))
+    db.execute("INSERT INTO edges (src_fqn, dst_fqn, relation, tier, file_id) VALUES ('a', 'a.f', 'calls', "
+               "'inferred', ?)", (file_id,))
     store.delete_file("a.py")
-    for table in ("symbols", "edges", "edge_sources"):
+    for table in ("symbols", "edges"):
         assert db.query(f"SELECT COUNT(*) AS n FROM {table}")[0]["n"] == 0
 
 

@@ -16,6 +16,7 @@ from tenure.storage import Database, open_database
 from tenure.structural import export
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
+from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
 
 STATE_DIR = ".tenure"
@@ -72,6 +73,7 @@ class Tenure:
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         report = self._indexer.run(progress, changed_paths)
+        run_after_index(self, report)
         self.memories.on_drift(report.drifted)
         self._freshness = None
         return report

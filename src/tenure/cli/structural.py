@@ -69,6 +69,8 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
         f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
         f"{report.files_resolved} re-resolved; {report.symbols} symbols, {report.edges} edges"
     )
+    for name, summary in report.sources.items():
+        console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if brief:
         return
     if report.partial:
@@ -115,6 +117,9 @@ def _print_impact(result: dict) -> None:
             table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]),
                           f"{d['path']}:{d['line']}")
         console.print(table)
+    for d in result["refuted"]:
+        console.print(f"[dim]ruled out by {', '.join(d['refuted_by'])}: {d['symbol']} ({d['tier']} name match, "
+                      f"{d['path']}:{d['line']})[/dim]")
     console.print(summary["text"])
     console.print(f"[dim]{result['freshness']['text']}[/dim]")
 

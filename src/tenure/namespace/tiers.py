@@ -23,6 +23,9 @@ class Relation(StrEnum):
     IMPORTS = "imports"  # module -> module or imported symbol
     REFERENCES = "references"  # a name used without being called (passed, assigned, decorated)
     OVERRIDES = "overrides"  # method -> the method it overrides (derived at query time)
+    INJECTS = "injects"  # injection point -> the bean that backs it (DI wiring)
+    HTTP = "http"  # client service or symbol -> the server handler it calls over HTTP (traces)
+    MESSAGE = "message"  # producer -> topic -> consumer (traces)
 
     def dependant_noun(self, count: int) -> str:
         plural = _NOUNS[self]
@@ -37,5 +40,8 @@ _NOUNS = {
     Relation.IMPORTS: "importers",
     Relation.REFERENCES: "references",
     Relation.OVERRIDES: "overriding methods",
+    Relation.INJECTS: "injection points",
+    Relation.HTTP: "HTTP callers",
+    Relation.MESSAGE: "message senders",
 }
 _SINGULAR = {"subclasses": "subclass", "overriding methods": "overriding method"}

@@ -6,37 +6,24 @@ from collections.abc import Iterator
 
 from tenure.namespace.tiers import Relation
 from tenure.storage import Database
-
-_EDGES_SQL = """
-SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail,
-       (SELECT group_concat(source) FROM edge_sources s WHERE s.edge_id = e.id) AS sources
-FROM edges e ORDER BY e.path, e.line, e.src_fqn, e.dst_fqn
-"""
+from tenure.structural.graph import all_edges
 
 
 def edges(db: Database) -> Iterator[dict]:
-    for r in db.iter_query(_EDGES_SQL):
-        yield {
-            "src": r["src_fqn"], "dst": r["dst_fqn"], "name": r["dst_name"], "relation": r["relation"],
-            "tier": r["tier"], "sources": sorted((r["sources"] or "").split(",")), "path": r["path"],
-            "line": r["line"], "detail": r["detail"],
-        }
+    """Every edge, merged over all sources (graph.py)."""
+    for edge in all_edges(db):
+        yield edge.as_dict()
 
 
 def pycg(db: Database, language: str = "python") -> dict[str, list[str]]:
     """`{caller: [callees]}` as the PyCG benchmark expects: every function, method and module of the
     language is a key (callee-less ones too); only call edges with a known target count."""
+    rows = db.query("SELECT fqn, kind FROM symbols WHERE language = ?", (language,))
+    callers = {r["fqn"] for r in rows}
     graph: dict[str, set[str]] = {
-        r["fqn"]: set()
-        for r in db.query(
-            "SELECT fqn FROM symbols WHERE language = ? AND kind IN ('module', 'function', 'method', 'lambda')",
-            (language,),
-        )
+        r["fqn"]: set() for r in rows if r["kind"] in ("module", "function", "method", "lambda")
     }
-    for r in db.query(
-        "SELECT e.src_fqn, e.dst_fqn FROM edges e JOIN files f ON f.id = e.file_id "
-        "WHERE f.language = ? AND e.relation = ? AND e.dst_fqn IS NOT NULL",
-        (language, Relation.CALLS.value),
-    ):
-        graph.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
+    for e in all_edges(db):
+        if e.relation == Relation.CALLS and e.dst is not None and not e.refuted and e.src in callers:
+            graph.setdefault(e.src, set()).add(e.dst)
     return {k: sorted(v) for k, v in sorted(graph.items())}

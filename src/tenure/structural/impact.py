@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
+from tenure.structural.graph import GraphEdge, dependants_of, unknown_target_sites
 from tenure.structural.languages import language_table
 from tenure.structural.naming import short_name
 
@@ -24,6 +25,8 @@ class Dependant:
     depth: int
     via: str  # the symbol it depends on (the target at depth 1)
     generated: bool = False
+    contexts: list[str] = field(default_factory=list)  # profiles, services the evidence holds in
+    refuted_by: list[str] = field(default_factory=list)  # checkers that ruled this edge out
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -34,6 +37,7 @@ class Impact:
     symbol: str | None
     lookup: Lookup
     dependants: list[Dependant] = field(default_factory=list)
+    refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
     unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
     unresolved_by_name: int = 0  # call sites of the same name left unresolved (too many candidates)
     depth: int = 1
@@ -95,6 +99,7 @@ class Impact:
             "lookup": self.lookup.how,
             "depth": self.depth,
             "dependants": [d.as_dict() for d in self.dependants],
+            "refuted": [d.as_dict() for d in self.refuted],
             "summary": self.summary(),
         }
 
@@ -107,53 +112,34 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     seen = {target.fqn}
     frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
     for level in range(1, depth + 1):
-        rows = _dependants_of(db, list(frontier))
+        edges = dependants_of(db, frontier)
         if level == 1:
-            rows += _overriders(db, target.fqn, target.kind)
+            edges += _overriders(db, target.fqn, target.kind)
         next_frontier: dict[str, str] = {}
-        for r in rows:
-            via = r["dst_fqn"] if level == 1 else frontier[r["dst_fqn"]]
-            impact.dependants.append(Dependant(
-                symbol=r["src_fqn"], relation=r["relation"], tier=r["tier"],
-                sources=sorted(set((r["sources"] or "").split(","))), path=r["path"] or "", line=r["line"] or 0,
-                depth=level, via=via, generated=bool(r["generated"]),
-            ))
-            if r["src_fqn"] not in seen:
-                seen.add(r["src_fqn"])
-                next_frontier[r["src_fqn"]] = via if level > 1 else r["src_fqn"]
+        for e in edges:
+            via = e.dst if level == 1 else frontier[e.dst]
+            dependant = Dependant(
+                symbol=e.src, relation=e.relation, tier=e.tier, sources=sorted(e.sources), path=e.path, line=e.line,
+                depth=level, via=via, generated=e.generated, contexts=e.contexts, refuted_by=sorted(e.refuted_by),
+            )
+            if e.refuted:
+                impact.refuted.append(dependant)
+                continue
+            impact.dependants.append(dependant)
+            if e.src not in seen:
+                seen.add(e.src)
+                next_frontier[e.src] = via if level > 1 else e.src
         frontier = next_frontier
         if not frontier:
             break
     # Only code of the target's own language family can reach it through an unknown target.
     family = list(language_table()[target.language].extra.get("family", [target.language]))
-    in_family = f"file_id IN (SELECT id FROM files WHERE language IN ({', '.join('?' * len(family))}))"
-    impact.unresolved_dynamic = db.query(
-        f"SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND tier = ? AND {in_family}",
-        (Tier.DYNAMIC.value, *family))[0]["n"]
-    impact.unresolved_by_name = db.query(
-        f"SELECT COUNT(*) AS n FROM edges WHERE dst_fqn IS NULL AND dst_name = ? AND tier != ? AND {in_family}",
-        (short_name(target.fqn), Tier.DYNAMIC.value, *family))[0]["n"]
+    impact.unresolved_dynamic = unknown_target_sites(db, family)
+    impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
     return impact
 
 
-_DEPENDANTS_SQL = """
-SELECT e.src_fqn, e.dst_fqn, e.relation, e.tier, e.path, e.line,
-       (SELECT group_concat(source) FROM edge_sources s WHERE s.edge_id = e.id) AS sources,
-       COALESCE((SELECT MAX(generated) FROM symbols y WHERE y.fqn = e.src_fqn), 0) AS generated
-FROM edges e WHERE e.dst_fqn IN ({marks}) AND e.src_fqn != e.dst_fqn
-ORDER BY e.relation, e.tier, e.src_fqn, e.line
-"""
-
-
-def _dependants_of(db: Database, fqns: list[str]) -> list[dict]:
-    rows: list[dict] = []
-    for i in range(0, len(fqns), 500):
-        chunk = fqns[i : i + 500]
-        rows += db.query(_DEPENDANTS_SQL.format(marks=", ".join("?" * len(chunk))), chunk)
-    return rows
-
-
-def _overriders(db: Database, fqn: str, kind: str) -> list[dict]:
+def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:
     """Methods of the same name in subclasses and implementers: changing the contract breaks them."""
     if kind not in ("method", "function"):
         return []
@@ -164,17 +150,19 @@ def _overriders(db: Database, fqn: str, kind: str) -> list[dict]:
     subclasses: dict[str, str] = {}
     frontier = [parent]
     while frontier:
-        rows = _dependants_of(db, frontier)
+        edges = dependants_of(db, frontier)
         frontier = []
-        for r in rows:
-            if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS) and r["src_fqn"] not in subclasses:
-                subclasses[r["src_fqn"]] = r["tier"]
-                frontier.append(r["src_fqn"])
+        for e in edges:
+            if e.relation in (Relation.INHERITS, Relation.IMPLEMENTS) and not e.refuted and e.src not in subclasses:
+                subclasses[e.src] = e
+                frontier.append(e.src)
     out = []
-    for sub, tier in subclasses.items():
+    for sub, inherits in subclasses.items():
         for m in db.query("SELECT fqn, path, start_line, generated FROM symbols WHERE parent_fqn = ? AND name = ?",
                           (sub, name)):
-            out.append({"src_fqn": m["fqn"], "dst_fqn": fqn, "relation": Relation.OVERRIDES.value, "tier": tier,
-                        "path": m["path"], "line": m["start_line"], "sources": "tree-sitter",
-                        "generated": m["generated"]})
+            out.append(GraphEdge(
+                src=m["fqn"], dst=fqn, relation=Relation.OVERRIDES.value, tier=inherits.tier, path=m["path"] or "",
+                line=m["start_line"] or 0, sources=list(inherits.sources), contexts=list(inherits.contexts),
+                generated=bool(m["generated"]),
+            ))
     return out

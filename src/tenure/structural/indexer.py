@@ -51,6 +51,7 @@ class IndexReport:
     drifted: list[str] = field(default_factory=list)
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
+    sources: dict[str, dict] = field(default_factory=dict)  # what each after-index source did (sources.py)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -59,7 +59,7 @@ def m001_initial(db: Database) -> None:
             dst_fqn TEXT,                  -- NULL: target unknown (dynamic, too many candidates)
             dst_name TEXT NOT NULL DEFAULT '',
             relation TEXT NOT NULL,
-            tier TEXT NOT NULL,            -- the strongest tier among its sources
+            tier TEXT NOT NULL,            -- tree-sitter's tier; graph.py merges other sources'
             file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,  -- the file that produced it
             path TEXT,
             line INTEGER,
@@ -108,7 +108,63 @@ def m002_missing_module_probes(db: Database) -> None:
     )
 
 
-TREE_SITTER = "tree-sitter"
+@migrations
+def m003_source_edges(db: Database) -> None:
+    # Edges and symbols from sources other than tree-sitter (lsp, bytecode, di, trace). Each source
+    # owns its rows per origin (a file it verified, a jar, a beans file, a trace file) and replaces
+    # them on its own schedule; they are merged with tree-sitter's edges when read (graph.py), so a
+    # re-resolved file never wipes another source's verdicts.
+    db.execute(
+        """CREATE TABLE source_edges (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,          -- lsp, bytecode, di, trace
+            origin TEXT NOT NULL,          -- what this source read to produce it (path, jar, trace file)
+            src_fqn TEXT NOT NULL,
+            dst_fqn TEXT,                  -- NULL: target unknown (dynamic)
+            dst_name TEXT NOT NULL DEFAULT '',
+            relation TEXT NOT NULL,
+            tier TEXT NOT NULL,
+            verdict TEXT NOT NULL DEFAULT 'confirms',  -- confirms | refutes (a stronger source ruled it out)
+            path TEXT NOT NULL DEFAULT '',
+            line INTEGER NOT NULL DEFAULT 0,           -- 0: not tied to one line
+            context TEXT NOT NULL DEFAULT '',          -- profile, service, server: the evidence's scope
+            count INTEGER NOT NULL DEFAULT 1,
+            first_seen TEXT NOT NULL DEFAULT '',
+            last_seen TEXT NOT NULL DEFAULT '',
+            detail TEXT NOT NULL DEFAULT ''
+        )"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX source_edges_key ON source_edges"
+        "(source, origin, src_fqn, COALESCE(dst_fqn, ''), relation, line, context, verdict)"
+    )
+    db.execute("CREATE INDEX source_edges_dst ON source_edges(dst_fqn, relation)")
+    db.execute("CREATE INDEX source_edges_src ON source_edges(src_fqn)")
+    # Symbols a source contributes that have no source file (generated classes, services, topics).
+    db.execute("ALTER TABLE symbols ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX symbols_origin ON symbols(origin) WHERE origin != ''")
+    # tree-sitter's own rows are implied by `edges`; every other source lives in source_edges.
+    db.execute("DROP TABLE edge_sources")
+
+
+class SourceEdge(msgspec.Struct, frozen=True):
+    """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
+    source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
+    longer counted as a dependant."""
+
+    src: str
+    dst: str | None
+    relation: str
+    tier: str
+    verdict: str = "confirms"
+    path: str = ""
+    line: int = 0
+    name: str = ""
+    context: str = ""
+    count: int = 1
+    first_seen: str = ""
+    last_seen: str = ""
+    detail: str = ""
 
 
 class StructuralStore:
@@ -215,17 +271,10 @@ class StructuralStore:
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             (file_id, _msgpack.encode(sorted(missing))),
         )
-        # The ids these inserts take are all above the current maximum: no index needed to find them.
-        first_id = self.db.query("SELECT COALESCE(MAX(id), 0) AS m FROM edges")[0]["m"]
         self.db.executemany(
             """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [(e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail) for e in _dedupe(edges)],
-        )
-        self.db.execute(
-            "INSERT INTO edge_sources (edge_id, source, tier, detail) SELECT id, ?, tier, detail FROM edges"
-            " WHERE id > ?",
-            (TREE_SITTER, first_id),
         )
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", [(file_id, k) for k in sorted(deps)]
@@ -252,6 +301,60 @@ class StructuralStore:
             for r in self.db.iter_query("SELECT file_id, modules FROM resolution_missing")
             if not modules.isdisjoint(_msgpack.decode(r["modules"]))
         }
+
+    # other sources -----------------------------------------------------------------------------
+    def replace_source_edges(self, source: str, origin: str, edges: Iterable[SourceEdge]) -> int:
+        """Swap in everything `source` now says about `origin`; returns how many edges it holds."""
+        with self.db.transaction():
+            self.db.execute("DELETE FROM source_edges WHERE source = ? AND origin = ?", (source, origin))
+            return self.add_source_edges(source, origin, edges)
+
+    def add_source_edges(self, source: str, origin: str, edges: Iterable[SourceEdge]) -> int:
+        """Accumulate: an edge already held for this origin adds its count and widens first/last seen."""
+        rows = [
+            (source, origin, e.src, e.dst, e.name, e.relation, e.tier, e.verdict, e.path, e.line, e.context,
+             e.count, e.first_seen, e.last_seen, e.detail)
+            for e in edges
+        ]
+        with self.db.transaction():
+            self.db.executemany(
+                """INSERT INTO source_edges (source, origin, src_fqn, dst_fqn, dst_name, relation, tier, verdict, path,
+                       line, context, count, first_seen, last_seen, detail)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (source, origin, src_fqn, COALESCE(dst_fqn, ''), relation, line, context, verdict)
+                   DO UPDATE SET count = count + excluded.count, tier = excluded.tier, detail = excluded.detail,
+                       first_seen = CASE WHEN first_seen = '' OR excluded.first_seen < first_seen
+                                         THEN excluded.first_seen ELSE first_seen END,
+                       last_seen = MAX(last_seen, excluded.last_seen)""",
+                rows,
+            )
+        return len(rows)
+
+    def delete_source_edges(self, source: str, origins: Iterable[str] | None = None) -> None:
+        if origins is None:
+            self.db.execute("DELETE FROM source_edges WHERE source = ?", (source,))
+            return
+        self.db.executemany(
+            "DELETE FROM source_edges WHERE source = ? AND origin = ?", [(source, o) for o in origins]
+        )
+
+    def replace_source_symbols(self, origin: str, symbols: Iterable[SymbolInfo], generated: bool = False) -> None:
+        """Symbols with no source file of their own (`origin` names what they came from, e.g.
+        `bytecode:app.jar`, `trace:checkout`), replaced as one set."""
+        with self.db.transaction():
+            self._replace_source_symbols(origin, symbols, generated)
+
+    def _replace_source_symbols(self, origin: str, symbols: Iterable[SymbolInfo], generated: bool) -> None:
+        self.db.execute("DELETE FROM symbols WHERE origin = ? AND file_id IS NULL", (origin,))
+        self.db.executemany(
+            """INSERT INTO symbols (fqn, name, kind, language, file_id, path, start_line, end_line, parent_fqn,
+               module, bases, generated, origin) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (s.fqn, s.name, s.kind, s.language, s.path, s.line, s.line, s.parent, s.module, "\n".join(s.bases),
+                 int(generated), origin)
+                for s in symbols
+            ],
+        )
 
     # meta --------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str = "") -> str:

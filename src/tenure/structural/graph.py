@@ -1,0 +1,159 @@
+"""The graph as all sources see it: tree-sitter's edges merged, when read, with what the other
+sources (lsp, bytecode, di, trace) hold in `source_edges`.
+
+A source row that names the same (src, dst, relation) as a tree-sitter edge, on the same line or
+on no line, is evidence about that edge: `confirms` adds the source and lifts the tier to the
+strongest one confirmed; `refutes` keeps the edge but marks it ruled out (`refuted_by`), so a
+checker's verdict is shown with its provenance instead of deleting anything. A row that matches
+no tree-sitter edge is an edge only that source knows (a call through an attribute, a generated
+method, a trace between services).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from tenure.namespace.tiers import Tier
+from tenure.storage import Database
+
+TREE_SITTER = "tree-sitter"
+_RANK = {t.value: i for i, t in enumerate(Tier)}
+
+
+@dataclass
+class GraphEdge:
+    src: str
+    dst: str | None
+    relation: str
+    tier: str
+    path: str
+    line: int
+    name: str = ""
+    detail: str = ""
+    sources: list[str] = field(default_factory=list)
+    refuted_by: list[str] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)  # profiles, services: where the evidence holds
+    count: int = 0  # times observed (traces)
+    first_seen: str = ""
+    last_seen: str = ""
+    generated: bool = False  # the dependant exists only in compiled or generated code
+
+    @property
+    def refuted(self) -> bool:
+        """Ruled out by a checker and confirmed by nothing stronger than a name match."""
+        return bool(self.refuted_by) and self.tier not in (Tier.RESOLVED, Tier.OBSERVED)
+
+    def absorb(self, row: dict) -> None:
+        if row["source"] not in self.sources:
+            self.sources.append(row["source"])
+        if row["verdict"] == "refutes":
+            if row["source"] not in self.refuted_by:
+                self.refuted_by.append(row["source"])
+            return
+        if _RANK[row["tier"]] < _RANK[self.tier]:
+            self.tier = row["tier"]
+        if row["context"] and row["context"] not in self.contexts:
+            self.contexts.append(row["context"])
+        self.count += row["count"]
+        if row["first_seen"] and (not self.first_seen or row["first_seen"] < self.first_seen):
+            self.first_seen = row["first_seen"]
+        self.last_seen = max(self.last_seen, row["last_seen"])
+        if row["detail"] and not self.detail:
+            self.detail = row["detail"]
+
+    def as_dict(self) -> dict:
+        return {
+            "src": self.src, "dst": self.dst, "name": self.name, "relation": self.relation, "tier": self.tier,
+            "sources": sorted(self.sources), "refuted_by": sorted(self.refuted_by), "contexts": self.contexts,
+            "count": self.count, "first_seen": self.first_seen, "last_seen": self.last_seen,
+            "path": self.path, "line": self.line, "detail": self.detail, "generated": self.generated,
+        }
+
+
+_GENERATED = "COALESCE((SELECT MAX(generated) FROM symbols y WHERE y.fqn = e.src_fqn), 0) AS generated"
+_TS_SQL = (
+    f"SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail, {_GENERATED} FROM edges e"
+)
+_SOURCE_SQL = f"SELECT e.*, {_GENERATED} FROM source_edges e"
+
+
+def dependants_of(db: Database, fqns: Iterable[str]) -> list[GraphEdge]:
+    """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included."""
+    fqns = list(fqns)
+    ts_rows: list[dict] = []
+    source_rows: list[dict] = []
+    for i in range(0, len(fqns), 500):
+        chunk = fqns[i : i + 500]
+        where = f" WHERE e.dst_fqn IN ({', '.join('?' * len(chunk))}) AND e.src_fqn != e.dst_fqn"
+        ts_rows += db.query(_TS_SQL + where, chunk)
+        source_rows += db.query(_SOURCE_SQL + where, chunk)
+    edges = merge(ts_rows, source_rows)
+    edges.sort(key=lambda e: (e.relation, _RANK[e.tier], e.src, e.line))
+    return edges
+
+
+def all_edges(db: Database) -> Iterator[GraphEdge]:
+    """Every edge of the project, merged: tree-sitter's in file order, then those only other sources know."""
+    by_key: dict[tuple, list[dict]] = {}
+    for row in db.iter_query(_SOURCE_SQL + " ORDER BY e.id"):
+        by_key.setdefault((row["src_fqn"], row["dst_fqn"], row["relation"]), []).append(row)
+    used: set[int] = set()
+    for row in db.iter_query(_TS_SQL + " ORDER BY e.path, e.line, e.src_fqn, e.dst_fqn"):
+        edge = _from_tree_sitter(row)
+        for srow in by_key.get((edge.src, edge.dst, edge.relation), ()):
+            if srow["line"] in (0, edge.line):
+                edge.absorb(srow)
+                used.add(srow["id"])
+        yield edge
+    leftover = [r for rows in by_key.values() for r in rows if r["id"] not in used]
+    yield from merge([], leftover)
+
+
+def merge(ts_rows: list[dict], source_rows: list[dict]) -> list[GraphEdge]:
+    edges = [_from_tree_sitter(r) for r in ts_rows]
+    by_key: dict[tuple, list[GraphEdge]] = {}
+    for e in edges:
+        by_key.setdefault((e.src, e.dst, e.relation), []).append(e)
+    only_source: dict[tuple, GraphEdge] = {}
+    for row in source_rows:
+        key = (row["src_fqn"], row["dst_fqn"], row["relation"])
+        matches = [e for e in by_key.get(key, ()) if row["line"] in (0, e.line)]
+        for e in matches:
+            e.absorb(row)
+        if matches or row["verdict"] == "refutes":
+            continue  # a refutation of an edge tree-sitter never had says nothing
+        edge = only_source.get((*key, row["line"]))
+        if edge is None:
+            edge = only_source[(*key, row["line"])] = GraphEdge(
+                src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"],
+                path=row["path"], line=row["line"], name=row["dst_name"], generated=bool(row["generated"]),
+            )
+        edge.absorb(row)
+    return edges + list(only_source.values())
+
+
+def _from_tree_sitter(row: dict) -> GraphEdge:
+    return GraphEdge(
+        src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"], path=row["path"] or "",
+        line=row["line"] or 0, name=row["dst_name"], detail=row["detail"], sources=[TREE_SITTER],
+        generated=bool(row["generated"]),
+    )
+
+
+def unknown_target_sites(db: Database, languages: list[str], name: str | None = None) -> int:
+    """Call sites with no known target in code of these languages: dynamic ones (`name` None), or
+    the unresolved sites of one method name. A site two sources both saw counts once."""
+    marks = ", ".join("?" * len(languages))
+    if name is None:
+        cond, params = "dst_fqn IS NULL AND tier = ?", [Tier.DYNAMIC.value]
+    else:
+        cond, params = "dst_fqn IS NULL AND dst_name = ? AND tier != ?", [name, Tier.DYNAMIC.value]
+    sql = (
+        f"SELECT COUNT(*) AS n FROM ("
+        f" SELECT src_fqn, line FROM edges WHERE {cond}"
+        f"  AND file_id IN (SELECT id FROM files WHERE language IN ({marks}))"
+        f" UNION SELECT src_fqn, line FROM source_edges WHERE {cond} AND verdict = 'confirms'"
+        f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN ({marks})))"
+    )
+    return db.query(sql, (*params, *languages, *params, *languages))[0]["n"]

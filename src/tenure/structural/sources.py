@@ -1,0 +1,33 @@
+"""Sources that run after tree-sitter's pass (bytecode, DI wiring, language servers, …).
+
+Each one looks at the project, writes its evidence as `source_edges` (and source symbols) through
+the structural store, and returns a short JSON-ready report that `tenure index` prints. A source
+that fails is reported with its reason and never fails the index: tree-sitter's graph stands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
+    from tenure.structural.indexer import IndexReport
+
+
+class AfterIndex(Protocol):
+    name: str
+
+    def run(self, tenure: Tenure, report: IndexReport) -> dict: ...
+
+
+def after_index_sources() -> list[AfterIndex]:
+    """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
+    return []
+
+
+def run_after_index(tenure: Tenure, report: IndexReport) -> None:
+    for source in after_index_sources():
+        try:
+            report.sources[source.name] = source.run(tenure, report)
+        except Exception as exc:  # noqa: BLE001 — one broken source must not cost the index
+            report.sources[source.name] = {"error": f"{type(exc).__name__}: {exc}"}
