@@ -125,7 +125,29 @@ def test_an_edit_that_only_moves_code_resolves_only_its_own_file(make_repo) -> N
         report = t.index()
         assert (report.files_parsed, report.files_resolved) == (1, 1)
         (root / "app/models.py").write_text(BASE["app/models.py"] + "\n\ndef extra():\n    pass\n")
-        assert t.index().files_resolved > 1  # a new definition: its readers are resolved again
+        # a new definition: its readers are looked at again (none asked for `extra`, so none changes)
+        report = t.index()
+        assert report.files_resolved + report.files_verified > 1
+
+
+def test_a_new_definition_re_resolves_only_the_readers_that_asked_for_its_name(make_repo, tmp_path: Path) -> None:
+    files = {f"pkg/user{i}.py": f"from pkg import base\n\n\ndef use{i}():\n    return base.f()\n" for i in range(10)}
+    files |= {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "def f():\n    return 1\n",
+        "pkg/hopeful.py": "from pkg import base\n\n\ndef call():\n    return base.g()\n",  # no g yet
+    }
+    root = make_repo(files)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert not t.what_breaks("pkg.hopeful.call")["dependants"]
+        (root / "pkg/base.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 2\n")
+        report = t.index()
+        # base.py itself and hopeful.py (it asked for `g`); the ten users asked only for `f`
+        assert (report.files_resolved, report.files_verified) == (2, 10)
+        callers = t.what_breaks("pkg.base.g")["dependants"]
+        assert [(d["symbol"], d["tier"]) for d in callers] == [("pkg.hopeful.call", "inferred")]
+        assert snapshot(t) == clean_index(root, tmp_path)
 
 
 def test_watch_mode_update_with_changed_paths_equals_full_walk(make_repo, tmp_path: Path) -> None:

@@ -24,7 +24,14 @@ import msgspec
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
-from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, resolver_for, touched_keys
+from tenure.structural.resolve import (
+    ProjectIndex,
+    ProjectView,
+    SymbolInfo,
+    resolver_for,
+    touched_keys,
+    verifier_for,
+)
 from tenure.structural.store import StructuralStore
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
@@ -43,6 +50,7 @@ class IndexReport:
     files_unchanged: int = 0
     files_removed: int = 0
     files_resolved: int = 0
+    files_verified: int = 0  # dependants whose answers from other files still held: edges kept as they were
     symbols: int = 0
     edges: int = 0
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
@@ -372,13 +380,16 @@ class Indexer:
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
             new_modules = self._new_modules(known)
-            affected = changed_ids | self.store.files_depending_on(touched) | self.store.files_missing(new_modules)
+            looked_for_new = self.store.files_missing(new_modules)
+            dependants = self.store.files_depending_on(touched) - changed_ids - looked_for_new
+            affected = changed_ids | dependants | looked_for_new
             mark = time.perf_counter()
             report.phases["store"] = mark - started - sum(report.phases.values())
             rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
-                report.files_resolved = self._resolve(affected, progress, report.phases, rewritten, generation_before)
+                report.files_resolved, report.files_verified = self._resolve(
+                    affected, dependants, progress, report.phases, rewritten, generation_before)
             except BaseException:
                 self._index = None  # it may hold state the rolled-back transaction never committed
                 raise
@@ -475,40 +486,66 @@ class Indexer:
         return index, rows
 
     def _resolve(
-        self, file_ids: set[int], progress: Progress | None, phases: dict[str, float], rewritten: set[str],
-        generation: str,
-    ) -> int:
+        self, file_ids: set[int], verifiable: set[int], progress: Progress | None, phases: dict[str, float],
+        rewritten: set[str], generation: str,
+    ) -> tuple[int, int]:
+        """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold.
+        Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
+        kept = self._still_valid(index, [r for r in rows if r["id"] in verifiable]) if verifiable else set()
+        file_ids = file_ids - kept
         if not file_ids:
-            return 0
+            return 0, len(kept)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
         # Re-resolving most of the project is a bulk load: indexes are built once at the end.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
         with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
             if bulk:
                 self.store.delete_edges_of([file_id for file_id, _, _ in todo])
-            for done, (file_id, path, edges, deps, missing) in enumerate(_resolve_all(index, todo), start=1):
+            for done, (file_id, path, edges, deps, missing, answers) in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
-                self.store.replace_edges(file_id, path, edges, deps, missing, fresh=bulk)
+                self.store.replace_edges(file_id, path, edges, deps, missing, answers, fresh=bulk)
                 phases["write edges"] += time.perf_counter() - mark
                 if progress:
                     progress("resolve", done, len(todo))
-        return len(todo)
+        return len(todo), len(kept)
+
+    def _still_valid(self, index: ProjectIndex, rows: list[dict]) -> set[int]:
+        """The dependants whose resolution would come out the same: asked again, every question
+        they asked of the project gets the same answer (early cutoff). Their edges stay."""
+        stored = self.store.answers(r["id"] for r in rows)
+        by_resolver: dict[str, list[tuple[int, bytes]]] = {}
+        for r in rows:
+            if r["id"] in stored:
+                by_resolver.setdefault(language_table()[r["language"]].resolver, []).append((r["id"], stored[r["id"]]))
+        kept: set[int] = set()
+        for name, items in by_resolver.items():
+            verify = verifier_for(name)
+            if verify is None:
+                continue
+            view = ProjectView(index)
+            try:
+                still = verify(items, view)
+            except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
+                continue
+            self.store.add_reads(still, view.deps, view.missing)
+            kept |= still
+        return kept
 
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.
 _SHARED_INDEX: ProjectIndex | None = None
 
 
-Resolved = tuple[int, str, list, set[str], set[str]]  # file id, path, edges, deps, missing modules
+Resolved = tuple[int, str, list, set[str], set[str], bytes | None]  # id, path, edges, deps, missing, answers
 
 
 def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
     facts = index.facts(path)
     view = ProjectView(index)
     edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
-    return file_id, path, edges, view.deps, view.missing
+    return file_id, path, edges, view.deps, view.missing, view.answers
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> list[Resolved]:

@@ -147,6 +147,18 @@ def m003_source_edges(db: Database) -> None:
     db.execute("DROP TABLE edge_sources")
 
 
+@migrations
+def m004_resolution_answers(db: Database) -> None:
+    # What a file's resolution asked of other files and a digest of each answer (resolve/python.py):
+    # a dependant whose answers still hold keeps its edges instead of being resolved again.
+    db.execute(
+        """CREATE TABLE resolution_answers (
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            answers BLOB NOT NULL
+        )"""
+    )
+
+
 class SourceEdge(msgspec.Struct, frozen=True):
     """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
     source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
@@ -252,20 +264,27 @@ class StructuralStore:
     # edges -------------------------------------------------------------------------------------
     def delete_edges_of(self, file_ids: list[int]) -> None:
         """Drop the edges and reads of many files at once (before a bulk replace)."""
-        for table in ("edges", "resolution_deps"):
+        for table in ("edges", "resolution_deps", "resolution_answers"):
             for i in range(0, len(file_ids), 500):
                 chunk = file_ids[i : i + 500]
                 self.db.execute(f"DELETE FROM {table} WHERE file_id IN ({', '.join('?' * len(chunk))})", chunk)
 
     def replace_edges(
         self, file_id: int, path: str, edges: Iterable[EdgeOut], deps: set[str], missing: set[str],
-        fresh: bool = False,
+        answers: bytes | None = None, fresh: bool = False,
     ) -> None:
-        """Swap in the edges one file's resolution produced, what it read, and which modules it
-        looked for in vain. `fresh`: the file's old edges are already gone."""
+        """Swap in the edges one file's resolution produced, what it read, which modules it looked
+        for in vain, and the answers it got. `fresh`: the file's old edges are already gone."""
         if not fresh:
             self.db.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
             self.db.execute("DELETE FROM resolution_deps WHERE file_id = ?", (file_id,))
+        if answers is None:
+            self.db.execute("DELETE FROM resolution_answers WHERE file_id = ?", (file_id,))
+        else:
+            self.db.execute(
+                "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)"
+                " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers", (file_id, answers)
+            )
         self.db.execute(
             "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
@@ -279,6 +298,44 @@ class StructuralStore:
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", [(file_id, k) for k in sorted(deps)]
         )
+
+    def answers(self, file_ids: Iterable[int]) -> dict[int, bytes]:
+        found: dict[int, bytes] = {}
+        ids = sorted(file_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            for r in self.db.query(
+                f"SELECT file_id, answers FROM resolution_answers WHERE file_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                found[r["file_id"]] = r["answers"]
+        return found
+
+    def add_reads(self, file_ids: Iterable[int], deps: set[str], missing: set[str]) -> None:
+        """Widen files' recorded reads (a verification read these on their behalf): more keys can
+        only make a later update look at a file more often, never miss one."""
+        ids = sorted(file_ids)
+        keys = sorted(deps)
+        have: set[tuple[int, str]] = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            have.update(
+                (r["file_id"], r["key"]) for r in self.db.query(
+                    f"SELECT file_id, key FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            )
+        self.db.executemany(
+            "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
+            [(f, k) for f in ids for k in keys if (f, k) not in have],
+        )
+        for i in range(0, len(ids) if missing else 0, 500):
+            chunk = ids[i : i + 500]
+            for r in self.db.query(
+                f"SELECT file_id, modules FROM resolution_missing WHERE file_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                modules = sorted(set(_msgpack.decode(r["modules"])) | missing)
+                self.db.execute("UPDATE resolution_missing SET modules = ? WHERE file_id = ?",
+                                (_msgpack.encode(modules), r["file_id"]))
 
     def files_depending_on(self, keys: set[str]) -> set[int]:
         found: set[int] = set()

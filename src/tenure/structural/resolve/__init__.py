@@ -101,6 +101,9 @@ class ProjectView:
         self._index = index
         self.deps: set[str] = set()
         self.missing: set[str] = set()
+        # Set by a resolver that can later check its result still holds without resolving again
+        # (see `verifier_for`): an opaque record of what it asked of the project and the answers.
+        self.answers: bytes | None = None
 
     def _module(self, module: str) -> bool:
         exists = module in self._index.module_paths
@@ -156,6 +159,17 @@ class Resolver(Protocol):
 def resolver_for(name: str) -> Resolver:
     """Resolvers are plug-ins: module `tenure.structural.resolve.<name>` exporting `resolve`."""
     return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
+
+
+class Verifier(Protocol):
+    def __call__(self, items: list[tuple[int, bytes]], view: ProjectView) -> set[int]: ...
+
+
+@cache
+def verifier_for(name: str) -> Verifier | None:
+    """A resolver plug-in may export `verify(items, view)`: given files' stored answers, the ids
+    of those whose resolution would come out the same (their edges are kept as they are)."""
+    return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "verify", None)
 
 
 def candidates_tier(count: int) -> Tier:

@@ -22,6 +22,7 @@ them: `<builtin>.len`, `requests.get`, `<**PyStr**>.join`.
 from __future__ import annotations
 
 import builtins
+import hashlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -265,6 +266,15 @@ class Project:
                 if path.endswith((f"/{spelled}.py", f"/{spelled}.pyi", f"/{spelled}/__init__.py")):
                     return candidate
         return dotted
+
+    def flags(self, fn: Value) -> str:
+        """A function's decorator flags (property, staticmethod, …) as its module declares them."""
+        mf = self.flow(fn[1])
+        return mf.flags(fn[2]) if mf is not None else ""
+
+    def returns_something(self, fn: Value) -> bool:
+        mf = self.flow(fn[1])
+        return mf is not None and any(i in mf.returns for i in mf.scopes_of(fn[2]))
 
     def named(self, name: str) -> tuple[SymbolInfo, ...]:
         """Python definitions anywhere in the project called `name` (for names nothing else binds)."""
@@ -1061,8 +1071,7 @@ class Analysis:
         return EMPTY
 
     def _flags(self, fn: Value) -> str:
-        mf = self.mf if fn[1] == self.module else self.project.flow(fn[1])
-        return mf.flags(fn[2]) if mf is not None else ""
+        return self.mf.flags(fn[2]) if fn[1] == self.module else self.project.flags(fn)
 
     def _via_instance(self, value: Value) -> frozenset | set:
         """A class member read through an instance: methods bind, properties run their getter."""
@@ -1161,8 +1170,9 @@ class Analysis:
         return EMPTY
 
     def _returns_something(self, fn: Value) -> bool:
-        mf = self.mf if fn[1] == self.module else self.project.flow(fn[1])
-        return mf is not None and any(i in mf.returns for i in mf.scopes_of(fn[2]))
+        if fn[1] != self.module:
+            return self.project.returns_something(fn)
+        return any(i in self.mf.returns for i in self.mf.scopes_of(fn[2]))
 
     def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
         kind = callee[0]
@@ -1448,7 +1458,142 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
 
 
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+    answers = Answers()
     project = Project(view)
-    analysis = Analysis(module_flow(facts), Analysed(project), project, record=True)
+    analysis = Analysis(module_flow(facts), AskedLower(Analysed(project), answers), AskedProject(project, answers),
+                        record=True)  # type: ignore[arg-type]
     analysis.run()
-    return _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
+    edges = _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
+    view.answers = answers.encode()
+    return edges
+
+
+# --------------------------------------------------------------------------------------------------
+# Answers: what resolving a file learned of other modules, kept so that a later index can check
+# they still hold and keep the file's edges instead of resolving it again (an early cutoff: adding
+# a function to a module its 900 importers read re-resolves only those that asked for that name)
+# --------------------------------------------------------------------------------------------------
+
+
+class Answers:
+    """Every question a file's analysis asked of the rest of the project, with a digest of the answer.
+    The questions are context-free (another module on its own), so the same question asked later
+    of an unchanged project gets the same answer."""
+
+    def __init__(self) -> None:
+        self.log: dict[tuple, bytes] = {}
+        self.complete = True  # False: the analysis read something no question covers
+
+    def note(self, query: tuple, answer: object) -> object:
+        if query not in self.log:
+            self.log[query] = hashlib.blake2b(repr(_canonical(answer)).encode(), digest_size=8).digest()
+        return answer
+
+    def encode(self) -> bytes | None:
+        if not self.complete:
+            return None
+        try:
+            return msgspec.msgpack.encode(list(self.log.items()))
+        except (TypeError, msgspec.EncodeError):
+            return None
+
+
+def _canonical(answer: object) -> object:
+    """Sets in a fixed order (string hashing differs between processes)."""
+    if isinstance(answer, (frozenset, set)):
+        return sorted(repr(_canonical(x)) for x in answer)
+    if isinstance(answer, (list, tuple)):
+        return [_canonical(x) for x in answer]
+    return answer
+
+
+class AskedProject:
+    """The project as the file being resolved sees it: every question answered by the real
+    :class:`Project` and noted. Reading another module's facts directly is no question: it marks
+    the answers incomplete, and the file is resolved again whenever something it read changes."""
+
+    def __init__(self, inner: Project, answers: Answers) -> None:
+        self.inner, self.answers = inner, answers
+
+    def exists(self, module: str) -> bool:
+        return self.answers.note(("exists", module), self.inner.exists(module))  # type: ignore[return-value]
+
+    def module_named(self, dotted: str) -> str:
+        return self.answers.note(("module_named", dotted), self.inner.module_named(dotted))  # type: ignore[return-value]
+
+    def flags(self, fn: Value) -> str:
+        return self.answers.note(("flags", fn), self.inner.flags(fn))  # type: ignore[return-value]
+
+    def returns_something(self, fn: Value) -> bool:
+        return self.answers.note(("returns_something", fn), self.inner.returns_something(fn))  # type: ignore[return-value]
+
+    def named(self, name: str) -> tuple[SymbolInfo, ...]:
+        found = self.inner.named(name)
+        # what the analysis uses of them: not their lines, so moving code answers the same
+        self.answers.note(("named", name), [(s.fqn, s.name, s.kind, s.parent, s.module) for s in found])
+        return found
+
+    import_values = Project.import_values  # built of exists, module_named and an export: all noted
+
+    def facts(self, module: str) -> FileFacts | None:
+        self.answers.complete = False
+        return self.inner.facts(module)
+
+    def flow(self, module: str) -> ModuleFlow | None:
+        self.answers.complete = False
+        return self.inner.flow(module)
+
+
+class AskedLower:
+    """:class:`Analysed`, with every answer noted."""
+
+    def __init__(self, inner: Analysed, answers: Answers) -> None:
+        self.inner, self.answers = inner, answers
+
+    def export(self, module: str, name: str) -> frozenset:
+        return self.answers.note(("export", module, name), self.inner.export(module, name))  # type: ignore[return-value]
+
+    def class_attr(self, cls: Value, name: str) -> frozenset:
+        return self.answers.note(("class_attr", cls, name), self.inner.class_attr(cls, name))  # type: ignore[return-value]
+
+    def bases(self, cls: Value) -> list[frozenset]:
+        return self.answers.note(("bases", cls), self.inner.bases(cls))  # type: ignore[return-value]
+
+    def returns(self, fn: Value) -> frozenset:
+        return self.answers.note(("returns", fn), self.inner.returns(fn))  # type: ignore[return-value]
+
+    def yields(self, fn: Value) -> frozenset:
+        return self.answers.note(("yields", fn), self.inner.yields(fn))  # type: ignore[return-value]
+
+    def field(self, obj: Value, key: object) -> frozenset:
+        return self.answers.note(("field", obj, key), self.inner.field(obj, key))  # type: ignore[return-value]
+
+
+def verify(items: list[tuple[int, bytes]], view: ProjectView) -> set[int]:
+    """The files (id, stored answers) whose every question still gets the same answer: resolving
+    them again would give the same edges. What the questions read now is recorded in `view`."""
+    project = Project(view)
+    answers = Answers()
+    asked = {"lower": AskedLower(Analysed(project), answers), "project": AskedProject(project, answers)}
+    still: set[int] = set()
+    for file_id, blob in items:
+        for query, digest in msgspec.msgpack.decode(blob):
+            query = _thaw(query)
+            if query not in answers.log:
+                getattr(asked[_ASKED_OF[query[0]]], query[0])(*query[1:])
+            if answers.log[query] != digest:
+                break
+        else:
+            still.add(file_id)
+    return still
+
+
+_ASKED_OF = {
+    **dict.fromkeys(("exists", "module_named", "flags", "returns_something", "named"), "project"),
+    **dict.fromkeys(("export", "class_attr", "bases", "returns", "yields", "field"), "lower"),
+}
+
+
+def _thaw(x: object) -> object:
+    """msgpack gives lists where the query had tuples (values are tuples, and hashed)."""
+    return tuple(_thaw(e) for e in x) if isinstance(x, list) else x
