@@ -21,7 +21,7 @@ Measured:
 3. re-index with nothing changed, then a one-file update: a comment line appended to a mid-size
    ``.py`` file, timed through the CLI (includes process start) and in-process through the Python API
    (``Tenure.index()`` in a warm process); then a new function appended (symbols change, through the
-   API); then the original restored and re-indexed;
+   API), then its body edited; then the original restored and re-indexed;
 4. ``what-breaks`` at depth 1 through the Python API in one warm process (as an MCP server would
    answer): p50/p95/max over ``--samples`` symbols drawn (seeded) from the symbols that have at least
    one incoming edge, plus the 5 most depended-on symbols; and the CLI's cold latency
@@ -66,6 +66,7 @@ from common import (
 DJANGO = ("django", "5.1.4")
 TOUCH_LINE = "\n# tenure bench: harmless appended comment\n"
 NEW_FUNCTION = "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n"
+EDITED_FUNCTION = "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n"
 SKIP_DIRS = {".tenure", ".git", "__pycache__", "node_modules", ".venv", "venv"}
 
 # The wrapper runs the command, then reports its own view of the children: wall time and rusage.
@@ -272,6 +273,8 @@ def incremental(cmd: list[str], root: Path, target: Path) -> dict[str, float | N
                     root, lambda: target.write_bytes(original + (TOUCH_LINE * 3).encode()), changed))
             times["one file, function added (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + NEW_FUNCTION.encode())))
+            times["one file, function body edited (API, warm)"] = attempt("API update", lambda: _api_index_after(
+                root, lambda: target.write_bytes(original + EDITED_FUNCTION.encode())))
     finally:
         target.write_bytes(original)
     times["one file, restored (CLI)"] = _cli_index(cmd, root)
@@ -312,8 +315,11 @@ def _api_index_after(root: Path, edit: Callable[[], object], changed: set[str] |
     t = open_api(root)
     edit()
     start = time.perf_counter()
-    t.index(changed_paths=changed)
-    return time.perf_counter() - start
+    report = t.index(changed_paths=changed)
+    seconds = time.perf_counter() - start
+    print(f"  update: {report.files_resolved} files resolved, {report.files_verified} verified and kept, "
+          f"{seconds:.3f} s", file=sys.stderr)
+    return seconds
 
 
 def depended_on(root: Path) -> list[tuple[str, int]]:

@@ -201,3 +201,21 @@ def test_a_warm_indexer_notices_another_process_indexed_in_between(make_repo, tm
         (root / "app/models.py").write_text("def tax(x):\n    return x\n\n\ndef levy():\n    return 1\n")
         first.index()
         assert snapshot(first) == clean_index(root, cleans)
+
+
+def test_a_change_seen_through_a_re_export_re_resolves_the_files_that_asked(make_repo, tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/impl.py": "def make():\n    return 1\n",
+        "pkg/api.py": "from pkg.impl import make\n",  # a re-export: user.py asks api, the answer lives in impl
+        "pkg/user.py": "from pkg.api import make\n\n\ndef use():\n    return make()\n",
+    }
+    root = make_repo(files)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.db.query("SELECT COUNT(*) AS n FROM resolution_answers")[0]["n"] == 4  # every file can be verified
+        (root / "pkg/impl.py").write_text("def helper():\n    return 0\n\n\nclass make:\n    pass\n")
+        t.index()
+        assert [(d["symbol"], d["relation"]) for d in t.what_breaks("pkg.impl.make")["dependants"]
+                if d["symbol"] == "pkg.user.use"] == [("pkg.user.use", "instantiates")]
+        assert snapshot(t) == clean_index(root, tmp_path)

@@ -389,7 +389,7 @@ class Indexer:
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
                 report.files_resolved, report.files_verified = self._resolve(
-                    affected, dependants, progress, report.phases, rewritten, generation_before)
+                    affected, dependants, touched, progress, report.phases, rewritten, generation_before)
             except BaseException:
                 self._index = None  # it may hold state the rolled-back transaction never committed
                 raise
@@ -486,14 +486,15 @@ class Indexer:
         return index, rows
 
     def _resolve(
-        self, file_ids: set[int], verifiable: set[int], progress: Progress | None, phases: dict[str, float],
-        rewritten: set[str], generation: str,
+        self, file_ids: set[int], verifiable: set[int], touched: set[str], progress: Progress | None,
+        phases: dict[str, float], rewritten: set[str], generation: str,
     ) -> tuple[int, int]:
-        """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold.
-        Returns (files resolved, files verified and kept)."""
+        """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
+        after the `touched` keys changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
-        kept = self._still_valid(index, [r for r in rows if r["id"] in verifiable]) if verifiable else set()
+        verifiable_rows = [r for r in rows if r["id"] in verifiable]
+        kept = self._still_valid(index, verifiable_rows, touched) if verifiable_rows else set()
         file_ids = file_ids - kept
         if not file_ids:
             return 0, len(kept)
@@ -511,14 +512,17 @@ class Indexer:
                     progress("resolve", done, len(todo))
         return len(todo), len(kept)
 
-    def _still_valid(self, index: ProjectIndex, rows: list[dict]) -> set[int]:
+    def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: set[str]) -> set[int]:
         """The dependants whose resolution would come out the same: asked again, every question
-        they asked of the project gets the same answer (early cutoff). Their edges stay."""
+        they asked of the project that read a touched key gets the same answer (early cutoff).
+        Their edges stay."""
         stored = self.store.answers(r["id"] for r in rows)
-        by_resolver: dict[str, list[tuple[int, bytes]]] = {}
+        hit = self.store.keys_read(touched, set(stored))
+        by_resolver: dict[str, list[tuple[int, bytes, set[str]]]] = {}
         for r in rows:
             if r["id"] in stored:
-                by_resolver.setdefault(language_table()[r["language"]].resolver, []).append((r["id"], stored[r["id"]]))
+                by_resolver.setdefault(language_table()[r["language"]].resolver, []).append(
+                    (r["id"], stored[r["id"]], hit.get(r["id"], set())))
         kept: set[int] = set()
         for name, items in by_resolver.items():
             verify = verifier_for(name)
@@ -529,8 +533,8 @@ class Indexer:
                 still = verify(items, view)
             except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
                 continue
-            self.store.add_reads(still, view.deps, view.missing)
-            kept |= still
+            self.store.keep_verified(still)
+            kept |= set(still)
         return kept
 
 

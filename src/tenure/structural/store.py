@@ -311,43 +311,48 @@ class StructuralStore:
                 found[r["file_id"]] = r["answers"]
         return found
 
-    def add_reads(self, file_ids: Iterable[int], deps: set[str], missing: set[str]) -> None:
-        """Widen files' recorded reads (a verification read these on their behalf): more keys can
-        only make a later update look at a file more often, never miss one."""
-        ids = sorted(file_ids)
-        keys = sorted(deps)
-        have: set[tuple[int, str]] = set()
-        for i in range(0, len(keys), 500):
-            chunk = keys[i : i + 500]
-            have.update(
-                (r["file_id"], r["key"]) for r in self.db.query(
-                    f"SELECT file_id, key FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
-            )
+    def keep_verified(self, verified: dict[int, tuple[bytes | None, set[str], set[str]]]) -> None:
+        """Files whose resolution was verified to stand: store their answers where they moved and
+        add what the verification read on their behalf to their reads (more keys can only make a
+        later update look at a file more often, never miss one)."""
+        self.db.executemany(
+            "UPDATE resolution_answers SET answers = ? WHERE file_id = ?",
+            [(blob, file_id) for file_id, (blob, _, _) in verified.items() if blob is not None],
+        )
+        keys = set().union(*(k for _, k, _ in verified.values()))
+        have = self.keys_read(keys, set(verified))
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
-            [(f, k) for f in ids for k in keys if (f, k) not in have],
+            [(f, k) for f, (_, ks, _) in verified.items() for k in sorted(ks - have.get(f, set()))],
         )
-        for i in range(0, len(ids) if missing else 0, 500):
+        grown = {f: missing for f, (_, _, missing) in verified.items() if missing}
+        ids = sorted(grown)
+        for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             for r in self.db.query(
                 f"SELECT file_id, modules FROM resolution_missing WHERE file_id IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ):
-                modules = sorted(set(_msgpack.decode(r["modules"])) | missing)
-                self.db.execute("UPDATE resolution_missing SET modules = ? WHERE file_id = ?",
-                                (_msgpack.encode(modules), r["file_id"]))
+                before = set(_msgpack.decode(r["modules"]))
+                if not grown[r["file_id"]] <= before:
+                    self.db.execute("UPDATE resolution_missing SET modules = ? WHERE file_id = ?",
+                                    (_msgpack.encode(sorted(before | grown[r["file_id"]])), r["file_id"]))
 
-    def files_depending_on(self, keys: set[str]) -> set[int]:
-        found: set[int] = set()
+    def keys_read(self, keys: set[str], file_ids: set[int] | None = None) -> dict[int, set[str]]:
+        """file id -> which of `keys` its resolution read (of the given files only, if any)."""
+        found: dict[int, set[str]] = {}
         keys_list = sorted(keys)
         for i in range(0, len(keys_list), 500):
             chunk = keys_list[i : i + 500]
-            rows = self.db.query(
-                f"SELECT DISTINCT file_id FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})",
-                chunk,
-            )
-            found.update(r["file_id"] for r in rows)
+            for r in self.db.query(
+                f"SELECT file_id, key FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})", chunk
+            ):
+                if file_ids is None or r["file_id"] in file_ids:
+                    found.setdefault(r["file_id"], set()).add(r["key"])
         return found
+
+    def files_depending_on(self, keys: set[str]) -> set[int]:
+        return set(self.keys_read(keys))
 
     def files_missing(self, modules: set[str]) -> set[int]:
         """Files whose resolution looked for one of these modules and did not find it."""

@@ -104,26 +104,54 @@ class ProjectView:
         # Set by a resolver that can later check its result still holds without resolving again
         # (see `verifier_for`): an opaque record of what it asked of the project and the answers.
         self.answers: bytes | None = None
+        # Nested recordings (a resolver's question, a cached lookup): every read lands in each open one.
+        self._frames: list[tuple[set[str], set[str]]] = []
+
+    @property
+    def recording(self) -> bool:
+        return bool(self._frames)
+
+    def begin(self) -> None:
+        self._frames.append((set(), set()))
+
+    def end(self) -> tuple[set[str], set[str]]:
+        """The (keys, missing modules) read since the matching `begin`."""
+        return self._frames.pop()
+
+    def replay(self, keys: set[str], missing: set[str]) -> None:
+        """Record reads again (a cached result's), for the recordings open now."""
+        self.deps |= keys
+        self.missing |= missing
+        for frame_keys, frame_missing in self._frames:
+            frame_keys |= keys
+            frame_missing |= missing
+
+    def _dep(self, key: str) -> None:
+        self.deps.add(key)
+        for keys, _ in self._frames:
+            keys.add(key)
 
     def _module(self, module: str) -> bool:
         exists = module in self._index.module_paths
         if exists:
-            self.deps.add(f"mod:{module}")
+            self._dep(f"mod:{module}")
         else:
             self.missing.add(module)
+            for _, missing in self._frames:
+                missing.add(module)
         return exists
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
-        self.deps.add(f"sym:{fqn}")
+        self._dep(f"sym:{fqn}")
         return self._index.by_fqn.get(fqn, [])
 
     def named(self, name: str) -> list[SymbolInfo]:
-        self.deps.add(f"name:{name}")
+        self._dep(f"name:{name}")
         return self._index.by_name.get(name, [])
 
     def members(self, fqn: str) -> list[SymbolInfo]:
         """Definitions directly inside `fqn` (a class's methods, a module's top level)."""
-        self.deps.add(f"sym:{fqn}")
+        self._dep(f"sym:{fqn}")
         return self._index.by_parent.get(fqn, [])
 
     def module_exists(self, module: str) -> bool:
@@ -137,7 +165,7 @@ class ProjectView:
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""
-        self.deps.add(f"mod:{module}")
+        self._dep(f"mod:{module}")
         return self._index.facts(path)
 
 
@@ -161,14 +189,18 @@ def resolver_for(name: str) -> Resolver:
     return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
 
 
+Verified = dict[int, tuple[bytes | None, set[str], set[str]]]  # file id -> (new answers, keys, missing) read
+
+
 class Verifier(Protocol):
-    def __call__(self, items: list[tuple[int, bytes]], view: ProjectView) -> set[int]: ...
+    def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified: ...
 
 
 @cache
 def verifier_for(name: str) -> Verifier | None:
-    """A resolver plug-in may export `verify(items, view)`: given files' stored answers, the ids
-    of those whose resolution would come out the same (their edges are kept as they are)."""
+    """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the
+    dependency keys of each that changed, those whose resolution would come out the same (their
+    edges are kept), with their answers updated where they moved and the reads to add."""
     return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "verify", None)
 
 

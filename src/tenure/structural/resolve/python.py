@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -40,7 +41,7 @@ from tenure.structural.extractors.python import (
 )
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo, candidates_tier
+from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo, Verified, candidates_tier
 from tenure.structural.resolve.generic import python_absolute
 
 # A value: (kind, module, key). Kinds:
@@ -223,20 +224,22 @@ class Project:
             found = [f for f in self.view.module_facts(module) if f.language == "python"]
             facts = found[0] if found else None
             hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
+        elif self.view.recording:
+            self.view.module_exists(module)  # the read, for the recording open now
         if self.recorders:
             self._note(("facts", module), id(hit[0]) if hit[0] is not None else None)
         return hit[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
         hit = self._flows.get(module)
-        if hit is None or self.recorders:
+        if hit is None or self.recorders or self.view.recording:
             self.facts(module)
             hit = self._flows[module]
         return hit[1]
 
     def exists(self, module: str) -> bool:
         found = self._exists.get(module)
-        if found is None:
+        if found is None or self.view.recording:
             found = self._exists[module] = self.view.module_exists(module)
         if self.recorders:
             self._note(("exists", module), found)
@@ -249,8 +252,8 @@ class Project:
         hit = self._modules.get(dotted)
         if hit is None:
             hit = self._modules[dotted] = self._module_named(dotted)
-        elif self.recorders:
-            self._module_named(dotted)  # the reads, for the analysis that records them
+        elif self.recorders or self.view.recording:
+            self._module_named(dotted)  # the reads, for the analysis or question that records them
         return hit
 
     def _module_named(self, dotted: str) -> str:
@@ -280,6 +283,8 @@ class Project:
         """Python definitions anywhere in the project called `name` (for names nothing else binds)."""
         if name not in self._named:
             self._named[name] = tuple(s for s in self.view.named(name) if s.language == "python")
+        elif self.view.recording:
+            self.view.named(name)
         if self.recorders:
             self._note(("named", name), tuple(s.fqn for s in self._named[name]))
         return self._named[name]
@@ -287,6 +292,14 @@ class Project:
     def _note(self, key: tuple[str, str], seen: object) -> None:
         for rec in self.recorders:
             rec.setdefault(key, seen)
+
+    def replay(self, reads: Reads) -> None:
+        """Read again what a cached analysis read, for the recordings open now."""
+        for kind, arg in reads:
+            if kind == "named":
+                self.view.named(arg)
+            else:
+                self.view.module_exists(arg)
 
     def still_reads(self, reads: Reads) -> bool:
         """Read again, through this view, what a cached analysis read: True when all of it is the
@@ -340,37 +353,49 @@ class Syntactic(Lower):
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._exports: dict[tuple[str, str], frozenset] = {}
-        self._members: dict[tuple, frozenset] = {}
-        self._bases: dict[Value, list[frozenset]] = {}
+        # (what, of what) -> (the result, the keys and missing modules reading it took)
+        self._cache: dict[tuple, tuple[object, set[str], set[str]]] = {}
+
+    def _cached(self, key: tuple, compute: Callable[[], object]) -> object:
+        view = self.project.view
+        hit = self._cache.get(key)
+        if hit is not None:
+            if view.recording:
+                view.replay(hit[1], hit[2])
+            return hit[0]
+        view.begin()
+        try:
+            result = compute()
+        finally:
+            keys, missing = view.end()
+        self._cache[key] = (result, keys, missing)
+        return result
 
     def export(self, module: str, name: str) -> frozenset:
-        key = (module, name)
-        if key not in self._exports:
-            self._exports[key] = self._follow(module, name, set(), 0)
-        return self._exports[key]
+        return self._cached(("export", module, name), lambda: self._follow(module, name, set(), 0))  # type: ignore[return-value]
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
-        key = (cls, name)
-        if key not in self._members:
-            mf = self.project.flow(cls[1])
-            found: set[Value] = set()
-            for idx in mf.scopes_of(cls[2]) if mf is not None else ():
-                self._vars(mf, mf.names(idx, name), found, set(), 0)
-            self._members[key] = frozenset(found)
-        return self._members[key]
+        return self._cached(("attr", cls, name), lambda: self._class_attr(cls, name))  # type: ignore[return-value]
+
+    def _class_attr(self, cls: Value, name: str) -> frozenset:
+        mf = self.project.flow(cls[1])
+        found: set[Value] = set()
+        for idx in mf.scopes_of(cls[2]) if mf is not None else ():
+            self._vars(mf, mf.names(idx, name), found, set(), 0)
+        return frozenset(found)
 
     def bases(self, cls: Value) -> list[frozenset]:
-        if cls not in self._bases:
-            mf = self.project.flow(cls[1])
-            out: list[frozenset] = []
-            for idx in mf.scopes_of(cls[2]) if mf is not None else ():
-                for expr in mf.bases.get(idx, []):
-                    found: set[Value] = set()
-                    self._eval(mf, expr, found, set(), 0)
-                    out.append(frozenset(found))
-            self._bases[cls] = out
-        return self._bases[cls]
+        return self._cached(("bases", cls), lambda: self._bases_of(cls))  # type: ignore[return-value]
+
+    def _bases_of(self, cls: Value) -> list[frozenset]:
+        mf = self.project.flow(cls[1])
+        out: list[frozenset] = []
+        for idx in mf.scopes_of(cls[2]) if mf is not None else ():
+            for expr in mf.bases.get(idx, []):
+                found: set[Value] = set()
+                self._eval(mf, expr, found, set(), 0)
+                out.append(frozenset(found))
+        return out
 
     def returns(self, fn: Value) -> frozenset:
         return self.scope_exprs(fn, "returns")
@@ -383,15 +408,15 @@ class Syntactic(Lower):
 
     def scope_exprs(self, fn: Value, which: str) -> frozenset:
         """What `fn`'s return (or yield) statements give, read syntactically."""
-        key = (fn, which)
-        if key not in self._members:
-            mf = self.project.flow(fn[1])
-            found: set[Value] = set()
-            for idx in mf.scopes_of(fn[2]) if mf is not None else ():
-                for expr in getattr(mf, which).get(idx, []):
-                    self._eval(mf, expr, found, set(), 0)
-            self._members[key] = frozenset(found)
-        return self._members[key]
+        return self._cached((which, fn), lambda: self._scope_exprs(fn, which))  # type: ignore[return-value]
+
+    def _scope_exprs(self, fn: Value, which: str) -> frozenset:
+        mf = self.project.flow(fn[1])
+        found: set[Value] = set()
+        for idx in mf.scopes_of(fn[2]) if mf is not None else ():
+            for expr in getattr(mf, which).get(idx, []):
+                self._eval(mf, expr, found, set(), 0)
+        return frozenset(found)
 
     def _vars(self, mf: ModuleFlow, vars_: Iterable[int], out: set, seen: set, hops: int) -> None:
         for var in vars_:
@@ -458,24 +483,27 @@ class Analysed(Lower):
     def __init__(self, project: Project) -> None:
         self.project = project
         self.syntactic = Syntactic(project)
-        self._mine: dict[str, Analysis | None] = {}
+        self._mine: dict[str, tuple[Analysis | None, Reads]] = {}
 
     def analysis(self, module: str) -> Analysis | None:
-        if module in self._mine:
-            return self._mine[module]
         facts = self.project.facts(module)
-        result = None
+        mine = self._mine.get(module)
+        if mine is not None:
+            if self.project.view.recording:
+                self.project.replay(mine[1])
+            return mine[0]
+        result, reads = None, {}
         if facts is not None:
             hit = self._cache.get(id(facts))
             if hit is not None and hit[0] is facts and self.project.still_reads(hit[1]):
                 self._cache.move_to_end(id(facts))
-                result = hit[2]
+                result, reads = hit[2], hit[1]
             else:
-                result = self._analyse(facts)
-        self._mine[module] = result
+                result, reads = self._analyse(facts)
+        self._mine[module] = (result, reads)
         return result
 
-    def _analyse(self, facts: FileFacts) -> Analysis:
+    def _analyse(self, facts: FileFacts) -> tuple[Analysis, Reads]:
         reads: Reads = {}
         self.project.recorders.append(reads)
         try:
@@ -488,7 +516,7 @@ class Analysed(Lower):
         self._cache[id(facts)] = (facts, reads, result)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
-        return result
+        return result, reads
 
     def export(self, module: str, name: str, hops: int = 0) -> frozenset:
         mf = self.project.flow(module)
@@ -1458,7 +1486,7 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
 
 
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
-    answers = Answers()
+    answers = Answers(view)
     project = Project(view)
     analysis = Analysis(module_flow(facts), AskedLower(Analysed(project), answers), AskedProject(project, answers),
                         record=True)  # type: ignore[arg-type]
@@ -1476,26 +1504,40 @@ def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
 
 
 class Answers:
-    """Every question a file's analysis asked of the rest of the project, with a digest of the answer.
-    The questions are context-free (another module on its own), so the same question asked later
-    of an unchanged project gets the same answer."""
+    """Every question a file's analysis asked of the rest of the project: a digest of the answer,
+    and a small Bloom filter of the dependency keys that answering it read. The questions are
+    context-free (another module on its own), so the same question asked of the same project
+    gets the same answer; after an edit only those whose keys were touched need asking again."""
 
-    def __init__(self) -> None:
-        self.log: dict[tuple, bytes] = {}
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
+        self.reads: dict[tuple, tuple[set[str], set[str]]] = {}  # question -> (keys, missing) read
         self.complete = True  # False: the analysis read something no question covers
 
-    def note(self, query: tuple, answer: object) -> object:
-        if query not in self.log:
-            self.log[query] = hashlib.blake2b(repr(_canonical(answer)).encode(), digest_size=8).digest()
+    def ask(self, query: tuple, compute: Callable[[], object]) -> object:
+        if query in self.log:
+            return compute()  # its reads are already recorded
+        self.view.begin()
+        try:
+            answer = compute()
+        finally:
+            keys, missing = self.view.end()
+        self.log[query] = (_digest(answer), _key_filter(keys))
+        self.reads[query] = (keys, missing)
         return answer
 
     def encode(self) -> bytes | None:
         if not self.complete:
             return None
         try:
-            return msgspec.msgpack.encode(list(self.log.items()))
+            return msgspec.msgpack.encode([[q, d, f] for q, (d, f) in self.log.items()])
         except (TypeError, msgspec.EncodeError):
             return None
+
+
+def _digest(answer: object) -> bytes:
+    return hashlib.blake2b(repr(_canonical(answer)).encode(), digest_size=8).digest()
 
 
 def _canonical(answer: object) -> object:
@@ -1507,6 +1549,21 @@ def _canonical(answer: object) -> object:
     return answer
 
 
+_FILTER_BITS = 128
+
+
+def _key_bits(key: str) -> int:
+    h = zlib.crc32(key.encode())
+    return (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
+
+
+def _key_filter(keys: Iterable[str]) -> bytes:
+    bits = 0
+    for key in keys:
+        bits |= _key_bits(key)
+    return bits.to_bytes(_FILTER_BITS // 8, "little")
+
+
 class AskedProject:
     """The project as the file being resolved sees it: every question answered by the real
     :class:`Project` and noted. Reading another module's facts directly is no question: it marks
@@ -1516,21 +1573,27 @@ class AskedProject:
         self.inner, self.answers = inner, answers
 
     def exists(self, module: str) -> bool:
-        return self.answers.note(("exists", module), self.inner.exists(module))  # type: ignore[return-value]
+        return self.answers.ask(("exists", module), lambda: self.inner.exists(module))  # type: ignore[return-value]
 
     def module_named(self, dotted: str) -> str:
-        return self.answers.note(("module_named", dotted), self.inner.module_named(dotted))  # type: ignore[return-value]
+        return self.answers.ask(("module_named", dotted), lambda: self.inner.module_named(dotted))  # type: ignore[return-value]
 
     def flags(self, fn: Value) -> str:
-        return self.answers.note(("flags", fn), self.inner.flags(fn))  # type: ignore[return-value]
+        return self.answers.ask(("flags", fn), lambda: self.inner.flags(fn))  # type: ignore[return-value]
 
     def returns_something(self, fn: Value) -> bool:
-        return self.answers.note(("returns_something", fn), self.inner.returns_something(fn))  # type: ignore[return-value]
+        return self.answers.ask(("returns_something", fn), lambda: self.inner.returns_something(fn))  # type: ignore[return-value]
 
     def named(self, name: str) -> tuple[SymbolInfo, ...]:
-        found = self.inner.named(name)
-        # what the analysis uses of them: not their lines, so moving code answers the same
-        self.answers.note(("named", name), [(s.fqn, s.name, s.kind, s.parent, s.module) for s in found])
+        found: tuple[SymbolInfo, ...] = ()
+
+        def compute() -> list:
+            nonlocal found
+            found = self.inner.named(name)
+            # what the analysis uses of them: not their lines, so moving code answers the same
+            return [(s.fqn, s.name, s.kind, s.parent, s.module) for s in found]
+
+        self.answers.ask(("named", name), compute)
         return found
 
     import_values = Project.import_values  # built of exists, module_named and an export: all noted
@@ -1551,40 +1614,55 @@ class AskedLower:
         self.inner, self.answers = inner, answers
 
     def export(self, module: str, name: str) -> frozenset:
-        return self.answers.note(("export", module, name), self.inner.export(module, name))  # type: ignore[return-value]
+        return self.answers.ask(("export", module, name), lambda: self.inner.export(module, name))  # type: ignore[return-value]
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
-        return self.answers.note(("class_attr", cls, name), self.inner.class_attr(cls, name))  # type: ignore[return-value]
+        return self.answers.ask(("class_attr", cls, name), lambda: self.inner.class_attr(cls, name))  # type: ignore[return-value]
 
     def bases(self, cls: Value) -> list[frozenset]:
-        return self.answers.note(("bases", cls), self.inner.bases(cls))  # type: ignore[return-value]
+        return self.answers.ask(("bases", cls), lambda: self.inner.bases(cls))  # type: ignore[return-value]
 
     def returns(self, fn: Value) -> frozenset:
-        return self.answers.note(("returns", fn), self.inner.returns(fn))  # type: ignore[return-value]
+        return self.answers.ask(("returns", fn), lambda: self.inner.returns(fn))  # type: ignore[return-value]
 
     def yields(self, fn: Value) -> frozenset:
-        return self.answers.note(("yields", fn), self.inner.yields(fn))  # type: ignore[return-value]
+        return self.answers.ask(("yields", fn), lambda: self.inner.yields(fn))  # type: ignore[return-value]
 
     def field(self, obj: Value, key: object) -> frozenset:
-        return self.answers.note(("field", obj, key), self.inner.field(obj, key))  # type: ignore[return-value]
+        return self.answers.ask(("field", obj, key), lambda: self.inner.field(obj, key))  # type: ignore[return-value]
 
 
-def verify(items: list[tuple[int, bytes]], view: ProjectView) -> set[int]:
-    """The files (id, stored answers) whose every question still gets the same answer: resolving
-    them again would give the same edges. What the questions read now is recorded in `view`."""
+def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified:
+    """Files (id, stored answers, their dependency keys an edit touched) whose resolution would
+    come out the same: every question whose key filter matches a touched key is asked again and
+    answered alike. Returns them with their answers (where a question now reads other keys) and
+    the reads to add to theirs."""
     project = Project(view)
-    answers = Answers()
+    answers = Answers(view)
     asked = {"lower": AskedLower(Analysed(project), answers), "project": AskedProject(project, answers)}
-    still: set[int] = set()
-    for file_id, blob in items:
-        for query, digest in msgspec.msgpack.decode(blob):
-            query = _thaw(query)
+    still: Verified = {}
+    for file_id, blob, touched in items:
+        masks = [_key_bits(k) for k in touched]
+        entries = msgspec.msgpack.decode(blob)
+        keys: set[str] = set()
+        missing: set[str] = set()
+        moved = False
+        for entry in entries:
+            bits = int.from_bytes(entry[2], "little")
+            if not any(bits & m == m for m in masks):
+                continue  # it read nothing that changed
+            query = _thaw(entry[0])
             if query not in answers.log:
                 getattr(asked[_ASKED_OF[query[0]]], query[0])(*query[1:])
-            if answers.log[query] != digest:
+            digest, key_filter = answers.log[query]
+            if digest != entry[1]:
                 break
+            keys |= answers.reads[query][0]
+            missing |= answers.reads[query][1]
+            if key_filter != entry[2]:
+                entry[2], moved = key_filter, True
         else:
-            still.add(file_id)
+            still[file_id] = (msgspec.msgpack.encode(entries) if moved else None, keys, missing)
     return still
 
 
