@@ -1,0 +1,212 @@
+"""Dependency-injection wiring: which concrete bean backs which injection point, per context or
+profile, from Spring Boot's `/actuator/beans` JSON (Boot 2/3 `{"contexts": …}` and Boot 1's list
+of contexts) and from Spring AOT's generated `*__BeanDefinitions` classes.
+
+Wiring becomes `injects` edges (the class holding the injection point -> the bean's class, source
+`di`), and it decides interface calls: a call through an injected field whose type exactly one bean
+of the context implements is `resolved` to that bean's method, naming the context.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tenure.namespace.tiers import Relation, Tier
+from tenure.structural.jvm.merge import CallSite, Hierarchy
+from tenure.structural.jvm.model import ClassModel
+from tenure.structural.store import SourceEdge
+
+SOURCE = "di"
+AOT_SUFFIX = "__BeanDefinitions"
+AOT_CONTEXT = "aot"
+# Annotations that make a field an injection point (by simple name: Spring's, JSR-330's, Jakarta's).
+INJECTION_ANNOTATIONS = {"Autowired", "Inject", "Resource", "Value"}
+# Spring AOT calls whose string argument names an injected field.
+AOT_FIELD_RESOLVERS = {"org.springframework.beans.factory.aot.AutowiredFieldValueResolver"}
+
+
+class BeansFileError(Exception):
+    """A beans file that is not actuator JSON: reported, never fatal."""
+
+
+@dataclass
+class Bean:
+    name: str
+    type: str  # the bean's class as the container reported it (a proxy's name included)
+    dependencies: list[str] = field(default_factory=list)
+    injected_fields: list[str] = field(default_factory=list)  # AOT: fields its definition sets
+
+    @property
+    def user_class(self) -> str:
+        """The class a person wrote: a CGLIB proxy `Foo$$SpringCGLIB$$0` stands for `Foo`."""
+        return self.type.split("$$")[0]
+
+
+@dataclass
+class BeanContext:
+    name: str
+    label: str  # what edges name: the profile when one was given, else the context's id
+    parent: str | None
+    beans: dict[str, Bean]
+
+
+def parse_beans(data: object, profile: str = "") -> list[BeanContext]:
+    """Actuator beans JSON -> contexts. Raises BeansFileError for any other shape."""
+    contexts: list[BeanContext] = []
+    if isinstance(data, dict) and isinstance(data.get("contexts"), dict):
+        for ctx_name, ctx in data["contexts"].items():
+            beans = {name: _bean(name, b) for name, b in (ctx or {}).get("beans", {}).items() if isinstance(b, dict)}
+            contexts.append(BeanContext(ctx_name, profile or ctx_name, (ctx or {}).get("parentId"), beans))
+    elif isinstance(data, list) and all(isinstance(c, dict) for c in data):  # Spring Boot 1.x
+        for ctx in data:
+            name = str(ctx.get("context", "application"))
+            beans = {b["bean"]: _bean(b["bean"], b) for b in ctx.get("beans", [])
+                     if isinstance(b, dict) and "bean" in b}
+            contexts.append(BeanContext(name, profile or name, ctx.get("parent"), beans))
+    else:
+        raise BeansFileError("not Spring Boot actuator beans JSON (expected {\"contexts\": …} or a list of contexts)")
+    return contexts
+
+
+def read_beans_file(path: Path, profile: str = "") -> list[BeanContext]:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise BeansFileError(f"{path}: {exc}") from exc
+    try:
+        return parse_beans(data, profile)
+    except BeansFileError as exc:
+        raise BeansFileError(f"{path}: {exc}") from exc
+
+
+def _bean(name: str, raw: dict) -> Bean:
+    deps = raw.get("dependencies") or []
+    return Bean(name, str(raw.get("type") or ""), [d for d in deps if isinstance(d, str)])
+
+
+def aot_context(classes: list[ClassModel]) -> BeanContext | None:
+    """Beans from Spring AOT: each `get<Name>BeanDefinition` method of a `*__BeanDefinitions` class
+    defines bean `<name>` of the first project class it names (RootBeanDefinition(X.class)); the
+    string constants it passes to AutowiredFieldValueResolver name the fields injected into it."""
+    known = {c.name for c in classes}
+    beans: dict[str, Bean] = {}
+    for cls in classes:
+        if not cls.name.endswith(AOT_SUFFIX):
+            continue
+        for method in cls.methods:
+            if not (method.name.startswith("get") and method.name.endswith("BeanDefinition")):
+                continue
+            bean_name = method.name[3:-len("BeanDefinition")]
+            bean_name = bean_name[:1].lower() + bean_name[1:]
+            types = [s.owner for s in method.sites if s.kind == "class" and s.owner in known]
+            if not types:
+                continue
+            bean = beans.setdefault(bean_name, Bean(bean_name, types[0]))
+            bean.injected_fields += [s.constant for s in _related_sites(cls, method.name)
+                                     if s.owner in AOT_FIELD_RESOLVERS and s.constant]
+    return BeanContext(AOT_CONTEXT, AOT_CONTEXT, None, beans) if beans else None
+
+
+def _related_sites(cls: ClassModel, definition: str) -> list:
+    """The sites of a definition method and of the supplier methods and lambdas it names."""
+    stem = definition[3:-len("BeanDefinition")]
+    return [s for m in cls.methods if stem in m.name or m.name.startswith("lambda$") for s in m.sites]
+
+
+@dataclass(frozen=True)
+class Decision:
+    origin: str  # the beans file (or AOT) that says so
+    context: str
+    bean: str
+    bean_class: str
+    receiver_type: str
+
+
+@dataclass
+class Wiring:
+    """What the contexts decide: injects edges per origin, and per (class, receiver type) the bean
+    each context wires there."""
+
+    edges: dict[str, list[SourceEdge]] = field(default_factory=lambda: defaultdict(list))
+    decided: dict[tuple[str, str], list[Decision]] = field(default_factory=lambda: defaultdict(list))
+    beans: int = 0
+
+    def add_contexts(self, origin: str, contexts: list[BeanContext], h: Hierarchy) -> None:
+        by_name = {c.name: c for c in contexts}
+        for ctx in contexts:
+            visible = _visible_beans(ctx, by_name)
+            self.beans += len(ctx.beans)
+            for bean in ctx.beans.values():
+                self._wire_bean(origin, ctx, bean, visible, h)
+
+    def _wire_bean(self, origin: str, ctx: BeanContext, bean: Bean, visible: dict[str, Bean], h: Hierarchy) -> None:
+        owner = h.classes.get(bean.user_class)
+        if owner is None:
+            return
+        unmatched = [d for d in bean.dependencies if d in visible]
+        for f in owner.fields:
+            candidates = [b for b in visible.values() if b.name != bean.name and h.known(f.type)
+                          and h.assignable(b.user_class, f.type)]
+            named = [b for b in candidates if b.name in bean.dependencies]
+            annotated = any(a.rpartition(".")[2] in INJECTION_ANNOTATIONS for a in f.annotations)
+            if not (named or annotated or f.name in bean.injected_fields):
+                continue
+            wired = named or candidates
+            tier = Tier.RESOLVED if len(wired) == 1 else Tier.AMBIGUOUS
+            for b in wired:
+                unmatched = [d for d in unmatched if d != b.name]
+                self._inject(origin, ctx, owner.name, b, tier, f"field {f.name}: {f.type}")
+            if len(wired) == 1:
+                only = wired[0]
+                decision = Decision(origin, ctx.label, only.name, only.user_class, f.type)
+                self.decided[(owner.name, f.type)].append(decision)
+        for dep in unmatched:  # constructor or setter injection: the dependency, not the point
+            self._inject(origin, ctx, owner.name, visible[dep], Tier.RESOLVED, "constructor or setter injection")
+
+    def _inject(self, origin: str, ctx: BeanContext, point: str, bean: Bean, tier: str, how: str) -> None:
+        self.edges[origin].append(SourceEdge(
+            src=point, dst=bean.user_class, relation=Relation.INJECTS, tier=tier, context=ctx.label, name=bean.name,
+            detail=f"{how} <- bean {bean.name} ({bean.type})"))
+
+    def decide_calls(self, sites: list[CallSite], h: Hierarchy) -> None:
+        """Interface and virtual calls whose receiver type the wiring decides: resolved to the bean's method."""
+        for site in sites:
+            for d in self.decided.get((site.caller_class, site.owner), ()):
+                declaring = h.declaring(d.bean_class, site.name)
+                if declaring is None:
+                    continue
+                origin = d.origin
+                impl = f"{declaring}.{site.name}"
+                self.edges[origin].append(SourceEdge(
+                    src=site.src, dst=impl, relation=Relation.CALLS, tier=Tier.RESOLVED, path=site.path,
+                    line=site.line, name=site.name, context=d.context,
+                    detail=f"wired: bean {d.bean} is the one {d.receiver_type} in {d.context}"))
+                if impl != site.dst:
+                    self.edges[origin].append(SourceEdge(
+                        src=site.src, dst=site.dst, relation=Relation.CALLS, tier=Tier.RESOLVED, path=site.path,
+                        line=site.line, name=site.name, context=d.context,
+                        detail=f"wired to {impl} (bean {d.bean}, {d.context})"))
+                if site.owner in h.supers(d.bean_class):
+                    bean_class = h.classes.get(d.bean_class)
+                    relation = Relation.INHERITS if bean_class and site.owner == bean_class.super_name else (
+                        Relation.IMPLEMENTS)
+                    self.edges[origin].append(SourceEdge(
+                        src=d.bean_class, dst=site.owner, relation=relation, tier=Tier.RESOLVED, context=d.context,
+                        detail=f"bean {d.bean}: the {site.owner} wired in {d.context}"))
+
+
+def _visible_beans(ctx: BeanContext, by_name: dict[str, BeanContext]) -> dict[str, Bean]:
+    """A context sees its own beans and its ancestors' (a child's bean hides a parent's of that name)."""
+    chain, seen = [], set()
+    current: BeanContext | None = ctx
+    while current is not None and current.name not in seen:
+        seen.add(current.name)
+        chain.append(current)
+        current = by_name.get(current.parent) if current.parent else None
+    visible: dict[str, Bean] = {}
+    for c in reversed(chain):
+        visible.update(c.beans)
+    return visible
