@@ -21,6 +21,7 @@ from tenure.structural.store import SourceEdge
 
 SOURCE = "di"
 AOT_SUFFIX = "__BeanDefinitions"
+AOT_AUTOWIRING_SUFFIX = "__Autowiring"  # Spring 6 puts field injection of X into X__Autowiring
 AOT_CONTEXT = "aot"
 # Annotations that make a field an injection point (by simple name: Spring's, JSR-330's, Jakarta's).
 INJECTION_ANNOTATIONS = {"Autowired", "Inject", "Resource", "Value"}
@@ -90,30 +91,27 @@ def _bean(name: str, raw: dict) -> Bean:
 def aot_context(classes: list[ClassModel]) -> BeanContext | None:
     """Beans from Spring AOT: each `get<Name>BeanDefinition` method of a `*__BeanDefinitions` class
     defines bean `<name>` of the first project class it names (RootBeanDefinition(X.class)); the
-    string constants it passes to AutowiredFieldValueResolver name the fields injected into it."""
+    field names X's `__BeanDefinitions` / `__Autowiring` classes pass to AutowiredFieldValueResolver
+    are the fields injected into X."""
     known = {c.name for c in classes}
+    injected: dict[str, list[str]] = defaultdict(list)
     beans: dict[str, Bean] = {}
     for cls in classes:
-        if not cls.name.endswith(AOT_SUFFIX):
+        target, _, suffix = cls.name.rpartition("__")
+        if "__" + suffix not in (AOT_SUFFIX, AOT_AUTOWIRING_SUFFIX):
             continue
+        injected[target] += [s.constant for m in cls.methods for s in m.sites
+                             if s.owner in AOT_FIELD_RESOLVERS and s.constant]
         for method in cls.methods:
-            if not (method.name.startswith("get") and method.name.endswith("BeanDefinition")):
-                continue
-            bean_name = method.name[3:-len("BeanDefinition")]
-            bean_name = bean_name[:1].lower() + bean_name[1:]
-            types = [s.owner for s in method.sites if s.kind == "class" and s.owner in known]
-            if not types:
-                continue
-            bean = beans.setdefault(bean_name, Bean(bean_name, types[0]))
-            bean.injected_fields += [s.constant for s in _related_sites(cls, method.name)
-                                     if s.owner in AOT_FIELD_RESOLVERS and s.constant]
+            if "__" + suffix == AOT_SUFFIX and method.name.startswith("get") and method.name.endswith("BeanDefinition"):
+                types = [s.owner for s in method.sites if s.kind == "class" and s.owner in known]
+                bean_name = method.name[3:-len("BeanDefinition")]
+                bean_name = bean_name[:1].lower() + bean_name[1:]
+                if types:
+                    beans.setdefault(bean_name, Bean(bean_name, types[0]))
+    for bean in beans.values():
+        bean.injected_fields = injected.get(bean.type, [])
     return BeanContext(AOT_CONTEXT, AOT_CONTEXT, None, beans) if beans else None
-
-
-def _related_sites(cls: ClassModel, definition: str) -> list:
-    """The sites of a definition method and of the supplier methods and lambdas it names."""
-    stem = definition[3:-len("BeanDefinition")]
-    return [s for m in cls.methods if stem in m.name or m.name.startswith("lambda$") for s in m.sites]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,185 @@
+"""The class-file reader, bytecode as a graph source, and DI wiring from beans files and Spring AOT."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tenure import Tenure
+from tenure.cli import app
+from tenure.structural.jvm import classfile
+from tests.conftest import FIXTURES
+
+JVM = FIXTURES / "jvm"
+pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="javac missing: .ci/run installs openjdk-17")
+
+LOCALS = "\n".join(f"        int v{i} = {i};" for i in range(300))
+SHAPES = f"""package com.acme.shapes;
+
+import java.util.function.Supplier;
+
+public class Shapes {{
+    private final Helper helper = new Helper();
+
+    public int pick(int n, String s) {{
+        switch (n) {{ case 1: return 10; case 2: return 20; case 3: return 30; default: break; }}
+        switch (s.hashCode()) {{ case 100: return 1; case 100000: return 2; default: return 0; }}
+    }}
+
+    public int wide() {{
+{LOCALS}
+        v299++;
+        return helper.count(v299);
+    }}
+
+    public String run() {{
+        Supplier<String> lazy = () -> helper.name();
+        Runnable stop = helper::stop;
+        Runnable anon = new Runnable() {{ public void run() {{ helper.stop(); }} }};
+        return lazy.get();
+    }}
+}}
+
+class Helper {{
+    int count(int x) {{ return x; }}
+    String name() {{ return ""; }}
+    void stop() {{}}
+}}
+"""
+
+
+def javac(src_root: Path, out: Path) -> None:
+    subprocess.run(["javac", "-d", str(out), *map(str, sorted(src_root.rglob("*.java")))], check=True,
+                   capture_output=True)
+
+
+@pytest.fixture
+def shapes(make_repo) -> Path:
+    repo = make_repo({"src/com/acme/shapes/Shapes.java": SHAPES})
+    javac(repo / "src", repo / "target" / "classes")
+    return repo
+
+
+def class_bytes(repo: Path, name: str) -> bytes:
+    return (repo / "target/classes/com/acme/shapes" / f"{name}.class").read_bytes()
+
+
+def test_reader_decodes_switches_and_wide_and_finds_every_invoke_javap_finds(shapes: Path) -> None:
+    cf = classfile.parse(class_bytes(shapes, "Shapes"))
+    opcodes = [i.opcode for m in cf.methods if m.code for i in m.code.instructions()]
+    assert classfile.TABLESWITCH in opcodes and classfile.LOOKUPSWITCH in opcodes and classfile.WIDE in opcodes
+    javap = subprocess.run(["javap", "-c", "-p", str(shapes / "target/classes/com/acme/shapes/Shapes.class")],
+                           capture_output=True, text=True, check=True).stdout
+    assert len(re.findall(r"\binvoke(?:virtual|special|static|interface|dynamic)\b", javap)) == sum(
+        op in classfile.INVOKE_OPCODES for op in opcodes)
+
+
+def test_lambdas_method_references_and_anonymous_classes_belong_to_their_enclosing_method(shapes: Path) -> None:
+    with Tenure.open(shapes, discover=False) as t:
+        t.index()
+        rows = t.db.query("SELECT src_fqn, dst_fqn, relation, tier, detail FROM source_edges WHERE source = 'bytecode'")
+    calls = {(r["src_fqn"], r["dst_fqn"]) for r in rows if r["relation"] == "calls"}
+    run = "com.acme.shapes.Shapes.run"
+    assert {(run, "com.acme.shapes.Helper.name"), (run, "com.acme.shapes.Helper.stop")} <= calls
+    assert not [c for c in calls if "lambda$" in c[0] or "$1" in c[0]]
+    # a field initialiser runs in <init> but belongs to the class, as tree-sitter has it
+    assert ("com.acme.shapes.Shapes", "com.acme.shapes.Helper", "instantiates") in {
+        (r["src_fqn"], r["dst_fqn"], r["relation"]) for r in rows}
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda b: b[: len(b) // 2], "truncated"),
+    (lambda b: b"\x00\x00\x00\x00" + b[4:], "bad magic"),
+    (lambda b: b[:10] + b"\x02" + b[11:], "unknown constant-pool tag 2"),
+    (lambda b: b[:6] + b"\x00\x50" + b[8:], "version 80"),
+])
+def test_a_damaged_class_file_is_reported_and_skipped_never_fatal(shapes: Path, damage, reason: str) -> None:
+    (shapes / "target/classes/com/acme/shapes/Broken.class").write_bytes(damage(class_bytes(shapes, "Helper")))
+    with pytest.raises(classfile.ClassFileError, match=reason):
+        classfile.parse(damage(class_bytes(shapes, "Helper")))
+    with Tenure.open(shapes, discover=False) as t:
+        report = t.index()
+        assert "Broken.class" in report.sources["jvm"]["skipped"]
+        assert report.sources["jvm"]["classes"] == 3  # Shapes, its anonymous class, Helper
+        assert t.db.query("SELECT COUNT(*) AS n FROM source_edges WHERE source = 'bytecode'")[0]["n"] > 0
+
+
+def test_a_broken_jar_is_reported_and_the_rest_is_indexed(shapes: Path) -> None:
+    (shapes / "lib").mkdir()
+    (shapes / "lib/broken.jar").write_bytes(b"PK\x03\x04 not really a zip")
+    with Tenure.open(shapes, discover=False) as t:
+        report = t.index()
+    assert "lib/broken.jar: not a readable jar" in report.sources["jvm"]["skipped"]
+    assert report.sources["jvm"]["classes"] == 3
+
+
+def test_an_unchanged_origin_is_not_read_again_and_a_changed_one_is(shapes: Path) -> None:
+    with Tenure.open(shapes, discover=False) as t:
+        t.index()
+        assert t.index().sources["jvm"]["unchanged"] == "yes"
+        (shapes / "target/classes/com/acme/shapes/Helper.class").unlink()
+        report = t.index()
+    assert report.sources["jvm"]["classes"] == 2
+
+
+def test_a_repository_without_class_files_or_beans_reports_nothing(make_repo) -> None:
+    repo = make_repo({"app.py": "def f():\n    return 1\n"})
+    with Tenure.open(repo, discover=False) as t:
+        assert "jvm" not in t.index().sources
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    repo = tmp_path / "shop"
+    shutil.copytree(JVM / "shop", repo)
+    (repo / "actuator-beans.json").unlink()
+    (repo / "tenure.toml").unlink()
+    return repo
+
+
+def test_spring_aot_bean_definitions_become_injects_edges_and_decide_the_interface_call(shop: Path) -> None:
+    javac_roots = [repo_root for repo_root in (shop / "src", JVM / "aot_src")]
+    sources = [str(p) for root in javac_roots for p in sorted(root.rglob("*.java"))]
+    subprocess.run(["javac", "-d", str(shop / "target/classes"), *sources], check=True, capture_output=True)
+    with Tenure.open(shop, discover=False) as t:
+        t.index()
+        injects = t.db.query("SELECT src_fqn, dst_fqn, context, tier FROM source_edges WHERE relation = 'injects'")
+        stripe = t.what_breaks("StripeGateway.charge")
+    assert [dict(r) for r in injects] == [{"src_fqn": "com.acme.pay.CheckoutService",
+                                           "dst_fqn": "com.acme.pay.StripeGateway", "context": "aot",
+                                           "tier": "resolved"}]
+    wired = [d for d in stripe["dependants"] if d["symbol"] == "com.acme.pay.CheckoutService.checkout"]
+    assert [(d["tier"], d["contexts"]) for d in wired] == [("resolved", ["aot"])]
+
+
+def test_di_ingest_adds_a_boot1_beans_file_by_hand_under_its_profile(shop: Path, tmp_path: Path) -> None:
+    javac(shop / "src", shop / "target/classes")
+    beans = tmp_path / "beans-from-staging.json"
+    beans.write_text(json.dumps([{"context": "application", "parent": None, "beans": [
+        {"bean": "checkoutService", "type": "com.acme.pay.CheckoutService", "dependencies": ["adyenGateway"]},
+        {"bean": "adyenGateway", "type": "com.acme.pay.AdyenGateway", "dependencies": []},
+    ]}]))
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(shop)]).exit_code == 0
+    result = runner.invoke(app, ["di", "ingest", str(beans), "--profile", "staging", "--repo", str(shop), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["contexts"] == 1
+    with Tenure.open(shop, discover=False) as t:
+        t.index()  # a hand-ingested file stays after the next index
+        adyen = t.what_breaks("AdyenGateway.charge")
+    checkout = [d for d in adyen["dependants"] if d["symbol"] == "com.acme.pay.CheckoutService.checkout"]
+    assert [(d["tier"], d["contexts"], "di" in d["sources"]) for d in checkout] == [("resolved", ["staging"], True)]
+
+
+def test_di_ingest_rejects_a_file_that_is_not_actuator_json(shop: Path, tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text('{"hello": 1}')
+    result = CliRunner().invoke(app, ["di", "ingest", str(bogus), "--repo", str(shop)])
+    assert result.exit_code == 2
+    assert "not Spring Boot actuator beans JSON" in " ".join(result.output.split())
