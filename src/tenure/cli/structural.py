@@ -114,7 +114,8 @@ def _print_impact(result: dict) -> None:
     if result["dependants"]:
         table = Table("depth", "dependant", "relation", "tier", "sources", "where")
         for d in result["dependants"]:
-            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]),
+            context = f" [{', '.join(d['contexts'])}]" if d.get("contexts") else ""  # the profile DI wiring names
+            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]) + context,
                           f"{d['path']}:{d['line']}")
         console.print(table)
     for d in result["refuted"]:
