@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -183,3 +184,49 @@ def test_di_ingest_rejects_a_file_that_is_not_actuator_json(shop: Path, tmp_path
     result = CliRunner().invoke(app, ["di", "ingest", str(bogus), "--repo", str(shop)])
     assert result.exit_code == 2
     assert "not Spring Boot actuator beans JSON" in " ".join(result.output.split())
+
+
+def compiled_graph_fixture(case: str, tmp_path: Path) -> Path:
+    repo = tmp_path / case
+    shutil.copytree(FIXTURES / "graph" / case, repo)
+    javac(repo, repo / "target" / "classes")
+    return repo
+
+
+@pytest.mark.parametrize("case", ["java_hierarchy", "java_receivers", "java_imports"])
+def test_bytecode_judges_every_tree_sitter_edge_under_the_same_names(case: str, tmp_path: Path) -> None:
+    repo = compiled_graph_fixture(case, tmp_path)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        ts = t.db.query("SELECT src_fqn, dst_fqn, relation, line FROM edges WHERE dst_fqn IS NOT NULL"
+                        " AND relation != 'imports'")  # bytecode has no imports
+        bc = t.db.query("SELECT src_fqn, dst_fqn, relation, line FROM source_edges WHERE source = 'bytecode'")
+        names = {r["fqn"] for r in t.db.query("SELECT fqn FROM symbols")}
+    judged = {(r["src_fqn"], r["dst_fqn"], r["relation"], r["line"]) for r in bc}
+    assert ts
+    for e in ts:
+        key = (e["src_fqn"], e["dst_fqn"], e["relation"])
+        assert (*key, e["line"]) in judged or (*key, 0) in judged, e
+    assert {n for r in bc for n in (r["src_fqn"], r["dst_fqn"]) if n} <= names
+
+
+def test_javac_rules_out_tree_sitters_guess_for_an_untyped_lambda_parameter(tmp_path: Path) -> None:
+    repo = compiled_graph_fixture("java_receivers", tmp_path)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        impact = t.what_breaks("AuditLog.record")
+    assert [(d["symbol"], d["line"], d["refuted_by"]) for d in impact["refuted"]] == [
+        ("com.acme.pay.PaymentProcessor.process", 35, ["bytecode"])]  # `item -> item.record(amount)`: a Ledger
+    assert {d["tier"] for d in impact["dependants"]} == {"resolved"}
+
+
+def test_class_files_older_than_their_source_confirm_but_never_refute(tmp_path: Path) -> None:
+    repo = compiled_graph_fixture("java_receivers", tmp_path)
+    source = repo / "com/acme/pay/PaymentProcessor.java"
+    later = source.stat().st_mtime + 3600
+    os.utime(source, (later, later))  # edited after the last build
+    with Tenure.open(repo, discover=False) as t:
+        report = t.index()
+        impact = t.what_breaks("AuditLog.record")
+    assert "older than their source" in report.sources["jvm"]["stale classes"]
+    assert not impact["refuted"]

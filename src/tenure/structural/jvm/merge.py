@@ -3,10 +3,12 @@
 javac resolved every call it emitted, so each invoke is a `resolved` edge (source `bytecode`) from
 the method that contains it (lambda bodies, local and anonymous classes count as their enclosing
 method) to the method that declares the target. A call that tree-sitter also saw confirms its
-edge (same src, dst, relation and line; line 0 when the lines disagree). A virtual or interface
-call also lists the project's other implementations as `ambiguous` dispatch candidates unless DI
-wiring decides it; reflective calls are `dynamic`. Classes and methods that exist only in
-bytecode are symbols of their origin, marked `generated` when a build produced them.
+edge (same src, dst, relation and line; a chained call javac places a few lines lower takes
+tree-sitter's line, else line 0). Where javac compiled a call of that name on that line to other
+targets, tree-sitter's guess is refuted — only from class files newer than their source. A
+virtual or interface call also lists the project's other implementations as `ambiguous` dispatch
+candidates unless DI wiring decides it; reflective calls are `dynamic`. Classes and methods that
+exist only in bytecode are symbols of their origin, marked `generated` when a build produced them.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
                     "record": {"equals", "hashCode", "toString"}}
 GENERATED_MARKERS = ("$$",)  # CGLIB / ByteBuddy proxies: Foo$$SpringCGLIB$$0, Foo$$EnhancerBySpringCGLIB$$1a2b
 TYPE_KINDS = ("class", "interface", "enum")
+# javac puts a chained call on the line of its `.name(`; tree-sitter on the line its expression starts.
+CHAIN_LINES = 5
 
 
 @dataclass
@@ -54,6 +58,7 @@ class SourceSide:
     members: dict[str, set[str]] = field(default_factory=dict)  # class -> member names
     supertypes: dict[str, set[str]] = field(default_factory=dict)
     edge_lines: dict[tuple[str, str, str], set[int]] = field(default_factory=dict)
+    mtimes: dict[str, int] = field(default_factory=dict)  # source path -> mtime_ns when indexed
 
     @classmethod
     def load(cls, db: Database) -> SourceSide:
@@ -70,6 +75,7 @@ class SourceSide:
             if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS):
                 side.supertypes.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
             side.edge_lines.setdefault((r["src_fqn"], r["dst_fqn"], r["relation"]), set()).add(r["line"])
+        side.mtimes = {r["path"]: r["mtime_ns"] for r in db.iter_query("SELECT path, mtime_ns FROM files")}
         return side
 
     def is_type(self, fqn: str) -> bool:
@@ -176,6 +182,7 @@ class BytecodeGraph:
     virtual_sites: list[CallSite] = field(default_factory=list)
     classes: int = 0
     methods: int = 0
+    stale_classes: int = 0  # class files older than their source: they confirm, never refute
 
 
 def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
@@ -186,6 +193,7 @@ def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
     builder = _Builder(hierarchy, hierarchy.source, graph, decided)
     for origin, cls in classes:
         builder.add_class(origin, cls)
+    builder.refute_guesses()
     return graph
 
 
@@ -194,6 +202,9 @@ class _Builder:
                  decided: set[tuple[str, str]]) -> None:
         self.h, self.source, self.graph, self.decided = hierarchy, source, graph, decided
         self._attributed: dict[str, str | None] = {}
+        # (src, line) -> (origin, {called name: what javac compiled it to}), from up-to-date class files
+        self._compiled: dict[tuple[str, int], tuple[str, dict[str, set[str]]]] = {}
+        self._fresh = False
 
     # symbols ---------------------------------------------------------------------------------------
     def add_class(self, origin: Origin, cls: ClassModel) -> None:
@@ -206,12 +217,25 @@ class _Builder:
             self._add_missing_members(origin, cls)
         if where in (None, cls.name):
             self._add_supertype_edges(origin, cls)
+        self._fresh = where is not None and self._up_to_date(origin, cls, where)
         for method in cls.methods:
             if method.access & ACC_BRIDGE or (method.access & ACC_SYNTHETIC and not method.name.startswith("lambda$")):
                 continue  # bridges and accessors forward to real methods, whose edges are counted
             src = where if where not in (None, cls.name) else self._method_fqn(cls, method)
             for site in method.sites:
                 self._add_site(origin, cls, src, site)
+
+    def _up_to_date(self, origin: Origin, cls: ClassModel, where: str) -> bool:
+        """Compiled after its source was last indexed: what javac says about each line holds."""
+        source_mtime = self.source.mtimes.get(self.source.path_of(where))
+        if origin.kind != "classes" or source_mtime is None:
+            return False
+        try:
+            fresh = (origin.path / cls.path[len(origin.name) + 1:]).stat().st_mtime_ns >= source_mtime
+        except OSError:
+            fresh = False
+        self.graph.stale_classes += not fresh
+        return fresh
 
     def _attribution(self, cls: ClassModel) -> str | None:
         """Whose code this class's methods are: itself (it has source), its enclosing method or class
@@ -318,6 +342,7 @@ class _Builder:
             ctor = f"{site.owner}.{_simple(site.owner)}"
             if ctor in self.source.spans:
                 self._edge(origin, src, ctor, Relation.CALLS, path, site.line, name=_simple(site.owner))
+                self._compiled_to(origin, src, site.line, _simple(site.owner), {ctor})
             return
         if site.kind == "methodref" and site.owner == cls.name and site.name.startswith("lambda$"):
             return  # a lambda body: its calls are already its enclosing method's
@@ -327,18 +352,38 @@ class _Builder:
         dst = f"{declaring}.{site.name}"
         detail = "method reference" if site.kind == "methodref" else ""
         line = self._edge(origin, src, dst, Relation.CALLS, path, site.line, name=site.name, detail=detail)
-        if site.kind in VIRTUAL or site.kind == "methodref":
-            self.graph.virtual_sites.append(
-                CallSite(origin.name, src, path, cls.name, site.owner, dst, site.name, line))
-            if (cls.name, site.owner) not in self.decided:
-                self._dispatch_candidates(origin, src, path, site, dst, line)
-
-    def _dispatch_candidates(self, origin: Origin, src: str, path: str, site: Site, dst: str, line: int) -> None:
-        impls = sorted(f"{sub}.{site.name}" for sub in self.h.all_subtypes(site.owner)
-                       if self.h.is_concrete(sub, site.name))
-        impls = [i for i in impls if i != dst]
-        if not impls:
+        if site.kind not in VIRTUAL and site.kind != "methodref":
+            self._compiled_to(origin, src, site.line, site.name, {dst})
             return
+        self.graph.virtual_sites.append(CallSite(origin.name, src, path, cls.name, site.owner, dst, site.name, line))
+        impls = [i for i in sorted(f"{sub}.{site.name}" for sub in self.h.all_subtypes(site.owner)
+                                   if self.h.is_concrete(sub, site.name)) if i != dst]
+        self._compiled_to(origin, src, site.line, site.name, {dst, *impls})
+        if impls and (cls.name, site.owner) not in self.decided:
+            self._dispatch_candidates(origin, src, path, site, dst, line, impls)
+
+    def _compiled_to(self, origin: Origin, src: str, line: int, name: str, targets: set[str]) -> None:
+        if self._fresh and line:
+            entry = self._compiled.setdefault((src, line), (origin.name, {}))
+            entry[1].setdefault(name, set()).update(targets)
+
+    def refute_guesses(self) -> None:
+        """A tree-sitter call edge whose line javac compiled a call of that name to other targets is ruled out."""
+        for (src, dst, relation), lines in self.source.edge_lines.items():
+            if relation != Relation.CALLS:
+                continue
+            name = dst.rpartition(".")[2]
+            for line in lines:
+                origin, compiled = self._compiled.get((src, line), ("", {}))
+                targets = compiled.get(name)
+                if targets and dst not in targets:
+                    self.graph.edges[origin].append(SourceEdge(
+                        src=src, dst=dst, relation=relation, tier=Tier.RESOLVED, verdict="refutes", line=line,
+                        path=self.source.path_of(src), name=name,
+                        detail=f"javac compiled this call to {', '.join(sorted(targets))}"))
+
+    def _dispatch_candidates(self, origin: Origin, src: str, path: str, site: Site, dst: str, line: int,
+                             impls: list[str]) -> None:
         detail = f"{DISPATCH_DETAIL}{dst}"
         if len(impls) > MAX_CANDIDATES:
             self._edge(origin, src, None, Relation.CALLS, path, line, Tier.AMBIGUOUS, name=site.name, detail=detail)
@@ -348,11 +393,12 @@ class _Builder:
 
     def _edge(self, origin: Origin, src: str, dst: str | None, relation: str, path: str, line: int,
               tier: str = Tier.RESOLVED, name: str = "", detail: str = "") -> int:
-        """Add one edge; returns the line it is stored on: 0 when tree-sitter has this edge on other lines."""
+        """Add one edge; returns the line it is stored on, aligned with tree-sitter's (see the module doc)."""
         if dst is not None:
             lines = self.source.edge_lines.get((src, dst, relation))
             if lines and line not in lines:
-                line = 0
+                above = [ln for ln in lines if line - CHAIN_LINES <= ln < line]
+                line = max(above) if above else 0
         self.graph.edges[origin.name].append(SourceEdge(src=src, dst=dst, relation=relation, tier=tier, path=path,
                                                         line=line, name=name, detail=detail))
         return line

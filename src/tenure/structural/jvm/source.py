@@ -156,6 +156,8 @@ def index_jvm(tenure: Tenure, force: bool = False) -> dict:
         "generated symbols": sum(len(s) for (_, gen), s in graph.symbols.items() if gen),
         "beans": wiring.beans, "di edges": sum(len(e) for e in wiring.edges.values()),
     }
+    if graph.stale_classes:  # degraded, and said so: rebuild to let javac rule out tree-sitter's guesses
+        result["stale classes"] = f"{graph.stale_classes} older than their source (they confirm, never refute)"
     if skipped or problems:
         result["skipped"] = f"{skipped} classes; " + "; ".join(problems[:5])
     return result
