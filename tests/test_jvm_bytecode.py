@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,69 @@ def test_class_files_older_than_their_source_confirm_but_never_refute(tmp_path: 
         impact = t.what_breaks("AuditLog.record")
     assert "older than their source" in report.sources["jvm"]["stale classes"]
     assert not impact["refuted"]
+
+
+CUSTOMER = """package com.acme.crm;
+
+@Getter
+public class Customer {
+    private String name;
+%s}
+"""
+LOMBOK_GETTER = """
+    public String getName() {
+        return name;
+    }
+"""
+
+
+def test_methods_an_annotation_processor_added_to_a_source_class_are_generated_symbols(make_repo, tmp_path) -> None:
+    """Lombok writes getName() into Customer's class file; the source only says @Getter."""
+    repo = make_repo({
+        "src/com/acme/crm/Getter.java": "package com.acme.crm;\npublic @interface Getter {}\n",
+        "src/com/acme/crm/Customer.java": CUSTOMER % "",
+        "src/com/acme/crm/Greeter.java": "package com.acme.crm;\n\npublic class Greeter {\n"
+                                         "    String greet(Customer c) {\n        return \"hi \" + c.getName();\n"
+                                         "    }\n}\n",
+    })
+    processed = tmp_path / "processed" / "com/acme/crm/Customer.java"
+    processed.parent.mkdir(parents=True)
+    processed.write_text(CUSTOMER % LOMBOK_GETTER)
+    subprocess.run(["javac", "-d", str(repo / "target/classes"), str(repo / "src/com/acme/crm/Getter.java"),
+                    str(repo / "src/com/acme/crm/Greeter.java"), str(processed)], check=True, capture_output=True)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        getter = t.find_symbol("Customer.getName")
+        impact = t.what_breaks("Customer.getName")
+    assert [(m.fqn, m.generated) for m in getter.matches] == [("com.acme.crm.Customer.getName", True)]
+    assert [(d["symbol"], d["tier"], d["sources"]) for d in impact["dependants"]] == [
+        ("com.acme.crm.Greeter.greet", "resolved", ["bytecode"])]
+
+
+def test_bytecode_ingest_adds_a_library_jar_from_outside_the_repository(make_repo, tmp_path: Path) -> None:
+    lib = tmp_path / "lib-src" / "com/acme/lib/Clock.java"
+    lib.parent.mkdir(parents=True)
+    lib.write_text("package com.acme.lib;\n\npublic class Clock {\n    public static long now() {\n"
+                   "        return System.nanoTime();\n    }\n}\n")
+    subprocess.run(["javac", "-d", str(tmp_path / "lib-classes"), str(lib)], check=True, capture_output=True)
+    jar = tmp_path / "elsewhere" / "clock.jar"
+    jar.parent.mkdir()
+    with zipfile.ZipFile(jar, "w") as z:
+        z.write(tmp_path / "lib-classes/com/acme/lib/Clock.class", "com/acme/lib/Clock.class")
+    repo = make_repo({"src/com/acme/app/Timer.java": "package com.acme.app;\n\nimport com.acme.lib.Clock;\n\n"
+                      "public class Timer {\n    long start() {\n        return Clock.now();\n    }\n}\n"})
+    subprocess.run(["javac", "-cp", str(jar), "-d", str(repo / "target/classes"),
+                    str(repo / "src/com/acme/app/Timer.java")], check=True, capture_output=True)
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(repo)]).exit_code == 0
+    result = runner.invoke(app, ["bytecode", "ingest", str(jar), "--repo", str(repo), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["origins"] == 2
+    with Tenure.open(repo, discover=False) as t:
+        t.index()  # the ingested jar is read again on every index
+        clock = t.find_symbol("Clock.now")
+        impact = t.what_breaks("Clock.now")
+    assert [(m.fqn, m.generated) for m in clock.matches] == [("com.acme.lib.Clock.now", False)]  # a library
+    assert [(d["symbol"], d["tier"]) for d in impact["dependants"]] == [("com.acme.app.Timer.start", "resolved")]
+    missing = runner.invoke(app, ["bytecode", "ingest", str(tmp_path / "nope.jar"), "--repo", str(repo)])
+    assert missing.exit_code == 2 and "no such jar" in missing.output
