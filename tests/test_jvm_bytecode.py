@@ -82,6 +82,20 @@ def test_reader_decodes_switches_and_wide_and_finds_every_invoke_javap_finds(sha
         op in classfile.INVOKE_OPCODES for op in opcodes)
 
 
+def test_reader_reads_java_8_class_files_and_module_descriptors(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "com/acme/api").mkdir(parents=True)
+    (src / "module-info.java").write_text("module com.acme.api { exports com.acme.api; }\n")
+    (src / "com/acme/api/Api.java").write_text("package com.acme.api;\npublic class Api {}\n")
+    subprocess.run(["javac", "-d", str(tmp_path / "out"), *map(str, src.rglob("*.java"))], check=True)
+    subprocess.run(["javac", "--release", "8", "-d", str(tmp_path / "out8"), str(src / "com/acme/api/Api.java")],
+                   check=True)
+    module = classfile.parse((tmp_path / "out/module-info.class").read_bytes())
+    assert module.name == "module-info" and module.access & classfile.ACC_MODULE
+    assert {"Module", "Package"} <= module.pool.kinds()
+    assert classfile.parse((tmp_path / "out8/com/acme/api/Api.class").read_bytes()).major == 52
+
+
 def test_lambdas_method_references_and_anonymous_classes_belong_to_their_enclosing_method(shapes: Path) -> None:
     with Tenure.open(shapes, discover=False) as t:
         t.index()

@@ -156,6 +156,11 @@ class ClassFile:
 class ConstantPool:
     def __init__(self, entries: list[tuple[int, object] | None]) -> None:
         self._entries = entries
+        self._members: dict[int, MemberRef] = {}  # a method is invoked from many places: resolve it once
+
+    def kinds(self) -> set[str]:
+        """The names of the constant kinds the pool holds (Utf8, Class, Module, …)."""
+        return {CP_TAGS[e[0]][0] for e in self._entries if e is not None}
 
     def entry(self, index: int) -> tuple[int, object]:
         if not 0 < index < len(self._entries) or self._entries[index] is None:
@@ -179,8 +184,11 @@ class ConstantPool:
         return self.utf8(name), self.utf8(desc)
 
     def member(self, index: int) -> MemberRef:
-        owner, nat = self._expect(index, 9, 10, 11)  # type: ignore[misc]
-        return MemberRef(self.class_name(owner), *self.name_and_type(nat))
+        ref = self._members.get(index)
+        if ref is None:
+            owner, nat = self._expect(index, 9, 10, 11)  # type: ignore[misc]
+            ref = self._members[index] = MemberRef(self.class_name(owner), *self.name_and_type(nat))
+        return ref
 
     def string(self, index: int) -> str | None:
         """The text of a String constant, None for any other constant (numbers, classes, …)."""
@@ -205,6 +213,10 @@ class ConstantPool:
 
 
 class _Reader:
+    """Big-endian reads; reading past the end raises (IndexError from u1/u2, ClassFileError from take)."""
+
+    __slots__ = ("data", "pos")
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
@@ -218,10 +230,14 @@ class _Reader:
         return chunk
 
     def u1(self) -> int:
-        return self.take(1)[0]
+        pos = self.pos
+        self.pos = pos + 1
+        return self.data[pos]
 
     def u2(self) -> int:
-        return int.from_bytes(self.take(2), "big")
+        pos, data = self.pos, self.data
+        self.pos = pos + 2
+        return data[pos] << 8 | data[pos + 1]
 
     def u4(self) -> int:
         return int.from_bytes(self.take(4), "big")
@@ -233,7 +249,9 @@ def parse(data: bytes) -> ClassFile:
         return _parse(_Reader(data))
     except ClassFileError:
         raise
-    except (struct.error, IndexError, ValueError, TypeError, KeyError, RecursionError) as exc:
+    except IndexError as exc:
+        raise ClassFileError("truncated: the class file ends inside a structure") from exc
+    except (struct.error, ValueError, TypeError, KeyError, RecursionError) as exc:
         raise ClassFileError(f"malformed class file: {type(exc).__name__}: {exc}") from exc
 
 
