@@ -15,6 +15,7 @@ import bisect
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 MIN_MAJOR, MAX_MAJOR = 45, 69
 
@@ -154,7 +155,7 @@ class ClassFile:
 
 
 class ConstantPool:
-    def __init__(self, entries: list[tuple[int, object] | None]) -> None:
+    def __init__(self, entries: list[tuple[int, Any] | None]) -> None:
         self._entries = entries
         self._members: dict[int, MemberRef] = {}  # a method is invoked from many places: resolve it once
 
@@ -162,53 +163,54 @@ class ConstantPool:
         """The names of the constant kinds the pool holds (Utf8, Class, Module, …)."""
         return {CP_TAGS[e[0]][0] for e in self._entries if e is not None}
 
-    def entry(self, index: int) -> tuple[int, object]:
-        if not 0 < index < len(self._entries) or self._entries[index] is None:
+    def entry(self, index: int) -> tuple[int, Any]:
+        found = self._entries[index] if 0 < index < len(self._entries) else None
+        if found is None:
             raise ClassFileError(f"constant-pool index #{index} points to no entry")
-        return self._entries[index]  # type: ignore[return-value]
+        return found
 
-    def _expect(self, index: int, *tags: int) -> object:
+    def _expect(self, index: int, *tags: int) -> Any:
         tag, value = self.entry(index)
         if tag not in tags:
             raise ClassFileError(f"constant #{index} is a {CP_TAGS[tag][0]}, expected {CP_TAGS[tags[0]][0]}")
         return value
 
     def utf8(self, index: int) -> str:
-        return self._expect(index, 1)  # type: ignore[return-value]
+        return self._expect(index, 1)
 
     def class_name(self, index: int) -> str:
-        return self.utf8(self._expect(index, 7))  # type: ignore[arg-type]
+        return self.utf8(self._expect(index, 7))
 
     def name_and_type(self, index: int) -> tuple[str, str]:
-        name, desc = self._expect(index, 12)  # type: ignore[misc]
+        name, desc = self._expect(index, 12)
         return self.utf8(name), self.utf8(desc)
 
     def member(self, index: int) -> MemberRef:
         ref = self._members.get(index)
         if ref is None:
-            owner, nat = self._expect(index, 9, 10, 11)  # type: ignore[misc]
+            owner, nat = self._expect(index, 9, 10, 11)
             ref = self._members[index] = MemberRef(self.class_name(owner), *self.name_and_type(nat))
         return ref
 
     def string(self, index: int) -> str | None:
         """The text of a String constant, None for any other constant (numbers, classes, …)."""
         tag, value = self.entry(index)
-        return self.utf8(value) if tag == 8 else None  # type: ignore[arg-type]
+        return self.utf8(value) if tag == 8 else None
 
     def constant(self, index: int) -> object:
         """A bootstrap argument or loadable constant as a Python value (handles, types, names)."""
         tag, value = self.entry(index)
         if tag == 15:
-            kind, ref = value  # type: ignore[misc]
+            kind, ref = value
             return MethodHandle(kind, self.member(ref))
         if tag == 16:
-            return ("MethodType", self.utf8(value))  # type: ignore[arg-type]
+            return ("MethodType", self.utf8(value))
         if tag == 7:
-            return ("Class", self.utf8(value))  # type: ignore[arg-type]
+            return ("Class", self.utf8(value))
         if tag == 8:
-            return self.utf8(value)  # type: ignore[arg-type]
+            return self.utf8(value)
         if tag in (17, 18):
-            return ("Dynamic", self.name_and_type(value[1]))  # type: ignore[index]
+            return ("Dynamic", self.name_and_type(value[1]))
         return value
 
 
@@ -300,7 +302,7 @@ def _parse(r: _Reader) -> ClassFile:
 
 def _constant_pool(r: _Reader) -> ConstantPool:
     count = r.u2()
-    entries: list[tuple[int, object] | None] = [None] * count
+    entries: list[tuple[int, Any] | None] = [None] * count
     i = 1
     while i < count:
         tag = r.u1()

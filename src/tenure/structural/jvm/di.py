@@ -142,12 +142,11 @@ class Wiring:
 
     def _wire_bean(self, origin: str, ctx: BeanContext, bean: Bean, visible: dict[str, Bean], h: Hierarchy) -> None:
         owner = h.classes.get(bean.user_class)
-        if owner is None:
-            return
         unmatched = [d for d in bean.dependencies if d in visible]
-        for f in owner.fields:
-            candidates = [b for b in visible.values() if b.name != bean.name and h.known(f.type)
-                          and h.assignable(b.user_class, f.type)]
+        for f in owner.fields if owner is not None else ():
+            if not h.known(f.type):
+                continue  # a JDK or library type: its beans' classes are not in the project
+            candidates = [b for b in visible.values() if b.name != bean.name and h.assignable(b.user_class, f.type)]
             named = [b for b in candidates if b.name in bean.dependencies]
             annotated = any(a.rpartition(".")[2] in INJECTION_ANNOTATIONS for a in f.annotations)
             if not (named or annotated or f.name in bean.injected_fields):
@@ -156,13 +155,17 @@ class Wiring:
             tier = Tier.RESOLVED if len(wired) == 1 else Tier.AMBIGUOUS
             for b in wired:
                 unmatched = [d for d in unmatched if d != b.name]
-                self._inject(origin, ctx, owner.name, b, tier, f"field {f.name}: {f.type}")
+                self._inject(origin, ctx, bean.user_class, b, tier, f"field {f.name}: {f.type}")
             if len(wired) == 1:
                 only = wired[0]
                 decision = Decision(origin, ctx.label, only.name, only.user_class, f.type)
-                self.decided[(owner.name, f.type)].append(decision)
-        for dep in unmatched:  # constructor or setter injection: the dependency, not the point
-            self._inject(origin, ctx, owner.name, visible[dep], Tier.RESOLVED, "constructor or setter injection")
+                self.decided[(bean.user_class, f.type)].append(decision)
+        if owner is None and not h.known(bean.user_class):
+            return  # neither source nor bytecode knows the class: nothing in the graph to attach to
+        for dep in unmatched:  # constructor or setter injection (or no class file to find the field in)
+            if h.known(visible[dep].user_class):  # framework beans (DataSource, …) are not the project's
+                self._inject(origin, ctx, bean.user_class, visible[dep], Tier.RESOLVED,
+                             "constructor or setter injection")
 
     def _inject(self, origin: str, ctx: BeanContext, point: str, bean: Bean, tier: str, how: str) -> None:
         self.edges[origin].append(SourceEdge(

@@ -10,7 +10,7 @@ import json
 import os
 import tomllib
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,7 +57,7 @@ class JvmInputs:
         return bool(self.origins or self.beans)
 
 
-def find_inputs(root: Path, extra_classpath: list[str] = ()) -> JvmInputs:  # type: ignore[assignment]
+def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     """Everything under `root` (ignored directories pruned) plus what tenure.toml and the user named."""
     inputs = JvmInputs()
     jars: list[Path] = []

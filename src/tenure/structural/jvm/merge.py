@@ -165,7 +165,6 @@ class Hierarchy:
 class CallSite:
     """A resolved virtual or interface call: where DI wiring may decide the implementation."""
 
-    origin: str
     src: str
     path: str
     caller_class: str
@@ -355,7 +354,7 @@ class _Builder:
         if site.kind not in VIRTUAL and site.kind != "methodref":
             self._compiled_to(origin, src, site.line, site.name, {dst})
             return
-        self.graph.virtual_sites.append(CallSite(origin.name, src, path, cls.name, site.owner, dst, site.name, line))
+        self.graph.virtual_sites.append(CallSite(src, path, cls.name, site.owner, dst, site.name, line))
         impls = [i for i in sorted(f"{sub}.{site.name}" for sub in self.h.all_subtypes(site.owner)
                                    if self.h.is_concrete(sub, site.name)) if i != dst]
         self._compiled_to(origin, src, site.line, site.name, {dst, *impls})
