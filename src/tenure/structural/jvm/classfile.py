@@ -19,7 +19,6 @@ from typing import Any
 
 MIN_MAJOR, MAX_MAJOR = 45, 69
 
-ACC_STATIC = 0x0008
 ACC_BRIDGE = 0x0040
 ACC_INTERFACE = 0x0200
 ACC_ABSTRACT = 0x0400
@@ -142,10 +141,6 @@ class ClassFile:
     bootstrap_methods: list[tuple[MethodHandle, list[object]]]
     pool: ConstantPool
 
-    @property
-    def is_interface(self) -> bool:
-        return bool(self.access & ACC_INTERFACE)
-
     def invokedynamic_target(self, index: int) -> tuple[MethodHandle, list[object]]:
         """The bootstrap method and its static arguments of an invokedynamic's constant."""
         tag, (bsm_index, _nat) = self.pool.entry(index)
@@ -191,11 +186,6 @@ class ConstantPool:
             owner, nat = self._expect(index, 9, 10, 11)
             ref = self._members[index] = MemberRef(self.class_name(owner), *self.name_and_type(nat))
         return ref
-
-    def string(self, index: int) -> str | None:
-        """The text of a String constant, None for any other constant (numbers, classes, …)."""
-        tag, value = self.entry(index)
-        return self.utf8(value) if tag == 8 else None
 
     def constant(self, index: int) -> object:
         """A bootstrap argument or loadable constant as a Python value (handles, types, names)."""
@@ -444,25 +434,12 @@ _PRIMITIVES = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int"
                "Z": "boolean", "V": "void"}
 
 
-def field_type(descriptor: str, pos: int = 0) -> tuple[str, int]:
-    """(`com/acme/Foo` or `int` or `com/acme/Foo[]`, position after it) of one field descriptor."""
-    dims = 0
-    while descriptor[pos] == "[":
-        dims, pos = dims + 1, pos + 1
-    if descriptor[pos] == "L":
-        end = descriptor.index(";", pos)
-        name, pos = descriptor[pos + 1:end], end + 1
-    else:
-        name, pos = _PRIMITIVES[descriptor[pos]], pos + 1
-    return name + "[]" * dims, pos
-
-
-def method_types(descriptor: str) -> tuple[list[str], str]:
-    """(parameter types, return type) of a method descriptor."""
-    if not descriptor.startswith("("):
-        raise ClassFileError(f"bad method descriptor {descriptor!r}")
-    params, pos = [], 1
-    while descriptor[pos] != ")":
-        t, pos = field_type(descriptor, pos)
-        params.append(t)
-    return params, field_type(descriptor, pos + 1)[0]
+def field_type(descriptor: str) -> str:
+    """`com/acme/Foo`, `int` or `com/acme/Foo[]` of a field descriptor."""
+    dims = len(descriptor) - len(descriptor.lstrip("["))
+    base = descriptor[dims:]
+    if base.startswith("L") and base.endswith(";"):
+        return base[1:-1] + "[]" * dims
+    if base in _PRIMITIVES:
+        return _PRIMITIVES[base] + "[]" * dims
+    raise ClassFileError(f"bad field descriptor {descriptor!r}")

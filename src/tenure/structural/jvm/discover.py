@@ -171,7 +171,7 @@ def read_classes(origin: Origin) -> OriginClasses:
         try:
             models.append(model.build(classfile.parse(data), f"{origin.name}/{rel}" if origin.kind == "classes"
                                       else f"{origin.name}!/{rel}"))
-        except classfile.ClassFileError as exc:
+        except (classfile.ClassFileError, ValueError, KeyError, IndexError) as exc:  # one bad class, not the origin
             skipped.append((f"{origin.name}/{rel}", str(exc)))
     return OriginClasses(models, skipped)
 

@@ -108,7 +108,7 @@ def is_abstract(method: MethodModel) -> bool:
 
 
 def _type_name(descriptor: str) -> str:
-    return dotted(field_type(descriptor)[0])
+    return dotted(field_type(descriptor))
 
 
 def _annotation_names(annotations: list) -> list[str]:
