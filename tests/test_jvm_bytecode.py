@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from tenure import Tenure
 from tenure.cli import app
-from tenure.structural.jvm import classfile
+from tenure.structural.jvm import classfile, model
 from tests.conftest import FIXTURES
 
 JVM = FIXTURES / "jvm"
@@ -124,6 +125,24 @@ def test_a_damaged_class_file_is_reported_and_skipped_never_fatal(shapes: Path, 
         assert "Broken.class" in report.sources["jvm"]["skipped"]
         assert report.sources["jvm"]["classes"] == 3  # Shapes, its anonymous class, Helper
         assert t.db.query("SELECT COUNT(*) AS n FROM source_edges WHERE source = 'bytecode'")[0]["n"] > 0
+
+
+def test_random_corruption_only_ever_raises_class_file_error(shapes: Path) -> None:
+    """Flipped bytes and cut-off files anywhere (pool, members, code, attributes): one error type, always."""
+    original = class_bytes(shapes, "Shapes")
+    rng = random.Random(6)
+    failures = 0
+    for _ in range(1500):
+        data = bytearray(original)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if rng.random() < 0.2:
+            data = data[: rng.randrange(len(data))]
+        try:
+            model.build(classfile.parse(bytes(data)), "Shapes.class")
+        except classfile.ClassFileError:
+            failures += 1
+    assert failures > 100  # the corruption was real
 
 
 def test_a_broken_jar_is_reported_and_the_rest_is_indexed(shapes: Path) -> None:

@@ -396,15 +396,15 @@ def decode(code: bytes) -> Iterator[Instruction]:
         size = OPERAND_BYTES.get(op)
         if size is None:
             raise ClassFileError(f"undefined opcode 0x{op:02x} at pc {pc}")
-        operand = 0
         if size == -1:
             size = _variable_length(code, pc, op)
-        elif op in CP_OPERAND:
-            operand = code[pc + 1] if op == LDC else int.from_bytes(code[pc + 1:pc + 3], "big")
-        elif size:
-            operand = code[pc + 1]
         if pc + 1 + size > end:
             raise ClassFileError(f"instruction 0x{op:02x} at pc {pc} runs past the end of the code")
+        operand = 0
+        if op in CP_OPERAND:
+            operand = code[pc + 1] if op == LDC else code[pc + 1] << 8 | code[pc + 2]
+        elif size:
+            operand = code[pc + 1]
         yield Instruction(pc, op, operand)
         pc += 1 + size
 
