@@ -13,6 +13,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.jvm.merge import CallSite, Hierarchy
@@ -59,17 +60,25 @@ def parse_beans(data: object, profile: str = "") -> list[BeanContext]:
     contexts: list[BeanContext] = []
     if isinstance(data, dict) and isinstance(data.get("contexts"), dict):
         for ctx_name, ctx in data["contexts"].items():
-            beans = {name: _bean(name, b) for name, b in (ctx or {}).get("beans", {}).items() if isinstance(b, dict)}
-            contexts.append(BeanContext(ctx_name, profile or ctx_name, (ctx or {}).get("parentId"), beans))
-    elif isinstance(data, list) and all(isinstance(c, dict) for c in data):  # Spring Boot 1.x
+            beans = _expect(ctx, dict, f"context {ctx_name!r}").get("beans", {})
+            contexts.append(BeanContext(ctx_name, profile or ctx_name, ctx.get("parentId"), {
+                name: _bean(name, b) for name, b in _expect(beans, dict, f"beans of {ctx_name!r}").items()}))
+    elif isinstance(data, list):  # Spring Boot 1.x: a list of contexts, each with a list of beans
         for ctx in data:
-            name = str(ctx.get("context", "application"))
-            beans = {b["bean"]: _bean(b["bean"], b) for b in ctx.get("beans", [])
-                     if isinstance(b, dict) and "bean" in b}
-            contexts.append(BeanContext(name, profile or name, ctx.get("parent"), beans))
+            name = str(_expect(ctx, dict, "a context").get("context", "application"))
+            beans = _expect(ctx.get("beans", []), list, f"beans of {name!r}")
+            contexts.append(BeanContext(name, profile or name, ctx.get("parent"), {
+                str(b.get("bean")): _bean(str(b.get("bean")), b) for b in beans}))
     else:
         raise BeansFileError("not Spring Boot actuator beans JSON (expected {\"contexts\": …} or a list of contexts)")
     return contexts
+
+
+def _expect(value: object, kind: type, what: str) -> Any:
+    if not isinstance(value, kind):
+        raise BeansFileError(f"not Spring Boot actuator beans JSON: {what} is not a JSON "
+                             f"{'object' if kind is dict else 'array'}")
+    return value
 
 
 def read_beans_file(path: Path, profile: str = "") -> list[BeanContext]:
@@ -83,9 +92,11 @@ def read_beans_file(path: Path, profile: str = "") -> list[BeanContext]:
         raise BeansFileError(f"{path}: {exc}") from exc
 
 
-def _bean(name: str, raw: dict) -> Bean:
-    deps = raw.get("dependencies") or []
-    return Bean(name, str(raw.get("type") or ""), [d for d in deps if isinstance(d, str)])
+def _bean(name: str, raw: object) -> Bean:
+    raw = _expect(raw, dict, f"bean {name!r}")
+    deps = raw.get("dependencies")
+    deps = [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+    return Bean(name, str(raw.get("type") or ""), deps)
 
 
 def aot_context(classes: list[ClassModel]) -> BeanContext | None:
