@@ -95,8 +95,14 @@ class Hierarchy:
     _subtypes: dict[str, set[str]] = field(default_factory=dict)
     _declaring: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _all_subtypes: dict[str, set[str]] = field(default_factory=dict)
+    _implementations: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    _bodies: dict[str, dict[str, bool]] = field(default_factory=dict)  # class -> method name -> has a body
 
     def __post_init__(self) -> None:
+        for name, cls in self.classes.items():
+            bodies = self._bodies[name] = {}
+            for m in cls.methods:
+                bodies[m.name] = bodies.get(m.name, False) or not is_abstract(m)
         for name in set(self.classes) | set(self.source.supertypes):
             for sup in self.supers(name):
                 self._subtypes.setdefault(sup, set()).add(name)
@@ -111,16 +117,21 @@ class Hierarchy:
         return [s for s in dict.fromkeys(found) if s]
 
     def declares(self, name: str, member: str) -> bool:
-        cls = self.classes.get(name)
-        if cls is not None and any(m.name == member for m in cls.methods):
-            return True
-        return member in self.source.members.get(name, ())
+        return member in self._bodies.get(name, ()) or member in self.source.members.get(name, ())
 
     def is_concrete(self, name: str, member: str) -> bool:
-        cls = self.classes.get(name)
-        if cls is None:
+        bodies = self._bodies.get(name)
+        if bodies is None:
             return self.declares(name, member)  # source only: abstractness unknown, count it
-        return any(m.name == member and not is_abstract(m) for m in cls.methods)
+        return bodies.get(member, False)
+
+    def implementations(self, name: str, member: str) -> list[str]:
+        """`member` of every subtype that gives it a body: where a virtual call on `name` may land."""
+        key = (name, member)
+        if key not in self._implementations:
+            self._implementations[key] = sorted(f"{sub}.{member}" for sub in self.all_subtypes(name)
+                                                if self.is_concrete(sub, member))
+        return self._implementations[key]
 
     def declaring(self, name: str, member: str) -> str | None:
         """The class whose `member` a call on `name` reaches: itself, else the nearest super type."""
@@ -355,8 +366,7 @@ class _Builder:
             self._compiled_to(origin, src, site.line, site.name, {dst})
             return
         self.graph.virtual_sites.append(CallSite(src, path, cls.name, site.owner, dst, site.name, line))
-        impls = [i for i in sorted(f"{sub}.{site.name}" for sub in self.h.all_subtypes(site.owner)
-                                   if self.h.is_concrete(sub, site.name)) if i != dst]
+        impls = [i for i in self.h.implementations(site.owner, site.name) if i != dst]
         self._compiled_to(origin, src, site.line, site.name, {dst, *impls})
         if impls and (cls.name, site.owner) not in self.decided:
             self._dispatch_candidates(origin, src, path, site, dst, line, impls)
