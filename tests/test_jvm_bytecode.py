@@ -330,3 +330,26 @@ def test_bytecode_ingest_adds_a_library_jar_from_outside_the_repository(make_rep
     assert [(d["symbol"], d["tier"]) for d in impact["dependants"]] == [("com.acme.app.Timer.start", "resolved")]
     missing = runner.invoke(app, ["bytecode", "ingest", str(tmp_path / "nope.jar"), "--repo", str(repo)])
     assert missing.exit_code == 2 and "no such jar" in missing.output
+
+
+def test_a_beans_file_or_jar_that_breaks_later_keeps_its_last_good_edges(tmp_path: Path) -> None:
+    repo = tmp_path / "shop"
+    shutil.copytree(JVM / "shop", repo)
+    javac(repo / "src", tmp_path / "classes")
+    with zipfile.ZipFile(repo / "app.jar", "w") as jar:  # the shop's classes as a jar this time
+        for f in (tmp_path / "classes").rglob("*.class"):
+            jar.write(f, f.relative_to(tmp_path / "classes").as_posix())
+
+    def counts(t: Tenure) -> dict[str, int]:
+        rows = t.db.query("SELECT source, COUNT(*) AS n FROM source_edges GROUP BY source")
+        return {r["source"]: r["n"] for r in rows}
+
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        before = counts(t)
+        (repo / "actuator-beans.json").write_text("{ truncated")
+        (repo / "app.jar").write_bytes(b"PK\x03\x04 damaged")
+        report = t.index()
+        assert counts(t) == before and before["di"] > 0 and before["bytecode"] > 0
+    assert "actuator-beans.json" in report.sources["jvm"]["skipped"]
+    assert "app.jar: not a readable jar" in report.sources["jvm"]["skipped"]

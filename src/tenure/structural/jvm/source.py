@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.structural.jvm import di, merge
-from tenure.structural.jvm.discover import JvmInputError, ModelCache, Origin, content_hash, find_inputs
+from tenure.structural.jvm.discover import BeansInput, JvmInputError, ModelCache, Origin, content_hash, find_inputs
 from tenure.structural.jvm.model import ClassModel
 
 if TYPE_CHECKING:
@@ -75,92 +75,129 @@ def ingest_beans(tenure: Tenure, path: Path, profile: str = "") -> dict:
     return report
 
 
+@dataclass
+class _Run:
+    """One pass: what was read, and what could not be (whose previous edges are kept)."""
+
+    digests: dict[str, str] = field(default_factory=dict)  # readable origin -> content hash
+    classes: list[tuple[Origin, ClassModel]] = field(default_factory=list)
+    unreadable: set[str] = field(default_factory=set)  # origins and beans files that failed this time
+    problems: list[str] = field(default_factory=list)
+    skipped_classes: int = 0
+
+
 def index_jvm(tenure: Tenure, force: bool = False) -> dict:
     state = JvmState.load(tenure)
     inputs = find_inputs(tenure.root, state.classpath)
     if not inputs and not state.manual_beans and not state.origins and not state.beans:
         return {}
-    problems: list[str] = []
-    digests: dict[str, str] = {}
-    origins: list[Origin] = []
-    for origin in inputs.origins:
-        try:
-            digests[origin.name] = content_hash(origin)
-            origins.append(origin)
-        except JvmInputError as exc:
-            problems.append(str(exc))
-    beans_hash = hashlib.blake2b(digest_size=16)
-    for b in inputs.beans:
-        beans_hash.update(f"{b.name}\0{b.profile}\0".encode() + (b.path.read_bytes() if b.path.is_file() else b""))
-    beans_hash.update(json.dumps(state.manual_beans, sort_keys=True).encode())
-    fingerprint = hashlib.blake2b(json.dumps([digests, beans_hash.hexdigest()], sort_keys=True).encode(),
-                                  digest_size=16).hexdigest()
-    if fingerprint == state.fingerprint and not force and not problems:
+    run = _Run()
+    origins = _hash_origins(inputs.origins, run)
+    fingerprint = _fingerprint(run.digests, inputs.beans, state.manual_beans)
+    if fingerprint == state.fingerprint and not force and not run.problems:
         return {"origins": len(origins), "unchanged": "yes"}
-
-    cache = ModelCache(tenure.root / ".tenure" / CACHE_DIR)
-    classes: list[tuple[Origin, ClassModel]] = []
-    seen: set[str] = set()
-    skipped = 0
-    for origin in origins:
-        try:
-            held = cache.load(origin, digests[origin.name])
-        except JvmInputError as exc:
-            problems.append(str(exc))
-            digests.pop(origin.name)
-            continue
-        skipped += len(held.skipped)
-        problems += [f"{path}: {why}" for path, why in held.skipped[:20]]
-        for m in held.models:
-            if m.name not in seen:  # the first origin holding a class wins (class directories before jars)
-                seen.add(m.name)
-                classes.append((origin, m))
-    cache.keep_only(set(digests.values()))
-
-    source = merge.SourceSide.load(tenure.db)
-    hierarchy = merge.Hierarchy({m.name: m for _, m in classes}, source)
-    wiring = di.Wiring()
-    for b in inputs.beans:
-        try:
-            wiring.add_contexts(b.name, di.read_beans_file(b.path, b.profile), hierarchy)
-        except di.BeansFileError as exc:
-            problems.append(str(exc))
-    for manual in state.manual_beans:
-        wiring.add_contexts(manual["origin"], di.parse_beans(manual["data"], manual["profile"]), hierarchy)
-    aot = di.aot_context([m for _, m in classes])
-    if aot is not None:
-        wiring.add_contexts(di.AOT_CONTEXT, [aot], hierarchy)
-    graph = merge.build_graph(classes, hierarchy, set(wiring.decided))
+    _read_origins(ModelCache(tenure.root / ".tenure" / CACHE_DIR), origins, state, run)
+    hierarchy = merge.Hierarchy({m.name: m for _, m in run.classes}, merge.SourceSide.load(tenure.db))
+    wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
+    graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
     wiring.decide_calls(graph.virtual_sites, hierarchy)
-
-    store = tenure.structural
-    with tenure.db.transaction():
-        store.delete_source_edges(merge.SOURCE, [o for o in state.origins if o not in digests])
-        for gone in state.origins:
-            if gone not in digests:
-                for generated in (False, True):
-                    store.replace_source_symbols(_symbol_origin(gone, generated), [], generated)
-        for name in digests:
-            store.replace_source_edges(merge.SOURCE, name, graph.edges.get(name, []))
-            for generated in (False, True):
-                store.replace_source_symbols(_symbol_origin(name, generated), graph.symbols.get((name, generated), []),
-                                             generated)
-        store.delete_source_edges(di.SOURCE, [o for o in state.beans if o not in wiring.edges])
-        for name, edges in wiring.edges.items():
-            store.replace_source_edges(di.SOURCE, name, edges)
-        state.origins, state.beans, state.fingerprint = digests, sorted(wiring.edges), fingerprint
-        state.save(tenure)
+    _store(tenure, state, run, graph, wiring, fingerprint)
     result = {
-        "origins": len(digests), "classes": graph.classes, "methods": graph.methods,
+        "origins": len(run.digests), "classes": graph.classes, "methods": graph.methods,
         "bytecode edges": sum(len(e) for e in graph.edges.values()),
         "generated symbols": sum(len(s) for (_, gen), s in graph.symbols.items() if gen),
         "beans": wiring.beans, "di edges": sum(len(e) for e in wiring.edges.values()),
     }
     if graph.stale_classes:  # degraded, and said so: rebuild to let javac rule out tree-sitter's guesses
         result["stale classes"] = f"{graph.stale_classes} older than their source (they confirm, never refute)"
-    if skipped or problems:
-        result["skipped"] = f"{skipped} classes; " + "; ".join(problems[:5])
+    if run.skipped_classes or run.problems:
+        kept = f" (last good edges of {len(run.unreadable)} kept)" if run.unreadable else ""
+        result["skipped"] = f"{run.skipped_classes} classes{kept}; " + "; ".join(run.problems[:5])
     return result
+
+
+def _hash_origins(origins: list[Origin], run: _Run) -> list[Origin]:
+    readable = []
+    for origin in origins:
+        try:
+            run.digests[origin.name] = content_hash(origin)
+            readable.append(origin)
+        except JvmInputError as exc:
+            run.problems.append(str(exc))
+            run.unreadable.add(origin.name)
+    return readable
+
+
+def _fingerprint(digests: dict[str, str], beans: list[BeansInput], manual_beans: list[dict]) -> str:
+    h = hashlib.blake2b(json.dumps(digests, sort_keys=True).encode(), digest_size=16)
+    for b in beans:
+        try:
+            content = b.path.read_bytes()
+        except OSError:
+            content = b""  # reported when the file is read for its wiring
+        h.update(f"{b.name}\0{b.profile}\0".encode() + content)
+    h.update(json.dumps(manual_beans, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _read_origins(cache: ModelCache, origins: list[Origin], state: JvmState, run: _Run) -> None:
+    seen: set[str] = set()
+    for origin in origins:
+        try:
+            held = cache.load(origin, run.digests[origin.name])
+        except JvmInputError as exc:
+            run.problems.append(str(exc))
+            del run.digests[origin.name]
+            run.unreadable.add(origin.name)
+            continue
+        run.skipped_classes += len(held.skipped)
+        run.problems += [f"{path}: {why}" for path, why in held.skipped[:20]]
+        for m in held.models:
+            if m.name not in seen:  # the first origin holding a class wins (class directories before jars)
+                seen.add(m.name)
+                run.classes.append((origin, m))
+    # an unreadable origin's models stay cached with its last good edges
+    cache.keep_only(set(run.digests.values()) | {state.origins[o] for o in run.unreadable if o in state.origins})
+
+
+def _wiring(beans: list[BeansInput], manual_beans: list[dict], hierarchy: merge.Hierarchy, run: _Run) -> di.Wiring:
+    wiring = di.Wiring()
+    for b in beans:
+        try:
+            wiring.add_contexts(b.name, di.read_beans_file(b.path, b.profile), hierarchy)
+        except di.BeansFileError as exc:
+            run.problems.append(str(exc))
+            run.unreadable.add(b.name)
+    for manual in manual_beans:  # validated when ingested
+        wiring.add_contexts(manual["origin"], di.parse_beans(manual["data"], manual["profile"]), hierarchy)
+    aot = di.aot_context([m for _, m in run.classes])
+    if aot is not None:
+        wiring.add_contexts(di.AOT_CONTEXT, [aot], hierarchy)
+    return wiring
+
+
+def _store(tenure: Tenure, state: JvmState, run: _Run, graph: merge.BytecodeGraph, wiring: di.Wiring,
+           fingerprint: str) -> None:
+    """Swap in every origin's edges and symbols in one transaction; origins gone from the repository
+    lose theirs, origins that failed to read this time keep their last good ones."""
+    store = tenure.structural
+    gone = [o for o in state.origins if o not in run.digests and o not in run.unreadable]
+    with tenure.db.transaction():
+        store.delete_source_edges(merge.SOURCE, gone)
+        for name in [*gone, *run.digests]:
+            for generated in (False, True):
+                store.replace_source_symbols(_symbol_origin(name, generated), graph.symbols.get((name, generated), []),
+                                             generated)
+        for name in run.digests:
+            store.replace_source_edges(merge.SOURCE, name, graph.edges.get(name, []))
+        store.delete_source_edges(di.SOURCE, [o for o in state.beans if o not in wiring.edges
+                                              and o not in run.unreadable])
+        for name, edges in wiring.edges.items():
+            store.replace_source_edges(di.SOURCE, name, edges)
+        state.origins = {**{o: d for o, d in state.origins.items() if o in run.unreadable}, **run.digests}
+        state.beans = sorted(set(wiring.edges) | (set(state.beans) & run.unreadable))
+        state.fingerprint = fingerprint
+        state.save(tenure)
 
 
 def _symbol_origin(origin: str, generated: bool) -> str:
