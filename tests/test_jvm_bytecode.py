@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,11 +63,30 @@ def javac(src_root: Path, out: Path) -> None:
                    capture_output=True)
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None], Path], Path]:
+    """Build each compiled repository once per module (javac is slow); every test gets its own copy
+    (copytree keeps modification times, so class files stay newer than their sources)."""
+    built: dict[str, Path] = {}
+
+    def copy(key: str, make: Callable[[Path], None], dest: Path) -> Path:
+        if key not in built:
+            built[key] = tmp_path_factory.mktemp("javac") / key
+            make(built[key])
+        shutil.copytree(built[key], dest)
+        return dest
+
+    return copy
+
+
 @pytest.fixture
-def shapes(make_repo) -> Path:
-    repo = make_repo({"src/com/acme/shapes/Shapes.java": SHAPES})
-    javac(repo / "src", repo / "target" / "classes")
-    return repo
+def shapes(compiled, tmp_path: Path) -> Path:
+    def make(repo: Path) -> None:
+        (repo / "src/com/acme/shapes").mkdir(parents=True)
+        (repo / "src/com/acme/shapes/Shapes.java").write_text(SHAPES)
+        javac(repo / "src", repo / "target" / "classes")
+
+    return compiled("shapes", make, tmp_path / "repo")
 
 
 def class_bytes(repo: Path, name: str) -> bytes:
@@ -220,16 +240,17 @@ def test_di_ingest_rejects_a_file_that_is_not_actuator_json(shop: Path, tmp_path
     assert "not Spring Boot actuator beans JSON" in " ".join(result.output.split())
 
 
-def compiled_graph_fixture(case: str, tmp_path: Path) -> Path:
-    repo = tmp_path / case
-    shutil.copytree(FIXTURES / "graph" / case, repo)
-    javac(repo, repo / "target" / "classes")
-    return repo
+def compiled_graph_fixture(compiled, case: str, tmp_path: Path) -> Path:
+    def make(repo: Path) -> None:
+        shutil.copytree(FIXTURES / "graph" / case, repo)
+        javac(repo, repo / "target" / "classes")
+
+    return compiled(case, make, tmp_path / case)
 
 
 @pytest.mark.parametrize("case", ["java_hierarchy", "java_receivers", "java_imports"])
-def test_bytecode_judges_every_tree_sitter_edge_under_the_same_names(case: str, tmp_path: Path) -> None:
-    repo = compiled_graph_fixture(case, tmp_path)
+def test_bytecode_judges_every_tree_sitter_edge_under_the_same_names(compiled, case: str, tmp_path: Path) -> None:
+    repo = compiled_graph_fixture(compiled, case, tmp_path)
     with Tenure.open(repo, discover=False) as t:
         t.index()
         ts = t.db.query("SELECT src_fqn, dst_fqn, relation, line FROM edges WHERE dst_fqn IS NOT NULL"
@@ -244,8 +265,8 @@ def test_bytecode_judges_every_tree_sitter_edge_under_the_same_names(case: str, 
     assert {n for r in bc for n in (r["src_fqn"], r["dst_fqn"]) if n} <= names
 
 
-def test_javac_rules_out_tree_sitters_guess_for_an_untyped_lambda_parameter(tmp_path: Path) -> None:
-    repo = compiled_graph_fixture("java_receivers", tmp_path)
+def test_javac_rules_out_tree_sitters_guess_for_an_untyped_lambda_parameter(compiled, tmp_path: Path) -> None:
+    repo = compiled_graph_fixture(compiled, "java_receivers", tmp_path)
     with Tenure.open(repo, discover=False) as t:
         t.index()
         impact = t.what_breaks("AuditLog.record")
@@ -254,8 +275,8 @@ def test_javac_rules_out_tree_sitters_guess_for_an_untyped_lambda_parameter(tmp_
     assert {d["tier"] for d in impact["dependants"]} == {"resolved"}
 
 
-def test_class_files_older_than_their_source_confirm_but_never_refute(tmp_path: Path) -> None:
-    repo = compiled_graph_fixture("java_receivers", tmp_path)
+def test_class_files_older_than_their_source_confirm_but_never_refute(compiled, tmp_path: Path) -> None:
+    repo = compiled_graph_fixture(compiled, "java_receivers", tmp_path)
     source = repo / "com/acme/pay/PaymentProcessor.java"
     later = source.stat().st_mtime + 3600
     os.utime(source, (later, later))  # edited after the last build
