@@ -199,18 +199,19 @@ def shop(tmp_path: Path) -> Path:
 
 
 def test_spring_aot_bean_definitions_become_injects_edges_and_decide_the_interface_call(shop: Path) -> None:
-    javac_roots = [repo_root for repo_root in (shop / "src", JVM / "aot_src")]
-    sources = [str(p) for root in javac_roots for p in sorted(root.rglob("*.java"))]
+    sources = [str(p) for root in (shop / "src", JVM / "aot_src") for p in sorted(root.rglob("*.java"))]
     subprocess.run(["javac", "-d", str(shop / "target/classes"), *sources], check=True, capture_output=True)
     with Tenure.open(shop, discover=False) as t:
         t.index()
         injects = t.db.query("SELECT src_fqn, dst_fqn, context, tier FROM source_edges WHERE relation = 'injects'")
         stripe = t.what_breaks("StripeGateway.charge")
-    assert [dict(r) for r in injects] == [{"src_fqn": "com.acme.pay.CheckoutService",
-                                           "dst_fqn": "com.acme.pay.StripeGateway", "context": "aot",
-                                           "tier": "resolved"}]
-    wired = [d for d in stripe["dependants"] if d["symbol"] == "com.acme.pay.CheckoutService.checkout"]
-    assert [(d["tier"], d["contexts"]) for d in wired] == [("resolved", ["aot"])]
+    assert sorted((r["src_fqn"], r["dst_fqn"], r["context"], r["tier"]) for r in injects) == [
+        ("com.acme.pay.CheckoutService", "com.acme.pay.StripeGateway", "aot", "resolved"),  # @Autowired field
+        ("com.acme.pay.InvoiceService", "com.acme.pay.StripeGateway", "aot", "resolved"),  # constructor parameter
+    ]
+    wired = [(d["symbol"], d["tier"], d["contexts"]) for d in stripe["dependants"] if "di" in d["sources"]]
+    assert sorted(wired) == [("com.acme.pay.CheckoutService.checkout", "resolved", ["aot"]),
+                             ("com.acme.pay.InvoiceService.invoice", "resolved", ["aot"])]
 
 
 def test_di_ingest_adds_a_boot1_beans_file_by_hand_under_its_profile(shop: Path, tmp_path: Path) -> None:

@@ -56,7 +56,8 @@ def test_every_implementer_is_listed_including_generated_and_proxy_classes(impac
 
 def test_callers_through_the_interface_are_resolved_by_bytecode(impact: dict) -> None:
     callers = direct(impact, "calls")
-    assert set(callers) == {"com.acme.pay.CheckoutService.checkout", "com.acme.pay.RefundService.refund",
+    assert set(callers) == {"com.acme.pay.CheckoutService.checkout", "com.acme.pay.InvoiceService.invoice",
+                            "com.acme.pay.RefundService.refund",
                             "com.acme.pay.BatchCharger.chargeAll"}  # the last through a method reference
     assert all(c["tier"] == "resolved" and "bytecode" in c["sources"] for c in callers.values())
     assert "tree-sitter" in callers["com.acme.pay.RefundService.refund"]["sources"]  # confirmed, not duplicated
@@ -68,9 +69,10 @@ def test_the_direct_caller_of_one_implementation_is_listed(impact: dict) -> None
 
 
 def test_the_wired_implementation_is_named_from_the_beans_file_with_its_profile(impact: dict) -> None:
-    checkout = direct(impact, "calls")["com.acme.pay.CheckoutService.checkout"]
-    assert "di" in checkout["sources"] and checkout["contexts"] == ["prod"]
-    assert "com.acme.pay.StripeGateway.charge" in checkout["detail"]
+    callers = direct(impact, "calls")
+    for wired in ("com.acme.pay.CheckoutService.checkout", "com.acme.pay.InvoiceService.invoice"):  # field, constructor
+        assert "di" in callers[wired]["sources"] and callers[wired]["contexts"] == ["prod"]
+        assert "com.acme.pay.StripeGateway.charge" in callers[wired]["detail"]
     stripe = direct(impact, "overrides")["com.acme.pay.StripeGateway.charge"]
     assert "di" in stripe["sources"] and stripe["contexts"] == ["prod"]
 
@@ -86,7 +88,7 @@ def test_summary_is_a_lower_bound_counting_generated_methods_dispatches_and_the_
     assert summary["unresolved_dispatch"] == 2  # RefundService and BatchCharger: no wiring picks the gateway
     assert summary["lower_bound"]
     assert re.fullmatch(
-        r"3 callers \(3 resolved\), 6 implementers \(6 resolved\); \d+ more up to depth 2, "
+        r"4 callers \(4 resolved\), 6 implementers \(6 resolved\); \d+ more up to depth 2, "
         r"2 unresolved interface dispatches, 2 generated methods, 1 unresolved dynamic call sites — a lower bound",
         summary["text"],
     ), summary["text"]

@@ -40,6 +40,7 @@ class Bean:
     type: str  # the bean's class as the container reported it (a proxy's name included)
     dependencies: list[str] = field(default_factory=list)
     injected_fields: list[str] = field(default_factory=list)  # AOT: fields its definition sets
+    injected_types: list[str] = field(default_factory=list)  # AOT: its constructor's parameter types
 
     @property
     def user_class(self) -> str:
@@ -100,28 +101,33 @@ def _bean(name: str, raw: object) -> Bean:
 
 
 def aot_context(classes: list[ClassModel]) -> BeanContext | None:
-    """Beans from Spring AOT: each `get<Name>BeanDefinition` method of a `*__BeanDefinitions` class
-    defines bean `<name>` of the first project class it names (RootBeanDefinition(X.class)); the
-    field names X's `__BeanDefinitions` / `__Autowiring` classes pass to AutowiredFieldValueResolver
-    are the fields injected into X."""
+    """Beans from Spring AOT. Each `get<Name>BeanDefinition` method of a `*__BeanDefinitions` class
+    defines bean `<name>` of the first project class it names (`new RootBeanDefinition(X.class)`);
+    the other classes its `<Name>` methods name (`BeanInstanceSupplier.forConstructor(Dep.class)`)
+    are X's constructor parameters, and the field names X's `__BeanDefinitions` / `__Autowiring`
+    classes pass to AutowiredFieldValueResolver are the fields injected into X."""
     known = {c.name for c in classes}
-    injected: dict[str, list[str]] = defaultdict(list)
+    fields: dict[str, list[str]] = defaultdict(list)
     beans: dict[str, Bean] = {}
     for cls in classes:
         target, _, suffix = cls.name.rpartition("__")
         if "__" + suffix not in (AOT_SUFFIX, AOT_AUTOWIRING_SUFFIX):
             continue
-        injected[target] += [s.constant for m in cls.methods for s in m.sites
-                             if s.owner in AOT_FIELD_RESOLVERS and s.constant]
+        fields[target] += [s.constant for m in cls.methods for s in m.sites
+                           if s.owner in AOT_FIELD_RESOLVERS and s.constant]
         for method in cls.methods:
-            if "__" + suffix == AOT_SUFFIX and method.name.startswith("get") and method.name.endswith("BeanDefinition"):
-                types = [s.owner for s in method.sites if s.kind == "class" and s.owner in known]
-                bean_name = method.name[3:-len("BeanDefinition")]
-                bean_name = bean_name[:1].lower() + bean_name[1:]
-                if types:
-                    beans.setdefault(bean_name, Bean(bean_name, types[0]))
+            if "__" + suffix != AOT_SUFFIX or not (method.name.startswith("get")
+                                                   and method.name.endswith("BeanDefinition")):
+                continue
+            stem = method.name[3:-len("BeanDefinition")]
+            types = [s.owner for s in method.sites if s.kind == "class" and s.owner in known]
+            if not types:
+                continue
+            bean = beans.setdefault(stem[:1].lower() + stem[1:], Bean(stem[:1].lower() + stem[1:], types[0]))
+            bean.injected_types += [s.owner for m in cls.methods if stem in m.name for s in m.sites
+                                    if s.kind == "class" and s.owner in known and s.owner != bean.type]
     for bean in beans.values():
-        bean.injected_fields = injected.get(bean.type, [])
+        bean.injected_fields = fields.get(bean.type, [])
     return BeanContext(AOT_CONTEXT, AOT_CONTEXT, None, beans) if beans else None
 
 
@@ -160,7 +166,8 @@ class Wiring:
             candidates = [b for b in visible.values() if b.name != bean.name and h.assignable(b.user_class, f.type)]
             named = [b for b in candidates if b.name in bean.dependencies]
             annotated = any(a.rpartition(".")[2] in INJECTION_ANNOTATIONS for a in f.annotations)
-            if not (named or annotated or f.name in bean.injected_fields):
+            injected = f.name in bean.injected_fields or f.type in bean.injected_types
+            if not (named or annotated or injected):
                 continue
             wired = named or candidates
             tier = Tier.RESOLVED if len(wired) == 1 else Tier.AMBIGUOUS
