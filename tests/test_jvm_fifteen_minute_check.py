@@ -9,8 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tenure import Tenure
+from tenure.cli import app
 from tests.conftest import FIXTURES
 
 JVM = FIXTURES / "jvm"
@@ -92,3 +94,12 @@ def test_summary_is_a_lower_bound_counting_generated_methods_dispatches_and_the_
         r"2 unresolved interface dispatches, 2 generated methods, 1 unresolved dynamic call sites — a lower bound",
         summary["text"],
     ), summary["text"]
+
+
+def test_the_cli_shows_the_profile_of_wired_edges_and_the_lower_bound(shop: Path, impact: dict) -> None:
+    result = CliRunner().invoke(app, ["what-breaks", "PaymentGateway.charge", "--repo", str(shop)])
+    assert result.exit_code == 0
+    wired = [line for line in result.output.splitlines() if "CheckoutService.checkout" in line]
+    assert wired and "[prod]" in wired[0]
+    assert "2 unresolved interface dispatches, 2 generated methods, 1 unresolved dynamic call sites — a lower bound" \
+        in " ".join(result.output.split())
