@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tenure.namespace.tiers import Relation, Tier
-from tenure.structural.jvm.merge import CallSite, Hierarchy
+from tenure.structural.jvm.merge import CallSite
 from tenure.structural.jvm.model import ClassModel
+from tenure.structural.jvm.project import Hierarchy
 from tenure.structural.store import SourceEdge
 
 SOURCE = "di"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tenure.structural.jvm import di, merge
 from tenure.structural.jvm.discover import BeansInput, JvmInputError, ModelCache, Origin, content_hash, find_inputs
 from tenure.structural.jvm.model import ClassModel
+from tenure.structural.jvm.project import Hierarchy, SourceSide
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
@@ -97,7 +98,7 @@ def index_jvm(tenure: Tenure, force: bool = False) -> dict:
     if fingerprint == state.fingerprint and not force and not run.problems:
         return {"origins": len(origins), "unchanged": "yes"}
     _read_origins(ModelCache(tenure.root / ".tenure" / CACHE_DIR), origins, state, run)
-    hierarchy = merge.Hierarchy({m.name: m for _, m in run.classes}, merge.SourceSide.load(tenure.db))
+    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(tenure.db))
     wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
     graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
     wiring.decide_calls(graph.virtual_sites, hierarchy)
@@ -160,7 +161,7 @@ def _read_origins(cache: ModelCache, origins: list[Origin], state: JvmState, run
     cache.keep_only(set(run.digests.values()) | {state.origins[o] for o in run.unreadable if o in state.origins})
 
 
-def _wiring(beans: list[BeansInput], manual_beans: list[dict], hierarchy: merge.Hierarchy, run: _Run) -> di.Wiring:
+def _wiring(beans: list[BeansInput], manual_beans: list[dict], hierarchy: Hierarchy, run: _Run) -> di.Wiring:
     wiring = di.Wiring()
     for b in beans:
         try:
