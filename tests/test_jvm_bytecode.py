@@ -375,3 +375,28 @@ def test_a_beans_file_or_jar_that_breaks_later_keeps_its_last_good_edges(tmp_pat
         assert counts(t) == before and before["di"] > 0 and before["bytecode"] > 0
     assert "actuator-beans.json" in report.sources["jvm"]["skipped"]
     assert "app.jar: not a readable jar" in report.sources["jvm"]["skipped"]
+
+
+def test_javac_rules_out_a_name_guess_it_compiled_to_a_jdk_method(make_repo) -> None:
+    repo = make_repo({"src/com/acme/cart/Cart.java": """package com.acme.cart;
+
+import java.util.List;
+
+public class Cart {
+    public void add(int n) {
+    }
+}
+
+class Filler {
+    void fill(List<List<Integer>> rows) {
+        rows.forEach(row -> row.add(1));
+    }
+}
+"""})
+    javac(repo / "src", repo / "target/classes")
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        impact = t.what_breaks("Cart.add")
+    assert [(d["symbol"], d["tier"], d["refuted_by"]) for d in impact["refuted"]] == [
+        ("com.acme.cart.Filler.fill", "inferred", ["bytecode"])]  # `row` is a List: javac called List.add
+    assert not impact["dependants"]

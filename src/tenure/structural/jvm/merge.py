@@ -59,7 +59,7 @@ class CallSite:
     owner: str  # the static receiver type javac recorded
     dst: str  # the declaring method
     name: str
-    line: int  # as stored (0 when tree-sitter's line differs)
+    line: int  # as stored (aligned with tree-sitter's line)
 
 
 @dataclass
@@ -217,8 +217,14 @@ class _Builder:
                 self._edge(origin, src, None, Relation.CALLS, path, site.line, Tier.DYNAMIC, name=site.name,
                            detail=f"reflection: {site.owner}.{site.name}")
             return
-        if site.kind == "class" or not self.h.known(site.owner):
-            return  # outside the project: tree-sitter gives no edge there either
+        if site.kind == "class":
+            return
+        if not self.h.known(site.owner):
+            if site.kind != "new":  # a JDK or library call: no edge (tree-sitter gives none either), but a
+                # project method tree-sitter guessed for this name on this line is ruled out
+                name = _simple(site.owner) if site.name == "<init>" else site.name
+                self._compiled_to(origin, src, site.line, name, {f"{site.owner}.{site.name}"})
+            return
         if site.kind == "new":
             self._edge(origin, src, site.owner, Relation.INSTANTIATES, path, site.line, name=_simple(site.owner))
             return
