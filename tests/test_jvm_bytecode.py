@@ -400,3 +400,16 @@ class Filler {
     assert [(d["symbol"], d["tier"], d["refuted_by"]) for d in impact["refuted"]] == [
         ("com.acme.cart.Filler.fill", "inferred", ["bytecode"])]  # `row` is a List: javac called List.add
     assert not impact["dependants"]
+
+
+def test_tenure_toml_names_a_class_directory_in_an_unusual_place(make_repo) -> None:
+    repo = make_repo({
+        "src/com/acme/shapes/Shapes.java": SHAPES,
+        "tenure.toml": '[jvm]\nclasspath = ["out/production/app"]\n',
+    })
+    javac(repo / "src", repo / "out/production/app")  # IntelliJ's output directory
+    with Tenure.open(repo, discover=False) as t:
+        report = t.index()
+        origins = {r["origin"] for r in t.db.query("SELECT DISTINCT origin FROM source_edges")}
+    assert report.sources["jvm"]["classes"] == 3
+    assert origins == {"out/production/app"}
