@@ -413,3 +413,30 @@ def test_tenure_toml_names_a_class_directory_in_an_unusual_place(make_repo) -> N
         origins = {r["origin"] for r in t.db.query("SELECT DISTINCT origin FROM source_edges")}
     assert report.sources["jvm"]["classes"] == 3
     assert origins == {"out/production/app"}
+
+
+def test_an_interfaces_only_implementation_is_an_inferred_dispatch_target(make_repo) -> None:
+    repo = make_repo({"src/com/acme/mail/Mailer.java": """package com.acme.mail;
+
+public interface Mailer {
+    void send(String to);
+}
+
+class SmtpMailer implements Mailer {
+    public void send(String to) {
+    }
+}
+
+class Signup {
+    void welcome(Mailer mailer) {
+        mailer.send("new@acme.com");
+    }
+}
+"""})
+    javac(repo / "src", repo / "target/classes")
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        smtp = t.what_breaks("SmtpMailer.send")
+    assert [(d["symbol"], d["tier"], d["sources"]) for d in smtp["dependants"]] == [
+        ("com.acme.mail.Signup.welcome", "inferred", ["bytecode"])]
+    assert smtp["summary"]["unresolved_dispatch"] == 1

@@ -164,9 +164,9 @@ def unknown_target_sites(db: Database, languages: list[str], name: str | None = 
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
-    no wiring decided (their candidates are kept `ambiguous`)."""
+    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one)."""
     sql = (
         "SELECT COUNT(*) AS n FROM (SELECT DISTINCT src_fqn, line FROM source_edges WHERE relation = 'calls'"
-        " AND tier = ? AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?))"
+        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?))"
     )
-    return db.query(sql, (Tier.AMBIGUOUS.value, DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn, fqn))[0]["n"]
+    return db.query(sql, (DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn, fqn))[0]["n"]

@@ -280,8 +280,12 @@ class _Builder:
         if len(impls) > MAX_CANDIDATES:
             self._edge(origin, src, None, Relation.CALLS, path, line, Tier.AMBIGUOUS, name=site.name, detail=detail)
             return
+        declared, _, name = dst.rpartition(".")
+        # one possible body (an interface's only implementation) is a single unverified target
+        several = len(impls) + self.h.is_concrete(declared, name) > 1
+        tier = Tier.AMBIGUOUS if several else Tier.INFERRED
         for impl in impls:
-            self._edge(origin, src, impl, Relation.CALLS, path, line, Tier.AMBIGUOUS, name=site.name, detail=detail)
+            self._edge(origin, src, impl, Relation.CALLS, path, line, tier, name=site.name, detail=detail)
 
     def _edge(self, origin: Origin, src: str, dst: str | None, relation: str, path: str, line: int,
               tier: str = Tier.RESOLVED, name: str = "", detail: str = "") -> int:
