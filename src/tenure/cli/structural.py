@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -114,7 +115,8 @@ def _print_impact(result: dict) -> None:
     if result["dependants"]:
         table = Table("depth", "dependant", "relation", "tier", "sources", "where")
         for d in result["dependants"]:
-            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]),
+            context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
+            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]) + context,
                           f"{d['path']}:{d['line']}")
         console.print(table)
     for d in result["refuted"]:

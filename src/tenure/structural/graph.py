@@ -18,6 +18,9 @@ from tenure.namespace.tiers import Tier
 from tenure.storage import Database
 
 TREE_SITTER = "tree-sitter"
+# The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
+# followed by the method the call names: how what-breaks counts the dispatches nothing decided.
+DISPATCH_DETAIL = "dispatch of "
 _RANK = {t.value: i for i, t in enumerate(Tier)}
 
 
@@ -157,3 +160,13 @@ def unknown_target_sites(db: Database, languages: list[str], name: str | None = 
         f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN ({marks})))"
     )
     return db.query(sql, (*params, *languages, *params, *languages))[0]["n"]
+
+
+def undecided_dispatch_sites(db: Database, fqn: str) -> int:
+    """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
+    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one)."""
+    sql = (
+        "SELECT COUNT(*) AS n FROM (SELECT DISTINCT src_fqn, line FROM source_edges WHERE relation = 'calls'"
+        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?))"
+    )
+    return db.query(sql, (DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn, fqn))[0]["n"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
-from tenure.structural.graph import GraphEdge, dependants_of, unknown_target_sites
+from tenure.structural.graph import GraphEdge, dependants_of, undecided_dispatch_sites, unknown_target_sites
 from tenure.structural.languages import language_table
 from tenure.structural.naming import short_name
 
@@ -27,6 +27,7 @@ class Dependant:
     generated: bool = False
     contexts: list[str] = field(default_factory=list)  # profiles, services the evidence holds in
     refuted_by: list[str] = field(default_factory=list)  # checkers that ruled this edge out
+    detail: str = ""  # what the evidence says (e.g. the bean DI wiring picked)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -40,12 +41,14 @@ class Impact:
     refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
     unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
     unresolved_by_name: int = 0  # call sites of the same name left unresolved (too many candidates)
+    unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
+    interface_method: bool = False  # its overriders are implementers
     depth: int = 1
 
     def summary(self) -> dict:
         by_relation = Counter(d.relation for d in self.dependants if d.depth == 1)
         tiers = Counter(d.tier for d in self.dependants)
-        generated = sum(1 for d in self.dependants if d.generated)
+        generated = len({d.symbol for d in self.dependants if d.generated})
         reasons = []
         weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
         if weak:
@@ -55,6 +58,8 @@ class Impact:
         if self.unresolved_by_name:
             reasons.append(f"{self.unresolved_by_name} call sites of .{short_name(self.symbol or '')}() "
                            "with too many candidates")
+        if self.unresolved_dispatch:
+            reasons.append(f"{self.unresolved_dispatch} interface/virtual dispatches no wiring decides")
         lower_bound = bool(reasons) or not self.dependants
         return {
             "by_relation": dict(by_relation),
@@ -64,6 +69,7 @@ class Impact:
             "generated": generated,
             "unresolved_dynamic": self.unresolved_dynamic,
             "unresolved_by_name": self.unresolved_by_name,
+            "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
             "reasons": reasons,
             "text": self._text(by_relation, tiers, generated, lower_bound),
@@ -79,13 +85,20 @@ class Impact:
             if group:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
-                parts.append(f"{len(group)} {rel.dependant_noun(len(group))} ({detail})")
+                noun = rel.dependant_noun(len(group))
+                if rel == Relation.OVERRIDES and self.interface_method:
+                    noun = "implementers" if len(group) != 1 else "implementer"
+                parts.append(f"{len(group)} {noun} ({detail})")
         text = ", ".join(parts) or "no known dependants"
         deeper = len(self.dependants) - len(direct)
         if deeper:
             text += f"; {deeper} more up to depth {self.depth}"
+        if self.unresolved_dispatch:
+            n = self.unresolved_dispatch
+            text += f", {n} unresolved interface dispatch{'es' if n != 1 else ''}"
         if generated:
-            text += f", {generated} generated"
+            what = "method" if self.lookup.unique and self.lookup.unique.kind in ("method", "function") else "dependant"
+            text += f", {generated} generated {what}{'s' if generated != 1 else ''}"
         if self.unresolved_dynamic:
             text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
         if self.unresolved_by_name:
@@ -121,6 +134,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
             dependant = Dependant(
                 symbol=e.src, relation=e.relation, tier=e.tier, sources=sorted(e.sources), path=e.path, line=e.line,
                 depth=level, via=via, generated=e.generated, contexts=e.contexts, refuted_by=sorted(e.refuted_by),
+                detail=e.detail,
             )
             if e.refuted:
                 impact.refuted.append(dependant)
@@ -136,7 +150,15 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     family = list(language_table()[target.language].extra.get("family", [target.language]))
     impact.unresolved_dynamic = unknown_target_sites(db, family)
     impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
+    impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
+    impact.interface_method = _in_interface(db, target.fqn)
     return impact
+
+
+def _in_interface(db: Database, fqn: str) -> bool:
+    rows = db.query("SELECT kind FROM symbols WHERE fqn = (SELECT parent_fqn FROM symbols WHERE fqn = ? LIMIT 1)",
+                    (fqn,))
+    return any(r["kind"] == "interface" for r in rows)
 
 
 def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:

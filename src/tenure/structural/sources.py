@@ -22,12 +22,15 @@ class AfterIndex(Protocol):
 
 def after_index_sources() -> list[AfterIndex]:
     """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
-    return []
+    from tenure.structural.jvm.source import JvmSource
+
+    return [JvmSource()]
 
 
 def run_after_index(tenure: Tenure, report: IndexReport) -> None:
     for source in after_index_sources():
         try:
-            report.sources[source.name] = source.run(tenure, report)
+            if summary := source.run(tenure, report):  # a source with nothing to read says nothing
+                report.sources[source.name] = summary
         except Exception as exc:  # noqa: BLE001 — one broken source must not cost the index
             report.sources[source.name] = {"error": f"{type(exc).__name__}: {exc}"}

@@ -1,0 +1,134 @@
+"""The project as the JVM sources see it: what tree-sitter knows (symbols with their spans, members,
+super types, the lines of its edges) and the type hierarchy of bytecode and source together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tenure.namespace.tiers import Relation
+from tenure.storage import Database
+from tenure.structural.jvm.model import ClassModel, is_abstract
+
+TYPE_KINDS = ("class", "interface", "enum")
+
+
+@dataclass
+class SourceSide:
+    """What tree-sitter knows about the project's JVM code, read once from the database."""
+
+    spans: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)  # fqn -> (kind, path, from, to)
+    members: dict[str, set[str]] = field(default_factory=dict)  # class -> member names
+    supertypes: dict[str, set[str]] = field(default_factory=dict)
+    edge_lines: dict[tuple[str, str, str], set[int]] = field(default_factory=dict)
+    mtimes: dict[str, int] = field(default_factory=dict)  # source path -> mtime_ns when indexed
+
+    @classmethod
+    def load(cls, db: Database) -> SourceSide:
+        side = cls()
+        for r in db.iter_query(
+            "SELECT fqn, name, kind, path, start_line, end_line, parent_fqn FROM symbols WHERE file_id IS NOT NULL"
+        ):
+            side.spans.setdefault(r["fqn"], []).append((r["kind"], r["path"] or "", r["start_line"] or 0,
+                                                        r["end_line"] or 0))
+            if r["parent_fqn"]:
+                side.members.setdefault(r["parent_fqn"], set()).add(r["name"])
+        for r in db.iter_query("SELECT src_fqn, dst_fqn, relation, line FROM edges WHERE dst_fqn IS NOT NULL"
+                               " AND relation IN ('calls', 'instantiates', 'inherits', 'implements')"):
+            if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS):
+                side.supertypes.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
+            side.edge_lines.setdefault((r["src_fqn"], r["dst_fqn"], r["relation"]), set()).add(r["line"])
+        side.mtimes = {r["path"]: r["mtime_ns"] for r in db.iter_query("SELECT path, mtime_ns FROM files")}
+        return side
+
+    def is_type(self, fqn: str) -> bool:
+        return any(kind in TYPE_KINDS for kind, *_ in self.spans.get(fqn, ()))
+
+    def path_of(self, fqn: str) -> str:
+        spans = self.spans.get(fqn)
+        return spans[0][1] if spans else ""
+
+
+@dataclass
+class Hierarchy:
+    """Types of the project from bytecode and source together: super types, subtypes, members."""
+
+    classes: dict[str, ClassModel]
+    source: SourceSide
+    _subtypes: dict[str, set[str]] = field(default_factory=dict)
+    _declaring: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _all_subtypes: dict[str, set[str]] = field(default_factory=dict)
+    _implementations: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    _bodies: dict[str, dict[str, bool]] = field(default_factory=dict)  # class -> method name -> has a body
+
+    def __post_init__(self) -> None:
+        for name, cls in self.classes.items():
+            bodies = self._bodies[name] = {}
+            for m in cls.methods:
+                bodies[m.name] = bodies.get(m.name, False) or not is_abstract(m)
+        for name in set(self.classes) | set(self.source.supertypes):
+            for sup in self.supers(name):
+                self._subtypes.setdefault(sup, set()).add(name)
+
+    def known(self, name: str) -> bool:
+        return name in self.classes or self.source.is_type(name)
+
+    def supers(self, name: str) -> list[str]:
+        cls = self.classes.get(name)
+        found = [cls.super_name, *cls.interfaces] if cls else []
+        found += sorted(self.source.supertypes.get(name, ()))
+        return [s for s in dict.fromkeys(found) if s]
+
+    def declares(self, name: str, member: str) -> bool:
+        return member in self._bodies.get(name, ()) or member in self.source.members.get(name, ())
+
+    def is_concrete(self, name: str, member: str) -> bool:
+        bodies = self._bodies.get(name)
+        if bodies is None:
+            return self.declares(name, member)  # source only: abstractness unknown, count it
+        return bodies.get(member, False)
+
+    def implementations(self, name: str, member: str) -> list[str]:
+        """`member` of every subtype that gives it a body: where a virtual call on `name` may land."""
+        key = (name, member)
+        if key not in self._implementations:
+            self._implementations[key] = sorted(f"{sub}.{member}" for sub in self.all_subtypes(name)
+                                                if self.is_concrete(sub, member))
+        return self._implementations[key]
+
+    def declaring(self, name: str, member: str) -> str | None:
+        """The class whose `member` a call on `name` reaches: itself, else the nearest super type."""
+        key = (name, member)
+        if key not in self._declaring:
+            self._declaring[key] = self._find_declaring(name, member)
+        return self._declaring[key]
+
+    def _find_declaring(self, name: str, member: str) -> str | None:
+        seen: set[str] = set()
+        queue = [name]
+        while queue:
+            current = queue.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            if self.declares(current, member):
+                return current
+            queue += self.supers(current)
+        return None
+
+    def all_subtypes(self, name: str) -> set[str]:
+        if name not in self._all_subtypes:
+            self._all_subtypes[name] = self._find_subtypes(name)
+        return self._all_subtypes[name]
+
+    def _find_subtypes(self, name: str) -> set[str]:
+        out: set[str] = set()
+        stack = [name]
+        while stack:
+            for sub in self._subtypes.get(stack.pop(), ()):
+                if sub not in out:
+                    out.add(sub)
+                    stack.append(sub)
+        return out
+
+    def assignable(self, name: str, to: str) -> bool:
+        return name == to or name in self.all_subtypes(to)

@@ -1,0 +1,205 @@
+"""The JVM source `tenure index` runs after tree-sitter: class directories, jars and beans files
+found in the repository (or named in tenure.toml, or ingested by hand) -> `bytecode` and `di`
+edges and symbols. A repository without any of them costs one directory walk and reports nothing;
+an origin whose content hash is unchanged is never read again (its class models are cached)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenure.structural.jvm import di, merge
+from tenure.structural.jvm.discover import BeansInput, JvmInputError, ModelCache, Origin, content_hash, find_inputs
+from tenure.structural.jvm.model import ClassModel
+from tenure.structural.jvm.project import Hierarchy, SourceSide
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
+    from tenure.structural.indexer import IndexReport
+
+STATE_KEY = "jvm.state"
+CACHE_DIR = "jvm"
+
+
+@dataclass
+class JvmState:
+    """What the last run read (kept in the structural store's meta table)."""
+
+    origins: dict[str, str] = field(default_factory=dict)  # origin -> content hash
+    beans: list[str] = field(default_factory=list)  # beans origins written
+    classpath: list[str] = field(default_factory=list)  # origins added by hand (`tenure bytecode ingest`)
+    manual_beans: list[dict] = field(default_factory=list)  # {origin, profile, data}: `tenure di ingest`
+    fingerprint: str = ""
+
+    @classmethod
+    def load(cls, tenure: Tenure) -> JvmState:
+        raw = tenure.structural.get_meta(STATE_KEY)
+        return cls(**json.loads(raw)) if raw else cls()
+
+    def save(self, tenure: Tenure) -> None:
+        tenure.structural.set_meta(STATE_KEY, json.dumps(self.__dict__))
+
+
+class JvmSource:
+    name = "jvm"
+
+    def run(self, tenure: Tenure, report: IndexReport) -> dict:
+        source_changed = bool(report.files_parsed or report.files_removed)
+        return index_jvm(tenure, force=source_changed)
+
+
+def ingest_classpath(tenure: Tenure, path: Path) -> dict:
+    """Add a jar or class directory by hand; it is read again on every index from now on."""
+    state = JvmState.load(tenure)
+    entry = str(path.resolve())
+    if not path.exists():
+        raise JvmInputError(f"{path}: no such jar or class directory")
+    if entry not in state.classpath:
+        state.classpath.append(entry)
+        state.save(tenure)
+    return index_jvm(tenure, force=True)
+
+
+def ingest_beans(tenure: Tenure, path: Path, profile: str = "") -> dict:
+    """Add an actuator beans file by hand (its content is kept: the file may go away)."""
+    contexts = di.read_beans_file(path, profile)  # raises BeansFileError before anything is stored
+    state = JvmState.load(tenure)
+    origin = str(path.resolve()) + (f"#{profile}" if profile else "")
+    state.manual_beans = [b for b in state.manual_beans if b["origin"] != origin]
+    state.manual_beans.append({"origin": origin, "profile": profile, "data": json.loads(path.read_bytes())})
+    state.save(tenure)
+    report = index_jvm(tenure, force=True)
+    report["contexts"] = len(contexts)
+    return report
+
+
+@dataclass
+class _Run:
+    """One pass: what was read, and what could not be (whose previous edges are kept)."""
+
+    digests: dict[str, str] = field(default_factory=dict)  # readable origin -> content hash
+    classes: list[tuple[Origin, ClassModel]] = field(default_factory=list)
+    unreadable: set[str] = field(default_factory=set)  # origins and beans files that failed this time
+    problems: list[str] = field(default_factory=list)
+    skipped_classes: int = 0
+
+
+def index_jvm(tenure: Tenure, force: bool = False) -> dict:
+    state = JvmState.load(tenure)
+    inputs = find_inputs(tenure.root, state.classpath)
+    if not inputs and not state.manual_beans and not state.origins and not state.beans:
+        return {}
+    run = _Run()
+    origins = _hash_origins(inputs.origins, run)
+    fingerprint = _fingerprint(run.digests, inputs.beans, state.manual_beans)
+    if fingerprint == state.fingerprint and not force and not run.problems:
+        return {"origins": len(origins), "unchanged": "yes"}
+    _read_origins(ModelCache(tenure.root / ".tenure" / CACHE_DIR), origins, state, run)
+    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(tenure.db))
+    wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
+    graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
+    wiring.decide_calls(graph.virtual_sites, hierarchy)
+    _store(tenure, state, run, graph, wiring, fingerprint)
+    result = {
+        "origins": len(run.digests), "classes": graph.classes, "methods": graph.methods,
+        "bytecode edges": sum(len(e) for e in graph.edges.values()),
+        "generated symbols": sum(len(s) for (_, gen), s in graph.symbols.items() if gen),
+        "beans": wiring.beans, "di edges": sum(len(e) for e in wiring.edges.values()),
+    }
+    if graph.stale_classes:  # degraded, and said so: rebuild to let javac rule out tree-sitter's guesses
+        result["stale classes"] = f"{graph.stale_classes} older than their source (they confirm, never refute)"
+    if run.skipped_classes or run.problems:
+        kept = f" (last good edges of {len(run.unreadable)} kept)" if run.unreadable else ""
+        result["skipped"] = f"{run.skipped_classes} classes{kept}; " + "; ".join(run.problems[:5])
+    return result
+
+
+def _hash_origins(origins: list[Origin], run: _Run) -> list[Origin]:
+    readable = []
+    for origin in origins:
+        try:
+            run.digests[origin.name] = content_hash(origin)
+            readable.append(origin)
+        except JvmInputError as exc:
+            run.problems.append(str(exc))
+            run.unreadable.add(origin.name)
+    return readable
+
+
+def _fingerprint(digests: dict[str, str], beans: list[BeansInput], manual_beans: list[dict]) -> str:
+    h = hashlib.blake2b(json.dumps(digests, sort_keys=True).encode(), digest_size=16)
+    for b in beans:
+        try:
+            content = b.path.read_bytes()
+        except OSError:
+            content = b""  # reported when the file is read for its wiring
+        h.update(f"{b.name}\0{b.profile}\0".encode() + content)
+    h.update(json.dumps(manual_beans, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _read_origins(cache: ModelCache, origins: list[Origin], state: JvmState, run: _Run) -> None:
+    seen: set[str] = set()
+    for origin in origins:
+        try:
+            held = cache.load(origin, run.digests[origin.name])
+        except JvmInputError as exc:
+            run.problems.append(str(exc))
+            del run.digests[origin.name]
+            run.unreadable.add(origin.name)
+            continue
+        run.skipped_classes += len(held.skipped)
+        run.problems += [f"{path}: {why}" for path, why in held.skipped[:20]]
+        for m in held.models:
+            if m.name not in seen:  # the first origin holding a class wins (class directories before jars)
+                seen.add(m.name)
+                run.classes.append((origin, m))
+    # an unreadable origin's models stay cached with its last good edges
+    cache.keep_only(set(run.digests.values()) | {state.origins[o] for o in run.unreadable if o in state.origins})
+
+
+def _wiring(beans: list[BeansInput], manual_beans: list[dict], hierarchy: Hierarchy, run: _Run) -> di.Wiring:
+    wiring = di.Wiring()
+    for b in beans:
+        try:
+            wiring.add_contexts(b.name, di.read_beans_file(b.path, b.profile), hierarchy)
+        except di.BeansFileError as exc:
+            run.problems.append(str(exc))
+            run.unreadable.add(b.name)
+    for manual in manual_beans:  # validated when ingested
+        wiring.add_contexts(manual["origin"], di.parse_beans(manual["data"], manual["profile"]), hierarchy)
+    aot = di.aot_context([m for _, m in run.classes])
+    if aot is not None:
+        wiring.add_contexts(di.AOT_CONTEXT, [aot], hierarchy)
+    return wiring
+
+
+def _store(tenure: Tenure, state: JvmState, run: _Run, graph: merge.BytecodeGraph, wiring: di.Wiring,
+           fingerprint: str) -> None:
+    """Swap in every origin's edges and symbols in one transaction; origins gone from the repository
+    lose theirs, origins that failed to read this time keep their last good ones."""
+    store = tenure.structural
+    gone = [o for o in state.origins if o not in run.digests and o not in run.unreadable]
+    with tenure.db.transaction():
+        store.delete_source_edges(merge.SOURCE, gone)
+        for name in [*gone, *run.digests]:
+            for generated in (False, True):
+                store.replace_source_symbols(_symbol_origin(name, generated), graph.symbols.get((name, generated), []),
+                                             generated)
+        for name in run.digests:
+            store.replace_source_edges(merge.SOURCE, name, graph.edges.get(name, []))
+        store.delete_source_edges(di.SOURCE, [o for o in state.beans if o not in wiring.edges
+                                              and o not in run.unreadable])
+        for name, edges in wiring.edges.items():
+            store.replace_source_edges(di.SOURCE, name, edges)
+        state.origins = {**{o: d for o, d in state.origins.items() if o in run.unreadable}, **run.digests}
+        state.beans = sorted(set(wiring.edges) | (set(state.beans) & run.unreadable))
+        state.fingerprint = fingerprint
+        state.save(tenure)
+
+
+def _symbol_origin(origin: str, generated: bool) -> str:
+    return f"bytecode:{origin}" + ("#generated" if generated else "")
