@@ -12,6 +12,7 @@ from tenure.storage import Database
 from tenure.structural.graph import GraphEdge, dependants_of, unknown_target_sites
 from tenure.structural.languages import language_table
 from tenure.structural.naming import short_name
+from tenure.structural.traces import SOURCE as TRACE
 
 
 @dataclass
@@ -50,6 +51,9 @@ class Impact:
         weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
         if weak:
             reasons.append(f"{weak} edges are unverified (inferred/ambiguous)")
+        traced_only = sum(1 for d in self.dependants if d.sources == [TRACE])
+        if traced_only:  # traces show the paths that ran, never that no other caller exists
+            reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
         if self.unresolved_dynamic:
             reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
         if self.unresolved_by_name:
@@ -90,6 +94,8 @@ class Impact:
             text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
         if self.unresolved_by_name:
             text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
+        if traced_only := sum(1 for d in self.dependants if d.sources == [TRACE]):
+            text += f", {traced_only} seen only in traces"
         return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
 
     def as_dict(self) -> dict:
@@ -133,7 +139,8 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         if not frontier:
             break
     # Only code of the target's own language family can reach it through an unknown target.
-    family = list(language_table()[target.language].extra.get("family", [target.language]))
+    spec = language_table().get(target.language)  # services and topics (traces) have no language entry
+    family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
     impact.unresolved_dynamic = unknown_target_sites(db, family)
     impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
     return impact

@@ -1,0 +1,307 @@
+"""OTLP trace data in, neutral :class:`Span` records out.
+
+Two encodings of `ExportTraceServiceRequest`: OTLP/JSON (camelCase keys — snake_case accepted too —
+hex trace and span ids, 64-bit integers as strings, attribute values as `AnyValue` objects) and
+binary protobuf (`opentelemetry-proto`'s generated classes). Files are read as a stream: one request
+per line (the collector's file exporter), or length-prefixed protobuf frames. Nothing here is fatal:
+what a request gets wrong is counted per reason in :attr:`Decoded.problems`, the rest is kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tenure.structural.traces.conventions import SERVICE_NAME, SPAN_KIND_NAMES, WANTED
+
+TRACE_ID_BYTES = 16
+SPAN_ID_BYTES = 8
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_GZIP_MAGIC = b"\x1f\x8b"
+_json = msgspec.json.Decoder()
+
+
+class Span(msgspec.Struct, gc=False):
+    """One span, reduced to what the graph needs."""
+
+    trace_id: bytes
+    span_id: bytes
+    parent_id: bytes  # b"" for a root span
+    name: str
+    kind: int  # conventions.SpanKind
+    start_ns: int  # 0 when the span did not say
+    end_ns: int
+    service: str  # "" when the resource names none
+    attributes: dict[str, Any]  # only conventions.WANTED
+    links: tuple[bytes, ...] = ()  # trace id + span id of each linked span
+
+
+@dataclass
+class Decoded:
+    """What one request (a line, a frame, a POST body) held."""
+
+    spans: list[Span] = field(default_factory=list)
+    problems: Counter[str] = field(default_factory=Counter)
+    rejected: int = 0  # spans dropped (no usable ids): OTLP's partial_success.rejected_spans
+
+
+class MalformedRequest(ValueError):
+    """The whole request is unreadable; `reason` is the problem counter it adds to."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+# JSON -----------------------------------------------------------------------------------------
+def decode_json(data: bytes | str) -> Decoded:
+    try:
+        obj = _json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise MalformedRequest("malformed_json", f"not JSON: {exc}") from exc
+    if not isinstance(obj, dict) or not isinstance(_key(obj, "resourceSpans", "resource_spans", None), list):
+        raise MalformedRequest("wrong_shape", "not an ExportTraceServiceRequest: no resourceSpans list")
+    out = Decoded()
+    for resource_spans in _key(obj, "resourceSpans", "resource_spans", []):
+        if not isinstance(resource_spans, dict):
+            out.problems["wrong_shape"] += 1
+            continue
+        resource = resource_spans.get("resource") or {}
+        service = _json_attributes(resource.get("attributes") if isinstance(resource, dict) else None,
+                                   (SERVICE_NAME,), out).get(SERVICE_NAME, "")
+        scopes = _key(resource_spans, "scopeSpans", "scope_spans", None)
+        if scopes is None:  # before OTLP 0.19 (collector < 0.63)
+            scopes = _key(resource_spans, "instrumentationLibrarySpans", "instrumentation_library_spans", [])
+        for scope in scopes if isinstance(scopes, list) else ():
+            spans = scope.get("spans") if isinstance(scope, dict) else None
+            if not isinstance(spans, list):
+                out.problems["wrong_shape"] += 1
+                continue
+            for raw in spans:
+                span = _json_span(raw, str(service), out) if isinstance(raw, dict) else None
+                if span is None:
+                    out.rejected += 1
+                    if not isinstance(raw, dict):
+                        out.problems["wrong_shape"] += 1
+                else:
+                    out.spans.append(span)
+    return out
+
+
+def _key(obj: dict, camel: str, snake: str, default: Any) -> Any:
+    value = obj.get(camel)
+    return value if value is not None else obj.get(snake, default)
+
+
+def _json_span(raw: dict, service: str, out: Decoded) -> Span | None:
+    trace_id = _json_id(raw.get("traceId", raw.get("trace_id")), TRACE_ID_BYTES)
+    span_id = _json_id(raw.get("spanId", raw.get("span_id")), SPAN_ID_BYTES)
+    if trace_id is None or span_id is None:
+        out.problems["missing_ids"] += 1
+        return None
+    parent = raw.get("parentSpanId", raw.get("parent_span_id")) or ""
+    parent_id = _json_id(parent, SPAN_ID_BYTES) if parent else b""
+    if parent_id is None:
+        out.problems["bad_parent_id"] += 1  # kept as a root: its own edges still count
+        parent_id = b""
+    kind = raw.get("kind", 0)
+    if isinstance(kind, str):
+        kind = SPAN_KIND_NAMES.get(kind, 0)
+    links = []
+    for link in raw.get("links") or ():
+        if isinstance(link, dict):
+            lt = _json_id(link.get("traceId", link.get("trace_id")), TRACE_ID_BYTES)
+            ls = _json_id(link.get("spanId", link.get("span_id")), SPAN_ID_BYTES)
+            if lt and ls:
+                links.append(lt + ls)
+    return Span(
+        trace_id=trace_id, span_id=span_id, parent_id=parent_id, name=str(raw.get("name", "")),
+        kind=kind if isinstance(kind, int) else 0,
+        start_ns=_json_int(_key(raw, "startTimeUnixNano", "start_time_unix_nano", 0), out),
+        end_ns=_json_int(_key(raw, "endTimeUnixNano", "end_time_unix_nano", 0), out),
+        service=service, attributes=_json_attributes(raw.get("attributes"), WANTED, out), links=tuple(links),
+    )
+
+
+def _json_id(value: object, size: int) -> bytes | None:
+    """OTLP/JSON spells ids in hex; protobuf's generic JSON mapping in base64. All-zero is invalid."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    return raw if len(raw) == size and any(raw) else None
+
+
+def _json_int(value: object, out: Decoded) -> int:
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        out.problems["bad_timestamp"] += 1
+        return 0
+
+
+_ANY_VALUE_INT = ("intValue", "int_value")
+
+
+def _json_attributes(attributes: object, wanted: frozenset[str] | tuple[str, ...], out: Decoded) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if not isinstance(attributes, list):
+        return found
+    for kv in attributes:
+        if not isinstance(kv, dict) or kv.get("key") not in wanted:
+            continue
+        value = kv.get("value")
+        if not isinstance(value, dict) or len(value) != 1:
+            out.problems["bad_attribute"] += 1
+            continue
+        (kind, scalar), = value.items()
+        if kind in _ANY_VALUE_INT:
+            try:
+                scalar = int(scalar)
+            except (TypeError, ValueError):
+                out.problems["bad_attribute"] += 1
+                continue
+        if isinstance(scalar, (str, int, float, bool)):
+            found[kv["key"]] = scalar
+    return found
+
+
+# protobuf -------------------------------------------------------------------------------------
+def decode_protobuf(data: bytes) -> Decoded:
+    try:
+        request = ExportTraceServiceRequest.FromString(data)
+    except DecodeError as exc:
+        raise MalformedRequest("malformed_protobuf", f"not an ExportTraceServiceRequest: {exc}") from exc
+    out = Decoded()
+    for resource_spans in request.resource_spans:
+        service = _proto_attributes(resource_spans.resource.attributes, (SERVICE_NAME,)).get(SERVICE_NAME, "")
+        for scope in resource_spans.scope_spans:
+            for s in scope.spans:
+                if len(s.trace_id) != TRACE_ID_BYTES or len(s.span_id) != SPAN_ID_BYTES or not any(s.span_id):
+                    out.problems["missing_ids"] += 1
+                    out.rejected += 1
+                    continue
+                parent_id = s.parent_span_id
+                if parent_id and len(parent_id) != SPAN_ID_BYTES:
+                    out.problems["bad_parent_id"] += 1
+                    parent_id = b""
+                out.spans.append(Span(
+                    trace_id=s.trace_id, span_id=s.span_id, parent_id=parent_id, name=s.name, kind=s.kind,
+                    start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano, service=str(service),
+                    attributes=_proto_attributes(s.attributes, WANTED),
+                    links=tuple(link.trace_id + link.span_id for link in s.links
+                                if len(link.trace_id) == TRACE_ID_BYTES and len(link.span_id) == SPAN_ID_BYTES),
+                ))
+    return out
+
+
+def _proto_attributes(attributes: Any, wanted: frozenset[str] | tuple[str, ...]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for kv in attributes:
+        if kv.key in wanted:
+            which = kv.value.WhichOneof("value")
+            if which in ("string_value", "int_value", "double_value", "bool_value"):
+                found[kv.key] = getattr(kv.value, which)
+    return found
+
+
+# files ----------------------------------------------------------------------------------------
+class TraceFileError(ValueError):
+    """A file tenure cannot read at all (compression it does not speak, not a file)."""
+
+
+def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
+    """Every request in a trace file, with the bytes of the file read so far (for progress).
+
+    JSON lines (the collector's file exporter, `format: json`), or protobuf: frames with a 4-byte
+    big-endian length (the file exporter's `format: proto`), varint-delimited frames (the OTLP file
+    exporter spec), or one bare request (an OTLP/HTTP body saved to a file). gzip is read through.
+    """
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        raise TraceFileError(f"cannot read {path}: {exc.strerror}") from exc
+    with raw:
+        magic = raw.read(4)
+        raw.seek(0)
+        if magic == _ZSTD_MAGIC:
+            raise TraceFileError(f"{path} is zstd-compressed: decompress it first (zstd -d {path})")
+        stream: IO[bytes] = gzip.GzipFile(fileobj=raw) if magic[:2] == _GZIP_MAGIC else raw
+        head = stream.read(1)
+        while head and head.isspace():
+            head = stream.read(1)
+        if not head:
+            return
+        if head in (b"{", b"["):
+            yield from _json_lines(head, stream, raw)
+        else:
+            yield from _protobuf_frames(head, stream, raw)
+
+
+def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
+    first = True
+    for line in stream:
+        if first:
+            line, first = head + line, False
+        if line.strip():
+            yield _decode_or_count(decode_json, line), raw.tell()
+
+
+def _protobuf_frames(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
+    if head == b"\x0a":  # field 1 (resource_spans) of a bare request, not a length prefix
+        yield _decode_or_count(decode_protobuf, head + stream.read()), raw.tell()
+        return
+    four_byte = head == b"\x00"  # a 4-byte big-endian length below 16 MB starts with a zero byte
+    pending = head
+    while True:
+        size = _read_length(pending, stream, four_byte)
+        pending = b""
+        if size is None:
+            return
+        frame = stream.read(size)
+        if len(frame) < size:
+            out = Decoded()
+            out.problems["truncated_frame"] += 1
+            yield out, raw.tell()
+            return
+        yield _decode_or_count(decode_protobuf, frame), raw.tell()
+
+
+def _read_length(pending: bytes, stream: IO[bytes], four_byte: bool) -> int | None:
+    if four_byte:
+        prefix = pending + stream.read(4 - len(pending))
+        return int.from_bytes(prefix, "big") if len(prefix) == 4 else None
+    value, shift = 0, 0
+    while True:
+        byte = pending or stream.read(1)
+        pending = b""
+        if not byte:
+            return None
+        value |= (byte[0] & 0x7F) << shift
+        if not byte[0] & 0x80:
+            return value
+        shift += 7
+
+
+def _decode_or_count(decode: Any, data: bytes) -> Decoded:
+    try:
+        return decode(data)
+    except MalformedRequest as exc:
+        out = Decoded()
+        out.problems[exc.reason] += 1
+        return out
