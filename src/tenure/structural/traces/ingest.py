@@ -193,6 +193,12 @@ class TraceIngestor:
             return 0
         known = self.spans.get({n.parent for n in batch.values() if n.parent and n.parent not in batch})
         self._inherit_symbols(batch, known)
+        for node in batch.values():
+            if node.symbol:
+                self.report.spans_mapped += 1
+                self.report.mapped_by[node.how or "inherited"] += 1
+            else:
+                self.report.unmapped_by_service[node.service or "(unknown)"] += 1
         edges = _EdgeBatch()
         self._link(batch, known, edges)
         for node in batch.values():
@@ -221,11 +227,6 @@ class TraceIngestor:
             elif span.end_ns < span.start_ns:
                 report.problems["clock_skew"] += 1
             mapped = self.mapper.map(span)
-            if mapped.fqn:
-                report.spans_mapped += 1
-                report.mapped_by[mapped.how] += 1
-            else:
-                report.unmapped_by_service[service or "(unknown)"] += 1
             a = span.attributes
             role = cv.messaging_role(span.kind, cv.first(a, cv.OPERATION))
             destination = cv.first(a, cv.DESTINATION) if role else None
@@ -233,7 +234,7 @@ class TraceIngestor:
                 key=key, parent=span.trace_id + span.parent_id if span.parent_id else None, service=service,
                 symbol=mapped.fqn, kind=span.kind, role=role, destination=str(destination or ""),
                 start_ns=max(span.start_ns, 0), detail=_detail(span), origin_id=origin_id,
-                own_symbol=mapped.fqn, links=span.links,
+                own_symbol=mapped.fqn, how=mapped.how, links=span.links,
             )
         return nodes
 

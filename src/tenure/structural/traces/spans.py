@@ -64,6 +64,7 @@ class SpanNode:
     detail: str
     origin_id: int = 0
     own_symbol: str | None = None  # mapped by its own attributes (not stored: only the batch needs it)
+    how: str = ""  # how own_symbol was found (mapping.Mapped.how)
     links: tuple[bytes, ...] = ()
 
 
