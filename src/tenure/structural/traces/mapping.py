@@ -189,8 +189,11 @@ class RouteTable:
             suffixes = [r for key, rs in self.routes.items() if key != "/" and normalized.endswith(key) for r in rs]
             candidates = suffixes
         if len({r.fqn for r in candidates}) > 1 and method:
-            verb = re.compile(rf"\b{re.escape(method)}\b", re.IGNORECASE)
-            candidates = [r for r in candidates if verb.search(r.text)] or candidates
+            # `@app.get(`, `methods=["GET"]`, and the CamelCase of `@GetMapping` / `@HttpGet`
+            word = re.compile(rf"\b{re.escape(method)}\b", re.IGNORECASE)
+            verb = re.escape(method.capitalize())
+            camel = re.compile(rf"{verb}(?=[A-Z(])|(?<=[a-z]){verb}\b")
+            candidates = [r for r in candidates if word.search(r.text) or camel.search(r.text)] or candidates
         fqns = {r.fqn for r in candidates}
         return Mapped(fqns.pop(), "route") if len(fqns) == 1 else UNMAPPED
 

@@ -243,14 +243,14 @@ def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
             raise TraceFileError(f"{path} is zstd-compressed: decompress it first (zstd -d {path})")
         stream: IO[bytes] = gzip.GzipFile(fileobj=raw) if magic[:2] == _GZIP_MAGIC else raw
         head = stream.read(1)
-        while head and head.isspace():
-            head = stream.read(1)
-        if not head:
+        while head[-1:].isspace():  # blank lines before JSON; but 0x0a is also protobuf's first tag
+            head += stream.read(1)
+        if not head.strip():
             return
-        if head in (b"{", b"["):
+        if head[-1:] in (b"{", b"["):
             yield from _json_lines(head, stream, raw)
         else:
-            yield from _protobuf_frames(head, stream, raw)
+            yield from _protobuf_frames(_Unread(head, stream), raw)
 
 
 def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
@@ -262,17 +262,29 @@ def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tupl
             yield _decode_or_count(decode_json, line), raw.tell()
 
 
-def _protobuf_frames(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
-    if head == b"\x0a":  # field 1 (resource_spans) of a bare request, not a length prefix
-        yield _decode_or_count(decode_protobuf, head + stream.read()), raw.tell()
+class _Unread:
+    """A stream with the bytes already peeked at put back in front."""
+
+    def __init__(self, peeked: bytes, stream: IO[bytes]) -> None:
+        self.peeked, self.stream = peeked, stream
+
+    def read(self, n: int = -1) -> bytes:
+        if not self.peeked:
+            return self.stream.read(n)
+        if n < 0:
+            out, self.peeked = self.peeked + self.stream.read(), b""
+            return out
+        out, self.peeked = self.peeked[:n], self.peeked[n:]
+        return out + (self.stream.read(n - len(out)) if len(out) < n else b"")
+
+
+def _protobuf_frames(stream: _Unread, raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
+    first = stream.peeked[:1]
+    if first == b"\x0a":  # field 1 (resource_spans) of a bare request, not a length prefix
+        yield _decode_or_count(decode_protobuf, stream.read()), raw.tell()
         return
-    four_byte = head == b"\x00"  # a 4-byte big-endian length below 16 MB starts with a zero byte
-    pending = head
-    while True:
-        size = _read_length(pending, stream, four_byte)
-        pending = b""
-        if size is None:
-            return
+    four_byte = first == b"\x00"  # a 4-byte big-endian length below 16 MB starts with a zero byte
+    while (size := _read_length(stream, four_byte)) is not None:
         frame = stream.read(size)
         if len(frame) < size:
             out = Decoded()
@@ -282,20 +294,17 @@ def _protobuf_frames(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator
         yield _decode_or_count(decode_protobuf, frame), raw.tell()
 
 
-def _read_length(pending: bytes, stream: IO[bytes], four_byte: bool) -> int | None:
+def _read_length(stream: _Unread, four_byte: bool) -> int | None:
     if four_byte:
-        prefix = pending + stream.read(4 - len(pending))
+        prefix = stream.read(4)
         return int.from_bytes(prefix, "big") if len(prefix) == 4 else None
     value, shift = 0, 0
-    while True:
-        byte = pending or stream.read(1)
-        pending = b""
-        if not byte:
-            return None
+    while byte := stream.read(1):
         value |= (byte[0] & 0x7F) << shift
         if not byte[0] & 0x80:
             return value
         shift += 7
+    return None
 
 
 def _decode_or_count(decode: Any, data: bytes) -> Decoded:
