@@ -192,15 +192,17 @@ class TraceIngestor:
         if not batch:
             return 0
         known = self.spans.get({n.parent for n in batch.values() if n.parent and n.parent not in batch})
-        self._inherit_symbols(batch, known)
+        waiting = self.spans.waiting_children(list(batch))  # children that arrived before their parent
+        edges = _EdgeBatch()
+        for adopted in self._inherit_symbols(batch, known, waiting):
+            self._messaging(adopted, edges, symbol_only=True)
         for node in batch.values():
             if node.symbol:
                 self.report.spans_mapped += 1
                 self.report.mapped_by[node.how or "inherited"] += 1
             else:
                 self.report.unmapped_by_service[node.service or "(unknown)"] += 1
-        edges = _EdgeBatch()
-        self._link(batch, known, edges)
+        self._link(batch, known, waiting, edges)
         for node in batch.values():
             self._messaging(node, edges)
         self.spans.add(batch.values())
@@ -238,29 +240,43 @@ class TraceIngestor:
             )
         return nodes
 
-    def _inherit_symbols(self, batch: dict[bytes, SpanNode], known: dict[bytes, SpanNode]) -> None:
+    def _inherit_symbols(self, batch: dict[bytes, SpanNode], known: dict[bytes, SpanNode],
+                         waiting: list[SpanNode]) -> list[SpanNode]:
+        """Give unmapped spans the symbol they ran in; returns the stored children that learnt theirs now."""
         children: dict[bytes, list[SpanNode]] = {}
-        for node in batch.values():
+        for node in [*batch.values(), *waiting]:
             if node.parent in batch:
                 children.setdefault(node.parent, []).append(node)
         for node in batch.values():  # entry spans: the handler their first mapped child runs in
             if node.symbol is None and node.kind in _ENTRY_KINDS:
-                mapped = sorted((c for c in children.get(node.key, ()) if c.own_symbol and c.service == node.service),
-                                key=lambda c: c.start_ns)
+                mapped = sorted((c for c in children.get(node.key, ())
+                                 if (c.own_symbol or c.symbol) and c.service == node.service and c.kind not in
+                                 _ENTRY_KINDS), key=lambda c: c.start_ns)
                 if mapped:
-                    node.symbol = mapped[0].own_symbol
+                    node.symbol = mapped[0].own_symbol or mapped[0].symbol
         for node in batch.values():  # the rest: the nearest mapped ancestor in the same service
             if node.symbol is None and node.kind not in _ENTRY_KINDS:
                 node.symbol = _ancestor_symbol(node, batch, known)
+        # a child exported before its parent (SDKs export spans as they end) learns it now
+        adopted = []
+        for child in waiting:
+            parent = batch[child.parent]  # type: ignore[index]
+            if (child.symbol is None and child.kind not in _ENTRY_KINDS and parent.symbol
+                    and parent.service == child.service):
+                child.symbol = parent.symbol
+                adopted.append(child)
+        self.spans.set_symbols(adopted)
+        return adopted
 
-    def _link(self, batch: dict[bytes, SpanNode], known: dict[bytes, SpanNode], edges: _EdgeBatch) -> None:
+    def _link(self, batch: dict[bytes, SpanNode], known: dict[bytes, SpanNode], waiting: list[SpanNode],
+              edges: _EdgeBatch) -> None:
         for node in batch.values():
             if node.parent is None:
                 continue
             parent = batch.get(node.parent) or known.get(node.parent)
             if parent is not None:
                 self._pair(parent, node, edges)
-        for child in self.spans.waiting_children(list(batch)):
+        for child in waiting:
             self._pair(batch[child.parent], child, edges)  # type: ignore[index]
         # span links: to spans already seen now, else waiting for them
         link_targets = {t for n in batch.values() for t in n.links}
@@ -310,15 +326,17 @@ class TraceIngestor:
         elif not producer.destination and not consumer.destination:
             edges.add(origins, src, dst, Relation.MESSAGE, producer.service, consumer.start_ns)
 
-    def _messaging(self, node: SpanNode, edges: _EdgeBatch) -> None:
+    def _messaging(self, node: SpanNode, edges: _EdgeBatch, symbol_only: bool = False) -> None:
+        """A span's own messaging edges: its service's, and its symbol's when it has one (which a
+        producer exported before its parent learns only when the parent arrives: `symbol_only`)."""
         if not node.role or not node.destination:
             return
-        here = node.symbol or service_element(node.service)
         topic = self._topic(node.destination)
-        if node.role == "produce":
-            edges.add((node.origin_id,), here, topic, Relation.MESSAGE, node.service, node.start_ns, node.detail)
-        else:
-            edges.add((node.origin_id,), topic, here, Relation.MESSAGE, node.service, node.start_ns, node.detail)
+        for here in ((node.symbol,) if symbol_only else (service_element(node.service), node.symbol)):
+            if node.role == "produce":
+                edges.add((node.origin_id,), here, topic, Relation.MESSAGE, node.service, node.start_ns, node.detail)
+            else:
+                edges.add((node.origin_id,), topic, here, Relation.MESSAGE, node.service, node.start_ns, node.detail)
 
     def _topic(self, destination: str) -> str:
         fqn = topic_element(destination)

@@ -107,6 +107,9 @@ class SpanIndex:
              for n in nodes],
         )
 
+    def set_symbols(self, nodes: list[SpanNode]) -> None:
+        self.db.executemany("UPDATE trace_spans SET symbol = ? WHERE key = ?", [(n.symbol, n.key) for n in nodes])
+
     def add_links(self, links: Iterable[tuple[bytes, SpanNode]]) -> None:
         self.db.executemany(
             "INSERT INTO trace_links (target, span, origin_id, start_ns) VALUES (?, ?, ?, ?)",
