@@ -76,13 +76,13 @@ class SpanMapper:
         self._routes: RouteTable | None = None
 
     def map(self, span: Span) -> Mapped:
-        a = span.attributes
-        key = (span.kind, *(cv.first(a, names) for names in _KEY_ATTRIBUTES))
+        key = (span.kind, *map(span.attributes.get, _KEY_NAMES))  # one C-level pass: this runs per span
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) >= CACHE_LIMIT:
                 self._cache.clear()
-            found = self._cache[key] = self._map(span.kind, *key[1:])
+            a = span.attributes
+            found = self._cache[key] = self._map(span.kind, *(cv.first(a, names) for names in _KEY_ATTRIBUTES))
         return found
 
     def _map(self, kind: int, function: object, namespace: object, file_path: object, line: object,
@@ -145,6 +145,7 @@ class SpanMapper:
 
 
 _KEY_ATTRIBUTES = (cv.FUNCTION, cv.NAMESPACE, cv.FILE_PATH, cv.LINE_NUMBER, cv.HTTP_ROUTE, cv.HTTP_METHOD)
+_KEY_NAMES = tuple(name for names in _KEY_ATTRIBUTES for name in names)
 
 
 @dataclass
