@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,3 +126,28 @@ def test_a_malformed_body_gets_400_and_loses_nothing_accepted_before(receiving):
 
     callers = {d["symbol"] for d in t.what_breaks("OrderService.fetch")["dependants"]}
     assert "shop.orders.service.OrderService.load" in callers
+
+
+def test_tenure_traces_receive_listens_on_loopback_and_reports_on_exit(make_indexed_repo):
+    repo = make_indexed_repo(SHOP)
+    port = _free_port()
+    cli = [sys.executable, "-c", "from tenure.cli import app; app()", "traces", "receive", "--port", str(port),
+           "-r", str(repo)]
+    proc = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        endpoint = f"http://127.0.0.1:{port}{TRACES_PATH}"
+        for _ in range(200):  # the CLI imports and opens the project first
+            try:
+                response = httpx.post(endpoint, json=checkout_trace()[0])
+                break
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        assert response.status_code == 200
+        proc.send_signal(signal.SIGINT)
+        out, errors = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert f"http://127.0.0.1:{port}/v1/traces" in errors
+    assert "2 spans from checkout" in out  # the line per request
+    assert "services: checkout" in out  # the report on exit
