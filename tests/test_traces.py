@@ -231,3 +231,14 @@ def test_a_java_handler_is_found_by_its_annotation_route_under_the_class_prefix(
         callers = _dependants(t, "com.acme.OrderController.get")
     assert report["mapped_by"]["route"] == 1
     assert callers["service:web"]["relation"] == "http"
+
+
+def test_tenure_index_says_which_observed_edges_name_symbols_that_are_gone(shop, tmp_path):
+    with Tenure.open(shop) as t:
+        t.ingest_traces([write_json_lines(tmp_path / "t.jsonl", checkout_trace())])
+        (shop / "shop/orders/service.py").write_text((shop / "shop/orders/service.py").read_text()
+                                                     .replace("def fetch", "def fetch_one"))
+        report = t.index()
+    traces = report.sources["traces"]
+    assert traces["observed edges"] >= 4
+    assert traces["on symbols gone from the index (ingest the traces again to re-map)"] == 1  # load -> fetch

@@ -131,6 +131,8 @@ class SpanMapper:
     def _indexed_path(self, file_path: str) -> str | None:
         """The indexed path a span's (often absolute, deployment-side) path ends with."""
         if file_path not in self._path_cache:
+            if len(self._path_cache) >= CACHE_LIMIT:
+                self._path_cache.clear()
             parts = file_path.replace("\\", "/").split("/")
             self._path_cache[file_path] = next(
                 (p for i in range(len(parts)) if (p := "/".join(parts[i:])) in self.index.by_path), None

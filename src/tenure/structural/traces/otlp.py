@@ -82,7 +82,10 @@ def decode_json(data: bytes | str) -> Decoded:
         scopes = _key(resource_spans, "scopeSpans", "scope_spans", None)
         if scopes is None:  # before OTLP 0.19 (collector < 0.63)
             scopes = _key(resource_spans, "instrumentationLibrarySpans", "instrumentation_library_spans", [])
-        for scope in scopes if isinstance(scopes, list) else ():
+        if not isinstance(scopes, list):
+            out.problems["wrong_shape"] += 1
+            continue
+        for scope in scopes:
             spans = scope.get("spans") if isinstance(scope, dict) else None
             if not isinstance(spans, list):
                 out.problems["wrong_shape"] += 1

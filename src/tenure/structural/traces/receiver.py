@@ -94,13 +94,13 @@ def build_app(receiver: TraceReceiver) -> Starlette:
         try:
             body = await _read_body(request)
         except _BodyError as exc:
-            receiver.reject(exc.reason)
+            await run_in_threadpool(receiver.reject, exc.reason)
             return _status(exc.http_status, exc.code, str(exc), content_type)
         decode = decode_json if content_type == JSON else decode_protobuf
         try:
             decoded = decode(body)
         except MalformedRequest as exc:
-            receiver.reject(exc.reason)
+            await run_in_threadpool(receiver.reject, exc.reason)
             return _status(400, _INVALID_ARGUMENT, str(exc), content_type)
         await run_in_threadpool(receiver.accept, decoded)
         return _success(decoded, content_type)
