@@ -177,6 +177,8 @@ def test_bad_input_is_counted_by_reason_and_never_costs_the_good_requests(shop, 
         '{"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [{"name": "cut off"',  # malformed
         '{"hello": "world"}',  # JSON, but no request
         request("orders", [{"traceId": "zz", "spanId": "", "name": "no ids"}]),
+        request("orders", [span(t_id, span_id(), "kept", start=T0),
+                           {**span(t_id, span_id(), "kind is a list", start=T0), "kind": [2]}]),  # wrong type
         request(None, [span(t_id, root, "who am I", start=T0)]),  # no service.name
         request("unknown_service:python", [span(t_id, span_id(), "defaulted", start=T0)]),
         request("orders", [span(t_id, orphan_child, "child", parent=span_id(), start=T0)]),  # parent never seen
@@ -187,10 +189,11 @@ def test_bad_input_is_counted_by_reason_and_never_costs_the_good_requests(shop, 
         report = t.ingest_traces([write_json_lines(tmp_path / "bad.jsonl", lines), tmp_path / "missing.jsonl"])
         callers = _dependants(t, "get_order")
     assert report["problems"] == {
-        "malformed_json": 1, "wrong_shape": 1, "missing_ids": 1, "unknown_service": 2, "orphan": 1,
+        "malformed_json": 1, "wrong_shape": 2, "missing_ids": 1, "unknown_service": 2, "orphan": 1,
         "clock_skew": 2, "unreadable_file": 1,
     }
     assert "missing.jsonl" in report["errors"][0]
+    assert report["spans"] == 5 + 6  # the checkout trace, and every span that had ids and the right shape
     assert callers["shop.checkout.client.checkout"]["relation"] == "http", "the good requests all count"
 
 

@@ -235,7 +235,7 @@ class TraceIngestor:
             nodes[key] = SpanNode(
                 key=key, parent=span.trace_id + span.parent_id if span.parent_id else None, service=service,
                 symbol=mapped.fqn, kind=span.kind, role=role, destination=str(destination or ""),
-                start_ns=max(span.start_ns, 0), detail=_detail(span), origin_id=origin_id,
+                start_ns=max(span.start_ns, 0), detail=_detail(span, role), origin_id=origin_id,
                 own_symbol=mapped.fqn, how=mapped.how, links=span.links,
             )
         return nodes
@@ -384,15 +384,16 @@ def _ancestor_symbol(node: SpanNode, batch: dict[bytes, SpanNode], known: dict[b
     return None
 
 
-def _detail(span: Span) -> str:
+def _detail(span: Span, role: str) -> str:
+    """What an edge's detail says: the server's `GET /orders/{id}` (its http edges), the messaging
+    system and operation (message edges). Other spans' edges need none: not computed per span."""
     a = span.attributes
-    if span.kind in (cv.SpanKind.SERVER, cv.SpanKind.CLIENT):
-        method = cv.first(a, cv.HTTP_METHOD)
+    if role:
+        return " ".join(str(x) for x in (cv.first(a, cv.MESSAGING_SYSTEM), cv.first(a, cv.OPERATION)) if x)
+    if span.kind == cv.SpanKind.SERVER:
         where = cv.first(a, cv.HTTP_ROUTE) or cv.first(a, cv.URL) or cv.first(a, cv.SERVER_ADDRESS)
-        return " ".join(str(x) for x in (method, where) if x)
-    system = cv.first(a, cv.MESSAGING_SYSTEM)
-    operation = cv.first(a, cv.OPERATION)
-    return " ".join(str(x) for x in (system, operation) if x)
+        return " ".join(str(x) for x in (cv.first(a, cv.HTTP_METHOD), where) if x)
+    return ""
 
 
 # files ------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """OTLP trace data in, neutral :class:`Span` records out.
 
-Two encodings of `ExportTraceServiceRequest`: OTLP/JSON (camelCase keys — snake_case accepted too —
+Two encodings of `ExportTraceServiceRequest`: OTLP/JSON (lowerCamelCase keys as the spec says,
 hex trace and span ids, 64-bit integers as strings, attribute values as `AnyValue` objects) and
 binary protobuf (`opentelemetry-proto`'s generated classes). Files are read as a stream: one request
 per line (the collector's file exporter), or length-prefixed protobuf frames. Nothing here is fatal:
@@ -64,81 +64,140 @@ class MalformedRequest(ValueError):
 
 
 # JSON -----------------------------------------------------------------------------------------
+# OTLP/JSON's shape, for msgspec to decode into directly. Lenient where writers differ (kind as a
+# number or the enum's name, 64-bit integers as strings or numbers, null ids); anything else that
+# does not fit sends the request down the slower path that salvages it span by span.
+class _KeyValue(msgspec.Struct):
+    key: str = ""
+    value: Any = None  # an AnyValue object, looked at only when the key is wanted
+
+
+class _Link(msgspec.Struct, rename="camel"):
+    trace_id: str | None = None
+    span_id: str | None = None
+
+
+class _JsonSpan(msgspec.Struct, rename="camel"):
+    trace_id: str | None = None
+    span_id: str | None = None
+    parent_span_id: str | None = None
+    name: str = ""
+    kind: int | str = 0
+    start_time_unix_nano: int | str = 0
+    end_time_unix_nano: int | str = 0
+    attributes: list[_KeyValue] = []
+    links: list[_Link] = []
+
+
+class _Scope(msgspec.Struct):
+    spans: list[_JsonSpan] = []
+
+
+class _Resource(msgspec.Struct):
+    attributes: list[_KeyValue] = []
+
+
+class _ResourceSpans(msgspec.Struct, rename="camel"):
+    resource: _Resource = msgspec.field(default_factory=_Resource)
+    scope_spans: list[_Scope] = []
+    instrumentation_library_spans: list[_Scope] = []  # before OTLP 0.19 (collector < 0.63)
+
+
+class _Request(msgspec.Struct, rename="camel"):
+    resource_spans: list[_ResourceSpans]
+
+
+_typed = msgspec.json.Decoder(_Request)
+
+
 def decode_json(data: bytes | str) -> Decoded:
+    out = Decoded()
     try:
-        obj = _json.decode(data)
+        resources = _typed.decode(data).resource_spans
+    except msgspec.ValidationError:
+        resources = _salvage(data, out)
     except msgspec.DecodeError as exc:
         raise MalformedRequest("malformed_json", f"not JSON: {exc}") from exc
-    if not isinstance(obj, dict) or not isinstance(_key(obj, "resourceSpans", "resource_spans", None), list):
-        raise MalformedRequest("wrong_shape", "not an ExportTraceServiceRequest: no resourceSpans list")
-    out = Decoded()
-    for resource_spans in _key(obj, "resourceSpans", "resource_spans", []):
-        if not isinstance(resource_spans, dict):
-            out.problems["wrong_shape"] += 1
-            continue
-        resource = resource_spans.get("resource") or {}
-        service = _json_attributes(resource.get("attributes") if isinstance(resource, dict) else None,
-                                   (SERVICE_NAME,), out).get(SERVICE_NAME, "")
-        scopes = _key(resource_spans, "scopeSpans", "scope_spans", None)
-        if scopes is None:  # before OTLP 0.19 (collector < 0.63)
-            scopes = _key(resource_spans, "instrumentationLibrarySpans", "instrumentation_library_spans", [])
-        if not isinstance(scopes, list):
-            out.problems["wrong_shape"] += 1
-            continue
-        for scope in scopes:
-            spans = scope.get("spans") if isinstance(scope, dict) else None
-            if not isinstance(spans, list):
-                out.problems["wrong_shape"] += 1
-                continue
-            for raw in spans:
-                span = _json_span(raw, str(service), out) if isinstance(raw, dict) else None
+    for resource_spans in resources:
+        service = str(_json_attributes(resource_spans.resource.attributes, (SERVICE_NAME,), out)
+                      .get(SERVICE_NAME, ""))
+        for scope in resource_spans.scope_spans or resource_spans.instrumentation_library_spans:
+            for raw in scope.spans:
+                span = _json_span(raw, service, out)
                 if span is None:
                     out.rejected += 1
-                    if not isinstance(raw, dict):
-                        out.problems["wrong_shape"] += 1
                 else:
                     out.spans.append(span)
     return out
 
 
-def _key(obj: dict, camel: str, snake: str, default: Any) -> Any:
-    value = obj.get(camel)
-    return value if value is not None else obj.get(snake, default)
+def _salvage(data: bytes | str, out: Decoded) -> list[_ResourceSpans]:
+    """A request with a part of the wrong shape: keep every resource and span that fits, count the rest."""
+    obj = _json.decode(data)
+    if not isinstance(obj, dict) or not isinstance(obj.get("resourceSpans"), list):
+        raise MalformedRequest("wrong_shape", "not an ExportTraceServiceRequest: no resourceSpans list")
+    kept = []
+    for raw in obj["resourceSpans"]:
+        try:
+            kept.append(msgspec.convert(raw, _ResourceSpans))
+            continue
+        except msgspec.ValidationError:
+            pass
+        if not isinstance(raw, dict):
+            out.problems["wrong_shape"] += 1
+            continue
+        resource = _convert_or_count(raw.get("resource") or {}, _Resource, out) or _Resource()
+        scopes = []
+        for scope in _list(raw.get("scopeSpans") or raw.get("instrumentationLibrarySpans"), out):
+            spans = _list(scope.get("spans") if isinstance(scope, dict) else None, out)
+            converted = (_convert_or_count(s, _JsonSpan, out) for s in spans)
+            scopes.append(_Scope([s for s in converted if s is not None]))
+        kept.append(_ResourceSpans(resource=resource, scope_spans=scopes))
+    return kept
 
 
-def _json_span(raw: dict, service: str, out: Decoded) -> Span | None:
-    trace_id = _json_id(raw.get("traceId", raw.get("trace_id")), TRACE_ID_BYTES)
-    span_id = _json_id(raw.get("spanId", raw.get("span_id")), SPAN_ID_BYTES)
+def _list(value: object, out: Decoded) -> list:
+    if isinstance(value, list):
+        return value
+    out.problems["wrong_shape"] += 1
+    return []
+
+
+def _convert_or_count(raw: object, kind: type, out: Decoded) -> Any:
+    try:
+        return msgspec.convert(raw, kind)
+    except msgspec.ValidationError:
+        out.problems["wrong_shape"] += 1
+        out.rejected += kind is _JsonSpan
+        return None
+
+
+def _json_span(raw: _JsonSpan, service: str, out: Decoded) -> Span | None:
+    trace_id = _json_id(raw.trace_id, TRACE_ID_BYTES)
+    span_id = _json_id(raw.span_id, SPAN_ID_BYTES)
     if trace_id is None or span_id is None:
         out.problems["missing_ids"] += 1
         return None
-    parent = raw.get("parentSpanId", raw.get("parent_span_id")) or ""
-    parent_id = _json_id(parent, SPAN_ID_BYTES) if parent else b""
+    parent_id = _json_id(raw.parent_span_id, SPAN_ID_BYTES) if raw.parent_span_id else b""
     if parent_id is None:
         out.problems["bad_parent_id"] += 1  # kept as a root: its own edges still count
         parent_id = b""
-    kind = raw.get("kind", 0)
-    if isinstance(kind, str):
-        kind = SPAN_KIND_NAMES.get(kind, 0)
+    kind = raw.kind if isinstance(raw.kind, int) else SPAN_KIND_NAMES.get(raw.kind, 0)
     links = []
-    for link in raw.get("links") or ():
-        if isinstance(link, dict):
-            lt = _json_id(link.get("traceId", link.get("trace_id")), TRACE_ID_BYTES)
-            ls = _json_id(link.get("spanId", link.get("span_id")), SPAN_ID_BYTES)
-            if lt and ls:
-                links.append(lt + ls)
+    for link in raw.links:
+        lt, ls = _json_id(link.trace_id, TRACE_ID_BYTES), _json_id(link.span_id, SPAN_ID_BYTES)
+        if lt and ls:
+            links.append(lt + ls)
     return Span(
-        trace_id=trace_id, span_id=span_id, parent_id=parent_id, name=str(raw.get("name", "")),
-        kind=kind if isinstance(kind, int) else 0,
-        start_ns=_json_int(_key(raw, "startTimeUnixNano", "start_time_unix_nano", 0), out),
-        end_ns=_json_int(_key(raw, "endTimeUnixNano", "end_time_unix_nano", 0), out),
-        service=service, attributes=_json_attributes(raw.get("attributes"), WANTED, out), links=tuple(links),
+        trace_id=trace_id, span_id=span_id, parent_id=parent_id, name=raw.name, kind=kind,
+        start_ns=_json_int(raw.start_time_unix_nano, out), end_ns=_json_int(raw.end_time_unix_nano, out),
+        service=service, attributes=_json_attributes(raw.attributes, WANTED, out), links=tuple(links),
     )
 
 
-def _json_id(value: object, size: int) -> bytes | None:
+def _json_id(value: str | None, size: int) -> bytes | None:
     """OTLP/JSON spells ids in hex; protobuf's generic JSON mapping in base64. All-zero is invalid."""
-    if not isinstance(value, str) or not value:
+    if not value:
         return None
     try:
         raw = bytes.fromhex(value)
@@ -150,37 +209,33 @@ def _json_id(value: object, size: int) -> bytes | None:
     return raw if len(raw) == size and any(raw) else None
 
 
-def _json_int(value: object, out: Decoded) -> int:
+def _json_int(value: int | str, out: Decoded) -> int:
     try:
-        return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        return int(value)
+    except ValueError:
         out.problems["bad_timestamp"] += 1
         return 0
 
 
-_ANY_VALUE_INT = ("intValue", "int_value")
-
-
-def _json_attributes(attributes: object, wanted: frozenset[str] | tuple[str, ...], out: Decoded) -> dict[str, Any]:
+def _json_attributes(attributes: list[_KeyValue], wanted: frozenset[str] | tuple[str, ...],
+                     out: Decoded) -> dict[str, Any]:
     found: dict[str, Any] = {}
-    if not isinstance(attributes, list):
-        return found
     for kv in attributes:
-        if not isinstance(kv, dict) or kv.get("key") not in wanted:
+        if kv.key not in wanted:
             continue
-        value = kv.get("value")
+        value = kv.value
         if not isinstance(value, dict) or len(value) != 1:
             out.problems["bad_attribute"] += 1
             continue
-        (kind, scalar), = value.items()
-        if kind in _ANY_VALUE_INT:
+        ((kind, scalar),) = value.items()
+        if kind == "intValue":  # int64 as a string
             try:
                 scalar = int(scalar)
             except (TypeError, ValueError):
                 out.problems["bad_attribute"] += 1
                 continue
         if isinstance(scalar, (str, int, float, bool)):
-            found[kv["key"]] = scalar
+            found[kv.key] = scalar
     return found
 
 

@@ -36,9 +36,9 @@ def m001_span_index(db: Database) -> None:
             detail TEXT NOT NULL
         ) WITHOUT ROWID"""
     )
+    # Only the lookup every batch makes is indexed: origins and start times are scanned once per run
+    # (orphans, pruning), and each index more is one more B-tree every span is written into.
     db.execute("CREATE INDEX trace_spans_parent ON trace_spans(parent) WHERE parent IS NOT NULL")
-    db.execute("CREATE INDEX trace_spans_origin ON trace_spans(origin_id)")
-    db.execute("CREATE INDEX trace_spans_start ON trace_spans(start_ns)")
     db.execute(
         """CREATE TABLE trace_links (
             target BLOB NOT NULL,          -- the linked span (trace id + span id)
@@ -48,7 +48,6 @@ def m001_span_index(db: Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX trace_links_target ON trace_links(target)")
-    db.execute("CREATE INDEX trace_links_origin ON trace_links(origin_id)")
 
 
 @dataclass
