@@ -22,10 +22,13 @@ _CHUNK = 500
 @migrations
 def m001_span_index(db: Database) -> None:
     db.execute("CREATE TABLE trace_origins (id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE)")
+    # Keyed by the span id as a 64-bit integer (a rowid: compact, shallow, cheap to insert into) with
+    # the trace id beside it; every lookup checks both, so ids shared by two traces never mix up.
     db.execute(
         """CREATE TABLE trace_spans (
-            key BLOB PRIMARY KEY,          -- trace id + span id
-            parent BLOB,                   -- trace id + parent span id; NULL for a root
+            id INTEGER PRIMARY KEY,        -- span id, signed 64-bit
+            trace BLOB NOT NULL,           -- trace id
+            parent INTEGER,                -- parent span id (same trace); NULL for a root
             origin_id INTEGER NOT NULL,
             service TEXT NOT NULL,         -- '' when unknown
             symbol TEXT,                   -- the symbol it ran in (own mapping, or inherited)
@@ -34,7 +37,7 @@ def m001_span_index(db: Database) -> None:
             destination TEXT NOT NULL,
             start_ns INTEGER NOT NULL,
             detail TEXT NOT NULL
-        ) WITHOUT ROWID"""
+        )"""
     )
     # Only the lookup every batch makes is indexed: origins and start times are scanned once per run
     # (orphans, pruning), and each index more is one more B-tree every span is written into.
@@ -67,7 +70,12 @@ class SpanNode:
     links: tuple[bytes, ...] = ()
 
 
-_COLUMNS = "key, parent, service, symbol, kind, role, destination, start_ns, detail, origin_id"
+_COLUMNS = "id, trace, parent, service, symbol, kind, role, destination, start_ns, detail, origin_id"
+
+
+def span_number(key: bytes) -> int:
+    """The span id part of a key (trace id + span id) as the table's integer id."""
+    return int.from_bytes(key[16:], "big", signed=True)
 
 
 class SpanIndex:
@@ -84,15 +92,18 @@ class SpanIndex:
         self.db.execute("DELETE FROM trace_links WHERE origin_id = ?", (origin_id,))
 
     def existing(self, keys: list[bytes]) -> set[bytes]:
-        return {r["key"] for r in self._chunked("SELECT key FROM trace_spans WHERE key IN ({})", keys)}
+        return set(self.get(keys))
 
     def get(self, keys: Iterable[bytes]) -> dict[bytes, SpanNode]:
-        return {r["key"]: _node(r) for r in self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE key IN ({{}})",
-                                                             list(keys))}
+        wanted = set(keys)
+        rows = self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE id IN ({{}})", [span_number(k) for k in wanted])
+        return {n.key: n for n in map(_node, rows) if n.key in wanted}
 
     def waiting_children(self, parents: list[bytes]) -> list[SpanNode]:
-        return [_node(r) for r in self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE parent IN ({{}})",
-                                                parents)]
+        wanted = set(parents)
+        rows = self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE parent IN ({{}})",
+                             [span_number(k) for k in parents])
+        return [n for n in map(_node, rows) if n.parent in wanted]
 
     def waiting_links(self, targets: list[bytes]) -> list[tuple[bytes, bytes]]:
         """(target, linking span) for links whose target is one of these spans."""
@@ -100,14 +111,17 @@ class SpanIndex:
                 for r in self._chunked("SELECT target, span FROM trace_links WHERE target IN ({})", targets)]
 
     def add(self, nodes: Iterable[SpanNode]) -> None:
+        # OR IGNORE: two traces sharing a 64-bit span id (odds about 3 in 10^8 for a million spans)
+        # keep the first in the index; the second still gives its own edges
         self.db.executemany(
-            f"INSERT INTO trace_spans ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(n.key, n.parent, n.service, n.symbol, n.kind, n.role, n.destination, n.start_ns, n.detail, n.origin_id)
-             for n in nodes],
+            f"INSERT OR IGNORE INTO trace_spans ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(span_number(n.key), n.key[:16], span_number(n.parent) if n.parent else None, n.service, n.symbol,
+              n.kind, n.role, n.destination, n.start_ns, n.detail, n.origin_id) for n in nodes],
         )
 
     def set_symbols(self, nodes: list[SpanNode]) -> None:
-        self.db.executemany("UPDATE trace_spans SET symbol = ? WHERE key = ?", [(n.symbol, n.key) for n in nodes])
+        self.db.executemany("UPDATE trace_spans SET symbol = ? WHERE id = ? AND trace = ?",
+                            [(n.symbol, span_number(n.key), n.key[:16]) for n in nodes])
 
     def add_links(self, links: Iterable[tuple[bytes, SpanNode]]) -> None:
         self.db.executemany(
@@ -123,7 +137,7 @@ class SpanIndex:
         marks = ", ".join("?" * len(origin_ids))
         return self.db.query(
             f"SELECT COUNT(*) AS n FROM trace_spans s WHERE s.origin_id IN ({marks}) AND s.parent IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM trace_spans p WHERE p.key = s.parent)", origin_ids,
+            " AND NOT EXISTS (SELECT 1 FROM trace_spans p WHERE p.id = s.parent AND p.trace = s.trace)", origin_ids,
         )[0]["n"]
 
     def prune(self, retention_ns: int) -> int:
@@ -137,7 +151,7 @@ class SpanIndex:
         self.db.execute("DELETE FROM trace_links WHERE start_ns < ?", (cutoff,))
         return before
 
-    def _chunked(self, sql: str, keys: list[bytes]) -> list[dict]:
+    def _chunked(self, sql: str, keys: list) -> list[dict]:
         rows: list[dict] = []
         for i in range(0, len(keys), _CHUNK):
             chunk = keys[i : i + _CHUNK]
@@ -146,5 +160,8 @@ class SpanIndex:
 
 
 def _node(r: dict) -> SpanNode:
-    return SpanNode(r["key"], r["parent"], r["service"], r["symbol"], r["kind"], r["role"], r["destination"],
+    trace = r["trace"]
+    key = trace + r["id"].to_bytes(8, "big", signed=True)
+    parent = None if r["parent"] is None else trace + r["parent"].to_bytes(8, "big", signed=True)
+    return SpanNode(key, parent, r["service"], r["symbol"], r["kind"], r["role"], r["destination"],
                     r["start_ns"], r["detail"], r["origin_id"])
