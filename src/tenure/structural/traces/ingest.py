@@ -280,16 +280,16 @@ class TraceIngestor:
             self._pair(batch[child.parent], child, edges)  # type: ignore[index]
         # span links: to spans already seen now, else waiting for them
         link_targets = {t for n in batch.values() for t in n.links}
-        linked = {**self.spans.get(t for t in link_targets if t not in batch)}
-        waiting: list[tuple[bytes, SpanNode]] = []
+        linked = self.spans.get(t for t in link_targets if t not in batch)
+        unresolved: list[tuple[bytes, SpanNode]] = []
         for node in batch.values():
             for target in node.links:
                 producer = batch.get(target) or linked.get(target)
                 if producer is None:
-                    waiting.append((target, node))
+                    unresolved.append((target, node))
                 else:
                     self._pair_messages(producer, node, edges)
-        self.spans.add_links(waiting)
+        self.spans.add_links(unresolved)
         waiting_links = self.spans.waiting_links(list(batch))
         linkers = self.spans.get({span for _, span in waiting_links})
         for target, span in waiting_links:

@@ -2,15 +2,17 @@
 
 Responses follow the OTLP/HTTP spec: 200 with an `ExportTraceServiceResponse` (its
 `partial_success` says how many spans were rejected and why), 400 with a `google.rpc.Status` for a
-body that cannot be decoded, 413 past the size limit, 415 for an unknown content type — each in the
-request's own encoding. Every accepted request is committed before its response, so a bad request
-never costs what earlier ones brought. Spans are linked to parents that arrived in earlier requests.
+body that cannot be decoded, 413 past the size limit, 415 for an unknown content type, 503 (which
+exporters retry) while the database stays locked — each in the request's own encoding. Every
+accepted request is committed before its response, so a bad request never costs what earlier ones
+brought. Spans are linked to parents that arrived in earlier requests.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import threading
 import time
 import zlib
@@ -37,7 +39,8 @@ JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
 MAX_BODY_BYTES = 64 * 1024 * 1024  # decompressed; the collector's own default limit is of this order
 PRUNE_EVERY_S = 60.0
-_INVALID_ARGUMENT, _RESOURCE_EXHAUSTED = 3, 8  # google.rpc.Code
+RETRY_AFTER_S = 5
+_INVALID_ARGUMENT, _RESOURCE_EXHAUSTED, _UNAVAILABLE = 3, 8, 14  # google.rpc.Code
 
 
 @dataclass
@@ -102,7 +105,14 @@ def build_app(receiver: TraceReceiver) -> Starlette:
         except MalformedRequest as exc:
             await run_in_threadpool(receiver.reject, exc.reason)
             return _status(400, _INVALID_ARGUMENT, str(exc), content_type)
-        await run_in_threadpool(receiver.accept, decoded)
+        try:
+            await run_in_threadpool(receiver.accept, decoded)
+        except sqlite3.OperationalError as exc:
+            # the database stayed locked past its busy timeout (a long index): the batch rolled back
+            # whole, and 503 is what OTLP exporters retry
+            response = _status(503, _UNAVAILABLE, f"database busy, retry: {exc}", content_type)
+            response.headers["retry-after"] = str(RETRY_AFTER_S)
+            return response
         return _success(decoded, content_type)
 
     @contextlib.asynccontextmanager
