@@ -28,6 +28,9 @@ class Dependant:
     generated: bool = False
     contexts: list[str] = field(default_factory=list)  # profiles, services the evidence holds in
     refuted_by: list[str] = field(default_factory=list)  # checkers that ruled this edge out
+    count: int = 0  # times observed (traces), with the first and last time
+    first_seen: str = ""
+    last_seen: str = ""
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -127,6 +130,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
             dependant = Dependant(
                 symbol=e.src, relation=e.relation, tier=e.tier, sources=sorted(e.sources), path=e.path, line=e.line,
                 depth=level, via=via, generated=e.generated, contexts=e.contexts, refuted_by=sorted(e.refuted_by),
+                count=e.count, first_seen=e.first_seen, last_seen=e.last_seen,
             )
             if e.refuted:
                 impact.refuted.append(dependant)
