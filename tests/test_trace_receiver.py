@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -126,6 +127,24 @@ def test_a_malformed_body_gets_400_and_loses_nothing_accepted_before(receiving):
 
     callers = {d["symbol"] for d in t.what_breaks("OrderService.fetch")["dependants"]}
     assert "shop.orders.service.OrderService.load" in callers
+
+
+def test_a_locked_database_gets_503_which_exporters_retry_and_the_retry_lands(receiving):
+    t, endpoint = receiving
+    t.db.execute("PRAGMA busy_timeout = 100")  # the receiver gives up after 0.1 s instead of 30
+    body = to_protobuf(checkout_trace()[1])
+    headers = {"content-type": "application/x-protobuf"}
+    blocker = sqlite3.connect(t.root / ".tenure" / "tenure.db")
+    blocker.execute("BEGIN IMMEDIATE")  # another writer (a long index) holds the database
+    try:
+        busy = httpx.post(endpoint, content=body, headers=headers)
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert busy.status_code == 503 and busy.headers["retry-after"]
+    assert httpx.post(endpoint, content=body, headers=headers).status_code == 200
+    callers = {d["symbol"]: d for d in t.what_breaks("OrderService.fetch")["dependants"]}
+    assert callers["shop.orders.service.OrderService.load"]["count"] == 1
 
 
 def test_tenure_traces_receive_listens_on_loopback_and_reports_on_exit(make_indexed_repo):

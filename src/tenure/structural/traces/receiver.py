@@ -67,8 +67,8 @@ class TraceReceiver:
         started = time.perf_counter()
         with self._lock:
             self.ingestor.refresh_if_reindexed()
-            self.ingestor.report.merge_decoded(decoded)
             taken = self.ingestor.add(decoded.spans, ORIGIN) if decoded.spans else 0
+            self.ingestor.report.merge_decoded(decoded)  # counted once it is in: a retried request is not
             if time.monotonic() - self._pruned_at > PRUNE_EVERY_S:
                 self.ingestor.finish()
                 self._pruned_at = time.monotonic()
