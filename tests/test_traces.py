@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -45,12 +46,12 @@ def test_a_traced_call_that_tree_sitter_also_found_carries_both_sources_and_the_
     with Tenure.open(shop) as t:
         report = t.ingest_traces([f])
         fetch_callers = _dependants(t, "OrderService.fetch")
+        edge = next(e for e in t.export_edges()
+                    if e["src"].endswith("OrderService.load") and e["dst"].endswith("OrderService.fetch"))
     assert report["spans"] == 10 and report["problems"] == {}
     load = fetch_callers["shop.orders.service.OrderService.load"]
     assert load["sources"] == ["trace", "tree-sitter"]
-    assert load["tier"] == "observed"
-    edge = next(e for e in Tenure.open(shop).export_edges()
-                if e["src"].endswith("OrderService.load") and e["dst"].endswith("OrderService.fetch"))
+    assert load["tier"] == "observed" and load["count"] == 2
     assert edge["count"] == 2
     assert edge["first_seen"] == "2025-11-30T10:53:20.000Z" and edge["last_seen"].startswith("2025-11-30T10:53:20")
 
@@ -128,10 +129,9 @@ def test_a_parent_in_another_file_is_linked_and_reading_a_file_again_counts_noth
         t.ingest_traces([a])
         t.ingest_traces([b])
         after = _dependants(t, "get_order")["shop.checkout.client.checkout"]
+        edges = [e for e in t.export_edges() if e["dst"] == "shop.orders.api.get_order" and e["relation"] == "http"]
     assert first["problems"] == {"orphan": 1}  # the server span's parent (the client span) was not seen yet
     assert before["relation"] == "http"
-    edges = [e for e in Tenure.open(shop).export_edges() if e["dst"] == "shop.orders.api.get_order"
-             and e["relation"] == "http"]
     assert [e["count"] for e in edges] == [1], "re-reading a file replaces what it gave"
     assert after["sources"] == ["trace"]
 
@@ -245,3 +245,18 @@ def test_tenure_index_says_which_observed_edges_name_symbols_that_are_gone(shop,
     traces = report.sources["traces"]
     assert traces["observed edges"] >= 4
     assert traces["on symbols gone from the index (ingest the traces again to re-map)"] == 1  # load -> fetch
+
+
+def test_a_directory_of_rotated_trace_files_is_read_oldest_first(shop, tmp_path):
+    rotated = tmp_path / "otel"
+    rotated.mkdir()
+    checkout, orders = checkout_trace()
+    older = write_json_lines(rotated / "traces-2025-11-30T10-00-00.000.json", [checkout])
+    newer = write_json_lines(rotated / "traces.json", [orders])
+    os.utime(older, (1_000_000, 1_000_000))
+    os.utime(newer, (2_000_000, 2_000_000))
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([rotated])
+        callers = _dependants(t, "get_order")
+    assert report["requests"] == 2 and report["problems"] == {}
+    assert callers["shop.checkout.client.checkout"]["relation"] == "http"

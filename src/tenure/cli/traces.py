@@ -24,8 +24,8 @@ def register(app: typer.Typer) -> None:
 
 @traces_app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Trace files: OTLP JSON lines (the collector's file "
-                                                     "exporter) or protobuf; .gz is read through.")],
+    paths: Annotated[list[Path], typer.Argument(help="Trace files or directories of them: OTLP JSON lines (the "
+                                                     "collector's file exporter) or protobuf; .gz is read through.")],
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -400,10 +400,11 @@ def _detail(span: Span, role: str) -> str:
 def ingest_files(
     ingestor: TraceIngestor, paths: Iterable[Path], progress: Callable[[Path, int, int], None] | None = None,
 ) -> IngestReport:
-    """Stream every file through the ingestor in batches; a file read again replaces what it gave before.
-    A file that cannot be read at all is reported and skipped."""
+    """Stream every file (a directory: its files, oldest first, as a collector rotates them) through the
+    ingestor in batches; a file read again replaces what it gave before. A file that cannot be read at
+    all is reported and skipped."""
     started = time.perf_counter()
-    for path in paths:
+    for path in _files(paths):
         try:
             _ingest_file(ingestor, path, progress)
         except TraceFileError as exc:
@@ -412,6 +413,14 @@ def ingest_files(
     report = ingestor.finish()
     report.seconds += time.perf_counter() - started
     return report
+
+
+def _files(paths: Iterable[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted((p for p in path.iterdir() if p.is_file()), key=lambda p: (p.stat().st_mtime, p.name))
+        else:
+            yield path
 
 
 def _ingest_file(ingestor: TraceIngestor, path: Path, progress: Callable[[Path, int, int], None] | None) -> None:
