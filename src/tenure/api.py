@@ -86,6 +86,13 @@ class Tenure:
         result["freshness"] = self.freshness()
         return result
 
+    def ingest_traces(self, paths: list[Path], progress: Callable[[Path, int, int], None] | None = None) -> dict:
+        """Observed edges from OpenTelemetry trace files (OTLP JSON lines or protobuf); a file read
+        again replaces what it gave before. `progress(path, bytes read, file size)`."""
+        from tenure.structural.traces.ingest import TraceIngestor, ingest_files  # protobuf: only when used
+
+        return ingest_files(TraceIngestor(self.structural, self.root), paths, progress).as_dict()
+
     def export_edges(self) -> Iterator[dict]:
         return export.edges(self.db)
 

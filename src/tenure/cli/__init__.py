@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tenure.cli import jvm, memories, serve, setup, structural, ui
+from tenure.cli import jvm, memories, serve, setup, structural, traces, ui
 
 app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 structural.register(app)
@@ -13,6 +13,7 @@ serve.register(app)
 setup.register(app)
 ui.register(app)
 jvm.register(app)
+traces.register(app)
 
 if __name__ == "__main__":
     app()

@@ -102,6 +102,13 @@ def what_breaks_cmd(
         raise typer.Exit(1)
 
 
+def _where(d: dict) -> str:
+    """The call site, and how often a trace saw the edge (trace edges have no site of their own)."""
+    seen = f"seen {d['count']}x, last {d['last_seen']}" if d.get("count") and d.get("last_seen") else ""
+    site = f"{d['path']}:{d['line']}" if d["path"] else ""
+    return "; ".join(x for x in (site, seen) if x)
+
+
 def _print_impact(result: dict) -> None:
     summary = result["summary"]
     if result["symbol"] is None:
@@ -117,7 +124,7 @@ def _print_impact(result: dict) -> None:
         for d in result["dependants"]:
             context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
             table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]) + context,
-                          f"{d['path']}:{d['line']}")
+                          _where(d))
         console.print(table)
     for d in result["refuted"]:
         console.print(f"[dim]ruled out by {', '.join(d['refuted_by'])}: {d['symbol']} ({d['tier']} name match, "

@@ -12,6 +12,7 @@ from tenure.storage import Database
 from tenure.structural.graph import GraphEdge, dependants_of, undecided_dispatch_sites, unknown_target_sites
 from tenure.structural.languages import language_table
 from tenure.structural.naming import short_name
+from tenure.structural.traces import SOURCE as TRACE
 
 
 @dataclass
@@ -28,6 +29,9 @@ class Dependant:
     contexts: list[str] = field(default_factory=list)  # profiles, services the evidence holds in
     refuted_by: list[str] = field(default_factory=list)  # checkers that ruled this edge out
     detail: str = ""  # what the evidence says (e.g. the bean DI wiring picked)
+    count: int = 0  # times observed (traces), with the first and last time
+    first_seen: str = ""
+    last_seen: str = ""
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -53,6 +57,9 @@ class Impact:
         weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
         if weak:
             reasons.append(f"{weak} edges are unverified (inferred/ambiguous)")
+        traced_only = sum(1 for d in self.dependants if d.sources == [TRACE])
+        if traced_only:  # traces show the paths that ran, never that no other caller exists
+            reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
         if self.unresolved_dynamic:
             reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
         if self.unresolved_by_name:
@@ -79,9 +86,12 @@ class Impact:
         if self.symbol is None:
             return self.lookup.message()
         direct = [d for d in self.dependants if d.depth == 1]
+        groups: dict[str, list[Dependant]] = {}
+        for d in direct:
+            groups.setdefault(d.relation, []).append(d)
         parts = []
         for rel in Relation:
-            group = [d for d in direct if d.relation == rel.value]
+            group = groups.get(rel.value)
             if group:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
@@ -103,6 +113,8 @@ class Impact:
             text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
         if self.unresolved_by_name:
             text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
+        if traced_only := sum(1 for d in self.dependants if d.sources == [TRACE]):
+            text += f", {traced_only} seen only in traces"
         return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
 
     def as_dict(self) -> dict:
@@ -134,7 +146,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
             dependant = Dependant(
                 symbol=e.src, relation=e.relation, tier=e.tier, sources=sorted(e.sources), path=e.path, line=e.line,
                 depth=level, via=via, generated=e.generated, contexts=e.contexts, refuted_by=sorted(e.refuted_by),
-                detail=e.detail,
+                detail=e.detail, count=e.count, first_seen=e.first_seen, last_seen=e.last_seen,
             )
             if e.refuted:
                 impact.refuted.append(dependant)
@@ -147,7 +159,8 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         if not frontier:
             break
     # Only code of the target's own language family can reach it through an unknown target.
-    family = list(language_table()[target.language].extra.get("family", [target.language]))
+    spec = language_table().get(target.language)  # services and topics (traces) have no language entry
+    family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
     impact.unresolved_dynamic = unknown_target_sites(db, family)
     impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from tenure.structural.traces.after_index import TraceEdgesCheck
+
 if TYPE_CHECKING:
     from tenure.api import Tenure
     from tenure.structural.indexer import IndexReport
@@ -24,7 +26,7 @@ def after_index_sources() -> list[AfterIndex]:
     """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
     from tenure.structural.jvm.source import JvmSource
 
-    return [JvmSource()]
+    return [JvmSource(), TraceEdgesCheck()]
 
 
 def run_after_index(tenure: Tenure, report: IndexReport) -> None:

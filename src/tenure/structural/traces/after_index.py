@@ -1,0 +1,27 @@
+"""After `tenure index`: how many observed edges the traces hold, and how many of them name symbols
+the index no longer has (renamed or deleted code) — those wait for the traces to be ingested again."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tenure.structural.traces import SOURCE
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
+    from tenure.structural.indexer import IndexReport
+
+
+class TraceEdgesCheck:
+    name = "traces"
+
+    def run(self, tenure: Tenure, report: IndexReport) -> dict:
+        row = tenure.db.query(
+            "SELECT COUNT(*) AS edges, SUM(NOT EXISTS (SELECT 1 FROM symbols s WHERE s.fqn = e.src_fqn)"
+            " OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.fqn = e.dst_fqn)) AS stale"
+            " FROM source_edges e WHERE e.source = ?", (SOURCE,),
+        )[0]
+        found = {"observed edges": row["edges"]}
+        if row["stale"]:
+            found["on symbols gone from the index (ingest the traces again to re-map)"] = row["stale"]
+        return found
