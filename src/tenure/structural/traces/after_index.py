@@ -21,6 +21,8 @@ class TraceEdgesCheck:
             " OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.fqn = e.dst_fqn)) AS stale"
             " FROM source_edges e WHERE e.source = ?", (SOURCE,),
         )[0]
+        if not row["edges"]:
+            return {}  # no traces ingested: nothing to say
         found = {"observed edges": row["edges"]}
         if row["stale"]:
             found["on symbols gone from the index (ingest the traces again to re-map)"] = row["stale"]
