@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from tenure.api import Tenure
+from tenure.mcp.auth import check_bind
 from tenure.storage import StorageError
 
 # Piped output is read by agents and scripts: give tables room rather than truncating names.
@@ -30,6 +31,16 @@ def open_project(repo: Path) -> Tenure:
     except StorageError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+
+
+def check_listen(host: str, port: int, token: str | None) -> None:
+    """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be free."""
+    try:
+        check_bind(host, token)
+    except PermissionError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    check_port(host, port)
 
 
 def check_port(host: str, port: int) -> None:

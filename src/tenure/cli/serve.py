@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import RepoOpt, check_port, err, open_project
-from tenure.mcp.auth import TOKEN_ENV, check_bind
+from tenure.cli.common import RepoOpt, check_listen, err, open_project
+from tenure.mcp.auth import TOKEN_ENV
 
 
 def register(app: typer.Typer) -> None:
@@ -28,12 +28,7 @@ def serve(
     from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
 
     if http:
-        try:
-            check_bind(host, token)
-        except PermissionError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from exc
-        check_port(host, port)
+        check_listen(host, port, token)
     with open_project(repo) as t:
         server = build_server(t)
         if http:

@@ -12,8 +12,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, check_port, console, err, open_project
-from tenure.mcp.auth import TOKEN_ENV, BearerAuth, check_bind
+from tenure.cli.common import JsonOpt, RepoOpt, check_listen, console, err, open_project
+from tenure.mcp.auth import TOKEN_ENV, BearerAuth
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)
 
@@ -115,12 +115,7 @@ def receive(
     from tenure.structural.traces.ingest import TraceIngestor
     from tenure.structural.traces.receiver import TRACES_PATH, Received, TraceReceiver, build_app
 
-    try:
-        check_bind(host, token)
-    except PermissionError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    check_port(host, port)
+    check_listen(host, port, token)
 
     def said(r: Received) -> None:
         problems = "".join(f", {n} {reason}" for reason, n in r.problems.items())
