@@ -92,20 +92,46 @@ class ProjectIndex:
         return self._facts[path]
 
 
+Recording = tuple[set[str], set[str]]  # (keys read, module names looked up): what a recording holds
+
+
 class ProjectView:
     """What one file's resolver may read. Every read is recorded as a dependency key, except
     lookups of modules that do not exist: those are kept apart in `missing`, because they are most
-    of a resolver's reads and matter only when a new module appears (rare, checked by a scan)."""
+    of a resolver's reads and matter only when a new module appears (rare, checked by a scan).
+    Module lookups are noted by name (the cheapest note: they are most reads) and sorted into
+    `mod:` keys and missing modules when asked for."""
 
     def __init__(self, index: ProjectIndex) -> None:
         self._index = index
-        self.deps: set[str] = set()
-        self.missing: set[str] = set()
+        self._keys: set[str] = set()
+        self._modules: set[str] = set()
         # Set by a resolver that can later check its result still holds without resolving again
         # (see `verifier_for`): an opaque record of what it asked of the project and the answers.
         self.answers: bytes | None = None
-        # Nested recordings (a resolver's question, a cached lookup): every read lands in each open one.
-        self._frames: list[tuple[set[str], set[str]]] = []
+        # Nested recordings (a resolver's question, a cached lookup): every read lands in each open
+        # one, so the innermost holds a subset of each enclosing one.
+        self._frames: list[Recording] = []
+
+    @property
+    def deps(self) -> set[str]:
+        return self.keys_of((self._keys, self._modules))
+
+    @property
+    def missing(self) -> set[str]:
+        return self.missing_of((self._keys, self._modules))
+
+    def keys_of(self, reads: Recording) -> set[str]:
+        paths = self._index.module_paths
+        return reads[0] | {f"mod:{m}" for m in reads[1] if m in paths}
+
+    def missing_of(self, reads: Recording) -> set[str]:
+        paths = self._index.module_paths
+        return {m for m in reads[1] if m not in paths}
+
+    def has_module(self, module: str) -> bool:
+        """Whether the project has `module`, without recording the read."""
+        return module in self._index.module_paths
 
     @property
     def recording(self) -> bool:
@@ -114,32 +140,35 @@ class ProjectView:
     def begin(self) -> None:
         self._frames.append((set(), set()))
 
-    def end(self) -> tuple[set[str], set[str]]:
-        """The (keys, missing modules) read since the matching `begin`."""
+    def end(self) -> Recording:
+        """What was read since the matching `begin` (raw: see `keys_of`, `missing_of`)."""
         return self._frames.pop()
 
-    def replay(self, keys: set[str], missing: set[str]) -> None:
+    def replay(self, reads: Recording) -> None:
         """Record reads again (a cached result's), for the recordings open now."""
-        self.deps |= keys
-        self.missing |= missing
-        for frame_keys, frame_missing in self._frames:
+        keys, modules = reads
+        for frame_keys, frame_modules in self._frames:
             frame_keys |= keys
-            frame_missing |= missing
+            frame_modules |= modules
+
+    def note_module(self, module: str) -> None:
+        """A lookup of `module`, read again from a cache: noted for the recordings open now."""
+        frames = self._frames
+        if frames and module not in frames[-1][1]:
+            for _, modules in frames:
+                modules.add(module)
 
     def _dep(self, key: str) -> None:
-        self.deps.add(key)
-        for keys, _ in self._frames:
-            keys.add(key)
+        self._keys.add(key)
+        frames = self._frames
+        if frames and key not in frames[-1][0]:
+            for keys, _ in frames:
+                keys.add(key)
 
     def _module(self, module: str) -> bool:
-        exists = module in self._index.module_paths
-        if exists:
-            self._dep(f"mod:{module}")
-        else:
-            self.missing.add(module)
-            for _, missing in self._frames:
-                missing.add(module)
-        return exists
+        self._modules.add(module)
+        self.note_module(module)
+        return module in self._index.module_paths
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         self._dep(f"sym:{fqn}")
@@ -165,7 +194,7 @@ class ProjectView:
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""
-        self._dep(f"mod:{module}")
+        self._module(module)
         return self._index.facts(path)
 
 

@@ -41,7 +41,15 @@ from tenure.structural.extractors.python import (
 )
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo, Verified, candidates_tier
+from tenure.structural.resolve import (
+    MAX_CANDIDATES,
+    EdgeOut,
+    ProjectView,
+    Recording,
+    SymbolInfo,
+    Verified,
+    candidates_tier,
+)
 from tenure.structural.resolve.generic import python_absolute
 
 # A value: (kind, module, key). Kinds:
@@ -204,6 +212,7 @@ def module_flow(facts: FileFacts) -> ModuleFlow:
 
 
 Reads = dict[tuple[str, str], object]  # (what, of which module or name) -> what was read
+_NOTHING_READ: Recording = (set(), set())
 
 
 class Project:
@@ -225,22 +234,26 @@ class Project:
             facts = found[0] if found else None
             hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
         elif self.view.recording:
-            self.view.module_exists(module)  # the read, for the recording open now
+            self.view.note_module(module)  # the read, for the recording open now
         if self.recorders:
             self._note(("facts", module), id(hit[0]) if hit[0] is not None else None)
         return hit[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
         hit = self._flows.get(module)
-        if hit is None or self.recorders or self.view.recording:
+        if hit is None or self.recorders:
             self.facts(module)
             hit = self._flows[module]
+        elif self.view.recording:
+            self.view.note_module(module)
         return hit[1]
 
     def exists(self, module: str) -> bool:
         found = self._exists.get(module)
-        if found is None or self.view.recording:
+        if found is None:
             found = self._exists[module] = self.view.module_exists(module)
+        elif self.view.recording:
+            self.view.note_module(module)
         if self.recorders:
             self._note(("exists", module), found)
         return found
@@ -293,13 +306,11 @@ class Project:
         for rec in self.recorders:
             rec.setdefault(key, seen)
 
-    def replay(self, reads: Reads) -> None:
-        """Read again what a cached analysis read, for the recordings open now."""
-        for kind, arg in reads:
-            if kind == "named":
-                self.view.named(arg)
-            else:
-                self.view.module_exists(arg)
+    @staticmethod
+    def recording_of(reads: Reads) -> Recording:
+        """A cached analysis's reads as a view records them, to replay at once."""
+        keys = {f"name:{arg}" for kind, arg in reads if kind == "named"}
+        return keys, {arg for kind, arg in reads if kind != "named"}
 
     def still_reads(self, reads: Reads) -> bool:
         """Read again, through this view, what a cached analysis read: True when all of it is the
@@ -353,22 +364,22 @@ class Syntactic(Lower):
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        # (what, of what) -> (the result, the keys and missing modules reading it took)
-        self._cache: dict[tuple, tuple[object, set[str], set[str]]] = {}
+        # (what, of what) -> (the result, what reading it took)
+        self._cache: dict[tuple, tuple[object, Recording]] = {}
 
     def _cached(self, key: tuple, compute: Callable[[], object]) -> object:
         view = self.project.view
         hit = self._cache.get(key)
         if hit is not None:
             if view.recording:
-                view.replay(hit[1], hit[2])
+                view.replay(hit[1])
             return hit[0]
         view.begin()
         try:
             result = compute()
         finally:
-            keys, missing = view.end()
-        self._cache[key] = (result, keys, missing)
+            read = view.end()
+        self._cache[key] = (result, read)
         return result
 
     def export(self, module: str, name: str) -> frozenset:
@@ -478,32 +489,32 @@ class Analysed(Lower):
 
     # By facts object (an index hands every file the same object for a module), checked against
     # what the analysis read: a warm index keeps unchanged files' objects between runs.
-    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis]] = OrderedDict()
+    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis, Recording]] = OrderedDict()
 
     def __init__(self, project: Project) -> None:
         self.project = project
         self.syntactic = Syntactic(project)
-        self._mine: dict[str, tuple[Analysis | None, Reads]] = {}
+        self._mine: dict[str, tuple[Analysis | None, Recording]] = {}
 
     def analysis(self, module: str) -> Analysis | None:
         facts = self.project.facts(module)
         mine = self._mine.get(module)
         if mine is not None:
             if self.project.view.recording:
-                self.project.replay(mine[1])
+                self.project.view.replay(mine[1])
             return mine[0]
-        result, reads = None, {}
+        result, recording = None, _NOTHING_READ
         if facts is not None:
             hit = self._cache.get(id(facts))
             if hit is not None and hit[0] is facts and self.project.still_reads(hit[1]):
                 self._cache.move_to_end(id(facts))
-                result, reads = hit[2], hit[1]
+                result, recording = hit[2], hit[3]
             else:
-                result, reads = self._analyse(facts)
-        self._mine[module] = (result, reads)
+                result, recording = self._analyse(facts)
+        self._mine[module] = (result, recording)
         return result
 
-    def _analyse(self, facts: FileFacts) -> tuple[Analysis, Reads]:
+    def _analyse(self, facts: FileFacts) -> tuple[Analysis, Recording]:
         reads: Reads = {}
         self.project.recorders.append(reads)
         try:
@@ -513,10 +524,11 @@ class Analysed(Lower):
         finally:
             self.project.recorders.pop()
         result.drop_worklist()
-        self._cache[id(facts)] = (facts, reads, result)
+        recording = Project.recording_of(reads)
+        self._cache[id(facts)] = (facts, reads, result, recording)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
-        return result, reads
+        return result, recording
 
     def export(self, module: str, name: str, hops: int = 0) -> frozenset:
         mf = self.project.flow(module)
@@ -1512,7 +1524,7 @@ class Answers:
     def __init__(self, view: ProjectView) -> None:
         self.view = view
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
-        self.reads: dict[tuple, tuple[set[str], set[str]]] = {}  # question -> (keys, missing) read
+        self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         self.complete = True  # False: the analysis read something no question covers
 
     def ask(self, query: tuple, compute: Callable[[], object]) -> object:
@@ -1522,9 +1534,9 @@ class Answers:
         try:
             answer = compute()
         finally:
-            keys, missing = self.view.end()
-        self.log[query] = (_digest(answer), _key_filter(keys))
-        self.reads[query] = (keys, missing)
+            read = self.view.end()
+        self.log[query] = (_digest(answer), _key_filter(self.view, read))
+        self.reads[query] = read
         return answer
 
     def encode(self) -> bytes | None:
@@ -1537,30 +1549,44 @@ class Answers:
 
 
 def _digest(answer: object) -> bytes:
-    return hashlib.blake2b(repr(_canonical(answer)).encode(), digest_size=8).digest()
+    return hashlib.blake2b(_canonical(answer).encode(), digest_size=8).digest()
 
 
-def _canonical(answer: object) -> object:
-    """Sets in a fixed order (string hashing differs between processes)."""
+def _canonical(answer: object) -> str:
+    """Sets in a fixed order (string hashing differs between processes). Values are flat tuples:
+    their repr is stable; an answer is a set of them, a list of such sets, or a plain value."""
     if isinstance(answer, (frozenset, set)):
-        return sorted(repr(_canonical(x)) for x in answer)
-    if isinstance(answer, (list, tuple)):
-        return [_canonical(x) for x in answer]
-    return answer
+        return "{" + ",".join(sorted(map(repr, answer))) + "}"
+    if isinstance(answer, list):
+        return "[" + ",".join(map(_canonical, answer)) + "]"
+    return repr(answer)
 
 
 _FILTER_BITS = 128
 
 
-def _key_bits(key: str) -> int:
-    h = zlib.crc32(key.encode())
-    return (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
+_BITS: dict[str, int] = {}  # key -> its bits (keys recur across questions and files)
 
 
-def _key_filter(keys: Iterable[str]) -> bytes:
+def _key_bits(key: str, prefix: str = "") -> int:
+    """The filter bits of the key `prefix + key` (cached under `key` for one prefix per key kind)."""
+    bits = _BITS.get(key)
+    if bits is None:
+        h = zlib.crc32((prefix + key).encode())
+        bits = _BITS[key] = (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
+        if len(_BITS) > 1 << 20:
+            _BITS.clear()
+    return bits
+
+
+def _key_filter(view: ProjectView, read: Recording) -> bytes:
+    """The filter of the keys a recording stands for (`view.keys_of`), without spelling them out."""
     bits = 0
-    for key in keys:
+    for key in read[0]:
         bits |= _key_bits(key)
+    for module in read[1]:
+        if view.has_module(module):
+            bits |= _key_bits(module, "mod:")
     return bits.to_bytes(_FILTER_BITS // 8, "little")
 
 
@@ -1645,7 +1671,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
         masks = [_key_bits(k) for k in touched]
         entries = msgspec.msgpack.decode(blob)
         keys: set[str] = set()
-        missing: set[str] = set()
+        modules: set[str] = set()
         moved = False
         for entry in entries:
             bits = int.from_bytes(entry[2], "little")
@@ -1658,11 +1684,13 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
             if digest != entry[1]:
                 break
             keys |= answers.reads[query][0]
-            missing |= answers.reads[query][1]
+            modules |= answers.reads[query][1]
             if key_filter != entry[2]:
                 entry[2], moved = key_filter, True
         else:
-            still[file_id] = (msgspec.msgpack.encode(entries) if moved else None, keys, missing)
+            read = (keys, modules)
+            still[file_id] = (msgspec.msgpack.encode(entries) if moved else None, view.keys_of(read),
+                              view.missing_of(read))
     return still
 
 
