@@ -79,3 +79,34 @@ def test_an_unknown_outcome_is_refused(memories: Memories) -> None:
 def test_an_unknown_session_says_how_to_start_one(memories: Memories) -> None:
     with pytest.raises(MemoriesError, match="tenure session start"):
         memories.end_session("s-nope", "done")
+
+
+def test_a_session_may_start_before_its_task_is_known(memories: Memories) -> None:
+    memories.remember("charge before booking stock", kind="pitfall", elements=["OrderProcessor"])
+    started = memories.start_session("claude-code")
+    assert "charge before booking stock" in started["briefing"]  # the general briefing
+    assert memories.session(started["session"])["task"] is None
+    ended = memories.end_session(started["session"], "looked around")
+    assert memories.get(ended["outcomeMemory"])["title"] == f"Session {started['session']}"
+
+
+def test_reading_a_session_changes_nothing(memories: Memories) -> None:
+    session = memories.start_session("agent", "checkout", elements=["OrderProcessor"])["session"]
+    state = memories.session(session)
+    assert (state["open"], state["task"], state["leases"]) == (True, "checkout", ["shop.orders.OrderProcessor"])
+    memories.end_session(session, "done")
+    assert memories.session(session)["open"] is False and memories.session(session)["outcomeMemory"]
+
+
+def test_an_empty_session_closed_without_keep_empty_leaves_no_outcome_memory(memories: Memories) -> None:
+    session = memories.start_session("claude-code")["session"]
+    ended = memories.end_session(session, "closed by a hook", outcome="abandoned", keep_empty=False)
+    assert ended["outcomeMemory"] is None
+    assert memories.session(session)["open"] is False
+    assert not [m for m in memories.recall("closed by a hook")["results"] if m["kind"] == "session_outcome"]
+
+
+def test_a_session_that_did_something_keeps_its_outcome_even_without_keep_empty(memories: Memories) -> None:
+    session = memories.start_session("agent", "checkout", elements=["OrderProcessor"])["session"]
+    ended = memories.end_session(session, "closed by a hook", outcome="abandoned", keep_empty=False)
+    assert ended["outcomeMemory"] is not None

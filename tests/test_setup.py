@@ -147,3 +147,15 @@ def test_session_end_hook_after_the_agent_ended_it(project: Path) -> None:
     with Tenure.open(project, discover=False) as t:
         outcomes = [m for m in t.memories.recall("")["results"] if m["kind"] == "session_outcome"]
     assert [m["content"] for m in outcomes] == ["Done by the agent."]
+
+
+def test_session_end_hook_writes_nothing_for_a_session_in_which_nothing_happened(project: Path) -> None:
+    with Tenure.open(project, discover=False) as t:
+        t.index()  # no memories: the briefing serves nothing, and the agent does nothing
+    event = json.dumps({"session_id": "claude-3", "cwd": str(project)})
+    context = tenure("hook", "session-start", stdin=event)
+    session = context.split("tenure work session `")[1].split("`")[0]
+    tenure("hook", "session-end", stdin=event)
+    with Tenure.open(project, discover=False) as t:
+        assert not t.memories.session(session)["open"]
+        assert not [m for m in t.memories.recall("")["results"] if m["kind"] == "session_outcome"]

@@ -443,19 +443,28 @@ class Memories:
             return drift.stamp_drift(self.db, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
-    def start_session(self, agent: str, task: str, elements: Iterable[str] = ()) -> dict:
-        """Open a work session: its id, leases on `elements`, and the briefing for its task."""
-        if not agent.strip() or not task.strip():
-            raise MemoriesError("a work session needs an agent name and a task, e.g. agent='claude-code/sarah' "
-                                "task='make the settlement retry policy configurable'")
+    def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
+        """Open a work session: its id, leases on `elements`, and the briefing for its task (the
+        general briefing when the task is not known yet, e.g. a hook opening it before the user spoke)."""
+        if not agent.strip() or (task is not None and not task.strip()):
+            raise MemoriesError("a work session needs an agent name and, if given, a task, e.g. "
+                                "agent='claude-code/sarah' task='make the settlement retry policy configurable'")
         resolved = [resolve_element(self.db, self.root, e) for e in elements]
         with self.db.transaction():
             now = self.clock()
-            session_id = sessions.create(self.db, agent, self.cipher().encrypt(task, "task"), now)
+            session_id = sessions.create(self.db, agent, self.cipher().encrypt(task or "", "task"), now)
             conflicts = sessions.lease(self.db, session_id, resolved, now)
         brief = self.brief(task, session=session_id)
         return {"session": session_id, "agent": agent, "leases": resolved, "conflicts": conflicts,
                 "briefing": brief["text"] + briefing.lease_text(resolved, conflicts), "elements": brief["elements"]}
+
+    def session(self, session: str) -> dict:
+        """A work session as it stands (read only): open or ended, its leases and outcome."""
+        state = sessions.get(self.db, session)
+        return {"session": state.id, "agent": state.agent, "task": self.cipher().decrypt(state.task, "task") or None,
+                "open": state.ended_at is None, "started": stamp(state.started_at),
+                "ended": stamp(state.ended_at) if state.ended_at else None, "outcome": state.outcome,
+                "outcomeMemory": state.outcome_memory_id, "leases": sessions.leased(self.db, session)}
 
     def lease(self, session: str, elements: Iterable[str]) -> dict:
         resolved = [resolve_element(self.db, self.root, e) for e in elements]
@@ -465,17 +474,27 @@ class Memories:
         return {"session": session, "leases": sessions.leased(self.db, session), "conflicts": conflicts}
 
     def end_session(self, session: str, summary: str, used: Iterable[int | str] = (), outcome: str = "success",
-                    edited: Iterable[str] = ()) -> dict:
+                    edited: Iterable[str] = (), keep_empty: bool = True) -> dict:
         """Close a session: record the memories it relied on (declared and inferred from what it
-        edited) and write one session_outcome memory attached to every element it leased."""
+        edited) and write one session_outcome memory attached to every element it leased.
+        `keep_empty=False`: a session that leased, edited, used and was served nothing closes
+        without an outcome memory (there is nothing to remember of it)."""
         sessions.check_outcome(outcome)
         state = sessions.open_session(self.db, session)
         declared = [self._find(u)["id"] for u in used]
         now = self.clock()
         touched = drift.edited_places(self.db, state.started_at, now, list(edited))
+        empty = not (declared or touched or sessions.leased(self.db, session) or usage.served(self.db, session))
+        if empty and not keep_empty:
+            with self.db.transaction():
+                sessions.open_session(self.db, session)
+                sessions.finish(self.db, session, outcome, None, now)
+            return {"session": session, "outcomeMemory": None, "outcome": outcome, "elements": [],
+                    "citations": {"declared": [], "inferred": []}, "edited": []}
         task = self.cipher().decrypt(state.task, "task")
-        draft = self._prepare(Draft("session_outcome", summary, f"Session {session}: {task}",
-                                    self._outcome_elements(session, touched), state.agent, session, outcome))
+        title = f"Session {session}: {task}" if task else f"Session {session}"
+        draft = self._prepare(Draft("session_outcome", summary, title, self._outcome_elements(session, touched),
+                                    state.agent, session, outcome))
         with self.db.transaction():
             sessions.open_session(self.db, session)  # a racing end_session loses here, inside the lock
             usage.cite(self.db, session, declared, usage.DECLARED, now)

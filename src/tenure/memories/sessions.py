@@ -74,7 +74,7 @@ def leased(db: Database, session_id: str) -> list[str]:
         "SELECT element FROM memory_leases WHERE session_id = ? ORDER BY acquired_at, element", (session_id,))]
 
 
-def finish(db: Database, session_id: str, outcome: str, memory_id: int, now: datetime) -> None:
+def finish(db: Database, session_id: str, outcome: str, memory_id: int | None, now: datetime) -> None:
     db.execute("UPDATE memory_sessions SET ended_at = ?, outcome = ?, outcome_memory_id = ? WHERE id = ?",
                (stamp(now), outcome, memory_id, session_id))
 

@@ -11,8 +11,6 @@ from tenure.api import STATE_DIR, Tenure
 from tenure.memories import MemoriesError
 
 AGENT = "claude-code"
-# The hook runs before the user has said anything: the task is not known yet.
-TASK = "Claude Code session (task not stated)"
 CLOSED_BY_HOOK = ("Closed by the Claude Code SessionEnd hook: the agent ended without calling session_end, "
                   "so the outcome is unknown; citations were inferred from the files it edited.")
 
@@ -24,7 +22,7 @@ def session_start(t: Tenure, payload: dict) -> str:
     if session and _is_open(t, session):
         briefing = t.memories.brief(session=session)["text"]
     else:
-        started = t.memories.start_session(AGENT, TASK)
+        started = t.memories.start_session(AGENT)  # before the user has said anything: no task yet
         session, briefing = started["session"], started["briefing"]
         mapping.parent.mkdir(parents=True, exist_ok=True)
         mapping.write_text(session + "\n")
@@ -39,8 +37,10 @@ def session_end(t: Tenure, payload: dict) -> str:
         return "no tenure session was opened for this Claude Code session"
     session = mapping.read_text().strip()
     try:
-        result = t.memories.end_session(session, CLOSED_BY_HOOK, outcome="abandoned")
-        said = f"closed tenure session {session}: outcome memory #{result['outcomeMemory']}"
+        result = t.memories.end_session(session, CLOSED_BY_HOOK, outcome="abandoned", keep_empty=False)
+        memory = result["outcomeMemory"]
+        said = f"closed tenure session {session}: " + (
+            f"outcome memory #{memory}" if memory else "nothing happened in it, so no outcome memory")
     except MemoriesError as exc:  # the agent ended it already
         said = str(exc)
     mapping.unlink()
@@ -49,10 +49,9 @@ def session_end(t: Tenure, payload: dict) -> str:
 
 def _is_open(t: Tenure, session: str) -> bool:
     try:
-        t.memories.lease(session, [])
+        return t.memories.session(session)["open"]
     except MemoriesError:
         return False
-    return True
 
 
 def _mapping(root: Path, payload: dict) -> Path:
