@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from tenure.cli import memories, serve, setup, structural, ui
+from tenure.cli import enrich, memories, serve, setup, structural, ui
 
 app = typer.Typer(help="Memory for coding agents: what breaks, why, what happened before.", no_args_is_help=True)
 structural.register(app)
+enrich.register(app)
 memories.register(app)
 serve.register(app)
 setup.register(app)

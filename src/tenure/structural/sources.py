@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from tenure.structural.lsp.background import LspSource
+
 if TYPE_CHECKING:
     from tenure.api import Tenure
     from tenure.structural.indexer import IndexReport
@@ -22,7 +24,7 @@ class AfterIndex(Protocol):
 
 def after_index_sources() -> list[AfterIndex]:
     """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
-    return []
+    return [LspSource()]
 
 
 def run_after_index(tenure: Tenure, report: IndexReport) -> None:
