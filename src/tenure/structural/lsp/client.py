@@ -12,9 +12,11 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,8 @@ class LspClient:
         self._pending_lock = threading.Lock()
         self._gone = threading.Event()
         self._stderr_tail: list[str] = []
+        self._logs: list[str] = []  # window/logMessage texts: some servers say there when they are ready
+        self._logged = threading.Condition()
         self.server_info = ""  # "name version" from the initialize result
         self.capabilities: lsp.ServerCapabilities | None = None
         threading.Thread(target=self._read_loop, name="lsp-reader", daemon=True).start()
@@ -212,6 +216,28 @@ class LspClient:
             return
         if "id" in message:  # a request from the server: it waits for our answer
             self._answer(message)
+        elif message["method"] == lsp.WINDOW_LOG_MESSAGE:
+            with self._logged:
+                self._logs.append(str((message.get("params") or {}).get("message", "")))
+                self._logged.notify_all()
+
+    def wait_for_log(self, pattern: str, timeout: float | None = None) -> None:
+        """Wait until the server logs a line matching `pattern` (e.g. pyright's "Found 12 source
+        files": before it, cross-file references come back incomplete)."""
+        regex = re.compile(pattern)
+        seen = 0
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        with self._logged:
+            while True:
+                if any(regex.search(line) for line in self._logs[seen:]):
+                    return
+                seen = len(self._logs)
+                if self._gone.is_set():
+                    raise ServerGone(self._why_gone())
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise RequestTimeout(f"the server never logged {pattern!r}")
+                self._logged.wait(min(remaining, 0.5))
 
     def _answer(self, message: dict) -> None:
         method, params = message["method"], message.get("params") or {}

@@ -317,7 +317,9 @@ class Enricher:
         rel = _relative(file, self.root) if file else None
         if rel is None or rel not in self.symbols.by_path or _ignored(rel):
             builtin = spec.external_names.get(file.name) if file else None
-            return "external", f"{builtin}.{name}" if builtin else None
+            if builtin and self._top_level(file, loc.range.start.line):  # a builtin function, not a method
+                return "external", f"{builtin}.{name}"
+            return "external", None
         defined = self._text_at(rel, loc.range) or name
         sym = self.symbols.defined_at(rel, loc.range.start.line + 1, defined)
         return ("project", sym.fqn) if sym else ("unknown", None)
@@ -373,6 +375,16 @@ class Enricher:
                           name=sym.name, detail=detail)
 
     # text positions ----------------------------------------------------------------------------
+    def _top_level(self, file: Path, line: int) -> bool:
+        key = str(file)
+        if key not in self._lines:
+            try:
+                self._lines[key] = file.read_text("utf-8", errors="replace").splitlines()
+            except OSError:
+                self._lines[key] = []
+        lines = self._lines[key]
+        return line < len(lines) and not lines[line][:1].isspace()
+
     def _file_lines(self, rel: str) -> list[str]:
         if rel not in self._lines:
             try:

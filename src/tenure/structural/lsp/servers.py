@@ -22,6 +22,7 @@ class ServerSpec:
     command: tuple[str, ...]
     language_ids: dict[str, str] = field(default_factory=dict)
     external_names: dict[str, str] = field(default_factory=dict)
+    ready_log: str = ""  # a window/logMessage pattern that means the workspace is loaded
     install: str = ""
 
     def language_id(self, language: str) -> str:
@@ -49,7 +50,7 @@ def server_table() -> dict[str, ServerSpec]:
     return {
         name: ServerSpec(name=name, languages=tuple(entry["languages"]), command=tuple(entry["command"]),
                          language_ids=entry.get("language_ids", {}), external_names=entry.get("external_names", {}),
-                         install=entry.get("install", ""))
+                         ready_log=entry.get("ready_log", ""), install=entry.get("install", ""))
         for name, entry in raw.items()
     }
 
@@ -81,7 +82,9 @@ def servers_for(root: Path, languages: set[str]) -> dict[str, ServerSpec]:
         command = entry["command"]
         if not (isinstance(command, list) and command and all(isinstance(w, str) for w in command)):
             raise ValueError(f"{root / CONFIG_FILE}: [lsp.{language}] command must be a list of strings")
-        base = out.get(language) or ServerSpec(name=Path(command[0]).name, languages=(language,), command=())
-        out[language] = replace(base, name=f"{Path(command[0]).name} ({language})", languages=(language,),
-                                command=tuple(command))
+        base = out.get(language)
+        program = Path(command[0]).name
+        if base is None or Path(base.command[0]).name != program:  # another server: the table's quirks do not apply
+            base = ServerSpec(name=program, languages=(language,), command=(), ready_log=entry.get("ready_log", ""))
+        out[language] = replace(base, name=f"{program} ({language})", languages=(language,), command=tuple(command))
     return out

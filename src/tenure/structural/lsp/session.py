@@ -60,6 +60,8 @@ class ServerSession:
             self.pids.append(client.pid)
             try:
                 client.initialize()
+                if self.spec.ready_log:
+                    client.wait_for_log(self.spec.ready_log)
             except LspError:
                 client.kill()
                 raise
