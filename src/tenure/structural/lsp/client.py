@@ -254,7 +254,9 @@ class LspClient:
             self._stderr_tail = [*self._stderr_tail[-19:], raw.decode(errors="replace").rstrip()]
 
     def _why_gone(self) -> str:
-        code = self.process.poll()
+        code = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self.process.wait(1)  # its output closes a moment before it exits
         tail = next((line for line in reversed(self._stderr_tail) if line.strip()), "")
         status = f"exited with code {code}" if code is not None else "closed its output"
         return f"{Path(self.command[0]).name} {status}" + (f": {tail[:200]}" if tail else "")
