@@ -221,7 +221,8 @@ class Enricher:
                      r: LanguageReport) -> tuple[list[SourceEdge], list[SourceEdge]]:
         self._lines[path] = text.splitlines()
         detail = client.server_info
-        uri = client.open_document(self.root / path, spec.language_id(language), text)
+        uri = (client.open_document(self.root / path, spec.language_id(language), text) if spec.open_files
+               else (self.root / path).as_uri())
         counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0}
         try:
             site_edges: list[SourceEdge] = []
@@ -235,8 +236,9 @@ class Enricher:
             counts["added"] += sum(1 for e in ref_edges if (e.src, e.dst, e.relation, e.line) not in known
                                    and not self._tree_sitter_has(e))
         finally:
-            with contextlib.suppress(LspError):
-                client.close_document(uri)
+            if spec.open_files:
+                with contextlib.suppress(LspError):
+                    client.close_document(uri)
         for key, n in counts.items():  # counted once the file is done: a retried file is not counted twice
             setattr(r, key, getattr(r, key) + n)
         return site_edges, ref_edges

@@ -23,6 +23,7 @@ class ServerSpec:
     language_ids: dict[str, str] = field(default_factory=dict)
     external_names: dict[str, str] = field(default_factory=dict)
     ready_log: str = ""  # a window/logMessage pattern that means the workspace is loaded
+    open_files: bool = True  # didOpen each file before asking about it (some servers answer from disk)
     install: str = ""
 
     def language_id(self, language: str) -> str:
@@ -50,7 +51,8 @@ def server_table() -> dict[str, ServerSpec]:
     return {
         name: ServerSpec(name=name, languages=tuple(entry["languages"]), command=tuple(entry["command"]),
                          language_ids=entry.get("language_ids", {}), external_names=entry.get("external_names", {}),
-                         ready_log=entry.get("ready_log", ""), install=entry.get("install", ""))
+                         ready_log=entry.get("ready_log", ""), open_files=entry.get("open_files", True),
+                         install=entry.get("install", ""))
         for name, entry in raw.items()
     }
 
