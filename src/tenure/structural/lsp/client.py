@@ -59,6 +59,7 @@ class LspClient:
         self._stderr_tail: list[str] = []
         self._logs: list[str] = []  # window/logMessage texts: some servers say there when they are ready
         self._logged = threading.Condition()
+        self._progress_titles: dict[str, str] = {}  # $/progress token -> title, until it ends
         self.server_info = ""  # "name version" from the initialize result
         self.capabilities: lsp.ServerCapabilities | None = None
         threading.Thread(target=self._read_loop, name="lsp-reader", daemon=True).start()
@@ -220,10 +221,21 @@ class LspClient:
             with self._logged:
                 self._logs.append(str((message.get("params") or {}).get("message", "")))
                 self._logged.notify_all()
+        elif message["method"] == lsp.PROGRESS:
+            params = message.get("params") or {}
+            value, token = params.get("value") or {}, str(params.get("token"))
+            with self._logged:
+                if value.get("kind") == "begin":
+                    self._progress_titles[token] = str(value.get("title", ""))
+                elif value.get("kind") == "end" and token in self._progress_titles:
+                    self._logs.append(f"progress done: {self._progress_titles.pop(token)}")
+                    self._logged.notify_all()
 
     def wait_for_log(self, pattern: str, timeout: float | None = None) -> None:
-        """Wait until the server logs a line matching `pattern` (e.g. pyright's "Found 12 source
-        files": before it, cross-file references come back incomplete)."""
+        """Wait until the server logs a line matching `pattern`, e.g. pyright's "Found 12 source files"
+        (before it, cross-file references come back incomplete), or ends a piece of work: finished
+        `$/progress` shows as "progress done: <title>" (tsserver's "Initializing JS/TS language
+        features", before which definitions come back empty)."""
         regex = re.compile(pattern)
         seen = 0
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)

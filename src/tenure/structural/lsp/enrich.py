@@ -141,6 +141,8 @@ class Enricher:
         self.max_restarts = max_restarts
         self.references = references
         self._lines: dict[str, list[str]] = {}
+        self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
+        self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
         self.symbols = SymbolIndex(db)
         self.constructors = {lang: frozenset(spec.extra.get("constructor_names", ()))
                              for lang, spec in language_table().items()}
@@ -223,6 +225,9 @@ class Enricher:
         detail = client.server_info
         uri = (client.open_document(self.root / path, spec.language_id(language), text) if spec.open_files
                else (self.root / path).as_uri())
+        self._open_now = uri
+        if spec.ready_after_open:
+            client.wait_for_log(spec.ready_after_open)
         counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0}
         try:
             site_edges: list[SourceEdge] = []
@@ -231,7 +236,7 @@ class Enricher:
             ref_edges: list[SourceEdge] = []
             if self.references:
                 for sym in self.symbols.by_path.get(path, ()):
-                    ref_edges += self._references_to(client, uri, sym, detail)
+                    ref_edges += self._references_to(client, spec, uri, sym, detail)
             known = {(e.src, e.dst, e.relation, e.line) for e in site_edges}
             counts["added"] += sum(1 for e in ref_edges if (e.src, e.dst, e.relation, e.line) not in known
                                    and not self._tree_sitter_has(e))
@@ -326,7 +331,8 @@ class Enricher:
         sym = self.symbols.defined_at(rel, loc.range.start.line + 1, defined)
         return ("project", sym.fqn) if sym else ("unknown", None)
 
-    def _references_to(self, client: LspClient, uri: str, sym: Sym, detail: str) -> list[SourceEdge]:
+    def _references_to(self, client: LspClient, spec: ServerSpec, uri: str, sym: Sym,
+                       detail: str) -> list[SourceEdge]:
         if sym.kind == "module":
             return []
         position = self._name_position(sym)
@@ -337,7 +343,7 @@ class Enricher:
             relation = Relation.INSTANTIATES.value if sym.kind in TYPE_KINDS else Relation.CALLS.value
             for loc in client.references(uri, *position):
                 edge = self._call_edge(loc, sym, relation, detail)
-                if edge is not None:
+                if edge is not None and (spec.exact_references or self._resolves_to(client, spec, loc, sym)):
                     out.append(edge)
         if sym.kind in TYPE_KINDS and client.supports("implementation_provider"):
             for loc in client.implementation(uri, *position):
@@ -355,11 +361,31 @@ class Enricher:
         text = self._file_lines(rel)
         if line > len(text) or not _is_call(text[line - 1], _char_index(text[line - 1], loc.range.end.character)):
             return None
+        if any(s.name == sym.name and s.start == line for s in self.symbols.by_path[rel]):
+            return None  # a declaration (tsserver lists the overriding methods of a family)
         caller = self.symbols.enclosing(rel, line)
         if caller is None or caller.fqn == sym.fqn:
             return None
         return SourceEdge(src=caller.fqn, dst=sym.fqn, relation=relation, tier=Tier.RESOLVED.value, path=rel,
                           line=line, name=sym.name, detail=detail)
+
+    def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Sym) -> bool:
+        """Whether the call at a reference really resolves to `sym` (not to a relative in its family)."""
+        opened = spec.open_files and loc.uri != self._open_now
+        if opened:
+            rel = _relative(_uri_path(loc.uri) or Path(), self.root) or ""
+            try:
+                text = (self.root / rel).read_text("utf-8", errors="replace")
+            except OSError:
+                return False
+            client.open_document(self.root / rel, spec.language_id(self.file_languages.get(rel, "")), text)
+        try:
+            targets = client.definition(loc.uri, loc.range.start.line, loc.range.start.character)
+        finally:
+            if opened:
+                with contextlib.suppress(LspError):
+                    client.close_document(loc.uri)
+        return any(self._classify(spec, t, sym.name) == ("project", sym.fqn) for t in targets)
 
     def _implementation_edge(self, loc: lsp.Location, sym: Sym, detail: str) -> SourceEdge | None:
         file = _uri_path(loc.uri)
