@@ -228,3 +228,13 @@ def test_a_broken_tenure_toml_is_a_clear_error(make_indexed_repo) -> None:
     result = CliRunner().invoke(app, ["enrich", "--repo", str(root)])
     assert result.exit_code == 2 and "tenure.toml" in result.stderr
 
+
+
+def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_repo) -> None:
+    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash"]\n'
+    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    with Tenure.open(root, discover=False) as t:
+        Enricher(t.root, t.db, timeout=20, max_restarts=0).run()
+        first = t.index().sources["lsp"]
+        assert "exited with code 3" in first["last run gave up python"]
+        assert "last run gave up python" not in t.index().sources["lsp"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -29,6 +30,9 @@ def enrich(
     """Ask language servers (basedpyright, typescript-language-server, gopls, …) to confirm, narrow or
     refute the call edges of files changed since they were last verified. `tenure index` runs this in
     the background; what-breaks never waits for it."""
+    # SIGTERM (a stopped background run) unwinds like an error: the servers are shut down and the file
+    # being verified is rolled back, never half written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with open_project(repo) as t, enrich_lock(t.root / ".tenure") as acquired:
         if not acquired:
             if background:

@@ -34,6 +34,8 @@ class LspSource:
         servers = servers_for(tenure.root, languages)
         missing = sorted(lang for lang, spec in servers.items() if spec.argv() is None)
         out: dict = {"dropped": len(dropped)} if dropped else {}
+        for language, reason in state.take_failures().items():
+            out[f"last run gave up {language}"] = reason
         if missing:
             out["no server for"] = ", ".join(missing)
         runnable = sorted(lang for lang, spec in servers.items() if spec.argv() is not None)

@@ -173,6 +173,8 @@ class Enricher:
             if dirty:
                 self._verify_all(spec, dirty, sites_hash, reports, progress)
         report.seconds = time.perf_counter() - started
+        failed = {lang: r.failed for lang, r in report.languages.items() if r.failed}
+        self.state.record_failures(failed)  # `tenure index` says it once after a background run
         return report
 
     def _verify_all(self, spec: ServerSpec, dirty: list[dict], sites_hash: dict[str, str],

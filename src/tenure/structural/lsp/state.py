@@ -39,6 +39,12 @@ def m001_verified_files(db: Database) -> None:
     )
 
 
+@migrations
+def m002_failures(db: Database) -> None:
+    # Why the last run gave a language up, until `tenure index` has said it once.
+    db.execute("CREATE TABLE lsp_failures (language TEXT PRIMARY KEY, reason TEXT NOT NULL)")
+
+
 class LspState:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -59,6 +65,18 @@ class LspState:
             " sites_hash = excluded.sites_hash, server = excluded.server, verified_at = excluded.verified_at",
             (path, content_hash, sites_hash, server, datetime.now(UTC).isoformat(timespec="seconds")),
         )
+
+    def record_failures(self, failed: dict[str, str]) -> None:
+        with self.db.transaction():
+            self.db.execute("DELETE FROM lsp_failures")
+            self.db.executemany("INSERT INTO lsp_failures (language, reason) VALUES (?, ?)", failed.items())
+
+    def take_failures(self) -> dict[str, str]:
+        """The last run's failures, once: they are forgotten as they are read."""
+        with self.db.transaction():
+            rows = self.db.query("SELECT language, reason FROM lsp_failures")
+            self.db.execute("DELETE FROM lsp_failures")
+        return {r["language"]: r["reason"] for r in rows}
 
     def sites_hashes(self, file_ids: dict[int, str]) -> dict[str, str]:
         """path -> hash of the tree-sitter edges the file produced (what its call sites resolve to now)."""
