@@ -5,6 +5,7 @@ ones are added; only changed files are verified again; broken servers leave tree
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -62,12 +63,19 @@ def enrich(root: Path, **options: object) -> dict:
         return t.enrich(**options)  # type: ignore[arg-type]
 
 
-def alive(pid: int) -> bool:
-    """A process that still runs (a zombie waiting to be reaped has ended)."""
+def _stat(pid: int | str) -> list[str]:
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
     except (OSError, IndexError):
-        return False
+        return []
+
+
+def alive(pid: int) -> bool:
+    """A process, or any process of the group it led (node under the Python launcher), still runs;
+    a zombie waiting to be reaped has ended."""
+    if (fields := _stat(pid)) and fields[0] != "Z":
+        return True
+    return any((f := _stat(p)) and f[2] == str(pid) and f[0] != "Z" for p in os.listdir("/proc") if p.isdigit())
 
 
 def test_a_type_checker_narrows_an_ambiguous_call_to_its_real_target(make_indexed_repo) -> None:
