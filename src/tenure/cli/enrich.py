@@ -14,6 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
 from tenure.structural.lsp.state import enrich_lock
 
+MORE_PASSES = 3
+
 
 def register(app: typer.Typer) -> None:
     app.command()(enrich)
@@ -42,6 +44,15 @@ def enrich(
             raise typer.Exit(1)
         try:
             report = _run(t, set(language) if language else None, quiet=as_json or background)
+            for _ in range(MORE_PASSES if background else 0):
+                if any(r["failed"] for r in report["languages"].values()):
+                    break  # given up: said once, not retried until the next index
+                # an index that ran meanwhile found this run holding the lock and scheduled nothing:
+                # verify what it changed now (a pass with nothing to do starts no server)
+                again = _run(t, set(language) if language else None, quiet=True)
+                if not any(r["pending"] for r in again["languages"].values()):
+                    break
+                report = again
         except ValueError as exc:  # a broken tenure.toml
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
