@@ -38,6 +38,7 @@ CALL_RELATIONS = (Relation.CALLS.value, Relation.INSTANTIATES.value)
 UNVERIFIED = (Tier.INFERRED.value, Tier.AMBIGUOUS.value)
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "type", "protocol", "object"})
 CODE_KINDS = frozenset({"function", "method", "constructor", "lambda", "module"})
+LINE_CACHE_FILES = 500
 Progress = Callable[[str, int, int], None]
 
 
@@ -223,6 +224,8 @@ class Enricher:
     # one file ----------------------------------------------------------------------------------
     def _verify_file(self, client: LspClient, spec: ServerSpec, path: str, file_id: int, language: str, text: str,
                      r: LanguageReport) -> tuple[list[SourceEdge], list[SourceEdge]]:
+        if len(self._lines) > LINE_CACHE_FILES:
+            self._lines.clear()  # a big project's text is not kept whole in memory
         self._lines[path] = text.splitlines()
         detail = client.server_info
         uri = (client.open_document(self.root / path, spec.language_id(language), text) if spec.open_files
