@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--verbose", action="store_true", help="list wrong and missing edges per case")
+    parser.add_argument("--after-only", action="store_true", help="skip the tree-sitter-only run")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"tenure is not runnable: {' '.join(cmd)} --help failed")
     print(f"PyCG micro-benchmark: {len(cases)} cases, before and after `tenure enrich` (basedpyright)")
     tools = [Tool("tenure (tree-sitter)", make_tenure(cmd, args.timeout), tiered=True),
-             Tool("tenure + lsp", make_enriched(cmd, args.timeout), tiered=True)]
+             Tool("tenure + lsp", make_enriched(cmd, args.timeout), tiered=True)][int(args.after_only):]
     results = {}
     for tool in tools:
         print(f"running {tool.name} ...", file=sys.stderr, flush=True)

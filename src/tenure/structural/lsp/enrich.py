@@ -118,8 +118,10 @@ class SymbolIndex:
         return next((s for s in self._containing(path, line) if s.name == name and s.kind != "module"), None)
 
     def enclosing(self, path: str, line: int) -> Sym | None:
-        """The code a call on `line` belongs to: the innermost function or module, else the type."""
-        around = self._containing(path, line)
+        """The code a call on `line` belongs to: the innermost function or module whose body holds the
+        line (a call on a definition's first line, `f(lambda: 1)`, belongs to the code around it), else
+        the type."""
+        around = [s for s in self._containing(path, line) if s.start < line or s.kind == "module"]
         return next((s for s in around if s.kind in CODE_KINDS), around[0] if around else None)
 
 
@@ -142,6 +144,7 @@ class Enricher:
         self.max_restarts = max_restarts
         self.references = references
         self._lines: dict[str, list[str]] = {}
+        self._wrapped: dict[str, set[tuple[int, str]]] = {}  # path -> (line, name) of decorated definitions
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
         self.symbols = SymbolIndex(db)
@@ -304,24 +307,52 @@ class Enricher:
                               path=path, line=site.line, name=site.name, detail=detail)
 
         out: list[SourceEdge] = []
-        confirmed: set[str] = set()
+        constructors = self.constructors.get(language, frozenset())
         for dst, relation in site.candidates:
             target = self.symbols.by_fqn.get(dst)
-            constructs = target is not None and target.name in self.constructors.get(language, ()) \
-                and target.parent in targets
+            constructs = target is not None and target.name in constructors and target.parent in targets
             if dst in targets or constructs:
                 out.append(edge(dst, relation, "confirms"))
-                confirmed.add(dst)
                 counts["confirmed"] += 1
-            elif target is not None or any(t in self.symbols.by_fqn for t in targets):
-                # a project candidate the checker ruled out, or an outside name where it found project code
+            elif self._named_at_site(dst, target, site.name, constructors) and (
+                    target is not None or any(t in self.symbols.by_fqn for t in targets)):
+                # the name match the checker ruled out: a project candidate, or an outside name where
+                # the checker found project code
                 out.append(edge(dst, relation, "refutes"))
                 counts["refuted"] += 1
+        proposed = {c for c, _ in site.candidates}
         for dst, relation in targets.items():
-            if dst not in confirmed and dst not in {c for c, _ in site.candidates}:
+            # a decorated definition is not what a call reaches (the decorator's result is): tree-sitter's
+            # flow analysis knows which; the checker's declaration does not
+            if dst not in proposed and not self._decorated(spec, dst):
                 out.append(edge(dst, relation, "confirms"))
                 counts["added"] += 1
         return out
+
+    def _decorated(self, spec: ServerSpec, fqn: str) -> bool:
+        """Whether a definition is wrapped by a decorator that replaces it (not @property, @staticmethod …)."""
+        sym = self.symbols.by_fqn.get(fqn)
+        if sym is None:
+            return False
+        if sym.path not in self._wrapped:
+            facts = self.store.load_facts(sym.path)
+            self._wrapped[sym.path] = {
+                (d.start_line, d.name) for d in (facts.definitions if facts else ())
+                if any(_decorator_name(x) not in spec.transparent_decorators for x in d.decorators)
+            }
+        return (sym.start, sym.name) in self._wrapped[sym.path]
+
+    @staticmethod
+    def _named_at_site(dst: str, target: Sym | None, name: str, constructors: frozenset[str]) -> bool:
+        """Whether a candidate is the name written at the site (`run` for `x.run()`, `Foo` or its
+        constructor for `Foo()`). Other candidates of the site are edges tree-sitter derived (a function
+        passed to `map`, returned by the callee, an inherited `__init__`): `definition` on the name says
+        nothing about them."""
+        if target is None:
+            return dst.rsplit(".", 1)[-1] == name
+        if target.name in constructors:
+            return target.parent.rsplit(".", 1)[-1].rsplit("$", 1)[-1] == name
+        return target.name == name
 
     def _classify(self, spec: ServerSpec, loc: lsp.Location, name: str) -> tuple[str, str | None]:
         """("project", fqn) | ("external", builtin name or None) | ("unknown", None)."""
@@ -368,11 +399,22 @@ class Enricher:
             return None
         if any(s.name == sym.name and s.start == line for s in self.symbols.by_path[rel]):
             return None  # a declaration (tsserver lists the overriding methods of a family)
-        caller = self.symbols.enclosing(rel, line)
-        if caller is None or caller.fqn == sym.fqn:
+        caller = self._caller_at(rel, line, sym.name)
+        if caller is None or caller == sym.fqn:
             return None
-        return SourceEdge(src=caller.fqn, dst=sym.fqn, relation=relation, tier=Tier.RESOLVED.value, path=rel,
+        return SourceEdge(src=caller, dst=sym.fqn, relation=relation, tier=Tier.RESOLVED.value, path=rel,
                           line=line, name=sym.name, detail=detail)
+
+    def _caller_at(self, rel: str, line: int, name: str) -> str | None:
+        """Who makes the call of `name` on this line: as tree-sitter attributed the site (it knows the
+        columns: `f(lambda: 1)` on one line), else the enclosing definition."""
+        srcs = {r["src_fqn"] for r in self.db.query(
+            "SELECT DISTINCT src_fqn FROM edges WHERE file_id = (SELECT id FROM files WHERE path = ?)"
+            " AND line = ? AND dst_name = ?", (rel, line, name))}
+        if len(srcs) == 1:
+            return srcs.pop()
+        enclosing = self.symbols.enclosing(rel, line)
+        return enclosing.fqn if enclosing else None
 
     def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Sym) -> bool:
         """Whether the call at a reference really resolves to `sym` (not to a relative in its family)."""
@@ -459,6 +501,11 @@ def _name_columns(line: str, name: str, calls_only: bool = True) -> list[int]:
                 calls.append(column)
         start = line.find(name, end)
     return (calls or found) if calls_only else found
+
+
+def _decorator_name(text: str) -> str:
+    """`functools.wraps(f)` -> `wraps`, `@abc.abstractmethod` -> `abstractmethod`."""
+    return text.lstrip("@").split("(", 1)[0].strip().rsplit(".", 1)[-1]
 
 
 def _is_call(line: str, end: int) -> bool:
