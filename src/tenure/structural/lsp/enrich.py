@@ -375,7 +375,8 @@ class Enricher:
         if position is None:
             return []
         out = []
-        if client.supports("references_provider"):
+        # calls of a name a decorator rebinds reach the decorator's result, not this definition
+        if client.supports("references_provider") and not self._decorated(spec, sym.fqn):
             relation = Relation.INSTANTIATES.value if sym.kind in TYPE_KINDS else Relation.CALLS.value
             for loc in client.references(uri, *position):
                 edge = self._call_edge(loc, sym, relation, detail)
