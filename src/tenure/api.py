@@ -18,6 +18,7 @@ from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
 from tenure.structural.lsp.enrich import DEFAULT_TIMEOUT_S, Enricher
 from tenure.structural.lsp.session import MAX_RESTARTS
+from tenure.structural.lsp.state import LspState
 from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
 
@@ -49,6 +50,7 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
+        self.enrichment = LspState(db)  # what language servers verified (structural/lsp)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         self.memories = Memories(db, root)
         self._freshness: tuple[float, dict] | None = None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.structural.lsp.servers import servers_for
-from tenure.structural.lsp.state import LspState, lock_held
+from tenure.structural.lsp.state import lock_held
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
@@ -27,7 +27,7 @@ class LspSource:
     name = "lsp"
 
     def run(self, tenure: Tenure, report: IndexReport) -> dict:
-        state = LspState(tenure.db)
+        state = tenure.enrichment
         dropped = state.invalidate()
         languages = {r["language"] for r in tenure.db.query(
             "SELECT DISTINCT language FROM files WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")}
