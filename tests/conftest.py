@@ -67,3 +67,9 @@ def indexed(tmp_path: Path) -> Iterator:
     yield make
     for t in opened:
         t.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_background_enrichment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tenure index` would start a detached language-server run; tests that test it turn it on."""
+    monkeypatch.setenv("TENURE_ENRICH", "off")

@@ -16,6 +16,9 @@ from tenure.storage import Database, open_database
 from tenure.structural import export
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
+from tenure.structural.lsp.enrich import DEFAULT_TIMEOUT_S, Enricher
+from tenure.structural.lsp.session import MAX_RESTARTS
+from tenure.structural.lsp.state import LspState
 from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
 
@@ -47,6 +50,7 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
+        self.enrichment = LspState(db)  # what language servers verified (structural/lsp)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         self.memories = Memories(db, root)
         self._freshness: tuple[float, dict] | None = None
@@ -77,6 +81,12 @@ class Tenure:
         self.memories.on_drift(report.drifted)
         self._freshness = None
         return report
+
+    def enrich(self, languages: set[str] | None = None, progress: Progress | None = None,
+               timeout: float = DEFAULT_TIMEOUT_S, max_restarts: int = MAX_RESTARTS) -> dict:
+        """Verify call edges with language servers (structural/lsp), in the caller's thread; the report
+        says what each server did, or why it was given up."""
+        return Enricher(self.root, self.db, timeout, max_restarts).run(languages, progress).as_dict()
 
     def find_symbol(self, query: str) -> Lookup:
         return find_symbols(self.db, query)

@@ -11,6 +11,8 @@ from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.graph import GraphEdge, dependants_of, undecided_dispatch_sites, unknown_target_sites
 from tenure.structural.languages import language_table
+from tenure.structural.lsp.state import SOURCE as LSP
+from tenure.structural.lsp.state import files_verified
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
 
@@ -48,6 +50,7 @@ class Impact:
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
     interface_method: bool = False  # its overriders are implementers
     depth: int = 1
+    enriched: bool = False  # a language server has verified files of this project (structural/lsp)
 
     def summary(self) -> dict:
         by_relation = Counter(d.relation for d in self.dependants if d.depth == 1)
@@ -79,8 +82,25 @@ class Impact:
             "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
             "reasons": reasons,
+            "coverage": self.coverage(),
             "text": self._text(by_relation, tiers, generated, lower_bound),
         }
+
+    def coverage(self) -> dict:
+        """How many of the direct call edges shown a language server checked (confirmed or refuted):
+        enrichment runs in the background, so an answer may be only partly verified, and says so."""
+        calls = (Relation.CALLS, Relation.INSTANTIATES)
+        scope = [d for d in (*self.dependants, *self.refuted) if d.depth == 1 and d.relation in calls]
+        verified = sum(1 for d in scope if LSP in d.sources or LSP in d.refuted_by)
+        percent = round(100 * verified / len(scope)) if scope else None
+        if not self.enriched:
+            text = "not enriched (no language server ran)"
+        elif not scope:
+            text = "lsp: no call edges in scope"
+        else:
+            text = f"lsp verified {percent}% of call edges in scope ({verified} of {len(scope)})"
+        return {"source": LSP, "enriched": self.enriched, "in_scope": len(scope), "verified": verified,
+                "percent": percent, "text": text}
 
     def _text(self, by_relation: Counter, tiers: Counter, generated: int, lower_bound: bool) -> str:
         if self.symbol is None:
@@ -115,6 +135,7 @@ class Impact:
             text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
         if traced_only := sum(1 for d in self.dependants if d.sources == [TRACE]):
             text += f", {traced_only} seen only in traces"
+        text += f"; {self.coverage()['text']}"
         return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
 
     def as_dict(self) -> dict:
@@ -133,7 +154,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     target = lookup.unique
     if target is None:
         return Impact(None, lookup, depth=depth)
-    impact = Impact(target.fqn, lookup, depth=depth)
+    impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0)
     seen = {target.fqn}
     frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
     for level in range(1, depth + 1):

@@ -1,0 +1,79 @@
+"""`tenure enrich`: verify the graph's call edges with real language servers, in the foreground."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.structural.lsp.state import enrich_lock
+
+MORE_PASSES = 3
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(enrich)
+
+
+def enrich(
+    language: Annotated[list[str] | None, typer.Option("--language", "-l", help="Only these languages.")] = None,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+    background: Annotated[bool, typer.Option("--background", hidden=True,
+                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
+    = False,
+) -> None:
+    """Ask language servers (basedpyright, typescript-language-server, gopls, …) to confirm, narrow or
+    refute the call edges of files changed since they were last verified. `tenure index` runs this in
+    the background; what-breaks never waits for it."""
+    # SIGTERM (a stopped background run) unwinds like an error: the servers are shut down and the file
+    # being verified is rolled back, never half written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with open_project(repo) as t, enrich_lock(t.root / ".tenure") as acquired:
+        if not acquired:
+            if background:
+                return
+            err.print("[yellow]an enrichment is already running for this project[/yellow] "
+                      f"(see {t.root / '.tenure' / 'enrich.lock'}); what-breaks shows what it verified so far")
+            raise typer.Exit(1)
+        try:
+            report = _run(t, set(language) if language else None, quiet=as_json or background)
+            for _ in range(MORE_PASSES if background else 0):
+                if any(r["failed"] for r in report["languages"].values()):
+                    break  # given up: said once, not retried until the next index
+                # an index that ran meanwhile found this run holding the lock and scheduled nothing:
+                # verify what it changed now (a pass with nothing to do starts no server)
+                again = _run(t, set(language) if language else None, quiet=True)
+                if not any(r["pending"] for r in again["languages"].values()):
+                    break
+                report = again
+        except ValueError as exc:  # a broken tenure.toml
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    if as_json:
+        print(json.dumps(report))
+    else:
+        console.print(f"enriched in {report['seconds']:.1f}s: {report['text']}")
+        if report["dropped"]:
+            console.print(f"{report['dropped']} files changed or went away since verified: their verdicts were dropped")
+
+
+def _run(t, languages: set[str] | None, quiet: bool) -> dict:  # noqa: ANN001 — a Tenure
+    if quiet or not sys.stderr.isatty():
+        return t.enrich(languages)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        return t.enrich(languages, progress=update)

@@ -1,0 +1,60 @@
+"""`tenure index` schedules enrichment: it drops the verdicts of changed files at once (so the query
+path never counts a stale confirmation) and starts a detached `tenure enrich` unless one is running.
+
+`TENURE_ENRICH=off` turns scheduling off (the test suite sets it: no test starts a server by accident).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenure.structural.lsp.servers import servers_for
+from tenure.structural.lsp.state import lock_held
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
+    from tenure.structural.indexer import IndexReport
+
+ENV_SWITCH = "TENURE_ENRICH"
+LOG_FILE = "enrich.log"
+
+
+class LspSource:
+    name = "lsp"
+
+    def run(self, tenure: Tenure, report: IndexReport) -> dict:
+        state = tenure.enrichment
+        dropped = state.invalidate()
+        languages = {r["language"] for r in tenure.db.query(
+            "SELECT DISTINCT language FROM files WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")}
+        servers = servers_for(tenure.root, languages)
+        missing = sorted(lang for lang, spec in servers.items() if spec.argv() is None)
+        out: dict = {"dropped": len(dropped)} if dropped else {}
+        for language, reason in state.take_failures().items():
+            out[f"last run gave up {language}"] = reason
+        if missing:
+            out["no server for"] = ", ".join(missing)
+        runnable = sorted(lang for lang, spec in servers.items() if spec.argv() is not None)
+        if not runnable:
+            return {**out, "status": "nothing to enrich"}
+        if os.environ.get(ENV_SWITCH, "on").lower() in ("off", "0", "false", "no"):
+            return {**out, "status": f"not scheduled ({ENV_SWITCH}=off)"}
+        state_dir = tenure.root / ".tenure"
+        if lock_held(state_dir):
+            return {**out, "status": "already running"}
+        pid = spawn_enrich(tenure.root, state_dir)
+        return {**out, "status": f"scheduled for {', '.join(runnable)} (pid {pid}, log .tenure/{LOG_FILE})"}
+
+
+def spawn_enrich(root: Path, state_dir: Path) -> int:
+    """A detached `tenure enrich`: its own session, so it outlives the index command and its terminal."""
+    with open(state_dir / LOG_FILE, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tenure.cli", "enrich", "--repo", str(root), "--background"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=root, start_new_session=True,
+        )
+    return process.pid

@@ -1,0 +1,52 @@
+"""A language server that misbehaves on purpose, for the failure tests (run as a script).
+
+    python broken_lsp_server.py crash            answers initialize, exits on the first later request
+    python broken_lsp_server.py hang PIDFILE     answers initialize, starts a child, never answers again
+    python broken_lsp_server.py crash-once MARK  crashes like `crash` unless MARK exists (it creates
+                                                 it), then runs the real basedpyright in its place
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def read(stream) -> dict | None:  # noqa: ANN001
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b"\n"):
+        if not line:
+            return None
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(stream.read(length))
+
+
+def write(message: dict) -> None:
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+
+
+def main(mode: str, arg: str = "") -> None:
+    if mode == "crash-once" and Path(arg).exists():
+        os.execvp("basedpyright-langserver", ["basedpyright-langserver", "--stdio"])
+    if mode == "crash-once":
+        Path(arg).write_text("crashed once")
+    while (message := read(sys.stdin.buffer)) is not None:
+        if message.get("method") == "initialize":
+            write({"jsonrpc": "2.0", "id": message["id"],
+                   "result": {"capabilities": {"definitionProvider": True}, "serverInfo": {"name": "broken"}}})
+            if mode == "hang":
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+                Path(arg).write_text(str(child.pid))
+        elif "id" in message and mode in ("crash", "crash-once"):
+            print("segfault simulated", file=sys.stderr, flush=True)
+            sys.exit(3)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,248 @@
+"""Background enrichment with a real type checker (basedpyright, installed with tenure): confirmed
+edges become `resolved`, ambiguous ones are narrowed, contradicted ones are kept as refuted, missed
+ones are added; only changed files are verified again; broken servers leave tree-sitter's tiers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tenure import Tenure
+from tenure.cli import app
+from tenure.structural.lsp.enrich import Enricher
+from tenure.structural.lsp.state import enrich_lock, lock_held
+
+BROKEN_SERVER = Path(__file__).with_name("broken_lsp_server.py")
+FILES = {
+    "app/__init__.py": "",
+    "app/shapes.py": (
+        "class Circle:\n"
+        "    def area(self):\n"
+        "        return 3\n"
+        "\n\n"
+        "class Square:\n"
+        "    def area(self):\n"
+        "        return 4\n"
+        "\n\n"
+        "class Registry:\n"
+        "    def keys(self):\n"
+        "        return []\n"
+    ),
+    "app/report.py": (
+        "from app.shapes import Circle\n"
+        "\n\n"
+        "def first(shapes: list[Circle]):\n"
+        "    for s in shapes:\n"
+        "        s.area()\n"  # ambiguous for tree-sitter (untyped loop variable); Circle.area for the checker
+        "\n\n"
+        "def names(d: dict):\n"
+        "    return d.keys()\n"  # tree-sitter guesses Registry.keys by name; the checker says dict.keys
+        "\n\n"
+        "def build():\n"
+        "    return Circle()\n"
+    ),
+}
+# Nine classes share a method name: tree-sitter keeps the site once with no target (too many candidates).
+MANY = "".join(f"class C{i}:\n    def run(self):\n        return {i}\n\n\n" for i in range(1, 10)) + (
+    "def go(items: list[C1]):\n    return items[0].run()\n"
+)
+CIRCLE, SQUARE, KEYS = "app.shapes.Circle.area", "app.shapes.Square.area", "app.shapes.Registry.keys"
+
+
+def dependants(result: dict) -> dict[str, dict]:
+    return {d["symbol"]: d for d in result["dependants"]}
+
+
+def enrich(root: Path, **options: object) -> dict:
+    with Tenure.open(root, discover=False) as t:
+        return t.enrich(**options)  # type: ignore[arg-type]
+
+
+def _stat(pid: int | str) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def alive(pid: int) -> bool:
+    """A process, or any process of the group it led (node under the Python launcher), still runs;
+    a zombie waiting to be reaped has ended."""
+    if (fields := _stat(pid)) and fields[0] != "Z":
+        return True
+    return any((f := _stat(p)) and f[2] == str(pid) and f[0] != "Z" for p in os.listdir("/proc") if p.isdigit())
+
+
+def test_a_type_checker_narrows_an_ambiguous_call_to_its_real_target(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        assert dependants(t.what_breaks(CIRCLE))["app.report.first"]["tier"] == "ambiguous"
+    report = enrich(root)
+    assert report["languages"]["python"]["server"].startswith("basedpyright ")
+    with Tenure.open(root, discover=False) as t:
+        first = dependants(t.what_breaks(CIRCLE))["app.report.first"]
+        assert (first["tier"], first["sources"]) == ("resolved", ["lsp", "tree-sitter"])
+        square = t.what_breaks(SQUARE)
+        assert square["dependants"] == []
+        assert [(r["symbol"], r["refuted_by"]) for r in square["refuted"]] == [("app.report.first", ["lsp"])]
+
+
+def test_an_inferred_edge_the_checker_contradicts_is_kept_as_refuted_with_provenance(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        assert dependants(t.what_breaks(KEYS))["app.report.names"]["tier"] == "inferred"
+    enrich(root)
+    with Tenure.open(root, discover=False) as t:
+        keys = t.what_breaks(KEYS)
+        assert keys["dependants"] == []
+        assert [(r["symbol"], r["tier"], r["refuted_by"]) for r in keys["refuted"]] == [
+            ("app.report.names", "inferred", ["lsp"])]
+        edge = next(e for e in t.export_edges() if e["src"] == "app.report.names" and e["dst"] == KEYS)
+        assert edge["sources"] == ["lsp", "tree-sitter"]  # not deleted: demoted, with where the verdict came from
+
+
+def test_a_call_tree_sitter_could_not_resolve_is_added_as_resolved_with_the_server_named(make_indexed_repo) -> None:
+    root = make_indexed_repo({"many.py": MANY})
+    with Tenure.open(root, discover=False) as t:
+        assert t.what_breaks("many.C1.run")["dependants"] == []
+    report = enrich(root)
+    assert report["languages"]["python"]["added"] >= 1
+    with Tenure.open(root, discover=False) as t:
+        go = dependants(t.what_breaks("many.C1.run"))["many.go"]
+        assert (go["tier"], go["sources"], go["line"]) == ("resolved", ["lsp"], 47)
+        edge = next(e for e in t.export_edges() if e["src"] == "many.go" and e["dst"] == "many.C1.run")
+        assert edge["detail"] == report["languages"]["python"]["server"]  # "basedpyright 1.40.2"
+        assert t.what_breaks("many.C2.run")["dependants"] == []
+
+
+def test_what_breaks_answers_at_once_and_states_the_lsp_coverage(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        before = t.what_breaks("app.shapes.Circle")["summary"]
+    assert before["coverage"]["enriched"] is False
+    assert "not enriched (no language server ran)" in before["text"]
+    enrich(root)
+    with Tenure.open(root, discover=False) as t:
+        after = t.what_breaks("app.shapes.Circle")["summary"]
+    assert after["coverage"] | {"text": ""} == {"source": "lsp", "enriched": True, "in_scope": 1, "verified": 1,
+                                                "percent": 100, "text": ""}
+    assert "lsp verified 100% of call edges in scope (1 of 1)" in after["text"]
+
+
+def test_only_files_whose_code_or_call_sites_changed_are_verified_again(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "app/other.py": "from app.shapes import Square\n\n\ndef f():\n    Square()\n"})
+    assert enrich(root)["languages"]["python"]["verified"] == 4
+    assert enrich(root)["languages"]["python"]["pending"] == 0
+    (root / "app/other.py").write_text("from app.shapes import Square\n\n\ndef f():\n    return Square()\n")
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    again = enrich(root)["languages"]["python"]
+    # other.py, and shapes.py: the references to its symbols found in other.py are asked again
+    assert (again["pending"], again["verified"]) == (2, 2)
+
+    (root / "app/report.py").unlink()
+    with Tenure.open(root, discover=False) as t:
+        t.index()  # the verdicts of a deleted file go with it, at once
+        assert not t.db.query("SELECT 1 FROM source_edges WHERE origin LIKE '%app/report.py'")
+        assert KEYS not in {r["symbol"] for r in t.what_breaks(KEYS)["refuted"]}
+
+
+def test_a_missing_server_is_reported_once_and_tree_sitter_tiers_stay(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": '[lsp.python]\ncommand = ["no-such-langserver", "--stdio"]\n'})
+    report = enrich(root)
+    assert report["languages"] == {}
+    assert report["no_server"]["python"].startswith("no-such-langserver not found")
+    assert "python: no language server" in report["text"]
+    with Tenure.open(root, discover=False) as t:
+        assert dependants(t.what_breaks(CIRCLE))["app.report.first"]["tier"] == "ambiguous"
+
+
+def test_a_crashing_server_is_restarted_with_backoff_then_given_up_with_its_reason(make_indexed_repo) -> None:
+    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash"]\n'
+    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    with Tenure.open(root, discover=False) as t:
+        enricher = Enricher(t.root, t.db, timeout=20, max_restarts=2)
+        report = enricher.run()
+        python = report.languages["python"]
+        assert python.restarts == 2 and len(python.server_pids) == 3
+        assert "failed 3 times" in python.failed and "exited with code 3: segfault simulated" in python.failed
+        assert python.confirmed == python.refuted == python.added == 0
+        assert report.text().count("failed 3 times") == 1  # reported once, not per file
+        assert not any(alive(pid) for pid in python.server_pids)
+        assert dependants(t.what_breaks(CIRCLE))["app.report.first"]["tier"] == "ambiguous"
+        assert t.db.query("SELECT COUNT(*) AS n FROM source_edges")[0]["n"] == 0
+
+
+def test_a_hanging_server_times_out_and_every_process_it_started_is_ended(make_indexed_repo, tmp_path) -> None:
+    pidfile = tmp_path / "child.pid"
+    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "hang", "{pidfile}"]\n'
+    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=1, max_restarts=0).run()
+    python = report.languages["python"]
+    assert "got no answer within 1s" in python.failed
+    child = int(pidfile.read_text())
+    assert not alive(child) and not any(alive(pid) for pid in python.server_pids)
+
+
+def test_a_server_that_dies_mid_session_is_restarted_and_the_run_completes(make_indexed_repo, tmp_path) -> None:
+    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash-once", "{tmp_path / "mark"}"]\n'
+    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db).run()
+        python = report.languages["python"]
+        assert (python.failed, python.restarts, python.verified) == ("", 1, 3)
+        assert python.server.startswith("basedpyright")
+        assert not any(alive(pid) for pid in python.server_pids)
+        assert dependants(t.what_breaks(CIRCLE))["app.report.first"]["tier"] == "resolved"
+
+
+def test_index_schedules_enrichment_in_the_background_once(make_repo, monkeypatch) -> None:
+    monkeypatch.setenv("TENURE_ENRICH", "on")
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        with enrich_lock(t.root / ".tenure") as acquired:
+            assert acquired
+            assert t.index().sources["lsp"]["status"] == "already running"
+        started = t.index().sources["lsp"]["status"]
+        assert started.startswith("scheduled for python")
+        deadline = time.monotonic() + 120
+        while not t.db.query("SELECT 1 FROM lsp_files") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        # the detached `tenure enrich` works on its own (the index returned at once): wait until it
+        # has released the lock, so no server outlives the test
+        while lock_held(t.root / ".tenure") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert t.db.query("SELECT 1 FROM lsp_files"), (t.root / ".tenure/enrich.log").read_text()
+
+
+def test_tenure_enrich_prints_what_each_server_did(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    result = CliRunner().invoke(app, ["enrich", "--repo", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["languages"]["python"]["verified"] == 3
+    text = CliRunner().invoke(app, ["enrich", "--repo", str(root)])
+    assert "python: up to date" in text.stdout
+
+
+def test_a_broken_tenure_toml_is_a_clear_error(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": "[lsp.python\ncommand = 3\n"})
+    result = CliRunner().invoke(app, ["enrich", "--repo", str(root)])
+    assert result.exit_code == 2 and "tenure.toml" in result.stderr
+
+
+
+def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_repo) -> None:
+    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash"]\n'
+    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    with Tenure.open(root, discover=False) as t:
+        Enricher(t.root, t.db, timeout=20, max_restarts=0).run()
+        first = t.index().sources["lsp"]
+        assert "exited with code 3" in first["last run gave up python"]
+        assert "last run gave up python" not in t.index().sources["lsp"]

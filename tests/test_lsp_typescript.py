@@ -1,0 +1,81 @@
+"""TypeScript through typescript-language-server (the optional npm extra, with TypeScript 5: 7 ships no
+tsserver.js): the checker narrows a call on an array element and confirms interface implementations.
+
+The server is installed from npm into a cache directory on first use (a few seconds), as the MCP
+Inspector test does; without npm the test is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+
+PACKAGES = ["typescript-language-server@5.3.0", "typescript@5"]
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tenure-tests" / "ts-lsp-5.3.0"
+FILES = {
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs"}}\n',
+    "src/shapes.ts": (
+        "export interface Shape {\n"
+        "  area(): number;\n"
+        "}\n"
+        "\n"
+        "export class Circle implements Shape {\n"
+        "  area(): number {\n"
+        "    return 3;\n"
+        "  }\n"
+        "}\n"
+        "\n"
+        "export class Square implements Shape {\n"
+        "  area(): number {\n"
+        "    return 4;\n"
+        "  }\n"
+        "}\n"
+    ),
+    "src/report.ts": (
+        'import { Circle, Shape } from "./shapes";\n'
+        "\n"
+        "export function total(shapes: Circle[]): number {\n"
+        "  return shapes[0].area();\n"  # tree-sitter: ambiguous between the three area() methods
+        "}\n"
+        "\n"
+        "export function measure(s: Shape): number {\n"
+        "  return s.area();\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def server_bin() -> Path:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: typescript-language-server comes from npm (apt-get install npm)")
+    bin_dir = CACHE / "node_modules" / ".bin"
+    if not (bin_dir / "typescript-language-server").exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(CACHE), *PACKAGES],
+                       check=True, capture_output=True, text=True, timeout=600)
+    return bin_dir
+
+
+def test_typescript_calls_are_narrowed_and_implementations_confirmed(server_bin, make_indexed_repo,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("PATH", f"{server_bin}{os.pathsep}{os.environ['PATH']}")
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        before = {d["symbol"]: d["tier"] for d in t.what_breaks("src/shapes.Circle.area")["dependants"]}
+        assert before["src/report.total"] == "ambiguous"
+        report = t.enrich()
+        assert report["languages"]["typescript"]["server"] == "typescript-language-server"
+        circle = {d["symbol"]: d for d in t.what_breaks("src/shapes.Circle.area")["dependants"]}
+        assert (circle["src/report.total"]["tier"], circle["src/report.total"]["sources"]) == (
+            "resolved", ["lsp", "tree-sitter"])
+        square = t.what_breaks("src/shapes.Square.area")
+        assert [r["symbol"] for r in square["refuted"]] == ["src/report.total"]
+        shape = {d["symbol"]: d["tier"] for d in t.what_breaks("src/shapes.Shape")["dependants"]}
+        assert shape["src/shapes.Circle"] == shape["src/shapes.Square"] == "resolved"  # implementation
