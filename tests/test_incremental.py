@@ -219,3 +219,16 @@ def test_a_change_seen_through_a_re_export_re_resolves_the_files_that_asked(make
         assert [(d["symbol"], d["relation"]) for d in t.what_breaks("pkg.impl.make")["dependants"]
                 if d["symbol"] == "pkg.user.use"] == [("pkg.user.use", "instantiates")]
         assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_an_index_written_by_another_build_is_rebuilt_without_reading_its_facts(make_repo, tmp_path: Path) -> None:
+    root = make_repo(BASE)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        t.db.execute("UPDATE meta SET value = 'another build' WHERE key = 'extractor_version'")
+        t.db.execute("UPDATE file_facts SET facts = X'c1c1c1'")  # not this build's shape
+        t.db.execute("UPDATE resolution_answers SET answers = X'c1c1c1'")
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert report.files_parsed == report.files_seen
+        assert snapshot(t) == clean_index(root, tmp_path)

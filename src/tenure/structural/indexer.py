@@ -287,8 +287,11 @@ class Indexer:
         report = IndexReport()
         generation_before = self.store.get_meta("generation")
         known = self.store.files()
-        if self.store.get_meta("extractor_version") != extractor_version():
-            known = {p: {**row, "content_hash": None} for p, row in known.items()}  # re-parse all
+        # Another build of the extractor wrote this index: parse everything again, and read none of
+        # its stored facts (their shape may not be this build's).
+        rebuild = self.store.get_meta("extractor_version") != extractor_version()
+        if rebuild:
+            known = {p: {**row, "content_hash": None} for p, row in known.items()}
         if changed_paths is None:
             all_paths, walk_skips = discover(self.root)
             report.skipped.extend(walk_skips)
@@ -352,7 +355,7 @@ class Indexer:
             # changed files
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
-                old_facts = self.store.load_facts(c.path) if old is not None else None
+                old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
                 old_keys = self._touched(old, old_facts) if old is not None else set()
                 if blob is None:
                     report.skipped.append((c.path, note))

@@ -259,7 +259,12 @@ class StructuralStore:
             "SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
             (path,),
         )
-        return decode_facts(rows[0]["facts"]) if rows else None
+        if not rows:
+            return None
+        try:
+            return decode_facts(rows[0]["facts"])
+        except msgspec.MsgspecError:  # written by another build: as if never stored (it is parsed again)
+            return None
 
     # edges -------------------------------------------------------------------------------------
     def delete_edges_of(self, file_ids: list[int]) -> None:
