@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tenure.api import Tenure
 from tenure.mcp.auth import check_bind
@@ -53,3 +55,23 @@ def check_port(host: str, port: int) -> None:
             err.print(f"[red]error:[/red] cannot listen on {host}:{port} ({exc.strerror}): pass --port with a free "
                       "port" + ("" if host == "127.0.0.1" else " or --host with an address of this machine"))
             raise typer.Exit(2) from exc
+
+
+T = TypeVar("T")
+PhaseProgress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
+    """Run long work with a progress bar per phase on a terminal; none when quiet or piped."""
+    if quiet or not sys.stderr.isatty():
+        return work(None)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        return work(update)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.api import Tenure
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
 from tenure.structural.lsp.state import enrich_lock
 
 MORE_PASSES = 3
@@ -43,13 +43,13 @@ def enrich(
                       f"(see {t.root / '.tenure' / 'enrich.lock'}); what-breaks shows what it verified so far")
             raise typer.Exit(1)
         try:
-            report = _run(t, set(language) if language else None, quiet=as_json or background)
+            report = _enrich(t, set(language) if language else None, quiet=as_json or background)
             for _ in range(MORE_PASSES if background else 0):
                 if any(r["failed"] for r in report["languages"].values()):
                     break  # given up: said once, not retried until the next index
                 # an index that ran meanwhile found this run holding the lock and scheduled nothing:
                 # verify what it changed now (a pass with nothing to do starts no server)
-                again = _run(t, set(language) if language else None, quiet=True)
+                again = _enrich(t, set(language) if language else None, quiet=True)
                 if not any(r["pending"] for r in again["languages"].values()):
                     break
                 report = again
@@ -64,16 +64,5 @@ def enrich(
             console.print(f"{report['dropped']} files changed or went away since verified: their verdicts were dropped")
 
 
-def _run(t, languages: set[str] | None, quiet: bool) -> dict:  # noqa: ANN001 — a Tenure
-    if quiet or not sys.stderr.isatty():
-        return t.enrich(languages)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-
-        return t.enrich(languages, progress=update)
+def _enrich(t: Tenure, languages: set[str] | None, quiet: bool) -> dict:
+    return with_progress(lambda progress: t.enrich(languages, progress=progress), quiet)

@@ -10,11 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
 from tenure.structural.indexer import IndexReport
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
@@ -38,27 +37,12 @@ def index(
         err.print(f"[red]error:[/red] {path} is not a directory")
         raise typer.Exit(2)
     with Tenure.open(path, discover=False) as t:
-        report = _index_with_progress(t, quiet=as_json)
+        report = with_progress(lambda progress: t.index(progress=progress), quiet=as_json)
         _print_report(report, as_json)
         if watch:
             console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
                 t.watch(lambda r: _print_report(r, as_json, brief=True))
-
-
-def _index_with_progress(t: Tenure, quiet: bool) -> IndexReport:
-    if quiet or not sys.stderr.isatty():
-        return t.index()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-
-        return t.index(progress=update)
 
 
 def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:
