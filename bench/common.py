@@ -19,6 +19,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+# `tenure index` schedules language-server enrichment in the background (structural/lsp): a benchmark
+# measures what it names, so no server competes for the cores unless a script starts one itself.
+os.environ.setdefault("TENURE_ENRICH", "off")
+
 #: Where fetched inputs (sdists, the extracted PyCG suite, the PyCG venv) are cached.
 CACHE_DIR = Path(os.environ.get("TENURE_BENCH_CACHE", "/tmp/tenure-bench"))
 
