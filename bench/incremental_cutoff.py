@@ -26,6 +26,8 @@ from pathlib import Path
 
 from common import fetch_sdist, print_table, write_json
 
+from tenure.entry import with_hash_seed
+
 EDITS = {
     "function added": "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n",
     "function body edited": "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n",
@@ -87,4 +89,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    with_hash_seed([__file__, *sys.argv[1:]])  # as the `tenure` command runs
     main()

@@ -63,6 +63,8 @@ from common import (
     write_json,
 )
 
+from tenure.entry import with_hash_seed
+
 DJANGO = ("django", "5.1.4")
 TOUCH_LINE = "\n# tenure bench: harmless appended comment\n"
 NEW_FUNCTION = "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n"
@@ -486,4 +488,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    with_hash_seed([__file__, *sys.argv[1:]])  # the warm API process sees the graph `tenure index` builds
     sys.exit(main())

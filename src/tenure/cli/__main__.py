@@ -1,5 +1,6 @@
-"""`python -m tenure.cli`: the background enrichment is started this way (no console script needed)."""
+"""`python -m tenure.cli`: how `tenure.entry` runs the CLI with its hash seed, and how the background
+enrichment is started (no console script needed)."""
 
 from tenure.cli import app
 
-app()
+app(prog_name="tenure")

@@ -1,0 +1,33 @@
+"""The `tenure` command runs with one string-hash seed, so every run builds the same graph."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tenure import entry
+
+
+def test_the_command_restarts_itself_with_a_fixed_hash_seed(monkeypatch) -> None:
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    monkeypatch.setattr(sys, "argv", ["tenure", "what-breaks", "Order.total"])
+    calls = []
+
+    def execv(path: str, args: list[str]) -> None:
+        calls.append((path, args, os.environ["PYTHONHASHSEED"]))
+        raise SystemExit(0)  # the real one never returns
+
+    monkeypatch.setattr(os, "execv", execv)
+    with pytest.raises(SystemExit):
+        entry.main()
+    assert calls == [(sys.executable, [sys.executable, "-m", "tenure.cli", "what-breaks", "Order.total"], "0")]
+
+
+def test_a_seed_the_user_set_is_kept(monkeypatch) -> None:
+    monkeypatch.setenv("PYTHONHASHSEED", "123")
+    monkeypatch.setattr(sys, "argv", ["tenure", "--help"])
+    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("no restart when the seed is set"))
+    with pytest.raises(SystemExit):  # typer exits after printing the help
+        entry.main()
