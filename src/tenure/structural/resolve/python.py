@@ -1616,8 +1616,9 @@ class AskedProject:
         def compute() -> list:
             nonlocal found
             found = self.inner.named(name)
-            # what the analysis uses of them: not their lines, so moving code answers the same
-            return [(s.fqn, s.name, s.kind, s.parent, s.module) for s in found]
+            # what the analysis uses of them, in no particular order (a re-indexed file's symbols move
+            # to the end of the index's lists) and without lines (moving code answers the same)
+            return sorted((s.fqn, s.name, s.kind, s.parent, s.module) for s in found)
 
         self.answers.ask(("named", name), compute)
         return found
