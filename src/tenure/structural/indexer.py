@@ -384,7 +384,8 @@ class Indexer:
 
             new_modules = self._new_modules(known)
             looked_for_new = self.store.files_missing(new_modules)
-            dependants = self.store.files_depending_on(touched) - changed_ids - looked_for_new
+            touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
+            dependants = set(touched_by_file) - changed_ids - looked_for_new
             affected = changed_ids | dependants | looked_for_new
             mark = time.perf_counter()
             report.phases["store"] = mark - started - sum(report.phases.values())
@@ -392,7 +393,7 @@ class Indexer:
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
                 report.files_resolved, report.files_verified = self._resolve(
-                    affected, dependants, touched, progress, report.phases, rewritten, generation_before)
+                    affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before)
             except BaseException:
                 self._index = None  # it may hold state the rolled-back transaction never committed
                 raise
@@ -489,11 +490,11 @@ class Indexer:
         return index, rows
 
     def _resolve(
-        self, file_ids: set[int], verifiable: set[int], touched: set[str], progress: Progress | None,
+        self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str,
     ) -> tuple[int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
-        after the `touched` keys changed. Returns (files resolved, files verified and kept)."""
+        after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         verifiable_rows = [r for r in rows if r["id"] in verifiable]
@@ -515,17 +516,16 @@ class Indexer:
                     progress("resolve", done, len(todo))
         return len(todo), len(kept)
 
-    def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: set[str]) -> set[int]:
+    def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]]) -> set[int]:
         """The dependants whose resolution would come out the same: asked again, every question
         they asked of the project that read a touched key gets the same answer (early cutoff).
         Their edges stay."""
         stored = self.store.answers(r["id"] for r in rows)
-        hit = self.store.keys_read(touched, set(stored))
         by_resolver: dict[str, list[tuple[int, bytes, set[str]]]] = {}
         for r in rows:
             if r["id"] in stored:
                 by_resolver.setdefault(language_table()[r["language"]].resolver, []).append(
-                    (r["id"], stored[r["id"]], hit.get(r["id"], set())))
+                    (r["id"], stored[r["id"]], touched.get(r["id"], set())))
         kept: set[int] = set()
         for name, items in by_resolver.items():
             verify = verifier_for(name)

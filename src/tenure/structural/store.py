@@ -325,7 +325,7 @@ class StructuralStore:
             [(blob, file_id) for file_id, (blob, _, _) in verified.items() if blob is not None],
         )
         keys = set().union(*(k for _, k, _ in verified.values()))
-        have = self.keys_read(keys, set(verified))
+        have = self.keys_read(keys)
         self.db.executemany(
             "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
             [(f, k) for f, (_, ks, _) in verified.items() for k in sorted(ks - have.get(f, set()))],
@@ -343,8 +343,8 @@ class StructuralStore:
                     self.db.execute("UPDATE resolution_missing SET modules = ? WHERE file_id = ?",
                                     (_msgpack.encode(sorted(before | grown[r["file_id"]])), r["file_id"]))
 
-    def keys_read(self, keys: set[str], file_ids: set[int] | None = None) -> dict[int, set[str]]:
-        """file id -> which of `keys` its resolution read (of the given files only, if any)."""
+    def keys_read(self, keys: set[str]) -> dict[int, set[str]]:
+        """file id -> which of `keys` its resolution read: the files a change to them may affect."""
         found: dict[int, set[str]] = {}
         keys_list = sorted(keys)
         for i in range(0, len(keys_list), 500):
@@ -352,12 +352,8 @@ class StructuralStore:
             for r in self.db.query(
                 f"SELECT file_id, key FROM resolution_deps WHERE key IN ({', '.join('?' * len(chunk))})", chunk
             ):
-                if file_ids is None or r["file_id"] in file_ids:
-                    found.setdefault(r["file_id"], set()).add(r["key"])
+                found.setdefault(r["file_id"], set()).add(r["key"])
         return found
-
-    def files_depending_on(self, keys: set[str]) -> set[int]:
-        return set(self.keys_read(keys))
 
     def files_missing(self, modules: set[str]) -> set[int]:
         """Files whose resolution looked for one of these modules and did not find it."""
