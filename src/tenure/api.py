@@ -16,8 +16,6 @@ from tenure.storage import Database, open_database
 from tenure.structural import export
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
-from tenure.structural.lsp.enrich import DEFAULT_TIMEOUT_S, Enricher
-from tenure.structural.lsp.session import MAX_RESTARTS
 from tenure.structural.lsp.state import LspState
 from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
@@ -83,10 +81,15 @@ class Tenure:
         return report
 
     def enrich(self, languages: set[str] | None = None, progress: Progress | None = None,
-               timeout: float = DEFAULT_TIMEOUT_S, max_restarts: int = MAX_RESTARTS) -> dict:
+               timeout: float | None = None, max_restarts: int | None = None) -> dict:
         """Verify call edges with language servers (structural/lsp), in the caller's thread; the report
         says what each server did, or why it was given up."""
-        return Enricher(self.root, self.db, timeout, max_restarts).run(languages, progress).as_dict()
+        # lsprotocol takes over half a second to import: loaded only when enriching, not for every command
+        from tenure.structural.lsp.enrich import DEFAULT_TIMEOUT_S, Enricher
+        from tenure.structural.lsp.session import MAX_RESTARTS
+
+        return Enricher(self.root, self.db, DEFAULT_TIMEOUT_S if timeout is None else timeout,
+                        MAX_RESTARTS if max_restarts is None else max_restarts).run(languages, progress).as_dict()
 
     def find_symbol(self, query: str) -> Lookup:
         return find_symbols(self.db, query)
