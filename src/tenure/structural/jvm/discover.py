@@ -12,6 +12,7 @@ import tomllib
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tenure.structural.indexer import ALWAYS_IGNORED
@@ -64,7 +65,7 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     build_dirs: set[Path] = set()
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
-        dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED and not os.path.islink(here / d)]
+        dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED and not os.path.islink(os.path.join(dirpath, d))]
         for parent, child in CLASS_DIRS:
             if here.name == parent and child in dirnames:
                 dirnames.remove(child)
@@ -73,7 +74,7 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
         for f in filenames:
             if f.endswith(".jar") and f not in TOOL_JARS:
                 jars.append(here / f)
-            elif any(Path(f).match(p) for p in BEANS_PATTERNS) and _looks_like_beans(here / f):
+            elif any(fnmatchcase(f, p) for p in BEANS_PATTERNS) and _looks_like_beans(here / f):
                 inputs.beans.append(BeansInput(_name(root, here / f), here / f))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
