@@ -44,6 +44,7 @@ from requests_callers import (
     print_differences,
     sample_targets,
     tenure_callers,
+    tier_counts,
 )
 
 
@@ -86,13 +87,7 @@ def overall_row(name: str, scores: list[TargetScore]) -> list[object]:
 
 
 def per_tier_rows(scores: list[TargetScore]) -> dict[str, tuple[int, int]]:
-    counts = {tier: [0, 0] for tier in TIERS}
-    for s in scores:
-        for key, tier in s.answer.callers.items():
-            counts.setdefault(tier, [0, 0])
-            counts[tier][0] += 1
-            counts[tier][1] += key in s.truth
-    return {tier: (n, ok) for tier, (n, ok) in counts.items() if n}
+    return {tier: (n, ok) for tier, (n, ok) in tier_counts(scores).items() if n}
 
 
 def main(argv: list[str] | None = None) -> int:

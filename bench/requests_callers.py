@@ -352,14 +352,20 @@ def print_overall(scores: list[TargetScore]) -> dict[str, Any]:
     return {"precision": p, "recall": r, "correct": tp, "wrong": fp, "missing": fn, "failed": failed}
 
 
-def print_per_tier(scores: list[TargetScore]) -> dict[str, Any]:
-    true_total = sum(len(s.truth) for s in scores)
+def tier_counts(scores: list[TargetScore]) -> dict[str, tuple[int, int]]:
+    """tier -> (callers tenure gave at that tier, how many of them are true), every tier listed."""
     counts = {tier: [0, 0] for tier in TIERS}
     for s in scores:
         for key, tier in s.answer.callers.items():
             counts.setdefault(tier, [0, 0])
             counts[tier][0] += 1
             counts[tier][1] += key in s.truth
+    return {tier: (n, ok) for tier, (n, ok) in counts.items()}
+
+
+def print_per_tier(scores: list[TargetScore]) -> dict[str, Any]:
+    true_total = sum(len(s.truth) for s in scores)
+    counts = tier_counts(scores)
     rows = [[tier, n, ok, n - ok, fmt_ratio(ratio(ok, n)), fmt_ratio(ratio(ok, true_total))]
             for tier, (n, ok) in counts.items() if n or tier != "unknown"]
     print_table(f"Per tier ({true_total} true callers)",

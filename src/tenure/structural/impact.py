@@ -71,6 +71,7 @@ class Impact:
         if self.unresolved_dispatch:
             reasons.append(f"{self.unresolved_dispatch} interface/virtual dispatches no wiring decides")
         lower_bound = bool(reasons) or not self.dependants
+        coverage = self.coverage()
         return {
             "by_relation": dict(by_relation),
             "by_tier": {t.value: tiers.get(t.value, 0) for t in Tier},
@@ -82,8 +83,8 @@ class Impact:
             "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
             "reasons": reasons,
-            "coverage": self.coverage(),
-            "text": self._text(by_relation, tiers, generated, lower_bound),
+            "coverage": coverage,
+            "text": self._text(generated, traced_only, coverage["text"], lower_bound),
         }
 
     def coverage(self) -> dict:
@@ -102,7 +103,7 @@ class Impact:
         return {"source": LSP, "enriched": self.enriched, "in_scope": len(scope), "verified": verified,
                 "percent": percent, "text": text}
 
-    def _text(self, by_relation: Counter, tiers: Counter, generated: int, lower_bound: bool) -> str:
+    def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool) -> str:
         if self.symbol is None:
             return self.lookup.message()
         direct = [d for d in self.dependants if d.depth == 1]
@@ -133,9 +134,9 @@ class Impact:
             text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
         if self.unresolved_by_name:
             text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
-        if traced_only := sum(1 for d in self.dependants if d.sources == [TRACE]):
+        if traced_only:
             text += f", {traced_only} seen only in traces"
-        text += f"; {self.coverage()['text']}"
+        text += f"; {coverage}"
         return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
 
     def as_dict(self) -> dict:
