@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from tenure.structural.jvm.source import JvmSource
 from tenure.structural.lsp.background import LspSource
 from tenure.structural.traces.after_index import TraceEdgesCheck
 
@@ -25,8 +26,6 @@ class AfterIndex(Protocol):
 
 def after_index_sources() -> list[AfterIndex]:
     """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
-    from tenure.structural.jvm.source import JvmSource
-
     # bytecode and wiring first: the language servers then verify what remains unresolved
     return [JvmSource(), TraceEdgesCheck(), LspSource()]
 

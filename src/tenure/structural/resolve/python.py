@@ -212,7 +212,6 @@ def module_flow(facts: FileFacts) -> ModuleFlow:
 
 
 Reads = dict[tuple[str, str], object]  # (what, of which module or name) -> what was read
-_NOTHING_READ: Recording = (set(), set())
 
 
 class Project:
@@ -503,7 +502,7 @@ class Analysed(Lower):
             if self.project.view.recording:
                 self.project.view.replay(mine[1])
             return mine[0]
-        result, recording = None, _NOTHING_READ
+        result, recording = None, (set(), set())
         if facts is not None:
             hit = self._cache.get(id(facts))
             if hit is not None and hit[0] is facts and self.project.still_reads(hit[1]):
