@@ -56,11 +56,13 @@ class ProjectIndex:
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     module_paths: dict[str, list[str]] = field(default_factory=dict)
     generation: str = ""  # the index run whose state this reflects (a warm process keeps it)
+    epoch: int = 0  # bumped by every change: what was read at one epoch still holds at the same epoch
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
 
     def add(self, sym: SymbolInfo) -> None:
+        self.epoch += 1
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
         if sym.parent:
@@ -68,11 +70,13 @@ class ProjectIndex:
         self._by_path.setdefault(sym.path, []).append(sym)
 
     def add_module(self, module: str, path: str) -> None:
+        self.epoch += 1
         self.module_paths.setdefault(module, []).append(path)
         self._module_of[path] = module
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
+        self.epoch += 1
         for sym in self._by_path.pop(path, []):
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
                 if key in table:
@@ -150,6 +154,18 @@ class ProjectView:
         for frame_keys, frame_modules in self._frames:
             frame_keys |= keys
             frame_modules |= modules
+
+    def absorb(self, reads: Recording) -> None:
+        """Take on reads made through another view of the same index state (a cached analysis's):
+        this file now depends on them as if it had read them itself."""
+        self._keys |= reads[0]
+        self._modules |= reads[1]
+        self.replay(reads)
+
+    @property
+    def epoch(self) -> tuple[int, int]:
+        """Which index, in which state, this view reads."""
+        return id(self._index), self._index.epoch
 
     def note_module(self, module: str) -> None:
         """A lookup of `module`, read again from a cache: noted for the recordings open now."""

@@ -487,8 +487,9 @@ class Analysed(Lower):
     own imports through :class:`Syntactic`. Analyses are cached for the run, with their reads."""
 
     # By facts object (an index hands every file the same object for a module), checked against
-    # what the analysis read: a warm index keeps unchanged files' objects between runs.
-    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis, Recording]] = OrderedDict()
+    # what the analysis read: a warm index keeps unchanged files' objects between runs. Within one
+    # state of the index (its epoch) nothing read can differ, so the check is skipped.
+    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis, Recording, tuple[int, int]]] = OrderedDict()
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -505,13 +506,26 @@ class Analysed(Lower):
         result, recording = None, (set(), set())
         if facts is not None:
             hit = self._cache.get(id(facts))
-            if hit is not None and hit[0] is facts and self.project.still_reads(hit[1]):
+            if hit is not None and hit[0] is facts and self._still_holds(facts):
                 self._cache.move_to_end(id(facts))
                 result, recording = hit[2], hit[3]
             else:
                 result, recording = self._analyse(facts)
         self._mine[module] = (result, recording)
         return result
+
+    def _still_holds(self, facts: FileFacts) -> bool:
+        """Whether the cached analysis of `facts` may be reused by this view (which then depends on
+        what it read)."""
+        _, reads, _, recording, epoch = self._cache[id(facts)]
+        view = self.project.view
+        if epoch == view.epoch and not self.project.recorders:
+            view.absorb(recording)
+            return True
+        if not self.project.still_reads(reads):
+            return False
+        self._cache[id(facts)] = (*self._cache[id(facts)][:4], view.epoch)
+        return True
 
     def _analyse(self, facts: FileFacts) -> tuple[Analysis, Recording]:
         reads: Reads = {}
@@ -524,7 +538,7 @@ class Analysed(Lower):
             self.project.recorders.pop()
         result.drop_worklist()
         recording = Project.recording_of(reads)
-        self._cache[id(facts)] = (facts, reads, result, recording)
+        self._cache[id(facts)] = (facts, reads, result, recording, self.project.view.epoch)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result, recording
