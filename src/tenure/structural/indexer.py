@@ -6,6 +6,7 @@ The whole update is one transaction: a process killed half-way leaves the previo
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import importlib
 import multiprocessing as mp
@@ -147,6 +148,21 @@ def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Cand
     return cand
 
 
+@contextlib.contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Extraction and resolution make millions of short-lived containers and almost no reference
+    cycles, over a heap that holds every file's facts: the collector's passes over that heap cost a
+    third of resolution time on Django, and freed no memory (same peak RSS). Worker processes are
+    forked inside, so they run without it too."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 @cache
 def extractor_version() -> str:
     """A hash of the extraction and resolution code and data: when it changes, facts are re-made."""
@@ -283,6 +299,10 @@ class Indexer:
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
         are looked at; otherwise the whole tree is walked and compared by stat and content hash."""
+        with cyclic_gc_paused():
+            return self._run(progress, changed_paths)
+
+    def _run(self, progress: Progress | None, changed_paths: set[str] | None) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
         generation_before = self.store.get_meta("generation")
