@@ -150,6 +150,37 @@ def test_a_new_definition_re_resolves_only_the_readers_that_asked_for_its_name(m
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_change(
+    make_repo, tmp_path: Path
+) -> None:
+    shapes = ("class Circle:\n    def area(self):\n        return 1\n\n\n"
+              "class Square:\n    def area(self):\n        return 2\n\n\ndef default():\n    return Circle\n")
+    files = {
+        "app/__init__.py": "",
+        "app/shapes.py": shapes,
+        # make() returns a call: use.py needs factory analysed, and that analysis reads shapes.py
+        "app/factory.py": "from app.shapes import default\n\n\ndef make():\n    cls = default()\n    return cls()\n",
+        "app/use.py": "from app.factory import make\n\n\ndef run():\n    return make().area()\n",
+    }
+    root = make_repo(files)
+
+    def area_callers() -> list[str]:
+        return [e["dst"] for e in t.export_edges() if e["src"] == "app.use.run" and e["dst"].endswith(".area")]
+
+    with Tenure.open(root, discover=False) as t:  # one warm process, as watch mode keeps it
+        t.index()
+        assert area_callers() == ["app.shapes.Circle.area"]
+        (root / "app/shapes.py").write_text(shapes + "\n\ndef unrelated():\n    return 0\n")
+        report = t.index()
+        assert (report.files_resolved, report.files_verified) == (1, 2)  # shapes.py itself
+        assert area_callers() == ["app.shapes.Circle.area"]
+        assert snapshot(t) == clean_index(root, tmp_path)
+        (root / "app/shapes.py").write_text(shapes.replace("return Circle", "return Square"))
+        t.index()
+        assert area_callers() == ["app.shapes.Square.area"]
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
 def test_watch_mode_update_with_changed_paths_equals_full_walk(make_repo, tmp_path: Path) -> None:
     root = make_repo(BASE)
     with Tenure.open(root, discover=False) as t:

@@ -189,6 +189,21 @@ def test_a_repository_without_class_files_or_beans_reports_nothing(make_repo) ->
         assert "jvm" not in t.index().sources
 
 
+def test_class_files_that_appear_under_watch_are_read_though_edits_to_source_alone_skip_the_walk(
+    shapes: Path, tmp_path: Path
+) -> None:
+    classes = shapes / "target"
+    shutil.move(classes, tmp_path / "target")  # the project starts without compiled code
+    (shapes / "app.py").write_text("def f():\n    return 1\n")
+    with Tenure.open(shapes, discover=False) as t:
+        t.index()
+        (shapes / "app.py").write_text("def f():\n    return 2\n")
+        assert "jvm" not in t.index(changed_paths={"app.py"}).sources
+        shutil.move(tmp_path / "target", classes)  # a build writes class files: the watcher names them
+        written = {p.relative_to(shapes).as_posix() for p in classes.rglob("*.class")}
+        assert t.index(changed_paths=written).sources["jvm"]["classes"] == 3
+
+
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     repo = tmp_path / "shop"

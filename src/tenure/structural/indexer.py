@@ -29,6 +29,7 @@ from tenure.structural.resolve import (
     ProjectIndex,
     ProjectView,
     SymbolInfo,
+    changed_keys,
     resolver_for,
     touched_keys,
     verifier_for,
@@ -61,6 +62,7 @@ class IndexReport:
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
     sources: dict[str, dict] = field(default_factory=dict)  # what each after-index source did (sources.py)
+    changed_paths: list[str] | None = None  # what a watcher said changed; None: the whole tree was walked
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -304,7 +306,7 @@ class Indexer:
 
     def _run(self, progress: Progress | None, changed_paths: set[str] | None) -> IndexReport:
         started = time.perf_counter()
-        report = IndexReport()
+        report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
         known = self.store.files()
         # Another build of the extractor wrote this index: parse everything again, and read none of
@@ -376,6 +378,7 @@ class Indexer:
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
                 old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
+                old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
                 old_keys = self._touched(old, old_facts) if old is not None else set()
                 if blob is None:
                     report.skipped.append((c.path, note))
@@ -394,7 +397,9 @@ class Indexer:
                 file_id = self._store_facts(c, facts, status, detail, now)
                 changed_ids.add(file_id)
                 report.files_parsed += 1
-                if not moved_only:  # otherwise only the file itself is resolved again
+                if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
+                    touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
+                elif not moved_only:
                     touched |= old_keys | touched_keys(facts, self.store.symbols_of_file(file_id))
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)

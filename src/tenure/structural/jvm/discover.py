@@ -94,6 +94,14 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     return inputs
 
 
+def may_be_input(path: str) -> bool:
+    """Whether a changed repo-relative path can change what `find_inputs` finds."""
+    name = path.rpartition("/")[2]
+    parts = path.split("/")
+    return (name.endswith((".jar", ".class")) or name == CONFIG or any(fnmatchcase(name, p) for p in BEANS_PATTERNS)
+            or any(parent in parts and child in parts for parent, child in CLASS_DIRS))
+
+
 def _config(root: Path) -> dict:
     path = root / CONFIG
     if not path.is_file():

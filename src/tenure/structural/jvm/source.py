@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.structural.jvm import di, merge
-from tenure.structural.jvm.discover import BeansInput, JvmInputError, ModelCache, Origin, content_hash, find_inputs
+from tenure.structural.jvm.discover import (
+    BeansInput,
+    JvmInputError,
+    ModelCache,
+    Origin,
+    content_hash,
+    find_inputs,
+    may_be_input,
+)
 from tenure.structural.jvm.model import ClassModel
 from tenure.structural.jvm.project import Hierarchy, SourceSide
 
@@ -47,6 +55,9 @@ class JvmSource:
     name = "jvm"
 
     def run(self, tenure: Tenure, report: IndexReport) -> dict:
+        if (report.changed_paths is not None and not any(map(may_be_input, report.changed_paths))
+                and JvmState.load(tenure) == JvmState()):
+            return {}  # a watched edit, in a project that has no compiled code or wiring: no walk of the tree
         source_changed = bool(report.files_parsed or report.files_removed)
         return index_jvm(tenure, force=source_changed)
 

@@ -224,6 +224,24 @@ def touched_keys(facts: FileFacts, symbols: Iterable[SymbolInfo]) -> set[str]:
     return keys
 
 
+def changed_keys(
+    old_facts: FileFacts, old_symbols: Iterable[SymbolInfo], facts: FileFacts, symbols: Iterable[SymbolInfo]
+) -> set[str]:
+    """The dependency keys an edit to a file invalidates: its module's (its facts changed), and the
+    keys of the symbols that appeared, went or changed. Symbols are compared without their line:
+    no resolver reads another file's lines, so code that only moved changes no reader."""
+    def by_fqn(syms: Iterable[SymbolInfo]) -> dict[str, set[tuple]]:
+        found: dict[str, set[tuple]] = {}
+        for s in syms:
+            found.setdefault(s.fqn, set()).add((s.name, s.kind, s.language, s.path, s.parent, s.module, s.bases))
+        return found
+
+    before, after = by_fqn(old_symbols), by_fqn(symbols)
+    differ = {fqn for fqn in before.keys() | after.keys() if before.get(fqn) != after.get(fqn)}
+    changed = [s for s in (*old_symbols, *symbols) if s.fqn in differ]
+    return touched_keys(old_facts, changed) | touched_keys(facts, ())
+
+
 class Resolver(Protocol):
     def __call__(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]: ...
 

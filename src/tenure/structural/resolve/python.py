@@ -26,6 +26,7 @@ import hashlib
 import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
@@ -311,9 +312,11 @@ class Project:
         keys = {f"name:{arg}" for kind, arg in reads if kind == "named"}
         return keys, {arg for kind, arg in reads if kind != "named"}
 
-    def still_reads(self, reads: Reads) -> bool:
-        """Read again, through this view, what a cached analysis read: True when all of it is the
-        same (the analysis still holds), and this view now depends on it as the analysis did."""
+    def reread(self, reads: Reads) -> tuple[Reads, list[tuple[str, str]]]:
+        """Read again, through this view, what a cached analysis read: the reads as they are now
+        and which of them differ. This view now depends on them as the analysis did."""
+        now_reads: Reads = {}
+        differ = []
         for (kind, arg), seen in reads.items():
             if kind == "facts":
                 facts = self.facts(arg)
@@ -322,9 +325,10 @@ class Project:
                 now = self.exists(arg)
             else:
                 now = tuple(s.fqn for s in self.named(arg))
+            now_reads[(kind, arg)] = now
             if now != seen:
-                return False
-        return True
+                differ.append((kind, arg))
+        return now_reads, differ
 
     def import_values(self, mf: ModuleFlow, expr: list, export: Callable[[str, str], frozenset]) -> frozenset:
         """What `["m", module, name, level(, dotted)]` in `mf` binds."""
@@ -482,6 +486,16 @@ class Syntactic(Lower):
         return frozenset(found)
 
 
+@dataclass
+class _CachedAnalysis:
+    facts: FileFacts
+    analysis: Analysis
+    reads: Reads  # what it read of the project, as `Project.reread` checks
+    recording: Recording  # the same, as a view records it
+    answers: dict[tuple, tuple[bytes, bytes]]  # question -> (answer digest, key filter), see `Answers`
+    epoch: tuple[int, int]  # the index state these hold for
+
+
 class Analysed(Lower):
     """Another module analysed on its own (no arguments from the file being resolved), reading its
     own imports through :class:`Syntactic`. Analyses are cached for the run, with their reads."""
@@ -489,7 +503,7 @@ class Analysed(Lower):
     # By facts object (an index hands every file the same object for a module), checked against
     # what the analysis read: a warm index keeps unchanged files' objects between runs. Within one
     # state of the index (its epoch) nothing read can differ, so the check is skipped.
-    _cache: OrderedDict[int, tuple[FileFacts, Reads, Analysis, Recording, tuple[int, int]]] = OrderedDict()
+    _cache: OrderedDict[int, _CachedAnalysis] = OrderedDict()
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -506,39 +520,57 @@ class Analysed(Lower):
         result, recording = None, (set(), set())
         if facts is not None:
             hit = self._cache.get(id(facts))
-            if hit is not None and hit[0] is facts and self._still_holds(facts):
+            if hit is not None and hit.facts is facts and self._still_holds(hit):
                 self._cache.move_to_end(id(facts))
-                result, recording = hit[2], hit[3]
+                result, recording = hit.analysis, hit.recording
             else:
                 result, recording = self._analyse(facts)
         self._mine[module] = (result, recording)
         return result
 
-    def _still_holds(self, facts: FileFacts) -> bool:
-        """Whether the cached analysis of `facts` may be reused by this view (which then depends on
-        what it read)."""
-        _, reads, _, recording, epoch = self._cache[id(facts)]
+    def _still_holds(self, hit: _CachedAnalysis) -> bool:
+        """Whether a cached analysis may be reused by this view (which then depends on what it
+        read). After an edit, when modules it read changed, it still holds if every question it
+        asked whose reads the change touched gets the same answer (the early cutoff of `verify`,
+        one level down): adding a function to a module read by a hundred analyses re-runs none."""
         view = self.project.view
-        if epoch == view.epoch and not self.project.recorders:
-            view.absorb(recording)
+        if hit.epoch == view.epoch and not self.project.recorders:
+            view.absorb(hit.recording)
             return True
-        if not self.project.still_reads(reads):
-            return False
-        self._cache[id(facts)] = (*self._cache[id(facts)][:4], view.epoch)
+        reads, differ = self.project.reread(hit.reads)
+        if differ:
+            if any(kind == "exists" for kind, _ in differ):
+                return False  # a module appeared or went: lookups it never asked about may now succeed
+            masks = [_key_bits(arg, "mod:") if kind == "facts" else _key_bits(f"name:{arg}") for kind, arg in differ]
+            answers = Answers(view)
+            asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
+            self.project.recorders.append(reads)
+            try:
+                for query, (digest, key_filter) in hit.answers.items():
+                    bits = int.from_bytes(key_filter, "little")
+                    if any(bits & m == m for m in masks) and _ask_again(asked, answers, query)[0] != digest:
+                        return False
+            finally:
+                self.project.recorders.pop()
+            hit.answers.update(answers.log)
+            hit.recording = Project.recording_of(reads)
+        hit.reads, hit.epoch = reads, view.epoch
         return True
 
     def _analyse(self, facts: FileFacts) -> tuple[Analysis, Recording]:
         reads: Reads = {}
+        answers = Answers(self.project.view)
         self.project.recorders.append(reads)
         try:
             self.project.facts(facts.module)
-            result = Analysis(module_flow(facts), Syntactic(self.project), self.project, record=False)
+            result = Analysis(module_flow(facts), AskedLower(Syntactic(self.project), answers),
+                              AskedProject(self.project, answers), record=False)  # type: ignore[arg-type]
             result.run()
         finally:
             self.project.recorders.pop()
         result.drop_worklist()
         recording = Project.recording_of(reads)
-        self._cache[id(facts)] = (facts, reads, result, recording, self.project.view.epoch)
+        self._cache[id(facts)] = _CachedAnalysis(facts, result, reads, recording, answers.log, self.project.view.epoch)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result, recording
@@ -1648,9 +1680,10 @@ class AskedProject:
 
 
 class AskedLower:
-    """:class:`Analysed`, with every answer noted."""
+    """A lower layer (:class:`Analysed`, or :class:`Syntactic` under a cached analysis), with every
+    answer noted."""
 
-    def __init__(self, inner: Analysed, answers: Answers) -> None:
+    def __init__(self, inner: Lower, answers: Answers) -> None:
         self.inner, self.answers = inner, answers
 
     def export(self, module: str, name: str) -> frozenset:
@@ -1689,23 +1722,34 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
         moved = False
         for entry in entries:
             bits = int.from_bytes(entry[2], "little")
-            if not any(bits & m == m for m in masks):
+            for m in masks:
+                if bits & m == m:
+                    break
+            else:
                 continue  # it read nothing that changed
             query = _thaw(entry[0])
-            if query not in answers.log:
-                getattr(asked[_ASKED_OF[query[0]]], query[0])(*query[1:])
-            digest, key_filter = answers.log[query]
+            digest, key_filter = _ask_again(asked, answers, query)
             if digest != entry[1]:
                 break
             keys |= answers.reads[query][0]
             modules |= answers.reads[query][1]
-            if key_filter != entry[2]:
-                entry[2], moved = key_filter, True
+            # Keys read now but not before widen the filter; it never narrows (a filter that covers
+            # more only asks again more often), so answers that read alike are not rewritten.
+            widened = bits | int.from_bytes(key_filter, "little")
+            if widened != bits:
+                entry[2], moved = widened.to_bytes(_FILTER_BITS // 8, "little"), True
         else:
             read = (keys, modules)
             still[file_id] = (msgspec.msgpack.encode(entries) if moved else None, view.keys_of(read),
                               view.missing_of(read))
     return still
+
+
+def _ask_again(asked: dict[str, AskedLower | AskedProject], answers: Answers, query: tuple) -> tuple[bytes, bytes]:
+    """(digest, key filter) of `query`'s answer now, asked of the layer that answers its kind."""
+    if query not in answers.log:
+        getattr(asked[_ASKED_OF[query[0]]], query[0])(*query[1:])
+    return answers.log[query]
 
 
 _ASKED_OF = {
