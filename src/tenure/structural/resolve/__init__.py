@@ -133,9 +133,10 @@ class ProjectView:
         paths = self._index.module_paths
         return {m for m in reads[1] if m not in paths}
 
-    def has_module(self, module: str) -> bool:
-        """Whether the project has `module`, without recording the read."""
-        return module in self._index.module_paths
+    @property
+    def module_paths(self) -> dict[str, list[str]]:
+        """The project's modules (to test membership without recording the read)."""
+        return self._index.module_paths
 
     @property
     def recording(self) -> bool:

@@ -27,7 +27,8 @@ import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, reduce
+from operator import or_
 from typing import Protocol
 
 import msgspec
@@ -541,7 +542,7 @@ class Analysed(Lower):
         if differ:
             if any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
-            masks = [_key_bits(arg, "mod:") if kind == "facts" else _key_bits(f"name:{arg}") for kind, arg in differ]
+            masks = [_KEY_BITS[f"mod:{arg}" if kind == "facts" else f"name:{arg}"] for kind, arg in differ]
             answers = Answers(view)
             asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
             self.project.recorders.append(reads)
@@ -1610,28 +1611,42 @@ def _canonical(answer: object) -> str:
 _FILTER_BITS = 128
 
 
-_BITS: dict[str, int] = {}  # key -> its bits (keys recur across questions and files)
+class _KeyBits(dict[str, int]):
+    """Dependency key -> its three filter bits, computed on first lookup (keys recur across
+    questions and files, and filters are built by the hundred thousand: lookups stay in C)."""
+
+    def __missing__(self, key: str) -> int:
+        if len(self) > 1 << 20:
+            self.clear()
+        h = zlib.crc32(key.encode())
+        bits = self[key] = (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
+        return bits
 
 
-def _key_bits(key: str, prefix: str = "") -> int:
-    """The filter bits of the key `prefix + key` (cached under `key` for one prefix per key kind)."""
-    bits = _BITS.get(key)
-    if bits is None:
-        h = zlib.crc32((prefix + key).encode())
-        bits = _BITS[key] = (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
-        if len(_BITS) > 1 << 20:
-            _BITS.clear()
-    return bits
+class _ModuleBits(dict[str, int]):
+    """Module name -> the bits of its `mod:` key, or none when the project has no such module
+    (lookups in vain are tracked apart, see `ProjectView`). Valid for one index state."""
+
+    def __init__(self, view: ProjectView) -> None:
+        super().__init__()
+        self.epoch = view.epoch
+        self.paths = view.module_paths
+
+    def __missing__(self, module: str) -> int:
+        bits = self[module] = _KEY_BITS[f"mod:{module}"] if module in self.paths else 0
+        return bits
+
+
+_KEY_BITS = _KeyBits()
+_MODULE_BITS: list[_ModuleBits] = []  # the one for the index state in use
 
 
 def _key_filter(view: ProjectView, read: Recording) -> bytes:
     """The filter of the keys a recording stands for (`view.keys_of`), without spelling them out."""
-    bits = 0
-    for key in read[0]:
-        bits |= _key_bits(key)
-    for module in read[1]:
-        if view.has_module(module):
-            bits |= _key_bits(module, "mod:")
+    if not _MODULE_BITS or _MODULE_BITS[0].epoch != view.epoch:
+        _MODULE_BITS[:] = [_ModuleBits(view)]
+    bits = reduce(or_, map(_KEY_BITS.__getitem__, read[0]), 0)
+    bits = reduce(or_, map(_MODULE_BITS[0].__getitem__, read[1]), bits)
     return bits.to_bytes(_FILTER_BITS // 8, "little")
 
 
@@ -1715,7 +1730,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
     asked = {"lower": AskedLower(Analysed(project), answers), "project": AskedProject(project, answers)}
     still: Verified = {}
     for file_id, blob, touched in items:
-        masks = [_key_bits(k) for k in touched]
+        masks = [_KEY_BITS[k] for k in touched]
         entries = msgspec.msgpack.decode(blob)
         keys: set[str] = set()
         modules: set[str] = set()
