@@ -506,8 +506,9 @@ class Indexer:
         # Re-resolving most of the project is a bulk load: indexes are built once at the end.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
         with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
-            self.store.delete_resolutions([file_id for file_id, _, _ in todo])
-            write = self.store.resolution_writer()
+            if bulk:
+                self.store.delete_resolutions([file_id for file_id, _, _ in todo])
+            write = self.store.resolution_writer(update=not bulk)
             for done, resolved in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
                 write.add(*resolved)

@@ -281,9 +281,10 @@ class StructuralStore:
         for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id IN (SELECT value FROM json_each(?))", (ids,))
 
-    def resolution_writer(self) -> ResolutionWriter:
-        """Writes resolved files (after `delete_resolutions` of them) in batches; `flush` at the end."""
-        return ResolutionWriter(self.db)
+    def resolution_writer(self, update: bool) -> ResolutionWriter:
+        """Writes resolved files in batches (`flush` at the end): replacing what they hold (`update`),
+        or after `delete_resolutions` of them."""
+        return ResolutionWriter(self.db, update)
 
     def answers(self, file_ids: Iterable[int]) -> dict[int, bytes]:
         return dict(self.db.rows(
@@ -406,16 +407,24 @@ class StructuralStore:
         )
 
 
+_EDGE_COLUMNS = "src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail"
+
+
 class ResolutionWriter:
     """Writes what many files' resolution produced: edges, the keys each read, the answers it got,
     the modules it looked for in vain. Files are gathered in batches, each written with one statement
     per table (a full index of Django writes 264k edges and 171k reads); rows are made as SQLite
-    binds them, so no batch of row tuples lives long enough to cost the garbage collector."""
+    binds them, so no batch of row tuples lives long enough to cost the garbage collector.
+
+    `update`: the files hold rows from their last resolution, replaced by difference: most of a
+    re-resolved file's edges and reads come out the same, and every row deleted or inserted costs
+    one entry in each index. Otherwise they hold none (a bulk write after `delete_resolutions`)."""
 
     BATCH_FILES = 256
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, update: bool) -> None:
         self.db = db
+        self.update = update
         self._batch: list[tuple[int, str, list[EdgeOut], set[str], set[str], bytes | None]] = []
 
     def add(
@@ -431,25 +440,50 @@ class ResolutionWriter:
         if not batch:
             return
         db = self.db
+        edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail)
+                                  for file_id, path, edges, *_ in batch for e in _dedupe(edges))
+        deps: Iterable[tuple] = ((file_id, key) for file_id, _, _, deps, _, _ in batch for key in deps)
+        if self.update:
+            edges, deps = self._drop_changed(batch, list(edges), set(deps))
+        db.executemany(f"INSERT INTO edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
+        db.executemany("INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", deps)
         db.executemany(
-            """INSERT INTO edges (src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line, detail)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            ((e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail)
-             for file_id, path, edges, *_ in batch for e in _dedupe(edges)),
-        )
-        db.executemany(
-            "INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
-            ((file_id, key) for file_id, _, _, deps, _, _ in batch for key in deps),
-        )
-        db.executemany(
-            "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)",
+            "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)"
+            " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers",
             ((file_id, answers) for file_id, *_, answers in batch if answers is not None),
+        )
+        db.executemany(
+            "DELETE FROM resolution_answers WHERE file_id = ?",
+            ((file_id,) for file_id, *_, answers in batch if answers is None),
         )
         # A set encodes as a msgpack array as it is: sorting 694k names (Django) cost 0.14 s for nothing.
         db.executemany(
-            "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)",
+            "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
+            " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             ((file_id, _msgpack.encode(missing)) for file_id, *_, missing, _ in batch),
         )
+
+    def _drop_changed(
+        self, batch: list[tuple], edges: list[tuple], deps: set[tuple[int, str]]
+    ) -> tuple[list[tuple], set[tuple[int, str]]]:
+        """Delete the batch's stored edges and reads that are not among the new ones; returns the
+        new ones not stored yet."""
+        ids = (_json([file_id for file_id, *_ in batch]),)
+        wanted, stored, gone = set(edges), set(), []
+        for edge_id, *row in self.db.rows(
+            f"SELECT id, {_EDGE_COLUMNS} FROM edges WHERE file_id IN (SELECT value FROM json_each(?))", ids
+        ):
+            row_key = tuple(row)
+            if row_key in wanted and row_key not in stored:
+                stored.add(row_key)
+            else:
+                gone.append((edge_id,))
+        self.db.executemany("DELETE FROM edges WHERE id = ?", gone)
+        old_deps = set(self.db.rows(
+            "SELECT file_id, key FROM resolution_deps WHERE file_id IN (SELECT value FROM json_each(?))", ids
+        ))
+        self.db.executemany("DELETE FROM resolution_deps WHERE file_id = ? AND key = ?", old_deps - deps)
+        return [e for e in edges if e not in stored], deps - old_deps
 
 
 _EMPTY_LIST = _msgpack.encode([])
