@@ -441,10 +441,10 @@ class ResolutionWriter:
             return
         db = self.db
         edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail)
-                                  for file_id, path, edges, *_ in batch for e in _dedupe(edges))
-        deps: Iterable[tuple] = ((file_id, key) for file_id, _, _, deps, _, _ in batch for key in deps)
+                                  for file_id, path, found, *_ in batch for e in _dedupe(found))
+        deps: Iterable[tuple] = ((file_id, key) for file_id, _, _, read, _, _ in batch for key in read)
         if self.update:
-            edges, deps = self._drop_changed(batch, list(edges), set(deps))
+            edges, deps = self._delete_stale(batch, list(edges), set(deps))
         db.executemany(f"INSERT INTO edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
         db.executemany("INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", deps)
         db.executemany(
@@ -463,11 +463,11 @@ class ResolutionWriter:
             ((file_id, _msgpack.encode(missing)) for file_id, *_, missing, _ in batch),
         )
 
-    def _drop_changed(
+    def _delete_stale(
         self, batch: list[tuple], edges: list[tuple], deps: set[tuple[int, str]]
     ) -> tuple[list[tuple], set[tuple[int, str]]]:
-        """Delete the batch's stored edges and reads that are not among the new ones; returns the
-        new ones not stored yet."""
+        """Delete the batch's stored edges and reads that are not among the new ones (or repeat
+        one); returns the new ones not stored yet."""
         ids = (_json([file_id for file_id, *_ in batch]),)
         wanted, stored, gone = set(edges), set(), []
         for edge_id, *row in self.db.rows(
