@@ -263,14 +263,14 @@ class StructuralStore:
         )
 
     def load_facts(self, path: str) -> FileFacts | None:
-        rows = self.db.query(
+        rows = self.db.rows(
             "SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
             (path,),
         )
         if not rows:
             return None
         try:
-            return decode_facts(rows[0]["facts"])
+            return decode_facts(rows[0][0])
         except msgspec.MsgspecError:  # written by another build: as if never stored (it is parsed again)
             return None
 
