@@ -228,6 +228,7 @@ def graph_counts(db_path: Path) -> dict[str, Any]:
         db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         return {"error": str(exc)}
+    counts["db_bytes"] = db_path.stat().st_size  # the WAL is folded in when the indexing process exits
     with db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for table in ("files", "symbols", "edges"):
@@ -397,6 +398,7 @@ def print_index_figures(root: Path, files: tuple[int, int], full: Measured, coun
         ["peak PSS, process tree (sampled sum)", fmt_bytes(full.tree_pss), "< 1 GB", ""],
         ["symbols (nodes)", counts.get("symbols", "-"), "", "51k nodes"],
         ["edges", counts.get("edges", "-"), "", "309k edges"],
+        ["database file", fmt_bytes(counts["db_bytes"]) if "db_bytes" in counts else "-", "", ""],
     ]
     for tier, n in sorted(counts.get("edges_by_tier", {}).items()):
         rows.append([f"  edges, {tier}", n, "", ""])

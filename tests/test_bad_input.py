@@ -88,7 +88,7 @@ import os, sys
 from tenure import Tenure
 from tenure.structural import store
 
-real = store.StructuralStore.replace_edges
+real = store.ResolutionWriter.add
 count = 0
 
 def dying(self, *args, **kwargs):
@@ -98,7 +98,7 @@ def dying(self, *args, **kwargs):
         os._exit(9)  # killed half-way through writing the new graph
     return real(self, *args, **kwargs)
 
-store.StructuralStore.replace_edges = dying
+store.ResolutionWriter.add = dying
 Tenure.open(sys.argv[1], discover=False).index()
 """
 

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from tenure.storage import Migrations, open_database
-from tenure.structural.store import StructuralStore
+from tenure.structural.resolve import EdgeOut
+from tenure.structural.store import ResolutionWriter, StructuralStore
 
 
 def test_database_uses_wal_and_foreign_keys(tmp_path: Path) -> None:
@@ -86,3 +87,87 @@ def test_processes_opening_a_fresh_database_at_once_all_succeed(tmp_path: Path) 
         assert p.returncode == 0, stderr.decode()
     names = [r["name"] for r in open_database(db_path).query("SELECT name FROM _migrations")]
     assert names == sorted(set(names)) and "structural:m001_initial" in names
+
+
+def _database_before_m005(path: Path):
+    """A project database as the store left it before m005 (reads in a rowid table, edges_src)."""
+    from tenure.structural import store as structural
+
+    db = open_database(path)
+    old = Migrations("structural")
+    for step in (structural.m001_initial, structural.m002_missing_module_probes, structural.m003_source_edges,
+                 structural.m004_resolution_answers):
+        old(step)
+    old.apply(db)
+    return db
+
+
+def test_an_existing_database_migrates_its_reads_to_the_file_clustered_table(tmp_path: Path) -> None:
+    db = _database_before_m005(tmp_path / "t.db")
+    a = db.execute("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')")
+    b = db.execute("INSERT INTO files (path, parse_status, indexed_at) VALUES ('b.py', 'ok', 'now')")
+    db.executemany("INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
+                   [(a, "mod:b"), (a, "sym:b.f"), (b, "name:g")])
+    store = StructuralStore(db)
+    assert store.keys_read({"mod:b", "name:g", "sym:nowhere"}) == {a: {"mod:b"}, b: {"name:g"}}
+    indexes = {r["name"] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "edges_src" not in indexes and "resolution_deps_key" in indexes
+    store.delete_file("a.py")  # the file's reads still go with it
+    assert store.keys_read({"mod:b", "sym:b.f"}) == {}
+
+
+def _add_file(store: StructuralStore, path: str) -> int:
+    return store.upsert_file({"path": path, "language": "python", "module": path[:-3], "size": 1, "mtime_ns": 1,
+                              "content_hash": "h", "parse_status": "ok", "status_detail": "", "indexed_at": "now"})
+
+
+def _resolution(file_id: int, target: str) -> tuple:
+    edge = EdgeOut(src=f"m{file_id}.f", dst=target, relation="calls", tier="inferred", line=2)
+    return file_id, f"m{file_id}.py", [edge, edge], {f"sym:{target}"}, {"gone.module"}, b"answers"
+
+
+def test_the_resolution_writer_writes_every_file_of_every_batch_once(tmp_path: Path, monkeypatch) -> None:
+    store = StructuralStore(open_database(tmp_path / "t.db"))
+    ids = [_add_file(store, f"m{i}.py") for i in range(5)]
+    monkeypatch.setattr(ResolutionWriter, "BATCH_FILES", 2)
+    write = store.resolution_writer(update=False)
+    for file_id in ids:
+        write.add(*_resolution(file_id, "lib.g"))
+    write.flush()
+    edges = store.db.query("SELECT file_id, src_fqn, dst_fqn FROM edges ORDER BY file_id")
+    assert edges == [{"file_id": i, "src_fqn": f"m{i}.f", "dst_fqn": "lib.g"} for i in ids]  # duplicates dropped
+    assert store.keys_read({"sym:lib.g"}) == {i: {"sym:lib.g"} for i in ids}
+    assert store.answers(ids) == dict.fromkeys(ids, b"answers")
+    assert store.files_missing({"gone.module"}) == set(ids)
+    store.delete_resolutions(ids[:2])  # then written again, as a bulk re-resolution does
+    assert store.keys_read({"sym:lib.g"}) == {i: {"sym:lib.g"} for i in ids[2:]}
+    assert store.answers(ids[:2]) == {} and store.files_missing({"gone.module"}) == set(ids[2:])
+
+
+def test_an_update_rewrites_only_the_rows_that_changed(tmp_path: Path) -> None:
+    store = StructuralStore(open_database(tmp_path / "t.db"))
+    file_id = _add_file(store, "a.py")
+    calls = {name: EdgeOut(src="a.f", dst=f"lib.{name}", relation="calls", tier="inferred", line=2) for name in "xyz"}
+    write = store.resolution_writer(update=False)
+    write.add(file_id, "a.py", [calls["x"], calls["y"]], {"sym:lib.x", "sym:lib.y"}, {"gone"}, b"first")
+    write.flush()
+    ids_before = dict(store.db.rows("SELECT dst_fqn, id FROM edges"))
+    write = store.resolution_writer(update=True)
+    write.add(file_id, "a.py", [calls["x"], calls["z"]], {"sym:lib.x", "sym:lib.z"}, set(), None)
+    write.flush()
+    ids_after = dict(store.db.rows("SELECT dst_fqn, id FROM edges"))
+    assert set(ids_after) == {"lib.x", "lib.z"} and ids_after["lib.x"] == ids_before["lib.x"]
+    assert store.keys_read({"sym:lib.x", "sym:lib.y", "sym:lib.z"}) == {file_id: {"sym:lib.x", "sym:lib.z"}}
+    assert store.answers([file_id]) == {} and store.files_missing({"gone"}) == set()
+
+
+def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(tmp_path: Path) -> None:
+    store = StructuralStore(open_database(tmp_path / "t.db"))
+    file_id = _add_file(store, "a.py")
+    write = store.resolution_writer(update=False)
+    write.add(file_id, "a.py", [], {"mod:b"}, {"gone"}, b"old")
+    write.flush()
+    store.keep_verified({file_id: (b"new", {"mod:b", "sym:b.f"}, {"gone", "also.gone"})})
+    assert store.db.rows("SELECT key FROM resolution_deps ORDER BY key") == [("mod:b",), ("sym:b.f",)]
+    assert store.answers([file_id]) == {file_id: b"new"}
+    assert store.files_missing({"also.gone"}) == {file_id}

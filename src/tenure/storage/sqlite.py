@@ -24,7 +24,6 @@ class SQLiteDatabase:
             )
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open the database at {path}: {exc}") from exc
-        self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
         # A 64 MB page cache (the default is 2 MB) keeps index B-trees in memory during bulk writes.
@@ -42,7 +41,14 @@ class SQLiteDatabase:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock:
-            return [dict(r) for r in self._conn.execute(sql, params)]
+            cur = self._conn.execute(sql, params)
+            # zip over plain tuples builds dicts in about half the time sqlite3.Row + dict() takes.
+            columns = [d[0] for d in cur.description or ()]
+            return [dict(zip(columns, r, strict=True)) for r in cur]
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
 
     def iter_query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
         return iter(self.query(sql, params))

@@ -532,13 +532,17 @@ class Indexer:
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
         with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
             if bulk:
-                self.store.delete_edges_of([file_id for file_id, _, _ in todo])
-            for done, (file_id, path, edges, deps, missing, answers) in enumerate(_resolve_all(index, todo), 1):
+                self.store.delete_resolutions([file_id for file_id, _, _ in todo])
+            write = self.store.resolution_writer(update=not bulk)
+            for done, resolved in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
-                self.store.replace_edges(file_id, path, edges, deps, missing, answers, fresh=bulk)
+                write.add(*resolved)
                 phases["write edges"] += time.perf_counter() - mark
                 if progress:
                     progress("resolve", done, len(todo))
+            mark = time.perf_counter()
+            write.flush()
+            phases["write edges"] += time.perf_counter() - mark
         return len(todo), len(kept)
 
     def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]]) -> set[int]:
