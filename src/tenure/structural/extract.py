@@ -29,13 +29,21 @@ def text_of(node: Node) -> str:
 
 
 def fingerprint(node: Node) -> str:
-    """Hash of the node's text with white space folded: stable across re-indentation."""
-    return hashlib.blake2b(b" ".join((node.text or b"").split()), digest_size=10).hexdigest()
+    return fingerprint_of(node.text or b"")
+
+
+def fingerprint_of(text: bytes) -> str:
+    """Hash of a definition's text with white space folded: stable across re-indentation."""
+    return hashlib.blake2b(b" ".join(text.split()), digest_size=10).hexdigest()
 
 
 def signature(node: Node) -> str:
-    first = text_of(node).split("\n", 1)[0].strip()
-    return first[:200]
+    return signature_of(text_of(node).split("\n", 1)[0])
+
+
+def signature_of(first_line: str) -> str:
+    """A definition's signature: its first line, trimmed."""
+    return first_line.strip()[:200]
 
 
 class _Scopes:

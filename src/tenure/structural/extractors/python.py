@@ -44,7 +44,7 @@ from contextlib import suppress
 import msgspec
 from tree_sitter import Node, Tree
 
-from tenure.structural.extract import _count_errors, fingerprint, signature, text_of
+from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
@@ -118,8 +118,10 @@ class _Scope:
 class _Walker:
     def __init__(self, facts: FileFacts, root: Node) -> None:
         self.facts = facts
-        self.source = root.text or b""
-        self.offset = root.start_byte
+        # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
+        self.source = b" " * root.start_byte + (root.text or b"")
+        # An ASCII file's byte offsets index its decoded text too: a name is then a slice, not a decode.
+        self.chars = self.source.decode("ascii") if self.source.isascii() else None
         self.scopes: list[list] = []
         self.stmts: list[list] = []
         self.sites: list[list] = []
@@ -132,7 +134,9 @@ class _Walker:
 
     def text(self, node: Node) -> str:
         """A node's text, sliced from the source (cheaper than asking the node for it)."""
-        return self.source[node.start_byte - self.offset : node.end_byte - self.offset].decode("utf-8", "replace")
+        if self.chars is not None:
+            return self.chars[node.start_byte : node.end_byte]
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     # scopes and names ----------------------------------------------------------------------------
     def _new_scope(self, qualname: str, kind: str, parent: _Scope | None, flags: str = "") -> _Scope:
@@ -230,11 +234,10 @@ class _Walker:
             self.statement(child)
 
     def statement(self, node: Node) -> None:
-        handler = _STATEMENTS.get(node.type)
-        if handler is not None:
-            handler(self, node)
-        elif node.type not in _SKIPPED:
-            self.effects(node)
+        _STATEMENTS.get(node.type, _Walker.effects)(self, node)
+
+    def skip(self, node: Node) -> None:
+        """A statement or expression of no effect (comment, pass, ...): nothing to record."""
 
     def effects(self, node: Node) -> None:
         """An expression statement: only its calls matter."""
@@ -312,7 +315,7 @@ class _Walker:
         if children:
             line = node.start_point[0] + 1
             value = self.expr(children[0])
-            self.emit("raise", self.scope.idx, value, self._site(line, _callee_name(children[0])))
+            self.emit("raise", self.scope.idx, value, self._site(line, self.callee_name(children[0])))
 
     def s_global_statement(self, node: Node) -> None:
         self.scope.globals.update(self.text(c) for c in node.named_children if c.type == "identifier")
@@ -490,7 +493,7 @@ class _Walker:
 
     def _decorate(self, value: list, decorators: list[Node]) -> list:
         for dec in reversed(decorators):  # the one nearest the definition applies first
-            value = ["@", self._site(dec.start_point[0] + 1, _callee_name(dec)), self.expr(dec), value]
+            value = ["@", self._site(dec.start_point[0] + 1, self.callee_name(dec)), self.expr(dec), value]
         return value
 
     def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "",
@@ -573,9 +576,14 @@ class _Walker:
 
     def _define(self, node: Node, name: str, kind: str, qualname: str, decorators: Sequence[Node] = (),
                 bases: tuple[str, ...] = ()) -> None:
+        start, end = node.start_byte, node.end_byte
+        # Only the first line is decoded: a class's whole text would be decoded for one line otherwise.
+        first_line_end = self.source.find(b"\n", start, end)
+        first_line = self.source[start : end if first_line_end < 0 else first_line_end].decode("utf-8", "replace")
         self.facts.definitions.append(
             Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
-                       end_line=node.end_point[0] + 1, signature=signature(node), fingerprint=fingerprint(node),
+                       end_line=node.end_point[0] + 1, signature=signature_of(first_line),
+                       fingerprint=fingerprint_of(self.source[start:end]),
                        bases=bases, decorators=tuple(self.text(d) for d in decorators))
         )
 
@@ -600,11 +608,9 @@ class _Walker:
     def expr(self, node: Node | None) -> Expr:
         if node is None:
             return None
-        handler = _EXPRESSIONS.get(node.type)
-        if handler is not None:
-            return handler(self, node)
-        if node.type in _SKIPPED:
-            return None
+        return _EXPRESSIONS.get(node.type, _Walker.e_other)(self, node)
+
+    def e_other(self, node: Node) -> Expr:
         return self._only_calls(node.named_children)
 
     def _only_calls(self, children: list[Node]) -> Expr:
@@ -645,17 +651,18 @@ class _Walker:
         keywords: list = []
         arg_nodes = [] if args is None else [args] if args.type == "generator_expression" else args.named_children
         for arg in arg_nodes:
-            if arg.type == "keyword_argument":
+            kind = arg.type
+            if kind == "keyword_argument":
                 name = arg.child_by_field_name("name")
                 value = self.expr(arg.child_by_field_name("value"))
                 keywords.append([self.text(name) if name is not None else None, value])
-            elif arg.type == "list_splat":
-                positional.append(["*", self.expr(arg.named_children[0] if arg.named_children else None)])
-            elif arg.type == "dictionary_splat":
-                keywords.append([None, self.expr(arg.named_children[0] if arg.named_children else None)])
-            elif arg.type != "comment":
+            elif kind == "list_splat":
+                positional.append(["*", self.expr(_first_named(arg))])
+            elif kind == "dictionary_splat":
+                keywords.append([None, self.expr(_first_named(arg))])
+            elif kind != "comment":
                 positional.append(self.expr(arg))
-        name = _callee_name(func)
+        name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
             self.facts.references.append(
@@ -666,14 +673,21 @@ class _Walker:
         return ["c", site, self.expr(func), positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
-        interpolations = [c for c in node.named_children if c.type == "interpolation"]
-        if interpolations:
-            calls = self._only_calls(interpolations)
+        # Most strings are string_start string_content string_end: build only the middle node.
+        middle = node.child(1) if node.child_count == 3 and not node.has_error else None
+        if middle is not None and middle.type == "string_content":
+            if b"b" in self.source[node.start_byte : middle.start_byte].lower():  # string_start: prefix, quotes
+                return None  # bytes: not a str, never a key we could match
+            content = self.text(middle)
+            return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
+        parts = node.children  # string_start, string_content and interpolation in any order, string_end
+        kinds = [part.type for part in parts]
+        if "interpolation" in kinds:
+            calls = self._only_calls([part for part, kind in zip(parts, kinds) if kind == "interpolation"])
             return ["u", [["ks"], calls]] if calls else ["ks"]
-        start = node.child(0)
-        if start is not None and "b" in self.text(start).lower():
+        if parts and "b" in self.text(parts[0]).lower():
             return None  # bytes: not a str, never a key we could match
-        content = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
+        content = "".join([self.text(part) for part, kind in zip(parts, kinds) if kind == "string_content"])
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
@@ -799,6 +813,20 @@ class _Walker:
             scope = scope.parent  # type: ignore[assignment]
         return scope
 
+    def callee_name(self, node: Node | None) -> str:
+        """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
+        while node is not None:
+            kind = node.type
+            if kind == "identifier":
+                return self.text(node)
+            if kind == "attribute":
+                attr = node.child_by_field_name("attribute")
+                return self.text(attr) if attr is not None else ""
+            if kind != "call":
+                return ""
+            node = node.child_by_field_name("function")
+        return ""
+
     def _site(self, line: int, name: str, dynamic: bool = False) -> int:
         self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
         return len(self.sites) - 1
@@ -833,6 +861,7 @@ _STATEMENTS = {
     "function_definition": _Walker.s_function_definition,
     "class_definition": _Walker.s_class_definition,
     "block": _Walker.block,
+    **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
 
 _EXPRESSIONS = {
@@ -857,6 +886,7 @@ _EXPRESSIONS = {
     "lambda": _Walker.lambda_,
     **dict.fromkeys(_SEQUENCES, _Walker.e_sequence),
     **dict.fromkeys(_COMPREHENSIONS, _Walker.e_comprehension),
+    **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
 
 
@@ -865,6 +895,11 @@ _ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
 
 def _qualify(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent else name
+
+
+def _first_named(node: Node) -> Node | None:
+    children = node.named_children
+    return children[0] if children else None
 
 
 def _unwrap(node: Node) -> Node:
@@ -959,21 +994,6 @@ def _dotted(node: Node) -> str:
 def _is_property_accessor(node: Node) -> bool:
     """`@name.setter` and friends: they replace a property, never call anything of the project."""
     return node.type == "attribute" and text_of(node).rsplit(".", 1)[-1] in ("setter", "getter", "deleter")
-
-
-def _callee_name(node: Node | None) -> str:
-    """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
-    while node is not None:
-        if node.type == "identifier":
-            return text_of(node)
-        if node.type == "attribute":
-            attr = node.child_by_field_name("attribute")
-            return text_of(attr) if attr is not None else ""
-        if node.type == "call":
-            node = node.child_by_field_name("function")
-            continue
-        return ""
-    return ""
 
 
 def _is_constant_string(node: Node | None) -> bool:
