@@ -681,13 +681,13 @@ class _Walker:
             content = self.text(middle)
             return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
         parts = node.children  # string_start, string_content and interpolation in any order, string_end
-        kinds = [part.type for part in parts]
-        if "interpolation" in kinds:
-            calls = self._only_calls([part for part, kind in zip(parts, kinds) if kind == "interpolation"])
+        interpolations = [part for part in parts if part.type == "interpolation"]
+        if interpolations:
+            calls = self._only_calls(interpolations)
             return ["u", [["ks"], calls]] if calls else ["ks"]
         if parts and "b" in self.text(parts[0]).lower():
             return None  # bytes: not a str, never a key we could match
-        content = "".join([self.text(part) for part, kind in zip(parts, kinds) if kind == "string_content"])
+        content = "".join([self.text(part) for part in parts if part.type == "string_content"])
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
