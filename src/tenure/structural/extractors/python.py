@@ -190,7 +190,8 @@ class _Walker:
 
     def _resolve_reads(self) -> None:
         for scope, name, ref, reaching in self.reads:
-            owner = self._declared_owner(scope, name)
+            # most scopes declare nothing global or nonlocal: then a name is owned where it is read
+            owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
                 ref.vars = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
                 continue
@@ -231,7 +232,7 @@ class _Walker:
 
     def block(self, node: Node) -> None:
         for child in node.named_children:
-            self.statement(child)
+            _STATEMENTS.get(child.type, _Walker.effects)(self, child)  # self.statement(child), inlined: hot
 
     def statement(self, node: Node) -> None:
         _STATEMENTS.get(node.type, _Walker.effects)(self, node)
@@ -624,6 +625,8 @@ class _Walker:
         return ["o", parts] if parts else None
 
     def e_identifier(self, node: Node) -> Expr:
+        if self.chars is not None:  # self.text(node), inlined: identifiers are the commonest node
+            return self.read(self.chars[node.start_byte : node.end_byte])
         return self.read(self.text(node))
 
     def e_attribute(self, node: Node) -> Expr:
@@ -661,7 +664,7 @@ class _Walker:
             elif kind == "dictionary_splat":
                 keywords.append([None, self.expr(_first_named(arg))])
             elif kind != "comment":
-                positional.append(self.expr(arg))
+                positional.append(_EXPRESSIONS.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
         name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
@@ -820,6 +823,9 @@ class _Walker:
             if kind == "identifier":
                 return self.text(node)
             if kind == "attribute":
+                parts = node.children  # object "." attribute; kept on the node, e_attribute reads them next
+                if len(parts) == 3 and parts[2].type == "identifier":
+                    return self.text(parts[2])
                 attr = node.child_by_field_name("attribute")
                 return self.text(attr) if attr is not None else ""
             if kind != "call":
