@@ -264,6 +264,9 @@ class _Walker:
             self.assign(target, value)
 
     def assign(self, target: Node, value: Expr) -> None:
+        if target.type == "identifier":  # the common case, without the unwrapping and unpacking below
+            self.emit("=", self.scope.idx, ["v", self.bind(self.text(target))], value)
+            return
         pairs = _unpack(_unwrap(target), value)
         if pairs is not None:  # `a, (b, *c) = f, (g, h, i)`: each name gets its own item
             for item_target, item in pairs:
@@ -539,10 +542,11 @@ class _Walker:
                 this_mode, mode = PARAM_STAR, PARAM_KEYWORD
             elif kind == "dictionary_splat_pattern":
                 this_mode = PARAM_DOUBLE_STAR
+            name = self.text(name_node)
             self.scope = scope
-            var = self.bind(self.text(name_node))
+            var = self.bind(name)
             self.scope = outer
-            entry[3].append([self.text(name_node), var, this_mode])
+            entry[3].append([name, var, this_mode])
             if default is not None:
                 self.emit("=", outer.idx, ["v", var], self.expr(default))
         first = entry[3][0] if entry[3] else None
@@ -727,19 +731,21 @@ class _Walker:
     def e_sequence(self, node: Node) -> Expr:
         items = []
         for child in node.named_children:
-            if child.type in ("list_splat", "list_splat_pattern"):
-                items.append(["*", self.expr(child.named_children[0] if child.named_children else None)])
-            elif child.type != "comment":
+            kind = child.type
+            if kind in ("list_splat", "list_splat_pattern"):
+                items.append(["*", self.expr(_first_named(child))])
+            elif kind != "comment":
                 items.append(self.expr(child))
         return ["l", self._alloc(), items]
 
     def e_dictionary(self, node: Node) -> Expr:
         pairs = []
         for child in node.named_children:
-            if child.type == "pair":
+            kind = child.type
+            if kind == "pair":
                 key = self.expr(child.child_by_field_name("key"))
                 pairs.append([key, self.expr(child.child_by_field_name("value"))])
-            elif child.type == "dictionary_splat" and child.named_children:
+            elif kind == "dictionary_splat" and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
         return ["d", self._alloc(), pairs]
 
