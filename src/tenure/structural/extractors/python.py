@@ -148,18 +148,14 @@ class _Walker:
             self.names_of.append((entry, scope))
         return scope
 
-    def _var(self) -> int:
-        self.nvars += 1
-        return self.nvars - 1
-
     def bind(self, name: str, walrus: bool = False) -> int:
         """A new variable for `name` in the current scope (or the one `global`/`nonlocal` names)."""
-        var = self._var()
+        var = self.nvars
+        self.nvars += 1
         scope = self.scope
         while walrus and scope.kind == "comprehension":
             scope = scope.parent  # type: ignore[assignment]  # a walrus binds outside the comprehension
-        owner = self._declared_owner(scope, name)
-        if owner is not scope:
+        if (scope.globals or scope.nonlocals) and (owner := self._declared_owner(scope, name)) is not scope:
             owner.versions.setdefault(name, []).append(var)
             owner.weak.setdefault(name, []).append(var)
             return var
@@ -677,7 +673,9 @@ class _Walker:
                           detail=self.text(node)[:120])
             )
         site = self._site(line, name, dynamic=bool(dynamic))
-        return ["c", site, self.expr(func), positional, keywords]
+        # A plain name as callee is the name just read (its read, made after the site, is the same).
+        callee = self.read(name) if func is not None and func.type == "identifier" else self.expr(func)
+        return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
         # Most strings are string_start string_content string_end: build only the middle node.
