@@ -29,13 +29,21 @@ def text_of(node: Node) -> str:
 
 
 def fingerprint(node: Node) -> str:
-    """Hash of the node's text with white space folded: stable across re-indentation."""
-    return hashlib.blake2b(b" ".join((node.text or b"").split()), digest_size=10).hexdigest()
+    return fingerprint_of(node.text or b"")
+
+
+def fingerprint_of(text: bytes) -> str:
+    """Hash of a definition's text with white space folded: stable across re-indentation."""
+    return hashlib.blake2b(b" ".join(text.split()), digest_size=10).hexdigest()
 
 
 def signature(node: Node) -> str:
-    first = text_of(node).split("\n", 1)[0].strip()
-    return first[:200]
+    return signature_of(text_of(node).split("\n", 1)[0])
+
+
+def signature_of(first_line: str) -> str:
+    """A definition's signature: its first line, trimmed."""
+    return first_line.strip()[:200]
 
 
 class _Scopes:
@@ -44,21 +52,33 @@ class _Scopes:
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._spans: list[tuple[int, int, str]] = []
+        # Per span, the index of the nearest earlier span ending after it (-1: none). The spans in
+        # between end no later, so a search for one reaching past some offset skips them: without
+        # this, a reference after many sibling definitions scanned all of them (quadratic per file).
+        self._back: list[int] = []
 
     def add(self, start: int, end: int, qualname: str) -> None:
         i = bisect.bisect_right(self._starts, start)
         self._starts.insert(i, start)
         self._spans.insert(i, (start, end, qualname))
+        if i == len(self._back):  # the extractor adds definitions in order of their start
+            self._back.append(self._last_ending_after(i - 1, end))
+        else:
+            self._back = []
+            for j, (_, e, _) in enumerate(self._spans):
+                self._back.append(self._last_ending_after(j - 1, e))
+
+    def _last_ending_after(self, i: int, offset: int) -> int:
+        """The last span at index i or before that ends after `offset`, or -1."""
+        while i >= 0 and self._spans[i][1] <= offset:
+            i = self._back[i]
+        return i
 
     def enclosing(self, start: int, end: int | None = None) -> str:
         end = start if end is None else end
-        i = bisect.bisect_right(self._starts, start) - 1
-        while i >= 0:
-            s, e, q = self._spans[i]
-            if s <= start and end <= e:
-                return q
-            i -= 1
-        return ""
+        # every span up to i starts at or before `start`: the innermost enclosing one is the last that reaches `end`
+        i = self._last_ending_after(bisect.bisect_right(self._starts, start) - 1, end - 1)
+        return self._spans[i][2] if i >= 0 else ""
 
 
 def _count_errors(tree: Tree) -> int:

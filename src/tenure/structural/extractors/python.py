@@ -44,7 +44,7 @@ from contextlib import suppress
 import msgspec
 from tree_sitter import Node, Tree
 
-from tenure.structural.extract import _count_errors, fingerprint, signature, text_of
+from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
@@ -118,8 +118,10 @@ class _Scope:
 class _Walker:
     def __init__(self, facts: FileFacts, root: Node) -> None:
         self.facts = facts
-        self.source = root.text or b""
-        self.offset = root.start_byte
+        # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
+        self.source = b" " * root.start_byte + (root.text or b"")
+        # An ASCII file's byte offsets index its decoded text too: a name is then a slice, not a decode.
+        self.chars = self.source.decode("ascii") if self.source.isascii() else None
         self.scopes: list[list] = []
         self.stmts: list[list] = []
         self.sites: list[list] = []
@@ -132,7 +134,9 @@ class _Walker:
 
     def text(self, node: Node) -> str:
         """A node's text, sliced from the source (cheaper than asking the node for it)."""
-        return self.source[node.start_byte - self.offset : node.end_byte - self.offset].decode("utf-8", "replace")
+        if self.chars is not None:
+            return self.chars[node.start_byte : node.end_byte]
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     # scopes and names ----------------------------------------------------------------------------
     def _new_scope(self, qualname: str, kind: str, parent: _Scope | None, flags: str = "") -> _Scope:
@@ -144,18 +148,14 @@ class _Walker:
             self.names_of.append((entry, scope))
         return scope
 
-    def _var(self) -> int:
-        self.nvars += 1
-        return self.nvars - 1
-
     def bind(self, name: str, walrus: bool = False) -> int:
         """A new variable for `name` in the current scope (or the one `global`/`nonlocal` names)."""
-        var = self._var()
+        var = self.nvars
+        self.nvars += 1
         scope = self.scope
         while walrus and scope.kind == "comprehension":
             scope = scope.parent  # type: ignore[assignment]  # a walrus binds outside the comprehension
-        owner = self._declared_owner(scope, name)
-        if owner is not scope:
+        if (scope.globals or scope.nonlocals) and (owner := self._declared_owner(scope, name)) is not scope:
             owner.versions.setdefault(name, []).append(var)
             owner.weak.setdefault(name, []).append(var)
             return var
@@ -186,7 +186,8 @@ class _Walker:
 
     def _resolve_reads(self) -> None:
         for scope, name, ref, reaching in self.reads:
-            owner = self._declared_owner(scope, name)
+            # most scopes declare nothing global or nonlocal: then a name is owned where it is read
+            owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
                 ref.vars = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
                 continue
@@ -227,14 +228,13 @@ class _Walker:
 
     def block(self, node: Node) -> None:
         for child in node.named_children:
-            self.statement(child)
+            _STATEMENTS.get(child.type, _Walker.effects)(self, child)  # self.statement(child), inlined: hot
 
     def statement(self, node: Node) -> None:
-        handler = _STATEMENTS.get(node.type)
-        if handler is not None:
-            handler(self, node)
-        elif node.type not in _SKIPPED:
-            self.effects(node)
+        _STATEMENTS.get(node.type, _Walker.effects)(self, node)
+
+    def skip(self, node: Node) -> None:
+        """A statement or expression of no effect (comment, pass, ...): nothing to record."""
 
     def effects(self, node: Node) -> None:
         """An expression statement: only its calls matter."""
@@ -260,6 +260,9 @@ class _Walker:
             self.assign(target, value)
 
     def assign(self, target: Node, value: Expr) -> None:
+        if target.type == "identifier":  # the common case, without the unwrapping and unpacking below
+            self.emit("=", self.scope.idx, ["v", self.bind(self.text(target))], value)
+            return
         pairs = _unpack(_unwrap(target), value)
         if pairs is not None:  # `a, (b, *c) = f, (g, h, i)`: each name gets its own item
             for item_target, item in pairs:
@@ -312,7 +315,7 @@ class _Walker:
         if children:
             line = node.start_point[0] + 1
             value = self.expr(children[0])
-            self.emit("raise", self.scope.idx, value, self._site(line, _callee_name(children[0])))
+            self.emit("raise", self.scope.idx, value, self._site(line, self.callee_name(children[0])))
 
     def s_global_statement(self, node: Node) -> None:
         self.scope.globals.update(self.text(c) for c in node.named_children if c.type == "identifier")
@@ -490,7 +493,7 @@ class _Walker:
 
     def _decorate(self, value: list, decorators: list[Node]) -> list:
         for dec in reversed(decorators):  # the one nearest the definition applies first
-            value = ["@", self._site(dec.start_point[0] + 1, _callee_name(dec)), self.expr(dec), value]
+            value = ["@", self._site(dec.start_point[0] + 1, self.callee_name(dec)), self.expr(dec), value]
         return value
 
     def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "",
@@ -535,10 +538,11 @@ class _Walker:
                 this_mode, mode = PARAM_STAR, PARAM_KEYWORD
             elif kind == "dictionary_splat_pattern":
                 this_mode = PARAM_DOUBLE_STAR
+            name = self.text(name_node)
             self.scope = scope
-            var = self.bind(self.text(name_node))
+            var = self.bind(name)
             self.scope = outer
-            entry[3].append([self.text(name_node), var, this_mode])
+            entry[3].append([name, var, this_mode])
             if default is not None:
                 self.emit("=", outer.idx, ["v", var], self.expr(default))
         first = entry[3][0] if entry[3] else None
@@ -573,9 +577,14 @@ class _Walker:
 
     def _define(self, node: Node, name: str, kind: str, qualname: str, decorators: Sequence[Node] = (),
                 bases: tuple[str, ...] = ()) -> None:
+        start, end = node.start_byte, node.end_byte
+        # Only the first line is decoded: a class's whole text would be decoded for one line otherwise.
+        first_line_end = self.source.find(b"\n", start, end)
+        first_line = self.source[start : end if first_line_end < 0 else first_line_end].decode("utf-8", "replace")
         self.facts.definitions.append(
             Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
-                       end_line=node.end_point[0] + 1, signature=signature(node), fingerprint=fingerprint(node),
+                       end_line=node.end_point[0] + 1, signature=signature_of(first_line),
+                       fingerprint=fingerprint_of(self.source[start:end]),
                        bases=bases, decorators=tuple(self.text(d) for d in decorators))
         )
 
@@ -600,11 +609,9 @@ class _Walker:
     def expr(self, node: Node | None) -> Expr:
         if node is None:
             return None
-        handler = _EXPRESSIONS.get(node.type)
-        if handler is not None:
-            return handler(self, node)
-        if node.type in _SKIPPED:
-            return None
+        return _EXPRESSIONS.get(node.type, _Walker.e_other)(self, node)
+
+    def e_other(self, node: Node) -> Expr:
         return self._only_calls(node.named_children)
 
     def _only_calls(self, children: list[Node]) -> Expr:
@@ -618,6 +625,8 @@ class _Walker:
         return ["o", parts] if parts else None
 
     def e_identifier(self, node: Node) -> Expr:
+        if self.chars is not None:  # self.text(node), inlined: identifiers are the commonest node
+            return self.read(self.chars[node.start_byte : node.end_byte])
         return self.read(self.text(node))
 
     def e_attribute(self, node: Node) -> Expr:
@@ -645,17 +654,18 @@ class _Walker:
         keywords: list = []
         arg_nodes = [] if args is None else [args] if args.type == "generator_expression" else args.named_children
         for arg in arg_nodes:
-            if arg.type == "keyword_argument":
+            kind = arg.type
+            if kind == "keyword_argument":
                 name = arg.child_by_field_name("name")
                 value = self.expr(arg.child_by_field_name("value"))
                 keywords.append([self.text(name) if name is not None else None, value])
-            elif arg.type == "list_splat":
-                positional.append(["*", self.expr(arg.named_children[0] if arg.named_children else None)])
-            elif arg.type == "dictionary_splat":
-                keywords.append([None, self.expr(arg.named_children[0] if arg.named_children else None)])
-            elif arg.type != "comment":
-                positional.append(self.expr(arg))
-        name = _callee_name(func)
+            elif kind == "list_splat":
+                positional.append(["*", self.expr(_first_named(arg))])
+            elif kind == "dictionary_splat":
+                keywords.append([None, self.expr(_first_named(arg))])
+            elif kind != "comment":
+                positional.append(_EXPRESSIONS.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
+        name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
             self.facts.references.append(
@@ -663,17 +673,26 @@ class _Walker:
                           detail=self.text(node)[:120])
             )
         site = self._site(line, name, dynamic=bool(dynamic))
-        return ["c", site, self.expr(func), positional, keywords]
+        # A plain name as callee is the name just read (its read, made after the site, is the same).
+        callee = self.read(name) if func is not None and func.type == "identifier" else self.expr(func)
+        return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
-        interpolations = [c for c in node.named_children if c.type == "interpolation"]
+        # Most strings are string_start string_content string_end: build only the middle node.
+        middle = node.child(1) if node.child_count == 3 and not node.has_error else None
+        if middle is not None and middle.type == "string_content":
+            if b"b" in self.source[node.start_byte : middle.start_byte].lower():  # string_start: prefix, quotes
+                return None  # bytes: not a str, never a key we could match
+            content = self.text(middle)
+            return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
+        parts = node.children  # string_start, string_content and interpolation in any order, string_end
+        interpolations = [part for part in parts if part.type == "interpolation"]
         if interpolations:
             calls = self._only_calls(interpolations)
             return ["u", [["ks"], calls]] if calls else ["ks"]
-        start = node.child(0)
-        if start is not None and "b" in self.text(start).lower():
+        if parts and "b" in self.text(parts[0]).lower():
             return None  # bytes: not a str, never a key we could match
-        content = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
+        content = "".join([self.text(part) for part in parts if part.type == "string_content"])
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
@@ -710,19 +729,21 @@ class _Walker:
     def e_sequence(self, node: Node) -> Expr:
         items = []
         for child in node.named_children:
-            if child.type in ("list_splat", "list_splat_pattern"):
-                items.append(["*", self.expr(child.named_children[0] if child.named_children else None)])
-            elif child.type != "comment":
+            kind = child.type
+            if kind in ("list_splat", "list_splat_pattern"):
+                items.append(["*", self.expr(_first_named(child))])
+            elif kind != "comment":
                 items.append(self.expr(child))
         return ["l", self._alloc(), items]
 
     def e_dictionary(self, node: Node) -> Expr:
         pairs = []
         for child in node.named_children:
-            if child.type == "pair":
+            kind = child.type
+            if kind == "pair":
                 key = self.expr(child.child_by_field_name("key"))
                 pairs.append([key, self.expr(child.child_by_field_name("value"))])
-            elif child.type == "dictionary_splat" and child.named_children:
+            elif kind == "dictionary_splat" and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
         return ["d", self._alloc(), pairs]
 
@@ -799,6 +820,23 @@ class _Walker:
             scope = scope.parent  # type: ignore[assignment]
         return scope
 
+    def callee_name(self, node: Node | None) -> str:
+        """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
+        while node is not None:
+            kind = node.type
+            if kind == "identifier":
+                return self.text(node)
+            if kind == "attribute":
+                parts = node.children  # object "." attribute; kept on the node, e_attribute reads them next
+                if len(parts) == 3 and parts[2].type == "identifier":
+                    return self.text(parts[2])
+                attr = node.child_by_field_name("attribute")
+                return self.text(attr) if attr is not None else ""
+            if kind != "call":
+                return ""
+            node = node.child_by_field_name("function")
+        return ""
+
     def _site(self, line: int, name: str, dynamic: bool = False) -> int:
         self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
         return len(self.sites) - 1
@@ -833,6 +871,7 @@ _STATEMENTS = {
     "function_definition": _Walker.s_function_definition,
     "class_definition": _Walker.s_class_definition,
     "block": _Walker.block,
+    **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
 
 _EXPRESSIONS = {
@@ -857,6 +896,7 @@ _EXPRESSIONS = {
     "lambda": _Walker.lambda_,
     **dict.fromkeys(_SEQUENCES, _Walker.e_sequence),
     **dict.fromkeys(_COMPREHENSIONS, _Walker.e_comprehension),
+    **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
 
 
@@ -865,6 +905,11 @@ _ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
 
 def _qualify(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent else name
+
+
+def _first_named(node: Node) -> Node | None:
+    children = node.named_children
+    return children[0] if children else None
 
 
 def _unwrap(node: Node) -> Node:
@@ -959,21 +1004,6 @@ def _dotted(node: Node) -> str:
 def _is_property_accessor(node: Node) -> bool:
     """`@name.setter` and friends: they replace a property, never call anything of the project."""
     return node.type == "attribute" and text_of(node).rsplit(".", 1)[-1] in ("setter", "getter", "deleter")
-
-
-def _callee_name(node: Node | None) -> str:
-    """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
-    while node is not None:
-        if node.type == "identifier":
-            return text_of(node)
-        if node.type == "attribute":
-            attr = node.child_by_field_name("attribute")
-            return text_of(attr) if attr is not None else ""
-        if node.type == "call":
-            node = node.child_by_field_name("function")
-            continue
-        return ""
-    return ""
 
 
 def _is_constant_string(node: Node | None) -> bool:
