@@ -2,10 +2,11 @@
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tenure.storage import Migrations, open_database
-from tenure.structural.resolve import EdgeOut
+from tenure.structural.resolve import EdgeOut, Resolved
 from tenure.structural.store import ResolutionWriter, StructuralStore
 
 
@@ -121,9 +122,14 @@ def _add_file(store: StructuralStore, path: str) -> int:
                               "content_hash": "h", "parse_status": "ok", "status_detail": "", "indexed_at": "now"})
 
 
-def _resolution(file_id: int, target: str) -> tuple:
+def _resolved(file_id: int, path: str, edges: list[EdgeOut], deps: set[str], missing: set[str],
+              answers: bytes | None) -> Resolved:
+    return Resolved(file_id, path, edges, deps, msgspec.msgpack.encode(missing), answers)
+
+
+def _resolution(file_id: int, target: str) -> Resolved:
     edge = EdgeOut(src=f"m{file_id}.f", dst=target, relation="calls", tier="inferred", line=2)
-    return file_id, f"m{file_id}.py", [edge, edge], {f"sym:{target}"}, {"gone.module"}, b"answers"
+    return _resolved(file_id, f"m{file_id}.py", [edge, edge], {f"sym:{target}"}, {"gone.module"}, b"answers")
 
 
 def test_the_resolution_writer_writes_every_file_of_every_batch_once(tmp_path: Path, monkeypatch) -> None:
@@ -132,7 +138,7 @@ def test_the_resolution_writer_writes_every_file_of_every_batch_once(tmp_path: P
     monkeypatch.setattr(ResolutionWriter, "BATCH_FILES", 2)
     write = store.resolution_writer(update=False)
     for file_id in ids:
-        write.add(*_resolution(file_id, "lib.g"))
+        write.add(_resolution(file_id, "lib.g"))
     write.flush()
     edges = store.db.query("SELECT file_id, src_fqn, dst_fqn FROM edges ORDER BY file_id")
     assert edges == [{"file_id": i, "src_fqn": f"m{i}.f", "dst_fqn": "lib.g"} for i in ids]  # duplicates dropped
@@ -149,11 +155,11 @@ def test_an_update_rewrites_only_the_rows_that_changed(tmp_path: Path) -> None:
     file_id = _add_file(store, "a.py")
     calls = {name: EdgeOut(src="a.f", dst=f"lib.{name}", relation="calls", tier="inferred", line=2) for name in "xyz"}
     write = store.resolution_writer(update=False)
-    write.add(file_id, "a.py", [calls["x"], calls["y"]], {"sym:lib.x", "sym:lib.y"}, {"gone"}, b"first")
+    write.add(_resolved(file_id, "a.py", [calls["x"], calls["y"]], {"sym:lib.x", "sym:lib.y"}, {"gone"}, b"first"))
     write.flush()
     ids_before = dict(store.db.rows("SELECT dst_fqn, id FROM edges"))
     write = store.resolution_writer(update=True)
-    write.add(file_id, "a.py", [calls["x"], calls["z"]], {"sym:lib.x", "sym:lib.z"}, set(), None)
+    write.add(_resolved(file_id, "a.py", [calls["x"], calls["z"]], {"sym:lib.x", "sym:lib.z"}, set(), None))
     write.flush()
     ids_after = dict(store.db.rows("SELECT dst_fqn, id FROM edges"))
     assert set(ids_after) == {"lib.x", "lib.z"} and ids_after["lib.x"] == ids_before["lib.x"]
@@ -165,7 +171,7 @@ def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(t
     store = StructuralStore(open_database(tmp_path / "t.db"))
     file_id = _add_file(store, "a.py")
     write = store.resolution_writer(update=False)
-    write.add(file_id, "a.py", [], {"mod:b"}, {"gone"}, b"old")
+    write.add(_resolved(file_id, "a.py", [], {"mod:b"}, {"gone"}, b"old"))
     write.flush()
     store.keep_verified({file_id: (b"new", {"mod:b", "sym:b.f"}, {"gone", "also.gone"})})
     assert store.db.rows("SELECT key FROM resolution_deps ORDER BY key") == [("mod:b",), ("sym:b.f",)]

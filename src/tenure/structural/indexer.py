@@ -28,6 +28,7 @@ from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
     ProjectIndex,
     ProjectView,
+    Resolved,
     SymbolInfo,
     changed_keys,
     resolver_for,
@@ -536,7 +537,7 @@ class Indexer:
             write = self.store.resolution_writer(update=not bulk)
             for done, resolved in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
-                write.add(*resolved)
+                write.add(resolved)
                 phases["write edges"] += time.perf_counter() - mark
                 if progress:
                     progress("resolve", done, len(todo))
@@ -574,19 +575,19 @@ class Indexer:
 _SHARED_INDEX: ProjectIndex | None = None
 
 
-Resolved = tuple[int, str, list, set[str], set[str], bytes | None]  # id, path, edges, deps, missing, answers
+_BATCH_DECODER = msgspec.msgpack.Decoder(list[Resolved])
 
 
 def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
     facts = index.facts(path)
     view = ProjectView(index)
     edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
-    return file_id, path, edges, view.deps, view.missing, view.answers
+    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), view.answers)
 
 
-def _resolve_batch(batch: list[tuple[int, str, str]]) -> list[Resolved]:
+def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
     assert _SHARED_INDEX is not None, "workers are forked after the index is shared"
-    return [_resolve_one(_SHARED_INDEX, *item) for item in batch]
+    return msgspec.msgpack.encode([_resolve_one(_SHARED_INDEX, *item) for item in batch])
 
 
 def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
@@ -605,6 +606,6 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
             for results in pool.map(_resolve_batch, batches):
-                yield from results
+                yield from _BATCH_DECODER.decode(results)
     finally:
         _SHARED_INDEX = None

@@ -8,7 +8,7 @@ import msgspec
 
 from tenure.storage import Database, Migrations
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts
-from tenure.structural.resolve import EdgeOut, SymbolInfo
+from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
 _msgpack = msgspec.msgpack
@@ -425,13 +425,10 @@ class ResolutionWriter:
     def __init__(self, db: Database, update: bool) -> None:
         self.db = db
         self.update = update
-        self._batch: list[tuple[int, str, list[EdgeOut], set[str], set[str], bytes | None]] = []
+        self._batch: list[Resolved] = []
 
-    def add(
-        self, file_id: int, path: str, edges: list[EdgeOut], deps: set[str], missing: set[str],
-        answers: bytes | None = None,
-    ) -> None:
-        self._batch.append((file_id, path, edges, deps, missing, answers))
+    def add(self, resolved: Resolved) -> None:
+        self._batch.append(resolved)
         if len(self._batch) >= self.BATCH_FILES:
             self.flush()
 
@@ -440,9 +437,9 @@ class ResolutionWriter:
         if not batch:
             return
         db = self.db
-        edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, file_id, path, e.line, e.detail)
-                                  for file_id, path, found, *_ in batch for e in _dedupe(found))
-        deps: Iterable[tuple] = ((file_id, key) for file_id, _, _, read, _, _ in batch for key in read)
+        edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, r.file_id, r.path, e.line, e.detail)
+                                  for r in batch for e in _dedupe(r.edges))
+        deps: Iterable[tuple] = ((r.file_id, key) for r in batch for key in r.deps)
         if self.update:
             edges, deps = self._delete_stale(batch, list(edges), set(deps))
         db.executemany(f"INSERT INTO edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
@@ -450,25 +447,23 @@ class ResolutionWriter:
         db.executemany(
             "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers",
-            ((file_id, answers) for file_id, *_, answers in batch if answers is not None),
+            ((r.file_id, r.answers) for r in batch if r.answers is not None),
         )
         db.executemany(
-            "DELETE FROM resolution_answers WHERE file_id = ?",
-            ((file_id,) for file_id, *_, answers in batch if answers is None),
+            "DELETE FROM resolution_answers WHERE file_id = ?", ((r.file_id,) for r in batch if r.answers is None)
         )
-        # A set encodes as a msgpack array as it is: sorting 694k names (Django) cost 0.14 s for nothing.
         db.executemany(
             "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
-            ((file_id, _msgpack.encode(missing)) for file_id, *_, missing, _ in batch),
+            ((r.file_id, r.missing) for r in batch),
         )
 
     def _delete_stale(
-        self, batch: list[tuple], edges: list[tuple], deps: set[tuple[int, str]]
+        self, batch: list[Resolved], edges: list[tuple], deps: set[tuple[int, str]]
     ) -> tuple[list[tuple], set[tuple[int, str]]]:
         """Delete the batch's stored edges and reads that are not among the new ones (or repeat
         one); returns the new ones not stored yet."""
-        ids = (_json([file_id for file_id, *_ in batch]),)
+        ids = (_json([r.file_id for r in batch]),)
         wanted, stored, gone = set(edges), set(), []
         for edge_id, *row in self.db.rows(
             f"SELECT id, {_EDGE_COLUMNS} FROM edges WHERE file_id IN (SELECT value FROM json_each(?))", ids

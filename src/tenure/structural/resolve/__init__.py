@@ -46,6 +46,18 @@ class EdgeOut(msgspec.Struct, frozen=True):
     detail: str = ""
 
 
+class Resolved(msgspec.Struct, array_like=True):
+    """One file's resolution, as the store writes it. Index workers send batches of these encoded
+    with msgpack: cheaper than pickle for the parent, which decodes them while it writes."""
+
+    file_id: int
+    path: str
+    edges: list[EdgeOut]
+    deps: set[str]
+    missing: bytes  # msgpack of the module names looked up in vain (encoded where they were found)
+    answers: bytes | None
+
+
 @dataclass
 class ProjectIndex:
     """Every symbol of the project in memory, and a way to read any file's facts."""
