@@ -234,24 +234,25 @@ def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None
     return [parse_one(*item) for item in items]
 
 
-def _parse_all(cands: list[_Candidate], progress: Progress | None) -> list[tuple[bytes | None, str]]:
+def _parse_all(cands: list[_Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
+    """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
+    one batch while the next is parsed."""
     items = [(c.spec.name, c.path, c.content or b"") for c in cands]
     workers = min(os.cpu_count() or 1, 8)
     if len(items) < PARALLEL_THRESHOLD or workers < 2:
-        results = []
         for i, item in enumerate(items):
-            results.append(parse_one(*item))
+            yield parse_one(*item)
             if progress:
                 progress("parse", i + 1, len(items))
-        return results
+        return
     batches = [items[i : i + 32] for i in range(0, len(items), 32)]
-    results = []
+    done = 0
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for batch_result in pool.map(_parse_batch, batches):
-            results.extend(batch_result)
+            yield from batch_result
+            done += len(batch_result)
             if progress:
-                progress("parse", len(results), len(items))
-    return results
+                progress("parse", done, len(items))
 
 
 def symbols_of(
@@ -298,6 +299,7 @@ class Indexer:
         self.store = store
         self.max_file_bytes = max_file_bytes
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
+        self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
@@ -307,6 +309,7 @@ class Indexer:
 
     def _run(self, progress: Progress | None, changed_paths: set[str] | None) -> IndexReport:
         started = time.perf_counter()
+        self._parsed = {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
         known = self.store.files()
@@ -346,8 +349,7 @@ class Indexer:
         same = {c.path for c in same_content}
         changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
         report.phases["discover"] = time.perf_counter() - started
-        parsed = _parse_all(changed, progress)
-        report.phases["parse"] = time.perf_counter() - started - report.phases["discover"]
+        parsed = _parse_all(changed, progress)  # parsed while the loop below stores what is done
 
         db = self.store.db
         with db.transaction():
@@ -396,6 +398,7 @@ class Indexer:
                 if status == "partial":
                     report.partial.append((c.path, detail))
                 file_id = self._store_facts(c, facts, status, detail, now)
+                self._parsed[c.path] = facts
                 changed_ids.add(file_id)
                 report.files_parsed += 1
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
@@ -414,7 +417,7 @@ class Indexer:
             dependants = set(touched_by_file) - changed_ids - looked_for_new
             affected = changed_ids | dependants | looked_for_new
             mark = time.perf_counter()
-            report.phases["store"] = mark - started - sum(report.phases.values())
+            report.phases["parse and store"] = mark - started - sum(report.phases.values())
             rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
@@ -512,6 +515,8 @@ class Indexer:
                     index.add_module(r["module"], r["path"])
                     for sym in self.store.symbols_of_file(r["id"]):
                         index.add(sym)
+        index.seed_facts(self._parsed)
+        self._parsed = {}
         self._index = index
         return index, rows
 

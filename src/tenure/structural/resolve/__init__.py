@@ -102,6 +102,10 @@ class ProjectIndex:
                 del self.module_paths[module]
         self._facts.pop(path, None)
 
+    def seed_facts(self, facts: dict[str, FileFacts]) -> None:
+        """Facts the caller already holds (just parsed), so they are not read back and decoded."""
+        self._facts.update(facts)
+
     def facts(self, path: str) -> FileFacts | None:
         if path not in self._facts:
             self._facts[path] = self.load_facts(path)

@@ -1601,9 +1601,12 @@ def _digest(answer: object) -> bytes:
 def _canonical(answer: object) -> str:
     """Sets in a fixed order (string hashing differs between processes). Values are flat tuples:
     their repr is stable; an answer is a set of them, a list of such sets, or a plain value."""
-    if isinstance(answer, (frozenset, set)):
-        return "{" + ",".join(sorted(map(repr, answer))) + "}"
-    if isinstance(answer, list):
+    cls = answer.__class__
+    if cls is frozenset or cls is set:
+        if len(answer) < 2:  # most answers: no sort needed
+            return "{" + "".join(map(repr, answer)) + "}"  # type: ignore[call-overload]
+        return "{" + ",".join(sorted(map(repr, answer))) + "}"  # type: ignore[call-overload]
+    if cls is list:
         return "[" + ",".join(map(_canonical, answer)) + "]"
     return repr(answer)
 
