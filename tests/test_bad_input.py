@@ -118,3 +118,40 @@ def test_a_process_killed_mid_index_leaves_the_previous_graph(make_repo) -> None
         assert t.db.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
         t.index()  # and the next index completes the interrupted work
         assert ("m0.f0", "m2.f2") in {(e["src"], e["dst"]) for e in t.export_edges()}
+
+
+FIRST_INDEX_KILL_SCRIPT = """
+import os, sys
+from tenure import Tenure
+from tenure.structural import store
+
+store.ResolutionWriter.BATCH_FILES = 2
+real = store.ResolutionWriter.flush
+count = 0
+
+def dying(self):
+    global count
+    count += 1
+    if count == 20:
+        os._exit(9)  # killed half-way through writing the first graph
+    return real(self)
+
+store.ResolutionWriter.flush = dying
+t = Tenure.open(sys.argv[1], discover=False)
+t.db.execute("PRAGMA cache_size = 8")  # spill: the uncommitted pages reach the database file itself
+t.index()
+"""
+
+
+def test_a_process_killed_mid_first_index_leaves_an_empty_consistent_database(make_repo) -> None:
+    files = {f"m{i}.py": f"def f{i}():\n    return f{(i + 1) % 100}()\n" * 20 for i in range(100)}  # in workers
+    root = make_repo(files)
+    # (its worker processes leave with it: otherwise their copies of the output pipe would hang this run)
+    proc = subprocess.run([sys.executable, "-c", FIRST_INDEX_KILL_SCRIPT, str(root)], capture_output=True)
+    assert proc.returncode == 9, proc.stderr.decode()
+    with Tenure.open(root, discover=False) as t:
+        assert t.db.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
+        assert t.db.query("SELECT COUNT(*) AS n FROM files")[0]["n"] == 0 and not list(t.export_edges())
+        assert t.db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
+        t.index()
+        assert ("m0.f0", "m1.f1") in {(e["src"], e["dst"]) for e in t.export_edges()}

@@ -29,6 +29,10 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
 
+    def first_fill(self) -> AbstractContextManager[None]:
+        """A transaction that fills a database holding no data yet: a backend may write it the way
+        that is fastest for a bulk load, as long as it stays all-or-nothing."""
+
     def deferred_indexes(self, *tables: str) -> AbstractContextManager[None]:
         """Secondary indexes of these tables are rebuilt once after a bulk write."""
 

@@ -12,6 +12,7 @@ import importlib
 import multiprocessing as mp
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -230,6 +231,18 @@ def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, s
     return encode_facts(facts), note
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A worker leaves when its index process is gone (killed): it would otherwise wait for work
+    forever, holding its copy of the project's facts."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
     return [parse_one(*item) for item in items]
 
@@ -247,7 +260,7 @@ def _parse_all(cands: list[_Candidate], progress: Progress | None) -> Iterator[t
         return
     batches = [items[i : i + 32] for i in range(0, len(items), 32)]
     done = 0
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
         for batch_result in pool.map(_parse_batch, batches):
             yield from batch_result
             done += len(batch_result)
@@ -352,7 +365,7 @@ class Indexer:
         parsed = _parse_all(changed, progress)  # parsed while the loop below stores what is done
 
         db = self.store.db
-        with db.transaction():
+        with db.first_fill() if not known else db.transaction():
             touched: set[str] = set()
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -609,7 +622,8 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
     _SHARED_INDEX = index
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
+                                 initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
             for results in pool.map(_resolve_batch, batches):
                 yield from _BATCH_DECODER.decode(results)
     finally:
