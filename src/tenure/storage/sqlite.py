@@ -81,7 +81,10 @@ class SQLiteDatabase:
         half-way leaves a journal that the next open rolls back. Back to WAL afterwards; when
         another connection has the database open the switch is refused and the WAL is used."""
         with self._lock:
-            switched = self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+            try:
+                switched = self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+            except sqlite3.OperationalError:  # another connection has it open
+                switched = False
             try:
                 with self.transaction():
                     yield

@@ -31,6 +31,7 @@ from tenure.structural.resolve import (
     ProjectView,
     Resolved,
     SymbolInfo,
+    Verified,
     changed_keys,
     resolver_for,
     touched_keys,
@@ -316,6 +317,7 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
+        self._recorded: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # see `_not_yet_recorded`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
@@ -392,7 +394,10 @@ class Indexer:
             for c in same_content:
                 self.store.upsert_file(self._row(c, known[c.path]["parse_status"], known[c.path]["status_detail"],
                                                  known[c.path]["module"], known[c.path]["indexed_at"]))
-            renamed = self._modules_changed(cands, known, path_set, go_mods)
+            # Module names move only when files appear or go (an __init__.py) or a go.mod changes.
+            same_files = changed_paths is not None and path_set == set(known) and not any(
+                p.rpartition("/")[2] == "go.mod" for p in changed_paths)
+            renamed = [] if same_files else self._modules_changed(cands, known, path_set, go_mods)
             # changed files
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
@@ -441,6 +446,7 @@ class Indexer:
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before)
             except BaseException:
                 self._index = None  # it may hold state the rolled-back transaction never committed
+                self._recorded = {}
                 raise
             self._index.generation = generation
             self.store.set_meta("generation", generation)
@@ -519,6 +525,7 @@ class Indexer:
         index = self._index
         if index is None or index.generation != generation:
             index = ProjectIndex(load_facts=self.store.load_facts)
+            self._recorded = {}
             for sym in self.store.all_symbols():
                 index.add(sym)
             for r in rows:
@@ -550,6 +557,8 @@ class Indexer:
         if not file_ids:
             return 0, len(kept)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
+        for file_id in file_ids:
+            self._recorded.pop(file_id, None)
         # Re-resolving most of the project is a bulk load: indexes are built once at the end.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
         with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
@@ -587,9 +596,21 @@ class Indexer:
                 still = verify(items, view)
             except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
                 continue
-            self.store.keep_verified(still)
+            self.store.keep_verified(self._not_yet_recorded(still))
             kept |= set(still)
         return kept
+
+    def _not_yet_recorded(self, verified: Verified) -> Verified:
+        """Verified files' reads without those this warm indexer already added for them: a file
+        verified after every edit of a watched module reads the same keys each time, and writing
+        them again was a third of such an update. Forgotten when the file is resolved again (its
+        reads are rewritten then) or the index is rebuilt."""
+        out: Verified = {}
+        for file_id, (answers, keys, missing) in verified.items():
+            known_keys, known_missing = self._recorded.get(file_id, (frozenset(), frozenset()))
+            out[file_id] = (answers, keys - known_keys, missing - known_missing)
+            self._recorded[file_id] = (known_keys | keys, known_missing | missing)
+        return out
 
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.
