@@ -28,9 +28,17 @@ from common import fetch_sdist, print_table, write_json
 
 from tenure.entry import with_hash_seed
 
+_ADDED = "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n"
+_EDITED = "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n"
+_SECOND = "\n\ndef _tenure_bench_second_function():\n    return 2\n"
+# In order, each replacing the last. The first update after the full index also warms the process:
+# the full index resolved in worker processes, so this one analyses the modules it needs for the
+# first time; the later ones show a watcher's steady state.
 EDITS = {
-    "function added": "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n",
-    "function body edited": "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n",
+    "function added (first update)": _ADDED,
+    "function body edited": _EDITED,
+    "a second function added": _EDITED + _SECOND,
+    "second function removed": _EDITED,
 }
 
 
@@ -83,7 +91,7 @@ def main() -> None:
         f"Re-index after editing {args.file} (warm process, watch mode)",
         ["edit", "dependants", "files resolved", "verified and kept", "CPU", "wall"],
         [(r["edit"], "verified by answers" if r["cutoff"] else "all resolved again", r["resolved"], r["verified"],
-          f"{r['cpu_s']:.1f} s", f"{r['wall_s']:.1f} s") for r in rows],
+          f"{r['cpu_s']:.2f} s", f"{r['wall_s']:.2f} s") for r in rows],
     )
     write_json(args.json_out, rows)
 
