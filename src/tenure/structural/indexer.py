@@ -403,7 +403,8 @@ class Indexer:
                 old = known.get(c.path)
                 old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
                 old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
-                old_keys = self._touched(old, old_facts) if old is not None else set()
+                old_keys = (touched_keys(old_facts, old_symbols) if old_facts is not None
+                            else self._touched(old) if old is not None else set())
                 if blob is None:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
@@ -445,8 +446,8 @@ class Indexer:
                 report.files_resolved, report.files_verified = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before)
             except BaseException:
-                self._index = None  # it may hold state the rolled-back transaction never committed
-                self._recorded = {}
+                self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
+                # next run, which also forgets `_recorded`)
                 raise
             self._index.generation = generation
             self.store.set_meta("generation", generation)

@@ -548,8 +548,8 @@ class Analysed(Lower):
             self.project.recorders.append(reads)
             try:
                 for query, (digest, key_filter) in hit.answers.items():
-                    bits = int.from_bytes(key_filter, "little")
-                    if any(bits & m == m for m in masks) and _ask_again(asked, answers, query)[0] != digest:
+                    if (_may_have_read(int.from_bytes(key_filter, "little"), masks)
+                            and _ask_again(asked, answers, query)[0] != digest):
                         return False
             finally:
                 self.project.recorders.pop()
@@ -1644,6 +1644,11 @@ _KEY_BITS = _KeyBits()
 _MODULE_BITS: list[_ModuleBits] = []  # the one for the index state in use
 
 
+def _may_have_read(key_filter: int, masks: list[int]) -> bool:
+    """Whether a filter holds all three bits of any of these keys' masks (`_KEY_BITS`)."""
+    return any(key_filter & mask == mask for mask in masks)
+
+
 def _key_filter(view: ProjectView, read: Recording) -> bytes:
     """The filter of the keys a recording stands for (`view.keys_of`), without spelling them out."""
     if not _MODULE_BITS or _MODULE_BITS[0].epoch != view.epoch:
@@ -1740,10 +1745,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
         moved = False
         for entry in entries:
             bits = int.from_bytes(entry[2], "little")
-            for m in masks:
-                if bits & m == m:
-                    break
-            else:
+            if not _may_have_read(bits, masks):
                 continue  # it read nothing that changed
             query = _thaw(entry[0])
             digest, key_filter = _ask_again(asked, answers, query)
