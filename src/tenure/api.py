@@ -24,6 +24,10 @@ STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
 RULES_LIMIT = 200
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
+# A watcher warms its indexer while no change is pending: in slices of this much work, polling for
+# changes this often between them (a change waits at most one slice more).
+WARM_SLICE_S = 0.1
+WARM_POLL_MS = 50
 
 
 def find_root(start: Path) -> Path:
@@ -165,9 +169,13 @@ class Tenure:
         lines = [f"- {m['title'] + ': ' if m['title'] else ''}{' '.join(m['content'].split())}" for m in conventions]
         return {"rules": conventions, "text": "\n".join(["# House rules", *lines]) if lines else "No rules yet."}
 
-    def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None) -> None:
+    def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None,
+              on_warmed: Callable[[float], None] | None = None) -> None:
         """Re-index the paths that change under the root (batched by watchfiles) until `stop` is set.
-        Only the changed paths are looked at: no rescan of the tree per change."""
+        Only the changed paths are looked at: no rescan of the tree per change. While idle, the
+        indexer is warmed (`Indexer.warm`) in slices short enough not to delay a change much:
+        changes that arrive meanwhile are kept by watchfiles and taken at the next poll.
+        `on_warmed(cpu seconds it took)` is called once that is done."""
         from watchfiles import watch
 
         from tenure.structural.indexer import ALWAYS_IGNORED
@@ -175,9 +183,20 @@ class Tenure:
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
-        for changes in watch(self.root, watch_filter=interesting, stop_event=stop):
-            paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
-            on_update(self.index(changed_paths=paths))
+        warming_cpu: float | None = 0.0
+        for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
+                             yield_on_timeout=True):
+            if changes:
+                paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
+                on_update(self.index(changed_paths=paths))
+            elif warming_cpu is not None:
+                started = time.process_time()
+                done = self._indexer.warm(WARM_SLICE_S)
+                warming_cpu += time.process_time() - started
+                if done:
+                    if on_warmed:
+                        on_warmed(warming_cpu)
+                    warming_cpu = None
 
 
 def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:

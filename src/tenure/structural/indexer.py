@@ -14,7 +14,9 @@ import os
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +38,7 @@ from tenure.structural.resolve import (
     resolver_for,
     touched_keys,
     verifier_for,
+    warmer_for,
 )
 from tenure.structural.store import StructuralStore
 
@@ -317,7 +320,9 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
-        self._recorded: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # see `_not_yet_recorded`
+        # file id -> (keys, missing modules) recorded, and the last verified reads seen: see `_not_yet_recorded`
+        self._recorded: dict[int, tuple[AbstractSet[str], AbstractSet[str], object, object]] = {}
+        self._to_warm: deque[str] | None = None  # see `warm`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
@@ -463,6 +468,33 @@ class Indexer:
         report.phases["commit"] = report.seconds - sum(report.phases.values())
         return report
 
+    def warm(self, seconds: float) -> bool:
+        """Analyse ahead of the next update, for at most `seconds`, the modules other files'
+        resolution read, the most read first; True once all are. A full index analyses them in
+        worker processes, so the first update after it would analyse again every module its checks
+        ask about (2 s for an edit to a module 851 Django files read); a watcher calls this while idle."""
+        index = self._index
+        if index is None:
+            return True
+        if self._to_warm is None:
+            # What the store holds already is not written again (see `_not_yet_recorded`).
+            self._recorded = {**{f: (*reads, None, None) for f, reads in self.store.recorded_reads().items()},
+                              **self._recorded}
+            self._to_warm = deque(r["module"] for r in self.store.db.query(
+                "SELECT substr(key, 5) AS module, COUNT(*) AS readers FROM resolution_deps"
+                " WHERE key >= 'mod:' AND key < 'mod;' GROUP BY key ORDER BY readers DESC, key"))
+        languages = {r["path"]: r["language"] for r in self.store.db.query("SELECT path, language FROM files")}
+        deadline = time.perf_counter() + seconds
+        with cyclic_gc_paused():
+            while self._to_warm and time.perf_counter() < deadline:
+                module = self._to_warm.popleft()
+                for resolver in {language_table()[languages[p]].resolver for p in index.module_paths.get(module, ())
+                                 if p in languages}:
+                    warm = warmer_for(resolver)
+                    if warm is not None:
+                        warm(module, ProjectView(index))
+        return not self._to_warm
+
     # helpers -----------------------------------------------------------------------------------
     def _row(self, c: _Candidate, status: str, detail: str, module: str, now: str) -> dict:
         return {"path": c.path, "language": c.spec.name, "module": module, "size": c.size, "mtime_ns": c.mtime_ns,
@@ -607,10 +639,15 @@ class Indexer:
         them again was a third of such an update. Forgotten when the file is resolved again (its
         reads are rewritten then) or the index is rebuilt."""
         out: Verified = {}
+        nothing = (frozenset(), frozenset(), None, None)
         for file_id, (answers, keys, missing) in verified.items():
-            known_keys, known_missing = self._recorded.get(file_id, (frozenset(), frozenset()))
-            out[file_id] = (answers, keys - known_keys, missing - known_missing)
-            self._recorded[file_id] = (known_keys | keys, known_missing | missing)
+            known_keys, known_missing, last_keys, last_missing = self._recorded.get(file_id, nothing)
+            if keys is last_keys and missing is last_missing:  # the very reads recorded last time
+                out[file_id] = (answers, frozenset(), frozenset())
+                continue
+            new_keys, new_missing = keys - known_keys, missing - known_missing
+            out[file_id] = (answers, new_keys, new_missing)
+            self._recorded[file_id] = (known_keys | new_keys, known_missing | new_missing, keys, missing)
         return out
 
 

@@ -292,6 +292,15 @@ class StructuralStore:
             (_json(sorted(file_ids)),),
         ))
 
+    def recorded_reads(self) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
+        """Every file's recorded reads: (dependency keys, modules looked up in vain)."""
+        keys: dict[int, set[str]] = {}
+        for file_id, key in self.db.rows("SELECT file_id, key FROM resolution_deps"):
+            keys.setdefault(file_id, set()).add(key)
+        missing = {file_id: frozenset(_msgpack.decode(blob))
+                   for file_id, blob in self.db.rows("SELECT file_id, modules FROM resolution_missing")}
+        return {f: (frozenset(keys.get(f, ())), missing.get(f, frozenset())) for f in keys.keys() | missing.keys()}
+
     def keep_verified(self, verified: dict[int, tuple[bytes | None, set[str], set[str]]]) -> None:
         """Files whose resolution was verified to stand: store their answers where they moved and
         add what the verification read on their behalf to their reads (more keys can only make a

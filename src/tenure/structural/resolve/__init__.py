@@ -9,7 +9,9 @@ incremental update equal a clean re-index.
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Protocol
@@ -58,6 +60,9 @@ class Resolved(msgspec.Struct, array_like=True):
     answers: bytes | None
 
 
+_MODULE_SETS = itertools.count(1)
+
+
 @dataclass
 class ProjectIndex:
     """Every symbol of the project in memory, and a way to read any file's facts."""
@@ -72,6 +77,7 @@ class ProjectIndex:
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
+    _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
 
     def add(self, sym: SymbolInfo) -> None:
         self.epoch += 1
@@ -101,6 +107,18 @@ class ProjectIndex:
             if not self.module_paths[module]:
                 del self.module_paths[module]
         self._facts.pop(path, None)
+
+    @property
+    def modules_version(self) -> int:
+        """Which modules exist, as a number unique to this set of names in this process: reads come
+        to the same keys (`ProjectView.keys_of`) while it stays. (Updating a file removes and adds its
+        module again: the set is compared, not the changes counted.)"""
+        epoch, version, names = self._module_names
+        if epoch != self.epoch:
+            if names != self.module_paths.keys():
+                version, names = next(_MODULE_SETS), frozenset(self.module_paths)
+            self._module_names = (self.epoch, version, names)
+        return version
 
     def seed_facts(self, facts: dict[str, FileFacts]) -> None:
         """Facts the caller already holds (just parsed), so they are not read back and decoded."""
@@ -148,6 +166,10 @@ class ProjectView:
     def missing_of(self, reads: Recording) -> set[str]:
         paths = self._index.module_paths
         return {m for m in reads[1] if m not in paths}
+
+    @property
+    def modules_version(self) -> int:
+        return self._index.modules_version
 
     @property
     def module_paths(self) -> dict[str, list[str]]:
@@ -269,7 +291,8 @@ def resolver_for(name: str) -> Resolver:
     return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
 
 
-Verified = dict[int, tuple[bytes | None, set[str], set[str]]]  # file id -> (new answers, keys, missing) read
+# file id -> (new answers, keys, missing) read
+Verified = dict[int, tuple[bytes | None, AbstractSet[str], AbstractSet[str]]]
 
 
 class Verifier(Protocol):
@@ -282,6 +305,18 @@ def verifier_for(name: str) -> Verifier | None:
     dependency keys of each that changed, those whose resolution would come out the same (their
     edges are kept), with their answers updated where they moved and the reads to add."""
     return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "verify", None)
+
+
+class Warmer(Protocol):
+    def __call__(self, module: str, view: ProjectView) -> None: ...
+
+
+@cache
+def warmer_for(name: str) -> Warmer | None:
+    """A resolver plug-in may export `warm(module, view)`: do ahead of time, in a process that
+    keeps its index (a watcher's idle time), the work resolving or verifying a reader of `module`
+    would do first; what it keeps must hold at later index states as it would have when done then."""
+    return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "warm", None)
 
 
 def candidates_tier(count: int) -> Tier:

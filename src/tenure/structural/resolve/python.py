@@ -25,7 +25,7 @@ import builtins
 import hashlib
 import zlib
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, reduce
 from operator import or_
@@ -1554,6 +1554,11 @@ def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     return edges
 
 
+def warm(module: str, view: ProjectView) -> None:
+    """The module's analysis, cached as verifying a reader's answers asks for it (see `warmer_for`)."""
+    Analysed(Project(view)).analysis(module)
+
+
 # --------------------------------------------------------------------------------------------------
 # Answers: what resolving a file learned of other modules, kept so that a later index can check
 # they still hold and keep the file's edges instead of resolving it again (an early cutoff: adding
@@ -1567,8 +1572,9 @@ class Answers:
     context-free (another module on its own), so the same question asked of the same project
     gets the same answer; after an edit only those whose keys were touched need asking again."""
 
-    def __init__(self, view: ProjectView) -> None:
+    def __init__(self, view: ProjectView, remember: bool = False) -> None:
         self.view = view
+        self.remember = remember  # what reads come to is kept between updates (`_Remembered`)
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         self.complete = True  # False: the analysis read something no question covers
@@ -1581,21 +1587,32 @@ class Answers:
             answer = compute()
         finally:
             read = self.view.end()
-        self.log[query] = (_digest(answer), _key_filter(self.view, read))
+        key_filter = _remembered(query, read, self.view).key_filter if self.remember else _key_filter(self.view, read)
+        self.log[query] = (_digest(answer), key_filter)
         self.reads[query] = read
         return answer
 
     def encode(self) -> bytes | None:
+        """The log as `verify` reads it (`_ANSWERS_DECODER`): digests and filters packed in fixed-size
+        runs, so that matching touched keys is one vectorised pass over every dependant's filters,
+        and only the questions matched are decoded."""
         if not self.complete:
             return None
+        log = self.log.values()
         try:
-            return msgspec.msgpack.encode([[q, d, f] for q, (d, f) in self.log.items()])
+            return msgspec.msgpack.encode(
+                (_ANSWERS_FORMAT, b"".join(d for d, _ in log), b"".join(f for _, f in log), list(self.log)))
         except (TypeError, msgspec.EncodeError):
             return None
 
 
+_ANSWERS_FORMAT = 2  # stored answers of another format are not verified: the file is resolved again
+_ANSWERS_DECODER = msgspec.msgpack.Decoder(tuple[int, bytes, bytes, list[msgspec.Raw]])
+_DIGEST_BYTES = 8
+
+
 def _digest(answer: object) -> bytes:
-    return hashlib.blake2b(_canonical(answer).encode(), digest_size=8).digest()
+    return hashlib.blake2b(_canonical(answer).encode(), digest_size=_DIGEST_BYTES).digest()
 
 
 def _canonical(answer: object) -> str:
@@ -1612,6 +1629,7 @@ def _canonical(answer: object) -> str:
 
 
 _FILTER_BITS = 128
+_FILTER_BYTES = _FILTER_BITS // 8
 
 
 class _KeyBits(dict[str, int]):
@@ -1658,7 +1676,7 @@ def _key_filter(view: ProjectView, read: Recording) -> bytes:
         _MODULE_BITS[:] = [_ModuleBits(view)]
     bits = reduce(or_, map(_KEY_BITS.__getitem__, read[0]), 0)
     bits = reduce(or_, map(_MODULE_BITS[0].__getitem__, read[1]), bits)
-    return bits.to_bytes(_FILTER_BITS // 8, "little")
+    return bits.to_bytes(_FILTER_BYTES, "little")
 
 
 class AskedProject:
@@ -1737,35 +1755,129 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
     answered alike. Returns them with their answers (where a question now reads other keys) and
     the reads to add to theirs."""
     project = Project(view)
-    answers = Answers(view)
+    answers = Answers(view, remember=True)
     asked = {"lower": AskedLower(Analysed(project), answers), "project": AskedProject(project, answers)}
+    queries: dict[bytes, tuple] = {}  # a question as stored -> as asked (dependants share most)
     still: Verified = {}
-    for file_id, blob, touched in items:
-        masks = [_KEY_BITS[k] for k in touched]
-        entries = msgspec.msgpack.decode(blob)
-        keys: set[str] = set()
-        modules: set[str] = set()
-        moved = False
-        for entry in entries:
-            bits = int.from_bytes(entry[2], "little")
-            if not _may_have_read(bits, masks):
-                continue  # it read nothing that changed
-            query = _thaw(entry[0])
+    for (file_id, _, _), stored, matched in _matching_questions(items):
+        digests, filters, raw = stored
+        questions: list[_Remembered] = []
+        widened_filters: bytearray | None = None
+        for i in matched:
+            stored_query = bytes(raw[i])
+            query = queries.get(stored_query)
+            if query is None:
+                query = queries[stored_query] = _thaw(msgspec.msgpack.decode(stored_query))
             digest, key_filter = _ask_again(asked, answers, query)
-            if digest != entry[1]:
+            if digest != digests[i * _DIGEST_BYTES : (i + 1) * _DIGEST_BYTES]:
                 break
-            keys |= answers.reads[query][0]
-            modules |= answers.reads[query][1]
+            questions.append(_remembered(query, answers.reads[query], view))
             # Keys read now but not before widen the filter; it never narrows (a filter that covers
             # more only asks again more often), so answers that read alike are not rewritten.
+            span = slice(i * _FILTER_BYTES, (i + 1) * _FILTER_BYTES)
+            bits = int.from_bytes(filters[span], "little")
             widened = bits | int.from_bytes(key_filter, "little")
             if widened != bits:
-                entry[2], moved = widened.to_bytes(_FILTER_BITS // 8, "little"), True
+                widened_filters = widened_filters or bytearray(filters)
+                widened_filters[span] = widened.to_bytes(_FILTER_BYTES, "little")
         else:
-            read = (keys, modules)
-            still[file_id] = (msgspec.msgpack.encode(entries) if moved else None, view.keys_of(read),
-                              view.missing_of(read))
+            blob = None if widened_filters is None else msgspec.msgpack.encode(
+                (_ANSWERS_FORMAT, digests, bytes(widened_filters), raw))
+            still[file_id] = (blob, *_stored_reads(tuple(questions), view))
     return still
+
+
+class _Remembered:
+    """What a question's answer read, and its key filter. A watched module's dependants ask the
+    same questions after every edit of it, whose answers read the same: kept between updates (the
+    most recent few thousand questions), so the filter is not built again and the union of a file's
+    questions' reads is the same object as last time (`_stored_reads`)."""
+
+    __slots__ = ("read", "modules_version", "key_filter")
+
+    def __init__(self, read: Recording, view: ProjectView) -> None:
+        self.read, self.modules_version = read, view.modules_version
+        self.key_filter = _key_filter(view, read)
+
+    def holds(self, read: Recording, view: ProjectView) -> bool:
+        if self.read is read:
+            return self.modules_version == view.modules_version
+        if self.modules_version == view.modules_version and self.read[0] == read[0] and self.read[1] == read[1]:
+            self.read = read  # equal: the next check of this same recording is by identity
+            return True
+        return False
+
+
+_REMEMBERED: OrderedDict[tuple, _Remembered] = OrderedDict()
+_UNIONS: OrderedDict[tuple[_Remembered, ...], tuple[frozenset[str], frozenset[str]]] = OrderedDict()
+_REMEMBERED_MAX, _UNIONS_MAX = 4096, 2048  # a hub module's edit re-asks some 2,000 questions
+
+
+def _remembered(query: tuple, read: Recording, view: ProjectView) -> _Remembered:
+    hit = _REMEMBERED.get(query)
+    if hit is None or not hit.holds(read, view):
+        hit = _REMEMBERED[query] = _Remembered(read, view)
+        if len(_REMEMBERED) > _REMEMBERED_MAX:
+            _REMEMBERED.popitem(last=False)
+    _REMEMBERED.move_to_end(query)
+    return hit
+
+
+def _stored_reads(questions: tuple[_Remembered, ...], view: ProjectView) -> tuple[frozenset[str], frozenset[str]]:
+    """What these questions' answers read, as the store keeps a file's reads (dependency keys,
+    modules looked up in vain): the same objects while the answers read the same, so the indexer
+    sees by identity that it holds them already (`Indexer._not_yet_recorded`)."""
+    stored = _UNIONS.get(questions)
+    if stored is None:
+        read = (set().union(*(q.read[0] for q in questions)), set().union(*(q.read[1] for q in questions)))
+        stored = _UNIONS[questions] = (frozenset(view.keys_of(read)), frozenset(view.missing_of(read)))
+        if len(_UNIONS) > _UNIONS_MAX:
+            _UNIONS.popitem(last=False)
+    _UNIONS.move_to_end(questions)
+    return stored
+
+
+def _matching_questions(
+    items: list[tuple[int, bytes, set[str]]],
+) -> Iterator[tuple[tuple[int, bytes, set[str]], tuple[bytes, bytes, list[msgspec.Raw]], list[int]]]:
+    """Each readable item with its stored answers and the positions of the questions whose key
+    filter holds all bits of a key the edit touched. One pass over all files' filters (numpy:
+    hundreds of thousands of filters per edit of a module many files read)."""
+    import numpy as np  # only updates with dependants to check need it
+
+    stored, sizes = [], []
+    for item in items:
+        try:
+            fmt, digests, filters, raw = _ANSWERS_DECODER.decode(item[1])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # unreadable: not verified, so resolved again
+        n = len(raw)
+        if fmt != _ANSWERS_FORMAT or len(filters) != _FILTER_BYTES * n or len(digests) != _DIGEST_BYTES * n:
+            continue
+        stored.append((item, (digests, filters, raw)))
+        sizes.append(len(raw))
+    if not stored:
+        return
+    # A filter is 128 bits, little-endian: two 64-bit words per question.
+    words = np.frombuffer(b"".join(s[1] for _, s in stored), dtype="<u8").reshape(-1, 2)
+    lo, hi = words[:, 0], words[:, 1]
+    by_key: dict[str, np.ndarray] = {}
+    by_touched: dict[frozenset[str], np.ndarray] = {}
+    start = 0
+    for (item, answers), size in zip(stored, sizes, strict=True):
+        touched = frozenset(item[2])
+        hits = by_touched.get(touched)
+        if hits is None:
+            hits = np.zeros(len(words), dtype=bool)
+            for key in touched:
+                if key not in by_key:
+                    mask = _KEY_BITS[key]
+                    m_lo, m_hi = np.uint64(mask & 0xFFFF_FFFF_FFFF_FFFF), np.uint64(mask >> 64)
+                    by_key[key] = ((lo & m_lo) == m_lo) & ((hi & m_hi) == m_hi)
+                hits |= by_key[key]
+            by_touched[touched] = hits
+        yield item, answers, np.flatnonzero(hits[start : start + size]).tolist()
+        start += size
 
 
 def _ask_again(asked: dict[str, AskedLower | AskedProject], answers: Answers, query: tuple) -> tuple[bytes, bytes]:
