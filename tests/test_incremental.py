@@ -6,7 +6,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import msgspec
+
 from tenure import Tenure
+from tenure.structural.indexer import IndexReport
+from tenure.structural.resolve import python
 
 
 def snapshot(t: Tenure) -> tuple[set, set]:
@@ -150,19 +154,21 @@ def test_a_new_definition_re_resolves_only_the_readers_that_asked_for_its_name(m
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+SHAPES = {
+    "app/__init__.py": "",
+    "app/shapes.py": "class Circle:\n    def area(self):\n        return 1\n\n\n"
+                     "class Square:\n    def area(self):\n        return 2\n\n\ndef default():\n    return Circle\n",
+    # make() returns a call: use.py needs factory analysed, and that analysis reads shapes.py
+    "app/factory.py": "from app.shapes import default\n\n\ndef make():\n    cls = default()\n    return cls()\n",
+    "app/use.py": "from app.factory import make\n\n\ndef run():\n    return make().area()\n",
+}
+
+
 def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_change(
     make_repo, tmp_path: Path
 ) -> None:
-    shapes = ("class Circle:\n    def area(self):\n        return 1\n\n\n"
-              "class Square:\n    def area(self):\n        return 2\n\n\ndef default():\n    return Circle\n")
-    files = {
-        "app/__init__.py": "",
-        "app/shapes.py": shapes,
-        # make() returns a call: use.py needs factory analysed, and that analysis reads shapes.py
-        "app/factory.py": "from app.shapes import default\n\n\ndef make():\n    cls = default()\n    return cls()\n",
-        "app/use.py": "from app.factory import make\n\n\ndef run():\n    return make().area()\n",
-    }
-    root = make_repo(files)
+    shapes = SHAPES["app/shapes.py"]
+    root = make_repo(SHAPES)
 
     def area_callers() -> list[str]:
         return [e["dst"] for e in t.export_edges() if e["src"] == "app.use.run" and e["dst"].endswith(".area")]
@@ -178,6 +184,56 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
         (root / "app/shapes.py").write_text(shapes.replace("return Circle", "return Square"))
         t.index()
         assert area_callers() == ["app.shapes.Square.area"]
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_again(
+    make_repo, tmp_path: Path, monkeypatch
+) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    analysed: list[str] = []
+    analyse = python.Analysed._analyse
+    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
+        self, facts))
+
+    def edit(t: Tenure, body: str) -> IndexReport:
+        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + body)
+        analysed.clear()
+        return t.index(changed_paths={"app/shapes.py"})
+
+    python.Analysed._cache.clear()  # a process that did not run the analyses: a watcher started on an index
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        report = edit(t, "\n\ndef unrelated():\n    return 0\n")
+        assert (report.files_resolved, report.files_verified) == (1, 2)
+        assert "app.factory" in analysed  # verifying use.py asked about make(), whose module was never analysed here
+
+    python.Analysed._cache.clear()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        while not t.warm(0.05):
+            pass
+        report = edit(t, "\n\ndef another():\n    return 1\n")
+        assert (report.files_resolved, report.files_verified) == (1, 2)
+        assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_stored_answers_of_another_format_are_not_trusted_their_file_is_resolved_again(
+    make_repo, tmp_path: Path
+) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        use = t.db.query("SELECT id FROM files WHERE path = 'app/use.py'")[0]["id"]
+        # the format before answers were packed: a list of [question, digest, filter]
+        old = msgspec.msgpack.encode([[["exists", "app.factory"], b"\0" * 8, b"\xff" * 16]])
+        t.db.execute("UPDATE resolution_answers SET answers = ? WHERE file_id = ?", (old, use))
+        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+        report = t.index()
+        assert (report.files_resolved, report.files_verified) == (2, 1)  # shapes.py, and use.py again
         assert snapshot(t) == clean_index(root, tmp_path)
 
 

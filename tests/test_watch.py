@@ -25,3 +25,21 @@ def test_watch_reindexes_only_the_changed_file(make_repo) -> None:
         assert report.files_parsed == 1
         assert report.files_seen == 2
         assert ("b.g", "a.f") in {(e["src"], e["dst"]) for e in t.export_edges()}
+
+
+def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    pass\n", "b.py": "from a import f\n\n\ndef g():\n    return f()\n"})
+    updates: queue.Queue = queue.Queue()
+    warmed: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        watcher = threading.Thread(target=t.watch, args=(updates.put, stop, warmed.put), daemon=True)
+        watcher.start()
+        cpu_seconds = warmed.get(timeout=20)  # no change pending: it warmed, and said so once
+        (root / "a.py").write_text("def f():\n    pass\n\n\ndef h():\n    pass\n")
+        report = updates.get(timeout=20)
+        stop.set()
+        watcher.join(timeout=10)
+        assert cpu_seconds >= 0 and warmed.empty()
+        assert report.files_parsed == 1 and report.files_verified == 1  # b.py checked, not resolved again

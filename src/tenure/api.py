@@ -84,6 +84,11 @@ class Tenure:
         self._freshness = None
         return report
 
+    def warm(self, seconds: float) -> bool:
+        """Prepare, for at most `seconds`, what the next updates will need (`Indexer.warm`): True
+        once nothing is left. A watcher does this while idle."""
+        return self._indexer.warm(seconds)
+
     def enrich(self, languages: set[str] | None = None, progress: Progress | None = None,
                timeout: float | None = None, max_restarts: int | None = None) -> dict:
         """Verify call edges with language servers (structural/lsp), in the caller's thread; the report
@@ -191,7 +196,7 @@ class Tenure:
                 on_update(self.index(changed_paths=paths))
             elif warming_cpu is not None:
                 started = time.process_time()
-                done = self._indexer.warm(WARM_SLICE_S)
+                done = self.warm(WARM_SLICE_S)
                 warming_cpu += time.process_time() - started
                 if done:
                     if on_warmed:

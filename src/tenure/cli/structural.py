@@ -42,7 +42,9 @@ def index(
         if watch:
             console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
-                t.watch(lambda r: _print_report(r, as_json, brief=True))
+                t.watch(lambda r: _print_report(r, as_json, brief=True),
+                        on_warmed=None if as_json else lambda cpu: console.print(
+                            f"warmed for the next changes in {cpu:.1f} s CPU: modules other files read are analysed"))
 
 
 def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:
