@@ -63,6 +63,19 @@ class Resolved(msgspec.Struct, array_like=True):
 _MODULE_SETS = itertools.count(1)
 
 
+class _ModuleKeys(dict[str, str]):
+    """Module name -> its dependency key, made once."""
+
+    def __missing__(self, module: str) -> str:
+        if len(self) > 1 << 20:
+            self.clear()
+        key = self[module] = f"mod:{module}"
+        return key
+
+
+_MODULE_KEYS = _ModuleKeys()
+
+
 @dataclass
 class ProjectIndex:
     """Every symbol of the project in memory, and a way to read any file's facts."""
@@ -160,12 +173,11 @@ class ProjectView:
         return self.missing_of((self._keys, self._modules))
 
     def keys_of(self, reads: Recording) -> set[str]:
-        paths = self._index.module_paths
-        return reads[0] | {f"mod:{m}" for m in reads[1] if m in paths}
+        # (set algebra against the dict and cached key strings: this runs over every file's reads)
+        return reads[0].union(map(_MODULE_KEYS.__getitem__, reads[1] - self.missing_of(reads)))
 
     def missing_of(self, reads: Recording) -> set[str]:
-        paths = self._index.module_paths
-        return {m for m in reads[1] if m not in paths}
+        return reads[1].difference(self._index.module_paths)
 
     @property
     def modules_version(self) -> int:
