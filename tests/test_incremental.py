@@ -6,7 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tenure import Tenure
+from tenure.structural.store import StructuralStore
 
 
 def snapshot(t: Tenure) -> tuple[set, set]:
@@ -99,6 +102,31 @@ def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_p
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
         replay(t, root, EDITS, cleans)
+
+
+def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_index_of_all(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tenure index` after an edit is a fresh process: it reads the symbols its resolution looks
+    up rather than all of them (45k on Django), and makes the graph a warm indexer, which holds
+    every symbol, makes of the same edits."""
+    whole_reads: list[StructuralStore] = []
+    all_symbols = StructuralStore.all_symbols
+    monkeypatch.setattr(StructuralStore, "all_symbols", lambda store: whole_reads.append(store) or all_symbols(store))
+    cold_root, warm_root = make_repo(BASE, name="cold"), make_repo(BASE, name="warm")
+    with Tenure.open(warm_root, discover=False) as warm:
+        warm.index()
+        with Tenure.open(cold_root, discover=False) as cold:
+            cold.index()
+        for path, content in EDITS:
+            write(cold_root, path, content)
+            write(warm_root, path, content)
+            warm.index()
+            with Tenure.open(cold_root, discover=False) as cold:
+                cold.index()
+                assert snapshot(cold) == snapshot(warm), f"after editing {path}"
+        # the warm indexer read them all once, before its index first changed; no cold run did
+        assert whole_reads == [warm.structural]
 
 
 def test_reindex_parses_only_the_changed_file(make_repo) -> None:
