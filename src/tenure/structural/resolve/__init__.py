@@ -97,8 +97,9 @@ class ProjectIndex:
 
     def members(self, fqn: str) -> list[SymbolInfo]:
         found = self.by_parent.get(fqn)
-        # (a symbol without a parent is nobody's member: "" is no key of a whole index)
-        return found if found is not None or not fqn else self._read(self.by_parent, "parent_fqn", fqn)
+        if found is None:  # ("" is nobody's parent: a whole index keeps no symbol under it)
+            found = self._read(self.by_parent, "parent_fqn", fqn) if fqn else []
+        return found
 
     def _read(self, table: dict[str, list[SymbolInfo]], column: str, key: str) -> list[SymbolInfo]:
         if self.lazy is None:
