@@ -19,7 +19,6 @@ from tenure.structural import export
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
 from tenure.structural.lsp.state import LspState
-from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
@@ -97,6 +96,9 @@ class Tenure:
 
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+        # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
+        from tenure.structural.sources import run_after_index
+
         report = self._indexer.run(progress, changed_paths)
         run_after_index(self, report)
         if self._memories is not None:
