@@ -43,8 +43,7 @@ from common import fmt_seconds, percentile, print_table, write_json  # noqa: E40
 
 from tenure import Tenure  # noqa: E402
 from tenure.embeddings import EmbeddingProvider, get_provider, normalize_rows  # noqa: E402
-from tenure.memories import Memories  # noqa: E402
-from tenure.memories.api import Draft  # noqa: E402
+from tenure.memories.api import Draft, Memories  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "recall_set.json"
 AUTHOR = "bench/synthetic"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tenure import Tenure
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 from tenure.memories.terms import stem, words
 from tenure.structural.indexer import IndexReport
 

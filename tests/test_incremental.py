@@ -3,14 +3,18 @@ changed files (and the files that read what they define) are touched."""
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from tenure import Tenure
 from tenure.structural.indexer import IndexReport
 from tenure.structural.resolve import python
+from tenure.structural.store import StructuralStore
 
 
 def snapshot(t: Tenure) -> tuple[set, set]:
@@ -28,6 +32,17 @@ def clean_index(root: Path, tmp: Path) -> tuple[set, set]:
     with Tenure.open(copy, discover=False) as t:
         t.index()
         return snapshot(t)
+
+
+def in_this_process_only(read: Callable) -> Callable:
+    """`read`, failing when called from a forked process (a resolve worker)."""
+    parent = os.getpid()
+
+    def guarded(store: StructuralStore, *args: str) -> object:
+        assert os.getpid() == parent, "a resolve worker read the store"
+        return read(store, *args)
+
+    return guarded
 
 
 def write(root: Path, path: str, content: str | None) -> None:
@@ -103,6 +118,54 @@ def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_p
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
         replay(t, root, EDITS, cleans)
+
+
+def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_index_of_all(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tenure index` after an edit is a fresh process: it reads the symbols its resolution looks
+    up rather than all of them (45k on Django), and makes the graph a warm indexer, which holds
+    every symbol, makes of the same edits."""
+    whole_reads: list[StructuralStore] = []
+    all_symbols = StructuralStore.all_symbols
+    monkeypatch.setattr(StructuralStore, "all_symbols", lambda store: whole_reads.append(store) or all_symbols(store))
+    cold_root, warm_root = make_repo(BASE, name="cold"), make_repo(BASE, name="warm")
+    with Tenure.open(warm_root, discover=False) as warm:
+        warm.index()
+        with Tenure.open(cold_root, discover=False) as cold:
+            cold.index()
+        for path, content in EDITS:
+            write(cold_root, path, content)
+            write(warm_root, path, content)
+            warm.index()
+            with Tenure.open(cold_root, discover=False) as cold:
+                cold.index()
+                assert snapshot(cold) == snapshot(warm), f"after editing {path}"
+        # the warm indexer read them all once, before its index first changed; no cold run did
+        assert whole_reads == [warm.structural]
+
+
+def test_a_cold_update_resolved_in_worker_processes_equals_a_clean_reindex(
+    make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resolve workers are forked over the index and cannot see the open transaction: a cold
+    process reads every symbol (and facts) in the parent before they start, and no worker reads the
+    store."""
+    from tenure.structural import indexer
+
+    for method in ("symbols_with", "load_facts"):
+        monkeypatch.setattr(StructuralStore, method, in_this_process_only(getattr(StructuralStore, method)))
+    root = make_repo(BASE)
+    cleans = tmp_path / "cleans"
+    cleans.mkdir()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)  # even one file is resolved by workers
+    for path, content in EDITS:
+        write(root, path, content)
+        with Tenure.open(root, discover=False) as cold:
+            cold.index()
+            assert snapshot(cold) == clean_index(root, cleans), f"after editing {path}"
 
 
 def test_reindex_parses_only_the_changed_file(make_repo) -> None:

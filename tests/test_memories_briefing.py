@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tenure import Tenure
-from tenure.memories import Memories, MemoriesError
+from tenure.memories import MemoriesError
+from tenure.memories.api import Memories
 from tests.memory_support import Clock
 
 

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 from tenure import Tenure
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 
 PROCESSES = 4
 WRITES = 50
@@ -61,7 +61,8 @@ def test_the_same_fact_written_by_four_processes_is_one_memory(shop: Tenure) -> 
 KILLED = textwrap.dedent("""
     import os, sys
     from tenure import Tenure
-    from tenure.memories import Memories, links
+    from tenure.memories import links
+    from tenure.memories.api import Memories
     t = Tenure.open(sys.argv[1], discover=False)
     m = Memories(t.db, t.root, provider=None)
     def die(*args, **kwargs):

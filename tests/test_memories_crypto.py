@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tenure import Tenure
-from tenure.memories import KeyProblem, Memories
+from tenure.memories import KeyProblem
+from tenure.memories.api import Memories
 from tenure.memories.crypto import key_file
 from tenure.memories.store import get_meta
 from tests.memory_support import ConceptProvider

@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from tenure import Tenure
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 from tests.memory_support import SHOP, Clock
 
 CHECKOUT_CHANGED = SHOP["shop/orders.py"].replace("self.charge(basket)",

@@ -3,7 +3,7 @@ later; recall brings the linked neighbours of its top hits, marked `via`."""
 
 from __future__ import annotations
 
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 
 
 def test_a_link_to_a_titled_memory_resolves_to_it(memories: Memories) -> None:

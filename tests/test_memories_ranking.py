@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from tenure.memories import Memories, ranking
+from tenure.memories import ranking
+from tenure.memories.api import Memories
 from tenure.memories.ranking import Signals
 from tests.memory_support import START, Clock
 

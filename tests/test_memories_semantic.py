@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tenure import Tenure
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 from tests.memory_support import Clock
 
 

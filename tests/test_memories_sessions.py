@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tenure.memories import Memories, MemoriesError
+from tenure.memories import MemoriesError
+from tenure.memories.api import Memories
 
 
 def test_starting_a_session_returns_its_id_and_a_briefing(memories: Memories) -> None:

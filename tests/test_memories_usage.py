@@ -3,7 +3,7 @@ review queue for ignored memories; nothing is deleted by a heuristic."""
 
 from __future__ import annotations
 
-from tenure.memories import Memories
+from tenure.memories.api import Memories
 from tests.memory_support import SHOP
 
 CHECKOUT_CHANGED = SHOP["shop/orders.py"].replace("return basket.total", "return basket.total_with_vat")

@@ -9,16 +9,20 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenure.memories import Memories, links
+from tenure.memories import drift, links
+from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.storage import Database, open_database
 from tenure.structural import export
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
 from tenure.structural.lsp.state import LspState
-from tenure.structural.sources import run_after_index
 from tenure.structural.store import StructuralStore
+
+if TYPE_CHECKING:
+    from tenure.memories.api import Memories
 
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
@@ -54,7 +58,9 @@ class Tenure:
         self.structural = StructuralStore(db)
         self.enrichment = LspState(db)  # what language servers verified (structural/lsp)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
-        self.memories = Memories(db, root)
+        memory_migrations.apply(db)  # every index stamps drift on the memories' tables
+        self._memories: Memories | None = None
+        self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -76,11 +82,33 @@ class Tenure:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def memories(self) -> Memories:
+        """The project's memories, loaded on first use: the memory stack (numpy, cryptography) is a
+        fifth of a second that `tenure index` and `what-breaks` do without."""
+        if self._memories is None:
+            from tenure.memories.api import Memories
+
+            with self._memories_loading:
+                if self._memories is None:
+                    self._memories = Memories(self.db, self.root)
+        return self._memories
+
+    @memories.setter
+    def memories(self, memories: Memories) -> None:
+        self._memories = memories
+
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+        # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
+        from tenure.structural.sources import run_after_index
+
         report = self._indexer.run(progress, changed_paths)
         run_after_index(self, report)
-        self.memories.on_drift(report.drifted)
+        if self._memories is not None:
+            self._memories.on_drift(report.drifted)  # on their clock
+        else:  # the same, without loading the memory stack
+            drift.on_index(self.db, report.drifted, datetime.now(UTC))
         self._freshness = None
         return report
 

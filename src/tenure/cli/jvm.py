@@ -10,9 +10,6 @@ from typing import Annotated
 import typer
 
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
-from tenure.structural.jvm.di import BeansFileError
-from tenure.structural.jvm.discover import JvmInputError
-from tenure.structural.jvm.source import ingest_beans, ingest_classpath
 
 di_app = typer.Typer(help="Dependency-injection wiring (Spring Boot /actuator/beans, Spring AOT).",
                      no_args_is_help=True)
@@ -33,6 +30,9 @@ def di_ingest(
     as_json: JsonOpt = False,
 ) -> None:
     """Add a Spring Boot beans file: injects edges, and interface calls the wiring decides."""
+    from tenure.structural.jvm.di import BeansFileError  # the JVM stack: imported by its own commands only
+    from tenure.structural.jvm.source import ingest_beans
+
     with open_project(repo) as t:
         try:
             report = ingest_beans(t, file, profile)
@@ -49,6 +49,9 @@ def bytecode_ingest(
     as_json: JsonOpt = False,
 ) -> None:
     """Add a jar or class directory outside the usual places; it is read again on every index."""
+    from tenure.structural.jvm.discover import JvmInputError  # (as above)
+    from tenure.structural.jvm.source import ingest_classpath
+
     with open_project(repo) as t:
         try:
             report = ingest_classpath(t, path)

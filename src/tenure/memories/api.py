@@ -27,7 +27,6 @@ from tenure.memories.vectors import AUTO, Provider, Vectors
 from tenure.storage import Database
 
 Clock = Callable[[], datetime]
-KINDS = tuple(ranking.KIND_WEIGHTS)
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
 BACKFILL_ON_RECALL = 256  # vectors embedded per recall for memories written before a provider existed
 NEIGHBOUR_HITS = 3  # how many top hits pull their linked neighbours along
@@ -439,8 +438,7 @@ class Memories:
     def on_drift(self, fqns: list[str]) -> list[int]:
         """Called by `Tenure.index()` with the symbols whose code changed or went away (also with
         none: fingerprints are compared on every index)."""
-        with self.db.transaction():
-            return drift.stamp_drift(self.db, fqns, self.clock())
+        return drift.on_index(self.db, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:

@@ -59,6 +59,12 @@ def drifted_elements(db: Database, fqns: list[str], elements: set[str]) -> dict[
     return found
 
 
+def on_index(db: Database, fqns: list[str], now: datetime) -> list[int]:
+    """What an index does for memories (`Memories.on_drift`): stamp drift, in a transaction."""
+    with db.transaction():
+        return stamp_drift(db, fqns, now)
+
+
 def stamp_drift(db: Database, fqns: list[str], now: datetime) -> list[int]:
     """Stamp every live memory attached to an element that drifted: named by the index report
     (`fqns`), or whose symbol's fingerprint no longer matches the one recorded when the memory was

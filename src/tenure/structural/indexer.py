@@ -477,6 +477,7 @@ class Indexer:
         if index is None:
             return True
         if self._to_warm is None:
+            index.complete()  # now rather than at the next update (which would re-check what is warmed)
             # What the store holds already is not written again (see `_not_yet_recorded`).
             self._recorded = {**{f: (*reads, None, None) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
@@ -550,20 +551,21 @@ class Indexer:
         return file_id, touched | touched_keys(facts, self.store.symbols_of_file(file_id))
 
     def _project_index(self, rewritten: set[str], generation: str) -> tuple[ProjectIndex, list[dict]]:
-        """Every symbol in memory. A warm indexer (watch mode, a server) keeps it between runs and
-        swaps in only the rewritten files, unless another process indexed in between."""
+        """The project's symbols. A cold indexer reads those that are looked up, as they are (a
+        one-file update of Django reads a few dozen of 45k; a resolve big enough for worker
+        processes reads them all first). A warm one (watch mode, a server) keeps its index between
+        runs and swaps in only the rewritten files, unless another process indexed in between."""
         rows = self.store.db.query(
             "SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')"
         )
         index = self._index
         if index is None or index.generation != generation:
-            index = ProjectIndex(load_facts=self.store.load_facts)
+            index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store)
             self._recorded = {}
-            for sym in self.store.all_symbols():
-                index.add(sym)
             for r in rows:
                 index.add_module(r["module"], r["path"])
         else:
+            index.complete()  # (kept lazy from the last run: read whole before it changes)
             for path in rewritten:
                 index.remove_file(path)
             for r in rows:
@@ -678,9 +680,10 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
         for item in todo:
             yield _resolve_one(index, *item)
         return
+    index.complete()  # read in the parent: workers cannot see this uncommitted transaction
     for paths in index.module_paths.values():
         for path in paths:
-            index.facts(path)  # decode in the parent: workers cannot see this uncommitted transaction
+            index.facts(path)
     _SHARED_INDEX = index
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]

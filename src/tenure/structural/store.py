@@ -180,6 +180,13 @@ def m005_cheaper_resolution_writes(db: Database) -> None:
     db.execute("CREATE INDEX resolution_deps_key ON resolution_deps(key)")
 
 
+@migrations
+def m006_symbols_by_parent(db: Database) -> None:
+    # A cold process that resolves a few files looks symbols up one by one (fqn, name, parent)
+    # rather than loading all of them: the members of a class or module need their own index.
+    db.execute("CREATE INDEX symbols_parent ON symbols(parent_fqn)")
+
+
 class SourceEdge(msgspec.Struct, frozen=True):
     """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
     source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
@@ -237,6 +244,12 @@ class StructuralStore:
 
     def all_symbols(self) -> Iterator[SymbolInfo]:
         return self._symbols_where("1 = 1", ())
+
+    def symbols_with(self, column: str, value: str) -> list[SymbolInfo]:
+        """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in the
+        order `all_symbols` gives them."""
+        assert column in ("fqn", "name", "parent_fqn"), column
+        return list(self._symbols_where(f"{column} = ? ORDER BY id", (value,)))
 
     def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
         return list(self._symbols_where("file_id = ?", (file_id,)))

@@ -76,11 +76,25 @@ class _ModuleKeys(dict[str, str]):
 _MODULE_KEYS = _ModuleKeys()
 
 
+class SymbolSource(Protocol):
+    """Where a lazy :class:`ProjectIndex` reads symbols (the structural store, inside the indexer's
+    transaction), each list in the order `all_symbols` gives them."""
+
+    def symbols_with(self, column: str, value: str) -> list[SymbolInfo]: ...
+
+    def all_symbols(self) -> Iterable[SymbolInfo]: ...
+
+
 @dataclass
 class ProjectIndex:
-    """Every symbol of the project in memory, and a way to read any file's facts."""
+    """Every symbol of the project, and a way to read any file's facts. Built whole, or lazily
+    (`lazy` set): a symbol list is read from the store the first time it is looked up (empty ones
+    too) and kept. A lazy index answers exactly as a whole one over the same store state; it is
+    completed before worker processes fork (they cannot see the open transaction) and before its
+    first change."""
 
     load_facts: Callable[[str], FileFacts | None]
+    lazy: SymbolSource | None = None
     by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
@@ -92,7 +106,38 @@ class ProjectIndex:
     _module_of: dict[str, str] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
 
+    def symbols(self, fqn: str) -> list[SymbolInfo]:
+        found = self.by_fqn.get(fqn)
+        return found if found is not None else self._read(self.by_fqn, "fqn", fqn)
+
+    def named(self, name: str) -> list[SymbolInfo]:
+        found = self.by_name.get(name)
+        return found if found is not None else self._read(self.by_name, "name", name)
+
+    def members(self, fqn: str) -> list[SymbolInfo]:
+        found = self.by_parent.get(fqn)
+        if found is None:  # ("" is nobody's parent: a whole index keeps no symbol under it)
+            found = self._read(self.by_parent, "parent_fqn", fqn) if fqn else []
+        return found
+
+    def _read(self, table: dict[str, list[SymbolInfo]], column: str, key: str) -> list[SymbolInfo]:
+        if self.lazy is None:
+            return []
+        found = table[key] = self.lazy.symbols_with(column, key)
+        return found
+
+    def complete(self) -> None:
+        """Read every symbol now (a no-op for a whole index). Bumps the epoch: the store may have
+        moved on since lists were read (a later run), so what was read through it is checked again."""
+        if self.lazy is None:
+            return
+        source, self.lazy = self.lazy, None
+        self.by_fqn, self.by_name, self.by_parent, self._by_path = {}, {}, {}, {}
+        for sym in source.all_symbols():
+            self.add(sym)
+
     def add(self, sym: SymbolInfo) -> None:
+        assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
@@ -107,6 +152,7 @@ class ProjectIndex:
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
+        assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
         for sym in self._by_path.pop(path, []):
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
@@ -239,16 +285,16 @@ class ProjectView:
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         self._dep(f"sym:{fqn}")
-        return self._index.by_fqn.get(fqn, [])
+        return self._index.symbols(fqn)
 
     def named(self, name: str) -> list[SymbolInfo]:
         self._dep(f"name:{name}")
-        return self._index.by_name.get(name, [])
+        return self._index.named(name)
 
     def members(self, fqn: str) -> list[SymbolInfo]:
         """Definitions directly inside `fqn` (a class's methods, a module's top level)."""
         self._dep(f"sym:{fqn}")
-        return self._index.by_parent.get(fqn, [])
+        return self._index.members(fqn)
 
     def module_exists(self, module: str) -> bool:
         return self._module(module)

@@ -1,0 +1,109 @@
+"""`tenure index` in a fresh process after a one-file edit (issue 2: "a one-file update under 0.5 s"),
+this build against a baseline git revision in the same run.
+
+    python bench/cold_update.py [--baseline REV] [--runs 3] [--file REL] [--keep DIR]
+
+Each build gets its own copy of Django 5.1.4's sdist (an index made by one build is parsed again by
+another: the extractor version differs), indexed in full first. Then, per case and run, the two
+builds take turns (a change in the load of a shared machine weighs on both alike), each running
+`python -m tenure.cli index --json DIR` as a subprocess with `PYTHONPATH` = its `src/`. Cases, on
+`--file` (default `django/db/utils.py`, read by ~850 files):
+
+- unchanged: nothing edited;
+- comment added: a comment line appended (the file alone is resolved again: early cutoff);
+- function added: a new function appended (its dependants are verified by their stored answers).
+
+Every run edits the file again (another comment, another function), so each is a real update.
+Printed per case, build and run: CPU seconds of the process (user + sys, `getrusage` of the child),
+wall seconds, and files re-resolved / verified. Nothing is asserted. `--keep DIR` keeps the copies
+(and their indexes) under DIR between invocations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from common import CACHE_DIR, print_table
+
+REPO = Path(__file__).resolve().parent.parent
+SDIST = CACHE_DIR / "dl" / "Django-5.1.4.tar.gz"
+CASES = {
+    "unchanged": lambda n: "",
+    "comment added": lambda n: f"\n# tenure bench comment {n}\n",
+    "function added": lambda n: f"\n\ndef _tenure_bench_cold_{n}():\n    return {n}\n",
+}
+
+
+def _unpack(target: Path) -> Path:
+    if not SDIST.exists():
+        sys.exit(f"{SDIST} is missing (bench/index_speed.py fetches it)")
+    if not target.exists():
+        with tarfile.open(SDIST) as tar:
+            tar.extractall(target, filter="data")
+    return target / "Django-5.1.4"
+
+
+def _index(src: Path, root: Path) -> tuple[float, float, dict]:
+    """(CPU seconds, wall seconds, report) of one `tenure index` in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0", "TENURE_ENRICH": "off"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "tenure.cli", "index", "--json", str(root)],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, json.loads(out.splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", default="HEAD", help="git revision to compare with (default HEAD)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--file", default="django/db/utils.py", help="the file edited, relative to the copy")
+    parser.add_argument("--keep", type=Path, help="keep the copies and their indexes under this directory")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or Path(tmp)
+        base_src = Path(tmp, "baseline")
+        base_src.mkdir()
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.baseline, "src"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "x", "-C", str(base_src)], input=archive, check=True)
+        builds = {f"baseline {args.baseline}": base_src / "src", "this tree": REPO / "src"}
+        roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
+        originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
+        rows = []
+        try:
+            for name, src in builds.items():
+                cpu, wall, _ = _index(src, roots[name])
+                print(f"{name}: first index (or catching up) {cpu:.1f} s CPU, {wall:.1f} s wall", flush=True)
+            for case, edit in CASES.items():
+                for run in range(args.runs):
+                    for name, src in builds.items():
+                        target = roots[name] / args.file
+                        target.write_bytes(target.read_bytes() + edit(f"{case[0]}{run}").encode())
+                        cpu, wall, report = _index(src, roots[name])
+                        rows.append((case, name, run + 1, f"{cpu:.2f}", f"{wall:.2f}",
+                                     report["files_resolved"], report["files_verified"]))
+                        print(*rows[-1], sep="\t", flush=True)
+        finally:
+            for name, root in roots.items():
+                (root / args.file).write_bytes(originals[name])
+                if args.keep:  # indexed again so a kept copy is current for the next invocation
+                    _index(builds[name], root)
+    print_table(f"`tenure index` in a fresh process, {args.file} edited (Django 5.1.4)",
+                ["case", "build", "run", "CPU s", "wall s", "resolved", "verified"], rows)
+
+
+if __name__ == "__main__":
+    main()
