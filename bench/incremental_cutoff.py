@@ -1,45 +1,51 @@
-"""The answer-level early cutoff on a real code base: one edit, re-indexed with and without it.
+"""One-file updates in a watcher on a real code base: definition edits, with and without the early cutoff.
 
 Usage::
 
-    python bench/incremental_cutoff.py [--path DIR] [--file REL] [--json-out FILE]
+    python bench/incremental_cutoff.py [--path DIR] [--hubs A,B,...] [--sample 40] [--seed 0] [--json-out FILE]
 
 Without ``--path`` the input is Django 5.1.4's sdist (see ``index_speed.py``), copied to a temporary
-directory and indexed there; ``--file`` (default ``django/db/utils.py``, which about 900 files
-read) gets two edits in turn: a function appended, then that function's body changed. Each edit is
-re-indexed in the same warm process, as watch mode does (``Tenure.index(changed_paths=...)``), once
-with dependants verified by their stored answers and once with every dependant resolved again
-(the peer: the same indexer without the cutoff). Printed per edit and mode: files resolved, files
-verified and kept, CPU seconds (this process and its workers) and wall seconds. Nothing is
-asserted.
+directory. Everything runs in one process, as ``tenure index --watch`` does: a full index, then
+updates told which path changed (``Tenure.index(changed_paths=...)``). Each edit appends a function
+to a file (its symbols change, so every file that read the module is a dependant to check), then
+changes that function's body, then removes it again. Printed, in order:
+
+1. the first edit of the first hub file right after the full index, before any warm-up: the full
+   index analysed modules in worker processes, so this process analyses them for the first time;
+2. the idle warm-up a watcher then does (``Tenure.warm``): CPU seconds and the process's RSS;
+3. each hub file (default: five modules most of Django reads): the three edits in turn. The first
+   edit of each is the first time this process checks those questions;
+4. ``--sample`` files drawn (seeded) from all ``.py`` files, one function added to each: median,
+   90th percentile and maximum update time, and how many took over 0.5 s;
+5. the peer, in the same run: the first hub file's edits with every dependant resolved again (the same
+   indexer without the cutoff).
+
+Times are CPU seconds of this process and its workers, and wall seconds. Nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from common import fetch_sdist, print_table, write_json
 
 from tenure.entry import with_hash_seed
 
+HUBS = ["django/db/utils.py", "django/core/exceptions.py", "django/conf/__init__.py", "django/db/models/base.py",
+        "django/utils/functional.py"]
 _ADDED = "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_added_function\n"
 _EDITED = "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n"
-_SECOND = "\n\ndef _tenure_bench_second_function():\n    return 2\n"
-# In order, each replacing the last. The first update after the full index also warms the process:
-# the full index resolved in worker processes, so this one analyses the modules it needs for the
-# first time; the later ones show a watcher's steady state.
-EDITS = {
-    "function added (first update)": _ADDED,
-    "function body edited": _EDITED,
-    "a second function added": _EDITED + _SECOND,
-    "second function removed": _EDITED,
-}
+EDITS = {"function added": _ADDED, "function body edited": _EDITED, "function removed": ""}
+TARGET_S = 0.5
 
 
 def cpu_seconds() -> float:
@@ -47,53 +53,106 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def measure(root: Path, rel: str, cutoff: bool) -> list[dict]:
+def rss_mb() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * resource.getpagesize() >> 20
+
+
+def update(t: Any, root: Path, rel: str, original: bytes, text: str) -> dict:
+    (root / rel).write_bytes(original + text.encode())
+    cpu, wall = cpu_seconds(), time.perf_counter()
+    report = t.index(changed_paths={rel})
+    return {"file": rel, "resolved": report.files_resolved, "verified": report.files_verified,
+            "cpu_s": cpu_seconds() - cpu, "wall_s": time.perf_counter() - wall}
+
+
+def edits(t: Any, root: Path, rel: str, label: str) -> list[dict]:
+    original = (root / rel).read_bytes()
+    try:
+        return [{**update(t, root, rel, original, text), "step": label, "edit": edit} for edit, text in EDITS.items()]
+    finally:
+        (root / rel).write_bytes(original)
+
+
+def measure(root: Path, hubs: list[str], sample: int, seed: int) -> dict:
     import tenure.structural.indexer as indexer
     from tenure import Tenure
 
-    verifier_for = indexer.verifier_for
-    if not cutoff:
-        indexer.verifier_for = lambda name: None  # every dependant is resolved again
-    target = root / rel
-    original = target.read_bytes()
-    rows = []
-    try:
-        with Tenure.open(root, discover=False) as t:
-            t.index()
-            for label, text in EDITS.items():
-                target.write_bytes(original + text.encode())
-                cpu, wall = cpu_seconds(), time.perf_counter()
-                report = t.index(changed_paths={rel})
-                rows.append({"edit": label, "cutoff": cutoff, "resolved": report.files_resolved,
-                             "verified": report.files_verified, "cpu_s": cpu_seconds() - cpu,
-                             "wall_s": time.perf_counter() - wall})
-            target.write_bytes(original)
-            t.index(changed_paths={rel})
-    finally:
-        target.write_bytes(original)
-        indexer.verifier_for = verifier_for
-    return rows
+    out: dict[str, Any] = {}
+    with Tenure.open(root, discover=False) as t:
+        print("full index ...", file=sys.stderr)
+        t.index()
+        out["after_index_rss_mb"] = rss_mb()
+        rows = edits(t, root, hubs[0], "before warm-up")
+        cpu = cpu_seconds()
+        print("warming ...", file=sys.stderr)
+        while not t.warm(0.1):
+            pass
+        out["warm_up_cpu_s"], out["warmed_rss_mb"] = cpu_seconds() - cpu, rss_mb()
+        for rel in hubs:
+            rows += edits(t, root, rel, "warm")
+        out["hubs"] = rows
+        python_files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if ".tenure" not in p.parts)
+        drawn = random.Random(seed).sample(python_files, min(sample, len(python_files)))
+        print(f"{len(drawn)} sampled files ...", file=sys.stderr)
+        out["sample"] = []
+        for rel in drawn:
+            original = (root / rel).read_bytes()
+            try:
+                out["sample"].append(update(t, root, rel, original, _ADDED))
+            finally:
+                (root / rel).write_bytes(original)
+                t.index(changed_paths={rel})
+        out["end_rss_mb"] = rss_mb()
+        verifier_for = indexer.verifier_for
+        indexer.verifier_for = lambda name: None  # the peer: every dependant is resolved again
+        try:
+            out["peer"] = edits(t, root, hubs[0], "peer: all resolved again")
+        finally:
+            indexer.verifier_for = verifier_for
+            t.index(changed_paths={hubs[0]})
+    return out
+
+
+def report(out: dict) -> None:
+    rows = out["hubs"] + out["peer"]
+    print_table(
+        "One-file definition edits in a watcher (Tenure.index(changed_paths=...), one process)",
+        ["file", "step", "edit", "resolved", "verified", "CPU", "wall"],
+        [(r["file"], r["step"], r["edit"], r["resolved"], r["verified"], f"{r['cpu_s']:.2f} s",
+          f"{r['wall_s']:.2f} s") for r in rows],
+    )
+    print(f"\nwarm-up: {out['warm_up_cpu_s']:.1f} s CPU; process RSS {out['after_index_rss_mb']} MB after the "
+          f"index, {out['warmed_rss_mb']} MB warmed, {out['end_rss_mb']} MB after every update above")
+    sample = out["sample"]
+    if len(sample) >= 2:
+        cpu = sorted(r["cpu_s"] for r in sample)
+        wall = sorted(r["wall_s"] for r in sample)
+        over = sum(w > TARGET_S for w in wall)
+        print(f"{len(sample)} sampled files, a function added to each: CPU median {statistics.median(cpu):.3f} s, "
+              f"p90 {statistics.quantiles(cpu, n=10)[-1]:.3f} s, max {cpu[-1]:.3f} s; wall median "
+              f"{statistics.median(wall):.3f} s, max {wall[-1]:.3f} s; {over} over {TARGET_S} s wall "
+              f"(target: a one-file update < {TARGET_S} s)")
+        worst = sorted(sample, key=lambda r: -r["wall_s"])[:3]
+        print("slowest: " + "; ".join(f"{r['file']} ({r['verified']} dependants checked, {r['wall_s']:.2f} s)"
+                                      for r in worst))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--path", type=Path, help="a project to measure instead of Django's sdist")
-    parser.add_argument("--file", default="django/db/utils.py", help="the file to edit, relative to the project")
+    parser.add_argument("--hubs", default=",".join(HUBS), help="files to edit, relative to the project")
+    parser.add_argument("--sample", type=int, default=40, help="how many other files get one edit each")
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     source = args.path or fetch_sdist("django", "5.1.4")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / source.name
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".tenure"))
-        print(f"indexing a copy of {source} ...", file=sys.stderr)
-        rows = measure(root, args.file, cutoff=True) + measure(root, args.file, cutoff=False)
-    print_table(
-        f"Re-index after editing {args.file} (warm process, watch mode)",
-        ["edit", "dependants", "files resolved", "verified and kept", "CPU", "wall"],
-        [(r["edit"], "verified by answers" if r["cutoff"] else "all resolved again", r["resolved"], r["verified"],
-          f"{r['cpu_s']:.2f} s", f"{r['wall_s']:.2f} s") for r in rows],
-    )
-    write_json(args.json_out, rows)
+        out = measure(root, args.hubs.split(","), args.sample, args.seed)
+    report(out)
+    write_json(args.json_out, out)
 
 
 if __name__ == "__main__":
