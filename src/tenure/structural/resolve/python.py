@@ -1575,6 +1575,7 @@ class Answers:
     def __init__(self, view: ProjectView, remember: bool = False) -> None:
         self.view = view
         self.remember = remember  # what reads come to is kept between updates (`_Remembered`)
+        self.remembered: dict[tuple, _Remembered] = {}  # (when remembering) question -> its memory
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         self.complete = True  # False: the analysis read something no question covers
@@ -1587,7 +1588,11 @@ class Answers:
             answer = compute()
         finally:
             read = self.view.end()
-        key_filter = _remembered(query, read, self.view).key_filter if self.remember else _key_filter(self.view, read)
+        if self.remember:
+            self.remembered[query] = _remembered(query, read, self.view)
+            key_filter = self.remembered[query].key_filter
+        else:
+            key_filter = _key_filter(self.view, read)
         self.log[query] = (_digest(answer), key_filter)
         self.reads[query] = read
         return answer
@@ -1761,7 +1766,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
     still: Verified = {}
     for (file_id, _, _), stored, matched in _matching_questions(items):
         digests, filters, raw = stored
-        questions: list[_Remembered] = []
+        questions: list[tuple] = []
         widened_filters: bytearray | None = None
         for i in matched:
             stored_query = bytes(raw[i])
@@ -1771,7 +1776,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
             digest, key_filter = _ask_again(asked, answers, query)
             if digest != digests[i * _DIGEST_BYTES : (i + 1) * _DIGEST_BYTES]:
                 break
-            questions.append(_remembered(query, answers.reads[query], view))
+            questions.append(query)
             # Keys read now but not before widen the filter; it never narrows (a filter that covers
             # more only asks again more often), so answers that read alike are not rewritten.
             span = slice(i * _FILTER_BYTES, (i + 1) * _FILTER_BYTES)
@@ -1783,57 +1788,60 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
         else:
             blob = None if widened_filters is None else msgspec.msgpack.encode(
                 (_ANSWERS_FORMAT, digests, bytes(widened_filters), raw))
-            still[file_id] = (blob, *_stored_reads(tuple(questions), view))
+            still[file_id] = (blob, *_stored_reads(questions, answers, view))
     return still
 
 
 class _Remembered:
-    """What a question's answer read, and its key filter. A watched module's dependants ask the
-    same questions after every edit of it, whose answers read the same: kept between updates (the
-    most recent few thousand questions), so the filter is not built again and the union of a file's
-    questions' reads is the same object as last time (`_stored_reads`)."""
+    """A question's key filter, and a fingerprint of what its answer read. A watched module's
+    dependants ask the same questions after every edit of it, whose answers read the same: kept
+    between updates, so the filter is not built again and the union of a file's questions' reads
+    is the same object as last time (`_stored_reads`)."""
 
-    __slots__ = ("read", "modules_version", "key_filter")
+    __slots__ = ("fingerprint", "modules_version", "key_filter")
 
-    def __init__(self, read: Recording, view: ProjectView) -> None:
-        self.read, self.modules_version = read, view.modules_version
+    def __init__(self, fingerprint: tuple[int, ...], read: Recording, view: ProjectView) -> None:
+        self.fingerprint, self.modules_version = fingerprint, view.modules_version
         self.key_filter = _key_filter(view, read)
 
-    def holds(self, read: Recording, view: ProjectView) -> bool:
-        if self.read is read:
-            return self.modules_version == view.modules_version
-        if self.modules_version == view.modules_version and self.read[0] == read[0] and self.read[1] == read[1]:
-            self.read = read  # equal: the next check of this same recording is by identity
-            return True
-        return False
+
+def _fingerprint(read: Recording) -> tuple[int, ...]:
+    """Sizes and hashes of a recording's sets (128 bits of randomised string hashes: the sets are
+    too large to keep for thousands of questions)."""
+    return len(read[0]), hash(frozenset(read[0])), len(read[1]), hash(frozenset(read[1]))
 
 
 _REMEMBERED: OrderedDict[tuple, _Remembered] = OrderedDict()
 _UNIONS: OrderedDict[tuple[_Remembered, ...], tuple[frozenset[str], frozenset[str]]] = OrderedDict()
-_REMEMBERED_MAX, _UNIONS_MAX = 4096, 2048  # a hub module's edit re-asks some 2,000 questions
+# Questions are small to keep; unions hold a file's keys. A hub module's edit re-asks some 4,000
+# questions of 1,200 dependants (600 distinct unions).
+_REMEMBERED_MAX, _UNIONS_MAX = 1 << 16, 4096
 
 
 def _remembered(query: tuple, read: Recording, view: ProjectView) -> _Remembered:
     hit = _REMEMBERED.get(query)
-    if hit is None or not hit.holds(read, view):
-        hit = _REMEMBERED[query] = _Remembered(read, view)
+    fingerprint = _fingerprint(read)
+    if hit is None or hit.fingerprint != fingerprint or hit.modules_version != view.modules_version:
+        hit = _REMEMBERED[query] = _Remembered(fingerprint, read, view)
         if len(_REMEMBERED) > _REMEMBERED_MAX:
             _REMEMBERED.popitem(last=False)
     _REMEMBERED.move_to_end(query)
     return hit
 
 
-def _stored_reads(questions: tuple[_Remembered, ...], view: ProjectView) -> tuple[frozenset[str], frozenset[str]]:
+def _stored_reads(questions: list[tuple], answers: Answers, view: ProjectView) -> tuple[frozenset[str], frozenset[str]]:
     """What these questions' answers read, as the store keeps a file's reads (dependency keys,
     modules looked up in vain): the same objects while the answers read the same, so the indexer
     sees by identity that it holds them already (`Indexer._not_yet_recorded`)."""
-    stored = _UNIONS.get(questions)
+    key = tuple(answers.remembered[q] for q in questions)
+    stored = _UNIONS.get(key)
     if stored is None:
-        read = (set().union(*(q.read[0] for q in questions)), set().union(*(q.read[1] for q in questions)))
-        stored = _UNIONS[questions] = (frozenset(view.keys_of(read)), frozenset(view.missing_of(read)))
+        reads = [answers.reads[q] for q in questions]
+        read = (set().union(*(r[0] for r in reads)), set().union(*(r[1] for r in reads)))
+        stored = _UNIONS[key] = (frozenset(view.keys_of(read)), frozenset(view.missing_of(read)))
         if len(_UNIONS) > _UNIONS_MAX:
             _UNIONS.popitem(last=False)
-    _UNIONS.move_to_end(questions)
+    _UNIONS.move_to_end(key)
     return stored
 
 
