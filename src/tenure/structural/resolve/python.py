@@ -28,7 +28,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, reduce
-from operator import or_
+from operator import and_, or_
 from typing import Protocol
 
 import msgspec
@@ -1849,11 +1849,9 @@ def _matching_questions(
     items: list[tuple[int, bytes, set[str]]],
 ) -> Iterator[tuple[tuple[int, bytes, set[str]], tuple[bytes, bytes, list[msgspec.Raw]], list[int]]]:
     """Each readable item with its stored answers and the positions of the questions whose key
-    filter holds all bits of a key the edit touched. One pass over all files' filters (numpy:
-    hundreds of thousands of filters per edit of a module many files read)."""
-    import numpy as np  # only updates with dependants to check need it
-
-    stored, sizes = [], []
+    filter holds all bits of a key the edit touched. One pass over all files' filters at once, in
+    C: hundreds of thousands of filters per edit of a module many files read (`_filters_holding`)."""
+    stored = []
     for item in items:
         try:
             fmt, digests, filters, raw = _ANSWERS_DECODER.decode(item[1])
@@ -1863,29 +1861,40 @@ def _matching_questions(
         if fmt != _ANSWERS_FORMAT or len(filters) != _FILTER_BYTES * n or len(digests) != _DIGEST_BYTES * n:
             continue
         stored.append((item, (digests, filters, raw)))
-        sizes.append(len(raw))
     if not stored:
         return
-    # A filter is 128 bits, little-endian: two 64-bit words per question.
-    words = np.frombuffer(b"".join(s[1] for _, s in stored), dtype="<u8").reshape(-1, 2)
-    lo, hi = words[:, 0], words[:, 1]
-    by_key: dict[str, np.ndarray] = {}
-    by_touched: dict[frozenset[str], np.ndarray] = {}
+    filters = b"".join(s[1] for _, s in stored)
+    by_key: dict[str, int] = {}
+    by_touched: dict[frozenset[str], bytes] = {}
     start = 0
-    for (item, answers), size in zip(stored, sizes, strict=True):
+    for item, answers in stored:
         touched = frozenset(item[2])
         hits = by_touched.get(touched)
         if hits is None:
-            hits = np.zeros(len(words), dtype=bool)
+            found = 0
             for key in touched:
                 if key not in by_key:
-                    mask = _KEY_BITS[key]
-                    m_lo, m_hi = np.uint64(mask & 0xFFFF_FFFF_FFFF_FFFF), np.uint64(mask >> 64)
-                    by_key[key] = ((lo & m_lo) == m_lo) & ((hi & m_hi) == m_hi)
-                hits |= by_key[key]
-            by_touched[touched] = hits
-        yield item, answers, np.flatnonzero(hits[start : start + size]).tolist()
-        start += size
+                    by_key[key] = _filters_holding(filters, _KEY_BITS[key])
+                found |= by_key[key]
+            hits = by_touched[touched] = found.to_bytes(len(filters) // _FILTER_BYTES, "little")
+        end = start + len(answers[2])
+        matched, at = [], hits.find(1, start, end)
+        while at >= 0:
+            matched.append(at - start)
+            at = hits.find(1, at + 1, end)
+        yield item, answers, matched
+        start = end
+
+
+# Byte value -> 1 where the bit at this position is set, else 0 (for `bytes.translate`).
+_BIT_SET = [bytes((value >> bit) & 1 for value in range(256)) for bit in range(8)]
+
+
+def _filters_holding(filters: bytes, mask: int) -> int:
+    """Of packed filters (`_FILTER_BYTES` each), which hold every bit of `mask` (one to three): an
+    int whose byte i is 1 when filter i does. Each bit is one strided slice and one table lookup."""
+    return reduce(and_, (int.from_bytes(filters[bit // 8 :: _FILTER_BYTES].translate(_BIT_SET[bit % 8]), "little")
+                         for bit in range(_FILTER_BITS) if mask >> bit & 1))
 
 
 def _ask_again(asked: dict[str, AskedLower | AskedProject], answers: Answers, query: tuple) -> tuple[bytes, bytes]:
