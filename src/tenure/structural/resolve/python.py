@@ -192,17 +192,19 @@ class ModuleFlow:
 
 
 
-_FLOWS: OrderedDict[int, tuple[FileFacts, ModuleFlow]] = OrderedDict()
+_FLOWS: OrderedDict[str, tuple[FileFacts, ModuleFlow]] = OrderedDict()
 
 
 def module_flow(facts: FileFacts) -> ModuleFlow:
-    """The facts' flow, indexed once: keyed by the facts object, which a run shares between files."""
-    hit = _FLOWS.get(id(facts))
+    """The facts' flow, indexed once: for the facts object, which a run shares between files (by
+    path: a file's new state replaces the old one, which a watcher would otherwise keep)."""
+    hit = _FLOWS.get(facts.path)
     if hit is not None and hit[0] is facts:
-        _FLOWS.move_to_end(id(facts))
+        _FLOWS.move_to_end(facts.path)
         return hit[1]
     mf = ModuleFlow(facts)
-    _FLOWS[id(facts)] = (facts, mf)
+    _FLOWS[facts.path] = (facts, mf)
+    _FLOWS.move_to_end(facts.path)
     if len(_FLOWS) > CACHE_SIZE:
         _FLOWS.popitem(last=False)
     return mf
@@ -237,7 +239,7 @@ class Project:
         elif self.view.recording:
             self.view.note_module(module)  # the read, for the recording open now
         if self.recorders:
-            self._note(("facts", module), id(hit[0]) if hit[0] is not None else None)
+            self._note(("facts", module), hit[0])  # the object, held: its id could be reused once freed
         return hit[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
@@ -320,14 +322,13 @@ class Project:
         differ = []
         for (kind, arg), seen in reads.items():
             if kind == "facts":
-                facts = self.facts(arg)
-                now: object = id(facts) if facts is not None else None
-            elif kind == "exists":
-                now = self.exists(arg)
+                now: object = self.facts(arg)
+                same = now is seen  # (an index hands out one object per file state)
             else:
-                now = tuple(s.fqn for s in self.named(arg))
+                now = self.exists(arg) if kind == "exists" else tuple(s.fqn for s in self.named(arg))
+                same = now == seen
             now_reads[(kind, arg)] = now
-            if now != seen:
+            if not same:
                 differ.append((kind, arg))
         return now_reads, differ
 
@@ -501,10 +502,11 @@ class Analysed(Lower):
     """Another module analysed on its own (no arguments from the file being resolved), reading its
     own imports through :class:`Syntactic`. Analyses are cached for the run, with their reads."""
 
-    # By facts object (an index hands every file the same object for a module), checked against
-    # what the analysis read: a warm index keeps unchanged files' objects between runs. Within one
-    # state of the index (its epoch) nothing read can differ, so the check is skipped.
-    _cache: OrderedDict[int, _CachedAnalysis] = OrderedDict()
+    # For the facts object (an index hands every file the same object for a module), checked
+    # against what the analysis read: a warm index keeps unchanged files' objects between runs.
+    # Within one state of the index (its epoch) nothing read can differ, so the check is skipped.
+    # Keyed by path: a file's new state replaces the old one's analysis.
+    _cache: OrderedDict[str, _CachedAnalysis] = OrderedDict()
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -520,9 +522,9 @@ class Analysed(Lower):
             return mine[0]
         result, recording = None, (set(), set())
         if facts is not None:
-            hit = self._cache.get(id(facts))
+            hit = self._cache.get(facts.path)
             if hit is not None and hit.facts is facts and self._still_holds(hit):
-                self._cache.move_to_end(id(facts))
+                self._cache.move_to_end(facts.path)
                 result, recording = hit.analysis, hit.recording
             else:
                 result, recording = self._analyse(facts)
@@ -571,7 +573,8 @@ class Analysed(Lower):
             self.project.recorders.pop()
         result.drop_worklist()
         recording = Project.recording_of(reads)
-        self._cache[id(facts)] = _CachedAnalysis(facts, result, reads, recording, answers.log, self.project.view.epoch)
+        self._cache[facts.path] = _CachedAnalysis(facts, result, reads, recording, answers.log, self.project.view.epoch)
+        self._cache.move_to_end(facts.path)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result, recording
