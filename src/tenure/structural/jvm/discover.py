@@ -5,14 +5,15 @@ through a cache of models keyed by that hash."""
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
+import re
 import tomllib
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tenure.structural.indexer import ALWAYS_IGNORED
@@ -25,6 +26,7 @@ CLASS_DIRS = [("target", "classes"), ("target", "test-classes"), ("build", "clas
 TOOL_JARS = {"gradle-wrapper.jar", "maven-wrapper.jar"}
 # Beans files written from Spring Boot's /actuator/beans endpoint.
 BEANS_PATTERNS = ("actuator-beans*.json", "beans.json")
+_BEANS_NAME = re.compile("|".join(fnmatch.translate(p) for p in BEANS_PATTERNS))
 CONFIG = "tenure.toml"
 
 
@@ -63,19 +65,17 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     inputs = JvmInputs()
     jars: list[Path] = []
     build_dirs: set[Path] = set()
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED and not os.path.islink(os.path.join(dirpath, d))]
+    for here, name, subdirs, files in _walk(root):
         for parent, child in CLASS_DIRS:
-            if here.name == parent and child in dirnames:
-                dirnames.remove(child)
-                inputs.origins.append(_origin(root, here / child, "classes", generated_home=True))
-                build_dirs.add(here)
-        for f in filenames:
+            if name == parent and child in subdirs:
+                subdirs.remove(child)
+                inputs.origins.append(_origin(root, Path(here, child), "classes", generated_home=True))
+                build_dirs.add(Path(here))
+        for f in files:
             if f.endswith(".jar") and f not in TOOL_JARS:
-                jars.append(here / f)
-            elif any(fnmatchcase(f, p) for p in BEANS_PATTERNS) and _looks_like_beans(here / f):
-                inputs.beans.append(BeansInput(_name(root, here / f), here / f))
+                jars.append(Path(here, f))
+            elif _BEANS_NAME.match(f) and _looks_like_beans(Path(here, f)):
+                inputs.beans.append(BeansInput(_name(root, Path(here, f)), Path(here, f)))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
                        if not any(b in j.parents for b in build_dirs)]
@@ -94,11 +94,40 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     return inputs
 
 
+def _walk(root: Path) -> Iterator[tuple[str, str, list[str], list[str]]]:
+    """(directory, its name, subdirectories, other entries) in os.walk's top-down order (beans files
+    are read in it), without directory links and ignored directories; the caller may prune
+    `subdirs`, as with os.walk. It runs after every index without a watcher, in any project, JVM or
+    not, so it stays on strings and learns from the listing (no stat, but for links) what is a
+    directory. Why a walk at all: class directories and jars are build output that git ignores,
+    and a build adds them without touching any file the index reads."""
+    todo = [(os.fspath(root), root.name)]
+    while todo:
+        full, name = todo.pop()
+        subdirs: list[str] = []
+        files: list[str] = []
+        try:
+            with os.scandir(full) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()  # a link to a directory is one, as os.walk has it
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        files.append(entry.name)
+                    elif entry.name not in ALWAYS_IGNORED and not entry.is_symlink():
+                        subdirs.append(entry.name)
+        except OSError:
+            continue  # an unreadable directory is passed over, as os.walk does
+        yield full, name, subdirs, files
+        todo += [(os.path.join(full, d), d) for d in reversed(subdirs)]
+
+
 def may_be_input(path: str) -> bool:
     """Whether a changed repo-relative path can change what `find_inputs` finds."""
     name = path.rpartition("/")[2]
     parts = path.split("/")
-    return (name.endswith((".jar", ".class")) or name == CONFIG or any(fnmatchcase(name, p) for p in BEANS_PATTERNS)
+    return (name.endswith((".jar", ".class")) or name == CONFIG or _BEANS_NAME.match(name) is not None
             or any(parent in parts and child in parts for parent, child in CLASS_DIRS))
 
 
