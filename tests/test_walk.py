@@ -11,7 +11,8 @@ from pathlib import Path
 
 from tenure import Tenure
 from tenure.structural.indexer import discover
-from tenure.structural.jvm.discover import _walk, find_inputs
+from tenure.structural.jvm.discover import find_inputs
+from tenure.structural.walk import walk
 
 BEANS = json.dumps({"contexts": {"app": {"beans": {}}}})
 
@@ -97,15 +98,14 @@ def test_a_linked_class_directory_is_no_input_of_the_jvm_walk(make_repo) -> None
     assert [o.name for o in find_inputs(root).origins] == ["app/target/test-classes"]
 
 
-def test_the_jvm_walk_visits_directories_in_os_walk_order(make_repo) -> None:
-    # beans files are read, and fingerprinted, in the order the walk finds them
+def test_the_walk_visits_directories_in_os_walk_order(make_repo) -> None:
+    # the JVM source reads, and fingerprints, beans files in the order the walk finds them
     root = make_repo({f"{a}/{b}/actuator-beans.json": BEANS for a in "qaz" for b in ("m", "b", "x")})
     (root / "node_modules").mkdir()
     expected = []
     for here, dirs, _ in os.walk(root):
         dirs[:] = [d for d in dirs if d != "node_modules"]
-        expected.append(here)
-    visited = [here for here, _, _, _ in _walk(root)]
+        expected.append(Path(here).relative_to(root).as_posix())
+    visited = [rel or "." for rel, _, _, _ in walk(str(root), {"node_modules"})]
     assert visited == expected
-    visited = [Path(here).relative_to(root).as_posix() for here in visited]
-    assert [b.name for b in find_inputs(root).beans] == [f"{v}/actuator-beans.json" for v in visited if v.count("/")]
+    assert [b.name for b in find_inputs(root).beans] == [f"{v}/actuator-beans.json" for v in visited if "/" in v]

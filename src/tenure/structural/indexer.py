@@ -39,6 +39,7 @@ from tenure.structural.resolve import (
     verifier_for,
 )
 from tenure.structural.store import StructuralStore
+from tenure.structural.walk import walk
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
@@ -96,42 +97,13 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
         return sorted(p for p in paths if not _ignored(p)), []
     except (OSError, subprocess.SubprocessError):
         pass  # not a git work tree (or no git): walk it ourselves
-    return _walk(os.fspath(root))
-
-
-def _walk(root: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """Every file under `root` but in ignored directories, and the directory links not followed.
-    On every index without a watcher: `os.scandir` entries know whether they are directories (no
-    stat, but for links), and paths are built as strings (os.walk's relpath and islink per
-    directory cost more than the listing itself)."""
     found: list[str] = []
     skipped: list[tuple[str, str]] = []
-    todo = [""]
-    while todo:
-        rel_dir = todo.pop()
-        prefix = f"{rel_dir}/" if rel_dir else ""
-        try:
-            with os.scandir(os.path.join(root, rel_dir)) as entries:
-                for entry in entries:
-                    if not _is_dir(entry):
-                        found.append(prefix + entry.name)
-                    elif entry.name in ALWAYS_IGNORED:
-                        continue
-                    elif entry.is_symlink():  # never follow directory links: that is how walks loop
-                        skipped.append((prefix + entry.name, "symlinked directory not followed"))
-                    else:
-                        todo.append(prefix + entry.name)
-        except OSError:
-            continue  # an unreadable directory is passed over, as os.walk does
+    for rel, _, files, links in walk(os.fspath(root), ALWAYS_IGNORED):
+        prefix = f"{rel}/" if rel else ""
+        found += [prefix + f for f in files]
+        skipped += [(prefix + d, "symlinked directory not followed") for d in links]
     return sorted(found), sorted(skipped)
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    """A directory, or a link to one (a broken or looping link is a file, as os.walk has it)."""
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def _ignored(path: str) -> bool:

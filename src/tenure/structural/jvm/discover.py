@@ -19,6 +19,7 @@ from pathlib import Path
 from tenure.structural.indexer import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.model import ClassModel, OriginClasses
+from tenure.structural.walk import walk
 
 # Class directories by the path their build tool gives them.
 CLASS_DIRS = [("target", "classes"), ("target", "test-classes"), ("build", "classes")]
@@ -65,17 +66,22 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     inputs = JvmInputs()
     jars: list[Path] = []
     build_dirs: set[Path] = set()
-    for here, name, subdirs, files in _walk(root):
+    # A walk on every index without a watcher, JVM project or not (the simplest correct way): class
+    # directories and jars are build output that git ignores and a build writes without touching a
+    # file the index reads, so neither git's listing nor the index's stats show them appear; a proof
+    # from directory mtimes instead would be racy (coarse timestamps) and save little.
+    for rel, subdirs, files, _ in walk(os.fspath(root), ALWAYS_IGNORED):
+        name = rel.rpartition("/")[2] if rel else root.name
         for parent, child in CLASS_DIRS:
             if name == parent and child in subdirs:
                 subdirs.remove(child)
-                inputs.origins.append(_origin(root, Path(here, child), "classes", generated_home=True))
-                build_dirs.add(Path(here))
+                inputs.origins.append(_origin(root, Path(root, rel, child), "classes", generated_home=True))
+                build_dirs.add(Path(root, rel))
         for f in files:
             if f.endswith(".jar") and f not in TOOL_JARS:
-                jars.append(Path(here, f))
-            elif _BEANS_NAME.match(f) and _looks_like_beans(Path(here, f)):
-                inputs.beans.append(BeansInput(_name(root, Path(here, f)), Path(here, f)))
+                jars.append(Path(root, rel, f))
+            elif _BEANS_NAME.match(f) and _looks_like_beans(path := Path(root, rel, f)):
+                inputs.beans.append(BeansInput(_name(root, path), path))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
                        if not any(b in j.parents for b in build_dirs)]
@@ -92,35 +98,6 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
         inputs.beans.append(BeansInput(_name(root, p), p, spec.get("profile", "")))
     inputs.origins.sort(key=lambda o: (o.kind != "classes", o.name))
     return inputs
-
-
-def _walk(root: Path) -> Iterator[tuple[str, str, list[str], list[str]]]:
-    """(directory, its name, subdirectories, other entries) in os.walk's top-down order (beans files
-    are read in it), without directory links and ignored directories; the caller may prune
-    `subdirs`, as with os.walk. It runs after every index without a watcher, in any project, JVM or
-    not, so it stays on strings and learns from the listing (no stat, but for links) what is a
-    directory. Why a walk at all: class directories and jars are build output that git ignores,
-    and a build adds them without touching any file the index reads."""
-    todo = [(os.fspath(root), root.name)]
-    while todo:
-        full, name = todo.pop()
-        subdirs: list[str] = []
-        files: list[str] = []
-        try:
-            with os.scandir(full) as entries:
-                for entry in entries:
-                    try:
-                        is_dir = entry.is_dir()  # a link to a directory is one, as os.walk has it
-                    except OSError:
-                        is_dir = False
-                    if not is_dir:
-                        files.append(entry.name)
-                    elif entry.name not in ALWAYS_IGNORED and not entry.is_symlink():
-                        subdirs.append(entry.name)
-        except OSError:
-            continue  # an unreadable directory is passed over, as os.walk does
-        yield full, name, subdirs, files
-        todo += [(os.path.join(full, d), d) for d in reversed(subdirs)]
 
 
 def may_be_input(path: str) -> bool:
