@@ -2,16 +2,17 @@
 path), the JVM source's `find_inputs`, and `Tenure.index()` after a one-line edit; this build against
 a baseline git revision in the same run, on a plain copy of the tree and on a git work tree of it.
 
-    python bench/walk_speed.py [--path DIR] [--file REL] [--baseline REV] [--runs 3]
+    python bench/walk_speed.py [--path DIR] [--file REL] [--baseline REV] [--runs 3] [--json-out FILE]
 
 Each build gets its own two copies of the tree (plain, and `git init && git add -A && git commit`),
 indexed once before anything is timed. Then each run starts one process per build and copy (the
 builds take turns, so that a change in the load of a shared machine weighs on both alike) that opens
 the index, updates it once with nothing changed (a warm process), then times: discovery alone,
 `find_inputs` alone, and `Tenure.index()` after a comment is appended to `--file` (a whole walk:
-no list of changed paths). CPU seconds are this process's and its children's (git); the best of
-`--runs` is printed. It also checks that both builds found the same files, skip reasons, JVM inputs
-and edge count. Without `--path` the input is Django 5.1.4's sdist (see `index_speed.py`).
+no list of changed paths). CPU seconds are this process's and its children's (git); every run is
+printed, and the CPU ratio of the best. It also checks that both builds found the same files, skip
+reasons, JVM inputs and edge count. Without `--path` the input is Django 5.1.4's sdist (see
+`index_speed.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import fetch_sdist, write_json
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURES = ("discover + _inspect", "find_inputs", "index() after an edit")
@@ -94,9 +97,6 @@ def _copies(tree: Path, into: Path) -> dict[str, Path]:
 
 
 def _default_path() -> Path:
-    sys.path.insert(0, str(REPO / "bench"))
-    from common import fetch_sdist
-
     return fetch_sdist("Django", "5.1.4")
 
 
@@ -106,6 +106,7 @@ def main() -> None:
     parser.add_argument("--file", default="django/db/utils.py", help="the file edited (relative to the tree)")
     parser.add_argument("--baseline", default="HEAD", help="git revision to compare with (default HEAD)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json-out", type=Path, help="write every run's figures to this file")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -127,17 +128,21 @@ def main() -> None:
             for kind in ("plain copy", "git work tree"):
                 for build, src in srcs.items():
                     runs.setdefault((kind, build), []).append(_run_build(src, copies[build][kind], args))
-    print(f"{tree}: {args.file} edited; CPU (process + children) / wall seconds, best of {args.runs}")
+    print(f"{tree}: {args.file} edited; seconds of CPU (process + children) and wall, each run")
     for kind in ("plain copy", "git work tree"):
         print(f"\n{kind} ({runs[kind, 'this tree'][0]['files']} files to index)")
-        print(f"{'measure':<24}" + "".join(f"{build:>28}" for build in srcs) + f"{'CPU ratio':>11}")
+        print(f"{'measure':<22}{'build':<20}{'CPU':>20}{'wall':>20}")
         for measure in MEASURES:
-            best = [tuple(min(r["figures"][measure][i] for r in runs[kind, build]) for i in (0, 1)) for build in srcs]
-            cells = "".join(f"{f'{cpu:.3f} / {wall:.3f}':>28}" for cpu, wall in best)
-            print(f"{measure:<24}{cells}{best[0][0] / best[1][0] if best[1][0] else float('nan'):>10.2f}x")
+            best = []
+            for i, build in enumerate(srcs):
+                cpu, wall = (" ".join(f"{r['figures'][measure][j]:.3f}" for r in runs[kind, build]) for j in (0, 1))
+                print(f"{measure if i == 0 else '':<22}{build:<20}{cpu:>20}{wall:>20}")
+                best.append(min(r["figures"][measure][0] for r in runs[kind, build]))
+            print(f"{'':<22}{'CPU ratio (best)':<20}{best[0] / best[1] if best[1] else float('nan'):>19.2f}x")
         pairs = zip(*(runs[kind, build] for build in srcs), strict=True)  # run i of each build saw the same edits
         same = all(len({(r["found"], r["edges"]) for r in pair}) == 1 for pair in pairs)
         print(f"same files, skips, JVM inputs and edge count in both builds: {'yes' if same else 'NO'}")
+    write_json(args.json_out, {f"{kind} / {build}": rows for (kind, build), rows in runs.items()})
 
 
 if __name__ == "__main__":
