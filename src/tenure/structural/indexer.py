@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import multiprocessing as mp
 import os
+import stat
 import subprocess
 import threading
 import time
@@ -41,6 +42,7 @@ from tenure.structural.resolve import (
     warmer_for,
 )
 from tenure.structural.store import StructuralStore
+from tenure.structural.walk import walk
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
@@ -98,44 +100,40 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
         return sorted(p for p in paths if not _ignored(p)), []
     except (OSError, subprocess.SubprocessError):
         pass  # not a git work tree (or no git): walk it ourselves
-    found, skipped = [], []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
-        for d in list(dirnames):
-            full = os.path.join(dirpath, d)
-            if d in ALWAYS_IGNORED:
-                dirnames.remove(d)
-            elif os.path.islink(full):
-                dirnames.remove(d)  # never follow directory links: that is how walks loop
-                skipped.append((_rel(rel_dir, d), "symlinked directory not followed"))
-        found.extend(_rel(rel_dir, f) for f in filenames)
-    return sorted(found), skipped
-
-
-def _rel(rel_dir: str, name: str) -> str:
-    return name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
+    found: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for rel, _, files, links in walk(os.fspath(root), ALWAYS_IGNORED):
+        prefix = f"{rel}/" if rel else ""
+        found += [prefix + f for f in files]
+        skipped += [(prefix + d, "symlinked directory not followed") for d in links]
+    return sorted(found), sorted(skipped)
 
 
 def _ignored(path: str) -> bool:
-    return any(part in ALWAYS_IGNORED for part in path.split("/")[:-1])
+    return "/" in path and not ALWAYS_IGNORED.isdisjoint(path.split("/")[:-1])
 
 
 def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
+    """What the index needs to know of one file: one lstat for a regular file (this runs for every
+    file of the tree on every index without a watcher), a stat and the real path for a link."""
     spec = language_for(path)
     if spec is None:
         return None
-    full = root / path
-    if not os.path.lexists(full):
-        return None  # listed by git but deleted from the work tree
+    full = os.path.join(root, path)
     try:
-        st = full.stat()
-    except OSError as exc:
-        reason = "symlink loop or broken link" if full.is_symlink() else f"cannot stat: {exc.strerror}"
-        return _Candidate(path, spec, 0, 0, skip=reason)
-    if not full.is_file():
+        st = os.lstat(full)
+    except OSError:
+        return None  # listed by git but deleted from the work tree
+    link = stat.S_ISLNK(st.st_mode)
+    if link:
+        try:
+            st = os.stat(full)
+        except OSError:
+            return _Candidate(path, spec, 0, 0, skip="symlink loop or broken link")
+    if not stat.S_ISREG(st.st_mode):
         return None
     cand = _Candidate(path, spec, st.st_size, st.st_mtime_ns)
-    if full.is_symlink() and not full.resolve().is_relative_to(root.resolve()):
+    if link and not _inside(os.path.realpath(full), os.path.realpath(root)):
         cand.skip = "symlink to outside the repository"
     elif st.st_size > max_bytes:
         cand.skip = f"too large ({st.st_size / 1e6:.1f} MB > {max_bytes / 1e6:.0f} MB limit; likely generated)"
@@ -146,7 +144,7 @@ def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Cand
         cand.content_hash = known["content_hash"]  # unchanged by stat: skip reading it
         return cand
     try:
-        cand.content = full.read_bytes()
+        cand.content = Path(full).read_bytes()
     except OSError as exc:
         cand.skip = f"unreadable: {exc.strerror}"
         return cand
@@ -154,6 +152,10 @@ def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Cand
         cand.skip = "binary content"
     cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
     return cand
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 @contextlib.contextmanager

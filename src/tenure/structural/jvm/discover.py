@@ -5,19 +5,21 @@ through a cache of models keyed by that hash."""
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
+import re
 import tomllib
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tenure.structural.indexer import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.model import ClassModel, OriginClasses
+from tenure.structural.walk import walk
 
 # Class directories by the path their build tool gives them.
 CLASS_DIRS = [("target", "classes"), ("target", "test-classes"), ("build", "classes")]
@@ -25,6 +27,7 @@ CLASS_DIRS = [("target", "classes"), ("target", "test-classes"), ("build", "clas
 TOOL_JARS = {"gradle-wrapper.jar", "maven-wrapper.jar"}
 # Beans files written from Spring Boot's /actuator/beans endpoint.
 BEANS_PATTERNS = ("actuator-beans*.json", "beans.json")
+_BEANS_NAME = re.compile("|".join(fnmatch.translate(p) for p in BEANS_PATTERNS))
 CONFIG = "tenure.toml"
 
 
@@ -63,19 +66,22 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
     inputs = JvmInputs()
     jars: list[Path] = []
     build_dirs: set[Path] = set()
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED and not os.path.islink(os.path.join(dirpath, d))]
+    # A walk on every index without a watcher, JVM project or not (the simplest correct way): class
+    # directories and jars are build output that git ignores and a build writes without touching a
+    # file the index reads, so neither git's listing nor the index's stats show them appear; a proof
+    # from directory mtimes instead would be racy (coarse timestamps) and save little.
+    for rel, subdirs, files, _ in walk(os.fspath(root), ALWAYS_IGNORED):
+        name = rel.rpartition("/")[2] if rel else root.name
         for parent, child in CLASS_DIRS:
-            if here.name == parent and child in dirnames:
-                dirnames.remove(child)
-                inputs.origins.append(_origin(root, here / child, "classes", generated_home=True))
-                build_dirs.add(here)
-        for f in filenames:
+            if name == parent and child in subdirs:
+                subdirs.remove(child)
+                inputs.origins.append(_origin(root, Path(root, rel, child), "classes", generated_home=True))
+                build_dirs.add(Path(root, rel))
+        for f in files:
             if f.endswith(".jar") and f not in TOOL_JARS:
-                jars.append(here / f)
-            elif any(fnmatchcase(f, p) for p in BEANS_PATTERNS) and _looks_like_beans(here / f):
-                inputs.beans.append(BeansInput(_name(root, here / f), here / f))
+                jars.append(Path(root, rel, f))
+            elif _BEANS_NAME.match(f) and _looks_like_beans(path := Path(root, rel, f)):
+                inputs.beans.append(BeansInput(_name(root, path), path))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
                        if not any(b in j.parents for b in build_dirs)]
@@ -98,7 +104,7 @@ def may_be_input(path: str) -> bool:
     """Whether a changed repo-relative path can change what `find_inputs` finds."""
     name = path.rpartition("/")[2]
     parts = path.split("/")
-    return (name.endswith((".jar", ".class")) or name == CONFIG or any(fnmatchcase(name, p) for p in BEANS_PATTERNS)
+    return (name.endswith((".jar", ".class")) or name == CONFIG or _BEANS_NAME.match(name) is not None
             or any(parent in parts and child in parts for parent, child in CLASS_DIRS))
 
 
