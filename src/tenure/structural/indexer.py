@@ -322,8 +322,7 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
-        # file id -> (keys, missing modules) recorded, and the last verified reads seen: see `_not_yet_recorded`
-        self._recorded: dict[int, tuple[AbstractSet[str], AbstractSet[str], object, object]] = {}
+        self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[str] | None = None  # see `warm`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
@@ -481,7 +480,7 @@ class Indexer:
         if self._to_warm is None:
             index.complete()  # now rather than at the next update (which would re-check what is warmed)
             # What the store holds already is not written again (see `_not_yet_recorded`).
-            self._recorded = {**{f: (*reads, None, None) for f, reads in self.store.recorded_reads().items()},
+            self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
             self._to_warm = deque(r["module"] for r in self.store.db.query(
                 "SELECT substr(key, 5) AS module, COUNT(*) AS readers FROM resolution_deps"
@@ -633,26 +632,40 @@ class Indexer:
                 still = verify(items, view)
             except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
                 continue
-            self.store.keep_verified(self._not_yet_recorded(still))
+            self.store.keep_verified(self._not_yet_recorded(still, index))
             kept |= set(still)
         return kept
 
-    def _not_yet_recorded(self, verified: Verified) -> Verified:
-        """Verified files' reads without those this warm indexer already added for them: a file
-        verified after every edit of a watched module reads the same keys each time, and writing
-        them again was a third of such an update. Forgotten when the file is resolved again (its
-        reads are rewritten then) or the index is rebuilt."""
-        out: Verified = {}
-        nothing = (frozenset(), frozenset(), None, None)
-        for file_id, (answers, keys, missing) in verified.items():
-            known_keys, known_missing, last_keys, last_missing = self._recorded.get(file_id, nothing)
-            if keys is last_keys and missing is last_missing:  # the very reads recorded last time
-                out[file_id] = (answers, frozenset(), frozenset())
+    def _not_yet_recorded(self, verified: Verified, index: ProjectIndex) -> dict[int, tuple[bytes | None, set, set]]:
+        """Verified files' reads as the store keeps them (dependency keys, modules looked up in vain),
+        without those this warm indexer knows the store holds for them: a file verified after every
+        edit of a watched module reads the same each time, and writing that again was a third of such
+        an update. Compared as read (key strings are made only for what is new). Forgotten when the
+        file is resolved again (its reads are rewritten then) or the index is rebuilt."""
+        out: dict[int, tuple[bytes | None, set, set]] = {}
+        nothing: _Recorded = (frozenset(), frozenset(), frozenset(), None)
+        for file_id, (answers, read) in verified.items():
+            keys, present, missing, last = self._recorded.get(file_id, nothing)
+            if read is last:  # the very reads recorded last time
+                out[file_id] = (answers, set(), set())
                 continue
-            new_keys, new_missing = keys - known_keys, missing - known_missing
-            out[file_id] = (answers, new_keys, new_missing)
-            self._recorded[file_id] = (known_keys | new_keys, known_missing | new_missing, keys, missing)
+            read_missing = read[1].difference(index.module_paths)
+            new_keys, new_missing = read[0] - keys, read_missing - missing
+            new_present = read[1] - read_missing - present
+            out[file_id] = (answers, new_keys | {f"mod:{m}" for m in new_present}, new_missing)
+            self._recorded[file_id] = (keys | new_keys, present | new_present, missing | new_missing, read)
         return out
+
+
+# What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
+# found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
+_Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
+
+
+def _as_recorded(keys: AbstractSet[str], missing: AbstractSet[str]) -> _Recorded:
+    """A file's reads as the store holds them (`StructuralStore.recorded_reads`), as `_Recorded`."""
+    modules = frozenset(k[4:] for k in keys if k.startswith("mod:"))
+    return frozenset(k for k in keys if not k.startswith("mod:")), modules, frozenset(missing), None
 
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import itertools
 from collections.abc import Callable, Iterable
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Protocol
@@ -349,8 +348,8 @@ def resolver_for(name: str) -> Resolver:
     return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
 
 
-# file id -> (new answers, keys, missing) read
-Verified = dict[int, tuple[bytes | None, AbstractSet[str], AbstractSet[str]]]
+# file id -> (its answers where they moved, else None; what checking them read, as a view records it)
+Verified = dict[int, tuple[bytes | None, Recording]]
 
 
 class Verifier(Protocol):

@@ -1791,7 +1791,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
         else:
             blob = None if widened_filters is None else msgspec.msgpack.encode(
                 (_ANSWERS_FORMAT, digests, bytes(widened_filters), raw))
-            still[file_id] = (blob, *_stored_reads(questions, answers, view))
+            still[file_id] = (blob, _joined_reads(questions, answers))
     return still
 
 
@@ -1799,7 +1799,7 @@ class _Remembered:
     """A question's key filter, and a fingerprint of what its answer read. A watched module's
     dependants ask the same questions after every edit of it, whose answers read the same: kept
     between updates, so the filter is not built again and the union of a file's questions' reads
-    is the same object as last time (`_stored_reads`)."""
+    is the same object as last time (`_joined_reads`)."""
 
     __slots__ = ("fingerprint", "modules_version", "key_filter")
 
@@ -1815,7 +1815,7 @@ def _fingerprint(read: Recording) -> tuple[int, ...]:
 
 
 _REMEMBERED: OrderedDict[tuple, _Remembered] = OrderedDict()
-_UNIONS: OrderedDict[tuple[_Remembered, ...], tuple[frozenset[str], frozenset[str]]] = OrderedDict()
+_UNIONS: OrderedDict[tuple[_Remembered, ...], tuple[frozenset[str], frozenset[str]]] = OrderedDict()  # joined reads
 # Questions are small to keep; unions hold a file's keys. A hub module's edit re-asks some 4,000
 # questions of 1,200 dependants (600 distinct unions).
 _REMEMBERED_MAX, _UNIONS_MAX = 1 << 16, 4096
@@ -1832,20 +1832,18 @@ def _remembered(query: tuple, read: Recording, view: ProjectView) -> _Remembered
     return hit
 
 
-def _stored_reads(questions: list[tuple], answers: Answers, view: ProjectView) -> tuple[frozenset[str], frozenset[str]]:
-    """What these questions' answers read, as the store keeps a file's reads (dependency keys,
-    modules looked up in vain): the same objects while the answers read the same, so the indexer
-    sees by identity that it holds them already (`Indexer._not_yet_recorded`)."""
+def _joined_reads(questions: list[tuple], answers: Answers) -> Recording:
+    """What these questions' answers read, together: the same objects while the answers read the
+    same, so the indexer sees by identity that it holds them already (`Indexer._not_yet_recorded`)."""
     key = tuple(answers.remembered[q] for q in questions)
-    stored = _UNIONS.get(key)
-    if stored is None:
+    joined = _UNIONS.get(key)
+    if joined is None:
         reads = [answers.reads[q] for q in questions]
-        read = (set().union(*(r[0] for r in reads)), set().union(*(r[1] for r in reads)))
-        stored = _UNIONS[key] = (frozenset(view.keys_of(read)), frozenset(view.missing_of(read)))
+        joined = _UNIONS[key] = (frozenset().union(*(r[0] for r in reads)), frozenset().union(*(r[1] for r in reads)))
         if len(_UNIONS) > _UNIONS_MAX:
             _UNIONS.popitem(last=False)
     _UNIONS.move_to_end(key)
-    return stored
+    return joined  # type: ignore[return-value]
 
 
 def _matching_questions(
