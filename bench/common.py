@@ -247,3 +247,31 @@ def write_json(path: Path | None, payload: Any) -> None:
         return
     path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
     print(f"\nfigures written to {path}")
+
+
+# The issue's yardstick for "this kind of machine": tree-sitter parse plus a full node walk of Django's
+# .py files in one process took 2.5 s there. Shared cloud machines differ in speed from hour to hour.
+REFERENCE_S = 2.5
+
+
+def reference_walk(root: Path) -> float:
+    """CPU seconds to parse every .py file under root with tree-sitter and visit every node, in this
+    process: the issue's measure of the machine, taken in the same run as the figures it scales."""
+    from tree_sitter_language_pack import get_parser
+
+    parser = get_parser("python")
+    sources = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(name for name in dirnames if name not in (".tenure", ".git"))
+        sources += [(Path(dirpath) / name).read_bytes() for name in sorted(filenames) if name.endswith(".py")]
+    start = time.process_time()
+    for source in sources:
+        cursor = parser.parse(source).walk()
+        while True:
+            if cursor.goto_first_child() or cursor.goto_next_sibling():
+                continue
+            while cursor.goto_parent() and not cursor.goto_next_sibling():
+                pass
+            if cursor.depth == 0:
+                break
+    return time.process_time() - start

@@ -54,11 +54,13 @@ from pathlib import Path
 from typing import Any
 
 from common import (
+    REFERENCE_S,
     fetch_sdist,
     fmt_bytes,
     fmt_seconds,
     percentile,
     print_table,
+    reference_walk,
     run,
     tenure_command,
     to_builtins,
@@ -402,10 +404,13 @@ def print_load(when: str) -> None:
     print(f"load average {when}: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {cores} cores{warning}")
 
 
-def print_index_figures(root: Path, files: tuple[int, int], full: Measured, counts: dict[str, Any]) -> None:
+def print_index_figures(root: Path, files: tuple[int, int], full: Measured, counts: dict[str, Any],
+                        reference: float) -> None:
     total, python = files
+    slower = reference / REFERENCE_S
     rows = [
         ["full index, wall", fmt_seconds(full.wall), "< 15 s", "41.9 s"],
+        [f"  scaled to the issue's machine (/ {slower:.2f})", fmt_seconds(full.wall / slower), "< 15 s", ""],
         ["files/s (all files)", f"{total / full.wall:.0f}", "", ""],
         [".py files/s", f"{python / full.wall:.0f}", "", ""],
         ["CPU time (user + sys, all processes)", fmt_seconds(full.cpu), "", ""],
@@ -421,6 +426,8 @@ def print_index_figures(root: Path, files: tuple[int, int], full: Measured, coun
         rows.append([f"  edges, {tier}", n, "", ""])
     title = f"Full index of {root} ({total} files, {python} .py)"
     print_table(title, ["figure", "tenure", "target", "codebase-memory-mcp"], rows)
+    print(f"machine reference: tree-sitter parse + full node walk of the .py files, one process: {reference:.2f} s "
+          f"CPU (the issue measured {REFERENCE_S} s on this kind of machine: this one is {slower:.2f}x as slow now)")
 
 
 def print_incremental(target: Path, root: Path, times: dict[str, float | None]) -> None:
@@ -473,8 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     print_load("before")
     print(f"indexing {root} with {' '.join(cmd)} ...", file=sys.stderr, flush=True)
     full = full_index(cmd, root)
+    reference = reference_walk(root)
     counts = graph_counts(root / ".tenure" / "tenure.db")
-    print_index_figures(root, files, full, counts)
+    print_index_figures(root, files, full, counts, reference)
 
     target = pick_midsize_file(root)
     times = incremental(cmd, root, target)
@@ -497,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     print_load("after")
 
     write_json(args.json_out, {
-        "path": str(root), "files": files[0], "py_files": files[1], "full_index": asdict(full) | {
+        "path": str(root), "files": files[0], "py_files": files[1], "reference_walk_s": reference,
+        "full_index": asdict(full) | {
             "stdout": None, "stderr": None}, "graph": counts, "incremental": times,
         "incremental_file": str(target), "what_breaks_api": {
             "n": len(api), "p50": percentile(api, 50), "p95": percentile(api, 95), "max": max(api)},
