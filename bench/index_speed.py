@@ -22,8 +22,9 @@ Measured:
 3. re-index with nothing changed, then a one-file update: a comment line appended to a mid-size
    ``.py`` file, timed through the CLI (includes process start) and in-process through the Python API
    (``Tenure.index()`` in a warm process); then a new function appended (symbols change, through the
-   API), then its body edited; then both again in watch mode (the process now holds what they
-   need: a watcher's steady state); then the original restored and re-indexed;
+   API), then its body edited; then, as a watcher: its idle warm-up (``Tenure.warm``, CPU), and a
+   comment, the function added back and its body edited, told which path changed; then the original
+   restored and re-indexed;
 4. ``what-breaks`` at depth 1 through the Python API in one warm process (as an MCP server would
    answer): p50/p95/max over ``--samples`` symbols drawn (seeded) from the symbols that have at least
    one incoming edge, plus the 5 most depended-on symbols; and the CLI's cold latency
@@ -285,15 +286,14 @@ def incremental(cmd: list[str], root: Path, target: Path) -> dict[str, float | N
             times["one file, comment appended (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + (TOUCH_LINE * 2).encode())))
             changed = {target.relative_to(root).as_posix()}
-            times["one file, comment appended (watch mode: changed paths)"] = attempt(
-                "API update", lambda: _api_index_after(
-                    root, lambda: target.write_bytes(original + (TOUCH_LINE * 3).encode()), changed))
             times["one file, function added (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + NEW_FUNCTION.encode())))
             times["one file, function body edited (API, warm)"] = attempt("API update", lambda: _api_index_after(
                 root, lambda: target.write_bytes(original + EDITED_FUNCTION.encode())))
-            # A watcher's steady state: its process already holds the analyses the updates need.
-            for label, text in (("function added back", NEW_FUNCTION), ("function body edited", EDITED_FUNCTION)):
+            # A watcher: told which path changed, and warmed while idle (`Tenure.warm`) before the edits.
+            times["watcher's idle warm-up (CPU, not an update)"] = attempt("warm-up", lambda: _warm_up(root))
+            for label, text in (("comment appended", TOUCH_LINE * 3), ("function added back", NEW_FUNCTION),
+                                ("function body edited", EDITED_FUNCTION)):
                 times[f"one file, {label} (watch mode: changed paths)"] = attempt(
                     "API update", lambda text=text: _api_index_after(
                         root, lambda: target.write_bytes(original + text.encode()), changed))
@@ -342,6 +342,15 @@ def _api_index_after(root: Path, edit: Callable[[], object], changed: set[str] |
     print(f"  update: {report.files_resolved} files resolved, {report.files_verified} verified and kept, "
           f"{seconds:.3f} s", file=sys.stderr)
     return seconds
+
+
+def _warm_up(root: Path) -> float:
+    """CPU seconds of a watcher's idle warm-up, run to the end."""
+    t = open_api(root)
+    start = time.process_time()
+    while not t.warm(0.1):
+        pass
+    return time.process_time() - start
 
 
 def depended_on(root: Path) -> list[tuple[str, int]]:
