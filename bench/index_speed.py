@@ -23,8 +23,8 @@ Measured:
    ``.py`` file, timed through the CLI (includes process start) and in-process through the Python API
    (``Tenure.index()`` in a warm process); then a new function appended (symbols change, through the
    API), then its body edited; then, as a watcher: its idle warm-up (``Tenure.warm``, CPU), and a
-   comment, the function added back and its body edited, told which path changed; then the original
-   restored and re-indexed;
+   comment appended, the function's body edited again, the function removed, each told which path
+   changed; then the original restored and re-indexed;
 4. ``what-breaks`` at depth 1 through the Python API in one warm process (as an MCP server would
    answer): p50/p95/max over ``--samples`` symbols drawn (seeded) from the symbols that have at least
    one incoming edge, plus the 5 most depended-on symbols; and the CLI's cold latency
@@ -292,8 +292,9 @@ def incremental(cmd: list[str], root: Path, target: Path) -> dict[str, float | N
                 root, lambda: target.write_bytes(original + EDITED_FUNCTION.encode())))
             # A watcher: told which path changed, and warmed while idle (`Tenure.warm`) before the edits.
             times["watcher's idle warm-up (CPU, not an update)"] = attempt("warm-up", lambda: _warm_up(root))
-            for label, text in (("comment appended", TOUCH_LINE * 3), ("function added back", NEW_FUNCTION),
-                                ("function body edited", EDITED_FUNCTION)):
+            # Each edit is made to the state the previous one left.
+            for label, text in (("comment appended", EDITED_FUNCTION + TOUCH_LINE),
+                                ("function body edited", NEW_FUNCTION), ("function removed", "")):
                 times[f"one file, {label} (watch mode: changed paths)"] = attempt(
                     "API update", lambda text=text: _api_index_after(
                         root, lambda: target.write_bytes(original + text.encode()), changed))
