@@ -104,6 +104,10 @@ class ProjectIndex:
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
+    # The epoch of the latest change to what a reader of another module sees: its facts or its existence
+    # (("facts" | "exists", module)) and the symbols of a name (("named", name)); see `changed_since`.
+    _changed: dict[tuple[str, str], int] = field(default_factory=dict)
+    _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         found = self.by_fqn.get(fqn)
@@ -134,10 +138,12 @@ class ProjectIndex:
         self.by_fqn, self.by_name, self.by_parent, self._by_path = {}, {}, {}, {}
         for sym in source.all_symbols():
             self.add(sym)
+        self._changed, self._changes_from = {}, self.epoch
 
     def add(self, sym: SymbolInfo) -> None:
         assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
+        self._changed["named", sym.name] = self.epoch
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
         if sym.parent:
@@ -146,6 +152,9 @@ class ProjectIndex:
 
     def add_module(self, module: str, path: str) -> None:
         self.epoch += 1
+        self._changed["facts", module] = self.epoch
+        if module not in self.module_paths:
+            self._changed["exists", module] = self.epoch
         self.module_paths.setdefault(module, []).append(path)
         self._module_of[path] = module
 
@@ -154,6 +163,7 @@ class ProjectIndex:
         assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
         for sym in self._by_path.pop(path, []):
+            self._changed["named", sym.name] = self.epoch
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
                 if key in table:
                     table[key] = [s for s in table[key] if s.path != path]
@@ -161,10 +171,18 @@ class ProjectIndex:
                         del table[key]
         module = self._module_of.pop(path, None)
         if module is not None:
+            self._changed["facts", module] = self.epoch
             self.module_paths[module] = [p for p in self.module_paths[module] if p != path]
             if not self.module_paths[module]:
                 del self.module_paths[module]
+                self._changed["exists", module] = self.epoch
         self._facts.pop(path, None)
+
+    def changed_since(self, epoch: int) -> list[tuple[str, str]] | None:
+        """What changed after `epoch` (see `_changed`), or None when that is not known."""
+        if epoch < self._changes_from:
+            return None
+        return [key for key, at in self._changed.items() if at > epoch]
 
     @property
     def modules_version(self) -> int:
@@ -227,6 +245,11 @@ class ProjectView:
     @property
     def modules_version(self) -> int:
         return self._index.modules_version
+
+    def changed_since(self, epoch: tuple[int, int]) -> list[tuple[str, str]] | None:
+        """What changed in this view's index since `epoch` (see `ProjectIndex.changed_since`), or
+        None when that is not known (another index)."""
+        return self._index.changed_since(epoch[1]) if epoch[0] == id(self._index) else None
 
     @property
     def module_paths(self) -> dict[str, list[str]]:

@@ -540,7 +540,13 @@ class Analysed(Lower):
         if hit.epoch == view.epoch and not self.project.recorders:
             view.absorb(hit.recording)
             return True
-        reads, differ = self.project.reread(hit.reads)
+        changed = None if self.project.recorders else view.changed_since(hit.epoch)
+        if changed is None:
+            reads, differ = self.project.reread(hit.reads)
+        else:  # read again only what changed since (the same index: its objects are the same otherwise)
+            view.absorb(hit.recording)
+            now, differ = self.project.reread({key: hit.reads[key] for key in changed if key in hit.reads})
+            reads = {**hit.reads, **now} if now else hit.reads
         if differ:
             if any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
