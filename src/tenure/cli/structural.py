@@ -54,7 +54,9 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
     console.print(
         f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
         f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
-        f"{report.files_resolved} re-resolved; {report.symbols} symbols, {report.edges} edges"
+        f"{report.files_resolved} re-resolved"
+        + (f", {report.files_verified} dependants checked and kept" if report.files_verified else "")
+        + f"; {report.symbols} symbols, {report.edges} edges"
     )
     for name, summary in report.sources.items():
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
