@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from tenure import Tenure
+from tenure.structural import indexer
 from tenure.structural.indexer import IndexReport
 from tenure.structural.resolve import python
 from tenure.structural.store import StructuralStore
@@ -281,6 +282,25 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         report = edit(t, "\n\ndef another():\n    return 1\n")
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, tmp_path: Path, monkeypatch) -> None:
+    root = make_repo(SHAPES)
+
+    def failing(module: str, view: object) -> None:
+        if module == "app.factory":
+            raise RuntimeError("analysis failed")
+        python.warm(module, view)
+
+    monkeypatch.setattr(indexer, "warmer_for", lambda resolver: failing)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        while not t.warm(0.05):
+            pass
+        assert t.warming_failed == [("app.factory", "RuntimeError: analysis failed")]
+        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+        t.index(changed_paths={"app/shapes.py"})
         assert snapshot(t) == clean_index(root, tmp_path)
 
 

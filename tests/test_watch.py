@@ -36,10 +36,10 @@ def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -
         t.index()
         watcher = threading.Thread(target=t.watch, args=(updates.put, stop, warmed.put), daemon=True)
         watcher.start()
-        cpu_seconds = warmed.get(timeout=20)  # no change pending: it warmed, and said so once
+        done = warmed.get(timeout=20)  # no change pending: it warmed, and said so once
         (root / "a.py").write_text("def f():\n    pass\n\n\ndef h():\n    pass\n")
         report = updates.get(timeout=20)
         stop.set()
         watcher.join(timeout=10)
-        assert cpu_seconds >= 0 and warmed.empty()
+        assert done["cpu_seconds"] >= 0 and done["failed"] == [] and warmed.empty()
         assert report.files_parsed == 1 and report.files_verified == 1  # b.py checked, not resolved again

@@ -117,6 +117,11 @@ class Tenure:
         once nothing is left. A watcher does this while idle."""
         return self._indexer.warm(seconds)
 
+    @property
+    def warming_failed(self) -> list[tuple[str, str]]:
+        """(module, error) for modules warming could not analyse (an update that needs one tries again)."""
+        return list(self._indexer.warm_failed)
+
     def enrich(self, languages: set[str] | None = None, progress: Progress | None = None,
                timeout: float | None = None, max_restarts: int | None = None) -> dict:
         """Verify call edges with language servers (structural/lsp), in the caller's thread; the report
@@ -203,12 +208,12 @@ class Tenure:
         return {"rules": conventions, "text": "\n".join(["# House rules", *lines]) if lines else "No rules yet."}
 
     def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None,
-              on_warmed: Callable[[float], None] | None = None) -> None:
+              on_warmed: Callable[[dict], None] | None = None) -> None:
         """Re-index the paths that change under the root (batched by watchfiles) until `stop` is set.
         Only the changed paths are looked at: no rescan of the tree per change. While idle, the
         indexer is warmed (`Indexer.warm`) in slices short enough not to delay a change much:
         changes that arrive meanwhile are kept by watchfiles and taken at the next poll.
-        `on_warmed(cpu seconds it took)` is called once that is done."""
+        `on_warmed({"cpu_seconds", "failed": [(module, error)]})` is called once that is done."""
         from watchfiles import watch
 
         from tenure.structural.indexer import ALWAYS_IGNORED
@@ -228,7 +233,7 @@ class Tenure:
                 warming_cpu += time.process_time() - started
                 if done:
                     if on_warmed:
-                        on_warmed(warming_cpu)
+                        on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
                     warming_cpu = None
 
 

@@ -43,8 +43,14 @@ def index(
             console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
                 t.watch(lambda r: _print_report(r, as_json, brief=True),
-                        on_warmed=None if as_json else lambda cpu: console.print(
-                            f"warmed for the next changes in {cpu:.1f} s CPU: modules other files read are analysed"))
+                        on_warmed=None if as_json else _print_warmed)
+
+
+def _print_warmed(warmed: dict) -> None:
+    console.print(f"warmed for the next changes in {warmed['cpu_seconds']:.1f} s CPU: modules other files read "
+                  "are analysed")
+    for module, error in warmed["failed"][:10]:
+        console.print(f"  not analysed ahead (an update that needs it will try again): {module}: {error}")
 
 
 def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:

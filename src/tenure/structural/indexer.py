@@ -324,6 +324,7 @@ class Indexer:
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[str] | None = None  # see `warm`
+        self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
@@ -493,8 +494,12 @@ class Indexer:
                 for resolver in {language_table()[languages[p]].resolver for p in index.module_paths.get(module, ())
                                  if p in languages}:
                     warm = warmer_for(resolver)
-                    if warm is not None:
+                    if warm is None:
+                        continue
+                    try:
                         warm(module, ProjectView(index))
+                    except Exception as exc:  # noqa: BLE001 — warming is ahead of time: an update meets it as it would have
+                        self.warm_failed.append((module, f"{type(exc).__name__}: {exc}"))
         return not self._to_warm
 
     # helpers -----------------------------------------------------------------------------------
