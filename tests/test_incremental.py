@@ -57,14 +57,15 @@ def write(root: Path, path: str, content: str | None) -> None:
 
 
 def replay(t: Tenure, root: Path, edits: list[tuple[str, str | None]], cleans: Path,
-           must_change_edges: bool = False) -> None:
-    """Apply the edits one by one, re-indexing after each: the graph must equal a clean re-index."""
+           must_change_edges: bool = False, watched: bool = False) -> None:
+    """Apply the edits one by one, re-indexing after each (told the path, as a watcher is, when
+    `watched`): the graph must equal a clean re-index."""
     t.index()
     assert snapshot(t) == clean_index(root, cleans)
     for path, content in edits:
         before = snapshot(t)[1]
         write(root, path, content)
-        t.index()
+        t.index(changed_paths={path} if watched else None)
         after = snapshot(t)
         if must_change_edges:
             assert after[1] != before, f"editing {path} changed no edge: the case proves nothing"
@@ -113,12 +114,13 @@ EDITS = [
 ]
 
 
-def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_path: Path) -> None:
+@pytest.mark.parametrize("watched", [False, True], ids=["full walk", "watched paths"])
+def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_path: Path, watched: bool) -> None:
     root = make_repo(BASE)
     cleans = tmp_path / "cleans"
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
-        replay(t, root, EDITS, cleans)
+        replay(t, root, EDITS, cleans, watched=watched)
 
 
 def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_index_of_all(

@@ -9,6 +9,7 @@ import contextlib
 import gc
 import hashlib
 import importlib
+import json
 import multiprocessing as mp
 import os
 import stat
@@ -301,6 +302,12 @@ def symbols_of(
     return syms, extra
 
 
+def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
+    """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
+    inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
+    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items())]).encode(), digest_size=16).hexdigest()
+
+
 def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
     mods = {}
     for p in paths:
@@ -401,10 +408,12 @@ class Indexer:
             for c in same_content:
                 self.store.upsert_file(self._row(c, known[c.path]["parse_status"], known[c.path]["status_detail"],
                                                  known[c.path]["module"], known[c.path]["indexed_at"]))
-            # Module names move only when files appear or go (an __init__.py) or a go.mod changes.
-            same_files = changed_paths is not None and path_set == set(known) and not any(
-                p.rpartition("/")[2] == "go.mod" for p in changed_paths)
-            renamed = [] if same_files else self._modules_changed(cands, known, path_set, go_mods)
+            # An unchanged file's module name moves only when the __init__.py files or the go.mod
+            # files' modules do (`naming`): the full check reads every file's name again.
+            naming = _naming_inputs(path_set, go_mods)
+            renamed = [] if naming == self.store.get_meta("naming") and not rebuild else self._modules_changed(
+                cands, known, path_set, go_mods)
+            self.store.set_meta("naming", naming)
             # changed files
             for c, (blob, note) in zip(changed, parsed, strict=True):
                 old = known.get(c.path)
