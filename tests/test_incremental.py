@@ -57,15 +57,16 @@ def write(root: Path, path: str, content: str | None) -> None:
 
 
 def replay(t: Tenure, root: Path, edits: list[tuple[str, str | None]], cleans: Path,
-           must_change_edges: bool = False, watched: bool = False) -> None:
+           must_change_edges: bool = False, watched: bool = False, deferred: bool = False) -> None:
     """Apply the edits one by one, re-indexing after each (told the path, as a watcher is, when
-    `watched`): the graph must equal a clean re-index."""
+    `watched`; leaving the bookkeeping of checked dependants to the next run when `deferred`): the
+    graph must equal a clean re-index."""
     t.index()
     assert snapshot(t) == clean_index(root, cleans)
     for path, content in edits:
         before = snapshot(t)[1]
         write(root, path, content)
-        t.index(changed_paths={path} if watched else None)
+        t.index(changed_paths={path} if watched else None, defer_bookkeeping=deferred)
         after = snapshot(t)
         if must_change_edges:
             assert after[1] != before, f"editing {path} changed no edge: the case proves nothing"
@@ -114,13 +115,16 @@ EDITS = [
 ]
 
 
-@pytest.mark.parametrize("watched", [False, True], ids=["full walk", "watched paths"])
-def test_incremental_graph_equals_clean_reindex_after_each_edit(make_repo, tmp_path: Path, watched: bool) -> None:
+@pytest.mark.parametrize(("watched", "deferred"), [(False, False), (True, False), (True, True)],
+                         ids=["full walk", "watched paths", "watched, bookkeeping deferred"])
+def test_incremental_graph_equals_clean_reindex_after_each_edit(
+    make_repo, tmp_path: Path, watched: bool, deferred: bool
+) -> None:
     root = make_repo(BASE)
     cleans = tmp_path / "cleans"
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
-        replay(t, root, EDITS, cleans, watched=watched)
+        replay(t, root, EDITS, cleans, watched=watched, deferred=deferred)
 
 
 def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_index_of_all(
@@ -303,6 +307,27 @@ def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, 
         assert t.warming_failed == [("app.factory", "RuntimeError: analysis failed")]
         (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
         t.index(changed_paths={"app/shapes.py"})
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_dependants_checked_by_a_process_that_died_before_its_bookkeeping_are_resolved_again(
+    make_repo, tmp_path: Path
+) -> None:
+    root = make_repo(SHAPES)
+    shapes = SHAPES["app/shapes.py"]
+    t = Tenure.open(root, discover=False)
+    t.index()
+    (root / "app/shapes.py").write_text(shapes + "\n\ndef unrelated():\n    return 0\n")
+    report = t.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True)
+    assert (report.files_resolved, report.files_verified) == (1, 2)
+    t.db.close()  # dies: what checking factory.py and use.py read was never recorded
+    with Tenure.open(root, discover=False) as t:
+        (root / "app/shapes.py").write_text(shapes + "\n\ndef unrelated():\n    return 1\n")
+        report = t.index()
+        assert (report.files_resolved, report.files_verified) == (3, 0)  # shapes.py, and the two never recorded
+        assert snapshot(t) == clean_index(root, tmp_path)
+        (root / "app/shapes.py").write_text(shapes.replace("return Circle", "return Square"))
+        t.index()
         assert snapshot(t) == clean_index(root, tmp_path)
 
 

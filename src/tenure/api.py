@@ -74,6 +74,7 @@ class Tenure:
         return cls(root, open_database(state / DB_NAME))
 
     def close(self) -> None:
+        self._indexer.flush()
         self.db.close()
 
     def __enter__(self) -> Tenure:
@@ -99,11 +100,14 @@ class Tenure:
         self._memories = memories
 
     # structural --------------------------------------------------------------------------------
-    def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+    def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
+              defer_bookkeeping: bool = False) -> IndexReport:
+        """Bring the index up to date (see `Indexer.run`); a watcher defers the bookkeeping of checked
+        dependants to its idle time (`flush`)."""
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.structural.sources import run_after_index
 
-        report = self._indexer.run(progress, changed_paths)
+        report = self._indexer.run(progress, changed_paths, defer_bookkeeping)
         run_after_index(self, report)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
@@ -212,7 +216,8 @@ class Tenure:
         """Re-index the paths that change under the root (batched by watchfiles) until `stop` is set.
         Only the changed paths are looked at: no rescan of the tree per change. While idle, the
         indexer is warmed (`Indexer.warm`) in slices short enough not to delay a change much:
-        changes that arrive meanwhile are kept by watchfiles and taken at the next poll.
+        changes that arrive meanwhile are kept by watchfiles and taken at the next poll. An update's
+        bookkeeping of the dependants it checked is done at the next idle poll too (`Indexer.run`).
         `on_warmed({"cpu_seconds", "failed": [(module, error)]})` is called once that is done."""
         from watchfiles import watch
 
@@ -222,19 +227,24 @@ class Tenure:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
         warming_cpu: float | None = 0.0
-        for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
-                             yield_on_timeout=True):
-            if changes:
-                paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
-                on_update(self.index(changed_paths=paths))
-            elif warming_cpu is not None:
-                started = time.process_time()
-                done = self.warm(WARM_SLICE_S)
-                warming_cpu += time.process_time() - started
-                if done:
-                    if on_warmed:
-                        on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
-                    warming_cpu = None
+        try:
+            for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
+                                 yield_on_timeout=True):
+                if changes:
+                    paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
+                    on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
+                    continue
+                self._indexer.flush()  # idle: the last update's bookkeeping first
+                if warming_cpu is not None:
+                    started = time.process_time()
+                    done = self.warm(WARM_SLICE_S)
+                    warming_cpu += time.process_time() - started
+                    if done:
+                        if on_warmed:
+                            on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
+                        warming_cpu = None
+        finally:
+            self._indexer.flush()
 
 
 def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:

@@ -46,6 +46,7 @@ from tenure.structural.store import StructuralStore
 from tenure.structural.walk import walk
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
+PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
 ALWAYS_IGNORED = {".git", ".hg", ".svn", ".tenure", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -332,14 +333,35 @@ class Indexer:
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[str] | None = None  # see `warm`
         self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
+        self._pending: list[tuple[Verified, ProjectIndex]] = []  # deferred bookkeeping, see `run`
 
-    def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None) -> IndexReport:
+    def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
+            defer_bookkeeping: bool = False) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
-        are looked at; otherwise the whole tree is walked and compared by stat and content hash."""
+        are looked at; otherwise the whole tree is walked and compared by stat and content hash.
+        With `defer_bookkeeping`, what checking dependants read (reads to add, answers whose filters
+        widened) is recorded by `flush` (a watcher's idle time, or the next run) instead of now; the
+        graph is complete either way, and a process that dies first leaves the ids of those files,
+        which the next run resolves again."""
+        self.flush()
         with cyclic_gc_paused():
-            return self._run(progress, changed_paths)
+            return self._run(progress, changed_paths, defer_bookkeeping)
 
-    def _run(self, progress: Progress | None, changed_paths: set[str] | None) -> IndexReport:
+    def flush(self) -> None:
+        """Record deferred bookkeeping (see `run`), unless another process indexed since: its ids
+        stay in the store and the next run resolves those files again."""
+        pending, self._pending = self._pending, []
+        if not pending or self._index is None or self._index.generation != self.store.get_meta("generation"):
+            return
+        with self.store.db.transaction(), cyclic_gc_paused():
+            for verified, index in pending:
+                self._record(verified, index)
+            self.store.set_meta(PENDING_META, "")
+
+    def _record(self, verified: Verified, index: ProjectIndex) -> None:
+        self.store.keep_verified(self._not_yet_recorded({f: c.reads_to_keep() for f, c in verified.items()}, index))
+
+    def _run(self, progress: Progress | None, changed_paths: set[str] | None, defer: bool) -> IndexReport:
         started = time.perf_counter()
         self._parsed = {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
@@ -452,21 +474,26 @@ class Indexer:
             new_modules = self._new_modules(known)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
-            dependants = set(touched_by_file) - changed_ids - looked_for_new
-            affected = changed_ids | dependants | looked_for_new
+            # Checked by a process that died before recording what the checks read: resolved again.
+            unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
+            dependants = set(touched_by_file) - changed_ids - looked_for_new - unrecorded
+            affected = changed_ids | dependants | looked_for_new | unrecorded
             mark = time.perf_counter()
             report.phases["parse and store"] = mark - started - sum(report.phases.values())
             rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
                 report.files_resolved, report.files_verified = self._resolve(
-                    affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before)
+                    affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
+                    defer)
             except BaseException:
+                self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
                 # next run, which also forgets `_recorded`)
                 raise
             self._index.generation = generation
             self.store.set_meta("generation", generation)
+            self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
             report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
             after = self.store.fingerprints(fqns=list(before))
             report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
@@ -595,14 +622,14 @@ class Indexer:
 
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
-        phases: dict[str, float], rewritten: set[str], generation: str,
+        phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
     ) -> tuple[int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         verifiable_rows = [r for r in rows if r["id"] in verifiable]
-        kept = self._still_valid(index, verifiable_rows, touched) if verifiable_rows else set()
+        kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
         file_ids = file_ids - kept
         if not file_ids:
             return 0, len(kept)
@@ -626,7 +653,8 @@ class Indexer:
             phases["write edges"] += time.perf_counter() - mark
         return len(todo), len(kept)
 
-    def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]]) -> set[int]:
+    def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]],
+                     defer: bool) -> set[int]:
         """The dependants whose resolution would come out the same: asked again, every question
         they asked of the project that read a touched key gets the same answer (early cutoff).
         Their edges stay."""
@@ -646,7 +674,10 @@ class Indexer:
                 still = verify(items, view)
             except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
                 continue
-            self.store.keep_verified(self._not_yet_recorded(still, index))
+            if defer:
+                self._pending.append((still, index))
+            else:
+                self._record(still, index)
             kept |= set(still)
         return kept
 

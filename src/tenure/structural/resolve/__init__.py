@@ -372,7 +372,16 @@ def resolver_for(name: str) -> Resolver:
 
 
 # file id -> (its answers where they moved, else None; what checking them read, as a view records it)
-Verified = dict[int, tuple[bytes | None, Recording]]
+class Checked(Protocol):
+    """A dependant whose resolution was verified to stand (see `verifier_for`)."""
+
+    def reads_to_keep(self) -> tuple[bytes | None, Recording]:
+        """Its stored answers where they moved (else None), and what checking it read, to add to its
+        reads. Bookkeeping for later updates, apart from the check itself: a watcher does it idle."""
+        ...
+
+
+Verified = dict[int, Checked]
 
 
 class Verifier(Protocol):
@@ -383,7 +392,7 @@ class Verifier(Protocol):
 def verifier_for(name: str) -> Verifier | None:
     """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the
     dependency keys of each that changed, those whose resolution would come out the same (their
-    edges are kept), with their answers updated where they moved and the reads to add."""
+    edges are kept), each with what to keep of the check (`Checked`)."""
     return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "verify", None)
 
 

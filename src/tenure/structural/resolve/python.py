@@ -1581,10 +1581,11 @@ class Answers:
     context-free (another module on its own), so the same question asked of the same project
     gets the same answer; after an edit only those whose keys were touched need asking again."""
 
-    def __init__(self, view: ProjectView, remember: bool = False) -> None:
+    def __init__(self, view: ProjectView, lazy_filters: bool = False) -> None:
         self.view = view
-        self.remember = remember  # what reads come to is kept between updates (`_Remembered`)
-        self.remembered: dict[tuple, _Remembered] = {}  # (when remembering) question -> its memory
+        # `verify`'s: a question's key filter is made when bookkeeping needs it (`remembered`)
+        self.lazy_filters = lazy_filters
+        self._remembered: dict[tuple, _Remembered] = {}
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         self.complete = True  # False: the analysis read something no question covers
@@ -1597,14 +1598,16 @@ class Answers:
             answer = compute()
         finally:
             read = self.view.end()
-        if self.remember:
-            self.remembered[query] = _remembered(query, read, self.view)
-            key_filter = self.remembered[query].key_filter
-        else:
-            key_filter = _key_filter(self.view, read)
-        self.log[query] = (_digest(answer), key_filter)
+        self.log[query] = (_digest(answer), b"" if self.lazy_filters else _key_filter(self.view, read))
         self.reads[query] = read
         return answer
+
+    def remembered(self, query: tuple) -> _Remembered:
+        """An asked question's key filter and the fingerprint of what it read (`_Remembered`)."""
+        hit = self._remembered.get(query)
+        if hit is None:
+            hit = self._remembered[query] = _remembered(query, self.reads[query], self.view)
+        return hit
 
     def encode(self) -> bytes | None:
         """The log as `verify` reads it (`_ANSWERS_DECODER`): digests and filters packed in fixed-size
@@ -1766,39 +1769,52 @@ class AskedLower:
 def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified:
     """Files (id, stored answers, their dependency keys an edit touched) whose resolution would
     come out the same: every question whose key filter matches a touched key is asked again and
-    answered alike. Returns them with their answers (where a question now reads other keys) and
-    the reads to add to theirs."""
+    answered alike."""
     project = Project(view)
-    answers = Answers(view, remember=True)
+    answers = Answers(view, lazy_filters=True)
     asked = {"lower": AskedLower(Analysed(project), answers), "project": AskedProject(project, answers)}
     queries: dict[bytes, tuple] = {}  # a question as stored -> as asked (dependants share most)
     still: Verified = {}
     for (file_id, _, _), stored, matched in _matching_questions(items):
-        digests, filters, raw = stored
-        questions: list[tuple] = []
-        widened_filters: bytearray | None = None
+        digests = stored[0]
+        questions: list[tuple[int, tuple]] = []
         for i in matched:
-            stored_query = bytes(raw[i])
+            stored_query = bytes(stored[2][i])
             query = queries.get(stored_query)
             if query is None:
                 query = queries[stored_query] = _thaw(msgspec.msgpack.decode(stored_query))
-            digest, key_filter = _ask_again(asked, answers, query)
-            if digest != digests[i * _DIGEST_BYTES : (i + 1) * _DIGEST_BYTES]:
+            if _ask_again(asked, answers, query)[0] != digests[i * _DIGEST_BYTES : (i + 1) * _DIGEST_BYTES]:
                 break
-            questions.append(query)
-            # Keys read now but not before widen the filter; it never narrows (a filter that covers
-            # more only asks again more often), so answers that read alike are not rewritten.
+            questions.append((i, query))
+        else:
+            still[file_id] = _Checked(stored, questions, answers)
+    return still
+
+
+class _Checked:
+    """A file `verify` found to stand: its stored answers, the questions asked again (by position)."""
+
+    __slots__ = ("stored", "questions", "answers")
+
+    def __init__(self, stored: tuple[bytes, bytes, list[msgspec.Raw]], questions: list[tuple[int, tuple]],
+                 answers: Answers) -> None:
+        self.stored, self.questions, self.answers = stored, questions, answers
+
+    def reads_to_keep(self) -> tuple[bytes | None, Recording]:
+        # Keys read now but not before widen a question's filter; it never narrows (a filter that
+        # covers more only asks again more often), so answers that read alike are not rewritten.
+        digests, filters, raw = self.stored
+        widened_filters: bytearray | None = None
+        for i, query in self.questions:
             span = slice(i * _FILTER_BYTES, (i + 1) * _FILTER_BYTES)
             bits = int.from_bytes(filters[span], "little")
-            widened = bits | int.from_bytes(key_filter, "little")
+            widened = bits | int.from_bytes(self.answers.remembered(query).key_filter, "little")
             if widened != bits:
                 widened_filters = widened_filters or bytearray(filters)
                 widened_filters[span] = widened.to_bytes(_FILTER_BYTES, "little")
-        else:
-            blob = None if widened_filters is None else msgspec.msgpack.encode(
-                (_ANSWERS_FORMAT, digests, bytes(widened_filters), raw))
-            still[file_id] = (blob, _joined_reads(questions, answers))
-    return still
+        blob = None if widened_filters is None else msgspec.msgpack.encode(
+            (_ANSWERS_FORMAT, digests, bytes(widened_filters), raw))
+        return blob, _joined_reads([query for _, query in self.questions], self.answers)
 
 
 class _Remembered:
@@ -1841,7 +1857,7 @@ def _remembered(query: tuple, read: Recording, view: ProjectView) -> _Remembered
 def _joined_reads(questions: list[tuple], answers: Answers) -> Recording:
     """What these questions' answers read, together: the same objects while the answers read the
     same, so the indexer sees by identity that it holds them already (`Indexer._not_yet_recorded`)."""
-    key = tuple(answers.remembered[q] for q in questions)
+    key = tuple(answers.remembered(q) for q in questions)
     joined = _UNIONS.get(key)
     if joined is None:
         reads = [answers.reads[q] for q in questions]
