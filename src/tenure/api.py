@@ -74,7 +74,7 @@ class Tenure:
         return cls(root, open_database(state / DB_NAME))
 
     def close(self) -> None:
-        self._indexer.flush()
+        self.flush()
         self.db.close()
 
     def __enter__(self) -> Tenure:
@@ -115,6 +115,10 @@ class Tenure:
             drift.on_index(self.db, report.drifted, datetime.now(UTC))
         self._freshness = None
         return report
+
+    def flush(self) -> None:
+        """Record the bookkeeping updates deferred (`index(defer_bookkeeping=True)`)."""
+        self._indexer.flush()
 
     def warm(self, seconds: float) -> bool:
         """Prepare, for at most `seconds`, what the next updates will need (`Indexer.warm`): True
@@ -234,7 +238,7 @@ class Tenure:
                     paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
                     on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
                     continue
-                self._indexer.flush()  # idle: the last update's bookkeeping first
+                self.flush()  # idle: the last update's bookkeeping first
                 if warming_cpu is not None:
                     started = time.process_time()
                     done = self.warm(WARM_SLICE_S)
@@ -244,7 +248,7 @@ class Tenure:
                             on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
                         warming_cpu = None
         finally:
-            self._indexer.flush()
+            self.flush()
 
 
 def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:
