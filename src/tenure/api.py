@@ -74,8 +74,10 @@ class Tenure:
         return cls(root, open_database(state / DB_NAME))
 
     def close(self) -> None:
-        self.flush()
-        self.db.close()
+        try:
+            self.flush()
+        finally:
+            self.db.close()
 
     def __enter__(self) -> Tenure:
         return self
