@@ -331,6 +331,26 @@ def test_dependants_checked_by_a_process_that_died_before_its_bookkeeping_are_re
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def test_deferred_bookkeeping_is_dropped_when_another_process_indexed_first(make_repo, tmp_path: Path) -> None:
+    root = make_repo(SHAPES)
+    shapes = SHAPES["app/shapes.py"]
+    with Tenure.open(root, discover=False) as watcher:
+        watcher.index()
+        (root / "app/shapes.py").write_text(shapes + "\n\ndef unrelated():\n    return 0\n")
+        watcher.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True)
+        with Tenure.open(root, discover=False) as other:  # e.g. `tenure index` from a shell
+            (root / "app/factory.py").write_text(SHAPES["app/factory.py"] + "\n# edited\n")
+            report = other.index()
+            # factory.py (its comment alone would touch no reader), and use.py, whose check the watcher
+            # has not recorded yet: resolved again here
+            assert (report.files_resolved, report.files_verified) == (2, 0)
+        watcher.flush()  # too late: its checks are stale, and dropped
+        (root / "app/shapes.py").write_text(shapes.replace("return Circle", "return Square"))
+        watcher.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True)
+        watcher.flush()
+        assert snapshot(watcher) == clean_index(root, tmp_path)
+
+
 def test_stored_answers_of_another_format_are_not_trusted_their_file_is_resolved_again(
     make_repo, tmp_path: Path
 ) -> None:

@@ -351,9 +351,11 @@ class Indexer:
         """Record deferred bookkeeping (see `run`), unless another process indexed since: its ids
         stay in the store and the next run resolves those files again."""
         pending, self._pending = self._pending, []
-        if not pending or self._index is None or self._index.generation != self.store.get_meta("generation"):
+        if not pending or self._index is None:
             return
         with self.store.db.transaction(), cyclic_gc_paused():
+            if self._index.generation != self.store.get_meta("generation"):
+                return  # (checked holding the write lock: a run that came between rewrote their answers)
             for verified, index in pending:
                 self._record(verified, index)
             self.store.set_meta(PENDING_META, "")
