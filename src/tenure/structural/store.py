@@ -264,10 +264,12 @@ class StructuralStore:
 
     def fingerprints(self, paths: list[str] | None = None, fqns: list[str] | None = None) -> dict[str, str]:
         """fqn -> content fingerprint, for the symbols of some files or some names."""
-        column, values = ("path", paths) if paths is not None else ("fqn", fqns or [])
+        if paths is not None:  # through the files' ids: symbols are indexed by file, not by path
+            return dict(self.db.rows(
+                "SELECT s.fqn, s.fingerprint FROM files f JOIN symbols s ON s.file_id = f.id"
+                " WHERE f.path IN (SELECT value FROM json_each(?))", (_json(paths),)))
         return dict(self.db.rows(
-            f"SELECT fqn, fingerprint FROM symbols WHERE {column} IN (SELECT value FROM json_each(?))", (_json(values),)
-        ))
+            "SELECT fqn, fingerprint FROM symbols WHERE fqn IN (SELECT value FROM json_each(?))", (_json(fqns or []),)))
 
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
         self.db.execute(
