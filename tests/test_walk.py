@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from tenure import Tenure
+from tenure.structural import walk as walking
 from tenure.structural.indexer import discover
 from tenure.structural.jvm.discover import find_inputs
 from tenure.structural.walk import walk
@@ -109,3 +110,19 @@ def test_the_walk_visits_directories_in_os_walk_order(make_repo) -> None:
     visited = [rel or "." for rel, _, _, _ in walk(str(root), {"node_modules"})]
     assert visited == expected
     assert [b.name for b in find_inputs(root).beans] == [f"{v}/actuator-beans.json" for v in visited if "/" in v]
+
+
+def test_a_tree_walked_to_discover_files_is_replayed_to_the_jvm_walk_which_prunes_it_alike(make_repo) -> None:
+    root = make_repo({  # no git: discovery walks the tree
+        "app/target/classes/com/acme/A.class": b"\xca\xfe\xba\xbe", "app/target/classes/x/actuator-beans.json": BEANS,
+        "app/target/app.jar": b"", "lib/build/classes/java/main/B.class": b"\xca\xfe\xba\xbe",
+        "libs/dep.jar": b"", "ops/actuator-beans-prod.json": BEANS, "src/Main.java": "class Main {}",
+    })
+    alone = find_inputs(root)
+    with walking.shared():
+        discover(root)
+        (root / "late.jar").write_bytes(b"")  # after the walk: the replay lists the tree as it was walked
+        replayed = find_inputs(root)
+    assert replayed == alone  # class directories pruned as before: no beans file found inside one
+    assert [b.name for b in replayed.beans] == ["ops/actuator-beans-prod.json"]
+    assert "late.jar" in [o.name for o in find_inputs(root).origins]  # outside: walked afresh

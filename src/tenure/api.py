@@ -15,7 +15,7 @@ from tenure.memories import drift, links
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.storage import Database, open_database
-from tenure.structural import export
+from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress
 from tenure.structural.lsp.state import LspState
@@ -109,8 +109,9 @@ class Tenure:
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.structural.sources import run_after_index
 
-        report = self._indexer.run(progress, changed_paths, defer_bookkeeping)
-        run_after_index(self, report)
+        with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
+            report = self._indexer.run(progress, changed_paths, defer_bookkeeping)
+            run_after_index(self, report)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack

@@ -5,6 +5,7 @@ directory cost more than the listing itself)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Collection, Iterator
 
@@ -13,10 +14,60 @@ from collections.abc import Collection, Iterator
 Listing = tuple[str, list[str], list[str], list[str]]
 
 
+# Walks kept for the next walker of the same tree within `shared()`; None outside one.
+_SHARED: dict[tuple[str, frozenset[str]], list[Listing]] | None = None
+
+
+@contextlib.contextmanager
+def shared() -> Iterator[None]:
+    """Within, a tree walked whole is replayed to the next walker of it instead of listed again (an
+    index without git walks the tree to discover files, then the JVM source walks it for its inputs)."""
+    global _SHARED
+    outer = _SHARED is None
+    if outer:
+        _SHARED = {}
+    try:
+        yield
+    finally:
+        if outer:
+            _SHARED = None
+
+
 def walk(root: str, ignored: Collection[str]) -> Iterator[Listing]:
     """Every directory under `root` in os.walk's top-down order, but directories named in `ignored`
     and directory links (never followed: that is how walks loop). A directory that cannot be listed
     to the end is passed over, as os.walk does."""
+    key = (root, frozenset(ignored))
+    if _SHARED is not None and key in _SHARED:
+        yield from _replay(_SHARED[key])
+        return
+    record: list[Listing] | None = [] if _SHARED is not None else None
+    for listing in _listings(root, ignored):
+        subdirs = listing[1]
+        listed = list(subdirs)
+        yield listing
+        if record is not None:
+            if subdirs != listed:  # pruned by the caller: not the whole tree, not kept
+                record = None
+            else:
+                record.append((listing[0], listed, listing[2], listing[3]))
+    if record is not None and _SHARED is not None:
+        _SHARED[key] = record
+
+
+def _replay(listings: list[Listing]) -> Iterator[Listing]:
+    """A recorded walk, as `walk` would list it now: the caller may prune subdirectories again."""
+    pruned: list[str] = []
+    for rel, subdirs, files, links in listings:
+        if any(rel == p or rel.startswith(p + "/") for p in pruned):
+            continue
+        mine = list(subdirs)
+        yield rel, mine, list(files), list(links)
+        prefix = f"{rel}/" if rel else ""
+        pruned += [prefix + d for d in subdirs if d not in mine]
+
+
+def _listings(root: str, ignored: Collection[str]) -> Iterator[Listing]:
     todo = [""]
     while todo:
         rel = todo.pop()
