@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from types import ModuleType
 from typing import Protocol
 
 import msgspec
@@ -368,10 +369,13 @@ class Resolver(Protocol):
 @cache
 def resolver_for(name: str) -> Resolver:
     """Resolvers are plug-ins: module `tenure.structural.resolve.<name>` exporting `resolve`."""
-    return importlib.import_module(f"tenure.structural.resolve.{name}").resolve
+    return _plugin(name).resolve
 
 
-# file id -> (its answers where they moved, else None; what checking them read, as a view records it)
+def _plugin(name: str) -> ModuleType:
+    return importlib.import_module(f"tenure.structural.resolve.{name}")
+
+
 class Checked(Protocol):
     """A dependant whose resolution was verified to stand (see `verifier_for`)."""
 
@@ -393,7 +397,7 @@ def verifier_for(name: str) -> Verifier | None:
     """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the
     dependency keys of each that changed, those whose resolution would come out the same (their
     edges are kept), each with what to keep of the check (`Checked`)."""
-    return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "verify", None)
+    return getattr(_plugin(name), "verify", None)
 
 
 class Warmer(Protocol):
@@ -405,7 +409,7 @@ def warmer_for(name: str) -> Warmer | None:
     """A resolver plug-in may export `warm(module, view)`: do ahead of time, in a process that
     keeps its index (a watcher's idle time), the work resolving or verifying a reader of `module`
     would do first; what it keeps must hold at later index states as it would have when done then."""
-    return getattr(importlib.import_module(f"tenure.structural.resolve.{name}"), "warm", None)
+    return getattr(_plugin(name), "warm", None)
 
 
 def candidates_tier(count: int) -> Tier:
