@@ -331,7 +331,7 @@ class Indexer:
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
-        self._to_warm: deque[str] | None = None  # see `warm`
+        self._to_warm: deque[tuple[str, set[str]]] | None = None  # (module, its resolvers): see `warm`
         self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
         self._pending: list[tuple[Verified, ProjectIndex]] = []  # deferred bookkeeping, see `run`
 
@@ -521,16 +521,18 @@ class Indexer:
             # What the store holds already is not written again (see `_not_yet_recorded`).
             self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
-            self._to_warm = deque(r["module"] for r in self.store.db.query(
-                "SELECT substr(key, 5) AS module, COUNT(*) AS readers FROM resolution_deps"
-                " WHERE key >= 'mod:' AND key < 'mod;' GROUP BY key ORDER BY readers DESC, key"))
-        languages = {r["path"]: r["language"] for r in self.store.db.query("SELECT path, language FROM files")}
+            languages = {r["path"]: r["language"] for r in self.store.db.query("SELECT path, language FROM files")}
+            self._to_warm = deque(
+                (r["module"], {language_table()[languages[p]].resolver for p in index.module_paths.get(r["module"], ())
+                               if p in languages})
+                for r in self.store.db.query(
+                    "SELECT substr(key, 5) AS module, COUNT(*) AS readers FROM resolution_deps"
+                    " WHERE key >= 'mod:' AND key < 'mod;' GROUP BY key ORDER BY readers DESC, key"))
         deadline = time.perf_counter() + seconds
         with cyclic_gc_paused():
             while self._to_warm and time.perf_counter() < deadline:
-                module = self._to_warm.popleft()
-                for resolver in {language_table()[languages[p]].resolver for p in index.module_paths.get(module, ())
-                                 if p in languages}:
+                module, resolvers = self._to_warm.popleft()
+                for resolver in resolvers:
                     warm = warmer_for(resolver)
                     if warm is None:
                         continue
