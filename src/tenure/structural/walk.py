@@ -37,11 +37,11 @@ def walk(root: str, ignored: Collection[str]) -> Iterator[Listing]:
     """Every directory under `root` in os.walk's top-down order, but directories named in `ignored`
     and directory links (never followed: that is how walks loop). A directory that cannot be listed
     to the end is passed over, as os.walk does."""
-    key = (root, frozenset(ignored))
-    if _SHARED is not None and key in _SHARED:
-        yield from _replay(_SHARED[key])
+    key, shared = (root, frozenset(ignored)), _SHARED  # (read once: another thread may end its scope)
+    if shared is not None and key in shared:
+        yield from _replay(shared[key])
         return
-    record: list[Listing] | None = [] if _SHARED is not None else None
+    record: list[Listing] | None = [] if shared is not None else None
     for listing in _listings(root, ignored):
         subdirs = listing[1]
         listed = list(subdirs)
@@ -51,8 +51,8 @@ def walk(root: str, ignored: Collection[str]) -> Iterator[Listing]:
                 record = None
             else:
                 record.append((listing[0], listed, listing[2], listing[3]))
-    if record is not None and _SHARED is not None:
-        _SHARED[key] = record
+    if record is not None and shared is not None:
+        shared[key] = record
 
 
 def _replay(listings: list[Listing]) -> Iterator[Listing]:
