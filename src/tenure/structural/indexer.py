@@ -31,6 +31,7 @@ from tenure.structural.facts import FileFacts, decode_facts, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
+    MODULE_KEY,
     ProjectIndex,
     ProjectView,
     Resolved,
@@ -38,6 +39,7 @@ from tenure.structural.resolve import (
     Verified,
     changed_keys,
     resolver_for,
+    split_module_keys,
     touched_keys,
     verifier_for,
     warmer_for,
@@ -522,12 +524,10 @@ class Indexer:
             self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
             languages = {r["path"]: r["language"] for r in self.store.db.query("SELECT path, language FROM files")}
+            modules = (key[len(MODULE_KEY):] for key in self.store.keys_by_readers(MODULE_KEY))
             self._to_warm = deque(
-                (r["module"], {language_table()[languages[p]].resolver for p in index.module_paths.get(r["module"], ())
-                               if p in languages})
-                for r in self.store.db.query(
-                    "SELECT substr(key, 5) AS module, COUNT(*) AS readers FROM resolution_deps"
-                    " WHERE key >= 'mod:' AND key < 'mod;' GROUP BY key ORDER BY readers DESC, key"))
+                (m, {language_table()[languages[p]].resolver for p in index.module_paths.get(m, ()) if p in languages})
+                for m in modules)
         deadline = time.perf_counter() + seconds
         with cyclic_gc_paused():
             while self._to_warm and time.perf_counter() < deadline:
@@ -693,15 +693,16 @@ class Indexer:
         file is resolved again (its reads are rewritten then) or the index is rebuilt."""
         out: dict[int, tuple[bytes | None, set, set]] = {}
         nothing: _Recorded = (frozenset(), frozenset(), frozenset(), None)
+        view = ProjectView(index)
         for file_id, (answers, read) in verified.items():
             keys, present, missing, last = self._recorded.get(file_id, nothing)
             if read is last:  # the very reads recorded last time
                 out[file_id] = (answers, set(), set())
                 continue
-            read_missing = read[1].difference(index.module_paths)
+            read_missing = view.missing_of(read)
             new_keys, new_missing = read[0] - keys, read_missing - missing
             new_present = read[1] - read_missing - present
-            out[file_id] = (answers, new_keys | {f"mod:{m}" for m in new_present}, new_missing)
+            out[file_id] = (answers, view.keys_of((new_keys, new_present)), new_missing)
             self._recorded[file_id] = (keys | new_keys, present | new_present, missing | new_missing, read)
         return out
 
@@ -713,8 +714,7 @@ _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
 
 def _as_recorded(keys: AbstractSet[str], missing: AbstractSet[str]) -> _Recorded:
     """A file's reads as the store holds them (`StructuralStore.recorded_reads`), as `_Recorded`."""
-    modules = frozenset(k[4:] for k in keys if k.startswith("mod:"))
-    return frozenset(k for k in keys if not k.startswith("mod:")), modules, frozenset(missing), None
+    return *split_module_keys(keys), frozenset(missing), None
 
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.

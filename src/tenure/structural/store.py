@@ -307,6 +307,12 @@ class StructuralStore:
             (_json(sorted(file_ids)),),
         ))
 
+    def keys_by_readers(self, prefix: str) -> list[str]:
+        """The dependency keys starting with `prefix`, the most read first."""
+        return [key for key, in self.db.rows(
+            "SELECT key FROM resolution_deps WHERE key >= ? AND key < ? GROUP BY key ORDER BY COUNT(*) DESC, key",
+            (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)))]
+
     def recorded_reads(self) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
         """Every file's recorded reads: (dependency keys, modules looked up in vain)."""
         keys: dict[int, set[str]] = {}

@@ -63,17 +63,29 @@ class Resolved(msgspec.Struct, array_like=True):
 _MODULE_SETS = itertools.count(1)
 
 
+MODULE_KEY = "mod:"  # a module's dependency key is this and its name: its facts, as readers see them
+
+
 class _ModuleKeys(dict[str, str]):
     """Module name -> its dependency key, made once."""
 
     def __missing__(self, module: str) -> str:
         if len(self) > 1 << 20:
             self.clear()
-        key = self[module] = f"mod:{module}"
+        key = self[module] = MODULE_KEY + module
         return key
 
 
 _MODULE_KEYS = _ModuleKeys()
+module_key = _MODULE_KEYS.__getitem__
+
+
+def split_module_keys(keys: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """Stored dependency keys as a view records reads (`ProjectView.keys_of` undone): the keys other
+    than modules', and the names of the modules."""
+    keys = list(keys)
+    return (frozenset(k for k in keys if not k.startswith(MODULE_KEY)),
+            frozenset(k[len(MODULE_KEY):] for k in keys if k.startswith(MODULE_KEY)))
 
 
 class SymbolSource(Protocol):
@@ -238,7 +250,7 @@ class ProjectView:
 
     def keys_of(self, reads: Recording) -> set[str]:
         # (set algebra against the dict and cached key strings: this runs over every file's reads)
-        return reads[0].union(map(_MODULE_KEYS.__getitem__, reads[1] - self.missing_of(reads)))
+        return reads[0].union(map(module_key, reads[1] - self.missing_of(reads)))
 
     def missing_of(self, reads: Recording) -> set[str]:
         return reads[1].difference(self._index.module_paths)
@@ -336,7 +348,7 @@ class ProjectView:
 
 def touched_keys(facts: FileFacts, symbols: Iterable[SymbolInfo]) -> set[str]:
     """The dependency keys a change to this file can invalidate (call on old and new state)."""
-    keys = {f"mod:{facts.module}"}
+    keys = {module_key(facts.module)}
     for sym in symbols:
         keys.update((f"sym:{sym.fqn}", f"name:{sym.name}"))
         if sym.parent:

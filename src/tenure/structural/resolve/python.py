@@ -51,6 +51,7 @@ from tenure.structural.resolve import (
     SymbolInfo,
     Verified,
     candidates_tier,
+    module_key,
 )
 from tenure.structural.resolve.generic import python_absolute
 
@@ -550,7 +551,7 @@ class Analysed(Lower):
         if differ:
             if any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
-            masks = [_KEY_BITS[f"mod:{arg}" if kind == "facts" else f"name:{arg}"] for kind, arg in differ]
+            masks = [_KEY_BITS[module_key(arg) if kind == "facts" else f"name:{arg}"] for kind, arg in differ]
             answers = Answers(view)
             asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
             self.project.recorders.append(reads)
@@ -1671,7 +1672,7 @@ class _ModuleBits(dict[str, int]):
         self.paths = view.module_paths
 
     def __missing__(self, module: str) -> int:
-        bits = self[module] = _KEY_BITS[f"mod:{module}"] if module in self.paths else 0
+        bits = self[module] = _KEY_BITS[module_key(module)] if module in self.paths else 0
         return bits
 
 
