@@ -14,7 +14,7 @@ import pytest
 from tenure import Tenure
 from tenure.structural import indexer
 from tenure.structural.indexer import IndexReport
-from tenure.structural.resolve import python
+from tenure.structural.resolve import ProjectIndex, SymbolInfo, python
 from tenure.structural.store import StructuralStore
 
 
@@ -449,3 +449,21 @@ def test_an_index_written_by_another_build_is_rebuilt_without_reading_its_facts(
         report = t.index()
         assert report.files_parsed == report.files_seen
         assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_an_index_tells_what_changed_after_a_state_and_nothing_before_it() -> None:
+    index = ProjectIndex(load_facts=lambda path: None)
+    index.add_module("app.a", "app/a.py")
+    index.add(SymbolInfo("app.a.f", "f", "function", "python", "app/a.py", 1, "app.a", "app.a"))
+    index.add_module("app.b", "app/b.py")
+    first = index.epoch
+    index.remove_file("app/a.py")  # a's new state: g instead of f
+    index.add_module("app.a", "app/a.py")
+    index.add(SymbolInfo("app.a.g", "g", "function", "python", "app/a.py", 1, "app.a", "app.a"))
+    second = index.epoch
+    index.remove_file("app/b.py")  # b goes
+    # (a's file went and came back: its module's existence is logged too, which only asks again more)
+    assert set(index.changed_since(first)) == {("facts", "app.a"), ("exists", "app.a"), ("named", "f"),
+                                              ("named", "g"), ("facts", "app.b"), ("exists", "app.b")}
+    assert set(index.changed_since(second)) == {("facts", "app.b"), ("exists", "app.b")}
+    assert index.changed_since(index.epoch) == []

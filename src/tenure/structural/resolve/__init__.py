@@ -118,7 +118,7 @@ class ProjectIndex:
     _module_of: dict[str, str] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
     # The epoch of the latest change to what a reader of another module sees: its facts or its existence
-    # (("facts" | "exists", module)) and the symbols of a name (("named", name)); see `changed_since`.
+    # (("facts" | "exists", module)) and the symbols of a name (("named", name)), in epoch order.
     _changed: dict[tuple[str, str], int] = field(default_factory=dict)
     _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
 
@@ -156,7 +156,7 @@ class ProjectIndex:
     def add(self, sym: SymbolInfo) -> None:
         assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
-        self._changed["named", sym.name] = self.epoch
+        self._log("named", sym.name)
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
         if sym.parent:
@@ -165,9 +165,9 @@ class ProjectIndex:
 
     def add_module(self, module: str, path: str) -> None:
         self.epoch += 1
-        self._changed["facts", module] = self.epoch
+        self._log("facts", module)
         if module not in self.module_paths:
-            self._changed["exists", module] = self.epoch
+            self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
         self._module_of[path] = module
 
@@ -176,7 +176,7 @@ class ProjectIndex:
         assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
         for sym in self._by_path.pop(path, []):
-            self._changed["named", sym.name] = self.epoch
+            self._log("named", sym.name)
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
                 if key in table:
                     table[key] = [s for s in table[key] if s.path != path]
@@ -184,18 +184,29 @@ class ProjectIndex:
                         del table[key]
         module = self._module_of.pop(path, None)
         if module is not None:
-            self._changed["facts", module] = self.epoch
+            self._log("facts", module)
             self.module_paths[module] = [p for p in self.module_paths[module] if p != path]
             if not self.module_paths[module]:
                 del self.module_paths[module]
-                self._changed["exists", module] = self.epoch
+                self._log("exists", module)
         self._facts.pop(path, None)
+
+    def _log(self, kind: str, key: str) -> None:
+        # Moved to the end when logged again: `_changed` stays in epoch order, so `changed_since`
+        # reads only the changes after its epoch, however long a watcher has run.
+        self._changed.pop((kind, key), None)
+        self._changed[kind, key] = self.epoch
 
     def changed_since(self, epoch: int) -> list[tuple[str, str]] | None:
         """What changed after `epoch` (see `_changed`), or None when that is not known."""
         if epoch < self._changes_from:
             return None
-        return [key for key, at in self._changed.items() if at > epoch]
+        since = []
+        for key in reversed(self._changed):
+            if self._changed[key] <= epoch:
+                break
+            since.append(key)
+        return since
 
     @property
     def modules_version(self) -> int:
