@@ -445,12 +445,10 @@ class Indexer:
                 old = known.get(c.path)
                 old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
                 old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
-                old_keys = (touched_keys(old_facts, old_symbols) if old_facts is not None
-                            else self._touched(old) if old is not None else set())
                 if blob is None:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
-                    touched |= old_keys
+                    touched |= self._old_keys(old, old_facts, old_symbols)
                     continue
                 facts = decode_facts(blob)
                 self._finish_facts(facts, c.spec, path_set, go_mods)
@@ -468,7 +466,8 @@ class Indexer:
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
                 elif not moved_only:
-                    touched |= old_keys | touched_keys(facts, self.store.symbols_of_file(file_id))
+                    touched |= self._old_keys(old, old_facts, old_symbols) | touched_keys(
+                        facts, self.store.symbols_of_file(file_id))
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
                 changed_ids.add(file_id)
@@ -554,6 +553,12 @@ class Indexer:
         now = {r["module"] for r in self.store.db.query(
             "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')")}
         return now - before
+
+    def _old_keys(self, old: dict | None, old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set[str]:
+        """The keys a changed file's stored state answered to (none for a new file)."""
+        if old_facts is not None:
+            return touched_keys(old_facts, old_symbols)
+        return self._touched(old) if old is not None else set()
 
     def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:
         """The keys a file's stored state answers to (pass its facts when already loaded)."""
