@@ -32,9 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CACHE_DIR, print_table
+from common import CACHE_DIR, REPO, baseline_src, print_table
 
-REPO = Path(__file__).resolve().parent.parent
 SDIST = CACHE_DIR / "dl" / "Django-5.1.4.tar.gz"
 CASES = {
     "unchanged": lambda n: "",
@@ -74,12 +73,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
-        base_src = Path(tmp, "baseline")
-        base_src.mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.baseline, "src"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "x", "-C", str(base_src)], input=archive, check=True)
-        builds = {f"baseline {args.baseline}": base_src / "src", "this tree": REPO / "src"}
+        builds = {f"baseline {args.baseline}": baseline_src(args.baseline, Path(tmp, "baseline")),
+                  "this tree": REPO / "src"}
         roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
         originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
         rows = []

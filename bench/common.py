@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import resource
 import shlex
 import shutil
 import subprocess
@@ -22,6 +23,9 @@ from typing import Any
 # `tenure index` schedules language-server enrichment in the background (structural/lsp): a benchmark
 # measures what it names, so no server competes for the cores unless a script starts one itself.
 os.environ.setdefault("TENURE_ENRICH", "off")
+
+#: This repository (benchmarks that compare a build of another revision with this tree).
+REPO = Path(__file__).resolve().parent.parent
 
 #: Where fetched inputs (sdists, the extracted PyCG suite, the PyCG venv) are cached.
 CACHE_DIR = Path(os.environ.get("TENURE_BENCH_CACHE", "/tmp/tenure-bench"))
@@ -275,3 +279,17 @@ def reference_walk(root: Path) -> float:
             if cursor.depth == 0:
                 break
     return time.process_time() - start
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of the children it has waited for (index workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def baseline_src(revision: str, into: Path) -> Path:
+    """This repository's `src/` at a git revision, unpacked under `into`: a build to run beside this tree."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src"], check=True, capture_output=True)
+    subprocess.run(["tar", "x", "-C", str(into)], input=archive.stdout, check=True)
+    return into / "src"

@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import REFERENCE_S, fetch_sdist, print_table, reference_walk, write_json
+from common import REFERENCE_S, cpu_seconds, fetch_sdist, print_table, reference_walk, write_json
 
 from tenure.entry import with_hash_seed
 
@@ -50,11 +50,6 @@ _ADDED = "\n\ndef _tenure_bench_added_function():\n    return _tenure_bench_adde
 _EDITED = "\n\ndef _tenure_bench_added_function():\n    return print(_tenure_bench_added_function)\n"
 EDITS = {"function added": _ADDED, "function body edited": _EDITED, "function removed": ""}
 TARGET_S = 0.5
-
-
-def cpu_seconds() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def rss_mb() -> int:

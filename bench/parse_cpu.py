@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from common import CACHE_DIR, REPO, baseline_src
+
 PHASES = ("tree-sitter parse", "extractor", "encode", "parse_one total")
 
 
@@ -92,9 +93,6 @@ def _run_build(src: Path, args: argparse.Namespace, out: Path) -> dict:
 
 
 def _default_path() -> str:
-    sys.path.insert(0, str(REPO / "bench"))
-    from common import CACHE_DIR
-
     sdist = CACHE_DIR / "dl" / "Django-5.1.4.tar.gz"
     target = CACHE_DIR / "parse_cpu" / "Django-5.1.4"
     if not target.exists():
@@ -118,12 +116,8 @@ def main() -> None:
         return
     args.path = args.path or [_default_path()]
     with tempfile.TemporaryDirectory() as tmp:
-        base_root = Path(tmp, "baseline")
-        base_root.mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.baseline, "src"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "x", "-C", str(base_root)], input=archive, check=True)
-        runs = [(_run_build(base_root / "src", args, Path(tmp, "base.pickle")),
+        base_src = baseline_src(args.baseline, Path(tmp, "baseline"))
+        runs = [(_run_build(base_src, args, Path(tmp, "base.pickle")),
                  _run_build(REPO / "src", args, Path(tmp, "this.pickle"))) for _ in range(args.runs)]
     base, this = runs[-1]  # the outputs compared are those of the last run
     best = [{phase: min(run[build]["figures"][phase] for run in runs) for phase in PHASES} for build in (0, 1)]

@@ -21,7 +21,6 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -29,21 +28,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import fetch_sdist, write_json
+from common import REPO, baseline_src, cpu_seconds, fetch_sdist, write_json
 
-REPO = Path(__file__).resolve().parent.parent
 MEASURES = ("discover + _inspect", "find_inputs", "index() after an edit")
 
 
-def _cpu() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def _timed(fn):  # noqa: ANN001, ANN202 — bench helper
-    cpu, wall = _cpu(), time.perf_counter()
+    cpu, wall = cpu_seconds(), time.perf_counter()
     result = fn()
-    return result, _cpu() - cpu, time.perf_counter() - wall
+    return result, cpu_seconds() - cpu, time.perf_counter() - wall
 
 
 def _worker(root: Path, rel: str) -> dict:
@@ -114,11 +107,8 @@ def main() -> None:
         return
     tree = Path(args.path) if args.path else _default_path()
     with tempfile.TemporaryDirectory() as tmp:
-        srcs = {f"baseline {args.baseline}": Path(tmp, "baseline", "src"), "this tree": REPO / "src"}
-        Path(tmp, "baseline").mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.baseline, "src"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "x", "-C", str(Path(tmp, "baseline"))], input=archive, check=True)
+        srcs = {f"baseline {args.baseline}": baseline_src(args.baseline, Path(tmp, "baseline")),
+                "this tree": REPO / "src"}
         copies = {build: _copies(tree, Path(tmp, f"tree{i}")) for i, build in enumerate(srcs)}
         for build, src in srcs.items():
             for root in copies[build].values():
