@@ -25,16 +25,15 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-from common import CACHE_DIR, REPO, baseline_src, print_table
+from common import REPO, baseline_src, fetch_sdist, print_table
 
-SDIST = CACHE_DIR / "dl" / "Django-5.1.4.tar.gz"
 CASES = {
     "unchanged": lambda n: "",
     "comment added": lambda n: f"\n# tenure bench comment {n}\n",
@@ -43,11 +42,10 @@ CASES = {
 
 
 def _unpack(target: Path) -> Path:
-    if not SDIST.exists():
-        sys.exit(f"{SDIST} is missing (bench/index_speed.py fetches it)")
+    """A copy of Django's sdist of its own (it is indexed and edited), made once under `target`."""
     if not target.exists():
-        with tarfile.open(SDIST) as tar:
-            tar.extractall(target, filter="data")
+        shutil.copytree(fetch_sdist("django", "5.1.4"), target / "Django-5.1.4",
+                        ignore=shutil.ignore_patterns(".tenure"))
     return target / "Django-5.1.4"
 
 

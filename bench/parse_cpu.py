@@ -18,12 +18,11 @@ import os
 import pickle
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-from common import CACHE_DIR, REPO, baseline_src
+from common import REPO, baseline_src, fetch_sdist
 
 PHASES = ("tree-sitter parse", "extractor", "encode", "parse_one total")
 
@@ -93,14 +92,7 @@ def _run_build(src: Path, args: argparse.Namespace, out: Path) -> dict:
 
 
 def _default_path() -> str:
-    sdist = CACHE_DIR / "dl" / "Django-5.1.4.tar.gz"
-    target = CACHE_DIR / "parse_cpu" / "Django-5.1.4"
-    if not target.exists():
-        if not sdist.exists():
-            sys.exit(f"no --path given and {sdist} is missing (bench/index_speed.py fetches it)")
-        with tarfile.open(sdist) as tar:
-            tar.extractall(target.parent, filter="data")
-    return str(target)
+    return str(fetch_sdist("django", "5.1.4"))  # read only: the shared unpacked copy serves
 
 
 def main() -> None:
