@@ -196,14 +196,18 @@ class ModuleFlow:
 _FLOWS: OrderedDict[str, tuple[FileFacts, ModuleFlow]] = OrderedDict()
 
 
-def module_flow(facts: FileFacts) -> ModuleFlow:
+def module_flow(facts: FileFacts, keep: bool = True) -> ModuleFlow:
     """The facts' flow, indexed once: for the facts object, which a run shares between files (by
-    path: a file's new state replaces the old one, which a watcher would otherwise keep)."""
+    path: a file's new state replaces the old one, which a watcher would otherwise keep). Not kept
+    (`keep` False) for the file being resolved: most files are read by no other (Django's tests), and
+    decoded flows are most of a resolving process's memory; one another file reads is kept then."""
     hit = _FLOWS.get(facts.path)
     if hit is not None and hit[0] is facts:
         _FLOWS.move_to_end(facts.path)
         return hit[1]
     mf = ModuleFlow(facts)
+    if not keep:
+        return mf
     _FLOWS[facts.path] = (facts, mf)
     _FLOWS.move_to_end(facts.path)
     if len(_FLOWS) > CACHE_SIZE:
@@ -489,10 +493,37 @@ class Syntactic(Lower):
         return frozenset(found)
 
 
+class Outcome:
+    """What other modules read of a finished analysis: the values of names bound at module level
+    and in classes, and the returns, yields and fields it found. A cached analysis keeps only this
+    (the function locals, worklist and lookups are most of an analysis and read by nobody)."""
+
+    __slots__ = ("vars", "cells")
+
+    def __init__(self, a: Analysis) -> None:
+        scopes = a.mf.scopes
+        classes = {scope[0] for scope in scopes if scope[1] == "class"}
+        read = (var for idx, scope in enumerate(scopes) if idx == 0 or scope[0] in classes
+                for bound in scope[5].values() for var in bound)
+        self.vars: dict[int, frozenset] = {var: frozenset(a.vars[var]) for var in read if a.vars[var]}
+        self.cells: dict[tuple, frozenset] = {key: frozenset(values) for key, values in a.cells.items()
+                                              if key[0] in _READ_CELLS}
+
+    def final(self, vars_: Iterable[int]) -> frozenset:
+        """What variables hold once the analysis is done (see `Analysis.final`)."""
+        out: set = set()
+        for var in vars_:
+            out |= self.vars.get(var, EMPTY)
+        return frozenset(out)
+
+
+_READ_CELLS = frozenset("ryF")  # returns, yields, fields
+
+
 @dataclass
 class _CachedAnalysis:
     facts: FileFacts
-    analysis: Analysis
+    analysis: Outcome
     reads: Reads  # what it read of the project, as `Project.reread` checks
     recording: Recording  # the same, as a view records it
     answers: dict[tuple, tuple[bytes, bytes]]  # question -> (answer digest, key filter), see `Answers`
@@ -512,9 +543,9 @@ class Analysed(Lower):
     def __init__(self, project: Project) -> None:
         self.project = project
         self.syntactic = Syntactic(project)
-        self._mine: dict[str, tuple[Analysis | None, Recording]] = {}
+        self._mine: dict[str, tuple[Outcome | None, Recording]] = {}
 
-    def analysis(self, module: str) -> Analysis | None:
+    def analysis(self, module: str) -> Outcome | None:
         facts = self.project.facts(module)
         mine = self._mine.get(module)
         if mine is not None:
@@ -567,18 +598,18 @@ class Analysed(Lower):
         hit.reads, hit.epoch = reads, view.epoch
         return True
 
-    def _analyse(self, facts: FileFacts) -> tuple[Analysis, Recording]:
+    def _analyse(self, facts: FileFacts) -> tuple[Outcome, Recording]:
         reads: Reads = {}
         answers = Answers(self.project.view)
         self.project.recorders.append(reads)
         try:
             self.project.facts(facts.module)
-            result = Analysis(module_flow(facts), AskedLower(Syntactic(self.project), answers),
-                              AskedProject(self.project, answers), record=False)  # type: ignore[arg-type]
-            result.run()
+            analysis = Analysis(module_flow(facts), AskedLower(Syntactic(self.project), answers),
+                                AskedProject(self.project, answers), record=False)  # type: ignore[arg-type]
+            analysis.run()
         finally:
             self.project.recorders.pop()
-        result.drop_worklist()
+        result = Outcome(analysis)
         recording = Project.recording_of(reads)
         self._cache[facts.path] = _CachedAnalysis(facts, result, reads, recording, answers.log, self.project.view.epoch)
         self._cache.move_to_end(facts.path)
@@ -719,14 +750,6 @@ class Analysis:
         for var in vars_:
             out |= self.vars[var] or EMPTY
         return frozenset(out)
-
-    def drop_worklist(self) -> None:
-        """Keep only the results: a cached analysis is read, never run again."""
-        self.readers = {}
-        self.var_readers = []
-        self.keys = {}
-        self.queue = deque()
-        self.queued = bytearray()
 
     def _wake_one(self, i: int) -> None:
         if not self.queued[i]:
@@ -1556,8 +1579,8 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     answers = Answers(view)
     project = Project(view)
-    analysis = Analysis(module_flow(facts), AskedLower(Analysed(project), answers), AskedProject(project, answers),
-                        record=True)  # type: ignore[arg-type]
+    analysis = Analysis(module_flow(facts, keep=False), AskedLower(Analysed(project), answers),
+                        AskedProject(project, answers), record=True)  # type: ignore[arg-type]
     analysis.run()
     edges = _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
     view.answers = answers.encode()
