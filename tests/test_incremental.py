@@ -14,7 +14,7 @@ import pytest
 from tenure import Tenure
 from tenure.structural import indexer
 from tenure.structural.indexer import IndexReport
-from tenure.structural.resolve import ProjectIndex, SymbolInfo, python
+from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, python
 from tenure.structural.store import StructuralStore
 
 
@@ -46,6 +46,11 @@ def in_this_process_only(read: Callable) -> Callable:
     return guarded
 
 
+def forget_analyses() -> None:
+    """As a new process starts: no analysis of another module made here."""
+    python.Analysed._cache.clear()
+
+
 def write(root: Path, path: str, content: str | None) -> None:
     """Apply one edit to the tree: new content, or None to delete the file."""
     target = root / path
@@ -57,16 +62,23 @@ def write(root: Path, path: str, content: str | None) -> None:
 
 
 def replay(t: Tenure, root: Path, edits: list[tuple[str, str | None]], cleans: Path,
-           must_change_edges: bool = False, watched: bool = False, deferred: bool = False) -> None:
+           must_change_edges: bool = False, watched: bool = False, deferred: bool = False,
+           fresh: bool = False) -> None:
     """Apply the edits one by one, re-indexing after each (told the path, as a watcher is, when
-    `watched`; leaving the bookkeeping of checked dependants to the next run when `deferred`): the
+    `watched`; leaving the bookkeeping of checked dependants to the next run when `deferred`; in a
+    process of its own, which has only what earlier ones kept in the store, when `fresh`): the
     graph must equal a clean re-index."""
     t.index()
     assert snapshot(t) == clean_index(root, cleans)
     for path, content in edits:
         before = snapshot(t)[1]
         write(root, path, content)
-        t.index(changed_paths={path} if watched else None, defer_bookkeeping=deferred)
+        if fresh:
+            forget_analyses()
+            with Tenure.open(root, discover=False) as other:
+                other.index(changed_paths={path} if watched else None)
+        else:
+            t.index(changed_paths={path} if watched else None, defer_bookkeeping=deferred)
         after = snapshot(t)
         if must_change_edges:
             assert after[1] != before, f"editing {path} changed no edge: the case proves nothing"
@@ -115,16 +127,17 @@ EDITS = [
 ]
 
 
-@pytest.mark.parametrize(("watched", "deferred"), [(False, False), (True, False), (True, True)],
-                         ids=["full walk", "watched paths", "watched, bookkeeping deferred"])
+@pytest.mark.parametrize(("watched", "deferred", "fresh"),
+                         [(False, False, False), (True, False, False), (True, True, False), (False, False, True)],
+                         ids=["full walk", "watched paths", "watched, bookkeeping deferred", "a process per edit"])
 def test_incremental_graph_equals_clean_reindex_after_each_edit(
-    make_repo, tmp_path: Path, watched: bool, deferred: bool
+    make_repo, tmp_path: Path, watched: bool, deferred: bool, fresh: bool
 ) -> None:
     root = make_repo(BASE)
     cleans = tmp_path / "cleans"
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
-        replay(t, root, EDITS, cleans, watched=watched, deferred=deferred)
+        replay(t, root, EDITS, cleans, watched=watched, deferred=deferred, fresh=fresh)
 
 
 def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_index_of_all(
@@ -273,15 +286,17 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         analysed.clear()
         return t.index(changed_paths={"app/shapes.py"})
 
-    python.Analysed._cache.clear()  # a process that did not run the analyses: a watcher started on an index
+    forget_analyses()  # a process that did not run the analyses: a watcher started on an index
     with Tenure.open(root, discover=False) as t:
+        t.structural.drop_analyses()  # (as a full index in worker processes leaves it: none kept)
         t.index()
         report = edit(t, "\n\ndef unrelated():\n    return 0\n")
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert "app.factory" in analysed  # verifying use.py asked about make(), whose module was never analysed here
 
-    python.Analysed._cache.clear()
+    forget_analyses()
     with Tenure.open(root, discover=False) as t:
+        t.structural.drop_analyses()
         t.index()
         while not t.warm(0.05):
             pass
@@ -289,6 +304,59 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
         assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_read_is_checked(
+    make_repo, tmp_path: Path, monkeypatch
+) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()  # (serial on so few files: analyses are made here, and kept)
+    analysed: list[str] = []
+    analyse = python.Analysed._analyse
+    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
+        self, facts))
+
+    def index_in_a_new_process(shapes: str) -> IndexReport:
+        (root / "app/shapes.py").write_text(shapes)
+        analysed.clear()
+        forget_analyses()
+        with Tenure.open(root, discover=False) as t:
+            return t.index(changed_paths={"app/shapes.py"})
+
+    def area_callers() -> list[str]:
+        with Tenure.open(root, discover=False) as t:
+            return [e["dst"] for e in t.export_edges() if e["src"] == "app.use.run" and e["dst"].endswith(".area")]
+
+    # factory.py's kept analysis read shapes.py: asked again, its answers hold
+    report = index_in_a_new_process(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+    assert (report.files_resolved, report.files_verified) == (1, 2)
+    assert "app.factory" not in analysed
+    assert area_callers() == ["app.shapes.Circle.area"]
+    # ... and now they do not: factory.py is analysed again, use.py resolved again
+    report = index_in_a_new_process(SHAPES["app/shapes.py"].replace("return Circle", "return Square"))
+    assert "app.factory" in analysed
+    assert area_callers() == ["app.shapes.Square.area"]
+    with Tenure.open(root, discover=False) as t:
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        blob = t.structural.load_analysis("app/factory.py")
+        assert blob is not None
+        facts = t.structural.load_facts("app/factory.py")
+        other = t.structural.load_facts("app/use.py")
+        view = ProjectView(ProjectIndex(load_facts=t.structural.load_facts, load_analysis=t.structural.load_analysis))
+        assert python._kept(facts, view) is not None
+        t.structural.save_analyses({"app/use.py": blob})  # made of factory.py's facts, not use.py's
+        assert python._kept(other, view) is None
+        t.structural.save_analyses({"app/factory.py": msgspec.msgpack.encode((99, *msgspec.msgpack.decode(blob)[1:]))})
+        assert python._kept(facts, view) is None
+        t.structural.save_analyses({"app/factory.py": b"\x93\x09garbage"})
+        assert python._kept(facts, view) is None
 
 
 def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, tmp_path: Path, monkeypatch) -> None:

@@ -353,14 +353,21 @@ class Indexer:
         """Record deferred bookkeeping (see `run`), unless another process indexed since: its ids
         stay in the store and the next run resolves those files again."""
         pending, self._pending = self._pending, []
-        if not pending or self._index is None:
+        if self._index is None or not (pending or self._index.analyses_to_keep):
             return
         with self.store.db.transaction(), cyclic_gc_paused():
-            if self._index.generation != self.store.get_meta("generation"):
+            self._keep_analyses(self._index)
+            if not pending or self._index.generation != self.store.get_meta("generation"):
                 return  # (checked holding the write lock: a run that came between rewrote their answers)
             for verified, index in pending:
                 self._record(verified, index)
             self.store.set_meta(PENDING_META, "")
+
+    def _keep_analyses(self, index: ProjectIndex) -> None:
+        """Write the analyses resolvers asked to keep (`ProjectView.keep_analysis`). Each is checked
+        against what it read when a later process takes it, so any index state may write it."""
+        keep, index.analyses_to_keep = index.analyses_to_keep, {}
+        self.store.save_analyses({path: blob for path, encode in keep.items() if (blob := encode()) is not None})
 
     def _record(self, verified: Verified, index: ProjectIndex) -> None:
         self.store.keep_verified(self._not_yet_recorded({f: c.reads_to_keep() for f, c in verified.items()}, index))
@@ -411,6 +418,8 @@ class Indexer:
 
         db = self.store.db
         with db.first_fill() if not known else db.transaction():
+            if rebuild:
+                self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -496,6 +505,8 @@ class Indexer:
                 raise
             self._index.generation = generation
             self.store.set_meta("generation", generation)
+            if not defer:
+                self._keep_analyses(self._index)
             self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
             report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
             after = self.store.fingerprints(fqns=list(before))
@@ -611,7 +622,8 @@ class Indexer:
         )
         index = self._index
         if index is None or index.generation != generation:
-            index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store)
+            index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store,
+                                 load_analysis=self.store.load_analysis)
             self._recorded = {}
             for r in rows:
                 index.add_module(r["module"], r["path"])
@@ -754,6 +766,7 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
         for path in paths:
             index.facts(path)
     _SHARED_INDEX = index
+    load_analysis, index.load_analysis = index.load_analysis, None  # (workers read no store)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
@@ -762,3 +775,4 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
                 yield from _BATCH_DECODER.decode(results)
     finally:
         _SHARED_INDEX = None
+        index.load_analysis = load_analysis

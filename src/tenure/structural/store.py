@@ -187,6 +187,18 @@ def m006_symbols_by_parent(db: Database) -> None:
     db.execute("CREATE INDEX symbols_parent ON symbols(parent_fqn)")
 
 
+@migrations
+def m007_file_analyses(db: Database) -> None:
+    # A resolver's own analysis of a module, kept between processes (resolve/python.py `Outcome`):
+    # opaque to the store, and checked by the resolver against what it read before it is used.
+    db.execute(
+        """CREATE TABLE file_analyses (
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            analysis BLOB NOT NULL
+        )"""
+    )
+
+
 class SourceEdge(msgspec.Struct, frozen=True):
     """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
     source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
@@ -288,6 +300,22 @@ class StructuralStore:
             return decode_facts(rows[0][0])
         except msgspec.MsgspecError:  # written by another build: as if never stored (it is parsed again)
             return None
+
+    def load_analysis(self, path: str) -> bytes | None:
+        rows = self.db.rows(
+            "SELECT analysis FROM file_analyses JOIN files ON files.id = file_analyses.file_id WHERE files.path = ?",
+            (path,))
+        return rows[0][0] if rows else None
+
+    def save_analyses(self, analyses: dict[str, bytes]) -> None:
+        """Replace these files' kept analyses (files no longer indexed are skipped)."""
+        self.db.executemany(
+            "INSERT INTO file_analyses (file_id, analysis) SELECT id, ? FROM files WHERE path = ?"
+            " ON CONFLICT (file_id) DO UPDATE SET analysis = excluded.analysis",
+            [(blob, path) for path, blob in analyses.items()])
+
+    def drop_analyses(self) -> None:
+        self.db.execute("DELETE FROM file_analyses")
 
     # edges -------------------------------------------------------------------------------------
     def delete_resolutions(self, file_ids: list[int]) -> None:

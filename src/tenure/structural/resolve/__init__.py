@@ -107,6 +107,10 @@ class ProjectIndex:
 
     load_facts: Callable[[str], FileFacts | None]
     lazy: SymbolSource | None = None
+    # A resolver's analyses of files, kept between processes (`ProjectView.kept_analysis`): read from
+    # the store, and to be written to it, by path. None where there is no store (worker processes).
+    load_analysis: Callable[[str], bytes | None] | None = None
+    analyses_to_keep: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
     by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
@@ -350,6 +354,18 @@ class ProjectView:
             return []
         paths = self._index.module_paths[module]
         return [f for f in (self._index.facts(p) for p in paths) if f is not None]
+
+    def kept_analysis(self, path: str) -> bytes | None:
+        """What a resolver kept of its analysis of a file (`keep_analysis`), by an earlier process
+        perhaps: the resolver checks it still holds. Not a read (what the analysis read is)."""
+        load = self._index.load_analysis
+        return load(path) if load is not None else None
+
+    def keep_analysis(self, path: str, encode: Callable[[], bytes | None]) -> None:
+        """Keep an analysis of a file for later processes: `encode` is called when the indexer
+        writes it (at the end of a run, or a watcher's idle time), None meaning nothing to keep."""
+        if self._index.load_analysis is not None:
+            self._index.analyses_to_keep[path] = encode
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""

@@ -41,7 +41,7 @@ from tenure.structural.extractors.python import (
     PARAM_POSITIONAL_ONLY,
     PARAM_STAR,
 )
-from tenure.structural.facts import FileFacts
+from tenure.structural.facts import FileFacts, encode_facts
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import (
     MAX_CANDIDATES,
@@ -328,7 +328,8 @@ class Project:
         for (kind, arg), seen in reads.items():
             if kind == "facts":
                 now: object = self.facts(arg)
-                same = now is seen  # (an index hands out one object per file state)
+                same = now is seen or (  # (an index hands out one object per file state)
+                    seen.__class__ is bytes and now is not None and _facts_digest(now) == seen)  # type: ignore[arg-type]
             else:
                 now = self.exists(arg) if kind == "exists" else tuple(s.fqn for s in self.named(arg))
                 same = now == seen
@@ -500,14 +501,17 @@ class Outcome:
 
     __slots__ = ("vars", "cells")
 
-    def __init__(self, a: Analysis) -> None:
+    def __init__(self, vars_: dict[int, frozenset], cells: dict[tuple, frozenset]) -> None:
+        self.vars, self.cells = vars_, cells
+
+    @classmethod
+    def of(cls, a: Analysis) -> Outcome:
         scopes = a.mf.scopes
         classes = {scope[0] for scope in scopes if scope[1] == "class"}
         read = (var for idx, scope in enumerate(scopes) if idx == 0 or scope[0] in classes
                 for bound in scope[5].values() for var in bound)
-        self.vars: dict[int, frozenset] = {var: frozenset(a.vars[var]) for var in read if a.vars[var]}
-        self.cells: dict[tuple, frozenset] = {key: frozenset(values) for key, values in a.cells.items()
-                                              if key[0] in _READ_CELLS}
+        return cls({var: frozenset(a.vars[var]) for var in read if a.vars[var]},
+                   {key: frozenset(values) for key, values in a.cells.items() if key[0] in _READ_CELLS})
 
     def final(self, vars_: Iterable[int]) -> frozenset:
         """What variables hold once the analysis is done (see `Analysis.final`)."""
@@ -528,6 +532,61 @@ class _CachedAnalysis:
     recording: Recording  # the same, as a view records it
     answers: dict[tuple, tuple[bytes, bytes]]  # question -> (answer digest, key filter), see `Answers`
     epoch: tuple[int, int]  # the index state these hold for
+
+    def encode(self) -> bytes | None:
+        """As kept between processes (`_kept`): what it read of other modules' facts as digests."""
+        reads = [(kind, arg, _facts_digest(seen) if kind == "facts" and seen.__class__ is FileFacts else seen)
+                 for (kind, arg), seen in self.reads.items()]
+        try:
+            return msgspec.msgpack.encode((
+                _KEPT_FORMAT, _facts_digest(self.facts), list(self.analysis.vars.items()),
+                list(self.analysis.cells.items()), [(q, d, f) for q, (d, f) in self.answers.items()], reads))
+        except (TypeError, msgspec.EncodeError):
+            return None
+
+
+_KEPT_FORMAT = 1
+_KEPT_DECODER = msgspec.msgpack.Decoder(
+    tuple[int, bytes, list[tuple[int, list]], list[tuple[list, list]], list[tuple[list, bytes, bytes]],
+          list[tuple[str, str, object]]])
+
+
+def _kept(facts: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
+    """The analysis of this file an earlier process kept (`keep_analysis`), when it was made of
+    these very facts; what it read of the rest is checked by `Analysed._still_holds` (its epoch
+    is no index's)."""
+    blob = view.kept_analysis(facts.path)
+    if blob is None:
+        return None
+    try:
+        fmt, digest, vars_, cells, answers, reads = _KEPT_DECODER.decode(blob)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if fmt != _KEPT_FORMAT or digest != _facts_digest(facts):
+        return None
+    frozen = {(kind, arg): _thaw(seen) for kind, arg, seen in reads}
+    if frozen.get(("facts", facts.module)) == digest:
+        frozen["facts", facts.module] = facts
+    outcome = Outcome({var: frozenset(map(_thaw, values)) for var, values in vars_},
+                      {_thaw(key): frozenset(map(_thaw, values)) for key, values in cells})  # type: ignore[misc]
+    return _CachedAnalysis(facts, outcome, frozen, Project.recording_of(frozen),
+                           {_thaw(q): (d, f) for q, d, f in answers}, (0, -1))  # type: ignore[misc]
+
+
+_DIGESTS: OrderedDict[str, tuple[FileFacts, bytes]] = OrderedDict()
+
+
+def _facts_digest(facts: FileFacts) -> bytes:
+    """What a file's facts are, for comparing them in another process (by path and object, as
+    `module_flow`)."""
+    hit = _DIGESTS.get(facts.path)
+    if hit is not None and hit[0] is facts:
+        return hit[1]
+    digest = hashlib.blake2b(encode_facts(facts), digest_size=16).digest()
+    _DIGESTS[facts.path] = (facts, digest)
+    if len(_DIGESTS) > CACHE_SIZE:
+        _DIGESTS.popitem(last=False)
+    return digest
 
 
 class Analysed(Lower):
@@ -555,7 +614,11 @@ class Analysed(Lower):
         result, recording = None, (set(), set())
         if facts is not None:
             hit = self._cache.get(facts.path)
-            if hit is not None and hit.facts is facts and self._still_holds(hit):
+            if hit is None or hit.facts is not facts:
+                hit = _kept(facts, self.project.view)
+                if hit is not None:
+                    self._cache[facts.path] = hit
+            if hit is not None and self._still_holds(hit):
                 self._cache.move_to_end(facts.path)
                 result, recording = hit.analysis, hit.recording
             else:
@@ -595,6 +658,7 @@ class Analysed(Lower):
                 self.project.recorders.pop()
             hit.answers.update(answers.log)
             hit.recording = Project.recording_of(reads)
+            view.keep_analysis(hit.facts.path, hit.encode)  # (kept as checked: a later process asks none again)
         hit.reads, hit.epoch = reads, view.epoch
         return True
 
@@ -609,10 +673,12 @@ class Analysed(Lower):
             analysis.run()
         finally:
             self.project.recorders.pop()
-        result = Outcome(analysis)
+        result = Outcome.of(analysis)
         recording = Project.recording_of(reads)
-        self._cache[facts.path] = _CachedAnalysis(facts, result, reads, recording, answers.log, self.project.view.epoch)
+        hit = self._cache[facts.path] = _CachedAnalysis(facts, result, reads, recording, answers.log,
+                                                        self.project.view.epoch)
         self._cache.move_to_end(facts.path)
+        self.project.view.keep_analysis(facts.path, hit.encode)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result, recording
