@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tenure.structural.resolve import ProjectIndex, ProjectView, python
 from tests.conftest import FIXTURES
 
 CASES = sorted(p for p in (FIXTURES / "graph").iterdir() if p.is_dir())
@@ -72,3 +73,34 @@ def test_fixture_edges_match_annotations(case: Path, indexed) -> None:
         elif tier and any(t != tier for t in got.values()):
             problems.append(f"{path}:{line} {relation}: expected tier {tier}, got {got}")
     assert not problems, "\n".join(problems)
+
+
+PYTHON_CASES = [c for c in CASES if c.name.startswith("python_")]
+
+
+@pytest.mark.parametrize("case", PYTHON_CASES, ids=[c.name for c in PYTHON_CASES])
+def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: Path, indexed, monkeypatch) -> None:
+    t = indexed(case)  # (resolved in this process, so so few files: the analyses it made are kept)
+    store = t.structural
+    rows = t.db.query("SELECT path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
+
+    def resolve_all(load_analysis: object) -> dict[str, list[str]]:
+        python.Analysed._cache.clear()  # as a new process starts
+        index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_analysis=load_analysis)  # type: ignore[arg-type]
+        for r in rows:
+            index.add_module(r["module"], r["path"])
+        return {r["path"]: sorted(map(repr, python.resolve(index.facts(r["path"]), ProjectView(index))))
+                for r in rows if r["language"] == "python"}
+
+    taken: list[str] = []
+    kept = python._kept
+
+    def taking(facts: object, view: ProjectView) -> object:
+        hit = kept(facts, view)  # type: ignore[arg-type]
+        if hit is not None:
+            taken.append(facts.path)  # type: ignore[attr-defined]
+        return hit
+
+    monkeypatch.setattr(python, "_kept", taking)
+    assert resolve_all(store.load_analysis) == resolve_all(None)
+    assert bool(taken) == bool(store.db.rows("SELECT COUNT(*) FROM file_analyses")[0][0])

@@ -530,7 +530,9 @@ class _CachedAnalysis:
     analysis: Outcome
     reads: Reads  # what it read of the project, as `Project.reread` checks
     recording: Recording  # the same, as a view records it
-    answers: dict[tuple, tuple[bytes, bytes]]  # question -> (answer digest, key filter), see `Answers`
+    # question -> (answer digest, key filter), see `Answers`; a kept analysis's questions stay encoded
+    # (msgpack bytes) until one is asked again: most never are
+    answers: dict[tuple | bytes, tuple[bytes, bytes]]
     epoch: tuple[int, int]  # the index state these hold for
 
     def encode(self) -> bytes | None:
@@ -540,15 +542,17 @@ class _CachedAnalysis:
         try:
             return msgspec.msgpack.encode((
                 _KEPT_FORMAT, _facts_digest(self.facts), list(self.analysis.vars.items()),
-                list(self.analysis.cells.items()), [(q, d, f) for q, (d, f) in self.answers.items()], reads))
+                list(self.analysis.cells.items()),
+                [(msgspec.Raw(q) if q.__class__ is bytes else q, d, f) for q, (d, f) in self.answers.items()], reads))
         except (TypeError, msgspec.EncodeError):
             return None
 
 
 _KEPT_FORMAT = 1
+_KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
-    tuple[int, bytes, list[tuple[int, list]], list[tuple[list, list]], list[tuple[list, bytes, bytes]],
-          list[tuple[str, str, object]]])
+    tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
+          list[tuple[msgspec.Raw, bytes, bytes]], list[tuple[str, str, object]]])
 
 
 def _kept(facts: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
@@ -564,13 +568,19 @@ def _kept(facts: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
         return None
     if fmt != _KEPT_FORMAT or digest != _facts_digest(facts):
         return None
-    frozen = {(kind, arg): _thaw(seen) for kind, arg, seen in reads}
+    frozen = {(kind, arg): tuple(seen) if seen.__class__ is list else seen for kind, arg, seen in reads}
     if frozen.get(("facts", facts.module)) == digest:
         frozen["facts", facts.module] = facts
-    outcome = Outcome({var: frozenset(map(_thaw, values)) for var, values in vars_},
-                      {_thaw(key): frozenset(map(_thaw, values)) for key, values in cells})  # type: ignore[misc]
+    outcome = Outcome({var: _values(values) for var, values in vars_},
+                      {_thaw(key): _values(values) for key, values in cells})  # type: ignore[misc]
     return _CachedAnalysis(facts, outcome, frozen, Project.recording_of(frozen),
-                           {_thaw(q): (d, f) for q, d, f in answers}, (0, -1))  # type: ignore[misc]
+                           {bytes(q): (d, f) for q, d, f in answers}, (0, -1))
+
+
+def _values(values: _KeptValues) -> frozenset:
+    """Decoded values as tuples: a few nest another value, or their key (`_thaw`)."""
+    return frozenset(v if v[2].__class__ is not list and v[1].__class__ is not list
+                     else (v[0], _thaw(v[1]), _thaw(v[2])) for v in values)
 
 
 _DIGESTS: OrderedDict[str, tuple[FileFacts, bytes]] = OrderedDict()
@@ -649,13 +659,19 @@ class Analysed(Lower):
             answers = Answers(view)
             asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
             self.project.recorders.append(reads)
+            encoded = []  # kept questions asked again (decoded now)
             try:
                 for query, (digest, key_filter) in hit.answers.items():
-                    if (_may_have_read(int.from_bytes(key_filter, "little"), masks)
-                            and _ask_again(asked, answers, query)[0] != digest):
-                        return False
+                    if _may_have_read(int.from_bytes(key_filter, "little"), masks):
+                        if query.__class__ is bytes:
+                            encoded.append(query)
+                            query = _thaw(msgspec.msgpack.decode(query))
+                        if _ask_again(asked, answers, query)[0] != digest:  # type: ignore[arg-type]
+                            return False
             finally:
                 self.project.recorders.pop()
+            for query in encoded:
+                del hit.answers[query]
             hit.answers.update(answers.log)
             hit.recording = Project.recording_of(reads)
             view.keep_analysis(hit.facts.path, hit.encode)  # (kept as checked: a later process asks none again)
