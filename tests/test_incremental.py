@@ -341,6 +341,26 @@ def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_rea
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_nothing_again(
+    make_repo, tmp_path: Path, monkeypatch
+) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    offered: list[int] = []
+    keep = StructuralStore.keep_verified
+    monkeypatch.setattr(StructuralStore, "keep_verified", lambda self, verified, digests=None: offered.append(
+        sum(len(keys) + len(missing) for _, keys, missing in verified.values())) or keep(self, verified, digests))
+    for n in range(3):  # each in a process of its own: an unrelated function added to shapes.py
+        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + f"\n\ndef unrelated_{n}():\n    return 0\n")
+        forget_analyses()
+        with Tenure.open(root, discover=False) as t:
+            assert t.index().files_verified == 2
+    assert offered[0] > 0 and offered[1:] == [0, 0]
+    with Tenure.open(root, discover=False) as t:
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
 def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:

@@ -7,6 +7,7 @@ update re-parses only changed files and re-resolves only the files whose inputs 
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
@@ -75,6 +76,11 @@ _decoder = msgspec.msgpack.Decoder(FileFacts)
 
 def encode_facts(facts: FileFacts) -> bytes:
     return _encoder.encode(facts)
+
+
+def facts_digest(blob: bytes) -> bytes:
+    """What a file's encoded facts are, to compare them across processes without decoding them."""
+    return hashlib.blake2b(blob, digest_size=16).digest()
 
 
 def decode_facts(blob: bytes) -> FileFacts:

@@ -16,7 +16,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
@@ -34,6 +34,7 @@ from tenure.structural.resolve import (
     MODULE_KEY,
     ProjectIndex,
     ProjectView,
+    Recording,
     Resolved,
     SymbolInfo,
     Verified,
@@ -370,7 +371,9 @@ class Indexer:
         self.store.save_analyses({path: blob for path, encode in keep.items() if (blob := encode()) is not None})
 
     def _record(self, verified: Verified, index: ProjectIndex) -> None:
-        self.store.keep_verified(self._not_yet_recorded({f: c.reads_to_keep() for f, c in verified.items()}, index))
+        stored = self.store.recorded_reads_digests(f for f in verified if f not in self._recorded)
+        self.store.keep_verified(*self._not_yet_recorded(
+            {f: c.reads_to_keep() for f, c in verified.items()}, index, stored))
 
     def _run(self, progress: Progress | None, changed_paths: set[str] | None, defer: bool) -> IndexReport:
         started = time.perf_counter()
@@ -623,17 +626,17 @@ class Indexer:
         index = self._index
         if index is None or index.generation != generation:
             index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store,
-                                 load_analysis=self.store.load_analysis)
+                                 load_analysis=self.store.load_analysis, load_digest=self.store.facts_digest)
             self._recorded = {}
             for r in rows:
-                index.add_module(r["module"], r["path"])
+                index.add_module(r["module"], r["path"], r["language"])
         else:
             index.complete()  # (kept lazy from the last run: read whole before it changes)
             for path in rewritten:
                 index.remove_file(path)
             for r in rows:
                 if r["path"] in rewritten:
-                    index.add_module(r["module"], r["path"])
+                    index.add_module(r["module"], r["path"], r["language"])
                     for sym in self.store.symbols_of_file(r["id"]):
                         index.add(sym)
         index.seed_facts(self._parsed)
@@ -702,13 +705,18 @@ class Indexer:
             kept |= set(still)
         return kept
 
-    def _not_yet_recorded(self, verified: Verified, index: ProjectIndex) -> dict[int, tuple[bytes | None, set, set]]:
+    def _not_yet_recorded(
+        self, verified: dict[int, tuple[bytes | None, Recording]], index: ProjectIndex, stored: dict[int, bytes],
+    ) -> tuple[dict[int, tuple[bytes | None, set, set]], dict[int, bytes]]:
         """Verified files' reads as the store keeps them (dependency keys, modules looked up in vain),
         without those this warm indexer knows the store holds for them: a file verified after every
         edit of a watched module reads the same each time, and writing that again was a third of such
         an update. Compared as read (key strings are made only for what is new). Forgotten when the
-        file is resolved again (its reads are rewritten then) or the index is rebuilt."""
+        file is resolved again (its reads are rewritten then) or the index is rebuilt. A file this
+        indexer knows nothing of is compared by digest with what an earlier check recorded (`stored`,
+        see `recorded_reads_digests`); the digests of reads now held in full come back to be stored."""
         out: dict[int, tuple[bytes | None, set, set]] = {}
+        digests: dict[int, bytes] = {}
         nothing: _Recorded = (frozenset(), frozenset(), frozenset(), None)
         view = ProjectView(index)
         for file_id, (answers, read) in verified.items():
@@ -716,12 +724,34 @@ class Indexer:
             if read is last:  # the very reads recorded last time
                 out[file_id] = (answers, set(), set())
                 continue
+            digest = _reads_digest(read, view)
+            if last is None and stored.get(file_id) == digest:  # recorded by an earlier process
+                out[file_id] = (answers, set(), set())
+                self._recorded[file_id] = (keys, present, missing, read)
+                continue
+            digests[file_id] = digest
             read_missing = view.missing_of(read)
             new_keys, new_missing = read[0] - keys, read_missing - missing
             new_present = read[1] - read_missing - present
             out[file_id] = (answers, view.keys_of((new_keys, new_present)), new_missing)
             self._recorded[file_id] = (keys | new_keys, present | new_present, missing | new_missing, read)
-        return out
+        return out, digests
+
+
+_READS_DIGESTS: OrderedDict[tuple[Recording, int], bytes] = OrderedDict()
+
+
+def _reads_digest(read: Recording, view: ProjectView) -> bytes:
+    """A digest of reads as the store keeps them (`keys_of`, `missing_of`): made once per reads
+    object (files checked alike share one, see `_joined_reads`) and set of modules."""
+    key = (read, view.modules_version)
+    hit = _READS_DIGESTS.get(key)
+    if hit is None:
+        text = "\n".join(sorted(view.keys_of(read))) + "\0" + "\n".join(sorted(view.missing_of(read)))
+        hit = _READS_DIGESTS[key] = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        if len(_READS_DIGESTS) > 4096:
+            _READS_DIGESTS.popitem(last=False)
+    return hit
 
 
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
@@ -766,7 +796,8 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
         for path in paths:
             index.facts(path)
     _SHARED_INDEX = index
-    load_analysis, index.load_analysis = index.load_analysis, None  # (workers read no store)
+    stored = index.load_analysis, index.load_digest
+    index.load_analysis = index.load_digest = None  # (workers read no store)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
@@ -775,4 +806,4 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
                 yield from _BATCH_DECODER.decode(results)
     finally:
         _SHARED_INDEX = None
-        index.load_analysis = load_analysis
+        index.load_analysis, index.load_digest = stored

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from tenure.storage import Database, Migrations
-from tenure.structural.facts import FileFacts, decode_facts, encode_facts
+from tenure.structural.facts import FileFacts, decode_facts, encode_facts, facts_digest
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
@@ -199,6 +199,16 @@ def m007_file_analyses(db: Database) -> None:
     )
 
 
+@migrations
+def m008_facts_digests(db: Database) -> None:
+    # A digest of each file's stored facts: a resolver checks what an analysis kept by another
+    # process read without loading and decoding those facts (NULL in older rows: computed then).
+    db.execute("ALTER TABLE file_facts ADD COLUMN digest BLOB")
+    # A digest of reads a check of the file's answers recorded (`keep_verified`): a later process
+    # whose check read the same writes nothing. NULL once the file is resolved again.
+    db.execute("ALTER TABLE resolution_answers ADD COLUMN recorded BLOB")
+
+
 class SourceEdge(msgspec.Struct, frozen=True):
     """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
     source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
@@ -284,10 +294,21 @@ class StructuralStore:
             "SELECT fqn, fingerprint FROM symbols WHERE fqn IN (SELECT value FROM json_each(?))", (_json(fqns or []),)))
 
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
+        blob = encode_facts(facts)
         self.db.execute(
-            "INSERT INTO file_facts (file_id, facts) VALUES (?, ?)"
-            " ON CONFLICT (file_id) DO UPDATE SET facts = excluded.facts", (file_id, encode_facts(facts))
-        )
+            "INSERT INTO file_facts (file_id, facts, digest) VALUES (?, ?, ?)"
+            " ON CONFLICT (file_id) DO UPDATE SET facts = excluded.facts, digest = excluded.digest",
+            (file_id, blob, facts_digest(blob)))
+
+    def facts_digest(self, path: str) -> bytes | None:
+        """The digest of a file's stored facts (`facts.facts_digest`), None when it has none."""
+        rows = self.db.rows(
+            "SELECT digest, CASE WHEN digest IS NULL THEN facts END FROM file_facts"
+            " JOIN files ON files.id = file_facts.file_id WHERE files.path = ?", (path,))
+        if not rows:
+            return None
+        digest, blob = rows[0]
+        return digest if digest is not None else facts_digest(blob)
 
     def load_facts(self, path: str) -> FileFacts | None:
         rows = self.db.rows(
@@ -350,14 +371,24 @@ class StructuralStore:
                    for file_id, blob in self.db.rows("SELECT file_id, modules FROM resolution_missing")}
         return {f: (frozenset(keys.get(f, ())), missing.get(f, frozenset())) for f in keys.keys() | missing.keys()}
 
-    def keep_verified(self, verified: dict[int, tuple[bytes | None, set[str], set[str]]]) -> None:
+    def recorded_reads_digests(self, file_ids: Iterable[int]) -> dict[int, bytes]:
+        """The digest `keep_verified` last stored of what checking each file read (none: not known)."""
+        return dict(self.db.rows(
+            "SELECT file_id, recorded FROM resolution_answers"
+            " WHERE file_id IN (SELECT value FROM json_each(?)) AND recorded IS NOT NULL", (_json(sorted(file_ids)),)))
+
+    def keep_verified(self, verified: dict[int, tuple[bytes | None, set[str], set[str]]],
+                      digests: dict[int, bytes] | None = None) -> None:
         """Files whose resolution was verified to stand: store their answers where they moved and
         add what the verification read on their behalf to their reads (more keys can only make a
-        later update look at a file more often, never miss one)."""
+        later update look at a file more often, never miss one); `digests`: of the reads each file
+        now holds all of (`recorded_reads_digests`)."""
         self.db.executemany(
             "UPDATE resolution_answers SET answers = ? WHERE file_id = ?",
             [(blob, file_id) for file_id, (blob, _, _) in verified.items() if blob is not None],
         )
+        self.db.executemany("UPDATE resolution_answers SET recorded = ? WHERE file_id = ?",
+                            [(digest, file_id) for file_id, digest in (digests or {}).items()])
         # (file_id, key) is the primary key: a read already recorded is skipped by SQLite.
         self.db.executemany(
             "INSERT OR IGNORE INTO resolution_deps (file_id, key) VALUES (?, ?)",
@@ -504,7 +535,7 @@ class ResolutionWriter:
         db.executemany("INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)", deps)
         db.executemany(
             "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)"
-            " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers",
+            " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers, recorded = NULL",
             ((r.file_id, r.answers) for r in batch if r.answers is not None),
         )
         db.executemany(

@@ -19,7 +19,7 @@ from typing import Protocol
 import msgspec
 
 from tenure.namespace.tiers import Tier
-from tenure.structural.facts import FileFacts
+from tenure.structural.facts import FileFacts, encode_facts, facts_digest
 
 # Past this many same-named candidates a call site is not spread over all of them: it is kept as
 # one unresolved site (dst None) so `what-breaks` can still count it towards the lower bound.
@@ -111,6 +111,7 @@ class ProjectIndex:
     # the store, and to be written to it, by path. None where there is no store (worker processes).
     load_analysis: Callable[[str], bytes | None] | None = None
     analyses_to_keep: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    load_digest: Callable[[str], bytes | None] | None = None  # a file's facts digest, from the store
     by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
@@ -120,6 +121,8 @@ class ProjectIndex:
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
+    _language_of: dict[str, str] = field(default_factory=dict)
+    _digests: dict[str, bytes | None] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
     # The epoch of the latest change to what a reader of another module sees: its facts or its existence
     # (("facts" | "exists", module)) and the symbols of a name (("named", name)), in epoch order.
@@ -167,13 +170,15 @@ class ProjectIndex:
             self.by_parent.setdefault(sym.parent, []).append(sym)
         self._by_path.setdefault(sym.path, []).append(sym)
 
-    def add_module(self, module: str, path: str) -> None:
+    def add_module(self, module: str, path: str, language: str = "") -> None:
         self.epoch += 1
         self._log("facts", module)
         if module not in self.module_paths:
             self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
         self._module_of[path] = module
+        if language:
+            self._language_of[path] = language
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
@@ -194,6 +199,8 @@ class ProjectIndex:
                 del self.module_paths[module]
                 self._log("exists", module)
         self._facts.pop(path, None)
+        self._digests.pop(path, None)
+        self._language_of.pop(path, None)
 
     def _log(self, kind: str, key: str) -> None:
         # Moved to the end when logged again: `_changed` stays in epoch order, so `changed_since`
@@ -232,6 +239,21 @@ class ProjectIndex:
         if path not in self._facts:
             self._facts[path] = self.load_facts(path)
         return self._facts[path]
+
+    def facts_digest(self, path: str) -> bytes | None:
+        """`facts.facts_digest` of a file's facts (None: it has none), read from the store when it
+        can be rather than loading the facts."""
+        if path not in self._digests:
+            if self.load_digest is not None and path not in self._facts:
+                self._digests[path] = self.load_digest(path)
+            else:
+                facts = self.facts(path)
+                self._digests[path] = facts_digest(encode_facts(facts)) if facts is not None else None
+        return self._digests[path]
+
+    def language_of(self, path: str) -> str:
+        """A file's language, "" when not told (`add_module`)."""
+        return self._language_of.get(path, "")
 
 
 Recording = tuple[set[str], set[str]]  # (keys read, module names looked up): what a recording holds
@@ -366,6 +388,19 @@ class ProjectView:
         writes it (at the end of a run, or a watcher's idle time), None meaning nothing to keep."""
         if self._index.load_analysis is not None:
             self._index.analyses_to_keep[path] = encode
+
+    def module_digest(self, module: str, language: str) -> bytes | None:
+        """The facts digest (`ProjectIndex.facts_digest`) of the module's first file in `language`
+        that has facts: the file `module_facts` would give first of that language."""
+        if not self._module(module):
+            return None
+        index = self._index
+        paths = index.module_paths[module]
+        if any(not index.language_of(p) for p in paths):  # (an index not told languages: look)
+            found = [f for f in self.module_facts(module) if f.language == language]
+            return index.facts_digest(found[0].path) if found else None
+        return next((d for p in paths if index.language_of(p) == language
+                     and (d := index.facts_digest(p)) is not None), None)
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""

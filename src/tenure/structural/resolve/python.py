@@ -41,7 +41,7 @@ from tenure.structural.extractors.python import (
     PARAM_POSITIONAL_ONLY,
     PARAM_STAR,
 )
-from tenure.structural.facts import FileFacts, encode_facts
+from tenure.structural.facts import FileFacts, encode_facts, facts_digest
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import (
     MAX_CANDIDATES,
@@ -247,6 +247,13 @@ class Project:
             self._note(("facts", module), hit[0])  # the object, held: its id could be reused once freed
         return hit[0]
 
+    def facts_digest(self, module: str) -> bytes | None:
+        """What `facts` would read, as its digest (`_facts_digest`): without loading the facts."""
+        digest = self.view.module_digest(module, "python")
+        if self.recorders:
+            self._note(("facts", module), digest)
+        return digest
+
     def flow(self, module: str) -> ModuleFlow | None:
         hit = self._flows.get(module)
         if hit is None or self.recorders:
@@ -326,10 +333,12 @@ class Project:
         now_reads: Reads = {}
         differ = []
         for (kind, arg), seen in reads.items():
-            if kind == "facts":
-                now: object = self.facts(arg)
-                same = now is seen or (  # (an index hands out one object per file state)
-                    seen.__class__ is bytes and now is not None and _facts_digest(now) == seen)  # type: ignore[arg-type]
+            if kind == "facts" and seen.__class__ is bytes:  # (kept by another process)
+                now: object = self.facts_digest(arg)
+                same = now == seen
+            elif kind == "facts":
+                now = self.facts(arg)
+                same = now is seen  # (an index hands out one object per file state)
             else:
                 now = self.exists(arg) if kind == "exists" else tuple(s.fqn for s in self.named(arg))
                 same = now == seen
@@ -592,7 +601,7 @@ def _facts_digest(facts: FileFacts) -> bytes:
     hit = _DIGESTS.get(facts.path)
     if hit is not None and hit[0] is facts:
         return hit[1]
-    digest = hashlib.blake2b(encode_facts(facts), digest_size=16).digest()
+    digest = facts_digest(encode_facts(facts))
     _DIGESTS[facts.path] = (facts, digest)
     if len(_DIGESTS) > CACHE_SIZE:
         _DIGESTS.popitem(last=False)
