@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -373,10 +374,12 @@ def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) 
         assert python._kept(facts, view) is not None
         t.structural.save_analyses({"app/use.py": blob})  # made of factory.py's facts, not use.py's
         assert python._kept(other, view) is None
-        t.structural.save_analyses({"app/factory.py": msgspec.msgpack.encode((99, *msgspec.msgpack.decode(blob)[1:]))})
+        another_format = (99, *msgspec.msgpack.decode(zlib.decompress(blob))[1:])
+        t.structural.save_analyses({"app/factory.py": zlib.compress(msgspec.msgpack.encode(another_format))})
         assert python._kept(facts, view) is None
-        t.structural.save_analyses({"app/factory.py": b"\x93\x09garbage"})
-        assert python._kept(facts, view) is None
+        for garbage in (b"\x93\x09garbage", zlib.compress(b"\x93\x09garbage")):
+            t.structural.save_analyses({"app/factory.py": garbage})
+            assert python._kept(facts, view) is None
 
 
 def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, tmp_path: Path, monkeypatch) -> None:
