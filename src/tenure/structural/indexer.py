@@ -631,7 +631,6 @@ class Indexer:
             for r in rows:
                 index.add_module(r["module"], r["path"], r["language"])
         else:
-            index.complete()  # (kept lazy from the last run: read whole before it changes)
             for path in rewritten:
                 index.remove_file(path)
             for r in rows:

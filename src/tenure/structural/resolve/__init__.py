@@ -102,8 +102,9 @@ class ProjectIndex:
     """Every symbol of the project, and a way to read any file's facts. Built whole, or lazily
     (`lazy` set): a symbol list is read from the store the first time it is looked up (empty ones
     too) and kept. A lazy index answers exactly as a whole one over the same store state; it is
-    completed before worker processes fork (they cannot see the open transaction) and before its
-    first change."""
+    completed before worker processes fork (they cannot see the open transaction). Changed in place
+    (`remove_file`, `add`), it changes the lists it has read; the others are read from the store,
+    which holds the new state by then."""
 
     load_facts: Callable[[str], FileFacts | None]
     lazy: SymbolSource | None = None
@@ -161,9 +162,13 @@ class ProjectIndex:
         self._changed, self._changes_from = {}, self.epoch
 
     def add(self, sym: SymbolInfo) -> None:
-        assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
         self._log("named", sym.name)
+        if self.lazy is not None:
+            for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
+                if key in table:
+                    table[key].append(sym)
+            return
         self.by_fqn.setdefault(sym.fqn, []).append(sym)
         self.by_name.setdefault(sym.name, []).append(sym)
         if sym.parent:
@@ -182,8 +187,14 @@ class ProjectIndex:
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
-        assert self.lazy is None, "a lazy index is completed before it changes"
         self.epoch += 1
+        if self.lazy is not None:  # (a name whose list was never read was never read: no reader to tell)
+            for table in (self.by_fqn, self.by_name, self.by_parent):
+                for key, syms in table.items():
+                    if any(s.path == path for s in syms):
+                        table[key] = [s for s in syms if s.path != path]
+                        if table is self.by_name:
+                            self._log("named", key)
         for sym in self._by_path.pop(path, []):
             self._log("named", sym.name)
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
