@@ -182,7 +182,7 @@ def test_a_cold_update_resolved_in_worker_processes_equals_a_clean_reindex(
     store."""
     from tenure.structural import indexer
 
-    for method in ("symbols_with", "load_facts"):
+    for method in ("symbols_with", "load_facts", "load_analysis", "facts_digest"):
         monkeypatch.setattr(StructuralStore, method, in_this_process_only(getattr(StructuralStore, method)))
     root = make_repo(BASE)
     cleans = tmp_path / "cleans"
@@ -368,6 +368,26 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
     assert offered[0] > 0 and offered[1:] == [0, 0]
     with Tenure.open(root, discover=False) as t:
         assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(make_repo, monkeypatch) -> None:
+    from tenure.structural import indexer
+
+    root = make_repo(SHAPES)
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)  # a full index in worker processes
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.structural.load_analysis("app/factory.py") is not None
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
+    analysed: list[str] = []
+    analyse = python.Analysed._analyse
+    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
+        self, facts))
+    (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        assert t.index().files_verified == 2
+    assert "app.factory" not in analysed
 
 
 def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 import msgspec
@@ -626,7 +626,8 @@ class Indexer:
         index = self._index
         if index is None or index.generation != generation:
             index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store,
-                                 load_analysis=self.store.load_analysis, load_digest=self.store.facts_digest)
+                                 load_analysis=self.store.load_analysis, load_digest=self.store.facts_digest,
+                                 keeps_analyses=True)
             self._recorded = {}
             for r in rows:
                 index.add_module(r["module"], r["path"], r["language"])
@@ -767,7 +768,7 @@ def _as_recorded(keys: AbstractSet[str], missing: AbstractSet[str]) -> _Recorded
 _SHARED_INDEX: ProjectIndex | None = None
 
 
-_BATCH_DECODER = msgspec.msgpack.Decoder(list[Resolved])
+_BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, bytes]]])
 
 
 def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
@@ -778,8 +779,14 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
-    assert _SHARED_INDEX is not None, "workers are forked after the index is shared"
-    return msgspec.msgpack.encode([_resolve_one(_SHARED_INDEX, *item) for item in batch])
+    """A batch's resolutions, and the analyses made for them that the store is to keep (the next
+    process to check the files that read those modules takes them instead of analysing again)."""
+    index = _SHARED_INDEX
+    assert index is not None, "workers are forked after the index is shared"
+    resolved = [_resolve_one(index, *item) for item in batch]
+    keep, index.analyses_to_keep = index.analyses_to_keep, {}
+    return msgspec.msgpack.encode((resolved, [(path, blob) for path, encode in keep.items()
+                                              if (blob := encode()) is not None]))
 
 
 def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
@@ -802,7 +809,10 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
                                  initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
             for results in pool.map(_resolve_batch, batches):
-                yield from _BATCH_DECODER.decode(results)
+                resolved, analyses = _BATCH_DECODER.decode(results)
+                for path, blob in analyses:
+                    index.analyses_to_keep[path] = partial(bytes, blob)
+                yield from resolved
     finally:
         _SHARED_INDEX = None
         index.load_analysis, index.load_digest = stored

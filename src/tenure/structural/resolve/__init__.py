@@ -109,8 +109,10 @@ class ProjectIndex:
     load_facts: Callable[[str], FileFacts | None]
     lazy: SymbolSource | None = None
     # A resolver's analyses of files, kept between processes (`ProjectView.kept_analysis`): read from
-    # the store, and to be written to it, by path. None where there is no store (worker processes).
+    # the store (None where there is none to read: worker processes), and to be written to it, by
+    # path, when the index is one a store keeps (`keeps_analyses`).
     load_analysis: Callable[[str], bytes | None] | None = None
+    keeps_analyses: bool = False
     analyses_to_keep: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
     load_digest: Callable[[str], bytes | None] | None = None  # a file's facts digest, from the store
     by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
@@ -397,7 +399,7 @@ class ProjectView:
     def keep_analysis(self, path: str, encode: Callable[[], bytes | None]) -> None:
         """Keep an analysis of a file for later processes: `encode` is called when the indexer
         writes it (at the end of a run, or a watcher's idle time), None meaning nothing to keep."""
-        if self._index.load_analysis is not None:
+        if self._index.keeps_analyses:
             self._index.analyses_to_keep[path] = encode
 
     def module_digest(self, module: str, language: str) -> bytes | None:
