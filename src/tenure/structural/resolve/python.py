@@ -2051,4 +2051,6 @@ _ASKED_OF = {
 
 def _thaw(x: object) -> object:
     """msgpack gives lists where the query had tuples (values are tuples, and hashed)."""
-    return tuple(_thaw(e) for e in x) if isinstance(x, list) else x
+    if x.__class__ is not list:
+        return x
+    return tuple([e if e.__class__ is not list else _thaw(e) for e in x])  # type: ignore[attr-defined]
