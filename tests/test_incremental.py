@@ -47,6 +47,16 @@ def in_this_process_only(read: Callable) -> Callable:
     return guarded
 
 
+@pytest.fixture
+def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules analysed while the test runs (not taken from a cache or the store), in order."""
+    found: list[str] = []
+    analyse = python.Analysed._analyse
+    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: found.append(facts.module) or analyse(
+        self, facts))
+    return found
+
+
 def forget_analyses() -> None:
     """As a new process starts: no analysis of another module made here."""
     python.Analysed._cache.clear()
@@ -280,16 +290,11 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
 
 
 def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_again(
-    make_repo, tmp_path: Path, monkeypatch
+    make_repo, tmp_path: Path, analysed: list[str]
 ) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
         t.index()
-    analysed: list[str] = []
-    analyse = python.Analysed._analyse
-    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
-        self, facts))
-
     def edit(t: Tenure, body: str) -> IndexReport:
         (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + body)
         analysed.clear()
@@ -316,16 +321,11 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
 
 
 def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_read_is_checked(
-    make_repo, tmp_path: Path, monkeypatch
+    make_repo, tmp_path: Path, analysed: list[str]
 ) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
         t.index()  # (serial on so few files: analyses are made here, and kept)
-    analysed: list[str] = []
-    analyse = python.Analysed._analyse
-    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
-        self, facts))
-
     def index_in_a_new_process(shapes: str) -> IndexReport:
         (root / "app/shapes.py").write_text(shapes)
         analysed.clear()
@@ -370,7 +370,9 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
-def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(make_repo, monkeypatch) -> None:
+def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
+    make_repo, monkeypatch, analysed: list[str]
+) -> None:
     from tenure.structural import indexer
 
     root = make_repo(SHAPES)
@@ -379,10 +381,7 @@ def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(make_re
         t.index()
         assert t.structural.load_analysis("app/factory.py") is not None
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
-    analysed: list[str] = []
-    analyse = python.Analysed._analyse
-    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: analysed.append(facts.module) or analyse(
-        self, facts))
+    analysed.clear()
     (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
