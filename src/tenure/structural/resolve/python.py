@@ -523,7 +523,7 @@ class Outcome:
                    {key: frozenset(values) for key, values in a.cells.items() if key[0] in _READ_CELLS})
 
     def final(self, vars_: Iterable[int]) -> frozenset:
-        """What variables hold once the analysis is done (see `Analysis.final`)."""
+        """What these variables hold once the analysis is done (read by other files' analyses)."""
         out: set = set()
         for var in vars_:
             out |= self.vars.get(var, EMPTY)
@@ -835,13 +835,6 @@ class Analysis:
             stmt = stmts[i]
             self.cur, self.scope = i, stmt[1]
             self.execute(stmt)
-
-    def final(self, vars_: Iterable[int]) -> frozenset:
-        """What variables hold once the analysis is done (read by other files' analyses)."""
-        out: set = set()
-        for var in vars_:
-            out |= self.vars[var] or EMPTY
-        return frozenset(out)
 
     def _wake_one(self, i: int) -> None:
         if not self.queued[i]:
