@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -31,3 +32,16 @@ def test_a_seed_the_user_set_is_kept(monkeypatch) -> None:
     monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("no restart when the seed is set"))
     with pytest.raises(SystemExit):  # typer exits after printing the help
         entry.main()
+
+
+def test_python_dash_m_tenure_cli_runs_with_the_same_seed_as_the_command() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    out = subprocess.run([sys.executable, "-m", "tenure.cli", "--help"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and "Usage" in out.stdout
+    # what it runs when no seed is set: itself again, seeded (execv recorded instead of done)
+    seeded = subprocess.run(
+        [sys.executable, "-c", "import os, runpy, sys; sys.argv = ['x', '--help']; "
+         "os.execv = lambda path, args: print('RESTART', os.environ['PYTHONHASHSEED'], args[1:3]) or sys.exit(0); "
+         "runpy.run_module('tenure.cli', run_name='__main__')"],
+        env=env, capture_output=True, text=True)
+    assert "RESTART 0 ['-m', 'tenure.cli']" in seeded.stdout
