@@ -532,7 +532,8 @@ class Indexer:
         if index is None:
             return True
         if self._to_warm is None:
-            index.complete()  # now rather than at the next update (which would re-check what is warmed)
+            index.complete()  # every symbol in memory: later checks look none up in the store (first:
+            # completing starts a new change log, which what is warmed after it can rely on)
             # What the store holds already is not written again (see `_not_yet_recorded`).
             self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
