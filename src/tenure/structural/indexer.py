@@ -537,10 +537,9 @@ class Indexer:
             # What the store holds already is not written again (see `_not_yet_recorded`).
             self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
                               **self._recorded}
-            languages = {r["path"]: r["language"] for r in self.store.db.query("SELECT path, language FROM files")}
             modules = (key[len(MODULE_KEY):] for key in self.store.keys_by_readers(MODULE_KEY))
             self._to_warm = deque(
-                (m, {language_table()[languages[p]].resolver for p in index.module_paths.get(m, ()) if p in languages})
+                (m, {spec.resolver for p in index.module_paths.get(m, ()) if (spec := language_for(p)) is not None})
                 for m in modules)
         deadline = time.perf_counter() + seconds
         with cyclic_gc_paused():
@@ -631,13 +630,13 @@ class Indexer:
                                  keeps_analyses=True)
             self._recorded = {}
             for r in rows:
-                index.add_module(r["module"], r["path"], r["language"])
+                index.add_module(r["module"], r["path"])
         else:
             for path in rewritten:
                 index.remove_file(path)
             for r in rows:
                 if r["path"] in rewritten:
-                    index.add_module(r["module"], r["path"], r["language"])
+                    index.add_module(r["module"], r["path"])
                     for sym in self.store.symbols_of_file(r["id"]):
                         index.add(sym)
         index.seed_facts(self._parsed)

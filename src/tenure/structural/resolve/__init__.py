@@ -20,6 +20,7 @@ import msgspec
 
 from tenure.namespace.tiers import Tier
 from tenure.structural.facts import FileFacts, encode_facts, facts_digest
+from tenure.structural.languages import language_for
 
 # Past this many same-named candidates a call site is not spread over all of them: it is kept as
 # one unresolved site (dst None) so `what-breaks` can still count it towards the lower bound.
@@ -124,7 +125,6 @@ class ProjectIndex:
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
-    _language_of: dict[str, str] = field(default_factory=dict)
     _digests: dict[str, bytes | None] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
     # The epoch of the latest change to what a reader of another module sees: its facts or its existence
@@ -177,15 +177,13 @@ class ProjectIndex:
             self.by_parent.setdefault(sym.parent, []).append(sym)
         self._by_path.setdefault(sym.path, []).append(sym)
 
-    def add_module(self, module: str, path: str, language: str = "") -> None:
+    def add_module(self, module: str, path: str) -> None:
         self.epoch += 1
         self._log("facts", module)
         if module not in self.module_paths:
             self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
         self._module_of[path] = module
-        if language:
-            self._language_of[path] = language
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
@@ -213,7 +211,6 @@ class ProjectIndex:
                 self._log("exists", module)
         self._facts.pop(path, None)
         self._digests.pop(path, None)
-        self._language_of.pop(path, None)
 
     def _log(self, kind: str, key: str) -> None:
         # Moved to the end when logged again: `_changed` stays in epoch order, so `changed_since`
@@ -263,10 +260,6 @@ class ProjectIndex:
                 facts = self.facts(path)
                 self._digests[path] = facts_digest(encode_facts(facts)) if facts is not None else None
         return self._digests[path]
-
-    def language_of(self, path: str) -> str:
-        """A file's language, "" when not told (`add_module`)."""
-        return self._language_of.get(path, "")
 
 
 Recording = tuple[set[str], set[str]]  # (keys read, module names looked up): what a recording holds
@@ -407,13 +400,9 @@ class ProjectView:
         that has facts: the file `module_facts` would give first of that language."""
         if not self._module(module):
             return None
-        index = self._index
-        paths = index.module_paths[module]
-        if any(not index.language_of(p) for p in paths):  # (an index not told languages: look)
-            found = [f for f in self.module_facts(module) if f.language == language]
-            return index.facts_digest(found[0].path) if found else None
-        return next((d for p in paths if index.language_of(p) == language
-                     and (d := index.facts_digest(p)) is not None), None)
+        return next((digest for path in self._index.module_paths[module]
+                     if (spec := language_for(path)) is not None and spec.name == language
+                     and (digest := self._index.facts_digest(path)) is not None), None)
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""
