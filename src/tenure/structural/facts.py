@@ -83,5 +83,11 @@ def facts_digest(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=16).digest()
 
 
+def digest_of(facts: FileFacts) -> bytes:
+    """`facts_digest` of facts held decoded: the digest of the blob the store holds for them
+    (encoding is deterministic)."""
+    return facts_digest(encode_facts(facts))
+
+
 def decode_facts(blob: bytes) -> FileFacts:
     return _decoder.decode(blob)

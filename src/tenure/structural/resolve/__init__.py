@@ -19,7 +19,7 @@ from typing import Protocol
 import msgspec
 
 from tenure.namespace.tiers import Tier
-from tenure.structural.facts import FileFacts, encode_facts, facts_digest
+from tenure.structural.facts import FileFacts, digest_of
 from tenure.structural.languages import language_for
 
 # Past this many same-named candidates a call site is not spread over all of them: it is kept as
@@ -258,7 +258,7 @@ class ProjectIndex:
                 self._digests[path] = self.load_digest(path)
             else:
                 facts = self.facts(path)
-                self._digests[path] = facts_digest(encode_facts(facts)) if facts is not None else None
+                self._digests[path] = digest_of(facts) if facts is not None else None
         return self._digests[path]
 
 

@@ -41,7 +41,7 @@ from tenure.structural.extractors.python import (
     PARAM_POSITIONAL_ONLY,
     PARAM_STAR,
 )
-from tenure.structural.facts import FileFacts, encode_facts, facts_digest
+from tenure.structural.facts import FileFacts, digest_of
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import (
     MAX_CANDIDATES,
@@ -602,7 +602,7 @@ def _facts_digest(facts: FileFacts) -> bytes:
     hit = _DIGESTS.get(facts.path)
     if hit is not None and hit[0] is facts:
         return hit[1]
-    digest = facts_digest(encode_facts(facts))
+    digest = digest_of(facts)
     _DIGESTS[facts.path] = (facts, digest)
     if len(_DIGESTS) > CACHE_SIZE:
         _DIGESTS.popitem(last=False)
@@ -675,7 +675,7 @@ class Analysed(Lower):
                     if _may_have_read(int.from_bytes(key_filter, "little"), masks):
                         if query.__class__ is bytes:
                             encoded.append(query)
-                            query = _thaw(msgspec.msgpack.decode(query))
+                            query = _question(query)
                         if _ask_again(asked, answers, query)[0] != digest:  # type: ignore[arg-type]
                             return False
             finally:
@@ -1891,7 +1891,7 @@ def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verif
             stored_query = bytes(stored[2][i])
             query = queries.get(stored_query)
             if query is None:
-                query = queries[stored_query] = _thaw(msgspec.msgpack.decode(stored_query))
+                query = queries[stored_query] = _question(stored_query)
             if _ask_again(asked, answers, query)[0] != digests[i * _DIGEST_BYTES : (i + 1) * _DIGEST_BYTES]:
                 break
             questions.append((i, query))
@@ -2040,6 +2040,11 @@ _ASKED_OF = {
     **dict.fromkeys(("exists", "module_named", "flags", "returns_something", "named"), "project"),
     **dict.fromkeys(("export", "class_attr", "bases", "returns", "yields", "field"), "lower"),
 }
+
+
+def _question(stored: bytes) -> tuple:
+    """A question as stored (msgpack, `Answers.encode` and kept analyses) as asked."""
+    return _thaw(msgspec.msgpack.decode(stored))  # type: ignore[return-value]
 
 
 def _thaw(x: object) -> object:
