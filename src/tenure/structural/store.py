@@ -302,31 +302,30 @@ class StructuralStore:
 
     def facts_digest(self, path: str) -> bytes | None:
         """The digest of a file's stored facts (`facts.facts_digest`), None when it has none."""
-        rows = self.db.rows(
-            "SELECT digest, CASE WHEN digest IS NULL THEN facts END FROM file_facts"
-            " JOIN files ON files.id = file_facts.file_id WHERE files.path = ?", (path,))
-        if not rows:
+        row = self._of_file("file_facts", "digest, CASE WHEN digest IS NULL THEN facts END", path)
+        if row is None:
             return None
-        digest, blob = rows[0]
+        digest, blob = row
         return digest if digest is not None else facts_digest(blob)
 
     def load_facts(self, path: str) -> FileFacts | None:
-        rows = self.db.rows(
-            "SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
-            (path,),
-        )
-        if not rows:
+        row = self._of_file("file_facts", "facts", path)
+        if row is None:
             return None
         try:
-            return decode_facts(rows[0][0])
+            return decode_facts(row[0])
         except msgspec.MsgspecError:  # written by another build: as if never stored (it is parsed again)
             return None
 
     def load_analysis(self, path: str) -> bytes | None:
-        rows = self.db.rows(
-            "SELECT analysis FROM file_analyses JOIN files ON files.id = file_analyses.file_id WHERE files.path = ?",
-            (path,))
-        return rows[0][0] if rows else None
+        row = self._of_file("file_analyses", "analysis", path)
+        return row[0] if row is not None else None
+
+    def _of_file(self, table: str, columns: str, path: str) -> tuple | None:
+        """`columns` of the row of a per-file table (keyed by file_id) for the file at `path`."""
+        rows = self.db.rows(f"SELECT {columns} FROM {table} JOIN files ON files.id = {table}.file_id"
+                            " WHERE files.path = ?", (path,))
+        return rows[0] if rows else None
 
     def save_analyses(self, analyses: dict[str, bytes]) -> None:
         """Replace these files' kept analyses (files no longer indexed are skipped)."""
