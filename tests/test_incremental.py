@@ -289,22 +289,25 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def edit_shapes(t: Tenure, text: str, analysed: list[str]) -> IndexReport:
+    """app/shapes.py rewritten and indexed as a watcher would, counting analyses from here."""
+    (t.root / "app/shapes.py").write_text(text)
+    analysed.clear()
+    return t.index(changed_paths={"app/shapes.py"})
+
+
 def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_again(
     make_repo, tmp_path: Path, analysed: list[str]
 ) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
         t.index()
-    def edit(t: Tenure, body: str) -> IndexReport:
-        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + body)
-        analysed.clear()
-        return t.index(changed_paths={"app/shapes.py"})
 
     forget_analyses()  # a process that did not run the analyses: a watcher started on an index
     with Tenure.open(root, discover=False) as t:
         t.structural.drop_analyses()  # (as a full index in worker processes leaves it: none kept)
         t.index()
-        report = edit(t, "\n\ndef unrelated():\n    return 0\n")
+        report = edit_shapes(t, SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n", analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert "app.factory" in analysed  # verifying use.py asked about make(), whose module was never analysed here
 
@@ -314,7 +317,7 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         t.index()
         while not t.warm(0.05):
             pass
-        report = edit(t, "\n\ndef another():\n    return 1\n")
+        report = edit_shapes(t, SHAPES["app/shapes.py"] + "\n\ndef another():\n    return 1\n", analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
         assert snapshot(t) == clean_index(root, tmp_path)
@@ -326,12 +329,11 @@ def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_rea
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
         t.index()  # (serial on so few files: analyses are made here, and kept)
+
     def index_in_a_new_process(shapes: str) -> IndexReport:
-        (root / "app/shapes.py").write_text(shapes)
-        analysed.clear()
         forget_analyses()
         with Tenure.open(root, discover=False) as t:
-            return t.index(changed_paths={"app/shapes.py"})
+            return edit_shapes(t, shapes, analysed)
 
     def area_callers() -> list[str]:
         with Tenure.open(root, discover=False) as t:
