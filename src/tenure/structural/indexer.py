@@ -40,7 +40,6 @@ from tenure.structural.resolve import (
     Verified,
     changed_keys,
     resolver_for,
-    split_module_keys,
     touched_keys,
     verifier_for,
     warmer_for,
@@ -534,9 +533,6 @@ class Indexer:
         if self._to_warm is None:
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
             # completing starts a new change log, which what is warmed after it can rely on)
-            # What the store holds already is not written again (see `_not_yet_recorded`).
-            self._recorded = {**{f: _as_recorded(*reads) for f, reads in self.store.recorded_reads().items()},
-                              **self._recorded}
             modules = (key[len(MODULE_KEY):] for key in self.store.keys_by_readers(MODULE_KEY))
             self._to_warm = deque(
                 (m, {spec.resolver for p in index.module_paths.get(m, ()) if (spec := language_for(p)) is not None})
@@ -757,11 +753,6 @@ def _reads_digest(read: Recording, view: ProjectView) -> bytes:
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
 # found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
 _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
-
-
-def _as_recorded(keys: AbstractSet[str], missing: AbstractSet[str]) -> _Recorded:
-    """A file's reads as the store holds them (`StructuralStore.recorded_reads`), as `_Recorded`."""
-    return *split_module_keys(keys), frozenset(missing), None
 
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.

@@ -361,15 +361,6 @@ class StructuralStore:
             "SELECT key FROM resolution_deps WHERE key >= ? AND key < ? GROUP BY key ORDER BY COUNT(*) DESC, key",
             (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)))]
 
-    def recorded_reads(self) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
-        """Every file's recorded reads: (dependency keys, modules looked up in vain)."""
-        keys: dict[int, set[str]] = {}
-        for file_id, key in self.db.rows("SELECT file_id, key FROM resolution_deps"):
-            keys.setdefault(file_id, set()).add(key)
-        missing = {file_id: frozenset(_msgpack.decode(blob))
-                   for file_id, blob in self.db.rows("SELECT file_id, modules FROM resolution_missing")}
-        return {f: (frozenset(keys.get(f, ())), missing.get(f, frozenset())) for f in keys.keys() | missing.keys()}
-
     def recorded_reads_digests(self, file_ids: Iterable[int]) -> dict[int, bytes]:
         """The digest `keep_verified` last stored of what checking each file read (none: not known)."""
         return dict(self.db.rows(

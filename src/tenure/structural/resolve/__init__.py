@@ -81,14 +81,6 @@ _MODULE_KEYS = _ModuleKeys()
 module_key = _MODULE_KEYS.__getitem__
 
 
-def split_module_keys(keys: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """Stored dependency keys as a view records reads (`ProjectView.keys_of` undone): the keys other
-    than modules', and the names of the modules."""
-    keys = list(keys)
-    return (frozenset(k for k in keys if not k.startswith(MODULE_KEY)),
-            frozenset(k[len(MODULE_KEY):] for k in keys if k.startswith(MODULE_KEY)))
-
-
 class SymbolSource(Protocol):
     """Where a lazy :class:`ProjectIndex` reads symbols (the structural store, inside the indexer's
     transaction), each list in the order `all_symbols` gives them."""
