@@ -305,6 +305,12 @@ def symbols_of(
     return syms, extra
 
 
+def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set[str]:
+    """The keys a changed file's stored state answered to: none for a new file, or when its stored
+    facts were not read (another build's, in a rebuild that resolves every file again anyway)."""
+    return touched_keys(old_facts, old_symbols) if old_facts is not None else set()
+
+
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
     """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
     inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
@@ -459,7 +465,7 @@ class Indexer:
                 if blob is None:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
-                    touched |= self._old_keys(old, old_facts, old_symbols)
+                    touched |= _old_keys(old_facts, old_symbols)
                     continue
                 facts = decode_facts(blob)
                 self._finish_facts(facts, c.spec, path_set, go_mods)
@@ -477,7 +483,7 @@ class Indexer:
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
                 elif not moved_only:
-                    touched |= self._old_keys(old, old_facts, old_symbols) | touched_keys(
+                    touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
@@ -563,12 +569,6 @@ class Indexer:
         now = {r["module"] for r in self.store.db.query(
             "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')")}
         return now - before
-
-    def _old_keys(self, old: dict | None, old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set[str]:
-        """The keys a changed file's stored state answered to (none for a new file)."""
-        if old_facts is not None:
-            return touched_keys(old_facts, old_symbols)
-        return self._touched(old) if old is not None else set()
 
     def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:
         """The keys a file's stored state answers to (pass its facts when already loaded)."""
