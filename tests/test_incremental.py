@@ -14,7 +14,10 @@ import pytest
 
 from tenure import Tenure
 from tenure.structural import indexer
+from tenure.structural.extractors.python import extract as extract_python
+from tenure.structural.facts import FileFacts
 from tenure.structural.indexer import IndexReport
+from tenure.structural.languages import language_table
 from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, python
 from tenure.structural.store import StructuralStore
 
@@ -110,6 +113,7 @@ BASE = {
     ),
 }
 
+RENAMED = "class Order:\n    def grand_total(self):\n        return 0\n\n\ndef tax(x):\n    return x\n"
 EDITS = [
     # code only moves: a comment and blank lines above everything (no dependant is re-resolved)
     ("app/models.py", "# totals\n\n" + BASE["app/models.py"]),
@@ -119,7 +123,7 @@ EDITS = [
     # a new file defining a name others call
     ("app/extra.py", "from app.service import checkout\n\n\ndef again():\n    return checkout()\n"),
     # rename a function that others call
-    ("app/models.py", "class Order:\n    def grand_total(self):\n        return 0\n\n\ndef tax(x):\n    return x\n"),
+    ("app/models.py", RENAMED),
     # delete a file
     ("app/util.py", None),
     # a new __init__.py moves module names of unchanged files
@@ -141,6 +145,13 @@ EDITS = [
     ("app/blind.py", "def go(x):\n    return x.process()\n"),
     ("app/jobs.py", "class Job:\n    def process(self):\n        return 1\n"),
     ("app/jobs.py", "class Job:\n    def run(self):\n        return 1\n"),
+    # names a reader looks up in vain in a module, then added at its end (an edit that only adds:
+    # its readers ask again only what had missed), then an old name rebound there, then a star
+    # import appended that brings the last one
+    ("app/hopes.py", "from app.models import later_tax, later\n\n\ndef h():\n    later()\n    return later_tax(1)\n"),
+    ("app/models.py", RENAMED + "\n\ndef later_tax(x):\n    return x\n"),
+    ("app/models.py", RENAMED + "\n\ndef later_tax(x):\n    return x\n\n\ntax = later_tax\n"),
+    ("app/models.py", RENAMED + "\n\ndef later_tax(x):\n    return x\n\n\ntax = later_tax\nfrom app.late import *\n"),
 ]
 
 
@@ -289,6 +300,13 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def unrelated_first(name: str = "unrelated") -> str:
+    """shapes.py with an unrelated function put first. Every variable after it is numbered anew, so
+    its readers' lookups in it are checked again, not only those that missed a name it added (as
+    after a function appended: `test_a_function_appended_to_a_module_asks_its_readers_nothing_that_found_an_item`)."""
+    return f"def {name}():\n    return 0\n\n\n" + SHAPES["app/shapes.py"]
+
+
 def edit_shapes(t: Tenure, text: str, analysed: list[str]) -> IndexReport:
     """app/shapes.py rewritten and indexed as a watcher would, counting analyses from here."""
     (t.root / "app/shapes.py").write_text(text)
@@ -307,7 +325,7 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
     with Tenure.open(root, discover=False) as t:
         t.structural.drop_analyses()  # (as a full index in worker processes leaves it: none kept)
         t.index()
-        report = edit_shapes(t, SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n", analysed)
+        report = edit_shapes(t, unrelated_first(), analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert "app.factory" in analysed  # verifying use.py asked about make(), whose module was never analysed here
 
@@ -317,10 +335,65 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         t.index()
         while not t.warm(0.05):
             pass
-        report = edit_shapes(t, SHAPES["app/shapes.py"] + "\n\ndef another():\n    return 1\n", analysed)
+        report = edit_shapes(t, unrelated_first("another"), analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
         assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_a_function_appended_to_a_module_asks_its_readers_nothing_that_found_an_item(
+    make_repo, tmp_path: Path, analysed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    asked: list[tuple] = []
+    ask_again = python._ask_again
+    monkeypatch.setattr(python, "_ask_again", lambda asked_of, answers, query: asked.append(query) or ask_again(
+        asked_of, answers, query))
+    for shapes in (SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n",  # each in a new process
+                   unrelated_first()):
+        forget_analyses()
+        with Tenure.open(root, discover=False) as t:
+            asked.clear()
+            report = edit_shapes(t, shapes, analysed)
+            asked_now, analysed_now = list(asked), list(analysed)
+            assert (report.files_resolved, report.files_verified) == (1, 2)
+            assert snapshot(t) == clean_index(root, tmp_path)
+        if shapes.startswith("class"):  # appended: asked again only what read shapes.py's whole analysis
+            assert asked_now == [("returns", (python.FUNC, "app.shapes", "default"))]  # (`return Circle`)
+        else:  # put first: every question that looked an item of shapes.py up is asked again
+            assert ("export", "app.shapes", "default") in asked_now and len(asked_now) > 10
+        assert analysed_now == ["app.shapes"]  # factory.py's kept analysis holds either way
+
+
+def python_facts(source: str) -> FileFacts:
+    spec = language_table()["python"]
+    facts = extract_python(spec, spec.parser().parse(source.encode()), "app/m.py")
+    facts.module = "app.m"
+    return facts
+
+
+MODULE_M = "import os\n\n\nclass A:\n    def f(self):\n        self.x = 1\n        return os\n\n\nB = A\n"
+
+
+@pytest.mark.parametrize(("edited", "added"), [
+    (MODULE_M + "\n\ndef g():\n    return A\n", {"app.m#:g", "app.m#g"}),
+    (MODULE_M + "C = 3\nclass D(A):\n    def h(self):\n        self.y = C\n",
+     {"app.m#:C", "app.m#:D", "app.m#D", "app.m#D.h", "app.m#D@y"}),  # (D's names: only found through D)
+    (MODULE_M + "\n# a comment, and nothing else\n", set()),
+    (MODULE_M + "B = 2\n", None),  # an old name bound again
+    (MODULE_M + "from os.path import *\n", None),  # a star import: lookups that missed may find more
+    ("def g():\n    return 1\n\n\n" + MODULE_M, None),  # put first: every later variable renumbered
+    (MODULE_M.replace("return os", "return A"), None),  # an old function's body
+    (MODULE_M.replace("\n\n\nB", "\n    def g(self):\n        return 2\n\n\nB"), None),  # in an old class
+], ids=["function appended", "class and constant appended", "comment", "name rebound", "star import",
+        "function put first", "body edited", "method added"])
+def test_an_edit_that_only_appends_to_a_module_tells_what_lookups_it_can_change(
+    edited: str, added: set[str] | None
+) -> None:
+    found = python.additions(python_facts(MODULE_M), python_facts(edited))
+    assert found == ({f"miss:{key}" for key in added} if added is not None else None)
 
 
 def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_read_is_checked(
@@ -340,7 +413,7 @@ def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_rea
             return [e["dst"] for e in t.export_edges() if e["src"] == "app.use.run" and e["dst"].endswith(".area")]
 
     # factory.py's kept analysis read shapes.py: asked again, its answers hold
-    report = index_in_a_new_process(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+    report = index_in_a_new_process(unrelated_first())
     assert (report.files_resolved, report.files_verified) == (1, 2)
     assert "app.factory" not in analysed
     assert area_callers() == ["app.shapes.Circle.area"]
@@ -363,7 +436,7 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
     monkeypatch.setattr(StructuralStore, "keep_verified", lambda self, verified, digests=None: offered.append(
         sum(len(keys) + len(missing) for _, keys, missing in verified.values())) or keep(self, verified, digests))
     for n in range(3):  # each in a process of its own: an unrelated function added to shapes.py
-        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + f"\n\ndef unrelated_{n}():\n    return 0\n")
+        (root / "app/shapes.py").write_text(unrelated_first(f"unrelated_{n}"))
         forget_analyses()
         with Tenure.open(root, discover=False) as t:
             assert t.index().files_verified == 2
@@ -384,7 +457,7 @@ def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
         assert t.structural.load_analysis("app/factory.py") is not None
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
     analysed.clear()
-    (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n")
+    (root / "app/shapes.py").write_text(unrelated_first())
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
         assert t.index().files_verified == 2
@@ -583,7 +656,8 @@ def test_an_index_tells_what_changed_after_a_state_and_nothing_before_it() -> No
     second = index.epoch
     index.remove_file("app/b.py")  # b goes
     # (a's file went and came back: its module's existence is logged too, which only asks again more)
-    assert set(index.changed_since(first)) == {("facts", "app.a"), ("exists", "app.a"), ("named", "f"),
-                                              ("named", "g"), ("facts", "app.b"), ("exists", "app.b")}
-    assert set(index.changed_since(second)) == {("facts", "app.b"), ("exists", "app.b")}
+    assert set(index.changed_since(first)) == {("facts", "app.a"), ("items", "app.a"), ("exists", "app.a"),
+                                              ("named", "f"), ("named", "g"),
+                                              ("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
+    assert set(index.changed_since(second)) == {("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
     assert index.changed_since(index.epoch) == []

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import msgspec
 
-from tenure.structural.facts import FileFacts, decode_facts, encode_facts
+from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
@@ -38,6 +38,7 @@ from tenure.structural.resolve import (
     Resolved,
     SymbolInfo,
     Verified,
+    additions_for,
     changed_keys,
     resolver_for,
     touched_keys,
@@ -311,6 +312,16 @@ def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set
     return touched_keys(old_facts, old_symbols) if old_facts is not None else set()
 
 
+def _additions(additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None], spec: LanguageSpec,
+               old: FileFacts, new: FileFacts) -> None:
+    """Note what an edit of a file only added to its module (`additions_for`): (facts digest before,
+    after, the keys of what it added), or None for any other edit, or a module two files of which
+    changed in one run."""
+    find = additions_for(spec.resolver)
+    added = find(old, new) if find is not None and new.module not in additions else None
+    additions[new.module] = (digest_of(old), digest_of(new), frozenset(added)) if added is not None else None
+
+
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
     """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
     inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
@@ -429,6 +440,7 @@ class Indexer:
             if rebuild:
                 self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
+            additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None] = {}  # see `_additions`
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
             kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
@@ -482,6 +494,7 @@ class Indexer:
                 report.files_parsed += 1
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
+                    _additions(additions, c.spec, old_facts, facts)
                 elif not moved_only:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
@@ -505,7 +518,7 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer)
+                    defer, additions)
             except BaseException:
                 self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
@@ -643,11 +656,13 @@ class Indexer:
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
+        additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None],
     ) -> tuple[int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
+        index.additions.update((module, added) for module, added in additions.items() if added is not None)
         verifiable_rows = [r for r in rows if r["id"] in verifiable]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
         file_ids = file_ids - kept
@@ -683,7 +698,7 @@ class Indexer:
         for r in rows:
             if r["id"] in stored:
                 by_resolver.setdefault(language_table()[r["language"]].resolver, []).append(
-                    (r["id"], stored[r["id"]], touched.get(r["id"], set())))
+                    (r["id"], stored[r["id"]], index.question_keys(touched.get(r["id"], ()))))
         kept: set[int] = set()
         for name, items in by_resolver.items():
             verify = verifier_for(name)

@@ -64,21 +64,36 @@ class Resolved(msgspec.Struct, array_like=True):
 _MODULE_SETS = itertools.count(1)
 
 
-MODULE_KEY = "mod:"  # a module's dependency key is this and its name: its facts, as readers see them
+# A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an
+# analysis of the module reads); `items:` for what looking a named item up in it finds (its names,
+# scopes, definitions as written), and for its existence. Every edit of a module touches both keys of
+# the files that read it; one that only added items (`additions_for`) touches, of their questions,
+# the `mod:` key and the `miss:` keys of what it added: lookups that had failed (`miss_key`).
+MODULE_KEY, ITEMS_KEY, MISS_KEY = "mod:", "items:", "miss:"
 
 
-class _ModuleKeys(dict[str, str]):
-    """Module name -> its dependency key, made once."""
+class _Keys(dict[str, str]):
+    """Module name -> one of its dependency keys, made once."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
 
     def __missing__(self, module: str) -> str:
         if len(self) > 1 << 20:
             self.clear()
-        key = self[module] = MODULE_KEY + module
+        key = self[module] = self.prefix + module
         return key
 
 
-_MODULE_KEYS = _ModuleKeys()
-module_key = _MODULE_KEYS.__getitem__
+module_key = _Keys(MODULE_KEY).__getitem__
+items_key = _Keys(ITEMS_KEY).__getitem__
+
+
+def miss_key(module: str, item: str) -> str:
+    """The key of a lookup of `item` in `module` that found nothing: `qualname` (no such scope),
+    `qualname:name` (no such name bound in that scope), `qualname@attr` (no such field of the class)."""
+    return f"{MISS_KEY}{module}#{item}"
 
 
 class SymbolSource(Protocol):
@@ -123,6 +138,9 @@ class ProjectIndex:
     # (("facts" | "exists", module)) and the symbols of a name (("named", name)), in epoch order.
     _changed: dict[tuple[str, str], int] = field(default_factory=dict)
     _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
+    # Module -> (facts digest before, after, the `miss:` keys of what it added) for the latest edit
+    # of a module that only added items (`additions_for`), set by the indexer (see `question_keys`).
+    additions: dict[str, tuple[bytes, bytes, frozenset[str]]] = field(default_factory=dict)
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         found = self.by_fqn.get(fqn)
@@ -172,6 +190,7 @@ class ProjectIndex:
     def add_module(self, module: str, path: str) -> None:
         self.epoch += 1
         self._log("facts", module)
+        self._log("items", module)
         if module not in self.module_paths:
             self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
@@ -197,6 +216,8 @@ class ProjectIndex:
         module = self._module_of.pop(path, None)
         if module is not None:
             self._log("facts", module)
+            self._log("items", module)
+            self.additions.pop(module, None)
             self.module_paths[module] = [p for p in self.module_paths[module] if p != path]
             if not self.module_paths[module]:
                 del self.module_paths[module]
@@ -209,6 +230,29 @@ class ProjectIndex:
         # reads only the changes after its epoch, however long a watcher has run.
         self._changed.pop((kind, key), None)
         self._changed[kind, key] = self.epoch
+
+    def question_keys(self, keys: Iterable[str]) -> set[str]:
+        """Touched keys as a file's questions read them: the items key of a module whose edit only
+        added items stands for the `miss:` keys of what it added (when it is the module's one file:
+        readers see the first file of a module's several)."""
+        out: set[str] = set()
+        for key in keys:
+            module = key[len(ITEMS_KEY):] if key.startswith(ITEMS_KEY) else None
+            added = self.additions.get(module) if module is not None else None
+            if added is not None and len(self.module_paths.get(module, ())) == 1:  # type: ignore[arg-type]
+                out |= added[2]
+            else:
+                out.add(key)
+        return out
+
+    def item_changes(self, module: str, before: bytes | None, after: bytes | None) -> set[str]:
+        """What the change of `module` from facts `before` to `after` (digests) touched, for questions
+        that read it by items: the `miss:` keys of what it added, when that is all the change did
+        and this index knows it (`additions`); else its items key."""
+        added = self.additions.get(module)
+        if added is not None and added[:2] == (before, after) and len(self.module_paths.get(module, ())) == 1:
+            return set(added[2])
+        return {items_key(module)}
 
     def changed_since(self, epoch: int) -> list[tuple[str, str]] | None:
         """What changed after `epoch` (see `_changed`), or None when that is not known."""
@@ -284,8 +328,11 @@ class ProjectView:
         return self.missing_of((self._keys, self._modules))
 
     def keys_of(self, reads: Recording) -> set[str]:
+        """The dependency keys of a recording, as the store keeps them per file: without `miss:`
+        keys, which only questions need (a file that looked an item up read the module's items key)."""
         # (set algebra against the dict and cached key strings: this runs over every file's reads)
-        return reads[0].union(map(module_key, reads[1] - self.missing_of(reads)))
+        keys = {key for key in reads[0] if not key.startswith(MISS_KEY)}
+        return keys.union(map(module_key, reads[1] - self.missing_of(reads)))
 
     def missing_of(self, reads: Recording) -> set[str]:
         return reads[1].difference(self._index.module_paths)
@@ -341,7 +388,8 @@ class ProjectView:
             for _, modules in frames:
                 modules.add(module)
 
-    def _dep(self, key: str) -> None:
+    def note_key(self, key: str) -> None:
+        """A read of `key` (or one read again from a cache, for the recordings open now)."""
         self._keys.add(key)
         frames = self._frames
         if frames and key not in frames[-1][0]:
@@ -354,23 +402,35 @@ class ProjectView:
         return module in self._index.module_paths
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
-        self._dep(f"sym:{fqn}")
+        self.note_key(f"sym:{fqn}")
         return self._index.symbols(fqn)
 
     def named(self, name: str) -> list[SymbolInfo]:
-        self._dep(f"name:{name}")
+        self.note_key(f"name:{name}")
         return self._index.named(name)
 
     def members(self, fqn: str) -> list[SymbolInfo]:
         """Definitions directly inside `fqn` (a class's methods, a module's top level)."""
-        self._dep(f"sym:{fqn}")
+        self.note_key(f"sym:{fqn}")
         return self._index.members(fqn)
 
     def module_exists(self, module: str) -> bool:
+        return self.note_items(module)
+
+    def note_items(self, module: str) -> bool:
+        """A read of the module's items (or of its existence): its items key, or a module missing."""
+        if module in self._index.module_paths:
+            self.note_key(items_key(module))
+            return True
         return self._module(module)
 
-    def module_facts(self, module: str) -> list[FileFacts]:
-        if not self._module(module):
+    def note_miss(self, module: str, item: str) -> None:
+        """A lookup of an item in `module` that found nothing (see `miss_key`)."""
+        self.note_key(miss_key(module, item))
+
+    def module_facts(self, module: str, items: bool = False) -> list[FileFacts]:
+        """The module's files' facts: read whole, or (`items`) only to look named items up in."""
+        if not (self.note_items(module) if items else self._module(module)):
             return []
         paths = self._index.module_paths[module]
         return [f for f in (self._index.facts(p) for p in paths) if f is not None]
@@ -387,14 +447,18 @@ class ProjectView:
         if self._index.keeps_analyses:
             self._index.analyses_to_keep[path] = encode
 
-    def module_digest(self, module: str, language: str) -> bytes | None:
+    def module_digest(self, module: str, language: str, items: bool = False) -> bytes | None:
         """The facts digest (`ProjectIndex.facts_digest`) of the module's first file in `language`
         that has facts: the file `module_facts` would give first of that language."""
-        if not self._module(module):
+        if not (self.note_items(module) if items else self._module(module)):
             return None
         return next((digest for path in self._index.module_paths[module]
                      if (spec := language_for(path)) is not None and spec.name == language
                      and (digest := self._index.facts_digest(path)) is not None), None)
+
+    def item_changes(self, module: str, before: bytes | None, after: bytes | None) -> set[str]:
+        """See `ProjectIndex.item_changes`."""
+        return self._index.item_changes(module, before, after)
 
     def file_facts(self, path: str, module: str) -> FileFacts | None:
         """One file's facts (a super class's fields). A change to the file touches its module."""
@@ -404,7 +468,7 @@ class ProjectView:
 
 def touched_keys(facts: FileFacts, symbols: Iterable[SymbolInfo]) -> set[str]:
     """The dependency keys a change to this file can invalidate (call on old and new state)."""
-    keys = {module_key(facts.module)}
+    keys = {module_key(facts.module), items_key(facts.module)}
     for sym in symbols:
         keys.update((f"sym:{sym.fqn}", f"name:{sym.name}"))
         if sym.parent:
@@ -458,6 +522,19 @@ Verified = dict[int, Checked]
 
 class Verifier(Protocol):
     def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified: ...
+
+
+class Additions(Protocol):
+    def __call__(self, old: FileFacts, new: FileFacts) -> set[str] | None: ...
+
+
+@cache
+def additions_for(name: str) -> Additions | None:
+    """A resolver plug-in may export `additions(old, new)`: when an edit of a file only added items
+    to its module (what looking up any item that was there finds is the same), the `miss_key`s of the
+    items added, else None. Its readers' questions that read the module by items then need asking
+    again only where they missed one of those (see `ProjectIndex.question_keys`)."""
+    return getattr(_plugin(name), "additions", None)
 
 
 @cache

@@ -51,6 +51,8 @@ from tenure.structural.resolve import (
     SymbolInfo,
     Verified,
     candidates_tier,
+    items_key,
+    miss_key,
     module_key,
 )
 from tenure.structural.resolve.generic import python_absolute
@@ -220,7 +222,9 @@ def module_flow(facts: FileFacts, keep: bool = True) -> ModuleFlow:
 # --------------------------------------------------------------------------------------------------
 
 
-Reads = dict[tuple[str, str], object]  # (what, of which module or name) -> what was read
+# (what, of which module or name) -> what was read. What: "facts" (a module whole), "items" (a module
+# to look items up in), "exists", "named" (the symbols of a name), "miss" (of a `miss_key`: True).
+Reads = dict[tuple[str, str], object]
 
 
 class Project:
@@ -231,44 +235,71 @@ class Project:
         self.view = view
         self.recorders: list[Reads] = []
         self._flows: dict[str, tuple[FileFacts | None, ModuleFlow | None]] = {}
+        self._read_as: set[tuple[str, bool]] = set()  # (module, by items) read through the view
         self._exists: dict[str, bool] = {}
         self._named: dict[str, tuple[SymbolInfo, ...]] = {}
         self._modules: dict[str, str] = {}
 
     def facts(self, module: str) -> FileFacts | None:
-        hit = self._flows.get(module)
-        if hit is None:
-            found = [f for f in self.view.module_facts(module) if f.language == "python"]
-            facts = found[0] if found else None
-            hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
-        elif self.view.recording:
-            self.view.note_module(module)  # the read, for the recording open now
-        if self.recorders:
-            self._note(("facts", module), hit[0])  # the object, held: its id could be reused once freed
-        return hit[0]
-
-    def facts_digest(self, module: str) -> bytes | None:
-        """What `facts` would read, as its digest (`_facts_digest`): without loading the facts."""
-        digest = self.view.module_digest(module, "python")
-        if self.recorders:
-            self._note(("facts", module), digest)
-        return digest
+        """The module's facts, read whole (for its analysis)."""
+        return self._read(module, False)[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
+        """The module's flow program, to look named items up in (a read of its items: lookups that
+        find nothing are noted apart, see `scopes` and `names`)."""
+        return self._read(module, True)[1]
+
+    def _read(self, module: str, items: bool) -> tuple[FileFacts | None, ModuleFlow | None]:
         hit = self._flows.get(module)
-        if hit is None or self.recorders:
-            self.facts(module)
-            hit = self._flows[module]
-        elif self.view.recording:
-            self.view.note_module(module)
-        return hit[1]
+        if hit is None or (module, items) not in self._read_as:
+            found = [f for f in self.view.module_facts(module, items) if f.language == "python"]
+            self._read_as.add((module, items))
+            if hit is None:
+                facts = found[0] if found else None
+                hit = self._flows[module] = (facts, module_flow(facts) if facts is not None else None)
+        elif self.view.recording:  # the read, for the recording open now
+            self.view.note_items(module) if items else self.view.note_module(module)
+        if self.recorders:  # (the object, held: its id could be reused once freed)
+            self._note(("items" if items else "facts", module), hit[0])
+        return hit
+
+    def facts_digest(self, module: str, items: bool = False) -> bytes | None:
+        """What `facts` (or `flow`: `items`) would read, as its digest (`_facts_digest`): without
+        loading the facts."""
+        digest = self.view.module_digest(module, "python", items)
+        if self.recorders:
+            self._note(("items" if items else "facts", module), digest)
+        return digest
+
+    def scopes(self, mf: ModuleFlow, qualname: object) -> list[int]:
+        """`mf.scopes_of`, a lookup that finds none noted (`missed`)."""
+        found = mf.scopes_of(qualname)
+        if not found:
+            self.missed(mf.module, str(qualname))
+        return found
+
+    def names(self, mf: ModuleFlow, idx: int, name: str) -> list[int]:
+        """`mf.names`, a lookup that finds none noted (`missed`)."""
+        found = mf.names(idx, name)
+        if not found:
+            self.missed(mf.module, f"{mf.scopes[idx][0]}:{name}")
+        return found
+
+    def missed(self, module: str, item: str) -> None:
+        """A lookup in another module that found nothing: asked again when an edit adds the item."""
+        self._missed(miss_key(module, item))
+
+    def _missed(self, key: str) -> None:
+        self.view.note_key(key)
+        if self.recorders:
+            self._note(("miss", key), True)
 
     def exists(self, module: str) -> bool:
         found = self._exists.get(module)
         if found is None:
             found = self._exists[module] = self.view.module_exists(module)
         elif self.view.recording:
-            self.view.note_module(module)
+            self.view.note_items(module)
         if self.recorders:
             self._note(("exists", module), found)
         return found
@@ -292,8 +323,8 @@ class Project:
         for i in range(1, len(parts)):
             candidate = ".".join(parts[i:])
             if self.exists(candidate):
-                facts = self.facts(candidate)
-                path = f"/{facts.path}" if facts is not None else ""
+                mf = self.flow(candidate)
+                path = f"/{mf.path}" if mf is not None else ""
                 if path.endswith((f"/{spelled}.py", f"/{spelled}.pyi", f"/{spelled}/__init__.py")):
                     return candidate
         return dotted
@@ -301,11 +332,11 @@ class Project:
     def flags(self, fn: Value) -> str:
         """A function's decorator flags (property, staticmethod, …) as its module declares them."""
         mf = self.flow(fn[1])
-        return mf.flags(fn[2]) if mf is not None else ""
+        return mf.flags(fn[2]) if mf is not None and self.scopes(mf, fn[2]) else ""
 
     def returns_something(self, fn: Value) -> bool:
         mf = self.flow(fn[1])
-        return mf is not None and any(i in mf.returns for i in mf.scopes_of(fn[2]))
+        return mf is not None and any(i in mf.returns for i in self.scopes(mf, fn[2]))
 
     def named(self, name: str) -> tuple[SymbolInfo, ...]:
         """Python definitions anywhere in the project called `name` (for names nothing else binds)."""
@@ -323,9 +354,20 @@ class Project:
 
     @staticmethod
     def recording_of(reads: Reads) -> Recording:
-        """A cached analysis's reads as a view records them, to replay at once."""
-        keys = {f"name:{arg}" for kind, arg in reads if kind == "named"}
-        return keys, {arg for kind, arg in reads if kind != "named"}
+        """A cached analysis's reads as a view records them, to replay at once (a module read by
+        items that was not there stands as read whole: found, it is the wider key)."""
+        keys: set[str] = set()
+        modules: set[str] = set()
+        for (kind, arg), seen in reads.items():
+            if kind == "named":
+                keys.add(f"name:{arg}")
+            elif kind == "miss":
+                keys.add(arg)
+            elif kind == "facts" or seen is None or seen is False:
+                modules.add(arg)
+            else:
+                keys.add(items_key(arg))
+        return keys, modules
 
     def reread(self, reads: Reads) -> tuple[Reads, list[tuple[str, str]]]:
         """Read again, through this view, what a cached analysis read: the reads as they are now
@@ -333,11 +375,15 @@ class Project:
         now_reads: Reads = {}
         differ = []
         for (kind, arg), seen in reads.items():
-            if kind == "facts" and seen.__class__ is bytes:  # (kept by another process)
-                now: object = self.facts_digest(arg)
+            if kind == "miss":  # (what it missed is read again with the module's items)
+                self._missed(arg)
+                now: object = seen
+                same = True
+            elif kind in ("facts", "items") and seen.__class__ is bytes:  # (kept by another process)
+                now = self.facts_digest(arg, kind == "items")
                 same = now == seen
-            elif kind == "facts":
-                now = self.facts(arg)
+            elif kind in ("facts", "items"):
+                now = self._read(arg, kind == "items")[0]
                 same = now is seen  # (an index hands out one object per file state)
             else:
                 now = self.exists(arg) if kind == "exists" else tuple(s.fqn for s in self.named(arg))
@@ -411,8 +457,8 @@ class Syntactic(Lower):
     def _class_attr(self, cls: Value, name: str) -> frozenset:
         mf = self.project.flow(cls[1])
         found: set[Value] = set()
-        for idx in mf.scopes_of(cls[2]) if mf is not None else ():
-            self._vars(mf, mf.names(idx, name), found, set(), 0)
+        for idx in self.project.scopes(mf, cls[2]) if mf is not None else ():
+            self._vars(mf, self.project.names(mf, idx, name), found, set(), 0)
         return frozenset(found)
 
     def bases(self, cls: Value) -> list[frozenset]:
@@ -421,7 +467,7 @@ class Syntactic(Lower):
     def _bases_of(self, cls: Value) -> list[frozenset]:
         mf = self.project.flow(cls[1])
         out: list[frozenset] = []
-        for idx in mf.scopes_of(cls[2]) if mf is not None else ():
+        for idx in self.project.scopes(mf, cls[2]) if mf is not None else ():
             for expr in mf.bases.get(idx, []):
                 found: set[Value] = set()
                 self._eval(mf, expr, found, set(), 0)
@@ -444,7 +490,7 @@ class Syntactic(Lower):
     def _scope_exprs(self, fn: Value, which: str) -> frozenset:
         mf = self.project.flow(fn[1])
         found: set[Value] = set()
-        for idx in mf.scopes_of(fn[2]) if mf is not None else ():
+        for idx in self.project.scopes(mf, fn[2]) if mf is not None else ():
             for expr in getattr(mf, which).get(idx, []):
                 self._eval(mf, expr, found, set(), 0)
         return frozenset(found)
@@ -493,7 +539,7 @@ class Syntactic(Lower):
         found: set[Value] = set()
         if mf is None:
             return EMPTY
-        bound = mf.names(0, name)
+        bound = self.project.names(mf, 0, name)
         self._vars(mf, bound, found, seen, hops)
         if not bound and hops < MAX_CHAIN:  # perhaps re-exported by `from .x import *`
             for target in _star_modules(self.project, mf):
@@ -546,8 +592,7 @@ class _CachedAnalysis:
 
     def encode(self) -> bytes | None:
         """As kept between processes (`_kept`): what it read of other modules' facts as digests."""
-        reads = [(kind, arg, _facts_digest(seen) if kind == "facts" and seen.__class__ is FileFacts else seen)
-                 for (kind, arg), seen in self.reads.items()]
+        reads = [(kind, arg, _seen_digest(seen)) for (kind, arg), seen in self.reads.items()]
         try:
             encoded = msgspec.msgpack.encode((
                 _KEPT_FORMAT, _facts_digest(self.facts), list(self.analysis.vars.items()),
@@ -558,7 +603,7 @@ class _CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 2
+_KEPT_FORMAT = 3
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -585,6 +630,11 @@ def _kept(facts: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
                       {_thaw(key): _values(values) for key, values in cells})  # type: ignore[misc]
     return _CachedAnalysis(facts, outcome, frozen, Project.recording_of(frozen),
                            {bytes(q): (d, f) for q, d, f in answers}, (0, -1))
+
+
+def _seen_digest(seen: object) -> object:
+    """A read as kept between processes: facts as their digest, anything else as it is."""
+    return _facts_digest(seen) if seen.__class__ is FileFacts else seen  # type: ignore[arg-type]
 
 
 def _values(values: _KeptValues) -> frozenset:
@@ -665,7 +715,9 @@ class Analysed(Lower):
         if differ:
             if any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
-            masks = [_KEY_BITS[module_key(arg) if kind == "facts" else f"name:{arg}"] for kind, arg in differ]
+            masks = [_KEY_BITS[key] for kind, arg in differ for key in (
+                view.item_changes(arg, _seen_digest(hit.reads[kind, arg]), _seen_digest(reads[kind, arg]))
+                if kind == "items" else (module_key(arg) if kind == "facts" else f"name:{arg}",))]
             answers = Answers(view)
             asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
             self.project.recorders.append(reads)
@@ -713,7 +765,7 @@ class Analysed(Lower):
         mf = self.project.flow(module)
         if mf is None:
             return EMPTY
-        exprs = [e for v in mf.names(0, name) for e in mf.var_defs.get(v, [])]
+        exprs = [e for v in self.project.names(mf, 0, name) for e in mf.var_defs.get(v, [])]
         if not exprs:  # not bound here: perhaps re-exported by `from .x import *`
             return self.syntactic.export(module, name) if hops >= MAX_CHAIN else frozenset(
                 v for target in _star_modules(self.project, mf) for v in self.export(target, name, hops + 1))
@@ -731,7 +783,8 @@ class Analysed(Lower):
         mf = self.project.flow(cls[1])
         if mf is None:
             return EMPTY
-        exprs = [e for idx in mf.scopes_of(cls[2]) for v in mf.names(idx, name) for e in mf.var_defs.get(v, [])]
+        exprs = [e for idx in self.project.scopes(mf, cls[2]) for v in self.project.names(mf, idx, name)
+                 for e in mf.var_defs.get(v, [])]
         if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
             return self.syntactic.class_attr(cls, name)
         a = self.analysis(cls[1])
@@ -748,7 +801,7 @@ class Analysed(Lower):
 
     def _scope_values(self, fn: Value, cell: str, which: str) -> frozenset:
         mf = self.project.flow(fn[1])
-        exprs = [e for i in mf.scopes_of(fn[2]) for e in getattr(mf, which).get(i, [])] if mf else []
+        exprs = [e for i in self.project.scopes(mf, fn[2]) for e in getattr(mf, which).get(i, [])] if mf else []
         if all(_tag(e) in ("f", "C", "k", "m") for e in exprs):
             return self.syntactic.scope_exprs(fn, which)
         a = self.analysis(fn[1])
@@ -759,7 +812,10 @@ class Analysed(Lower):
             return EMPTY
         if obj[0] in (INST, CLASS):  # only worth an analysis when the class assigns `self.<key>` somewhere
             mf = self.project.flow(obj[1])
-            if mf is None or (obj[2], key) not in mf.self_fields:
+            if mf is None:
+                return EMPTY
+            if (obj[2], key) not in mf.self_fields:
+                self.project.missed(mf.module, f"{obj[2]}@{key}")
                 return EMPTY
         a = self.analysis(obj[1])
         return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
@@ -1670,6 +1726,37 @@ def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     edges = _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
     view.answers = answers.encode()
     return edges
+
+
+def additions(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """See `additions_for`. An edit only added items when the old flow program begins the new one,
+    but for names added to old scopes, and what follows binds no old variable and gives no old
+    scope a return, yield or base: code appended to a module. (Inserted earlier, a definition
+    renumbers the variables after it, and is taken as any other edit.)"""
+    if old.path != new.path or old.module != new.module:
+        return None
+    a, b = ModuleFlow(old), ModuleFlow(new)
+    if a.star != b.star or len(b.scopes) < len(a.scopes) or b.stmts[: len(a.stmts)] != a.stmts:
+        return None
+    added: set[str] = set()
+    for was, now in zip(a.scopes, b.scopes, strict=False):  # (b has as many or more)
+        if was[:5] != now[:5] or any(now[5].get(name) != vars_ for name, vars_ in was[5].items()):
+            return None
+        added.update(miss_key(a.module, f"{was[0]}:{name}") for name in now[5].keys() - was[5].keys())
+    for scope in b.scopes[len(a.scopes):]:
+        if scope[0] in a.by_qualname:
+            return None
+        added.add(miss_key(a.module, scope[0]))
+    old_scopes = len(a.scopes)
+    for stmt in b.stmts[len(a.stmts):]:
+        op = stmt[0]
+        if ((op == "=" and stmt[2][0] == "v" and stmt[2][1] < a.nvars)
+                or (op in ("r", "y", "Y") and stmt[1] < old_scopes) or (op == "b" and stmt[2] < old_scopes)):
+            return None
+    if not a.self_fields <= b.self_fields:
+        return None
+    added.update(miss_key(a.module, f"{cls}@{attr}") for cls, attr in b.self_fields - a.self_fields)
+    return added
 
 
 def warm(module: str, view: ProjectView) -> None:
