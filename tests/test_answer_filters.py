@@ -1,11 +1,12 @@
 """The key filters of stored answers: matching all dependants' filters at once gives exactly what
-testing each filter on its own gives."""
+testing each filter on its own gives; a question that read many keys is told apart from keys it
+did not read by a wide filter of its own."""
 
 from __future__ import annotations
 
 import random
 
-from tenure.structural.resolve import python
+from tenure.structural.resolve import ProjectIndex, ProjectView, python
 
 
 def test_packed_filters_match_exactly_those_holding_every_bit_of_a_key() -> None:
@@ -16,3 +17,20 @@ def test_packed_filters_match_exactly_those_holding_every_bit_of_a_key() -> None
         mask = python._KEY_BITS[f"sym:pkg.mod.f{trial}"]
         found = python._filters_holding(packed, mask).to_bytes(len(filters), "little")
         assert found == bytes(f & mask == mask for f in filters)
+
+
+def test_a_question_that_read_many_keys_keeps_a_wide_filter_that_tells_unread_keys_apart() -> None:
+    view = ProjectView(ProjectIndex(load_facts=lambda path: None))
+    read = ({f"items:pkg.m{i}" for i in range(300)}, set())
+    key_filter = python._key_filter(view, read)
+    assert len(key_filter) > python._FILTER_BYTES
+    assert all(python._may_have_read(key_filter, [key]) for key in read[0])  # no false negative
+    unread = [f"miss:pkg.m{i}#f" for i in range(1000)]
+    narrow_only = key_filter[: python._FILTER_BYTES]
+    assert sum(python._may_have_read(narrow_only, [key]) for key in unread) > 900  # 128 bits: full
+    assert sum(python._may_have_read(key_filter, [key]) for key in unread) < 100
+
+
+def test_a_question_that_read_few_keys_keeps_only_the_packed_filter() -> None:
+    view = ProjectView(ProjectIndex(load_facts=lambda path: None))
+    assert len(python._key_filter(view, ({"name:f", "items:pkg.m"}, set()))) == python._FILTER_BYTES
