@@ -37,7 +37,7 @@ def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -
         watcher = threading.Thread(target=t.watch, args=(updates.put, stop, warmed.put), daemon=True)
         watcher.start()
         done = warmed.get(timeout=20)  # no change pending: it warmed, and said so once
-        (root / "a.py").write_text("def f():\n    pass\n\n\ndef h():\n    pass\n")
+        (root / "a.py").write_text("def h():\n    pass\n\n\ndef f():\n    pass\n")  # (first: f's lookup is checked)
         report = updates.get(timeout=20)
         stop.set()
         watcher.join(timeout=10)

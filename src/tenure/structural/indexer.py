@@ -40,6 +40,7 @@ from tenure.structural.resolve import (
     Verified,
     additions_for,
     changed_keys,
+    items_key,
     resolver_for,
     touched_keys,
     verifier_for,
@@ -504,6 +505,11 @@ class Indexer:
                 touched |= keys
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
+            for module, added in additions.items():  # (readers see one file of a module of several)
+                if added is not None and self.store.db.query(
+                        "SELECT COUNT(*) AS n FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
+                        (module,))[0]["n"] == 1:
+                    touched = (touched - {items_key(module)}) | added[2]
             new_modules = self._new_modules(known)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
@@ -698,7 +704,7 @@ class Indexer:
         for r in rows:
             if r["id"] in stored:
                 by_resolver.setdefault(language_table()[r["language"]].resolver, []).append(
-                    (r["id"], stored[r["id"]], index.question_keys(touched.get(r["id"], ()))))
+                    (r["id"], stored[r["id"]], touched.get(r["id"], set())))
         kept: set[int] = set()
         for name, items in by_resolver.items():
             verify = verifier_for(name)

@@ -66,9 +66,9 @@ _MODULE_SETS = itertools.count(1)
 
 # A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an
 # analysis of the module reads); `items:` for what looking a named item up in it finds (its names,
-# scopes, definitions as written), and for its existence. Every edit of a module touches both keys of
-# the files that read it; one that only added items (`additions_for`) touches, of their questions,
-# the `mod:` key and the `miss:` keys of what it added: lookups that had failed (`miss_key`).
+# scopes, definitions as written), and for its existence; `miss:` for a lookup in it that found
+# nothing (`miss_key`). An edit touches the module's `mod:` key, and its `items:` key unless it only
+# added items (`additions_for`): then the `miss:` keys of what it added.
 MODULE_KEY, ITEMS_KEY, MISS_KEY = "mod:", "items:", "miss:"
 
 
@@ -139,7 +139,7 @@ class ProjectIndex:
     _changed: dict[tuple[str, str], int] = field(default_factory=dict)
     _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
     # Module -> (facts digest before, after, the `miss:` keys of what it added) for the latest edit
-    # of a module that only added items (`additions_for`), set by the indexer (see `question_keys`).
+    # of a module that only added items (`additions_for`), set by the indexer (see `item_changes`).
     additions: dict[str, tuple[bytes, bytes, frozenset[str]]] = field(default_factory=dict)
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
@@ -231,20 +231,6 @@ class ProjectIndex:
         self._changed.pop((kind, key), None)
         self._changed[kind, key] = self.epoch
 
-    def question_keys(self, keys: Iterable[str]) -> set[str]:
-        """Touched keys as a file's questions read them: the items key of a module whose edit only
-        added items stands for the `miss:` keys of what it added (when it is the module's one file:
-        readers see the first file of a module's several)."""
-        out: set[str] = set()
-        for key in keys:
-            module = key[len(ITEMS_KEY):] if key.startswith(ITEMS_KEY) else None
-            added = self.additions.get(module) if module is not None else None
-            if added is not None and len(self.module_paths.get(module, ())) == 1:  # type: ignore[arg-type]
-                out |= added[2]
-            else:
-                out.add(key)
-        return out
-
     def item_changes(self, module: str, before: bytes | None, after: bytes | None) -> set[str]:
         """What the change of `module` from facts `before` to `after` (digests) touched, for questions
         that read it by items: the `miss:` keys of what it added, when that is all the change did
@@ -328,11 +314,8 @@ class ProjectView:
         return self.missing_of((self._keys, self._modules))
 
     def keys_of(self, reads: Recording) -> set[str]:
-        """The dependency keys of a recording, as the store keeps them per file: without `miss:`
-        keys, which only questions need (a file that looked an item up read the module's items key)."""
         # (set algebra against the dict and cached key strings: this runs over every file's reads)
-        keys = {key for key in reads[0] if not key.startswith(MISS_KEY)}
-        return keys.union(map(module_key, reads[1] - self.missing_of(reads)))
+        return reads[0].union(map(module_key, reads[1] - self.missing_of(reads)))
 
     def missing_of(self, reads: Recording) -> set[str]:
         return reads[1].difference(self._index.module_paths)
@@ -532,8 +515,8 @@ class Additions(Protocol):
 def additions_for(name: str) -> Additions | None:
     """A resolver plug-in may export `additions(old, new)`: when an edit of a file only added items
     to its module (what looking up any item that was there finds is the same), the `miss_key`s of the
-    items added, else None. Its readers' questions that read the module by items then need asking
-    again only where they missed one of those (see `ProjectIndex.question_keys`)."""
+    items added, else None. Such an edit touches those keys instead of the module's items key: only
+    readers that missed one of those items, or read the module whole, are checked again."""
     return getattr(_plugin(name), "additions", None)
 
 
