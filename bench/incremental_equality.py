@@ -4,7 +4,8 @@
 
 The tests prove it on small fixtures; this replays definition edits to Django 5.1.4's most-read modules
 (a function appended, a class renamed, a function renamed that other modules import, a base class
-dropped) and compares every edge, at two checkpoints, with a clean index of a copy of the tree:
+dropped, a function appended under a name that lookups had missed and found through a star import)
+and compares every edge, at two checkpoints, with a clean index of a copy of the tree:
 
 - fresh: each update is `python -m tenure.cli index` in a process of its own (what a user types), so
   the analyses the store kept, the facts digests and the recorded reads are what it works from;
@@ -35,7 +36,9 @@ from tenure.entry import with_hash_seed
 EDITS: list[list[tuple[str, bytes | None, bytes]]] = [
     [("django/db/models/base.py", None, b"\n\ndef _tenure_eq():\n    return ValidationError\n"),
      ("django/core/exceptions.py", None, b"\n\ndef _tenure_eq():\n    return ValidationError\n"),
-     ("django/db/utils.py", b"class ConnectionHandler(", b"class ConnectionHandlerX(")],
+     ("django/db/utils.py", b"class ConnectionHandler(", b"class ConnectionHandlerX("),
+     # appended, a name that lookups in the package had missed (they went on to its star imports)
+     ("django/db/models/__init__.py", None, b"\n\ndef CharField(*args, **kwargs):\n    return None\n")],
     [("django/db/models/base.py", b"    return ValidationError\n", b"    return print(_tenure_eq)\n"),
      ("django/utils/functional.py", b"def lazy(", b"def lazy_("),
      ("django/db/models/base.py", b"class Model(AltersData, metaclass=ModelBase):",
