@@ -407,16 +407,16 @@ class ProjectView:
             return True
         return self._module(module)
 
-    def note_miss(self, module: str, item: str) -> None:
-        """A lookup of an item in `module` that found nothing (see `miss_key`)."""
-        self.note_key(miss_key(module, item))
-
     def module_facts(self, module: str, items: bool = False) -> list[FileFacts]:
         """The module's files' facts: read whole, or (`items`) only to look named items up in."""
-        if not (self.note_items(module) if items else self._module(module)):
+        if not self._read_module(module, items):
             return []
         paths = self._index.module_paths[module]
         return [f for f in (self._index.facts(p) for p in paths) if f is not None]
+
+    def _read_module(self, module: str, items: bool) -> bool:
+        """A read of the module, whole or by `items`: whether it exists."""
+        return self.note_items(module) if items else self._module(module)
 
     def kept_analysis(self, path: str) -> bytes | None:
         """What a resolver kept of its analysis of a file (`keep_analysis`), by an earlier process
@@ -433,7 +433,7 @@ class ProjectView:
     def module_digest(self, module: str, language: str, items: bool = False) -> bytes | None:
         """The facts digest (`ProjectIndex.facts_digest`) of the module's first file in `language`
         that has facts: the file `module_facts` would give first of that language."""
-        if not (self.note_items(module) if items else self._module(module)):
+        if not self._read_module(module, items):
             return None
         return next((digest for path in self._index.module_paths[module]
                      if (spec := language_for(path)) is not None and spec.name == language
