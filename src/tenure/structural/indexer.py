@@ -32,6 +32,7 @@ from tenure.structural.languages import LanguageSpec, language_for, language_tab
 from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
     MODULE_KEY,
+    Addition,
     ProjectIndex,
     ProjectView,
     Recording,
@@ -313,11 +314,9 @@ def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set
     return touched_keys(old_facts, old_symbols) if old_facts is not None else set()
 
 
-def _additions(additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None], spec: LanguageSpec,
-               old: FileFacts, new: FileFacts) -> None:
-    """Note what an edit of a file only added to its module (`additions_for`): (facts digest before,
-    after, the keys of what it added), or None for any other edit, or a module two files of which
-    changed in one run."""
+def _additions(additions: dict[str, Addition | None], spec: LanguageSpec, old: FileFacts, new: FileFacts) -> None:
+    """Note what an edit of a file only added to its module (`Addition`), or None for any other
+    edit, or a module two files of which changed in one run."""
     find = additions_for(spec.resolver)
     added = find(old, new) if find is not None and new.module not in additions else None
     additions[new.module] = (digest_of(old), digest_of(new), frozenset(added)) if added is not None else None
@@ -441,7 +440,7 @@ class Indexer:
             if rebuild:
                 self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
-            additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None] = {}  # see `_additions`
+            edits: dict[str, Addition | None] = {}  # module -> what its edit only added (`_additions`)
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
             kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
@@ -495,7 +494,7 @@ class Indexer:
                 report.files_parsed += 1
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
-                    _additions(additions, c.spec, old_facts, facts)
+                    _additions(edits, c.spec, old_facts, facts)
                 elif not moved_only:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
@@ -505,11 +504,12 @@ class Indexer:
                 touched |= keys
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
-            for module, added in additions.items():  # (readers see one file of a module of several)
-                if added is not None and self.store.db.query(
-                        "SELECT COUNT(*) AS n FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
-                        (module,))[0]["n"] == 1:
-                    touched = (touched - {items_key(module)}) | added[2]
+            # An edit that only added items touches the keys of what it added, not its module's items
+            # key; only for a module of one file (readers see the first of several, and which that is moves).
+            additions = {module: added for module, added in edits.items()
+                         if added is not None and self.store.files_of_module(module) == 1}
+            for module, added in additions.items():
+                touched = (touched - {items_key(module)}) | added[2]
             new_modules = self._new_modules(known)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
@@ -662,13 +662,13 @@ class Indexer:
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
-        additions: dict[str, tuple[bytes, bytes, frozenset[str]] | None],
+        additions: dict[str, Addition],
     ) -> tuple[int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
-        index.additions.update((module, added) for module, added in additions.items() if added is not None)
+        index.additions.update(additions)
         verifiable_rows = [r for r in rows if r["id"] in verifiable]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
         file_ids = file_ids - kept

@@ -238,6 +238,11 @@ class StructuralStore:
     def files(self) -> dict[str, dict]:
         return {r["path"]: r for r in self.db.query("SELECT * FROM files")}
 
+    def files_of_module(self, module: str) -> int:
+        """How many indexed files (parsed) make up this module."""
+        return self.db.rows("SELECT COUNT(*) FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
+                            (module,))[0][0]
+
     def upsert_file(self, row: dict) -> int:
         cols = ["language", "module", "size", "mtime_ns", "content_hash", "parse_status", "status_detail", "indexed_at"]
         return self.db.rows(

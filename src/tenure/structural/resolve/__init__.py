@@ -96,6 +96,11 @@ def miss_key(module: str, item: str) -> str:
     return f"{MISS_KEY}{module}#{item}"
 
 
+# An edit of a module's one file that only added items (`additions_for`): the facts digests before
+# and after, and the `miss:` keys of what it added.
+Addition = tuple[bytes, bytes, frozenset[str]]
+
+
 class SymbolSource(Protocol):
     """Where a lazy :class:`ProjectIndex` reads symbols (the structural store, inside the indexer's
     transaction), each list in the order `all_symbols` gives them."""
@@ -138,9 +143,9 @@ class ProjectIndex:
     # (("facts" | "exists", module)) and the symbols of a name (("named", name)), in epoch order.
     _changed: dict[tuple[str, str], int] = field(default_factory=dict)
     _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
-    # Module -> (facts digest before, after, the `miss:` keys of what it added) for the latest edit
-    # of a module that only added items (`additions_for`), set by the indexer (see `item_changes`).
-    additions: dict[str, tuple[bytes, bytes, frozenset[str]]] = field(default_factory=dict)
+    # Module -> the latest edit of its one file, when that only added items (`Addition`): set by the
+    # indexer after the change, forgotten at the next change of the module's files (`item_changes`).
+    additions: dict[str, Addition] = field(default_factory=dict)
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         found = self.by_fqn.get(fqn)
@@ -191,6 +196,7 @@ class ProjectIndex:
         self.epoch += 1
         self._log("facts", module)
         self._log("items", module)
+        self.additions.pop(module, None)
         if module not in self.module_paths:
             self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
@@ -236,7 +242,7 @@ class ProjectIndex:
         that read it by items: the `miss:` keys of what it added, when that is all the change did
         and this index knows it (`additions`); else its items key."""
         added = self.additions.get(module)
-        if added is not None and added[:2] == (before, after) and len(self.module_paths.get(module, ())) == 1:
+        if added is not None and added[:2] == (before, after):
             return set(added[2])
         return {items_key(module)}
 
