@@ -1901,16 +1901,14 @@ _WIDE_BITS = {1 << n: _WideBits(1 << n) for n in range(8, 17)}
 def _may_have_read(key_filter: bytes, keys: Iterable[str]) -> bool:
     """Whether a filter (`_key_filter`) holds any of these keys."""
     narrow, wide = int.from_bytes(key_filter[:_FILTER_BYTES], "little"), key_filter[_FILTER_BYTES:]
-    for key in keys:
-        mask = _KEY_BITS[key]
-        if narrow & mask == mask and (not wide or _wide_holds(wide, key)):
-            return True
-    return False
+    held = [key for key in keys if narrow & (mask := _KEY_BITS[key]) == mask]
+    return bool(held) and (not wide or _wide_holds(wide, held))
 
 
-def _wide_holds(wide: bytes, key: str) -> bool:
-    mask = _WIDE_BITS[len(wide) * 8][key]
-    return int.from_bytes(wide, "little") & mask == mask
+def _wide_holds(wide: bytes, keys: Iterable[str]) -> bool:
+    """Whether a wide filter holds any of these keys."""
+    bits, table = int.from_bytes(wide, "little"), _WIDE_BITS[len(wide) * 8]
+    return any(bits & (mask := table[key]) == mask for key in keys)
 
 
 def _key_filter(view: ProjectView, read: Recording) -> bytes:
@@ -2155,7 +2153,7 @@ def _matching_questions(
         matched, at, wide = [], hits.find(1, start, end), answers[3]
         while at >= 0:
             i = at - start
-            if i not in wide or any(_wide_holds(wide[i], key) for key in touched):
+            if i not in wide or _wide_holds(wide[i], touched):
                 matched.append(i)
             at = hits.find(1, at + 1, end)
         yield item, answers, matched
