@@ -50,13 +50,17 @@ def in_this_process_only(read: Callable) -> Callable:
     return guarded
 
 
+def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, note: Callable[..., object]) -> None:
+    """`owner.name` as it was, each call first shown to `note` (with the same arguments)."""
+    real = getattr(owner, name)
+    monkeypatch.setattr(owner, name, lambda *args, **kwargs: note(*args, **kwargs) or real(*args, **kwargs))
+
+
 @pytest.fixture
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The modules analysed while the test runs (not taken from a cache or the store), in order."""
     found: list[str] = []
-    analyse = python.Analysed._analyse
-    monkeypatch.setattr(python.Analysed, "_analyse", lambda self, facts: found.append(facts.module) or analyse(
-        self, facts))
+    spy(monkeypatch, python.Analysed, "_analyse", lambda self, facts: found.append(facts.module))
     return found
 
 
@@ -175,8 +179,7 @@ def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_inde
     up rather than all of them (45k on Django), and makes the graph a warmed indexer (a watcher's,
     which holds every symbol) makes of the same edits."""
     whole_reads: list[StructuralStore] = []
-    all_symbols = StructuralStore.all_symbols
-    monkeypatch.setattr(StructuralStore, "all_symbols", lambda store: whole_reads.append(store) or all_symbols(store))
+    spy(monkeypatch, StructuralStore, "all_symbols", whole_reads.append)
     cold_root, warm_root = make_repo(BASE, name="cold"), make_repo(BASE, name="warm")
     with Tenure.open(warm_root, discover=False) as warm:
         warm.index()
@@ -350,9 +353,7 @@ def test_a_function_appended_to_a_module_asks_its_readers_nothing_that_found_an_
     with Tenure.open(root, discover=False) as t:
         t.index()
     asked: list[tuple] = []
-    ask_again = python._ask_again
-    monkeypatch.setattr(python, "_ask_again", lambda asked_of, answers, query: asked.append(query) or ask_again(
-        asked_of, answers, query))
+    spy(monkeypatch, python, "_ask_again", lambda asked_of, answers, query: asked.append(query))
     for shapes in (SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n",  # each in a new process
                    unrelated_first()):
         forget_analyses()
@@ -434,9 +435,8 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
     with Tenure.open(root, discover=False) as t:
         t.index()
     offered: list[int] = []
-    keep = StructuralStore.keep_verified
-    monkeypatch.setattr(StructuralStore, "keep_verified", lambda self, verified, digests=None: offered.append(
-        sum(len(keys) + len(missing) for _, keys, missing in verified.values())) or keep(self, verified, digests))
+    spy(monkeypatch, StructuralStore, "keep_verified", lambda self, verified, digests=None: offered.append(
+        sum(len(keys) + len(missing) for _, keys, missing in verified.values())))
     for n in range(3):  # each in a process of its own: an unrelated function added to shapes.py
         (root / "app/shapes.py").write_text(unrelated_first(f"unrelated_{n}"))
         forget_analyses()
