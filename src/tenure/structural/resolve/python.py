@@ -715,9 +715,13 @@ class Analysed(Lower):
         if differ:
             if any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
-            touched = [key for kind, arg in differ for key in (
-                view.item_changes(arg, _seen_digest(hit.reads[kind, arg]), _seen_digest(reads[kind, arg]))
-                if kind == "items" else (module_key(arg) if kind == "facts" else f"name:{arg}",))]
+            touched: list[str] = []
+            for kind, arg in differ:
+                if kind == "items":  # (an edit that only appended touches the lookups that missed what it added)
+                    before, after = _seen_digest(hit.reads[kind, arg]), _seen_digest(reads[kind, arg])
+                    touched += view.item_changes(arg, before, after)  # type: ignore[arg-type]
+                else:
+                    touched.append(module_key(arg) if kind == "facts" else f"name:{arg}")
             answers = Answers(view)
             asked = {"lower": AskedLower(self.syntactic, answers), "project": AskedProject(self.project, answers)}
             self.project.recorders.append(reads)
