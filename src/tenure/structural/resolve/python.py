@@ -152,6 +152,20 @@ class ModuleFlow:
     def self_fields(self) -> set[tuple[str, str]]:
         return self._statements[4]
 
+    @cached_property
+    def assigned_attrs(self) -> frozenset[str]:
+        """Every attribute name the module assigns (`x.name = ...`, also as a loop's or `with`'s
+        target): an analysis gives a module object no field of another name."""
+        found: set[str] = set()
+        targets = [stmt[2] for stmt in self.stmts if stmt[0] in ("=", "for", "w") and stmt[2]]
+        while targets:
+            target = targets.pop()
+            if target[0] == "a":
+                found.add(target[2])
+            elif target[0] == "t":
+                targets += target[1]
+        return frozenset(found)
+
     def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
         """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
         hit = self._params.get(idx)
@@ -814,12 +828,12 @@ class Analysed(Lower):
     def field(self, obj: Value, key: object) -> frozenset:
         if not obj[1]:
             return EMPTY
-        if obj[0] in (INST, CLASS):  # only worth an analysis when the class assigns `self.<key>` somewhere
-            mf = self.project.flow(obj[1])
+        if obj[0] in (INST, CLASS, MODULE):  # only worth an analysis when its module can assign the field:
+            mf = self.project.flow(obj[1])  # a class's `self.<key>` in a method, a module's any `.<key>`
             if mf is None:
                 return EMPTY
-            if (obj[2], key) not in mf.self_fields:
-                self.project.missed(mf.module, f"{obj[2]}@{key}")
+            if (key not in mf.assigned_attrs) if obj[0] == MODULE else ((obj[2], key) not in mf.self_fields):
+                self.project.missed(mf.module, f"{obj[2]}@{key}")  # (a module's obj[2] is "")
                 return EMPTY
         a = self.analysis(obj[1])
         return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
@@ -1760,6 +1774,7 @@ def additions(old: FileFacts, new: FileFacts) -> set[str] | None:
     if not a.self_fields <= b.self_fields:
         return None
     added.update(miss_key(a.module, f"{cls}@{attr}") for cls, attr in b.self_fields - a.self_fields)
+    added.update(miss_key(a.module, f"@{attr}") for attr in b.assigned_attrs - a.assigned_attrs)
     return added
 
 
