@@ -384,24 +384,27 @@ def python_facts(source: str) -> FileFacts:
 MODULE_M = "import os\n\n\nclass A:\n    def f(self):\n        self.x = 1\n        return os\n\n\nB = A\n"
 
 
-@pytest.mark.parametrize(("edited", "added"), [
+@pytest.mark.parametrize(("edited", "changed"), [
     (MODULE_M + "\n\ndef g():\n    return A\n", {"app.m#:g", "app.m#g"}),
     (MODULE_M + "C = 3\nclass D(A):\n    def h(self):\n        self.y = C\n",
-     {"app.m#:C", "app.m#:D", "app.m#D", "app.m#D.h", "app.m#D@y", "app.m#@y"}),  # (D's names: only through D)
+     {"app.m#:C", "app.m#:D", "app.m#D", "app.m#D:h", "app.m#D.h", "app.m#D@y", "app.m#@y"}),
     (MODULE_M + "\n# a comment, and nothing else\n", set()),
     (MODULE_M + "B.z = 1\n", {"app.m#@z"}),  # a field of whatever B is: a module's, perhaps
-    (MODULE_M + "B = 2\n", None),  # an old name bound again
+    (MODULE_M + "B = 2\n", {"app.m#:B"}),  # an old name bound again
+    ("def g():\n    return 1\n\n\n" + MODULE_M, {"app.m#:g", "app.m#g"}),  # put first: numbers move, items do not
+    (MODULE_M.replace("return os", "return A"), {"app.m#A.f"}),  # what an old function returns
+    (MODULE_M.replace("return os", "y = print(os)\n        return os"), set()),  # a body edit, the same returned
+    (MODULE_M.replace("self.x = 1", "self.x = 2"), set()),  # a field's value: only the module's analysis reads it
+    (MODULE_M.replace("\n\n\nB", "\n    def g(self):\n        return 2\n\n\nB"), {"app.m#A:g", "app.m#A.g"}),
+    (MODULE_M.replace("class A:", "class A(object):"), {"app.m#A"}),  # a base
+    (MODULE_M.replace("import os", "import sys as os"), {"app.m#:os", "app.m#A.f"}),  # through a variable
     (MODULE_M + "from os.path import *\n", None),  # a star import: lookups that missed may find more
-    ("def g():\n    return 1\n\n\n" + MODULE_M, None),  # put first: every later variable renumbered
-    (MODULE_M.replace("return os", "return A"), None),  # an old function's body
-    (MODULE_M.replace("\n\n\nB", "\n    def g(self):\n        return 2\n\n\nB"), None),  # in an old class
 ], ids=["function appended", "class and constant appended", "comment", "attribute assigned", "name rebound",
-        "star import", "function put first", "body edited", "method added"])
-def test_an_edit_that_only_appends_to_a_module_tells_what_lookups_it_can_change(
-    edited: str, added: set[str] | None
-) -> None:
-    found = python.additions(python_facts(MODULE_M), python_facts(edited))
-    assert found == ({f"miss:{key}" for key in added} if added is not None else None)
+        "function put first", "returns", "local variable", "field value", "method added", "base", "import",
+        "star import"])
+def test_an_edit_tells_which_items_of_its_module_it_changed(edited: str, changed: set[str] | None) -> None:
+    found = python.item_edits(python_facts(MODULE_M), python_facts(edited))
+    assert found == ({f"item:{key}" for key in changed} if changed is not None else None)
 
 
 def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_read_is_checked(

@@ -32,15 +32,15 @@ from tenure.structural.languages import LanguageSpec, language_for, language_tab
 from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
     MODULE_KEY,
-    Addition,
+    ItemEdit,
     ProjectIndex,
     ProjectView,
     Recording,
     Resolved,
     SymbolInfo,
     Verified,
-    additions_for,
     changed_keys,
+    item_edits_for,
     items_key,
     resolver_for,
     touched_keys,
@@ -314,12 +314,12 @@ def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set
     return touched_keys(old_facts, old_symbols) if old_facts is not None else set()
 
 
-def _additions(additions: dict[str, Addition | None], spec: LanguageSpec, old: FileFacts, new: FileFacts) -> None:
-    """Note what an edit of a file only added to its module (`Addition`), or None for any other
-    edit, or a module two files of which changed in one run."""
-    find = additions_for(spec.resolver)
-    added = find(old, new) if find is not None and new.module not in additions else None
-    additions[new.module] = (digest_of(old), digest_of(new), frozenset(added)) if added is not None else None
+def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileFacts, new: FileFacts) -> None:
+    """Note which items of its module an edit of a file changed (`ItemEdit`), or None when that
+    cannot be told, or for a module two files of which changed in one run."""
+    find = item_edits_for(spec.resolver)
+    items = find(old, new) if find is not None and new.module not in edits else None
+    edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
 
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
@@ -440,7 +440,7 @@ class Indexer:
             if rebuild:
                 self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
-            edits: dict[str, Addition | None] = {}  # module -> what its edit only added (`_additions`)
+            edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
             kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
@@ -494,7 +494,7 @@ class Indexer:
                 report.files_parsed += 1
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
-                    _additions(edits, c.spec, old_facts, facts)
+                    _item_edit(edits, c.spec, old_facts, facts)
                 elif not moved_only:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
@@ -504,12 +504,12 @@ class Indexer:
                 touched |= keys
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
-            # An edit that only added items touches the keys of what it added, not its module's items
-            # key; only for a module of one file (readers see the first of several, and which that is moves).
-            additions = {module: added for module, added in edits.items()
-                         if added is not None and self.store.files_of_module(module) == 1}
-            for module, added in additions.items():
-                touched = (touched - {items_key(module)}) | added[2]
+            # An edit whose changed items are known touches their keys, not its module's items key;
+            # only for a module of one file (readers see the first of several, and which that is moves).
+            item_edits = {module: edit for module, edit in edits.items()
+                          if edit is not None and self.store.files_of_module(module) == 1}
+            for module, edit in item_edits.items():
+                touched = (touched - {items_key(module)}) | edit[2]
             new_modules = self._new_modules(known)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
@@ -524,7 +524,7 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, additions)
+                    defer, item_edits)
             except BaseException:
                 self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
@@ -662,13 +662,13 @@ class Indexer:
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
-        additions: dict[str, Addition],
+        item_edits: dict[str, ItemEdit],
     ) -> tuple[int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
-        index.additions.update(additions)
+        index.item_edits.update(item_edits)
         verifiable_rows = [r for r in rows if r["id"] in verifiable]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
         file_ids = file_ids - kept

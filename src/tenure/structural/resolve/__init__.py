@@ -65,11 +65,11 @@ _MODULE_SETS = itertools.count(1)
 
 
 # A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an
-# analysis of the module reads); `items:` for what looking a named item up in it finds (its names,
-# scopes, definitions as written), and for its existence; `miss:` for a lookup in it that found
-# nothing (`miss_key`). An edit touches the module's `mod:` key, and its `items:` key unless it only
-# added items (`additions_for`): then the `miss:` keys of what it added.
-MODULE_KEY, ITEMS_KEY, MISS_KEY = "mod:", "items:", "miss:"
+# analysis of the module reads); `items:` for what is read of it besides its items: its existence
+# and star imports; `item:` for one lookup in it, found or not (`item_key`). An edit touches the
+# module's `mod:` key, and the `item:` keys of the items it changed (`item_edits_for`), or its
+# `items:` key when those cannot be told.
+MODULE_KEY, ITEMS_KEY, ITEM_KEY = "mod:", "items:", "item:"
 
 
 class _Keys(dict[str, str]):
@@ -90,15 +90,15 @@ module_key = _Keys(MODULE_KEY).__getitem__
 items_key = _Keys(ITEMS_KEY).__getitem__
 
 
-def miss_key(module: str, item: str) -> str:
-    """The key of a lookup of `item` in `module` that found nothing: `qualname` (no such scope),
-    `qualname:name` (no such name bound in that scope), `qualname@attr` (no such field of the class)."""
-    return f"{MISS_KEY}{module}#{item}"
+def item_key(module: str, item: str) -> str:
+    """The key of a lookup of `item` in `module`: `qualname` (a scope), `qualname:name` (a name bound
+    in that scope), `qualname@attr` (a field of the class; `@attr`: of the module object)."""
+    return f"{ITEM_KEY}{module}#{item}"
 
 
-# An edit of a module's one file that only added items (`additions_for`): the facts digests before
-# and after, and the `miss:` keys of what it added.
-Addition = tuple[bytes, bytes, frozenset[str]]
+# An edit of a module's one file whose changed items could be told (`item_edits_for`): the facts
+# digests before and after, and the `item:` keys of the items it changed.
+ItemEdit = tuple[bytes, bytes, frozenset[str]]
 
 
 class SymbolSource(Protocol):
@@ -143,9 +143,9 @@ class ProjectIndex:
     # (("facts" | "exists", module)) and the symbols of a name (("named", name)), in epoch order.
     _changed: dict[tuple[str, str], int] = field(default_factory=dict)
     _changes_from: int = 0  # no change before this epoch is logged (the index was read whole then)
-    # Module -> the latest edit of its one file, when that only added items (`Addition`): set by the
-    # indexer after the change, forgotten at the next change of the module's files (`item_changes`).
-    additions: dict[str, Addition] = field(default_factory=dict)
+    # Module -> the latest edit of its one file, when its changed items could be told (`ItemEdit`): set
+    # by the indexer after the change, forgotten at the next change of the module's files.
+    item_edits: dict[str, ItemEdit] = field(default_factory=dict)
 
     def symbols(self, fqn: str) -> list[SymbolInfo]:
         found = self.by_fqn.get(fqn)
@@ -196,7 +196,7 @@ class ProjectIndex:
         self.epoch += 1
         self._log("facts", module)
         self._log("items", module)
-        self.additions.pop(module, None)
+        self.item_edits.pop(module, None)
         if module not in self.module_paths:
             self._log("exists", module)
         self.module_paths.setdefault(module, []).append(path)
@@ -223,7 +223,7 @@ class ProjectIndex:
         if module is not None:
             self._log("facts", module)
             self._log("items", module)
-            self.additions.pop(module, None)
+            self.item_edits.pop(module, None)
             self.module_paths[module] = [p for p in self.module_paths[module] if p != path]
             if not self.module_paths[module]:
                 del self.module_paths[module]
@@ -239,11 +239,11 @@ class ProjectIndex:
 
     def item_changes(self, module: str, before: bytes | None, after: bytes | None) -> set[str]:
         """What the change of `module` from facts `before` to `after` (digests) touched, for questions
-        that read it by items: the `miss:` keys of what it added, when that is all the change did
-        and this index knows it (`additions`); else its items key."""
-        added = self.additions.get(module)
-        if added is not None and added[:2] == (before, after):
-            return set(added[2])
+        that read it by items: the `item:` keys of the items it changed, when this index knows them
+        (`item_edits`); else its items key."""
+        edit = self.item_edits.get(module)
+        if edit is not None and edit[:2] == (before, after):
+            return set(edit[2])
         return {items_key(module)}
 
     def changed_since(self, epoch: int) -> list[tuple[str, str]] | None:
@@ -513,17 +513,17 @@ class Verifier(Protocol):
     def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified: ...
 
 
-class Additions(Protocol):
+class ItemEdits(Protocol):
     def __call__(self, old: FileFacts, new: FileFacts) -> set[str] | None: ...
 
 
 @cache
-def additions_for(name: str) -> Additions | None:
-    """A resolver plug-in may export `additions(old, new)`: when an edit of a file only added items
-    to its module (what looking up any item that was there finds is the same), the `miss_key`s of the
-    items added, else None. Such an edit touches those keys instead of the module's items key: only
-    readers that missed one of those items, or read the module whole, are checked again."""
-    return getattr(_plugin(name), "additions", None)
+def item_edits_for(name: str) -> ItemEdits | None:
+    """A resolver plug-in may export `item_edits(old, new)`: the `item_key`s of the items an edit of a
+    file changed in its module (those a lookup of which may now find something else), or None when
+    that cannot be told. Such an edit touches those keys instead of the module's items key: only
+    readers that looked one of those items up, or read the module whole, are checked again."""
+    return getattr(_plugin(name), "item_edits", None)
 
 
 @cache

@@ -51,8 +51,8 @@ from tenure.structural.resolve import (
     SymbolInfo,
     Verified,
     candidates_tier,
+    item_key,
     items_key,
-    miss_key,
     module_key,
 )
 from tenure.structural.resolve.generic import python_absolute
@@ -237,7 +237,7 @@ def module_flow(facts: FileFacts, keep: bool = True) -> ModuleFlow:
 
 
 # (what, of which module or name) -> what was read. What: "facts" (a module whole), "items" (a module
-# to look items up in), "exists", "named" (the symbols of a name), "miss" (of a `miss_key`: True).
+# to look items up in), "exists", "named" (the symbols of a name), "item" (of an `item_key`: True).
 Reads = dict[tuple[str, str], object]
 
 
@@ -286,27 +286,24 @@ class Project:
         return digest
 
     def scopes(self, mf: ModuleFlow, qualname: object) -> list[int]:
-        """`mf.scopes_of`, a lookup that finds none noted (`missed`)."""
-        found = mf.scopes_of(qualname)
-        if not found:
-            self.missed(mf.module, str(qualname))
-        return found
+        """`mf.scopes_of`, the lookup noted (`looked_up`)."""
+        self.looked_up(mf.module, str(qualname))
+        return mf.scopes_of(qualname)
 
     def names(self, mf: ModuleFlow, idx: int, name: str) -> list[int]:
-        """`mf.names`, a lookup that finds none noted (`missed`)."""
-        found = mf.names(idx, name)
-        if not found:
-            self.missed(mf.module, f"{mf.scopes[idx][0]}:{name}")
-        return found
+        """`mf.names`, the lookup noted (`looked_up`)."""
+        self.looked_up(mf.module, f"{mf.scopes[idx][0]}:{name}")
+        return mf.names(idx, name)
 
-    def missed(self, module: str, item: str) -> None:
-        """A lookup in another module that found nothing: asked again when an edit adds the item."""
-        self._missed(miss_key(module, item))
+    def looked_up(self, module: str, item: str) -> None:
+        """A lookup of an item in another module, found or not: asked again when an edit changes
+        the item (`item_edits`)."""
+        self._looked_up(item_key(module, item))
 
-    def _missed(self, key: str) -> None:
+    def _looked_up(self, key: str) -> None:
         self.view.note_key(key)
         if self.recorders:
-            self._note(("miss", key), True)
+            self._note(("item", key), True)
 
     def exists(self, module: str) -> bool:
         found = self._exists.get(module)
@@ -375,7 +372,7 @@ class Project:
         for (kind, arg), seen in reads.items():
             if kind == "named":
                 keys.add(f"name:{arg}")
-            elif kind == "miss":
+            elif kind == "item":
                 keys.add(arg)
             elif kind == "facts" or seen is None or seen is False:
                 modules.add(arg)
@@ -389,8 +386,8 @@ class Project:
         now_reads: Reads = {}
         differ = []
         for (kind, arg), seen in reads.items():
-            if kind == "miss":  # (what it missed is read again with the module's items)
-                self._missed(arg)
+            if kind == "item":  # (whether the item changed is read with the module's items)
+                self._looked_up(arg)
                 now: object = seen
                 same = True
             elif kind in ("facts", "items") and seen.__class__ is bytes:  # (kept by another process)
@@ -731,7 +728,7 @@ class Analysed(Lower):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
             touched: list[str] = []
             for kind, arg in differ:
-                if kind == "items":  # (an edit that only appended touches the lookups that missed what it added)
+                if kind == "items":  # (an edit touches the lookups of the items it changed)
                     before, after = _seen_digest(hit.reads[kind, arg]), _seen_digest(reads[kind, arg])
                     touched += view.item_changes(arg, before, after)  # type: ignore[arg-type]
                 else:
@@ -833,7 +830,7 @@ class Analysed(Lower):
             if mf is None:
                 return EMPTY
             if (key not in mf.assigned_attrs) if obj[0] == MODULE else ((obj[2], key) not in mf.self_fields):
-                self.project.missed(mf.module, f"{obj[2]}@{key}")  # (a module's obj[2] is "")
+                self.project.looked_up(mf.module, f"{obj[2]}@{key}")  # (a module's obj[2] is "")
                 return EMPTY
         a = self.analysis(obj[1])
         return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
@@ -1746,36 +1743,103 @@ def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     return edges
 
 
-def additions(old: FileFacts, new: FileFacts) -> set[str] | None:
-    """See `additions_for`. An edit only added items when the old flow program begins the new one,
-    but for names added to old scopes, and what follows binds no old variable and gives no old
-    scope a return, yield or base: code appended to a module. (Inserted earlier, a definition
-    renumbers the variables after it, and is taken as any other edit.)"""
+def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """See `item_edits_for`: the items whose digests (`_ItemDigests`) differ between the two states
+    of the file, added and removed ones included; None when its star imports changed (lookups that
+    found nothing may find more) or the flow is too tangled to tell."""
     if old.path != new.path or old.module != new.module:
         return None
     a, b = ModuleFlow(old), ModuleFlow(new)
-    if a.star != b.star or len(b.scopes) < len(a.scopes) or b.stmts[: len(a.stmts)] != a.stmts:
+    if a.star != b.star:
         return None
-    added: set[str] = set()
-    for was, now in zip(a.scopes, b.scopes, strict=False):  # (b has as many or more)
-        if was[:5] != now[:5] or any(now[5].get(name) != vars_ for name, vars_ in was[5].items()):
-            return None
-        added.update(miss_key(a.module, f"{was[0]}:{name}") for name in now[5].keys() - was[5].keys())
-    for scope in b.scopes[len(a.scopes):]:
-        if scope[0] in a.by_qualname:
-            return None
-        added.add(miss_key(a.module, scope[0]))
-    old_scopes = len(a.scopes)
-    for stmt in b.stmts[len(a.stmts):]:
-        op = stmt[0]
-        if ((op == "=" and stmt[2][0] == "v" and stmt[2][1] < a.nvars)
-                or (op in ("r", "y", "Y") and stmt[1] < old_scopes) or (op == "b" and stmt[2] < old_scopes)):
-            return None
-    if not a.self_fields <= b.self_fields:
+    try:
+        before, after = _ItemDigests(a).all(), _ItemDigests(b).all()
+    except (_Untold, RecursionError):
         return None
-    added.update(miss_key(a.module, f"{cls}@{attr}") for cls, attr in b.self_fields - a.self_fields)
-    added.update(miss_key(a.module, f"@{attr}") for attr in b.assigned_attrs - a.assigned_attrs)
-    return added
+    return {item_key(a.module, item) for item in before.keys() | after.keys() if before.get(item) != after.get(item)}
+
+
+class _Untold(Exception):
+    """An item whose digest would cost too much, or a flow this code does not know."""
+
+
+class _ItemDigests:
+    """What looking each item of a module up reads of its flow (see `Project.looked_up`), as a digest
+    to compare with another state of the module: a scope's kind, flags, returns, yields and bases;
+    a name's bindings in a module or class scope; whether a class (`C@attr`) or the module (`@attr`)
+    is given a field of that name. Variables are followed to what is assigned to them and written in
+    the order a walk from the item first meets them, not by number: an edit elsewhere renumbers them
+    and changes no digest, while two reads of one variable stay one (lookups follow each once)."""
+
+    def __init__(self, mf: ModuleFlow) -> None:
+        self.mf = mf
+        self.budget = 64 * (len(mf.stmts) + 64)  # variables met, over all items: a bound on the work
+
+    def all(self) -> dict[str, bytes]:
+        mf = self.mf
+        out: dict[str, bytes] = {}
+        for qualname, idxs in mf.by_qualname.items():
+            order: dict[int, int] = {}
+            out[qualname] = _item_digest([[mf.scopes[i][1], mf.scopes[i][4], *(
+                self._canon(part.get(i, []), order) for part in (mf.returns, mf.yields, mf.bases))] for i in idxs])
+            bound: dict[str, list] = {}
+            for i in idxs:
+                for name, vars_ in mf.scopes[i][5].items():
+                    bound.setdefault(name, []).append(vars_)
+            for name, found in bound.items():
+                order = {}
+                out[f"{qualname}:{name}"] = _item_digest([[self._var(v, order) for v in vars_] for vars_ in found])
+        out.update((f"{cls}@{attr}", b"") for cls, attr in mf.self_fields)
+        out.update((f"@{attr}", b"") for attr in mf.assigned_attrs)
+        return out
+
+    def _canon(self, x: object, order: dict[int, int]) -> object:
+        """`x` (an expression, or lists of them, or a variable) without the numbers of its variables,
+        call sites, allocations and scopes."""
+        if x.__class__ is int:
+            return self._var(x, order)  # type: ignore[arg-type]
+        if x.__class__ is not list or not x:
+            return x
+        tag = x[0]  # type: ignore[index]
+        if tag.__class__ is not str:  # a list of expressions
+            return [self._canon(e, order) for e in x]  # type: ignore[attr-defined]
+        rebuild = _CANON.get(tag)
+        if rebuild is None:
+            raise _Untold(tag)
+        return rebuild(self, x, order)
+
+    def _var(self, var: int, order: dict[int, int]) -> object:
+        seen = order.get(var)
+        if seen is not None:
+            return ["^", seen]
+        self.budget -= 1
+        if self.budget < 0:
+            raise _Untold("budget")
+        order[var] = len(order)
+        return ["=", [self._canon(e, order) for e in self.mf.var_defs.get(var, [])]]
+
+    def _scope(self, idx: int) -> list:
+        scope = self.mf.scopes[idx]
+        return [scope[0], scope[1]]
+
+
+def _item_digest(canonical: object) -> bytes:
+    return hashlib.blake2b(msgspec.msgpack.encode(canonical), digest_size=16).digest()
+
+
+# Per expression tag: the expression as `_ItemDigests` compares it (see the flow format in
+# extractors/python.py): sites, allocations and scopes by number dropped or named.
+_CANON: dict[str, Callable[[_ItemDigests, list, dict[int, int]], object]] = {
+    **dict.fromkeys(("n", "k", "ks", "m"), lambda d, x, o: x),
+    "v": lambda d, x, o: ["v", [d._var(v, o) for v in x[1]]],
+    **dict.fromkeys(("a", "s", "s:", "*", "u", "o"), lambda d, x, o: [x[0], d._canon(x[1], o), *x[2:]]
+                    if x[0] in ("a", "s:") else [x[0], *(d._canon(e, o) for e in x[1:])]),
+    "c": lambda d, x, o: ["c", d._canon(x[2], o), d._canon(x[3], o), [[k, d._canon(v, o)] for k, v in x[4]]],
+    "@": lambda d, x, o: ["@", d._canon(x[2], o), d._canon(x[3], o)],
+    **dict.fromkeys(("l", "L"), lambda d, x, o: [x[0], d._canon(x[2], o)]),
+    "d": lambda d, x, o: ["d", [[d._canon(k, o), d._canon(v, o)] for k, v in x[2]]],
+    **dict.fromkeys(("f", "C", "i", "ic"), lambda d, x, o: [x[0], *d._scope(x[1])]),
+}
 
 
 def warm(module: str, view: ProjectView) -> None:
