@@ -11,7 +11,10 @@ builds take turns (a change in the load of a shared machine weighs on both alike
 
 - unchanged: nothing edited;
 - comment added: a comment line appended (the file alone is resolved again: early cutoff);
-- function added: a new function appended (its dependants are verified by their stored answers).
+- function added: a new function appended (its dependants are verified by their stored answers);
+- function put first: a new function inserted at the top (every variable after it is renumbered);
+- body edited: a statement inserted before the file's first `return` in a function;
+- return added: `if N < 0: return None` inserted there (what that function returns changes).
 
 Every run edits the file again (another comment, another function), so each is a real update.
 Printed per case, build and run: CPU seconds of the process (user + sys, `getrusage` of the child),
@@ -24,20 +27,35 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from common import REPO, baseline_src, fetch_sdist, print_table
 
-CASES = {
-    "unchanged": lambda n: "",
-    "comment added": lambda n: f"\n# tenure bench comment {n}\n",
-    "function added": lambda n: f"\n\ndef _tenure_bench_cold_{n}():\n    return {n}\n",
+
+def _before_first_return(text: str, lines: str) -> str:
+    """`lines` (a `{indent}` placeholder in each) inserted before the first `return` of a function."""
+    found = re.search(r"^([ \t]+)return\b", text, re.MULTILINE)
+    if found is None:
+        raise SystemExit("the file edited has no return statement in a function: choose another --file")
+    return text[: found.start()] + lines.format(indent=found.group(1)) + text[found.start() :]
+
+
+CASES: dict[str, Callable[[str, str], str]] = {
+    "unchanged": lambda text, n: text,
+    "comment added": lambda text, n: text + f"\n# tenure bench comment {n}\n",
+    "function added": lambda text, n: text + f"\n\ndef _tenure_bench_cold_{n}():\n    return {n}\n",
+    "function put first": lambda text, n: f"def _tenure_bench_first_{n}():\n    return 0\n\n\n" + text,
+    "body edited": lambda text, n: _before_first_return(text, f"{{indent}}_tenure_bench_{n} = 1\n"),
+    "return added": lambda text, n: _before_first_return(
+        text, f"{{indent}}if _tenure_bench_{n} < 0:\n{{indent}}    return None\n"),
 }
 
 
@@ -84,7 +102,7 @@ def main() -> None:
                 for run in range(args.runs):
                     for name, src in builds.items():
                         target = roots[name] / args.file
-                        target.write_bytes(target.read_bytes() + edit(f"{case[0]}{run}").encode())
+                        target.write_text(edit(target.read_text(), f"{case[0].replace(' ', '_')}{run}"))
                         cpu, wall, report = _index(src, roots[name])
                         rows.append((case, name, run + 1, f"{cpu:.2f}", f"{wall:.2f}",
                                      report["files_resolved"], report["files_verified"]))

@@ -309,11 +309,13 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
-def unrelated_first(name: str = "unrelated", returns: int = 0) -> str:
-    """shapes.py with an unrelated function put first. Every variable after it is numbered anew, so
-    its readers' lookups in it are checked again, not only those that missed a name it added (as
-    after a function appended: `test_a_function_appended_to_a_module_asks_its_readers_nothing_that_found_an_item`)."""
-    return f"def {name}():\n    return {returns}\n\n\n" + SHAPES["app/shapes.py"]
+def default_rewritten(hops: int = 1) -> str:
+    """shapes.py with `default` returning Circle through `hops` variables: what a lookup of `default`
+    reads has changed, so its readers are checked again (and their answers hold), not only those that
+    read shapes.py's whole analysis (as after a function added: `test_an_edit_asks_readers_again_only_
+    the_lookups_of_the_items_it_changed`)."""
+    body = "    v0 = Circle\n" + "".join(f"    v{i} = v{i - 1}\n" for i in range(1, hops)) + f"    return v{hops - 1}\n"
+    return SHAPES["app/shapes.py"].replace("    return Circle\n", body)
 
 
 def edit_shapes(t: Tenure, text: str, analysed: list[str]) -> IndexReport:
@@ -334,7 +336,7 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
     with Tenure.open(root, discover=False) as t:
         t.structural.drop_analyses()  # (as a full index in worker processes leaves it: none kept)
         t.index()
-        report = edit_shapes(t, unrelated_first(), analysed)
+        report = edit_shapes(t, default_rewritten(), analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert "app.factory" in analysed  # verifying use.py asked about make(), whose module was never analysed here
 
@@ -344,34 +346,45 @@ def test_a_warmed_indexer_checks_an_edits_dependants_without_analysing_modules_a
         t.index()
         while not t.warm(0.05):
             pass
-        report = edit_shapes(t, unrelated_first("another"), analysed)
+        report = edit_shapes(t, default_rewritten(2), analysed)
         assert (report.files_resolved, report.files_verified) == (1, 2)
         assert analysed == ["app.shapes"]  # the edited module alone: the warm analyses' answers were checked
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
-def test_a_function_appended_to_a_module_asks_its_readers_nothing_that_found_an_item(
-    make_repo, tmp_path: Path, analysed: list[str], monkeypatch: pytest.MonkeyPatch
+SHAPES_EDITS = {
+    "function appended": SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n",
+    "function put first": "def unrelated():\n    return 0\n\n\n" + SHAPES["app/shapes.py"],
+    "method added": SHAPES["app/shapes.py"].replace(
+        "        return 2\n", "        return 2\n\n    def side(self):\n        return 3\n"),
+    "default rewritten": default_rewritten(),
+}
+
+
+@pytest.mark.parametrize("edit", SHAPES_EDITS)
+def test_an_edit_asks_readers_again_only_the_lookups_of_the_items_it_changed(
+    make_repo, tmp_path: Path, analysed: list[str], monkeypatch: pytest.MonkeyPatch, edit: str
 ) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
         t.index()
     asked: list[tuple] = []
     spy(monkeypatch, python, "_ask_again", lambda asked_of, answers, query: asked.append(query))
-    for shapes in (SHAPES["app/shapes.py"] + "\n\ndef unrelated():\n    return 0\n",  # each in a new process
-                   unrelated_first()):
-        forget_analyses()
-        with Tenure.open(root, discover=False) as t:
-            asked.clear()
-            report = edit_shapes(t, shapes, analysed)
-            asked_now, analysed_now = list(asked), list(analysed)
-            assert (report.files_resolved, report.files_verified) == (1, 1 if shapes.startswith("class") else 2)
-            assert snapshot(t) == clean_index(root, tmp_path)
-        if shapes.startswith("class"):  # appended: asked again only what read shapes.py's whole analysis
-            assert asked_now == [("returns", (python.FUNC, "app.shapes", "default"))]  # (`return Circle`)
-        else:  # put first: every question that looked an item of shapes.py up is asked again
-            assert ("export", "app.shapes", "default") in asked_now and len(asked_now) > 10
-        assert analysed_now == ["app.shapes"]  # factory.py's kept analysis holds either way
+    forget_analyses()  # a new process
+    with Tenure.open(root, discover=False) as t:
+        report = edit_shapes(t, SHAPES_EDITS[edit], analysed)
+        asked, analysed = list(asked), list(analysed)
+        assert snapshot(t) == clean_index(root, tmp_path)
+    default_returns = ("returns", (python.FUNC, "app.shapes", "default"))  # read through shapes.py's analysis
+    if edit == "default rewritten":  # factory.py looked `default` up; use.py read factory.py's analysis
+        assert (report.files_resolved, report.files_verified) == (1, 2)
+        # the function `default` changed, not what the name `default` is bound to
+        assert set(asked) == {("flags", (python.FUNC, "app.shapes", "default")), default_returns,
+                              ("returns", (python.FUNC, "app.factory", "make"))}
+    else:  # added items: only what read shapes.py's whole analysis (`return Circle`) is asked again
+        assert (report.files_resolved, report.files_verified) == (1, 1)
+        assert asked == [default_returns]
+    assert analysed == ["app.shapes"]  # factory.py's kept analysis holds either way
 
 
 def python_facts(source: str) -> FileFacts:
@@ -424,7 +437,7 @@ def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_rea
             return [e["dst"] for e in t.export_edges() if e["src"] == "app.use.run" and e["dst"].endswith(".area")]
 
     # factory.py's kept analysis read shapes.py: asked again, its answers hold
-    report = index_in_a_new_process(unrelated_first())
+    report = index_in_a_new_process(default_rewritten())
     assert (report.files_resolved, report.files_verified) == (1, 2)
     assert "app.factory" not in analysed
     assert area_callers() == ["app.shapes.Circle.area"]
@@ -446,7 +459,7 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
     spy(monkeypatch, StructuralStore, "keep_verified", lambda self, verified, digests=None: offered.append(
         sum(len(keys) + len(missing) for _, keys, missing in verified.values())))
     for n in range(3):  # each in a process of its own: an unrelated function added to shapes.py
-        (root / "app/shapes.py").write_text(unrelated_first(f"unrelated_{n}"))
+        (root / "app/shapes.py").write_text(default_rewritten(n + 1))
         forget_analyses()
         with Tenure.open(root, discover=False) as t:
             assert t.index().files_verified == 2
@@ -467,7 +480,7 @@ def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
         assert t.structural.load_analysis("app/factory.py") is not None
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
     analysed.clear()
-    (root / "app/shapes.py").write_text(unrelated_first())
+    (root / "app/shapes.py").write_text(default_rewritten())
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
         assert t.index().files_verified == 2
@@ -520,12 +533,12 @@ def test_dependants_checked_by_a_process_that_died_before_its_bookkeeping_are_re
     shapes = SHAPES["app/shapes.py"]
     t = Tenure.open(root, discover=False)
     t.index()
-    (root / "app/shapes.py").write_text(unrelated_first())
+    (root / "app/shapes.py").write_text(default_rewritten())
     report = t.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True)
     assert (report.files_resolved, report.files_verified) == (1, 2)
     t.db.close()  # dies: what checking factory.py and use.py read was never recorded
     with Tenure.open(root, discover=False) as t:
-        (root / "app/shapes.py").write_text(unrelated_first(returns=1))
+        (root / "app/shapes.py").write_text(default_rewritten(2))
         report = t.index()
         assert (report.files_resolved, report.files_verified) == (3, 0)  # shapes.py, and the two never recorded
         assert snapshot(t) == clean_index(root, tmp_path)
@@ -539,7 +552,7 @@ def test_deferred_bookkeeping_is_dropped_when_another_process_indexed_first(make
     shapes = SHAPES["app/shapes.py"]
     with Tenure.open(root, discover=False) as watcher:
         watcher.index()
-        (root / "app/shapes.py").write_text(unrelated_first())
+        (root / "app/shapes.py").write_text(default_rewritten())
         watcher.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True)
         with Tenure.open(root, discover=False) as other:  # e.g. `tenure index` from a shell
             (root / "app/factory.py").write_text(SHAPES["app/factory.py"] + "\n# edited\n")
@@ -564,7 +577,7 @@ def test_stored_answers_of_another_format_are_not_trusted_their_file_is_resolved
         # the format before answers were packed: a list of [question, digest, filter]
         old = msgspec.msgpack.encode([[["exists", "app.factory"], b"\0" * 8, b"\xff" * 16]])
         t.db.execute("UPDATE resolution_answers SET answers = ? WHERE file_id = ?", (old, use))
-        (root / "app/shapes.py").write_text(unrelated_first())
+        (root / "app/shapes.py").write_text(default_rewritten())
         report = t.index()
         assert (report.files_resolved, report.files_verified) == (2, 1)  # shapes.py, and use.py again
         assert snapshot(t) == clean_index(root, tmp_path)

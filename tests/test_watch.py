@@ -37,7 +37,8 @@ def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -
         watcher = threading.Thread(target=t.watch, args=(updates.put, stop, warmed.put), daemon=True)
         watcher.start()
         done = warmed.get(timeout=20)  # no change pending: it warmed, and said so once
-        (root / "a.py").write_text("def h():\n    pass\n\n\ndef f():\n    pass\n")  # (first: f's lookup is checked)
+        # f's returns are read again (still nothing)
+        (root / "a.py").write_text("def f():\n    return g()\n\n\ndef g():\n    pass\n")
         report = updates.get(timeout=20)
         stop.set()
         watcher.join(timeout=10)
