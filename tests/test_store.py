@@ -174,6 +174,18 @@ def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(t
     write.add(_resolved(file_id, "a.py", [], {"mod:b"}, {"gone"}, b"old"))
     write.flush()
     store.keep_verified({file_id: (b"new", {"mod:b", "sym:b.f"}, {"gone", "also.gone"})})
-    assert store.db.rows("SELECT key FROM resolution_deps ORDER BY key") == [("mod:b",), ("sym:b.f",)]
+    assert store.keys_read({"mod:b", "sym:b.f", "mod:c"}) == {file_id: {"mod:b", "sym:b.f"}}
+    assert store.db.rows("SELECT COUNT(*) FROM resolution_deps") == [(2,)]
     assert store.answers([file_id]) == {file_id: b"new"}
     assert store.files_missing({"also.gone"}) == {file_id}
+
+
+def test_keys_are_listed_by_how_many_files_read_them(tmp_path: Path) -> None:
+    store = StructuralStore(open_database(tmp_path / "t.db"))
+    a, b = _add_file(store, "a.py"), _add_file(store, "b.py")
+    write = store.resolution_writer(update=False)
+    write.add(_resolved(a, "a.py", [], {"mod:x", "mod:y"}, set(), None))
+    write.add(_resolved(b, "b.py", [], {"mod:x", "name:f"}, set(), None))
+    write.flush()
+    assert store.keys_by_readers(["mod:y", "mod:x", "mod:unread"]) == ["mod:x", "mod:y"]
+    assert store.keys_read({"mod:y", "name:f"}) == {a: {"mod:y"}, b: {"name:f"}}

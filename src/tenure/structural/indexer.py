@@ -42,6 +42,7 @@ from tenure.structural.resolve import (
     changed_keys,
     item_edits_for,
     items_key,
+    module_key,
     resolver_for,
     touched_keys,
     verifier_for,
@@ -558,7 +559,8 @@ class Indexer:
         if self._to_warm is None:
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
             # completing starts a new change log, which what is warmed after it can rely on)
-            modules = (key[len(MODULE_KEY):] for key in self.store.keys_by_readers(MODULE_KEY))
+            read = self.store.keys_by_readers(map(module_key, index.module_paths))
+            modules = (key[len(MODULE_KEY):] for key in read)
             self._to_warm = deque(
                 (m, {spec.resolver for p in index.module_paths.get(m, ()) if (spec := language_for(p)) is not None})
                 for m in modules)
