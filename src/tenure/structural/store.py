@@ -421,10 +421,7 @@ class StructuralStore:
         self.db.executemany("UPDATE resolution_answers SET recorded = ? WHERE file_id = ?",
                             [(digest, file_id) for file_id, digest in (digests or {}).items()])
         # (file_id, key) is the primary key: a read already recorded is skipped by SQLite.
-        self.db.executemany(
-            "INSERT OR IGNORE INTO resolution_deps (file_id, key_id) VALUES (?, ?)",
-            ((f, _KEY_IDS[k]) for f, (_, keys, _) in verified.items() for k in keys),
-        )
+        _insert_reads(self.db, {f: {_KEY_IDS[k] for k in keys} for f, (_, keys, _) in verified.items()}, "OR IGNORE")
         grown = {f: missing for f, (_, _, missing) in verified.items() if missing}
         if not grown:
             return
@@ -536,7 +533,7 @@ _EDGE_COLUMNS = "src_fqn, dst_fqn, dst_name, relation, tier, file_id, path, line
 class ResolutionWriter:
     """Writes what many files' resolution produced: edges, the keys each read, the answers it got,
     the modules it looked for in vain. Files are gathered in batches, each written with one statement
-    per table (a full index of Django writes 264k edges and 171k reads); rows are made as SQLite
+    per table (a full index of Django writes 264k edges and 660k reads); rows are made as SQLite
     binds them, so no batch of row tuples lives long enough to cost the garbage collector.
 
     `update`: the files hold rows from their last resolution, replaced by difference: most of a
@@ -562,11 +559,11 @@ class ResolutionWriter:
         db = self.db
         edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, r.file_id, r.path, e.line, e.detail)
                                   for r in batch for e in _dedupe(r.edges))
-        deps: Iterable[tuple] = ((r.file_id, _KEY_IDS[key]) for r in batch for key in r.deps)
+        deps = {r.file_id: {_KEY_IDS[key] for key in r.deps} for r in batch}
         if self.update:
-            edges, deps = self._delete_stale(batch, list(edges), set(deps))
+            edges, deps = self._delete_stale(batch, list(edges), deps)
         db.executemany(f"INSERT INTO edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
-        db.executemany("INSERT INTO resolution_deps (file_id, key_id) VALUES (?, ?)", deps)
+        _insert_reads(db, deps)
         db.executemany(
             "INSERT INTO resolution_answers (file_id, answers) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET answers = excluded.answers, recorded = NULL",
@@ -582,8 +579,8 @@ class ResolutionWriter:
         )
 
     def _delete_stale(
-        self, batch: list[Resolved], edges: list[tuple], deps: set[tuple[int, int]]
-    ) -> tuple[list[tuple], set[tuple[int, int]]]:
+        self, batch: list[Resolved], edges: list[tuple], deps: dict[int, set[int]]
+    ) -> tuple[list[tuple], dict[int, set[int]]]:
         """Delete the batch's stored edges and reads that are not among the new ones (or repeat
         one); returns the new ones not stored yet."""
         ids = (_json([r.file_id for r in batch]),)
@@ -597,11 +594,22 @@ class ResolutionWriter:
             else:
                 gone.append((edge_id,))
         self.db.executemany("DELETE FROM edges WHERE id = ?", gone)
-        old_deps = set(self.db.rows(
+        old: dict[int, set[int]] = {}
+        for file_id, key_id in self.db.rows(
             "SELECT file_id, key_id FROM resolution_deps WHERE file_id IN (SELECT value FROM json_each(?))", ids
-        ))
-        self.db.executemany("DELETE FROM resolution_deps WHERE file_id = ? AND key_id = ?", old_deps - deps)
-        return [e for e in edges if e not in stored], deps - old_deps
+        ):
+            old.setdefault(file_id, set()).add(key_id)
+        self.db.executemany("DELETE FROM resolution_deps WHERE file_id = ? AND key_id = ?",
+                            ((file_id, key_id) for file_id, key_ids in old.items()
+                             for key_id in key_ids - deps.get(file_id, set())))
+        return [e for e in edges if e not in stored], {f: keys - old.get(f, set()) for f, keys in deps.items()}
+
+
+def _insert_reads(db: Database, reads: dict[int, set[int]], ignore: str = "") -> None:
+    """Rows of `resolution_deps`, a statement per file (its key ids unpacked by SQLite from one JSON
+    array: a third of the cost of binding each row). `ignore`: "OR IGNORE" for rows perhaps there."""
+    db.executemany(f"INSERT {ignore} INTO resolution_deps (file_id, key_id) SELECT ?, value FROM json_each(?)",
+                   ((file_id, _json(sorted(key_ids))) for file_id, key_ids in reads.items() if key_ids))
 
 
 _EMPTY_LIST = _msgpack.encode([])
