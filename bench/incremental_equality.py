@@ -4,8 +4,9 @@
 
 The tests prove it on small fixtures; this replays definition edits to Django 5.1.4's most-read modules
 (a function appended, a class renamed, a function renamed that other modules import, a base class
-dropped, a function appended under a name that lookups had missed and found through a star import)
-and compares every edge, at two checkpoints, with a clean index of a copy of the tree:
+dropped, a function appended under a name that lookups had missed and found through a star import,
+a function put first, a method added to `Model`, a method's body edited and what another returns
+changed) and compares every edge, at two checkpoints, with a clean index of a copy of the tree:
 
 - fresh: each update is `python -m tenure.cli index` in a process of its own (what a user types), so
   the analyses the store kept, the facts digests and the recorded reads are what it works from;
@@ -38,11 +39,19 @@ EDITS: list[list[tuple[str, bytes | None, bytes]]] = [
      ("django/core/exceptions.py", None, b"\n\ndef _tenure_eq():\n    return ValidationError\n"),
      ("django/db/utils.py", b"class ConnectionHandler(", b"class ConnectionHandlerX("),
      # appended, a name that lookups in the package had missed (they went on to its star imports)
-     ("django/db/models/__init__.py", None, b"\n\ndef CharField(*args, **kwargs):\n    return None\n")],
+     ("django/db/models/__init__.py", None, b"\n\ndef CharField(*args, **kwargs):\n    return None\n"),
+     ("django/core/exceptions.py", b"\n\nimport operator\n",
+      b"\n\ndef _tenure_first():\n    return 0\n\n\nimport operator\n"),
+     ("django/db/models/base.py", b"    def get_deferred_fields(self):\n",
+      b"    def _tenure_method(self):\n        return self.pk\n\n    def get_deferred_fields(self):\n"),
+     ("django/db/models/base.py", b"        return updated\n\n    def _do_update(",
+      b"        _tenure_local = updated\n        return updated\n\n    def _do_update(")],
     [("django/db/models/base.py", b"    return ValidationError\n", b"    return print(_tenure_eq)\n"),
      ("django/utils/functional.py", b"def lazy(", b"def lazy_("),
      ("django/db/models/base.py", b"class Model(AltersData, metaclass=ModelBase):",
-      b"class Model(metaclass=ModelBase):")],
+      b"class Model(metaclass=ModelBase):"),
+     ("django/db/models/base.py", b"        return {\n            f.attname\n",
+      b"        return None\n        return {\n            f.attname\n")],
 ]
 
 
