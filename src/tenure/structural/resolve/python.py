@@ -614,7 +614,7 @@ class _CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 3
+_KEPT_FORMAT = 4  # 4: item reads found or not ("item"), where 3 noted only misses
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -1903,7 +1903,8 @@ class Answers:
             return None
 
 
-_ANSWERS_FORMAT = 3  # stored answers of another format are not verified: the file is resolved again
+_ANSWERS_FORMAT = 4  # stored answers of another format are not verified: the file is resolved again
+# (4: filters hold item keys found or not, where 3 held only misses)
 # (format, digests, 128-bit filters, questions, wide filters by position)
 _Stored = tuple[int, bytes, bytes, list[msgspec.Raw], list[tuple[int, bytes]]]
 _ANSWERS_DECODER = msgspec.msgpack.Decoder(_Stored)
