@@ -117,6 +117,8 @@ BASE = {
     ),
 }
 
+SHAPES_2 = ("class Base:\n    def area(self):\n        return 1\n\n\nclass Sub(Base):\n    pass\n\n\n"
+            "def make():\n    return Sub\n")
 RENAMED = "class Order:\n    def grand_total(self):\n        return 0\n\n\ndef tax(x):\n    return x\n"
 EDITS = [
     # code only moves: a comment and blank lines above everything (no dependant is re-resolved)
@@ -159,6 +161,16 @@ EDITS = [
     # a reader of a module attribute nothing assigns, then the module assigning it to itself at its end
     ("app/patch.py", "import app.models\n\n\ndef p():\n    return app.models.patched()\n"),
     ("app/models.py", RENAMED + "\n\nimport app.models\napp.models.patched = tax\n"),
+    # edits anywhere in a module change only the items they touch (`python.item_edits`): a reader
+    # of what a factory returns, then a method added to an old class, a function put first with the
+    # factory's result through a variable, and a function rebinding a module name the factory returns
+    ("app/shapes.py", SHAPES_2),
+    ("app/draw.py", "from app.shapes import make\n\n\ndef d():\n    return make()().area()\n"),
+    ("app/shapes.py", SHAPES_2.replace("    pass\n", "    def area(self):\n        return 2\n")),
+    ("app/shapes.py",
+     "def first():\n    return 0\n\n\n" + SHAPES_2.replace("    return Sub\n", "    cls = Base\n    return cls\n")),
+    ("app/shapes.py", SHAPES_2.replace("    return Sub\n", "    return Current\n\n\nCurrent = Sub\n\n\n"
+                                       "def switch():\n    global Current\n    Current = Base\n")),
 ]
 
 
