@@ -495,7 +495,8 @@ class Indexer:
                 report.files_parsed += 1
                 if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
-                    _item_edit(edits, c.spec, old_facts, facts)
+                    if self.store.keys_read({items_key(facts.module)}):  # (no reader: nothing to tell them)
+                        _item_edit(edits, c.spec, old_facts, facts)
                 elif not moved_only:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
