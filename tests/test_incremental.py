@@ -4,6 +4,8 @@ changed files (and the files that read what they define) are touched."""
 from __future__ import annotations
 
 import os
+import random
+import re
 import shutil
 import zlib
 from collections.abc import Callable
@@ -696,3 +698,70 @@ def test_an_index_tells_what_changed_after_a_state_and_nothing_before_it() -> No
                                               ("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
     assert set(index.changed_since(second)) == {("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
     assert index.changed_since(index.epoch) == []
+
+
+MUTABLE = {
+    "lib/__init__.py": "",
+    "lib/shapes.py": (
+        "import os\n\n\nclass Shape:\n    kind = 'shape'\n\n    def area(self):\n        return 0\n\n"
+        "    def scaled(self, k):\n        self.k = k\n        return self\n\n\n"
+        "class Square(Shape):\n    def area(self):\n        return helper(self)\n\n\n"
+        "def helper(s):\n    return s\n\n\ndef make(kind):\n    cls = Square if kind else Shape\n    return cls\n\n\n"
+        "DEFAULT = make(1)\nALIAS = Square\n"
+    ),
+    "lib/use.py": (
+        "from lib.shapes import ALIAS, DEFAULT, Shape, make, helper\nimport lib.shapes as shapes\n\n\n"
+        "def run():\n    s = make(0)()\n    s.scaled(2).area()\n    ALIAS().area()\n    DEFAULT().area()\n"
+        "    helper(s).area()\n    return shapes.Square().k\n\n\n"
+        "class Circle(Shape):\n    def go(self):\n        return self.area(), self.kind\n"
+    ),
+}
+_NAMES = ["Shape", "Square", "helper", "make", "area", "scaled", "self", "cls", "os", "ALIAS", "DEFAULT", "None"]
+
+
+def _mutate(text: str, rng: random.Random) -> str:
+    """One random edit of a module: a line dropped, doubled or swapped with the next, a name swapped
+    for another, a return, a method or a first function inserted, a module name rebound in a function."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    op = rng.randrange(7)
+    if op == 0:
+        del lines[i]
+    elif op == 1:
+        lines.insert(i, lines[i])
+    elif op == 2 and i + 1 < len(lines):
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    elif op == 3:
+        lines[i] = re.sub(rf"\b{rng.choice(_NAMES)}\b", rng.choice(_NAMES), lines[i], count=1)
+    elif op == 4:
+        returns = [j for j, line in enumerate(lines) if line.lstrip().startswith("return ")]
+        if returns:
+            j = rng.choice(returns)
+            lines.insert(j, lines[j][: len(lines[j]) - len(lines[j].lstrip())] + f"return {rng.choice(_NAMES)}")
+    elif op == 5:
+        methods = [j for j, line in enumerate(lines) if line.startswith("    def ")]
+        if methods:
+            method = f"    def {rng.choice(_NAMES)}(self):\n        return {rng.choice(_NAMES)}\n"
+            lines.insert(rng.choice(methods), method)
+    else:
+        name = rng.choice(_NAMES[:4] + _NAMES[9:11])
+        lines.insert(0, f"def first_{i}():\n    global {name}\n    {name} = {rng.choice(_NAMES)}\n\n")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_leave_the_graph_a_clean_index_would_build(make_repo, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = make_repo(MUTABLE)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        for step in range(12):
+            path = rng.choice(["lib/shapes.py", "lib/shapes.py", "lib/use.py"])
+            (root / path).write_text(_mutate((root / path).read_text(), rng))
+            if step % 3 == 2:  # now and then in a process of its own
+                forget_analyses()
+                with Tenure.open(root, discover=False) as other:
+                    other.index()
+            else:
+                t.index(changed_paths={path})
+            assert snapshot(t) == clean_index(root, tmp_path), f"step {step}: {path}\n{(root / path).read_text()}"
