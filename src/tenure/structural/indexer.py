@@ -204,12 +204,13 @@ def _extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
     return importlib.import_module(f"tenure.structural.extractors.{name}").extract
 
 
-def shape(facts: FileFacts, extractor: str) -> bytes:
+def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
     """The facts up to where code sits: every line number replaced by its rank among the file's
-    lines, and the text-derived signature and fingerprint dropped. Resolvers compare lines only
-    within a file and read no other file's text, so two files of equal shape resolve every other
-    file identically: an edit that only moves code (comments, blank lines, re-indentation) needs no
-    dependant re-resolved."""
+    lines, and the text-derived signature and fingerprint dropped; and those lines, in order.
+    Resolvers compare lines only within a file and read no other file's text, so two files of equal
+    shape resolve every other file identically, and themselves but for the lines of their edges
+    (each line moved to the line of its rank): an edit that only moves code (comments, blank lines,
+    re-indentation) needs nothing resolved again."""
     flow_lines = None
     if facts.flow is not None and extractor != "query":
         flow_lines = getattr(importlib.import_module(f"tenure.structural.extractors.{extractor}"), "flow_lines", None)
@@ -219,8 +220,8 @@ def shape(facts: FileFacts, extractor: str) -> bytes:
     if flow_lines is not None:
         more, remap = flow_lines(facts.flow)
         lines += more
-    ranks = {line: i for i, line in enumerate(sorted(set(lines)))}
-    rank = ranks.__getitem__
+    ordered = sorted(set(lines))
+    rank = {line: i for i, line in enumerate(ordered)}.__getitem__
     data = msgspec.to_builtins(facts)
     for d in data["definitions"]:
         d["start_line"], d["end_line"] = rank(d["start_line"]), rank(d["end_line"])
@@ -229,7 +230,7 @@ def shape(facts: FileFacts, extractor: str) -> bytes:
         for x in data[key]:
             x["line"] = rank(x["line"])
     data["flow"] = remap(rank) if remap is not None else data["flow"]
-    return msgspec.msgpack.encode(data)
+    return msgspec.msgpack.encode(data), ordered
 
 
 def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
@@ -482,8 +483,11 @@ class Indexer:
                     continue
                 facts = decode_facts(blob)
                 self._finish_facts(facts, c.spec, path_set, go_mods)
-                moved_only = (old_facts is not None and old_facts.module == facts.module
-                              and shape(old_facts, c.spec.extractor) == shape(facts, c.spec.extractor))
+                moved: dict[int, int] | None = None  # old line -> new line, when the code only moved
+                if old_facts is not None and old_facts.module == facts.module:
+                    (old_shape, old_lines), (new_shape, new_lines) = (
+                        shape(f, c.spec.extractor) for f in (old_facts, facts))
+                    moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
                 status = "partial" if facts.error_nodes or note else "ok"
                 detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
                                                 if facts.error_nodes else "", note) if x)
@@ -491,15 +495,16 @@ class Indexer:
                     report.partial.append((c.path, detail))
                 file_id = self._store_facts(c, facts, status, detail, now)
                 self._parsed[c.path] = facts
-                changed_ids.add(file_id)
                 report.files_parsed += 1
-                if old_facts is not None and not moved_only:  # moved only: just the file is resolved again
+                if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
+                    changed_ids.add(file_id)
+                if old_facts is not None and moved is None:
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
-                    if self.store.keys_read({items_key(facts.module)}):  # (no reader: nothing to tell them)
-                        _item_edit(edits, c.spec, old_facts, facts)
-                elif not moved_only:
+                elif moved is None:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
+                if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
+                    _item_edit(edits, c.spec, old_facts, facts)
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
                 changed_ids.add(file_id)

@@ -383,6 +383,16 @@ class StructuralStore:
         for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id IN (SELECT value FROM json_each(?))", (ids,))
 
+    def move_edge_lines(self, file_id: int, moved: dict[int, int]) -> bool:
+        """Move the file's edges to new lines (old line -> new line) after an edit that only moved
+        code; False, and nothing moved, when an edge sits on a line the mapping does not name."""
+        rows = self.db.rows("SELECT id, line FROM edges WHERE file_id = ?", (file_id,))
+        if any(line not in moved for _, line in rows):
+            return False
+        self.db.executemany("UPDATE edges SET line = ? WHERE id = ?",
+                            [(moved[line], edge_id) for edge_id, line in rows if moved[line] != line])
+        return True
+
     def resolution_writer(self, update: bool) -> ResolutionWriter:
         """Writes resolved files in batches (`flush` at the end): replacing what they hold (`update`),
         or after `delete_resolutions` of them."""
