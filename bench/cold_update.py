@@ -10,7 +10,7 @@ builds take turns (a change in the load of a shared machine weighs on both alike
 `--file` (default `django/db/utils.py`, read by ~850 files):
 
 - unchanged: nothing edited;
-- comment added: a comment line appended (the file alone is resolved again: early cutoff);
+- comment added: a comment line appended (early cutoff: nothing is resolved, the edges move);
 - function added: a new function appended (its dependants are verified by their stored answers);
 - function put first: a new function inserted at the top (every variable after it is renumbered);
 - body edited: a statement inserted before the file's first `return` in a function;
