@@ -259,8 +259,8 @@ class Project:
         return self._read(module, False)[0]
 
     def flow(self, module: str) -> ModuleFlow | None:
-        """The module's flow program, to look named items up in (a read of its items: lookups that
-        find nothing are noted apart, see `scopes` and `names`)."""
+        """The module's flow program, to look named items up in (a read of its existence and star
+        imports; each lookup in it is noted apart, see `scopes` and `names`)."""
         return self._read(module, True)[1]
 
     def _read(self, module: str, items: bool) -> tuple[FileFacts | None, ModuleFlow | None]:
