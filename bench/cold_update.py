@@ -16,7 +16,9 @@ builds take turns (a change in the load of a shared machine weighs on both alike
 - body edited: a statement inserted before the file's first `return` in a function;
 - return added: `if N < 0: return None` inserted there (what that function returns changes).
 
-Every run edits the file again (another comment, another function), so each is a real update.
+Every run edits the file again (another comment, another function), so each is a real update. Both
+builds' bytecode is compiled first (`compileall`), as an install leaves it: where
+PYTHONDONTWRITEBYTECODE is set, a build without it would compile every module in every run.
 Printed per case, build and run: CPU seconds of the process (user + sys, `getrusage` of the child),
 wall seconds, and files re-resolved / verified. Nothing is asserted. `--keep DIR` keeps the copies
 (and their indexes) under DIR between invocations.
@@ -91,6 +93,8 @@ def main() -> None:
         work = args.keep or Path(tmp)
         builds = {f"baseline {args.baseline}": baseline_src(args.baseline, Path(tmp, "baseline")),
                   "this tree": REPO / "src"}
+        for src in builds.values():  # as an install leaves it: else a build without bytecode compiles
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)  # every run
         roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
         originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
         rows = []
