@@ -93,8 +93,9 @@ def main() -> None:
         work = args.keep or Path(tmp)
         builds = {f"baseline {args.baseline}": baseline_src(args.baseline, Path(tmp, "baseline")),
                   "this tree": REPO / "src"}
-        for src in builds.values():  # as an install leaves it: else a build without bytecode compiles
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)  # every run
+        # Bytecode as an install leaves it: without it, a build would compile every module in every run.
+        for src in builds.values():
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
         roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
         originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
         rows = []
