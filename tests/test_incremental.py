@@ -762,3 +762,29 @@ def test_random_edits_leave_the_graph_a_clean_index_would_build(make_repo, tmp_p
             else:
                 t.index(changed_paths={path})
             assert snapshot(t) == clean_index(root, tmp_path), f"step {step}: {path}\n{(root / path).read_text()}"
+
+
+# A walk through another module's bindings may come back into it (a module importing itself, or
+# two importing each other): what one binding finds must not hang on what another one visited first,
+# else an edit that only splits a shared variable in two would change answers and no item.
+SELF_IMPORT = ("import a as A\ndef q(): pass\nclass C:\n    from a import w as m\nw = A.z\nz = A.q\n",
+               "import a as A\nimport a as B\ndef q(): pass\nclass C:\n    from a import w as m\nw = A.z\nz = B.q\n")
+CYCLE = ("import b as B\nclass C(B.K):\n    pass\nK2 = B.Real\n",
+         "import b as B\nimport b as B2\nclass C(B.K):\n    pass\nK2 = B2.Real\n")
+
+
+@pytest.mark.parametrize(("others", "versions"), [
+    ({"e.py": "from a import C\ndef main():\n    C.m()\n"}, SELF_IMPORT),
+    ({"b.py": "from a import K2 as K\nclass Real:\n    def run(self):\n        pass\n",
+      "e.py": "from a import C\ndef main():\n    C().run()\n"}, CYCLE),
+], ids=["a module importing itself", "two modules importing each other"])
+@pytest.mark.parametrize("fresh", [False, True], ids=["warm", "fresh process"])
+def test_a_walk_that_comes_back_into_a_module_finds_what_a_clean_index_finds(
+    make_repo, tmp_path: Path, others: dict[str, str], versions: tuple[str, str], fresh: bool
+) -> None:
+    for i, (first, second) in enumerate((versions, versions[::-1])):
+        root = make_repo({**others, "a.py": first}, name=f"repo-{i}")
+        cleans = tmp_path / f"cleans-{i}"
+        cleans.mkdir()
+        with Tenure.open(root, discover=False) as t:
+            replay(t, root, [("a.py", second)], cleans, must_change_edges=True, fresh=fresh)

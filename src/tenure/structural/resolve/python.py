@@ -437,7 +437,13 @@ class Lower(Protocol):
 
 class Syntactic(Lower):
     """Another module read without analysing it: definitions, imports, aliases and constants, each
-    followed to what it names (a bounded walk: order-independent, so cacheable)."""
+    followed to what it names (a bounded walk: order-independent, so cacheable).
+
+    A walk follows a binding's variables once each (`seen`, one per binding followed), and each
+    (module, name) it goes on to once (`walk`: what it came to, None while being followed: a cycle
+    stops there). Variables are not shared between bindings: a walk may come back into a module
+    (one importing itself, or two each other), and what one binding finds must hang only on what
+    its own lookup read (`_ItemDigests`), not on which variables another binding visited first."""
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -460,7 +466,7 @@ class Syntactic(Lower):
         return result
 
     def export(self, module: str, name: str) -> frozenset:
-        return self._cached(("export", module, name), lambda: self._follow(module, name, set(), 0))  # type: ignore[return-value]
+        return self._cached(("export", module, name), lambda: self._follow(module, name, {}, 0))  # type: ignore[return-value]
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
         return self._cached(("attr", cls, name), lambda: self._class_attr(cls, name))  # type: ignore[return-value]
@@ -468,8 +474,9 @@ class Syntactic(Lower):
     def _class_attr(self, cls: Value, name: str) -> frozenset:
         mf = self.project.flow(cls[1])
         found: set[Value] = set()
+        walk: dict = {}
         for idx in self.project.scopes(mf, cls[2]) if mf is not None else ():
-            self._vars(mf, self.project.names(mf, idx, name), found, set(), 0)
+            self._vars(mf, self.project.names(mf, idx, name), found, set(), walk, 0)
         return frozenset(found)
 
     def bases(self, cls: Value) -> list[frozenset]:
@@ -478,10 +485,11 @@ class Syntactic(Lower):
     def _bases_of(self, cls: Value) -> list[frozenset]:
         mf = self.project.flow(cls[1])
         out: list[frozenset] = []
+        walk: dict = {}
         for idx in self.project.scopes(mf, cls[2]) if mf is not None else ():
             for expr in mf.bases.get(idx, []):
                 found: set[Value] = set()
-                self._eval(mf, expr, found, set(), 0)
+                self._eval(mf, expr, found, set(), walk, 0)
                 out.append(frozenset(found))
         return out
 
@@ -501,63 +509,65 @@ class Syntactic(Lower):
     def _scope_exprs(self, fn: Value, which: str) -> frozenset:
         mf = self.project.flow(fn[1])
         found: set[Value] = set()
+        walk: dict = {}
         for idx in self.project.scopes(mf, fn[2]) if mf is not None else ():
             for expr in getattr(mf, which).get(idx, []):
-                self._eval(mf, expr, found, set(), 0)
+                self._eval(mf, expr, found, set(), walk, 0)
         return frozenset(found)
 
-    def _vars(self, mf: ModuleFlow, vars_: Iterable[int], out: set, seen: set, hops: int) -> None:
+    def _vars(self, mf: ModuleFlow, vars_: Iterable[int], out: set, seen: set, walk: dict, hops: int) -> None:
         for var in vars_:
-            if (mf.module, var) not in seen:
-                seen.add((mf.module, var))
+            if var not in seen:
+                seen.add(var)
                 for expr in mf.var_defs.get(var, []):
-                    self._eval(mf, expr, out, seen, hops)
+                    self._eval(mf, expr, out, seen, walk, hops)
 
-    def _eval(self, mf: ModuleFlow, expr: list | None, out: set, seen: set, hops: int) -> None:
+    def _eval(self, mf: ModuleFlow, expr: list | None, out: set, seen: set, walk: dict, hops: int) -> None:
         if expr is None or hops > MAX_CHAIN:
             return
         if expr.__class__ is int:
-            self._vars(mf, (expr,), out, seen, hops)
+            self._vars(mf, (expr,), out, seen, walk, hops)
             return
         tag = expr[0]
         if tag == "v":
-            self._vars(mf, expr[1], out, seen, hops)
+            self._vars(mf, expr[1], out, seen, walk, hops)
         elif tag in ("f", "C"):
             out.add(mf.value(expr[1]))
         elif tag == "k":
             out.add((CONST, "", expr[1]))
         elif tag == "m":
-            out |= self.project.import_values(mf, expr, lambda m, n: self._follow(m, n, seen, hops + 1))
+            out |= self.project.import_values(mf, expr, lambda m, n: self._follow(m, n, walk, hops + 1))
         elif tag == "a":
             owners: set[Value] = set()
-            self._eval(mf, expr[1], owners, seen, hops)
+            self._eval(mf, expr[1], owners, seen, walk, hops)
             for owner in owners:
                 if owner[0] == MODULE:
-                    out |= self._follow(owner[1], expr[2], seen, hops + 1)
+                    out |= self._follow(owner[1], expr[2], walk, hops + 1)
                 elif owner[0] == EXT:
                     out.add((EXT, "", f"{owner[2]}.{expr[2]}"))
         elif tag == "@":
-            self._eval(mf, expr[3], out, seen, hops)  # the decorator is not evaluated at this depth
+            self._eval(mf, expr[3], out, seen, walk, hops)  # the decorator is not evaluated at this depth
         elif tag == "u":
             for part in expr[1]:
-                self._eval(mf, part, out, seen, hops)
+                self._eval(mf, part, out, seen, walk, hops)
         elif tag in ("i", "ic"):
             cls = mf.value(expr[1])
             out.add((INST, cls[1], cls[2]) if tag == "i" else cls)
 
-    def _follow(self, module: str, name: str, seen: set, hops: int) -> frozenset:
+    def _follow(self, module: str, name: str, walk: dict, hops: int) -> frozenset:
+        if (module, name) in walk:
+            return walk[module, name] or EMPTY  # (None: still being followed, a cycle)
+        walk[module, name] = None
         mf = self.project.flow(module)
         found: set[Value] = set()
-        if mf is None:
-            return EMPTY
-        bound = self.project.names(mf, 0, name)
-        self._vars(mf, bound, found, seen, hops)
-        if not bound and hops < MAX_CHAIN:  # perhaps re-exported by `from .x import *`
-            for target in _star_modules(self.project, mf):
-                if (target, name) not in seen:
-                    seen.add((target, name))
-                    found |= self._follow(target, name, seen, hops + 1)
-        return frozenset(found)
+        if mf is not None:
+            bound = self.project.names(mf, 0, name)
+            self._vars(mf, bound, found, set(), walk, hops)
+            if not bound and hops < MAX_CHAIN:  # perhaps re-exported by `from .x import *`
+                for target in _star_modules(self.project, mf):
+                    found |= self._follow(target, name, walk, hops + 1)
+        result = walk[module, name] = frozenset(found)
+        return result
 
 
 class Outcome:
