@@ -697,23 +697,25 @@ def test_an_index_tells_what_changed_after_a_state_and_nothing_before_it() -> No
     assert index.changed_since(index.epoch) == []
 
 
-MUTABLE = {
+MUTABLE = {  # (shapes.py imports itself, and use.py imports shapes.py and the other way round)
     "lib/__init__.py": "",
     "lib/shapes.py": (
-        "import os\n\n\nclass Shape:\n    kind = 'shape'\n\n    def area(self):\n        return 0\n\n"
+        "import os\nimport lib.shapes as me\nimport lib.use as U\n\n\nclass Shape:\n    kind = 'shape'\n\n"
+        "    def area(self):\n        return 0\n\n"
         "    def scaled(self, k):\n        self.k = k\n        return self\n\n\n"
         "class Square(Shape):\n    def area(self):\n        return helper(self)\n\n\n"
         "def helper(s):\n    return s\n\n\ndef make(kind):\n    cls = Square if kind else Shape\n    return cls\n\n\n"
-        "DEFAULT = make(1)\nALIAS = Square\n"
+        "DEFAULT = make(1)\nALIAS = Square\nOTHER = me.ALIAS\nLATE = U.Circle\n"
     ),
     "lib/use.py": (
-        "from lib.shapes import ALIAS, DEFAULT, Shape, make, helper\nimport lib.shapes as shapes\n\n\n"
+        "from lib.shapes import ALIAS, DEFAULT, OTHER, Shape, make, helper\nimport lib.shapes as shapes\n\n\n"
         "def run():\n    s = make(0)()\n    s.scaled(2).area()\n    ALIAS().area()\n    DEFAULT().area()\n"
-        "    helper(s).area()\n    return shapes.Square().k\n\n\n"
+        "    OTHER().area()\n    shapes.LATE().go()\n    helper(s).area()\n    return shapes.Square().k\n\n\n"
         "class Circle(Shape):\n    def go(self):\n        return self.area(), self.kind\n"
     ),
 }
-_NAMES = ["Shape", "Square", "helper", "make", "area", "scaled", "self", "cls", "os", "ALIAS", "DEFAULT", "None"]
+_NAMES = ["Shape", "Square", "helper", "make", "area", "scaled", "self", "cls", "os", "ALIAS", "DEFAULT", "None",
+          "me", "U", "OTHER", "LATE", "shapes", "Circle"]
 
 
 def _mutate(text: str, rng: random.Random) -> str:
