@@ -460,6 +460,7 @@ class Indexer:
                     report.skipped.append((c.path, c.skip))
                     if c.path in known:
                         touched |= self._touched(known[c.path])
+                        self.store.forget_parse(known[c.path]["id"])
                     self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
             # unchanged content with a new stat, and files whose module name changed
             for c in same_content:
@@ -480,6 +481,8 @@ class Indexer:
                     report.skipped.append((c.path, note))
                     self.store.upsert_file(self._row(c, "error", note, "", now))
                     touched |= _old_keys(old_facts, old_symbols)
+                    if old is not None:
+                        self.store.forget_parse(old["id"])
                     continue
                 facts = decode_facts(blob)
                 self._finish_facts(facts, c.spec, path_set, go_mods)

@@ -376,6 +376,13 @@ class StructuralStore:
     def drop_analyses(self) -> None:
         self.db.execute("DELETE FROM file_analyses")
 
+    def forget_parse(self, file_id: int) -> None:
+        """Drop all that a file's last parse made (it is skipped, or could not be parsed, now): its
+        symbols, facts, kept analysis, edges and reads. A clean index would have none of them."""
+        for table in ("symbols", "file_facts", "file_analyses"):
+            self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+        self.delete_resolutions([file_id])
+
     # edges -------------------------------------------------------------------------------------
     def delete_resolutions(self, file_ids: list[int]) -> None:
         """Drop what these files' resolution produced and read, before writing it again."""

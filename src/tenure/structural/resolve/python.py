@@ -437,7 +437,8 @@ class Lower(Protocol):
 
 class Syntactic(Lower):
     """Another module read without analysing it: definitions, imports, aliases and constants, each
-    followed to what it names (a bounded walk: order-independent, so cacheable).
+    followed to what it names (a bounded walk in an order fixed by what it reads, not by string
+    hashing: its result hangs only on its reads, so it is cached with them).
 
     A walk follows a binding's variables once each (`seen`, one per binding followed), and each
     (module, name) it goes on to once (`walk`: what it came to, None while being followed: a cycle
@@ -540,11 +541,10 @@ class Syntactic(Lower):
         elif tag == "a":
             owners: set[Value] = set()
             self._eval(mf, expr[1], owners, seen, walk, hops)
-            for owner in owners:
-                if owner[0] == MODULE:
-                    out |= self._follow(owner[1], expr[2], walk, hops + 1)
-                elif owner[0] == EXT:
-                    out.add((EXT, "", f"{owner[2]}.{expr[2]}"))
+            out.update((EXT, "", f"{owner[2]}.{expr[2]}") for owner in owners if owner[0] == EXT)
+            # in a fixed order: `walk` keeps the first follow of each name
+            for module in sorted(owner[1] for owner in owners if owner[0] == MODULE):
+                out |= self._follow(module, expr[2], walk, hops + 1)
         elif tag == "@":
             self._eval(mf, expr[3], out, seen, walk, hops)  # the decorator is not evaluated at this depth
         elif tag == "u":
