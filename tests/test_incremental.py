@@ -825,3 +825,24 @@ def test_the_graph_does_not_hang_on_the_string_hash_seed(tmp_path: Path) -> None
         graphs.add(subprocess.run([sys.executable, "-c", script, str(root)], env=env, check=True,
                                   capture_output=True, text=True).stdout)
     assert len(graphs) == 1
+
+
+def test_which_of_two_declarations_of_one_name_a_reader_takes_does_not_hang_on_which_was_edited(
+    make_repo, tmp_path: Path
+) -> None:
+    base = "package com.acme.core;\npublic class Base { protected Ledger store; }\n"
+    sub = ("package com.acme.pay;\nimport com.acme.core.Base;\n"
+           "public class Sub extends Base { void run() { store.post(); } }\n")
+    root = make_repo({
+        "com/acme/core/Ledger.java": "package com.acme.core;\npublic class Ledger { public void post() {} }\n",
+        "com/acme/core/Journal.java": "package com.acme.core;\npublic class Journal { public void post() {} }\n",
+        "com/acme/core/A_Base.java": base,
+        "com/acme/core/B_Base.java": base.replace("Ledger", "Journal"),  # the same class, declared again
+        "com/acme/pay/Sub.java": sub,
+    })
+    with Tenure.open(root, discover=False) as t:
+        replay(t, root, [
+            ("com/acme/core/A_Base.java", "// moved\n" + base),  # its symbols get new ids
+            ("com/acme/pay/Sub.java", sub.replace("store.post();", "store.post(); int q = 1;")),
+            ("com/acme/core/A_Base.java", "// moved\n" + base.replace("Ledger store;", "Ledger store; int z;")),
+        ], tmp_path)

@@ -304,13 +304,14 @@ class StructuralStore:
         )
 
     def all_symbols(self) -> Iterator[SymbolInfo]:
-        return self._symbols_where("1 = 1", ())
+        """Every symbol, in `symbol_order`."""
+        return self._symbols_where(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]:
-        """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in the
-        order `all_symbols` gives them."""
+        """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in
+        `symbol_order`."""
         assert column in ("fqn", "name", "parent_fqn"), column
-        return list(self._symbols_where(f"{column} = ? ORDER BY id", (value,)))
+        return list(self._symbols_where(f"{column} = ? ORDER BY {_SYMBOL_ORDER}", (value,)))
 
     def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
         return list(self._symbols_where("file_id = ?", (file_id,)))
@@ -630,6 +631,7 @@ def _insert_reads(db: Database, reads: dict[int, set[int]], ignore: str = "") ->
 
 
 _EMPTY_LIST = _msgpack.encode([])
+_SYMBOL_ORDER = "COALESCE(path, ''), COALESCE(start_line, 0), fqn"  # `resolve.symbol_order`
 
 
 def _json(values: list) -> str:

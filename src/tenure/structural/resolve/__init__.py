@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -101,9 +102,15 @@ def item_key(module: str, item: str) -> str:
 ItemEdit = tuple[bytes, bytes, frozenset[str]]
 
 
+def symbol_order(sym: SymbolInfo) -> tuple[str, int, str]:
+    """The order of symbols of one name (and of a module's files, by path): where a resolver takes
+    the first of several, which one that is hangs on the code, not on which file was indexed last."""
+    return sym.path, sym.line, sym.fqn
+
+
 class SymbolSource(Protocol):
     """Where a lazy :class:`ProjectIndex` reads symbols (the structural store, inside the indexer's
-    transaction), each list in the order `all_symbols` gives them."""
+    transaction), each list in `symbol_order`."""
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]: ...
 
@@ -184,12 +191,12 @@ class ProjectIndex:
         if self.lazy is not None:
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
                 if key in table:
-                    table[key].append(sym)
+                    insort(table[key], sym, key=symbol_order)
             return
-        self.by_fqn.setdefault(sym.fqn, []).append(sym)
-        self.by_name.setdefault(sym.name, []).append(sym)
+        insort(self.by_fqn.setdefault(sym.fqn, []), sym, key=symbol_order)
+        insort(self.by_name.setdefault(sym.name, []), sym, key=symbol_order)
         if sym.parent:
-            self.by_parent.setdefault(sym.parent, []).append(sym)
+            insort(self.by_parent.setdefault(sym.parent, []), sym, key=symbol_order)
         self._by_path.setdefault(sym.path, []).append(sym)
 
     def add_module(self, module: str, path: str) -> None:
@@ -199,7 +206,7 @@ class ProjectIndex:
         self.item_edits.pop(module, None)
         if module not in self.module_paths:
             self._log("exists", module)
-        self.module_paths.setdefault(module, []).append(path)
+        insort(self.module_paths.setdefault(module, []), path)
         self._module_of[path] = module
 
     def remove_file(self, path: str) -> None:
