@@ -9,6 +9,7 @@ import msgspec
 
 from tenure.storage import Database, Migrations
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts, facts_digest
+from tenure.structural.memo import Memo
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
@@ -210,24 +211,19 @@ def m008_facts_digests(db: Database) -> None:
     db.execute("ALTER TABLE resolution_answers ADD COLUMN recorded BLOB")
 
 
-class _KeyIds(dict[str, int]):
-    """Dependency key -> the id the store keeps it by: a 64-bit hash of it, not a row in a table of
+def _key_id(key: str) -> int:
+    """The id the store keeps a dependency key by: a 64-bit hash of it, not a row in a table of
     names, so writing a file's reads looks nothing up. Two keys of one id would only make a file
     look like a reader of both (checked once more after an edit): never a reader missed."""
-
-    def __missing__(self, key: str) -> int:
-        if len(self) > 1 << 20:
-            self.clear()
-        found = self[key] = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
-        return found
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True)
 
 
-_KEY_IDS = _KeyIds()
+_KEY_IDS = Memo(_key_id)
 
 
 @migrations
 def m009_read_keys_as_ids(db: Database) -> None:
-    # A file's reads by the ids of their keys (`_KeyIds`): Django's 660,000 rows take a third of the
+    # A file's reads by the ids of their keys (`_key_id`): Django's 660,000 rows take a third of the
     # space of the key strings, and are written faster.
     rows = db.rows("SELECT file_id, key FROM resolution_deps")
     db.execute("DROP TABLE resolution_deps")

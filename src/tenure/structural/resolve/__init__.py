@@ -22,6 +22,7 @@ import msgspec
 from tenure.namespace.tiers import Tier
 from tenure.structural.facts import FileFacts, digest_of
 from tenure.structural.languages import language_for
+from tenure.structural.memo import Memo
 
 # Past this many same-named candidates a call site is not spread over all of them: it is kept as
 # one unresolved site (dst None) so `what-breaks` can still count it towards the lower bound.
@@ -73,22 +74,9 @@ _MODULE_SETS = itertools.count(1)
 MODULE_KEY, ITEMS_KEY, ITEM_KEY = "mod:", "items:", "item:"
 
 
-class _Keys(dict[str, str]):
-    """Module name -> one of its dependency keys, made once."""
-
-    def __init__(self, prefix: str) -> None:
-        super().__init__()
-        self.prefix = prefix
-
-    def __missing__(self, module: str) -> str:
-        if len(self) > 1 << 20:
-            self.clear()
-        key = self[module] = self.prefix + module
-        return key
-
-
-module_key = _Keys(MODULE_KEY).__getitem__
-items_key = _Keys(ITEMS_KEY).__getitem__
+# Module name -> one of its dependency keys, made once.
+module_key = Memo(MODULE_KEY.__add__).__getitem__
+items_key = Memo(ITEMS_KEY.__add__).__getitem__
 
 
 def item_key(module: str, item: str) -> str:

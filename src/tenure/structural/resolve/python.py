@@ -27,7 +27,7 @@ import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property, reduce
+from functools import cached_property, partial, reduce
 from operator import and_, or_
 from typing import Protocol
 
@@ -42,6 +42,7 @@ from tenure.structural.extractors.python import (
     PARAM_STAR,
 )
 from tenure.structural.facts import FileFacts, digest_of
+from tenure.structural.memo import Memo
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import (
     MAX_CANDIDATES,
@@ -1942,16 +1943,10 @@ _FILTER_BITS = 128
 _FILTER_BYTES = _FILTER_BITS // 8
 
 
-class _KeyBits(dict[str, int]):
-    """Dependency key -> its three filter bits, computed on first lookup (keys recur across
-    questions and files, and filters are built by the hundred thousand: lookups stay in C)."""
-
-    def __missing__(self, key: str) -> int:
-        if len(self) > 1 << 20:
-            self.clear()
-        h = zlib.crc32(key.encode())
-        bits = self[key] = (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
-        return bits
+def _key_bits(key: str) -> int:
+    """A dependency key's three bits in a 128-bit filter."""
+    h = zlib.crc32(key.encode())
+    return (1 << (h & 127)) | (1 << ((h >> 7) & 127)) | (1 << ((h >> 14) & 127))
 
 
 class _ModuleBits(dict[str, int]):
@@ -1968,28 +1963,20 @@ class _ModuleBits(dict[str, int]):
         return bits
 
 
-class _WideBits(dict[str, int]):
-    """Dependency key -> its three bits in a wide filter of `size` bits (a power of two)."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def __missing__(self, key: str) -> int:
-        if len(self) > 1 << 18:
-            self.clear()
-        h, low = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "little"), self.size - 1
-        bits = self[key] = (1 << (h & low)) | (1 << ((h >> 16) & low)) | (1 << ((h >> 32) & low))
-        return bits
+def _wide_bits(size: int, key: str) -> int:
+    """A dependency key's three bits in a wide filter of `size` bits (a power of two)."""
+    h, low = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "little"), size - 1
+    return (1 << (h & low)) | (1 << ((h >> 16) & low)) | (1 << ((h >> 32) & low))
 
 
-_KEY_BITS = _KeyBits()
+# (keys recur across questions and files, and filters are built by the hundred thousand)
+_KEY_BITS = Memo(_key_bits)
 _MODULE_BITS: list[_ModuleBits] = []  # the one for the index state in use
 # A question that read more keys than this also gets a wide filter, of 8 bits per key (rounded up to
 # a power of two, at most 64 Kbit): 128 bits fill up past a few dozen keys, and a question that read a
 # module's whole analysis reads hundreds (all of them matched every edit: a third of an update).
 _WIDE_FROM, _WIDE_MAX = 16, 1 << 16
-_WIDE_BITS = {1 << n: _WideBits(1 << n) for n in range(8, 17)}
+_WIDE_BITS = {1 << n: Memo(partial(_wide_bits, 1 << n), 1 << 18) for n in range(8, 17)}
 
 
 def _may_have_read(key_filter: bytes, keys: Iterable[str]) -> bool:
