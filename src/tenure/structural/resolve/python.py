@@ -1843,8 +1843,8 @@ def _item_digest(canonical: object) -> bytes:
 _CANON: dict[str, Callable[[_ItemDigests, list, dict[int, int]], object]] = {
     **dict.fromkeys(("n", "k", "ks", "m"), lambda d, x, o: x),
     "v": lambda d, x, o: ["v", [d._var(v, o) for v in x[1]]],
-    **dict.fromkeys(("a", "s", "s:", "*", "u", "o"), lambda d, x, o: [x[0], d._canon(x[1], o), *x[2:]]
-                    if x[0] in ("a", "s:") else [x[0], *(d._canon(e, o) for e in x[1:])]),
+    **dict.fromkeys(("a", "s:"), lambda d, x, o: [x[0], d._canon(x[1], o), *x[2:]]),  # (an attribute, bounds)
+    **dict.fromkeys(("s", "*", "u", "o"), lambda d, x, o: [x[0], *(d._canon(e, o) for e in x[1:])]),
     "c": lambda d, x, o: ["c", d._canon(x[2], o), d._canon(x[3], o), [[k, d._canon(v, o)] for k, v in x[4]]],
     "@": lambda d, x, o: ["@", d._canon(x[2], o), d._canon(x[3], o)],
     **dict.fromkeys(("l", "L"), lambda d, x, o: [x[0], d._canon(x[2], o)]),
