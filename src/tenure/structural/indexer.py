@@ -316,11 +316,13 @@ def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set
     return touched_keys(old_facts, old_symbols) if old_facts is not None else set()
 
 
-def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileFacts, new: FileFacts) -> None:
-    """Note which items of its module an edit of a file changed (`ItemEdit`), or None when that
-    cannot be told, or for a module two files of which changed in one run."""
+def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileFacts, new: FileFacts,
+               moved: bool) -> None:
+    """Note which items of its module an edit of a file changed (`ItemEdit`): none when the code
+    only moved (lookups read no lines), else as its resolver tells; None when that cannot be told,
+    or for a module two files of which changed in one run."""
     find = item_edits_for(spec.resolver)
-    items = find(old, new) if find is not None and new.module not in edits else None
+    items = None if find is None or new.module in edits else set() if moved else find(old, new)
     edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
 
@@ -507,7 +509,7 @@ class Indexer:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
                 if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
-                    _item_edit(edits, c.spec, old_facts, facts)
+                    _item_edit(edits, c.spec, old_facts, facts, moved is not None)
             for c in renamed:
                 file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
                 changed_ids.add(file_id)
