@@ -13,9 +13,9 @@ changed) and compares every edge, at two checkpoints, with a clean index of a co
 - watcher: one process, as `tenure index --watch` runs: warmed, told the changed path, bookkeeping
   deferred to the next idle moment (`Tenure.flush`).
 
-Printed: per edit, files resolved again and verified by their answers, and seconds; per checkpoint,
-EQUAL or the edges only the incremental graph has and only the clean one has. Every process runs with
-the command's hash seed (`tenure.entry`). Nothing is asserted.
+Printed: per edit, files resolved again, verified by their answers, and spared (see `Indexer._spared`),
+and seconds; per checkpoint, EQUAL or the edges only the incremental graph has and only the clean one
+has. Every process runs with the command's hash seed (`tenure.entry`). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def fresh(root: Path, work: Path) -> tuple[list[dict], list[dict]]:
             edit(root, rel, old, new)
             report = json.loads(cli("index", "--json", str(root)).splitlines()[-1])
             steps.append({"mode": "fresh", "file": rel, "resolved": report["files_resolved"],
-                          "verified": report["files_verified"], "seconds": report["seconds"]})
+                          "verified": report["files_verified"], "spared": report["files_spared"],
+                          "seconds": report["seconds"]})
         checks.append({"mode": "fresh", **compare(root, work, f"fresh-{group}")})
     return steps, checks
 
@@ -110,7 +111,8 @@ def watcher(root: Path, work: Path) -> tuple[list[dict], list[dict]]:
                 report = t.index(changed_paths={rel}, defer_bookkeeping=True)
                 t.flush()
                 steps.append({"mode": "watcher", "file": rel, "resolved": report.files_resolved,
-                              "verified": report.files_verified, "seconds": report.seconds})
+                              "verified": report.files_verified, "spared": report.files_spared,
+                              "seconds": report.seconds})
             checks.append({"mode": "watcher", **compare(root, work, f"watcher-{group}")})
     return steps, checks
 
@@ -132,8 +134,9 @@ def main() -> None:
                 more_steps, more_checks = run(root, Path(tmp))
                 steps += more_steps
                 checks += more_checks
-    print_table("Edits (Django 5.1.4)", ["mode", "file", "resolved", "verified", "seconds"],
-                [(s["mode"], s["file"], s["resolved"], s["verified"], f"{s['seconds']:.2f}") for s in steps])
+    print_table("Edits (Django 5.1.4)", ["mode", "file", "resolved", "verified", "spared", "seconds"],
+                [(s["mode"], s["file"], s["resolved"], s["verified"], s["spared"], f"{s['seconds']:.2f}")
+                 for s in steps])
     print_table("Incremental graph against a clean index of the same tree", ["mode", "checkpoint", "edges", "result"],
                 [(c["mode"], c["checkpoint"], c["edges"], "EQUAL" if not (c["n_only_incremental"] or c["n_only_clean"])
                   else f"DIFFERENT: {c['n_only_incremental']} edges only incremental, {c['n_only_clean']} only clean")

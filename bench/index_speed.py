@@ -343,6 +343,7 @@ def _api_index_after(root: Path, edit: Callable[[], object], changed: set[str] |
     seconds = time.perf_counter() - start
     t.flush()
     print(f"  update: {report.files_resolved} files resolved, {report.files_verified} verified and kept, "
+          f"{report.files_spared} spared, "
           f"{seconds:.3f} s; then idle bookkeeping {time.perf_counter() - start - seconds:.3f} s", file=sys.stderr)
     return seconds
 

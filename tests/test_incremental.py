@@ -311,9 +311,9 @@ def test_a_warm_analysis_is_reused_while_its_answers_hold_and_redone_when_they_c
         assert area_callers() == ["app.shapes.Circle.area"]
         (root / "app/shapes.py").write_text(shapes + "\n\ndef unrelated():\n    return 0\n")
         report = t.index()
-        # shapes.py itself; factory.py, which reads shapes.py's analysis (`return Circle`), is checked,
-        # and use.py, which only looks up items that were there, is not
-        assert (report.files_resolved, report.files_verified) == (1, 1)
+        # shapes.py itself; factory.py reads shapes.py's analysis (`return Circle`), which gives what
+        # it gave before: it is spared, as is use.py, which only looks up items that were there
+        assert (report.files_resolved, report.files_verified, report.files_spared) == (1, 0, 1)
         assert area_callers() == ["app.shapes.Circle.area"]
         assert snapshot(t) == clean_index(root, tmp_path)
         (root / "app/shapes.py").write_text(shapes.replace("return Circle", "return Square"))
@@ -394,9 +394,10 @@ def test_an_edit_asks_readers_again_only_the_lookups_of_the_items_it_changed(
         # the function `default` changed, not what the name `default` is bound to
         assert set(asked) == {("flags", (python.FUNC, "app.shapes", "default")), default_returns,
                               ("returns", (python.FUNC, "app.factory", "make"))}
-    else:  # added items: only what read shapes.py's whole analysis (`return Circle`) is asked again
-        assert (report.files_resolved, report.files_verified) == (1, 1)
-        assert asked == [default_returns]
+    else:  # added items: factory.py read shapes.py's whole analysis (`return Circle`), which gives
+        # what it gave before: factory.py is spared, nothing is asked again
+        assert (report.files_resolved, report.files_verified, report.files_spared) == (1, 0, 1)
+        assert asked == []
     assert analysed == ["app.shapes"]  # factory.py's kept analysis holds either way
 
 
@@ -431,6 +432,89 @@ MODULE_M = "import os\n\n\nclass A:\n    def f(self):\n        self.x = 1\n     
 def test_an_edit_tells_which_items_of_its_module_it_changed(edited: str, changed: set[str] | None) -> None:
     found = python.item_edits(python_facts(MODULE_M), python_facts(edited))
     assert found == ({f"item:{key}" for key in changed} if changed is not None else None)
+
+
+# factory.py reads shapes.py's whole analysis (what `default` returns: what `pick()` does; the field
+# `item` of a Box; what the list ALL holds), never looking `pick` or `register` up: whether an edit of
+# shapes.py checks it hangs on that analysis
+SPARING_SHAPES = (
+    "class Circle:\n    def area(self):\n        return 1\n\n\n"
+    "class Square:\n    def area(self):\n        return 2\n\n\n"
+    "def pick():\n    return Circle\n\n\ndef default():\n    return pick()\n\n\n"
+    "class Box:\n    def __init__(self):\n        self.item = Circle()\n\n\n"
+    "ALL = []\n\n\ndef register():\n    ALL.append(Circle)\n"
+)
+SPARING = {
+    "app/__init__.py": "",
+    "app/shapes.py": SPARING_SHAPES,
+    "app/factory.py": ("from app.shapes import ALL, default, Box\n\n\ndef make():\n    cls = default()\n"
+                       "    return cls().area()\n\n\ndef boxed():\n    return Box().item.area()\n\n\n"
+                       "def first():\n    return ALL[0]().area()\n"),
+    "app/other.py": "from app.shapes import Circle\n\nThing = Circle\n",
+}
+PICK_BODY = "def pick():\n    return Circle\n"
+PICK_THROUGH_OTHER = "def pick():\n    from app.other import Thing\n    return Thing\n"
+SPARING_EDITS = {  # edits, and how many readers the first one spares
+    "a statement in a body": ([("app/shapes.py", SPARING_SHAPES.replace(
+        PICK_BODY, "def pick():\n    unused = 1\n    return Circle\n"))], 1),
+    "a function put first": ([("app/shapes.py", "def first():\n    return 0\n\n\n" + SPARING_SHAPES)], 1),
+    # what `default` returns changes, though the lookup of `default` reads the same
+    "what a called function returns": ([("app/shapes.py", SPARING_SHAPES.replace(
+        PICK_BODY, "def pick():\n    return Square\n"))], 0),
+    "a field's value": ([("app/shapes.py", SPARING_SHAPES.replace("self.item = Circle()", "self.item = Square()"))], 0),
+    "what a list holds": ([("app/shapes.py", SPARING_SHAPES.replace("ALL.append(Circle)", "ALL.append(Square)"))], 0),
+    # (a list literal anywhere is a new allocation, whose items an analysis keeps: compared as they are)
+    "a list in a body": ([("app/shapes.py", SPARING_SHAPES.replace(
+        PICK_BODY, "def pick():\n    unused = [1]\n    return Circle\n"))], 0),
+    # the analysis gives the same, through other.py, which it did not read before: factory.py is checked
+    # (its reads then hold other.py's), so that the edit of other.py after it checks factory.py again
+    "the same values read elsewhere": ([
+        ("app/shapes.py", SPARING_SHAPES.replace(
+            PICK_BODY, PICK_THROUGH_OTHER)),
+        ("app/other.py", "from app.shapes import Square\n\nThing = Square\n"),
+    ], 0),
+}
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@pytest.mark.parametrize("edit", SPARING_EDITS)
+def test_readers_of_a_modules_whole_analysis_are_spared_only_while_it_gives_what_it_gave(
+    make_repo, tmp_path: Path, edit: str, fresh: bool
+) -> None:
+    root = make_repo(SPARING)
+    edits, spared = SPARING_EDITS[edit]
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        reports = []
+        for path, text in edits:
+            write(root, path, text)
+            if fresh:
+                forget_analyses()
+                with Tenure.open(root, discover=False) as other:
+                    reports.append(other.index())
+            else:
+                reports.append(t.index())
+            assert snapshot(t) == clean_index(root, tmp_path), f"after editing {path}"
+    assert reports[0].files_spared == spared
+    if not spared:
+        assert reports[0].files_verified + reports[0].files_resolved >= 2  # factory.py, and shapes.py
+
+
+def test_a_kept_analysis_older_than_what_its_readers_read_spares_none_of_them(make_repo, tmp_path: Path) -> None:
+    through_other = SPARING_SHAPES.replace(PICK_BODY, PICK_THROUGH_OTHER)
+    root = make_repo({**SPARING, "app/shapes.py": through_other})
+    with Tenure.open(root, discover=False) as t:
+        t.index()  # keeps shapes.py's analysis: `default` returns Circle, through other.py
+    watcher = Tenure.open(root, discover=False)
+    write(root, "app/other.py", "from app.shapes import Square\n\nThing = Square\n")
+    watcher.index(defer_bookkeeping=True)  # factory.py now reads Square of shapes.py's analysis...
+    watcher.db.close()  # ... and the process dies before keeping that analysis: the store has the old one
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        # back to Circle, as the kept analysis has it, but what factory.py read was Square
+        write(root, "app/shapes.py", SPARING_SHAPES)
+        assert t.index().files_spared == 0
+        assert snapshot(t) == clean_index(root, tmp_path)
 
 
 def test_a_new_process_takes_the_analyses_an_earlier_one_kept_once_what_they_read_is_checked(

@@ -62,6 +62,8 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
         f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
         f"{report.files_resolved} re-resolved"
         + (f", {report.files_verified} dependants checked and kept" if report.files_verified else "")
+        + (f", {report.files_spared} spared (the edited module's analysis reads the same)"
+           if report.files_spared else "")
         + f"; {report.symbols} symbols, {report.edges} edges"
     )
     for name, summary in report.sources.items():

@@ -43,6 +43,7 @@ from tenure.structural.resolve import (
     item_edits_for,
     items_key,
     module_key,
+    outcome_unchanged_for,
     resolver_for,
     touched_keys,
     verifier_for,
@@ -69,6 +70,8 @@ class IndexReport:
     files_removed: int = 0
     files_resolved: int = 0
     files_verified: int = 0  # dependants whose answers from other files still held: edges kept as they were
+    # dependants that read edited modules only whole, whose analysis reads the same: kept unchecked
+    files_spared: int = 0
     symbols: int = 0
     edges: int = 0
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
@@ -445,6 +448,7 @@ class Indexer:
                 self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
             edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
+            before_edit: dict[str, FileFacts | None] = {}  # module -> its edited file's facts before (`_spared`)
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
             kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
@@ -505,6 +509,8 @@ class Indexer:
                     changed_ids.add(file_id)
                 if old_facts is not None and moved is None:
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
+                    same_module = old_facts.module == facts.module and facts.module not in before_edit
+                    before_edit[facts.module] = old_facts if same_module else None
                 elif moved is None:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
@@ -520,6 +526,8 @@ class Indexer:
             # only for a module of one file (readers see the first of several, and which that is moves).
             item_edits = {module: edit for module, edit in edits.items()
                           if edit is not None and self.store.files_of_module(module) == 1}
+            before_edit = {module: old for module, old in before_edit.items()
+                           if old is not None and self.store.files_of_module(module) == 1}
             for module, edit in item_edits.items():
                 touched = (touched - {items_key(module)}) | edit[2]
             new_modules = self._new_modules(known)
@@ -534,9 +542,9 @@ class Indexer:
             rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
-                report.files_resolved, report.files_verified = self._resolve(
+                report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits)
+                    defer, item_edits, before_edit)
             except BaseException:
                 self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
@@ -675,18 +683,20 @@ class Indexer:
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
-        item_edits: dict[str, ItemEdit],
-    ) -> tuple[int, int]:
+        item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts],
+    ) -> tuple[int, int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
-        after the keys each read (`touched`) changed. Returns (files resolved, files verified and kept)."""
+        after the keys each read (`touched`) changed, or that `_spared` finds untouched. Returns
+        (files resolved, files verified and kept, files spared)."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         index.item_edits.update(item_edits)
-        verifiable_rows = [r for r in rows if r["id"] in verifiable]
+        spared = self._spared(index, rows, verifiable, touched, before_edit) if before_edit else set()
+        verifiable_rows = [r for r in rows if r["id"] in verifiable and r["id"] not in spared]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
-        file_ids = file_ids - kept
+        file_ids = file_ids - kept - spared
         if not file_ids:
-            return 0, len(kept)
+            return 0, len(kept), len(spared)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
@@ -705,7 +715,34 @@ class Indexer:
             mark = time.perf_counter()
             write.flush()
             phases["write edges"] += time.perf_counter() - mark
-        return len(todo), len(kept)
+        return len(todo), len(kept), len(spared)
+
+    def _spared(self, index: ProjectIndex, rows: list[dict], verifiable: set[int], touched: dict[int, set[str]],
+                before_edit: dict[str, FileFacts]) -> set[int]:
+        """Dependants that need no check: an edited module whose readers of it whole (`mod:` key)
+        read the same of it after the edit (`outcome_unchanged_for`) touches none of those its
+        resolver resolves. Such a key is taken out of their touched keys; those left with none are
+        spared. (A body edit of Django's models/base.py: 51 files not checked.)"""
+        resolver_of = {r["id"]: language_table()[r["language"]].resolver for r in rows if r["id"] in verifiable}
+        unchanged: dict[str, set[str]] = {}  # resolver -> the `mod:` keys its readers read the same of
+        for module, old in before_edit.items():
+            key = module_key(module)
+            spec = language_for(old.path)
+            same = outcome_unchanged_for(spec.resolver) if spec is not None else None
+            if same is None or not any(key in touched.get(f, ()) and resolver_of[f] == spec.resolver
+                                       for f in verifiable):
+                continue
+            new = index.facts(old.path)
+            if new is not None and same(old, new, ProjectView(index)):
+                unchanged.setdefault(spec.resolver, set()).add(key)
+        spared = set()
+        for file_id in verifiable:
+            keys = touched.get(file_id)
+            if keys and resolver_of[file_id] in unchanged:
+                keys = touched[file_id] = keys - unchanged[resolver_of[file_id]]
+                if not keys:
+                    spared.add(file_id)
+        return spared
 
     def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]],
                      defer: bool) -> set[int]:

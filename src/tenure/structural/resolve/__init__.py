@@ -521,6 +521,20 @@ def item_edits_for(name: str) -> ItemEdits | None:
     return getattr(_plugin(name), "item_edits", None)
 
 
+class OutcomeUnchanged(Protocol):
+    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> bool: ...
+
+
+@cache
+def outcome_unchanged_for(name: str) -> OutcomeUnchanged | None:
+    """A resolver plug-in may export `outcome_unchanged(old, new, view)`: whether the files it
+    resolves that read a module whole (its `mod:` key) read the same of it after this edit of the
+    module's one file (`view`: the index after the edit). Such readers are then not checked for
+    that key: an edit inside a function that changes nothing another module sees checks none of
+    the files that read the module's analysis."""
+    return getattr(_plugin(name), "outcome_unchanged", None)
+
+
 @cache
 def verifier_for(name: str) -> Verifier | None:
     """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the

@@ -718,6 +718,10 @@ class Analysed(Lower):
         self._mine[module] = (result, recording)
         return result
 
+    def recording(self, module: str) -> Recording:
+        """What `analysis(module)`, asked already, read of the project."""
+        return self._mine[module][1]
+
     def _still_holds(self, hit: _CachedAnalysis) -> bool:
         """Whether a cached analysis may be reused by this view (which then depends on what it
         read). After an edit, when modules it read changed, it still holds if every question it
@@ -1768,6 +1772,59 @@ def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
     except (_Untold, RecursionError):
         return None
     return {item_key(a.module, item) for item in before.keys() | after.keys() if before.get(item) != after.get(item)}
+
+
+def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool:
+    """See `outcome_unchanged_for`: files read a module whole only through its analysis (`Analysed`),
+    and read of that its `Outcome`, by name, and with it what the analysis read of the rest. So they
+    read the same when the analysis before the edit (kept) holds for the rest of the project as it
+    is now (everything it read outside the module reads the same), the analysis now reads nothing
+    the one before did not (readers' stored reads cover it), and gives what the one before gave
+    the same values (`_readable`). Names and scopes the edit added are left out: a reader reaches
+    them only by looking them up, and the edit touches those lookups' keys (`item_edits`)."""
+    project = Project(view)
+    before = _analysis_before(old, view)
+    if before is None:
+        return False
+    _, differ = project.reread(before.reads)
+    if any(kind not in ("facts", "items") or arg != old.module for kind, arg in differ):
+        return False
+    analysed = Analysed(project)
+    after = analysed.analysis(new.module)
+    keys, modules = analysed.recording(new.module)
+    old_keys, old_modules = before.recording
+    if after is None or not (keys <= old_keys and modules <= old_modules):
+        return False
+    was_flow = module_flow(old, keep=False)
+    was = _readable(before.analysis, was_flow)
+    known = {("r", q) for q in was_flow.by_qualname} | {("y", q) for q in was_flow.by_qualname} | {
+        ("=", q, name) for q, idxs in was_flow.by_qualname.items() for i in idxs for name in was_flow.scopes[i][5]}
+    return was == {where: values for where, values in _readable(after, module_flow(new)).items()
+                   if where in known or where[0] == "F"}
+
+
+def _analysis_before(old: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
+    """The analysis of a file's state before an edit: held by this process (a watcher), or kept."""
+    hit = Analysed._cache.get(old.path)
+    if hit is not None and _facts_digest(hit.facts) == _facts_digest(old):
+        return hit
+    return _kept(old, view)
+
+
+def _readable(outcome: Outcome, mf: ModuleFlow) -> dict[tuple, str]:
+    """What readers can read of an analysis, comparable across an edit: the values of each name
+    bound in the module or a class (`Outcome.of`) by where it is bound (("=", scope, name), not by
+    variable number: an edit renumbers them), and its returns, yields and fields (by cell key);
+    canonical as answers are digested (`_digest`: `1` and `True` are equal, not alike)."""
+    classes = {scope[0] for scope in mf.scopes if scope[1] == "class"}
+    by_name: dict[tuple, set] = {}
+    for idx, scope in enumerate(mf.scopes):
+        if idx == 0 or scope[0] in classes:
+            for name, vars_ in scope[5].items():
+                by_name.setdefault(("=", scope[0], name), set()).update(outcome.final(vars_))
+    readable = {where: _canonical(values) for where, values in by_name.items() if values}
+    readable.update((key, _canonical(values)) for key, values in outcome.cells.items() if values)
+    return readable
 
 
 class _Untold(Exception):
