@@ -10,7 +10,6 @@ from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tenure.api import Tenure
 from tenure.mcp.auth import check_bind
@@ -65,6 +64,9 @@ def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
     """Run long work with a progress bar per phase on a terminal; none when quiet or piped."""
     if quiet or not sys.stderr.isatty():
         return work(None)
+    # (imported here: a piped or quiet run, as agents and scripts make, never draws one)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         tasks: dict[str, int] = {}

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tenure.api import Tenure
@@ -42,6 +41,8 @@ def ingest(
 
 
 def _ingest_with_progress(t: Tenure, paths: list[Path]) -> dict:
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn  # (see with_progress)
+
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         tasks: dict[Path, int] = {}

@@ -10,7 +10,6 @@ import gc
 import hashlib
 import importlib
 import json
-import multiprocessing as mp
 import os
 import stat
 import subprocess
@@ -19,11 +18,11 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache, partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -51,6 +50,10 @@ from tenure.structural.resolve import (
 )
 from tenure.structural.store import StructuralStore
 from tenure.structural.walk import walk
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
@@ -264,6 +267,22 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def _pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
+    """Worker processes that leave with their parent (`_fork_context`: on the fork start method).
+    Imported here: an update of a few files starts none, and multiprocessing is a tenth of a start."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_fork_context() if fork else None,
+                               initializer=_exit_with_parent, initargs=(os.getpid(),))
+
+
+def _fork_context() -> BaseContext | None:
+    """multiprocessing's fork start method, where the platform has one."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
+
 def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
     return [parse_one(*item) for item in items]
 
@@ -281,7 +300,7 @@ def _parse_all(cands: list[_Candidate], progress: Progress | None) -> Iterator[t
         return
     batches = [items[i : i + 32] for i in range(0, len(items), 32)]
     done = 0
-    with ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
+    with _pool(workers) as pool:
         for batch_result in pool.map(_parse_batch, batches):
             yield from batch_result
             done += len(batch_result)
@@ -855,7 +874,7 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
     """Resolve files, in worker processes when there are many (results arrive in order)."""
     global _SHARED_INDEX
     workers = min(os.cpu_count() or 1, 8)
-    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or "fork" not in mp.get_all_start_methods():
+    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or _fork_context() is None:
         for item in todo:
             yield _resolve_one(index, *item)
         return
@@ -868,8 +887,7 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
     index.load_analysis = index.load_digest = None  # (workers read no store)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
-                                 initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
+        with _pool(workers, fork=True) as pool:
             for results in pool.map(_resolve_batch, batches):
                 resolved, analyses = _BATCH_DECODER.decode(results)
                 for path, blob in analyses:
