@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.structural.jvm import classfile, model
+from tenure.structural.jvm import source as jvm_source
 from tests.conftest import FIXTURES
 
 JVM = FIXTURES / "jvm"
@@ -187,6 +188,19 @@ def test_a_repository_without_class_files_or_beans_reports_nothing(make_repo) ->
     repo = make_repo({"app.py": "def f():\n    return 1\n"})
     with Tenure.open(repo, discover=False) as t:
         assert "jvm" not in t.index().sources
+
+
+def test_only_a_project_with_jvm_code_is_walked_for_class_files(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    walked: list[Path] = []
+    real = jvm_source.find_inputs
+    monkeypatch.setattr(jvm_source, "find_inputs", lambda root, extra=(): walked.append(root) or real(root, extra))
+    repo = make_repo({"app.py": "def f():\n    return 1\n", "lib/vendored.jar": "not read"})
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        assert walked == []  # Python alone: no class directory or jar to look for
+        (repo / "Main.java").write_text("class Main {}\n")
+        t.index()
+        assert walked == [repo]
 
 
 def test_class_files_that_appear_under_watch_are_read_though_edits_to_source_alone_skip_the_walk(

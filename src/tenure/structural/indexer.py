@@ -549,7 +549,7 @@ class Indexer:
                            if old is not None and self.store.files_of_module(module) == 1}
             for module, edit in item_edits.items():
                 touched = (touched - {items_key(module)}) | edit[2]
-            new_modules = self._new_modules(known)
+            new_modules = self._new_modules(known, changed_ids)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
             # Checked by a process that died before recording what the checks read: resolved again.
@@ -622,11 +622,15 @@ class Indexer:
                 "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
                 "status_detail": detail, "indexed_at": now}
 
-    def _new_modules(self, known: dict[str, dict]) -> set[str]:
-        """Module names that exist now and did not before this update."""
+    def _new_modules(self, known: dict[str, dict], written: set[int]) -> set[str]:
+        """Module names that exist now and did not before this update: of the files it wrote (parsed
+        again, or renamed), the only ones whose module can be new."""
+        if not written:
+            return set()
         before = {row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial")}
         now = {r["module"] for r in self.store.db.query(
-            "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')")}
+            "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')"
+            " AND id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(written)),))}
         return now - before
 
     def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:
@@ -684,8 +688,7 @@ class Indexer:
                                  load_analysis=self.store.load_analysis, load_digest=self.store.facts_digest,
                                  keeps_analyses=True)
             self._recorded = {}
-            for r in rows:
-                index.add_module(r["module"], r["path"])
+            index.add_modules((r["module"], r["path"]) for r in rows)
         else:
             for path in rewritten:
                 index.remove_file(path)

@@ -14,6 +14,8 @@ from importlib import resources
 from tree_sitter import Language, Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
 
+from tenure.structural.memo import Memo
+
 
 @dataclass(frozen=True)
 class LanguageSpec:
@@ -81,15 +83,25 @@ def _by_extension() -> dict[str, LanguageSpec]:
 
 def language_for(path: str) -> LanguageSpec | None:
     """The language of a file by its name, or None when tenure does not index it. (String
-    operations, not PurePath: this runs for every file of the tree on every index.)"""
+    operations, not PurePath, and one lookup per suffix chain: this runs for every file of the tree
+    on every index.)"""
     name = path.rpartition("/")[2]
     index = _by_extension()
     if name in index:
         return index[name]
-    # Longest compound suffix first: ".d.ts" before ".ts". A leading dot is a hidden file, not a suffix.
-    parts = name.lstrip(".").split(".")
-    for i in range(1, len(parts)):
+    return _BY_SUFFIXES[name.lstrip(".").partition(".")[2]]  # (a leading dot is a hidden file, not a suffix)
+
+
+def _by_suffixes(suffixes: str) -> LanguageSpec | None:
+    """The language of a name's suffixes ("d.ts" of "x.d.ts"), the longest compound one first:
+    ".d.ts" before ".ts"."""
+    parts = suffixes.split(".") if suffixes else []
+    index = _by_extension()
+    for i in range(len(parts)):
         spec = index.get("." + ".".join(parts[i:]).lower())
         if spec:
             return spec
     return None
+
+
+_BY_SUFFIXES = Memo(_by_suffixes, 1 << 14)

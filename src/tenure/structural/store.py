@@ -273,6 +273,11 @@ class StructuralStore:
         return self.db.rows("SELECT COUNT(*) FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
                             (module,))[0][0]
 
+    def has_files_in(self, languages: list[str]) -> bool:
+        """Whether any file of these languages is indexed (parsed or not)."""
+        return bool(self.db.rows("SELECT 1 FROM files WHERE language IN (SELECT value FROM json_each(?)) LIMIT 1",
+                                 (_json(languages),)))
+
     def upsert_file(self, row: dict) -> int:
         cols = ["language", "module", "size", "mtime_ns", "content_hash", "parse_status", "status_detail", "indexed_at"]
         return self.db.rows(

@@ -1,7 +1,9 @@
 """The JVM source `tenure index` runs after tree-sitter: class directories, jars and beans files
 found in the repository (or named in tenure.toml, or ingested by hand) -> `bytecode` and `di`
-edges and symbols. A repository without any of them costs one directory walk and reports nothing;
-an origin whose content hash is unchanged is never read again (its class models are cached)."""
+edges and symbols. A repository without JVM code (or tenure.toml, or inputs found before) costs no
+walk and reports nothing, one with it a directory walk per index (class directories and jars are
+build output git ignores); an origin whose content hash is unchanged is never read again (its class
+models are cached)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tenure.structural.jvm import di, merge
 from tenure.structural.jvm.discover import (
+    CONFIG,
     BeansInput,
     JvmInputError,
     ModelCache,
@@ -23,6 +26,7 @@ from tenure.structural.jvm.discover import (
 )
 from tenure.structural.jvm.model import ClassModel
 from tenure.structural.jvm.project import Hierarchy, SourceSide
+from tenure.structural.languages import language_table
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
@@ -55,11 +59,21 @@ class JvmSource:
     name = "jvm"
 
     def run(self, tenure: Tenure, report: IndexReport) -> dict:
-        if (report.changed_paths is not None and not any(map(may_be_input, report.changed_paths))
-                and JvmState.load(tenure) == JvmState()):
-            return {}  # a watched edit, in a project that has no compiled code or wiring: no walk of the tree
+        if JvmState.load(tenure) == JvmState() and not _may_have_inputs(tenure, report):
+            return {}  # no walk of the tree
         source_changed = bool(report.files_parsed or report.files_removed)
         return index_jvm(tenure, force=source_changed)
+
+
+def _may_have_inputs(tenure: Tenure, report: IndexReport) -> bool:
+    """Whether a project in which no JVM input was ever found may have one now: a watched edit that
+    could add one (`may_be_input`), or else a project with files of a language compiled to class
+    files (languages.toml: `bytecode`), or a tenure.toml that may name inputs. (A jar in a project
+    without JVM code is read once `tenure bytecode ingest` names it.)"""
+    if report.changed_paths is not None:
+        return any(map(may_be_input, report.changed_paths))
+    jvm = [spec.name for spec in language_table().values() if spec.extra.get("bytecode") == "jvm"]
+    return (tenure.root / CONFIG).is_file() or tenure.structural.has_files_in(jvm)
 
 
 def ingest_classpath(tenure: Tenure, path: Path) -> dict:

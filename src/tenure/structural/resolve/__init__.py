@@ -197,6 +197,18 @@ class ProjectIndex:
         insort(self.module_paths.setdefault(module, []), path)
         self._module_of[path] = module
 
+    def add_modules(self, files: Iterable[tuple[str, str]]) -> None:
+        """`add_module` for each (module, path), at once, into an index nothing has read yet (no
+        change to log: there is no earlier state of it to compare with)."""
+        assert not self._changed and not self._facts, "add_modules fills a new index"
+        self.epoch += 1
+        for module, path in files:
+            self.module_paths.setdefault(module, []).append(path)
+            self._module_of[path] = module
+        for paths in self.module_paths.values():
+            paths.sort()
+        self._changes_from = self.epoch
+
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
         self.epoch += 1
