@@ -52,7 +52,8 @@ def _worker(root: Path, rel: str) -> dict:
 
         def walk() -> tuple[list, list]:
             paths, skipped = indexer.discover(root)
-            cands = [c for p in paths if (c := indexer._inspect(root, p, known.get(p), indexer.MAX_FILE_BYTES))]
+            top = os.fspath(root)
+            cands = [c for p in paths if (c := indexer._inspect(top, p, known.get(p), indexer.MAX_FILE_BYTES))]
             return cands, skipped
 
         (cands, skipped), *figures[MEASURES[0]] = _timed(walk)

@@ -127,7 +127,7 @@ def _ignored(path: str) -> bool:
     return "/" in path and not ALWAYS_IGNORED.isdisjoint(path.split("/")[:-1])
 
 
-def _inspect(root: Path, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
+def _inspect(root: str, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
     """What the index needs to know of one file: one lstat for a regular file (this runs for every
     file of the tree on every index without a watcher), a stat and the real path for a link."""
     spec = language_for(path)
@@ -441,8 +441,9 @@ class Indexer:
         path_set = set(all_paths)
 
         cands = []
+        root = os.fspath(self.root)  # (joined with every path: a string once, not a Path each time)
         for p in look_at:
-            c = _inspect(self.root, p, known.get(p), self.max_file_bytes)
+            c = _inspect(root, p, known.get(p), self.max_file_bytes)
             if c is not None:
                 cands.append(c)
         if changed_paths is not None:  # untouched files count as present and unchanged
