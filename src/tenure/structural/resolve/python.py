@@ -1780,8 +1780,8 @@ def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool
     read the same when the analysis before the edit (kept) holds for the rest of the project as it
     is now (everything it read outside the module reads the same), the analysis now reads nothing
     the one before did not (readers' stored reads cover it), and gives what the one before gave
-    the same values (`_readable`). Names and scopes the edit added are left out: a reader reaches
-    them only by looking them up, and the edit touches those lookups' keys (`item_edits`)."""
+    the same values (`_readable`). Names and scopes the edit added or removed are left out: a reader
+    reaches them only by looking them up, and the edit touches those lookups' keys (`item_edits`)."""
     project = Project(view)
     before = _analysis_before(old, view)
     if before is None:
@@ -1795,12 +1795,21 @@ def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool
     old_keys, old_modules = before.recording
     if after is None or not (keys <= old_keys and modules <= old_modules):
         return False
-    was_flow = module_flow(old, keep=False)
-    was = _readable(before.analysis, was_flow)
-    known = {("r", q) for q in was_flow.by_qualname} | {("y", q) for q in was_flow.by_qualname} | {
-        ("=", q, name) for q, idxs in was_flow.by_qualname.items() for i in idxs for name in was_flow.scopes[i][5]}
-    return was == {where: values for where, values in _readable(after, module_flow(new)).items()
-                   if where in known or where[0] == "F"}
+    was_flow, now_flow = module_flow(old, keep=False), module_flow(new)
+    both = _lookups(was_flow) & _lookups(now_flow)
+    return ({where: values for where, values in _readable(before.analysis, was_flow).items()
+             if where in both or where[0] == "F"}
+            == {where: values for where, values in _readable(after, now_flow).items()
+                if where in both or where[0] == "F"})
+
+
+def _lookups(mf: ModuleFlow) -> set[tuple]:
+    """Where `_readable` reads what a reader can reach only by looking it up in the module: the
+    names bound in each scope, a function's returns and yields. (Fields are reached through values.)"""
+    found = {(cell, qualname) for qualname in mf.by_qualname for cell in "ry"}
+    found.update(("=", qualname, name) for qualname, idxs in mf.by_qualname.items() for i in idxs
+                 for name in mf.scopes[i][5])
+    return found
 
 
 def _analysis_before(old: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
