@@ -39,6 +39,7 @@ from tenure.structural.resolve import (
     SymbolInfo,
     Verified,
     changed_keys,
+    code_moved_for,
     item_edits_for,
     items_key,
     module_key,
@@ -469,6 +470,7 @@ class Indexer:
             touched: set[str] = set()
             edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
             before_edit: dict[str, FileFacts | None] = {}  # module -> its edited file's facts before (`_spared`)
+            moved_from: list[FileFacts] = []  # facts before an edit that only moved code (`_carry`)
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
             kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
@@ -527,6 +529,8 @@ class Indexer:
                 report.files_parsed += 1
                 if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
                     changed_ids.add(file_id)
+                elif old_facts is not None:
+                    moved_from.append(old_facts)
                 if old_facts is not None and moved is None:
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
                     same_module = old_facts.module == facts.module and facts.module not in before_edit
@@ -564,7 +568,7 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit)
+                    defer, item_edits, before_edit, moved_from)
             except BaseException:
                 self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
@@ -706,7 +710,7 @@ class Indexer:
     def _resolve(
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
-        item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts],
+        item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts], moved_from: list[FileFacts],
     ) -> tuple[int, int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed, or that `_spared` finds untouched. Returns
@@ -714,6 +718,7 @@ class Indexer:
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         index.item_edits.update(item_edits)
+        self._carry(index, moved_from)
         spared = self._spared(index, rows, verifiable, touched, before_edit) if before_edit else set()
         verifiable_rows = [r for r in rows if r["id"] in verifiable and r["id"] not in spared]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
@@ -739,6 +744,16 @@ class Indexer:
             write.flush()
             phases["write edges"] += time.perf_counter() - mark
         return len(todo), len(kept), len(spared)
+
+    def _carry(self, index: ProjectIndex, moved_from: list[FileFacts]) -> None:
+        """What resolvers kept of files whose code only moved, kept again for their new facts
+        (`code_moved_for`)."""
+        for old in moved_from:
+            spec = language_for(old.path)
+            carry = code_moved_for(spec.resolver) if spec is not None else None
+            new = index.facts(old.path)
+            if carry is not None and new is not None:
+                carry(old, new, ProjectView(index))
 
     def _spared(self, index: ProjectIndex, rows: list[dict], verifiable: set[int], touched: dict[int, set[str]],
                 before_edit: dict[str, FileFacts]) -> set[int]:

@@ -547,6 +547,18 @@ def outcome_unchanged_for(name: str) -> OutcomeUnchanged | None:
     return getattr(_plugin(name), "outcome_unchanged", None)
 
 
+class CodeMoved(Protocol):
+    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> None: ...
+
+
+@cache
+def code_moved_for(name: str) -> CodeMoved | None:
+    """A resolver plug-in may export `code_moved(old, new, view)`: a file's edit only moved its code
+    (`indexer.shape`), and what the resolver kept of the old facts (`ProjectView.keep_analysis`)
+    holds for the new ones: kept again, so that the next edit finds it."""
+    return getattr(_plugin(name), "code_moved", None)
+
+
 @cache
 def verifier_for(name: str) -> Verifier | None:
     """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the

@@ -1812,6 +1812,28 @@ def _lookups(mf: ModuleFlow) -> set[tuple]:
     return found
 
 
+def code_moved(old: FileFacts, new: FileFacts, view: ProjectView) -> None:
+    """See `code_moved_for`: the module's analysis before the edit, kept again as made of the new
+    facts. An analysis reads no line (its values name scopes, sites and allocations by number,
+    which an edit that only moves code keeps), so it found what it found."""
+    hit = _analysis_before(old, view)
+    if hit is None:
+        return
+    old_digest, new_digest = _facts_digest(old), _facts_digest(new)
+
+    def carried(kind: str, arg: str, seen: object) -> object:
+        if arg != new.module or kind not in ("facts", "items"):
+            return seen
+        if seen.__class__ is bytes:
+            return new_digest if seen == old_digest else seen
+        return new if _facts_digest(seen) == old_digest else seen  # type: ignore[arg-type]
+
+    reads = {(kind, arg): carried(kind, arg, seen) for (kind, arg), seen in hit.reads.items()}
+    hit = Analysed._cache[new.path] = _CachedAnalysis(new, hit.analysis, reads, hit.recording, hit.answers,
+                                                      hit.epoch)
+    view.keep_analysis(new.path, hit.encode)
+
+
 def _analysis_before(old: FileFacts, view: ProjectView) -> _CachedAnalysis | None:
     """The analysis of a file's state before an edit: held by this process (a watcher), or kept."""
     hit = Analysed._cache.get(old.path)
