@@ -31,6 +31,7 @@ Expressions:
     ["a", obj, attr]  ["s", obj, key]  ["s:", obj, lo, hi]  ["c", site, func, [args], [[kw, value]]]
     ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)
     ["l", alloc, [items]] (list, tuple, set; ["*", e] for a starred item)  ["d", alloc, [[key, value]]]
+    (alloc: "scope qualname#n", the n-th allocation in that scope)
     ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
     ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
     ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
@@ -127,7 +128,7 @@ class _Walker:
         self.sites: list[list] = []
         self.star: list[list] = []
         self.nvars = 0
-        self.allocs = 0
+        self.allocs: dict[str, int] = {}  # scope qualname -> allocations numbered in it so far
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
         self.names_of: list[tuple[list, _Scope]] = []  # module and class scopes: names filled at the end
         self.scope = self._new_scope("", "module", None)
@@ -841,9 +842,12 @@ class _Walker:
         self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
         return len(self.sites) - 1
 
-    def _alloc(self) -> int:
-        self.allocs += 1
-        return self.allocs - 1
+    def _alloc(self) -> str:
+        """An allocation's name: its scope's qualname and its number there (`f#0`), so that an edit
+        of another scope leaves it as it was (readers of the module's analysis compare its values)."""
+        qualname = self.scope.qualname
+        count = self.allocs[qualname] = self.allocs.get(qualname, -1) + 1
+        return f"{qualname}#{count}"
 
     def flow(self) -> bytes:
         self._resolve_reads()

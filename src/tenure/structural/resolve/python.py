@@ -625,7 +625,7 @@ class _CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 4  # 4: item reads found or not ("item"), where 3 noted only misses
+_KEPT_FORMAT = 5  # 5: allocations named by scope (`f#0`); 4: item reads found or not ("item")
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -1515,7 +1515,9 @@ class Analysis:
         return frozenset({(INST, cls[1], cls[2])})
 
     def pass_args(self, qualname: object, args: list, kwargs: list, offset: int) -> None:
-        for idx in self.mf.scopes_of(qualname):
+        # (packed arguments are named by the function's qualname, not its scope's number: an edit
+        # elsewhere in the module renumbers scopes, and readers of the module's analysis compare values)
+        for nth, idx in enumerate(self.mf.scopes_of(qualname)):
             positional, star, by_name, double = self.mf.parameters(idx)
             positional = positional[offset:]
             for i, arg in enumerate(args):
@@ -1524,7 +1526,7 @@ class Analysis:
                 if i < len(positional):
                     self.add_var(positional[i][1], arg)
                 elif star is not None:
-                    packed = (SEQ, self.module, ("*args", idx))
+                    packed = (SEQ, self.module, ("*args", qualname, nth))
                     self.add_cell(("F", packed, "*"), arg)
                     self.add_var(star[1], frozenset({packed}))
             for name, value in kwargs:
@@ -1534,7 +1536,7 @@ class Analysis:
                 if param is not None:
                     self.add_var(param[1], value)
                 elif double is not None:
-                    packed = (DICT, self.module, ("**kwargs", idx))
+                    packed = (DICT, self.module, ("**kwargs", qualname, nth))
                     self.add_cell(("F", packed, name), value)
                     self.add_var(double[1], frozenset({packed}))
 
@@ -1779,9 +1781,10 @@ def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool
     and read of that its `Outcome`, by name, and with it what the analysis read of the rest. So they
     read the same when the analysis before the edit (kept) holds for the rest of the project as it
     is now (everything it read outside the module reads the same), the analysis now reads nothing
-    the one before did not (readers' stored reads cover it), and gives what the one before gave
-    the same values (`_readable`). Names and scopes the edit added or removed are left out: a reader
-    reaches them only by looking them up, and the edit touches those lookups' keys (`item_edits`)."""
+    the one before did not (readers' stored reads cover it), and both give the same values where
+    readers can observe them (`_observable`). Names and scopes the edit added or removed are left
+    out: a reader reaches them only by looking them up, and the edit touches those lookups' keys
+    (`item_edits`)."""
     project = Project(view)
     before = _analysis_before(old, view)
     if before is None:
@@ -1797,14 +1800,11 @@ def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool
         return False
     was_flow, now_flow = module_flow(old, keep=False), module_flow(new)
     both = _lookups(was_flow) & _lookups(now_flow)
-    return ({where: values for where, values in _readable(before.analysis, was_flow).items()
-             if where in both or where[0] == "F"}
-            == {where: values for where, values in _readable(after, now_flow).items()
-                if where in both or where[0] == "F"})
+    return _observable(before.analysis, was_flow, both) == _observable(after, now_flow, both)
 
 
 def _lookups(mf: ModuleFlow) -> set[tuple]:
-    """Where `_readable` reads what a reader can reach only by looking it up in the module: the
+    """Where `_observable` reads what a reader can reach only by looking it up in the module: the
     names bound in each scope, a function's returns and yields. (Fields are reached through values.)"""
     found = {(cell, qualname) for qualname in mf.by_qualname for cell in "ry"}
     found.update(("=", qualname, name) for qualname, idxs in mf.by_qualname.items() for i in idxs
@@ -1842,20 +1842,37 @@ def _analysis_before(old: FileFacts, view: ProjectView) -> _CachedAnalysis | Non
     return _kept(old, view)
 
 
-def _readable(outcome: Outcome, mf: ModuleFlow) -> dict[tuple, str]:
-    """What readers can read of an analysis, comparable across an edit: the values of each name
-    bound in the module or a class (`Outcome.of`) by where it is bound (("=", scope, name), not by
-    variable number: an edit renumbers them), and its returns, yields and fields (by cell key);
-    canonical as answers are digested (`_digest`: `1` and `True` are equal, not alike)."""
+def _observable(outcome: Outcome, mf: ModuleFlow, lookups: set[tuple]) -> dict[tuple, str]:
+    """What readers can observe of an analysis, comparable across an edit: the values of each name
+    bound in the module or a class, by where it is bound (("=", scope, name), not by variable
+    number: an edit renumbers them), and of each return and yield, of the `lookups` given; and the
+    fields of what readers can reach: of every object but a list or dict, which only those values
+    (and fields) lead to (a literal added in a function body reaches no reader). Canonical as
+    answers are digested (`_digest`: `1` and `True` are equal, not alike)."""
     classes = {scope[0] for scope in mf.scopes if scope[1] == "class"}
-    by_name: dict[tuple, set] = {}
+    observed: dict[tuple, frozenset] = {}
     for idx, scope in enumerate(mf.scopes):
         if idx == 0 or scope[0] in classes:
             for name, vars_ in scope[5].items():
-                by_name.setdefault(("=", scope[0], name), set()).update(outcome.final(vars_))
-    readable = {where: _canonical(values) for where, values in by_name.items() if values}
-    readable.update((key, _canonical(values)) for key, values in outcome.cells.items() if values)
-    return readable
+                where = ("=", scope[0], name)
+                if where in lookups and (values := outcome.final(vars_)):
+                    observed[where] = observed.get(where, EMPTY) | values
+    observed.update((key, values) for key, values in outcome.cells.items() if key in lookups and values)
+    fields: dict[object, list[tuple]] = {}
+    for key, values in outcome.cells.items():
+        if key[0] == "F" and values:
+            fields.setdefault(key[1], []).append(key)
+    reach = [obj for obj in fields if obj[0] not in (SEQ, DICT)]  # type: ignore[index]
+    reach += [value for values in observed.values() for value in values]
+    seen: set = set()
+    while reach:
+        obj = reach.pop()
+        if obj not in seen:
+            seen.add(obj)
+            for key in fields.get(obj, ()):
+                observed[key] = outcome.cells[key]
+                reach += outcome.cells[key]
+    return {where: _canonical(values) for where, values in observed.items()}
 
 
 class _Untold(Exception):
@@ -2002,8 +2019,8 @@ class Answers:
             return None
 
 
-_ANSWERS_FORMAT = 4  # stored answers of another format are not verified: the file is resolved again
-# (4: filters hold item keys found or not, where 3 held only misses)
+_ANSWERS_FORMAT = 5  # stored answers of another format are not verified: the file is resolved again
+# (5: allocations named by scope, `f#0`; 4: filters hold item keys found or not, where 3 held only misses)
 # (format, digests, 128-bit filters, questions, wide filters by position)
 _Stored = tuple[int, bytes, bytes, list[msgspec.Raw], list[tuple[int, bytes]]]
 _ANSWERS_DECODER = msgspec.msgpack.Decoder(_Stored)
