@@ -477,13 +477,13 @@ SPARING_EDITS = {  # edits, and how many readers each spares
     # compared, and the ones after it keep their names
     "a list in a body": ([("app/shapes.py", SPARING_SHAPES.replace(
         PICK_BODY, "def pick():\n    unused = [1]\n    return Circle\n"))], [1]),
-    # the analysis gives the same, through other.py, which it did not read before: factory.py is checked
-    # (its reads then hold other.py's), so that the edit of other.py after it checks factory.py again
+    # the analysis gives the same, through other.py, which it did not read before: factory.py is spared,
+    # its reads and answers' filters grown by other.py's keys, so the edit of other.py after it checks it
     "the same values read elsewhere": ([
         ("app/shapes.py", SPARING_SHAPES.replace(
             PICK_BODY, PICK_THROUGH_OTHER)),
         ("app/other.py", "from app.shapes import Square\n\nThing = Square\n"),
-    ], [0, 0]),
+    ], [1, 0]),
 }
 
 
@@ -509,6 +509,23 @@ def test_readers_of_a_modules_whole_analysis_are_spared_only_while_it_gives_what
     assert [report.files_spared for report in reports] == spared
     if not any(spared):
         assert reports[0].files_verified + reports[0].files_resolved >= 2  # factory.py, and shapes.py
+
+
+def test_readers_spared_by_a_process_that_died_before_growing_their_reads_are_resolved_again(
+    make_repo, tmp_path: Path
+) -> None:
+    root = make_repo(SPARING)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    watcher = Tenure.open(root, discover=False)
+    write(root, "app/shapes.py", SPARING_SHAPES.replace(PICK_BODY, PICK_THROUGH_OTHER))
+    assert watcher.index(changed_paths={"app/shapes.py"}, defer_bookkeeping=True).files_spared == 1
+    watcher.db.close()  # dies: factory.py's reads never grew by other.py's keys
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        write(root, "app/other.py", "from app.shapes import Square\n\nThing = Square\n")
+        t.index()
+        assert snapshot(t) == clean_index(root, tmp_path)
 
 
 def test_a_kept_analysis_older_than_what_its_readers_read_spares_none_of_them(make_repo, tmp_path: Path) -> None:

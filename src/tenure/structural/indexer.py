@@ -45,6 +45,7 @@ from tenure.structural.resolve import (
     module_key,
     outcome_unchanged_for,
     resolver_for,
+    spare_for,
     touched_keys,
     verifier_for,
     warmer_for,
@@ -719,7 +720,7 @@ class Indexer:
         index, rows = self._project_index(rewritten, generation)
         index.item_edits.update(item_edits)
         self._carry(index, moved_from)
-        spared = self._spared(index, rows, verifiable, touched, before_edit) if before_edit else set()
+        spared = self._spared(index, rows, verifiable, touched, before_edit, defer) if before_edit else set()
         verifiable_rows = [r for r in rows if r["id"] in verifiable and r["id"] not in spared]
         kept = self._still_valid(index, verifiable_rows, touched, defer) if verifiable_rows else set()
         file_ids = file_ids - kept - spared
@@ -756,30 +757,47 @@ class Indexer:
                 carry(old, new, ProjectView(index))
 
     def _spared(self, index: ProjectIndex, rows: list[dict], verifiable: set[int], touched: dict[int, set[str]],
-                before_edit: dict[str, FileFacts]) -> set[int]:
+                before_edit: dict[str, FileFacts], defer: bool) -> set[int]:
         """Dependants that need no check: an edited module whose readers of it whole (`mod:` key)
         read the same of it after the edit (`outcome_unchanged_for`) touches none of those its
         resolver resolves. Such a key is taken out of their touched keys; those left with none are
-        spared. (A body edit of Django's models/base.py: 51 files not checked.)"""
+        spared. (A body edit of Django's models/base.py: 51 files not checked.) When reading the
+        module now reads more than it did, a reader is spared only whole, and only once its stored
+        answers and reads take that in (`spare_for`, recorded as a check is); the others keep the key."""
         resolver_of = {r["id"]: language_table()[r["language"]].resolver for r in rows if r["id"] in verifiable}
-        unchanged: dict[str, set[str]] = {}  # resolver -> the `mod:` keys its readers read the same of
+        # resolver -> the `mod:` keys its readers read the same of, and what reading them now reads besides
+        unchanged: dict[str, tuple[set[str], Recording]] = {}
         for module, old in before_edit.items():
             key = module_key(module)
             spec = language_for(old.path)
             same = outcome_unchanged_for(spec.resolver) if spec is not None else None
-            if same is None or not any(key in touched.get(f, ()) and resolver_of[f] == spec.resolver
-                                       for f in verifiable):
+            if same is None or not any(key in touched[f] and resolver_of[f] == spec.resolver for f in verifiable):
                 continue
             new = index.facts(old.path)
-            if new is not None and same(old, new, ProjectView(index)):
-                unchanged.setdefault(spec.resolver, set()).add(key)
-        spared = set()
-        for file_id in verifiable:
-            keys = touched.get(file_id)
-            if keys and resolver_of[file_id] in unchanged:
-                keys = touched[file_id] = keys - unchanged[resolver_of[file_id]]
-                if not keys:
-                    spared.add(file_id)
+            reads = same(old, new, ProjectView(index)) if new is not None else None
+            if reads is not None:
+                keys, more = unchanged.setdefault(spec.resolver, (set(), (set(), set())))
+                keys.add(key)
+                more[0].update(reads[0])
+                more[1].update(reads[1])
+        spared: set[int] = set()
+        for resolver, (keys, more) in unchanged.items():
+            readers = [f for f in verifiable if resolver_of[f] == resolver]
+            if not (more[0] or more[1]):
+                for f in readers:
+                    touched[f] = touched[f] - keys
+                spared.update(f for f in readers if not touched[f])
+                continue
+            spare = spare_for(resolver)
+            whole = [f for f in readers if touched[f] <= keys]
+            stored = self.store.answers(whole) if spare is not None and whole else {}
+            items = [(f, stored[f], touched[f]) for f in whole if stored.get(f)]
+            kept = spare(items, ProjectView(index), more) if items and spare is not None else {}
+            if kept and defer:
+                self._pending.append((kept, index))
+            elif kept:
+                self._record(kept, index)
+            spared.update(kept)
         return spared
 
     def _still_valid(self, index: ProjectIndex, rows: list[dict], touched: dict[int, set[str]],

@@ -534,17 +534,31 @@ def item_edits_for(name: str) -> ItemEdits | None:
 
 
 class OutcomeUnchanged(Protocol):
-    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> bool: ...
+    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None: ...
 
 
 @cache
 def outcome_unchanged_for(name: str) -> OutcomeUnchanged | None:
     """A resolver plug-in may export `outcome_unchanged(old, new, view)`: whether the files it
     resolves that read a module whole (its `mod:` key) read the same of it after this edit of the
-    module's one file (`view`: the index after the edit). Such readers are then not checked for
-    that key: an edit inside a function that changes nothing another module sees checks none of
-    the files that read the module's analysis."""
+    module's one file (`view`: the index after the edit); None when they may not, else what reading
+    it now reads that it did not before (usually nothing: see `spare_for`). Such readers are then
+    not checked for that key: an edit inside a function that changes nothing another module sees
+    checks none of the files that read the module's analysis."""
     return getattr(_plugin(name), "outcome_unchanged", None)
+
+
+class Spare(Protocol):
+    def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView, reads: Recording) -> Verified: ...
+
+
+@cache
+def spare_for(name: str) -> Spare | None:
+    """A resolver plug-in may export `spare(items, view, reads)`: files (id, stored answers, the keys
+    of modules whose outcome is unchanged) that are spared although reading those modules now also
+    reads `reads`: what to keep of each (`Checked`: its answers' filters and its reads widened by
+    them), or nothing for a file that cannot be so widened (it is checked instead)."""
+    return getattr(_plugin(name), "spare", None)
 
 
 class CodeMoved(Protocol):

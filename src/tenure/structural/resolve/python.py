@@ -1776,31 +1776,45 @@ def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
     return {item_key(a.module, item) for item in before.keys() | after.keys() if before.get(item) != after.get(item)}
 
 
-def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> bool:
+def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None:
     """See `outcome_unchanged_for`: files read a module whole only through its analysis (`Analysed`),
     and read of that its `Outcome`, by name, and with it what the analysis read of the rest. So they
     read the same when the analysis before the edit (kept) holds for the rest of the project as it
-    is now (everything it read outside the module reads the same), the analysis now reads nothing
-    the one before did not (readers' stored reads cover it), and both give the same values where
-    readers can observe them (`_observable`). Names and scopes the edit added or removed are left
-    out: a reader reaches them only by looking them up, and the edit touches those lookups' keys
-    (`item_edits`)."""
+    is now (everything it read outside the module reads the same), and both give the same values
+    where readers can observe them (`_observable`). Names and scopes the edit added or removed are
+    left out: a reader reaches them only by looking them up, and the edit touches those lookups'
+    keys (`item_edits`). What the analysis now reads that the one before did not is returned: the
+    readers' reads must grow by it (`spare`)."""
     project = Project(view)
     before = _analysis_before(old, view)
     if before is None:
-        return False
+        return None
     _, differ = project.reread(before.reads)
     if any(kind not in ("facts", "items") or arg != old.module for kind, arg in differ):
-        return False
+        return None
     analysed = Analysed(project)
     after = analysed.analysis(new.module)
-    keys, modules = analysed.recording(new.module)
-    old_keys, old_modules = before.recording
-    if after is None or not (keys <= old_keys and modules <= old_modules):
-        return False
     was_flow, now_flow = module_flow(old, keep=False), module_flow(new)
     both = _lookups(was_flow) & _lookups(now_flow)
-    return _observable(before.analysis, was_flow, both) == _observable(after, now_flow, both)
+    if after is None or _observable(before.analysis, was_flow, both) != _observable(after, now_flow, both):
+        return None
+    keys, modules = analysed.recording(new.module)
+    return keys - before.recording[0], modules - before.recording[1]
+
+
+def spare(items: list[tuple[int, bytes, set[str]]], view: ProjectView, reads: Recording) -> Verified:
+    """See `spare_for`: each file's questions that read a touched key (a module's analysis, which
+    gives what it gave) now read `reads` too, in their filters and in the file's reads; as `verify`
+    keeps a check (`_Checked`), without asking anything again. A file with unreadable answers, or
+    none that read a touched key, is left out."""
+    answers = Answers(view, lazy_filters=True)
+    still: Verified = {}
+    for (file_id, _, _), stored, matched in _matching_questions(items):
+        if matched:
+            questions = [(i, _question(bytes(stored[2][i]))) for i in matched]
+            answers.reads.update((query, reads) for _, query in questions)
+            still[file_id] = _Checked(stored, questions, answers)
+    return still
 
 
 def _lookups(mf: ModuleFlow) -> set[tuple]:
