@@ -463,6 +463,14 @@ SPARING_EDITS = {  # edits, and how many readers each spares
         ("app/shapes.py", "# shapes\n\n" + SPARING_SHAPES.replace(
             PICK_BODY, "def pick():\n    unused = 1\n    return Circle\n")),
     ], [0, 1]),
+    # other.py, which shapes.py's analysis reads, edited in between (shapes.py, its reader, is spared):
+    # the analysis kept before holds still, as what it asked of other.py answers alike
+    "a module it reads edited in between": ([
+        ("app/shapes.py", SPARING_SHAPES.replace(PICK_BODY, PICK_THROUGH_OTHER)),
+        ("app/other.py", SPARING["app/other.py"] + "\n\ndef unrelated():\n    return 0\n"),
+        ("app/shapes.py", SPARING_SHAPES.replace(PICK_BODY, PICK_THROUGH_OTHER.replace(
+            "    return Thing\n", "    unused = 1\n    return Thing\n"))),
+    ], [1, 1, 1]),
     "a function put first, then removed": ([
         ("app/shapes.py", "def first():\n    return 0\n\n\n" + SPARING_SHAPES),
         ("app/shapes.py", SPARING_SHAPES),

@@ -1779,20 +1779,16 @@ def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
 def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None:
     """See `outcome_unchanged_for`: files read a module whole only through its analysis (`Analysed`),
     and read of that its `Outcome`, by name, and with it what the analysis read of the rest. So they
-    read the same when the analysis before the edit (kept) holds for the rest of the project as it
-    is now (everything it read outside the module reads the same), and both give the same values
-    where readers can observe them (`_observable`). Names and scopes the edit added or removed are
-    left out: a reader reaches them only by looking them up, and the edit touches those lookups'
-    keys (`item_edits`). What the analysis now reads that the one before did not is returned: the
-    readers' reads must grow by it (`spare`)."""
-    project = Project(view)
+    read the same when the analysis before the edit (kept) holds for the project as it is now (what
+    it asked of other modules, and of this one's items, answers alike: `Analysed._still_holds`), and
+    both give the same values where readers can observe them (`_observable`). Names and scopes the
+    edit added or removed are left out: a reader reaches them only by looking them up, and the edit
+    touches those lookups' keys (`item_edits`). What the analysis now reads that the one before did
+    not is returned: the readers' reads must grow by it (`spare`)."""
+    analysed = Analysed(Project(view))
     before = _analysis_before(old, view)
-    if before is None:
+    if before is None or not analysed._still_holds(before):
         return None
-    _, differ = project.reread(before.reads)
-    if any(kind not in ("facts", "items") or arg != old.module for kind, arg in differ):
-        return None
-    analysed = Analysed(project)
     after = analysed.analysis(new.module)
     was_flow, now_flow = module_flow(old, keep=False), module_flow(new)
     both = _lookups(was_flow) & _lookups(now_flow)
