@@ -519,6 +519,52 @@ def test_readers_of_a_modules_whole_analysis_are_spared_only_while_it_gives_what
         assert reports[0].files_verified + reports[0].files_resolved >= 2  # factory.py, and shapes.py
 
 
+# (module before, after, a reader): what the reader gets changes only through the module's analysis,
+# in a way a comparison of the analysis by name must see (cases a review found)
+REACHED_THROUGH_ANALYSIS = {
+    # a list reached only through its own method, which reads the list's items
+    "a list's method returned": (
+        "def helper():\n    pass\n\n\ndef helper2():\n    pass\n\n\n"
+        "def get_pop():\n    lst = []\n    lst.append(helper)\n    return lst.pop\n",
+        "lst.append(helper)", "lst.append(helper2)",
+        "from app.m import get_pop\n\n\ndef run():\n    f = get_pop()()\n    f()\n"),
+    "a dict's method returned": (
+        "def helper():\n    pass\n\n\ndef helper2():\n    pass\n\n\n"
+        "def getter():\n    d = {}\n    d['k'] = helper\n    return d.get\n",
+        "d['k'] = helper", "d['k'] = helper2",
+        "from app.m import getter\n\n\ndef run():\n    getter()('k')()\n"),
+    # a field found is a lookup too: an edit that makes it no `self.` field any more touches it
+    "a field set through an alias": (
+        "def helper():\n    pass\n\n\nclass C:\n    def __init__(self):\n        self.y = helper\n",
+        "        self.y = helper\n", "        s = self\n        s.y = helper\n",
+        "from app.m import C\n\n\ndef run():\n    C().y()\n"),
+    "a field set outside the class": (
+        "def helper():\n    pass\n\n\nclass C:\n    def __init__(self):\n        self.y = helper\n",
+        "        self.y = helper\n", "        pass\n\n\nc = C()\nc.y = helper\n",
+        "from app.m import C\n\n\ndef run():\n    C().y()\n"),
+}
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@pytest.mark.parametrize("case", REACHED_THROUGH_ANALYSIS)
+def test_what_a_reader_reaches_through_a_modules_analysis_is_compared_before_it_is_spared(
+    make_repo, tmp_path: Path, case: str, fresh: bool
+) -> None:
+    module, old, new, reader = REACHED_THROUGH_ANALYSIS[case]
+    root = make_repo({"app/__init__.py": "", "app/m.py": module, "app/reader.py": reader})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        write(root, "app/m.py", module.replace(old, new))
+        if fresh:
+            forget_analyses()
+            with Tenure.open(root, discover=False) as other:
+                report = other.index()
+        else:
+            report = t.index()
+        assert report.files_spared == 0
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
 def test_readers_spared_by_a_process_that_died_before_growing_their_reads_are_resolved_again(
     make_repo, tmp_path: Path
 ) -> None:

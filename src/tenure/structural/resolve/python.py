@@ -625,7 +625,7 @@ class _CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 5  # 5: allocations named by scope (`f#0`); 4: item reads found or not ("item")
+_KEPT_FORMAT = 6  # 6: fields found are item reads too; 5: allocations named by scope (`f#0`)
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -844,8 +844,10 @@ class Analysed(Lower):
             mf = self.project.flow(obj[1])  # a class's `self.<key>` in a method, a module's any `.<key>`
             if mf is None:
                 return EMPTY
+            # (noted found or not: an edit that takes the field away touches the lookup, `item_edits`;
+            # a module's obj[2] is "")
+            self.project.looked_up(mf.module, f"{obj[2]}@{key}")
             if (key not in mf.assigned_attrs) if obj[0] == MODULE else ((obj[2], key) not in mf.self_fields):
-                self.project.looked_up(mf.module, f"{obj[2]}@{key}")  # (a module's obj[2] is "")
                 return EMPTY
         a = self.analysis(obj[1])
         return frozenset(a.cells.get(("F", obj, key), EMPTY)) if a is not None else EMPTY
@@ -1856,8 +1858,9 @@ def _observable(outcome: Outcome, mf: ModuleFlow, lookups: set[tuple]) -> dict[t
     """What readers can observe of an analysis, comparable across an edit: the values of each name
     bound in the module or a class, by where it is bound (("=", scope, name), not by variable
     number: an edit renumbers them), and of each return and yield, of the `lookups` given; and the
-    fields of what readers can reach: of every object but a list or dict, which only those values
-    (and fields) lead to (a literal added in a function body reaches no reader). Canonical as
+    fields of what readers can reach: of every object but a list or dict, which only those values,
+    their fields and what they hold lead to (a literal added in a function body reaches no reader;
+    one whose method is returned does, through the method). Canonical as
     answers are digested (`_digest`: `1` and `True` are equal, not alike)."""
     classes = {scope[0] for scope in mf.scopes if scope[1] == "class"}
     observed: dict[tuple, frozenset] = {}
@@ -1879,6 +1882,8 @@ def _observable(outcome: Outcome, mf: ModuleFlow, lookups: set[tuple]) -> dict[t
         obj = reach.pop()
         if obj not in seen:
             seen.add(obj)
+            # what a value holds reaches on: a list's method (`<list>.pop`) reads the list's fields
+            reach += [part for part in obj if part.__class__ is tuple]
             for key in fields.get(obj, ()):
                 observed[key] = outcome.cells[key]
                 reach += outcome.cells[key]
@@ -2030,7 +2035,7 @@ class Answers:
 
 
 _ANSWERS_FORMAT = 5  # stored answers of another format are not verified: the file is resolved again
-# (5: allocations named by scope, `f#0`; 4: filters hold item keys found or not, where 3 held only misses)
+# (6: filters hold fields found too; 5: allocations named by scope, `f#0`; 4: item keys found or not)
 # (format, digests, 128-bit filters, questions, wide filters by position)
 _Stored = tuple[int, bytes, bytes, list[msgspec.Raw], list[tuple[int, bytes]]]
 _ANSWERS_DECODER = msgspec.msgpack.Decoder(_Stored)
