@@ -565,6 +565,45 @@ def test_what_a_reader_reaches_through_a_modules_analysis_is_compared_before_it_
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+# A module of two files (m.py, read first, and m.pyi): one run takes m.py away and edits m.pyi, whose
+# edit alone would touch nothing its readers read (cases a review found)
+TWO_FILES = {
+    "readers of its analysis": (
+        "from app.lib import a, b\n\n\ndef make():\n    return a\n\n\nh = make()\n",
+        "from app.lib import a, b\n\n\ndef make():\n    return b\n\n\nh = make()\n\n\ndef unused():\n    x = 1\n",
+        ("    x = 1\n", "    x = 2\n"),
+        "from app.m import h\n\n\ndef run():\n    h()\n"),
+    "readers of its names": (
+        "from app.lib import a as a\n",
+        "from app.lib import b as a\n\n\ndef unused():\n    pass\n",
+        ("    pass\n", "    pass\n\n\ndef more():\n    pass\n"),
+        "from app.m import a\n\n\ndef run():\n    a()\n"),
+}
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@pytest.mark.parametrize("case", TWO_FILES)
+def test_a_module_of_two_files_losing_the_one_read_checks_its_readers(
+    make_repo, tmp_path: Path, case: str, fresh: bool
+) -> None:
+    first, second, (old, new), reader = TWO_FILES[case]
+    root = make_repo({"app/__init__.py": "", "app/lib.py": "def a():\n    pass\n\n\ndef b():\n    pass\n",
+                      "app/m.pyi": second, "app/reader.py": reader})
+    with Tenure.open(root, discover=False) as t:
+        t.index()  # (m.pyi alone: its analysis kept)
+        write(root, "app/m.py", first)
+        t.index()
+        write(root, "app/m.py", None)
+        write(root, "app/m.pyi", second.replace(old, new))
+        if fresh:
+            forget_analyses()
+            with Tenure.open(root, discover=False) as other:
+                other.index()
+        else:
+            t.index()
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
 def test_readers_spared_by_a_process_that_died_before_growing_their_reads_are_resolved_again(
     make_repo, tmp_path: Path
 ) -> None:

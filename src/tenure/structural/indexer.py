@@ -15,7 +15,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -548,11 +548,13 @@ class Indexer:
             report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
 
             # An edit whose changed items are known touches their keys, not its module's items key;
-            # only for a module of one file (readers see the first of several, and which that is moves).
-            item_edits = {module: edit for module, edit in edits.items()
-                          if edit is not None and self.store.files_of_module(module) == 1}
-            before_edit = {module: old for module, old in before_edit.items()
-                           if old is not None and self.store.files_of_module(module) == 1}
+            # only for a module of one file, before the run and after it (readers read the first of
+            # several: a run that takes one away leaves another, which was never the one read).
+            files_before = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
+            one_file = {module for module in edits.keys() | before_edit.keys()
+                        if files_before[module] == 1 and self.store.files_of_module(module) == 1}
+            item_edits = {module: edit for module, edit in edits.items() if edit is not None and module in one_file}
+            before_edit = {module: old for module, old in before_edit.items() if old is not None and module in one_file}
             for module, edit in item_edits.items():
                 touched = (touched - {items_key(module)}) | edit[2]
             new_modules = self._new_modules(known, changed_ids)

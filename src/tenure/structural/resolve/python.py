@@ -2034,7 +2034,7 @@ class Answers:
             return None
 
 
-_ANSWERS_FORMAT = 5  # stored answers of another format are not verified: the file is resolved again
+_ANSWERS_FORMAT = 6  # stored answers of another format are not verified: the file is resolved again
 # (6: filters hold fields found too; 5: allocations named by scope, `f#0`; 4: item keys found or not)
 # (format, digests, 128-bit filters, questions, wide filters by position)
 _Stored = tuple[int, bytes, bytes, list[msgspec.Raw], list[tuple[int, bytes]]]
