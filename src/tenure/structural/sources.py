@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from tenure.structural.jvm.source import JvmSource
+from tenure.structural.jvm.after_index import JvmSource
 from tenure.structural.lsp.background import LspSource
 from tenure.structural.traces.after_index import TraceEdgesCheck
 

@@ -5,11 +5,9 @@ through a cache of models keyed by that hash."""
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
-import re
 import tomllib
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -18,17 +16,9 @@ from pathlib import Path
 
 from tenure.structural.indexer import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
+from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, CONFIG, TOOL_JARS
 from tenure.structural.jvm.model import ClassModel, OriginClasses
 from tenure.structural.walk import walk
-
-# Class directories by the path their build tool gives them.
-CLASS_DIRS = [("target", "classes"), ("target", "test-classes"), ("build", "classes")]
-# Jars that ship a build tool, not the project's code.
-TOOL_JARS = {"gradle-wrapper.jar", "maven-wrapper.jar"}
-# Beans files written from Spring Boot's /actuator/beans endpoint.
-BEANS_PATTERNS = ("actuator-beans*.json", "beans.json")
-_BEANS_NAME = re.compile("|".join(fnmatch.translate(p) for p in BEANS_PATTERNS))
-CONFIG = "tenure.toml"
 
 
 class JvmInputError(Exception):
@@ -80,7 +70,7 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
         for f in files:
             if f.endswith(".jar") and f not in TOOL_JARS:
                 jars.append(Path(root, rel, f))
-            elif _BEANS_NAME.match(f) and _looks_like_beans(path := Path(root, rel, f)):
+            elif BEANS_NAME.match(f) and _looks_like_beans(path := Path(root, rel, f)):
                 inputs.beans.append(BeansInput(_name(root, path), path))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
@@ -98,14 +88,6 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
         inputs.beans.append(BeansInput(_name(root, p), p, spec.get("profile", "")))
     inputs.origins.sort(key=lambda o: (o.kind != "classes", o.name))
     return inputs
-
-
-def may_be_input(path: str) -> bool:
-    """Whether a changed repo-relative path can change what `find_inputs` finds."""
-    name = path.rpartition("/")[2]
-    parts = path.split("/")
-    return (name.endswith((".jar", ".class")) or name == CONFIG or _BEANS_NAME.match(name) is not None
-            or any(parent in parts and child in parts for parent, child in CLASS_DIRS))
 
 
 def _config(root: Path) -> dict:
