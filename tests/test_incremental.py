@@ -604,6 +604,18 @@ def test_a_module_of_two_files_losing_the_one_read_checks_its_readers(
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
+def test_a_call_added_before_a_list_a_builtin_makes_spares_its_readers(make_repo, tmp_path: Path) -> None:
+    module = "def helper():\n    pass\n\n\ndef pick():\n    return 1\n\n\nKINDS = list([helper])\n"
+    root = make_repo({"app/__init__.py": "", "app/m.py": module,
+                      "app/reader.py": "from app.m import KINDS\n\n\ndef run():\n    KINDS[0]()\n"})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        # a call site more in `pick`: the list `list(...)` made keeps its name (`#0` of the module's sites)
+        write(root, "app/m.py", module.replace("    return 1\n", "    print(1)\n    return 1\n"))
+        assert t.index().files_spared == 1
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
 def test_readers_spared_by_a_process_that_died_before_growing_their_reads_are_resolved_again(
     make_repo, tmp_path: Path
 ) -> None:

@@ -180,6 +180,18 @@ class ModuleFlow:
             )
         return hit
 
+    @cached_property
+    def site_names(self) -> list[str]:
+        """Each call site as `qualname#n`, the n-th of its scope (as allocations are named): what a
+        value made at a site is called, so that an edit of another scope, which renumbers sites, leaves it."""
+        counts: dict[str, int] = {}
+        names = []
+        for site in self.sites:
+            qualname = self.scopes[site[2]][0]
+            count = counts[qualname] = counts.get(qualname, -1) + 1
+            names.append(f"{qualname}#{count}")
+        return names
+
     def fqn(self, idx: int) -> str:
         return qualify(self.module, self.scopes[idx][0]) if idx > 0 else self.module
 
@@ -625,7 +637,7 @@ class _CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 6  # 6: fields found are item reads too; 5: allocations named by scope (`f#0`)
+_KEPT_FORMAT = 7  # 7: lists builtins make named by site in scope; 6: fields found are item reads too
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -1557,7 +1569,7 @@ class Analysis:
                 for fn in value:
                     self.invoke((site, "key"), fn, [self.items(plain[0], None) if plain else EMPTY], [])
         if name in _KEEPS_ITEMS and plain:
-            packed = (SEQ, self.module, ("builtin", site))
+            packed = (SEQ, self.module, ("builtin", self._site_name(site)))
             self.add_cell(("F", packed, "*"), self.items(plain[0], None))
             return frozenset({packed})
         if name in ("next", "min", "max") and plain:
@@ -1617,9 +1629,12 @@ class Analysis:
         results: set = set()
         for fn in functions:
             results |= self.invoke((site, name), fn, [items], [])
-        packed = (SEQ, self.module, ("builtin", site))
+        packed = (SEQ, self.module, ("builtin", self._site_name(site)))
         self.add_cell(("F", packed, "*"), results if name == "map" else items)
         return frozenset({packed})
+
+    def _site_name(self, site: object) -> object:
+        return self.mf.site_names[site] if site.__class__ is int else site  # type: ignore[index]
 
     def items(self, values: frozenset | set, site: object) -> frozenset | set:
         """What iterating over `values` gives (`__iter__`/`__next__` of instances are called)."""
@@ -2034,8 +2049,9 @@ class Answers:
             return None
 
 
-_ANSWERS_FORMAT = 6  # stored answers of another format are not verified: the file is resolved again
-# (6: filters hold fields found too; 5: allocations named by scope, `f#0`; 4: item keys found or not)
+_ANSWERS_FORMAT = 7  # stored answers of another format are not verified: the file is resolved again
+# (7: lists builtins make named by site in scope; 6: filters hold fields found too; 5: allocations
+# named by scope, `f#0`)
 # (format, digests, 128-bit filters, questions, wide filters by position)
 _Stored = tuple[int, bytes, bytes, list[msgspec.Raw], list[tuple[int, bytes]]]
 _ANSWERS_DECODER = msgspec.msgpack.Decoder(_Stored)
