@@ -453,15 +453,16 @@ SPARING = {
     "app/other.py": "from app.shapes import Circle\n\nThing = Circle\n",
 }
 PICK_BODY = "def pick():\n    return Circle\n"
+PICK_WITH_STATEMENT = "def pick():\n    unused = 1\n    return Circle\n"
 PICK_THROUGH_OTHER = "def pick():\n    from app.other import Thing\n    return Thing\n"
 SPARING_EDITS = {  # edits, and how many readers each spares
     "a statement in a body": ([("app/shapes.py", SPARING_SHAPES.replace(
-        PICK_BODY, "def pick():\n    unused = 1\n    return Circle\n"))], [1]),
+        PICK_BODY, PICK_WITH_STATEMENT))], [1]),
     # (the analysis kept before the comment holds after it: kept again, so the edit after it finds it)
     "a comment, then a statement in a body": ([
         ("app/shapes.py", "# shapes\n\n" + SPARING_SHAPES),
         ("app/shapes.py", "# shapes\n\n" + SPARING_SHAPES.replace(
-            PICK_BODY, "def pick():\n    unused = 1\n    return Circle\n")),
+            PICK_BODY, PICK_WITH_STATEMENT)),
     ], [0, 1]),
     # other.py, which shapes.py's analysis reads, edited in between (shapes.py, its reader, is spared):
     # the analysis kept before holds still, as what it asked of other.py answers alike
@@ -613,6 +614,19 @@ def test_a_call_added_before_a_list_a_builtin_makes_spares_its_readers(make_repo
         # a call site more in `pick`: the list `list(...)` made keeps its name (`#0` of the module's sites)
         write(root, "app/m.py", module.replace("    return 1\n", "    print(1)\n    return 1\n"))
         assert t.index().files_spared == 1
+        assert snapshot(t) == clean_index(root, tmp_path)
+
+
+def test_a_damaged_kept_analysis_spares_nobody_and_the_update_goes_on(make_repo, tmp_path: Path) -> None:
+    root = make_repo(SPARING)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        t.db.execute("UPDATE file_analyses SET analysis = ?", (b"\x78not zlib",))
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        write(root, "app/shapes.py", SPARING_SHAPES.replace(PICK_BODY, PICK_WITH_STATEMENT))
+        report = t.index()
+        assert (report.files_spared, report.files_verified) == (0, 1)  # factory.py checked instead
         assert snapshot(t) == clean_index(root, tmp_path)
 
 

@@ -776,7 +776,10 @@ class Indexer:
             if same is None or not any(key in touched[f] and resolver_of[f] == spec.resolver for f in verifiable):
                 continue
             new = index.facts(old.path)
-            reads = same(old, new, ProjectView(index)) if new is not None else None
+            try:
+                reads = same(old, new, ProjectView(index)) if new is not None else None
+            except Exception:  # noqa: BLE001 — an analysis kept unreadable: checking the readers is always right
+                reads = None
             if reads is not None:
                 keys, more = unchanged.setdefault(spec.resolver, (set(), (set(), set())))
                 keys.add(key)
@@ -794,7 +797,10 @@ class Indexer:
             whole = [f for f in readers if touched[f] <= keys]
             stored = self.store.answers(whole) if spare is not None and whole else {}
             items = [(f, stored[f], touched[f]) for f in whole if stored.get(f)]
-            kept = spare(items, ProjectView(index), more) if items and spare is not None else {}
+            try:
+                kept = spare(items, ProjectView(index), more) if items and spare is not None else {}
+            except Exception:  # noqa: BLE001 — unreadable answers: checking them is always right
+                kept = {}
             if kept and defer:
                 self._pending.append((kept, index))
             elif kept:
