@@ -6,18 +6,58 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 
 from tenure.api import Tenure
 from tenure.mcp.auth import check_bind
 from tenure.storage import StorageError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+class _Console:
+    """A rich Console made on first use: a command whose output is JSON (agents, scripts) never
+    imports rich, a sixth of its start."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._made: Console | None = None
+
+    @property
+    def real(self) -> Console:
+        if self._made is None:
+            from rich.console import Console
+
+            self._made = Console(**self._options)
+        return self._made
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.real, name)
+
+
 # Piped output is read by agents and scripts: give tables room rather than truncating names.
-console = Console(width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True)
+console = _Console(width=None if sys.stdout.isatty() else 200)
+err = _Console(stderr=True)
+
+
+def escape(text: str) -> str:
+    """Text shown as it is, not read as rich markup."""
+    from rich.markup import escape as escape_markup
+
+    return escape_markup(text)
+
+
+def new_table(*columns: str, **options: Any) -> Table:
+    """A rich Table (imported when a command draws one)."""
+    from rich.table import Table
+
+    return Table(*columns, **options)
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
@@ -68,7 +108,7 @@ def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err.real, transient=True) as bar:
         tasks: dict[str, int] = {}
 
         def update(phase: str, done: int, total: int) -> None:

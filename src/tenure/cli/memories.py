@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project
 from tenure.memories import KINDS, MemoriesError
 from tenure.memories.briefing import line
 
@@ -209,7 +207,7 @@ def map_cmd(
 
 
 def _print_map(r: dict) -> None:
-    table = Table("element", "memories", "pitfalls", "freshest", "verify", "known", title=r["headline"])
+    table = new_table("element", "memories", "pitfalls", "freshest", "verify", "known", title=r["headline"])
     for c in r["cells"]:
         if c["gap"]:
             table.add_row(escape(c["element"]), "[red]— nothing written —[/red]", "", "", "", "")

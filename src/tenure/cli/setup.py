@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from tenure.api import find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, err
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape
 from tenure.cli.memories import emit, project
 from tenure.setup import hooks
 from tenure.setup.clients import CLIENTS

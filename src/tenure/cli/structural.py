@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
 from tenure.structural.indexer import IndexReport
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
@@ -75,7 +73,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
         for path, why in report.partial[:20]:
             console.print(f"  {path}: {why}")
     if report.skipped:
-        table = Table("skipped", "reason", title=f"{len(report.skipped)} skipped")
+        table = new_table("skipped", "reason", title=f"{len(report.skipped)} skipped")
         for path, why in report.skipped[:50]:
             table.add_row(path, why)
         console.print(table)
@@ -116,7 +114,7 @@ def _print_impact(result: dict) -> None:
         return
     console.print(f"[bold]{result['symbol']}[/bold]")
     if result["dependants"]:
-        table = Table("depth", "dependant", "relation", "tier", "sources", "where")
+        table = new_table("depth", "dependant", "relation", "tier", "sources", "where")
         for d in result["dependants"]:
             context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
             table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]) + context,
@@ -152,7 +150,7 @@ def find(
         err.print(lookup.message())
         err.print(_not_found_hint(freshness))
         raise typer.Exit(1)
-    table = Table("symbol", "kind", "where", title=f"{lookup.how} match")
+    table = new_table("symbol", "kind", "where", title=f"{lookup.how} match")
     for m in lookup.matches:
         table.add_row(m.fqn, m.kind, f"{m.path}:{m.line}")
     console.print(table)

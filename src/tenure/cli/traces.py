@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, check_listen, console, err, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, check_listen, console, err, new_table, open_project
 from tenure.mcp.auth import TOKEN_ENV, BearerAuth
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)
@@ -44,7 +43,7 @@ def _ingest_with_progress(t: Tenure, paths: list[Path]) -> dict:
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn  # (see with_progress)
 
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err.real, transient=True) as bar:
         tasks: dict[Path, int] = {}
 
         def update(path: Path, done: int, size: int) -> None:
@@ -71,7 +70,7 @@ def print_report(report: dict) -> None:
         console.print("spans not mapped to a symbol (their service stands in): " + ", ".join(
             f"{service} {n}" for service, n in report["unmapped_by_service"].items()))
     if report["problems"]:
-        table = Table("problem", "count", title="bad input (counted, skipped or kept as noted; nothing else lost)")
+        table = new_table("problem", "count", title="bad input (counted, skipped or kept as noted; nothing else lost)")
         for reason, n in report["problems"].items():
             table.add_row(PROBLEMS.get(reason, reason), str(n))
         console.print(table)
