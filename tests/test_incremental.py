@@ -73,6 +73,20 @@ def forget_analyses() -> None:
     python.Analysed._cache.clear()
 
 
+ONE_PROCESS_OR_A_PROCESS_PER_EDIT = pytest.mark.parametrize(
+    "fresh", [False, True], ids=["one process", "a process per edit"])
+
+
+def index_again(t: Tenure, fresh: bool) -> IndexReport:
+    """An update of `t`'s tree: by `t` itself, or (`fresh`) by a process of its own, which has only
+    what earlier ones kept in the store."""
+    if not fresh:
+        return t.index()
+    forget_analyses()
+    with Tenure.open(t.root, discover=False) as other:
+        return other.index()
+
+
 def write(root: Path, path: str, content: str | None) -> None:
     """Apply one edit to the tree: new content, or None to delete the file."""
     target = root / path
@@ -496,7 +510,7 @@ SPARING_EDITS = {  # edits, and how many readers each spares
 }
 
 
-@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@ONE_PROCESS_OR_A_PROCESS_PER_EDIT
 @pytest.mark.parametrize("edit", SPARING_EDITS)
 def test_readers_of_a_modules_whole_analysis_are_spared_only_while_it_gives_what_it_gave(
     make_repo, tmp_path: Path, edit: str, fresh: bool
@@ -508,12 +522,7 @@ def test_readers_of_a_modules_whole_analysis_are_spared_only_while_it_gives_what
         reports = []
         for path, text in edits:
             write(root, path, text)
-            if fresh:
-                forget_analyses()
-                with Tenure.open(root, discover=False) as other:
-                    reports.append(other.index())
-            else:
-                reports.append(t.index())
+            reports.append(index_again(t, fresh))
             assert snapshot(t) == clean_index(root, tmp_path), f"after editing {path}"
     assert [report.files_spared for report in reports] == spared
     if not any(spared):
@@ -546,7 +555,7 @@ REACHED_THROUGH_ANALYSIS = {
 }
 
 
-@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@ONE_PROCESS_OR_A_PROCESS_PER_EDIT
 @pytest.mark.parametrize("case", REACHED_THROUGH_ANALYSIS)
 def test_what_a_reader_reaches_through_a_modules_analysis_is_compared_before_it_is_spared(
     make_repo, tmp_path: Path, case: str, fresh: bool
@@ -556,12 +565,7 @@ def test_what_a_reader_reaches_through_a_modules_analysis_is_compared_before_it_
     with Tenure.open(root, discover=False) as t:
         t.index()
         write(root, "app/m.py", module.replace(old, new))
-        if fresh:
-            forget_analyses()
-            with Tenure.open(root, discover=False) as other:
-                report = other.index()
-        else:
-            report = t.index()
+        report = index_again(t, fresh)
         assert report.files_spared == 0
         assert snapshot(t) == clean_index(root, tmp_path)
 
@@ -582,7 +586,7 @@ TWO_FILES = {
 }
 
 
-@pytest.mark.parametrize("fresh", [False, True], ids=["one process", "a process per edit"])
+@ONE_PROCESS_OR_A_PROCESS_PER_EDIT
 @pytest.mark.parametrize("case", TWO_FILES)
 def test_a_module_of_two_files_losing_the_one_read_checks_its_readers(
     make_repo, tmp_path: Path, case: str, fresh: bool
@@ -596,12 +600,7 @@ def test_a_module_of_two_files_losing_the_one_read_checks_its_readers(
         t.index()
         write(root, "app/m.py", None)
         write(root, "app/m.pyi", second.replace(old, new))
-        if fresh:
-            forget_analyses()
-            with Tenure.open(root, discover=False) as other:
-                other.index()
-        else:
-            t.index()
+        index_again(t, fresh)
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
