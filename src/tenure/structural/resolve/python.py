@@ -595,10 +595,7 @@ class Outcome:
 
     @classmethod
     def of(cls, a: Analysis) -> Outcome:
-        scopes = a.mf.scopes
-        classes = {scope[0] for scope in scopes if scope[1] == "class"}
-        read = (var for idx, scope in enumerate(scopes) if idx == 0 or scope[0] in classes
-                for bound in scope[5].values() for var in bound)
+        read = (var for scope in _read_scopes(a.mf) for bound in scope[5].values() for var in bound)
         return cls({var: frozenset(a.vars[var]) for var in read if a.vars[var]},
                    {key: frozenset(values) for key, values in a.cells.items() if key[0] in _READ_CELLS})
 
@@ -611,6 +608,13 @@ class Outcome:
 
 
 _READ_CELLS = frozenset("ryF")  # returns, yields, fields
+
+
+def _read_scopes(mf: ModuleFlow) -> list[list]:
+    """The scopes whose bindings other modules read (`Analysed.export`, `class_attr`): the module's
+    and its classes' (every scope of a class's qualname)."""
+    classes = {scope[0] for scope in mf.scopes if scope[1] == "class"}
+    return [scope for idx, scope in enumerate(mf.scopes) if idx == 0 or scope[0] in classes]
 
 
 @dataclass
@@ -1841,8 +1845,8 @@ def _lookups(mf: ModuleFlow) -> set[tuple]:
 
 def code_moved(old: FileFacts, new: FileFacts, view: ProjectView) -> None:
     """See `code_moved_for`: the module's analysis before the edit, kept again as made of the new
-    facts. An analysis reads no line (its values name scopes, sites and allocations by number,
-    which an edit that only moves code keeps), so it found what it found."""
+    facts. An analysis reads no line (its values name scopes, sites and allocations by qualname
+    and by order, which an edit that only moves code keeps), so it found what it found."""
     hit = _analysis_before(old, view)
     if hit is None:
         return
@@ -1871,20 +1875,18 @@ def _analysis_before(old: FileFacts, view: ProjectView) -> _CachedAnalysis | Non
 
 def _observable(outcome: Outcome, mf: ModuleFlow, lookups: set[tuple]) -> dict[tuple, str]:
     """What readers can observe of an analysis, comparable across an edit: the values of each name
-    bound in the module or a class, by where it is bound (("=", scope, name), not by variable
-    number: an edit renumbers them), and of each return and yield, of the `lookups` given; and the
-    fields of what readers can reach: of every object but a list or dict, which only those values,
-    their fields and what they hold lead to (a literal added in a function body reaches no reader;
-    one whose method is returned does, through the method). Canonical as
-    answers are digested (`_digest`: `1` and `True` are equal, not alike)."""
-    classes = {scope[0] for scope in mf.scopes if scope[1] == "class"}
+    bound in the module or a class (`_read_scopes`), by where it is bound (("=", scope, name), not
+    by variable number: an edit renumbers them), and of each return and yield, of the `lookups`
+    given; and the fields of what readers can reach: of every object but a list or dict, which only
+    those values, their fields and what they hold lead to (a literal added in a function body
+    reaches no reader; one whose method is returned does, through the method). Canonical as answers
+    are digested (`_digest`: `1` and `True` are equal, not alike)."""
     observed: dict[tuple, frozenset] = {}
-    for idx, scope in enumerate(mf.scopes):
-        if idx == 0 or scope[0] in classes:
-            for name, vars_ in scope[5].items():
-                where = ("=", scope[0], name)
-                if where in lookups and (values := outcome.final(vars_)):
-                    observed[where] = observed.get(where, EMPTY) | values
+    for scope in _read_scopes(mf):
+        for name, vars_ in scope[5].items():
+            where = ("=", scope[0], name)
+            if where in lookups and (values := outcome.final(vars_)):
+                observed[where] = observed.get(where, EMPTY) | values
     observed.update((key, values) for key, values in outcome.cells.items() if key in lookups and values)
     fields: dict[object, list[tuple]] = {}
     for key, values in outcome.cells.items():
