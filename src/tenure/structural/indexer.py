@@ -343,10 +343,10 @@ def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set
 def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileFacts, new: FileFacts,
                moved: bool) -> None:
     """Note which items of its module an edit of a file changed (`ItemEdit`): none when the code
-    only moved (lookups read no lines), else as its resolver tells; None when that cannot be told,
-    or for a module two files of which changed in one run."""
+    only moved (lookups read no lines), else as its resolver tells; None when that cannot be told.
+    (Kept only for a module of one file: `Indexer._run`.)"""
     find = item_edits_for(spec.resolver)
-    items = None if find is None or new.module in edits else set() if moved else find(old, new)
+    items = None if find is None else set() if moved else find(old, new)
     edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
 
@@ -470,7 +470,7 @@ class Indexer:
                 self.store.drop_analyses()  # (another build's resolver made them)
             touched: set[str] = set()
             edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
-            before_edit: dict[str, FileFacts | None] = {}  # module -> its edited file's facts before (`_spared`)
+            before_edit: dict[str, FileFacts] = {}  # module -> its edited file's facts before (`_spared`)
             moved_from: list[FileFacts] = []  # facts before an edit that only moved code (`_carry`)
             changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -534,8 +534,8 @@ class Indexer:
                     moved_from.append(old_facts)
                 if old_facts is not None and moved is None:
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
-                    same_module = old_facts.module == facts.module and facts.module not in before_edit
-                    before_edit[facts.module] = old_facts if same_module else None
+                    if old_facts.module == facts.module:
+                        before_edit[facts.module] = old_facts
                 elif moved is None:
                     touched |= _old_keys(old_facts, old_symbols) | touched_keys(
                         facts, self.store.symbols_of_file(file_id))
@@ -550,14 +550,15 @@ class Indexer:
             # An edit whose changed items are known touches their keys, not its module's items key;
             # only for a module of one file, before the run and after it (readers read the first of
             # several: a run that takes one away leaves another, which was never the one read).
+            # (So two files of one module edited in one run never pass: the module had both before.)
             files_before = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
             one_file = {module for module in edits.keys() | before_edit.keys()
                         if files_before[module] == 1 and self.store.files_of_module(module) == 1}
             item_edits = {module: edit for module, edit in edits.items() if edit is not None and module in one_file}
-            before_edit = {module: old for module, old in before_edit.items() if old is not None and module in one_file}
+            before_edit = {module: old for module, old in before_edit.items() if module in one_file}
             for module, edit in item_edits.items():
                 touched = (touched - {items_key(module)}) | edit[2]
-            new_modules = self._new_modules(known, changed_ids)
+            new_modules = self._new_modules(files_before.keys(), changed_ids)
             looked_for_new = self.store.files_missing(new_modules)
             touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
             # Checked by a process that died before recording what the checks read: resolved again.
@@ -630,12 +631,11 @@ class Indexer:
                 "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
                 "status_detail": detail, "indexed_at": now}
 
-    def _new_modules(self, known: dict[str, dict], written: set[int]) -> set[str]:
-        """Module names that exist now and did not before this update: of the files it wrote (parsed
+    def _new_modules(self, before: AbstractSet[str], written: set[int]) -> set[str]:
+        """Module names that exist now and did not `before` this update: of the files it wrote (parsed
         again, or renamed), the only ones whose module can be new."""
         if not written:
             return set()
-        before = {row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial")}
         now = {r["module"] for r in self.store.db.query(
             "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')"
             " AND id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(written)),))}
