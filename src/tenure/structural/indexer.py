@@ -530,8 +530,8 @@ class Indexer:
                 report.files_parsed += 1
                 if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
                     changed_ids.add(file_id)
-                elif old_facts is not None:
-                    moved_from.append(old_facts)
+                elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
+                    moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
                 if old_facts is not None and moved is None:
                     touched |= changed_keys(old_facts, old_symbols, facts, self.store.symbols_of_file(file_id))
                     if old_facts.module == facts.module:
