@@ -616,14 +616,28 @@ def test_a_call_added_before_a_list_a_builtin_makes_spares_its_readers(make_repo
         assert snapshot(t) == clean_index(root, tmp_path)
 
 
-def test_a_damaged_kept_analysis_spares_nobody_and_the_update_goes_on(make_repo, tmp_path: Path) -> None:
-    root = make_repo(SPARING)
+def unaskable_questions(blob: bytes) -> bytes:
+    """A kept analysis whose questions read as well-formed msgpack, but ask nothing a layer knows,
+    each with a filter that every key matches (so any edit asks them again)."""
+    fmt, digest, vars_, cells, answers, reads = msgspec.msgpack.decode(zlib.decompress(blob))
+    answers = [[msgspec.Raw(msgspec.msgpack.encode(5)), d, b"\xff" * 16] for _, d, _ in answers]
+    return zlib.compress(msgspec.msgpack.encode([fmt, digest, vars_, cells, answers, reads]))
+
+
+@pytest.mark.parametrize("damage", [lambda blob: b"\x78not zlib", unaskable_questions],
+                         ids=["not zlib", "questions that cannot be asked"])
+def test_a_damaged_kept_analysis_spares_nobody_and_the_update_goes_on(
+    make_repo, tmp_path: Path, damage: Callable[[bytes], bytes]
+) -> None:
+    shapes = SPARING_SHAPES.replace(PICK_BODY, PICK_THROUGH_OTHER)  # (its analysis asks other.py a question)
+    root = make_repo({**SPARING, "app/shapes.py": shapes})
     with Tenure.open(root, discover=False) as t:
         t.index()
-        t.db.execute("UPDATE file_analyses SET analysis = ?", (b"\x78not zlib",))
+        for file_id, blob in t.db.rows("SELECT file_id, analysis FROM file_analyses"):
+            t.db.execute("UPDATE file_analyses SET analysis = ? WHERE file_id = ?", (damage(blob), file_id))
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
-        write(root, "app/shapes.py", SPARING_SHAPES.replace(PICK_BODY, PICK_WITH_STATEMENT))
+        write(root, "app/shapes.py", shapes.replace("    return Thing\n", "    unused = 1\n    return Thing\n"))
         report = t.index()
         assert (report.files_spared, report.files_verified) == (0, 1)  # factory.py checked instead
         assert snapshot(t) == clean_index(root, tmp_path)
