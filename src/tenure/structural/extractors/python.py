@@ -116,6 +116,14 @@ class _Scope:
         self.lambdas = 0
 
 
+def numbered(counts: dict[str, int], qualname: str) -> str:
+    """The next name made in scope `qualname` (`counts`: how many so far, per scope), as `f#0`: how
+    allocations and call sites are named in values, so that an edit of another scope leaves the
+    name as it was (readers of a module's analysis compare its values)."""
+    count = counts[qualname] = counts.get(qualname, -1) + 1
+    return f"{qualname}#{count}"
+
+
 class _Walker:
     def __init__(self, facts: FileFacts, root: Node) -> None:
         self.facts = facts
@@ -843,11 +851,7 @@ class _Walker:
         return len(self.sites) - 1
 
     def _alloc(self) -> str:
-        """An allocation's name: its scope's qualname and its number there (`f#0`), so that an edit
-        of another scope leaves it as it was (readers of the module's analysis compare its values)."""
-        qualname = self.scope.qualname
-        count = self.allocs[qualname] = self.allocs.get(qualname, -1) + 1
-        return f"{qualname}#{count}"
+        return numbered(self.allocs, self.scope.qualname)
 
     def flow(self) -> bytes:
         self._resolve_reads()

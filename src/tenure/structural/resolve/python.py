@@ -40,6 +40,7 @@ from tenure.structural.extractors.python import (
     PARAM_POSITIONAL,
     PARAM_POSITIONAL_ONLY,
     PARAM_STAR,
+    numbered,
 )
 from tenure.structural.facts import FileFacts, digest_of
 from tenure.structural.memo import Memo
@@ -182,15 +183,9 @@ class ModuleFlow:
 
     @cached_property
     def site_names(self) -> list[str]:
-        """Each call site as `qualname#n`, the n-th of its scope (as allocations are named): what a
-        value made at a site is called, so that an edit of another scope, which renumbers sites, leaves it."""
+        """Each call site named as allocations are (`numbered`): what a value made at a site is called."""
         counts: dict[str, int] = {}
-        names = []
-        for site in self.sites:
-            qualname = self.scopes[site[2]][0]
-            count = counts[qualname] = counts.get(qualname, -1) + 1
-            names.append(f"{qualname}#{count}")
-        return names
+        return [numbered(counts, self.scopes[site[2]][0]) for site in self.sites]
 
     def fqn(self, idx: int) -> str:
         return qualify(self.module, self.scopes[idx][0]) if idx > 0 else self.module
