@@ -8,12 +8,43 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tenure.cli import app
+from tenure.cli import COMMANDS, app
 
 runner = CliRunner()
 QUERY_COMMANDS = [["index"], ["what-breaks"], ["find"], ["status"], ["remember"], ["recall"], ["confirm"],
                   ["supersede"], ["history"], ["review"], ["brief"], ["map"], ["backfill"], ["session", "start"],
                   ["session", "lease"], ["session", "end"], ["setup"]]
+
+
+def test_the_command_table_names_what_each_module_registers() -> None:
+    """`tenure` builds a command from its module only when it runs: the table must be the truth."""
+    import importlib
+
+    import typer
+    from typer.main import get_group
+
+    registered: dict[str, str] = {}
+    for module in dict.fromkeys(COMMANDS.values()):
+        one = typer.Typer()
+        importlib.import_module(f"tenure.cli.{module}").register(one)
+        registered |= dict.fromkeys(get_group(one).commands, module)
+    assert registered == COMMANDS
+
+
+def test_running_a_command_builds_only_that_command() -> None:
+    """Start cost: the other 22 commands' modules are not imported, their signatures not read."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from tenure.cli import app; app(['find', '--help'], standalone_mode=False); "
+             "print(sorted(m for m in sys.modules if m.startswith('tenure.cli.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "['tenure.cli.common', 'tenure.cli.structural']"
+
+
+def test_a_mistyped_command_is_told_the_near_names() -> None:
+    result = runner.invoke(app, ["indx"])
+    assert result.exit_code == 2 and "index" in result.output
 
 
 @pytest.mark.parametrize("command", QUERY_COMMANDS, ids=" ".join)
