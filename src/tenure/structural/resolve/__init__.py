@@ -64,6 +64,7 @@ class Resolved(msgspec.Struct, array_like=True):
 
 
 _MODULE_SETS = itertools.count(1)
+_EPOCHS = itertools.count(1)  # (`ProjectIndex.epoch`)
 
 
 # A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an
@@ -128,7 +129,10 @@ class ProjectIndex:
     by_parent: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     module_paths: dict[str, list[str]] = field(default_factory=dict)
     generation: str = ""  # the index run whose state this reflects (a warm process keeps it)
-    epoch: int = 0  # bumped by every change: what was read at one epoch still holds at the same epoch
+    # Bumped by every change: what was read at one epoch still holds at the same epoch. Drawn from one
+    # counter for every index of the process, so that (id(index), epoch) names one state even after
+    # an index is freed and another made at its address.
+    epoch: int = field(default_factory=lambda: next(_EPOCHS))
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     _module_of: dict[str, str] = field(default_factory=dict)
@@ -174,7 +178,7 @@ class ProjectIndex:
         self._changed, self._changes_from = {}, self.epoch
 
     def add(self, sym: SymbolInfo) -> None:
-        self.epoch += 1
+        self.epoch = next(_EPOCHS)
         self._log("named", sym.name)
         if self.lazy is not None:
             for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
@@ -188,7 +192,7 @@ class ProjectIndex:
         self._by_path.setdefault(sym.path, []).append(sym)
 
     def add_module(self, module: str, path: str) -> None:
-        self.epoch += 1
+        self.epoch = next(_EPOCHS)
         self._log("facts", module)
         self._log("items", module)
         self.item_edits.pop(module, None)
@@ -201,7 +205,7 @@ class ProjectIndex:
         """`add_module` for each (module, path), at once, into an index nothing has read yet (no
         change to log: there is no earlier state of it to compare with)."""
         assert not self._changed and not self._facts, "add_modules fills a new index"
-        self.epoch += 1
+        self.epoch = next(_EPOCHS)
         for module, path in files:
             self.module_paths.setdefault(module, []).append(path)
             self._module_of[path] = module
@@ -211,7 +215,7 @@ class ProjectIndex:
 
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
-        self.epoch += 1
+        self.epoch = next(_EPOCHS)
         if self.lazy is not None:  # (a name whose list was never read was never read: no reader to tell)
             for table in (self.by_fqn, self.by_name, self.by_parent):
                 for key, syms in table.items():

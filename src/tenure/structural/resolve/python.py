@@ -2083,16 +2083,16 @@ def _key_bits(key: str) -> int:
 
 
 class _ModuleBits(dict[str, int]):
-    """Module name -> the bits of its `mod:` key, or none when the project has no such module
-    (lookups in vain are tracked apart, see `ProjectView`). Valid for one index state."""
+    """Module name -> the bits of its `mod:` key in filters of one size (`keys`: key -> its bits),
+    or none when the project has no such module (lookups in vain are tracked apart, see
+    `ProjectView`). Valid for one index state."""
 
-    def __init__(self, view: ProjectView) -> None:
+    def __init__(self, view: ProjectView, keys: Memo[str, int]) -> None:
         super().__init__()
-        self.epoch = view.epoch
-        self.paths = view.module_paths
+        self.epoch, self.paths, self.keys = view.epoch, view.module_paths, keys
 
     def __missing__(self, module: str) -> int:
-        bits = self[module] = _KEY_BITS[module_key(module)] if module in self.paths else 0
+        bits = self[module] = self.keys[module_key(module)] if module in self.paths else 0
         return bits
 
 
@@ -2104,7 +2104,7 @@ def _wide_bits(size: int, key: str) -> int:
 
 # (keys recur across questions and files, and filters are built by the hundred thousand)
 _KEY_BITS = Memo(_key_bits)
-_MODULE_BITS: list[_ModuleBits] = []  # the one for the index state in use
+_MODULE_BITS: dict[int, _ModuleBits] = {}  # filter size (0: the 128 bits) -> its, for the index state in use
 # A question that read more keys than this also gets a wide filter, of 8 bits per key (rounded up to
 # a power of two, at most 64 Kbit): 128 bits fill up past a few dozen keys, and a question that read a
 # module's whole analysis reads hundreds (all of them matched every edit: a third of an update).
@@ -2127,20 +2127,44 @@ def _wide_holds(wide: bytes, keys: Iterable[str]) -> bool:
 
 def _key_filter(view: ProjectView, read: Recording) -> bytes:
     """The filter of the keys a recording stands for (`view.keys_of`), without spelling them out:
-    128 bits, and a wide part after them when it read many keys (`_WIDE_FROM`)."""
-    if not _MODULE_BITS or _MODULE_BITS[0].epoch != view.epoch:
-        _MODULE_BITS[:] = [_ModuleBits(view)]
-    bits = reduce(or_, map(_KEY_BITS.__getitem__, read[0]), 0)
-    bits = reduce(or_, map(_MODULE_BITS[0].__getitem__, read[1]), bits)
-    narrow = bits.to_bytes(_FILTER_BYTES, "little")
-    count = len(read[0]) + len(read[1])
-    if count <= _WIDE_FROM:
-        return narrow
-    size = min(max(256, 1 << (count * 8 - 1).bit_length()), _WIDE_MAX)
-    table, paths = _WIDE_BITS[size], view.module_paths
-    bits = reduce(or_, map(table.__getitem__, read[0]), 0)
-    bits = reduce(or_, (table[module_key(m)] for m in read[1] if m in paths), bits)
-    return narrow + bits.to_bytes(size // 8, "little")
+    128 bits, and a wide part after them when it read many keys (`_WIDE_FROM`). Four questions in
+    five, across a run's files, read exactly what one asked before read (a module's analysis,
+    replayed whole): their filter is made once per index state (`_FILTERS`)."""
+    made = _FILTERS.get(view.epoch)
+    if made is None or len(made) > _FILTERS_KEPT:
+        _FILTERS.clear()
+        made = _FILTERS[view.epoch] = {}
+    recording = (frozenset(read[0]), frozenset(read[1]))
+    found = made.get(recording)
+    if found is None:
+        found = made[recording] = _make_filter(view, *recording)
+    return found
+
+
+def _make_filter(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> bytes:
+    count = len(keys) + len(modules)
+    size = 0 if count <= _WIDE_FROM else min(max(256, 1 << (count * 8 - 1).bit_length()), _WIDE_MAX)
+    narrow = _bits_of(view, 0, keys, modules).to_bytes(_FILTER_BYTES, "little")
+    return narrow + _bits_of(view, size, keys, modules).to_bytes(size // 8, "little") if size else narrow
+
+
+def _bits_of(view: ProjectView, size: int, keys: frozenset[str], modules: frozenset[str]) -> int:
+    """The keys' and the modules' bits in a filter of `size` bits (0: the 128 bits)."""
+    bits = reduce(or_, map((_WIDE_BITS[size] if size else _KEY_BITS).__getitem__, keys), 0)
+    return reduce(or_, map(_module_bits(view, size).__getitem__, modules), bits)
+
+
+def _module_bits(view: ProjectView, size: int) -> _ModuleBits:
+    found = _MODULE_BITS.get(size)
+    if found is None or found.epoch != view.epoch:
+        found = _MODULE_BITS[size] = _ModuleBits(view, _WIDE_BITS[size] if size else _KEY_BITS)
+    return found
+
+
+# Index state -> recording -> its filter (`_key_filter`), for the state in use; emptied past
+# `_FILTERS_KEPT` recordings (Django's full index makes 57,000, each process about half of them).
+_FILTERS: dict[tuple[int, int], dict[tuple[frozenset[str], frozenset[str]], bytes]] = {}
+_FILTERS_KEPT = 1 << 16
 
 
 class AskedProject:
