@@ -1,30 +1,114 @@
-"""`tenure index` runs with one string-hash seed, so every run builds the same graph; the commands
-that only read the graph start once."""
+"""Every graph `tenure` stores is the one a process seeded with 0 builds: `tenure index` restarts
+seeded when its result would follow its own random string-hash seed (or up front: a watcher, a large
+run), and keeps it otherwise; the commands that only read the graph start once."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-from tenure import entry
+from tenure import Tenure, entry
+from tenure.structural import indexer
+from tests.conftest import FIXTURES
 
 
-def test_the_command_that_builds_the_graph_restarts_itself_with_a_fixed_hash_seed(monkeypatch) -> None:
+def _restart_recorded(monkeypatch) -> list[tuple[list[str], str]]:
+    """os.execv recorded (args, the seed it passes) and ended, instead of done: the real one never returns."""
     monkeypatch.delenv("PYTHONHASHSEED", raising=False)
-    monkeypatch.setattr(sys, "argv", ["tenure", "index", "--json", "repo"])
-    calls = []
+    calls: list[tuple[list[str], str]] = []
 
     def execv(path: str, args: list[str]) -> None:
-        calls.append((path, args, os.environ["PYTHONHASHSEED"]))
-        raise SystemExit(0)  # the real one never returns
+        assert path == sys.executable
+        calls.append((args[1:], os.environ["PYTHONHASHSEED"]))
+        raise SystemExit(0)
 
     monkeypatch.setattr(os, "execv", execv)
+    return calls
+
+
+def test_a_watcher_restarts_itself_with_a_fixed_hash_seed_before_it_starts(monkeypatch) -> None:
+    calls = _restart_recorded(monkeypatch)
+    monkeypatch.setattr(sys, "argv", ["tenure", "index", "--watch", "repo"])
     with pytest.raises(SystemExit):
         entry.main()
-    assert calls == [(sys.executable, [sys.executable, "-m", "tenure.cli", "index", "--json", "repo"], "0")]
+    assert calls == [(["-m", "tenure.cli", "index", "--watch", "repo"], "0")]
+
+
+SATURATING = "".join(f"class C{n}:\n    pass\n\n\n" for n in range(30)) + (
+    "def same(x):\n    return x\n\n\n" + "".join(f"same(C{n}())\n" for n in range(30)))
+
+
+def test_an_update_whose_resolution_followed_the_hash_seed_is_rolled_back_and_run_seeded(
+        monkeypatch, make_repo) -> None:
+    """30 classes flow into one parameter: which 24 of them it keeps follows the iteration order."""
+    root = make_repo({"app.py": "def f():\n    return 1\n"})
+    with Tenure.open(root) as t:
+        t.index()
+    (root / "many.py").write_text(SATURATING)
+    calls = _restart_recorded(monkeypatch)
+    with pytest.raises(SystemExit):
+        entry.run_cli(["index", "--json", str(root)])
+    assert calls == [(["-m", "tenure.cli", "index", "--json", str(root)], "0")]
+    with Tenure.open(root) as t:  # nothing of the unseeded run was kept
+        assert t.find_symbol("many.same").matches == []
+
+
+def test_an_update_that_followed_no_order_is_kept_without_a_restart(monkeypatch, make_repo, capsys) -> None:
+    root = make_repo({"app.py": "def f():\n    return 1\n"})
+    with Tenure.open(root) as t:
+        t.index()
+    (root / "more.py").write_text("from app import f\n\n\ndef g():\n    return f()\n")
+    _restart_recorded(monkeypatch)
+    with pytest.raises(SystemExit) as ended:
+        entry.run_cli(["index", "--json", str(root)])
+    assert ended.value.code == 0 and '"files_parsed": 1' in capsys.readouterr().out
+    with Tenure.open(root) as t:
+        assert [d["symbol"] for d in t.what_breaks("app.f")["dependants"]] == ["more.g", "more"]
+
+
+def test_a_large_run_restarts_seeded_before_it_parses(monkeypatch, make_repo) -> None:
+    """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches."""
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
+    root = make_repo({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)})
+    calls = _restart_recorded(monkeypatch)
+    with pytest.raises(SystemExit):
+        entry.run_cli(["index", str(root)])
+    assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]
+
+
+EDGES_OF_EVERY_FIXTURE = """
+import json, shutil, sys
+from pathlib import Path
+from tenure import Tenure
+from tenure.structural import resolve
+out = {}
+for case in sorted(Path(sys.argv[1]).iterdir()):
+    root = shutil.copytree(case, Path(sys.argv[2]) / case.name)
+    before = resolve.order_dependence()
+    with Tenure.open(root) as t:
+        t.index()
+        out[case.name] = [resolve.order_dependence() - before, sorted(map(json.dumps, t.export_edges()))]
+print(json.dumps(out))
+"""
+
+
+def test_a_resolution_that_met_no_cap_finds_the_same_graph_under_every_hash_seed(tmp_path) -> None:
+    """What lets `tenure index` keep an unseeded run: when no capped set dropped a value and no
+    fixpoint ran out of budget, every order finds the same graph. Every graph fixture, three seeds."""
+    runs = {}
+    for seed in ("0", "1", "2"):
+        (tmp_path / seed).mkdir()
+        command = [sys.executable, "-c", EDGES_OF_EVERY_FIXTURE, str(FIXTURES / "graph"), str(tmp_path / seed)]
+        out = subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": seed, "TENURE_ENRICH": "off"},
+                             capture_output=True, text=True, check=True).stdout
+        runs[seed] = json.loads(out)
+    for case, (met_a_cap, edges) in runs["0"].items():
+        assert met_a_cap == 0 and edges, case
+        assert runs["1"][case] == runs["2"][case] == [0, edges], case
 
 
 @pytest.mark.parametrize("argv", [["what-breaks", "Order.total"], ["hook", "--help"], ["--help"], []])
@@ -51,7 +135,7 @@ def test_python_dash_m_tenure_cli_runs_with_the_same_seed_as_the_command() -> No
     assert out.returncode == 0 and "Usage" in out.stdout
     # what it runs when no seed is set: itself again, seeded (execv recorded instead of done)
     seeded = subprocess.run(
-        [sys.executable, "-c", "import os, runpy, sys; sys.argv = ['x', 'index', '--help']; "
+        [sys.executable, "-c", "import os, runpy, sys; sys.argv = ['x', 'index', '--watch', '--help']; "
          "os.execv = lambda path, args: print('RESTART', os.environ['PYTHONHASHSEED'], args[1:3]) or sys.exit(0); "
          "runpy.run_module('tenure.cli', run_name='__main__')"],
         env=env, capture_output=True, text=True)

@@ -103,14 +103,15 @@ class Tenure:
 
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
-              defer_bookkeeping: bool = False) -> IndexReport:
+              defer_bookkeeping: bool = False, seedless: bool = False) -> IndexReport:
         """Bring the index up to date (see `Indexer.run`); a watcher defers the bookkeeping of checked
-        dependants to its idle time (`flush`)."""
+        dependants to its idle time (`flush`). `seedless`: raise `HashSeedNeeded` rather than store
+        what followed this process's random string-hash seed (`tenure.entry`)."""
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.structural.sources import run_after_index
 
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
-            report = self._indexer.run(progress, changed_paths, defer_bookkeeping)
+            report = self._indexer.run(progress, changed_paths, defer_bookkeeping, seedless)
             run_after_index(self, report)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock

@@ -1,12 +1,19 @@
-"""The `tenure` command's entry point: a fixed string-hash seed for the command that builds the
-graph, then the CLI.
+"""The `tenure` command's entry point: the CLI, restarted with a fixed string-hash seed where the
+graph it builds would otherwise follow the process's.
 
-Resolution caps its value sets (`resolve/python.py`, MAX_VALUES): which values fill a capped set
-follows the order sets are iterated in, and that follows string hashing, which Python seeds at
-random per process. `tenure index` runs with one seed, so every run builds the same graph, and the
-answers one run stores are the answers the next run gets (the incremental early cutoff). It is the
-only command that builds the graph: the others read it, and start once instead of twice (an agent's
-hooks run one on every event). A seed the user set is kept.
+Resolution caps its value sets (`resolve/python.py`, MAX_VALUES), and a fixpoint has a budget: which
+values fill a capped set, or what is left undone, follows the order sets are iterated in, and that
+follows string hashing, which Python seeds at random per process. Every graph `tenure` stores is the
+one a process seeded with 0 builds, so every run builds the same graph and the answers one run
+stores are the answers the next run gets (the incremental early cutoff):
+
+- `tenure index --watch` restarts seeded before it starts (it cannot start again half-way);
+- `tenure index` runs unseeded, and keeps its result when resolution met no cap and no budget's end
+  (`resolve.order_dependence`: then any order finds the same), which is most one-file updates; else
+  it rolls back and restarts seeded (`HashSeedNeeded`), as it does up front for a large run;
+- every other command only reads the graph, and starts once.
+
+A seed the user set is kept.
 """
 
 from __future__ import annotations
@@ -14,31 +21,53 @@ from __future__ import annotations
 import os
 import sys
 
-SEEDED_COMMANDS = frozenset({"index"})  # the commands that build the graph
+_restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
+
+
+def hash_seed_fixed() -> bool:
+    return os.environ.get("PYTHONHASHSEED", "random") != "random"
+
+
+def may_build_unseeded() -> bool:
+    """Whether a command may build the graph without a fixed seed: `run_cli` runs it, and restarts
+    it seeded when its result followed the seed (`HashSeedNeeded`). Not under a test's runner, or
+    a script's `app()`: those keep the seed they have."""
+    return _restarts and not hash_seed_fixed()
 
 
 def with_hash_seed(argv: list[str]) -> None:
     """Run `argv` (a Python command line) in place of this process when no seed is set yet.
     Also for scripts that drive the Python API and must see the graph the command builds."""
-    if "PYTHONHASHSEED" not in os.environ:
+    if not hash_seed_fixed():
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, *argv])
 
 
-def builds_the_graph(args: list[str]) -> bool:
-    """Whether `tenure ARGS` runs a command of SEEDED_COMMANDS (the first word that is not an
-    option: no option of `tenure` itself takes a value)."""
-    return next((arg for arg in args if not arg.startswith("-")), None) in SEEDED_COMMANDS
+def seeded_up_front(args: list[str]) -> bool:
+    """Whether `tenure ARGS` is a watcher (`index --watch`): the first word that is not an option
+    (no option of `tenure` itself takes a value) is `index`, and `--watch` follows."""
+    words = [arg for arg in args if not arg.startswith("-")]
+    return bool(words) and words[0] == "index" and "--watch" in args
 
 
 def run_cli(argv: list[str]) -> None:
-    """The CLI with `argv` as its arguments, restarted as `python -m tenure.cli` with a fixed seed
-    first when it builds the graph."""
-    if builds_the_graph(argv):
-        with_hash_seed(["-m", "tenure.cli", *argv])
+    """The CLI with `argv` as its arguments; restarted as `python -m tenure.cli` with the seed fixed
+    where the graph it builds needs it (see the module's doc)."""
+    restart = ["-m", "tenure.cli", *argv]
+    if seeded_up_front(argv):
+        with_hash_seed(restart)
     from tenure.cli import app
+    from tenure.structural.resolve import HashSeedNeeded
 
-    app(args=argv, prog_name="tenure")
+    global _restarts
+    _restarts = True
+    try:
+        app(args=argv, prog_name="tenure")
+    except HashSeedNeeded:
+        with_hash_seed(restart)
+        raise  # (a seed was set: not this process's doing, and not expected)
+    finally:
+        _restarts = False
 
 
 def main() -> None:

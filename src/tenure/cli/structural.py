@@ -12,6 +12,7 @@ import typer
 
 from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+from tenure.entry import may_build_unseeded
 from tenure.structural.indexer import IndexReport
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
@@ -34,8 +35,9 @@ def index(
     if not path.is_dir():
         err.print(f"[red]error:[/red] {path} is not a directory")
         raise typer.Exit(2)
+    seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
     with Tenure.open(path, discover=False) as t:
-        report = with_progress(lambda progress: t.index(progress=progress), quiet=as_json)
+        report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
         _print_report(report, as_json)
         if watch:
             console.print(f"watching {t.root} for changes (Ctrl-C to stop)")

@@ -31,6 +31,7 @@ from tenure.structural.languages import LanguageSpec, language_for, language_tab
 from tenure.structural.naming import file_scope_name, module_name, qualify
 from tenure.structural.resolve import (
     MODULE_KEY,
+    HashSeedNeeded,
     ItemEdit,
     ProjectIndex,
     ProjectView,
@@ -43,6 +44,7 @@ from tenure.structural.resolve import (
     item_edits_for,
     items_key,
     module_key,
+    order_dependence,
     outcome_unchanged_for,
     resolver_for,
     spare_for,
@@ -383,16 +385,21 @@ class Indexer:
         self._pending: list[tuple[Verified, ProjectIndex]] = []  # deferred bookkeeping, see `run`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
-            defer_bookkeeping: bool = False) -> IndexReport:
+            defer_bookkeeping: bool = False, seedless: bool = False) -> IndexReport:
         """Bring the index up to date. With `changed_paths` (from a file watcher) only those paths
         are looked at; otherwise the whole tree is walked and compared by stat and content hash.
         With `defer_bookkeeping`, what checking dependants read (reads to add, answers whose filters
         widened) is recorded by `flush` (a watcher's idle time, or the next run) instead of now; the
         graph is complete either way, and a process that dies first leaves the ids of those files,
-        which the next run resolves again."""
+        which the next run resolves again.
+
+        `seedless`: this process's string-hash seed is random (`tenure.entry`). A run whose
+        resolution followed it (`order_dependence`), or that resolves too many files to watch for
+        that (workers), raises `HashSeedNeeded` and commits nothing; any other run stores what a
+        run under the fixed seed would."""
         self.flush()
         with cyclic_gc_paused():
-            return self._run(progress, changed_paths, defer_bookkeeping)
+            return self._run(progress, changed_paths, defer_bookkeeping, seedless)
 
     def flush(self) -> None:
         """Record deferred bookkeeping (see `run`), unless another process indexed since: its ids
@@ -419,8 +426,10 @@ class Indexer:
         self.store.keep_verified(*self._not_yet_recorded(
             {f: c.reads_to_keep() for f, c in verified.items()}, index, stored))
 
-    def _run(self, progress: Progress | None, changed_paths: set[str] | None, defer: bool) -> IndexReport:
+    def _run(self, progress: Progress | None, changed_paths: set[str] | None, defer: bool,
+             seedless: bool) -> IndexReport:
         started = time.perf_counter()
+        order_dependent = order_dependence()
         self._parsed = {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
@@ -462,6 +471,8 @@ class Indexer:
         same = {c.path for c in same_content}
         changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
         report.phases["discover"] = time.perf_counter() - started
+        if seedless and len(changed) >= PARALLEL_THRESHOLD:
+            raise HashSeedNeeded(f"{len(changed)} files to parse")  # (before the work: most such runs need it)
         parsed = _parse_all(changed, progress)  # parsed while the loop below stores what is done
 
         db = self.store.db
@@ -572,7 +583,9 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit, moved_from)
+                    defer, item_edits, before_edit, moved_from, seedless)
+                if seedless and order_dependence() != order_dependent:
+                    raise HashSeedNeeded("resolution followed the order of string hashing")
             except BaseException:
                 self._pending = []
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
@@ -714,6 +727,7 @@ class Indexer:
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
         item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts], moved_from: list[FileFacts],
+        seedless: bool,
     ) -> tuple[int, int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed, or that `_spared` finds untouched. Returns
@@ -729,6 +743,8 @@ class Indexer:
         if not file_ids:
             return 0, len(kept), len(spared)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
+        if seedless and len(todo) >= PARALLEL_THRESHOLD:
+            raise HashSeedNeeded(f"{len(todo)} files to resolve")  # (in workers, whose order nobody sees)
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
         # Re-resolving most of the project is a bulk load: indexes are built once at the end.

@@ -65,6 +65,25 @@ class Resolved(msgspec.Struct, array_like=True):
 
 _MODULE_SETS = itertools.count(1)
 _EPOCHS = itertools.count(1)  # (`ProjectIndex.epoch`)
+# How often a resolver's result depended on the order sets are iterated in, which follows the process's
+# string-hash seed: a capped set dropped a value, or a fixpoint ran out of budget. A process that saw
+# none found what a process under any seed finds (`tenure.entry`).
+_order_dependent = 0
+
+
+def note_order_dependence() -> None:
+    global _order_dependent
+    _order_dependent += 1
+
+
+def order_dependence() -> int:
+    """How often so far, in this process (see `note_order_dependence`)."""
+    return _order_dependent
+
+
+class HashSeedNeeded(Exception):
+    """A run in a process whose string-hash seed is random (`Indexer.run`, `seedless`) found what
+    followed that seed: rolled back, to be run again with the seed fixed."""
 
 
 # A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an

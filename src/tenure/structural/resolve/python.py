@@ -56,6 +56,7 @@ from tenure.structural.resolve import (
     item_key,
     items_key,
     module_key,
+    note_order_dependence,
 )
 from tenure.structural.resolve.generic import python_absolute
 
@@ -934,6 +935,8 @@ class Analysis:
             stmt = stmts[i]
             self.cur, self.scope = i, stmt[1]
             self.execute(stmt)
+        if self.queue:
+            note_order_dependence()  # out of budget: what was left undone followed the order
 
     def _wake_one(self, i: int) -> None:
         if not self.queued[i]:
@@ -963,6 +966,8 @@ class Analysis:
             if len(have) != size:
                 for i in self.var_readers[var] or ():
                     self._wake_one(i)
+        elif not values <= have:
+            note_order_dependence()  # which values got in first followed the iteration order
 
     def add_cell(self, key: tuple, values: frozenset | set) -> bool:
         """Add to a cell; True when it grew."""
@@ -973,6 +978,8 @@ class Analysis:
             have = self.cells[key] = set()
         size = len(have)
         if size >= MAX_VALUES:
+            if not values <= have:
+                note_order_dependence()
             return False
         have |= values
         if len(have) == size:
