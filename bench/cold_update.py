@@ -6,7 +6,9 @@ this build against a baseline git revision in the same run.
 Each build gets its own copy of Django 5.1.4's sdist (an index made by one build is parsed again by
 another: the extractor version differs), indexed in full first. Then, per case and run, the two
 builds take turns (a change in the load of a shared machine weighs on both alike), each running
-`python -m tenure.cli index --json DIR` as a subprocess with `PYTHONPATH` = its `src/`. Cases, on
+`python -m tenure.cli index --json DIR` as a subprocess with `PYTHONPATH` = its `src/`, and no
+`PYTHONHASHSEED`: as the `tenure` command runs, so a build that restarts Python to fix the seed pays
+for it (`tenure.entry`; the start of a bare interpreter is printed first, for scale). Cases, on
 `--file` (default `django/db/utils.py`, read by ~850 files):
 
 - unchanged: nothing edited;
@@ -72,15 +74,20 @@ def _unpack(target: Path) -> Path:
 
 def _index(src: Path, root: Path) -> tuple[float, float, dict]:
     """(CPU seconds, wall seconds, report) of one `tenure index` in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0", "TENURE_ENRICH": "off"}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    cpu, wall, out = _timed([sys.executable, "-m", "tenure.cli", "index", "--json", str(root)],
+                            {**env, "PYTHONPATH": str(src), "TENURE_ENRICH": "off"})
+    return cpu, wall, json.loads(out.splitlines()[-1])
+
+
+def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """(CPU seconds, wall seconds, stdout) of a command, its children included."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "tenure.cli", "index", "--json", str(root)],
-                         env=env, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall, json.loads(out.splitlines()[-1])
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, out
 
 
 def main() -> None:
@@ -100,6 +107,8 @@ def main() -> None:
         roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
         originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
         rows = []
+        bare = min(_timed([sys.executable, "-c", "pass"])[0] for _ in range(5))
+        print(f"a bare interpreter starts in {bare:.2f} s CPU (`python -c pass`, the least of 5)", flush=True)
         try:
             for name, src in builds.items():
                 cpu, wall, _ = _index(src, roots[name])
