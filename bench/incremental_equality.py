@@ -15,13 +15,16 @@ changed) and compares every edge, at two checkpoints, with a clean index of a co
 
 Printed: per edit, files resolved again, verified by their answers, and spared (see `Indexer._spared`),
 and seconds; per checkpoint, EQUAL or the edges only the incremental graph has and only the clean one
-has. Every process runs with the command's hash seed (`tenure.entry`). Nothing is asserted.
+has. Each `tenure` process runs as the command does (no seed set: an update keeps an unseeded run
+whose resolution followed no order, and restarts seeded otherwise, `tenure.entry`); the watcher runs
+seeded, as `tenure index --watch` does. Nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -56,8 +59,9 @@ EDITS: list[list[tuple[str, bytes | None, bytes]]] = [
 
 
 def cli(*args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}  # (set for the watcher, below)
     return subprocess.run([sys.executable, "-m", "tenure.cli", *args], check=True, capture_output=True,
-                          text=True).stdout
+                          text=True, env=env).stdout
 
 
 def edges(root: Path) -> set[str]:
@@ -150,5 +154,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with_hash_seed([__file__, *sys.argv[1:]])  # as the `tenure` command runs
+    with_hash_seed([__file__, *sys.argv[1:]])  # as `tenure index --watch` runs
     main()
