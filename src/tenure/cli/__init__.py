@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_name, get_group
 
 # Every command of `tenure`, in the order `--help` lists them, and the module of tenure.cli whose
-# `register(app)` adds it (tests/test_cli_commands.py checks that the two agree).
+# `register(app)` adds it (tests/test_cli_polish.py checks that the two agree).
 COMMANDS: dict[str, str] = {
     "index": "structural", "what-breaks": "structural", "find": "structural", "status": "structural",
     "enrich": "enrich",
