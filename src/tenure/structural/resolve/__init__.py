@@ -192,8 +192,17 @@ class ProjectIndex:
             return
         source, self.lazy = self.lazy, None
         self.by_fqn, self.by_name, self.by_parent, self._by_path = {}, {}, {}, {}
-        for sym in source.all_symbols():
-            self.add(sym)
+        for sym in source.all_symbols():  # (in `symbol_order`: appended, not inserted one by one)
+            self.by_fqn.setdefault(sym.fqn, []).append(sym)
+            self.by_name.setdefault(sym.name, []).append(sym)
+            if sym.parent:
+                self.by_parent.setdefault(sym.parent, []).append(sym)
+            self._by_path.setdefault(sym.path, []).append(sym)
+        for table in (self.by_fqn, self.by_name, self.by_parent):
+            for found in table.values():
+                if len(found) > 1:
+                    found.sort(key=symbol_order)  # (linear when in order already: SQL's and Python's may differ)
+        self.epoch = next(_EPOCHS)
         self._changed, self._changes_from = {}, self.epoch
 
     def add(self, sym: SymbolInfo) -> None:
