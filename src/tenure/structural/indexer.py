@@ -569,9 +569,12 @@ class Indexer:
             before_edit = {module: old for module, old in before_edit.items() if module in one_file}
             for module, edit in item_edits.items():
                 touched = (touched - {items_key(module)}) | edit[2]
-            new_modules = self._new_modules(files_before.keys(), changed_ids)
-            looked_for_new = self.store.files_missing(new_modules)
-            touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
+            if kept:
+                new_modules = self._new_modules(files_before.keys(), changed_ids)
+                looked_for_new = self.store.files_missing(new_modules)
+                touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
+            else:  # every file is new or changed (a first index): no other holds reads to look up
+                looked_for_new, touched_by_file = set(), {}
             # Checked by a process that died before recording what the checks read: resolved again.
             unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
             dependants = set(touched_by_file) - changed_ids - looked_for_new - unrecorded
