@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -742,6 +742,45 @@ def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
     with Tenure.open(root, discover=False) as t:
         assert t.index().files_verified == 2
     assert "app.factory" not in analysed
+
+
+class _WorkersInThisProcess:
+    """The pool `_resolve_all` forks, played here: each batch runs as a worker of its own would,
+    with no analysis it made itself (a worker has only what the others shared)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def __enter__(self) -> _WorkersInThisProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, work: Callable, batches: list) -> Iterator:
+        for batch in batches:
+            forget_analyses()
+            yield work(batch)
+
+
+def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
+    make_repo, monkeypatch, analysed: list[str], tmp_path: Path
+) -> None:
+    """Twenty files read `app.factory`'s analysis: two batches of 16, as two workers, one analysis."""
+    from tenure.structural import indexer
+
+    users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}") for n in range(20)}
+    root = make_repo({**SHAPES, **users})
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(indexer, "_fork_context", object)  # (`_resolve_all` asks only that there is one)
+    monkeypatch.setattr(indexer, "_pool", _WorkersInThisProcess)
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert analysed.count("app.factory") == 1
+        got = snapshot(t)
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
+    assert got == clean_index(root, tmp_path)
 
 
 def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:

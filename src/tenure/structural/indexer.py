@@ -13,6 +13,7 @@ import json
 import os
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -911,6 +912,9 @@ _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
 
 # The index the resolve workers read: set before they are forked, so they share it copy-on-write.
 _SHARED_INDEX: ProjectIndex | None = None
+# Where the resolve workers leave each other the analyses they made (`_share_analysis`): a popular
+# module is then analysed by one worker, and read by the others (a fifth of the work).
+_SHARED_ANALYSES = ""
 
 
 _BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, bytes]]])
@@ -928,15 +932,42 @@ def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
     process to check the files that read those modules takes them instead of analysing again)."""
     index = _SHARED_INDEX
     assert index is not None, "workers are forked after the index is shared"
-    resolved = [_resolve_one(index, *item) for item in batch]
-    keep, index.analyses_to_keep = index.analyses_to_keep, {}
-    return msgspec.msgpack.encode((resolved, [(path, blob) for path, encode in keep.items()
-                                              if (blob := encode()) is not None]))
+    resolved, kept = [], []
+    for item in batch:
+        resolved.append(_resolve_one(index, *item))
+        made, index.analyses_to_keep = index.analyses_to_keep, {}
+        for path, encode in made.items():
+            if (blob := encode()) is not None:
+                kept.append((path, blob))
+                _share_analysis(path, blob)
+    return msgspec.msgpack.encode((resolved, kept))
+
+
+def _shared_analysis_file(path: str) -> str:
+    return os.path.join(_SHARED_ANALYSES, hashlib.blake2b(path.encode(), digest_size=12).hexdigest())
+
+
+def _share_analysis(path: str, blob: bytes) -> None:
+    """An analysis a worker made, for the others at once (written, then renamed: a reader sees it
+    whole or not at all). They check it holds, as they check what an earlier process kept."""
+    target = _shared_analysis_file(path)
+    with open(f"{target}.{os.getpid()}", "wb") as out:
+        out.write(blob)
+    os.replace(f"{target}.{os.getpid()}", target)
+
+
+def _shared_analysis(path: str) -> bytes | None:
+    """A worker's `load_analysis`: what another worker analysed of the file, if one did yet."""
+    try:
+        with open(_shared_analysis_file(path), "rb") as found:
+            return found.read()
+    except OSError:
+        return None
 
 
 def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
     """Resolve files, in worker processes when there are many (results arrive in order)."""
-    global _SHARED_INDEX
+    global _SHARED_INDEX, _SHARED_ANALYSES
     workers = min(os.cpu_count() or 1, 8)
     if len(todo) < PARALLEL_THRESHOLD or workers < 2 or _fork_context() is None:
         for item in todo:
@@ -948,15 +979,16 @@ def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Itera
             index.facts(path)
     _SHARED_INDEX = index
     stored = index.load_analysis, index.load_digest
-    index.load_analysis = index.load_digest = None  # (workers read no store)
+    index.load_analysis, index.load_digest = _shared_analysis, None  # (workers read no store)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with _pool(workers, fork=True) as pool:
+        with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, _pool(workers, fork=True) as pool:
+            _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
             for results in pool.map(_resolve_batch, batches):
                 resolved, analyses = _BATCH_DECODER.decode(results)
                 for path, blob in analyses:
                     index.analyses_to_keep[path] = partial(bytes, blob)
                 yield from resolved
     finally:
-        _SHARED_INDEX = None
+        _SHARED_INDEX, _SHARED_ANALYSES = None, ""
         index.load_analysis, index.load_digest = stored
