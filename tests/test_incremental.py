@@ -783,6 +783,27 @@ def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
     assert got == clean_index(root, tmp_path)
 
 
+def test_a_question_another_file_asked_is_answered_as_computing_it_would(make_repo, monkeypatch) -> None:
+    """`resolve` takes a question's answer, log entry and reads from the file that asked it first in
+    the same index state (`python._ANSWERED`): edges, stored answers and reads come out alike."""
+    users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}")
+             + "\n\ndef guess(shape):\n    return shape.area()\n" for n in range(3)}  # (`named`: every area)
+
+    def resolved(name: str) -> tuple:
+        root = make_repo({**SHAPES, **users}, name)
+        forget_analyses()
+        with Tenure.open(root, discover=False) as t:
+            t.index()
+            answers = t.db.rows("SELECT f.path, a.answers FROM resolution_answers a JOIN files f ON f.id = a.file_id")
+            reads = t.db.rows("SELECT f.path, d.key_id FROM resolution_deps d JOIN files f ON f.id = d.file_id")
+            return snapshot(t), sorted(answers), sorted(reads)
+
+    shared = resolved("shared")
+    assert any(len(asked) > 1 for asked in python._ANSWERED.values())
+    monkeypatch.setattr(python, "_answered", lambda view: None)
+    assert resolved("computed") == shared
+
+
 def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as t:
