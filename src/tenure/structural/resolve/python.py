@@ -2040,7 +2040,11 @@ class Answers:
             answer = compute()
         finally:
             read = self.view.end()
-        self.log[query] = (_digest(answer), b"" if self.lazy_filters else _key_filter(self.view, read))
+        if self.lazy_filters:
+            self.log[query] = (_digest(answer), b"")
+        else:
+            read, key_filter = _kept_filter(self.view, read)
+            self.log[query] = (_digest(answer), key_filter)
         self.reads[query] = read
         if shared is not None:
             if len(shared) >= _ANSWERED_KEPT:
@@ -2169,6 +2173,12 @@ def _key_filter(view: ProjectView, read: Recording) -> bytes:
     128 bits, and a wide part after them when it read many keys (`_WIDE_FROM`). Four questions in
     five, across a run's files, read exactly what one asked before read (a module's analysis,
     replayed whole): their filter is made once per index state (`_FILTERS`)."""
+    return _kept_filter(view, read)[1]
+
+
+def _kept_filter(view: ProjectView, read: Recording) -> tuple[Recording, bytes]:
+    """`_key_filter`, with the recording as `_FILTERS` keeps it: frozen, one object for every
+    question that read the same (`_ANSWERED` holds it too)."""
     made = _FILTERS.get(view.epoch)
     if made is None:
         _FILTERS.clear()
@@ -2176,11 +2186,11 @@ def _key_filter(view: ProjectView, read: Recording) -> bytes:
     recording = (frozenset(read[0]), frozenset(read[1]))
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
-        found = _make_filter(view, *recording)
+        found = (recording, _make_filter(view, *recording))
         if len(made) >= _FILTERS_KEPT:
             for old in list(islice(made, _FILTERS_KEPT // 4)):
                 del made[old]
-    made[recording] = found
+    made[found[0]] = found
     return found
 
 
@@ -2207,7 +2217,7 @@ def _module_bits(view: ProjectView, size: int) -> _ModuleBits:
 # Index state -> recording -> its filter (`_key_filter`), for the state in use, the least recently
 # used first; at most `_FILTERS_KEPT`: Django's full index makes 57,000, and keeping them all held
 # 76 MB in a process for no more CPU saved than keeping the 16,384 in use (about 20 MB).
-_FILTERS: dict[tuple[int, int], dict[tuple[frozenset[str], frozenset[str]], bytes]] = {}
+_FILTERS: dict[tuple[int, int], dict[Recording, tuple[Recording, bytes]]] = {}
 _FILTERS_KEPT = 1 << 14
 
 
