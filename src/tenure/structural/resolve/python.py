@@ -2030,7 +2030,7 @@ class Answers:
         # (asked inside another question, answering may also feed a recorder: always computed)
         shared = _answered(self.view) if self.shared and shareable and not self.view.recording else None
         if shared is not None and (hit := shared.pop(query, None)) is not None:
-            shared[query] = hit  # (put back last: the least recently used go first)
+            _put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
             self.reads[query] = read
@@ -2047,10 +2047,8 @@ class Answers:
             self.log[query] = (_digest(answer), key_filter)
         self.reads[query] = read
         if shared is not None:
-            if len(shared) >= _ANSWERED_KEPT:
-                for old in list(islice(shared, _ANSWERED_KEPT // 4)):
-                    del shared[old]
-            shared[query] = (list(answer) if answer.__class__ is list else answer, read, self.log[query])
+            _put_last(shared, query, (list(answer) if answer.__class__ is list else answer, read, self.log[query]),
+                      _ANSWERED_KEPT)
         return answer
 
     def remembered(self, query: tuple) -> _Remembered:
@@ -2187,11 +2185,17 @@ def _kept_filter(view: ProjectView, read: Recording) -> tuple[Recording, bytes]:
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
         found = (recording, _make_filter(view, *recording))
-        if len(made) >= _FILTERS_KEPT:
-            for old in list(islice(made, _FILTERS_KEPT // 4)):
-                del made[old]
-    made[found[0]] = found
+    _put_last(made, found[0], found, _FILTERS_KEPT)
     return found
+
+
+def _put_last(table: dict, key: object, value: object, limit: int) -> None:
+    """`table[key] = value` as the most recently used entry (a hit is popped, then put back); the
+    least recently used quarter goes when `limit` is reached."""
+    if len(table) >= limit:
+        for old in list(islice(table, limit // 4)):
+            del table[old]
+    table[key] = value
 
 
 def _make_filter(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> bytes:
