@@ -2023,32 +2023,34 @@ class Answers:
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         self.complete = True  # False: the analysis read something no question covers
 
-    def ask(self, query: tuple, compute: Callable[[], object], shareable: bool = True) -> object:
-        """`compute()`, noted; `shareable`: its answer is all it gives (`named` hands back more)."""
+    def ask(self, query: tuple, compute: Callable[[], object],
+            summary: Callable[[object], object] | None = None) -> object:
+        """`compute()`, noted by the digest of its answer (or of `summary(answer)`: what of it the
+        analysis uses)."""
         if query in self.log:
             return compute()  # its reads are already recorded
         # (asked inside another question, answering may also feed a recorder: always computed)
-        shared = _answered(self.view) if self.shared and shareable and not self.view.recording else None
+        shared = _for_state(_ANSWERED, self.view) if self.shared and not self.view.recording else None
         if shared is not None and (hit := shared.pop(query, None)) is not None:
             _put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
             self.reads[query] = read
-            return list(answer) if answer.__class__ is list else answer  # (a list is the caller's)
+            return _callers(answer)
         self.view.begin()
         try:
             answer = compute()
         finally:
             read = self.view.end()
+        digest = _digest(answer if summary is None else summary(answer))
         if self.lazy_filters:
-            self.log[query] = (_digest(answer), b"")
+            self.log[query] = (digest, b"")
         else:
             read, key_filter = _kept_filter(self.view, read)
-            self.log[query] = (_digest(answer), key_filter)
+            self.log[query] = (digest, key_filter)
         self.reads[query] = read
         if shared is not None:
-            _put_last(shared, query, (list(answer) if answer.__class__ is list else answer, read, self.log[query]),
-                      _ANSWERED_KEPT)
+            _put_last(shared, query, (_callers(answer), read, self.log[query]), _ANSWERED_KEPT)
         return answer
 
     def remembered(self, query: tuple) -> _Remembered:
@@ -2073,16 +2075,24 @@ class Answers:
             return None
 
 
-def _answered(view: ProjectView) -> dict[tuple, tuple[object, Recording, tuple[bytes, bytes]]]:
-    """Question -> (answer, what answering it read, its log entry), asked by files resolved in
-    this view's index state (`Answers.shared`), the least recently used first."""
-    found = _ANSWERED.get(view.epoch)
+def _callers(answer: object) -> object:
+    """An answer as handed out of `_ANSWERED`: a list copied (the caller's to change), anything else
+    as it is (frozen)."""
+    return list(answer) if answer.__class__ is list else answer  # type: ignore[call-overload]
+
+
+def _for_state(tables: dict[tuple[int, int], dict], view: ProjectView) -> dict:
+    """The table of `tables` for this view's index state (`view.epoch`); those of earlier states
+    are dropped: nothing asks of them again."""
+    found = tables.get(view.epoch)
     if found is None:
-        _ANSWERED.clear()
-        found = _ANSWERED[view.epoch] = {}
+        tables.clear()
+        found = tables[view.epoch] = {}
     return found
 
 
+# Index state -> question -> (answer, what answering it read, its log entry), asked by files resolved
+# in that state (`Answers.shared`), the least recently used first; at most `_ANSWERED_KEPT`.
 _ANSWERED: dict[tuple[int, int], dict[tuple, tuple[object, Recording, tuple[bytes, bytes]]]] = {}
 _ANSWERED_KEPT = 1 << 14
 
@@ -2177,10 +2187,7 @@ def _key_filter(view: ProjectView, read: Recording) -> bytes:
 def _kept_filter(view: ProjectView, read: Recording) -> tuple[Recording, bytes]:
     """`_key_filter`, with the recording as `_FILTERS` keeps it: frozen, one object for every
     question that read the same (`_ANSWERED` holds it too)."""
-    made = _FILTERS.get(view.epoch)
-    if made is None:
-        _FILTERS.clear()
-        made = _FILTERS[view.epoch] = {}
+    made = _for_state(_FILTERS, view)
     recording = (frozenset(read[0]), frozenset(read[1]))
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
@@ -2246,17 +2253,7 @@ class AskedProject:
         return self.answers.ask(("returns_something", fn), lambda: self.inner.returns_something(fn))  # type: ignore[return-value]
 
     def named(self, name: str) -> tuple[SymbolInfo, ...]:
-        found: tuple[SymbolInfo, ...] = ()
-
-        def compute() -> list:
-            nonlocal found
-            found = self.inner.named(name)
-            # what the analysis uses of them, in no particular order (a re-indexed file's symbols move
-            # to the end of the index's lists) and without lines (moving code answers the same)
-            return sorted((s.fqn, s.name, s.kind, s.parent, s.module) for s in found)
-
-        self.answers.ask(("named", name), compute, shareable=False)
-        return found
+        return self.answers.ask(("named", name), lambda: self.inner.named(name), _used_of_named)  # type: ignore[return-value]
 
     import_values = Project.import_values  # built of exists, module_named and an export: all noted
 
@@ -2267,6 +2264,12 @@ class AskedProject:
     def flow(self, module: str) -> ModuleFlow | None:
         self.answers.complete = False
         return self.inner.flow(module)
+
+
+def _used_of_named(found: object) -> list:
+    """What the analysis uses of the symbols of a name, in no particular order (a re-indexed file's
+    symbols move to the end of the index's lists) and without lines (moving code answers the same)."""
+    return sorted((s.fqn, s.name, s.kind, s.parent, s.module) for s in found)  # type: ignore[attr-defined]
 
 
 class AskedLower:
