@@ -193,10 +193,8 @@ class ProjectIndex:
         source, self.lazy = self.lazy, None
         self.by_fqn, self.by_name, self.by_parent, self._by_path = {}, {}, {}, {}
         for sym in source.all_symbols():  # (in `symbol_order`: appended, not inserted one by one)
-            self.by_fqn.setdefault(sym.fqn, []).append(sym)
-            self.by_name.setdefault(sym.name, []).append(sym)
-            if sym.parent:
-                self.by_parent.setdefault(sym.parent, []).append(sym)
+            for table, key in self._listed_under(sym):
+                table.setdefault(key, []).append(sym)
             self._by_path.setdefault(sym.path, []).append(sym)
         for table in (self.by_fqn, self.by_name, self.by_parent):
             for found in table.values():
@@ -208,16 +206,18 @@ class ProjectIndex:
     def add(self, sym: SymbolInfo) -> None:
         self.epoch = next(_EPOCHS)
         self._log("named", sym.name)
-        if self.lazy is not None:
-            for table, key in ((self.by_fqn, sym.fqn), (self.by_name, sym.name), (self.by_parent, sym.parent)):
-                if key in table:
-                    insort(table[key], sym, key=symbol_order)
-            return
-        insort(self.by_fqn.setdefault(sym.fqn, []), sym, key=symbol_order)
-        insort(self.by_name.setdefault(sym.name, []), sym, key=symbol_order)
-        if sym.parent:
-            insort(self.by_parent.setdefault(sym.parent, []), sym, key=symbol_order)
-        self._by_path.setdefault(sym.path, []).append(sym)
+        for table, key in self._listed_under(sym):
+            if self.lazy is None:
+                insort(table.setdefault(key, []), sym, key=symbol_order)
+            elif key in table:  # (a list never read is read whole when it is)
+                insort(table[key], sym, key=symbol_order)
+        if self.lazy is None:
+            self._by_path.setdefault(sym.path, []).append(sym)
+
+    def _listed_under(self, sym: SymbolInfo) -> list[tuple[dict[str, list[SymbolInfo]], str]]:
+        """The lists a symbol belongs in: of its full name, its name, and its parent when it has one."""
+        listed = [(self.by_fqn, sym.fqn), (self.by_name, sym.name)]
+        return [*listed, (self.by_parent, sym.parent)] if sym.parent else listed
 
     def add_module(self, module: str, path: str) -> None:
         self.epoch = next(_EPOCHS)
