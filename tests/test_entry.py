@@ -62,9 +62,10 @@ def test_an_update_that_followed_no_order_is_kept_without_a_restart(monkeypatch,
     with Tenure.open(root) as t:
         t.index()
     (root / "more.py").write_text("from app import f\n\n\ndef g():\n    return f()\n")
-    _restart_recorded(monkeypatch)
+    calls = _restart_recorded(monkeypatch)
     with pytest.raises(SystemExit) as ended:
         entry.run_cli(["index", "--json", str(root)])
+    assert calls == []
     assert ended.value.code == 0 and '"files_parsed": 1' in capsys.readouterr().out
     with Tenure.open(root) as t:
         assert [d["symbol"] for d in t.what_breaks("app.f")["dependants"]] == ["more.g", "more"]
@@ -75,6 +76,7 @@ def test_a_large_run_restarts_seeded_before_it_parses(monkeypatch, make_repo) ->
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
     root = make_repo({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)})
     calls = _restart_recorded(monkeypatch)
+    monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
     assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]
