@@ -449,6 +449,10 @@ class Indexer:
             gone = {p for p in wanted if not os.path.lexists(self.root / p)}
             look_at = sorted(wanted - gone)
             all_paths = sorted((set(known) | wanted) - gone)
+        if seedless:  # before the files are read: a first index learns here that it needs the seed
+            unknown = sum(1 for p in look_at if (rebuild or p not in known) and language_for(p) is not None)
+            if unknown >= PARALLEL_THRESHOLD:
+                raise HashSeedNeeded(f"{unknown} new files to parse")
         go_mods = _go_mods(self.root, all_paths)
         path_set = set(all_paths)
 
