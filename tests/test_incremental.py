@@ -212,7 +212,7 @@ def test_a_cold_update_reads_only_the_symbols_it_looks_up_and_equals_a_warm_inde
     up rather than all of them (45k on Django), and makes the graph a warmed indexer (a watcher's,
     which holds every symbol) makes of the same edits."""
     whole_reads: list[StructuralStore] = []
-    spy(monkeypatch, StructuralStore, "all_symbols", whole_reads.append)
+    spy(monkeypatch, StructuralStore, "all_symbols", lambda store, **_: whole_reads.append(store))
     cold_root, warm_root = make_repo(BASE, name="cold"), make_repo(BASE, name="warm")
     with Tenure.open(warm_root, discover=False) as warm:
         warm.index()
@@ -252,6 +252,22 @@ def test_a_cold_update_resolved_in_worker_processes_equals_a_clean_reindex(
         with Tenure.open(root, discover=False) as cold:
             cold.index()
             assert snapshot(cold) == clean_index(root, cleans), f"after editing {path}"
+
+
+def test_a_first_index_in_worker_processes_reads_back_none_of_the_symbols_it_stored(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent holds every symbol before the workers start; those it has just stored come from
+    memory, the same as the store would give them."""
+    read_back: list[SymbolInfo] = []
+    real = StructuralStore.all_symbols
+    monkeypatch.setattr(StructuralStore, "all_symbols",
+                        lambda store, **kwargs: read_back.extend(real(store, **kwargs)) or iter(read_back))
+    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)
+    with Tenure.open(make_repo(BASE), discover=False) as t:
+        t.index()
+        stored = list(real(t.structural))
+    assert read_back == [] and stored
 
 
 def test_reindex_parses_only_the_changed_file(make_repo) -> None:

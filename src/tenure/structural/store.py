@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 import msgspec
 
@@ -304,9 +304,12 @@ class StructuralStore:
             ],
         )
 
-    def all_symbols(self) -> Iterator[SymbolInfo]:
-        """Every symbol, in `symbol_order`."""
-        return self._symbols_where(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
+    def all_symbols(self, except_files: Collection[int] = ()) -> Iterator[SymbolInfo]:
+        """Every symbol, but those of the files `except_files` (ids), in `symbol_order`."""
+        if not except_files:
+            return self._symbols_where(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
+        return self._symbols_where(f"(file_id IS NULL OR file_id NOT IN (SELECT value FROM json_each(?)))"
+                                   f" ORDER BY {_SYMBOL_ORDER}", (_json(sorted(except_files)),))
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]:
         """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in
