@@ -32,6 +32,22 @@ def test_migrations_apply_once_and_record_their_names(tmp_path: Path) -> None:
     assert db.query("SELECT name FROM _migrations") == [{"name": "demo:m001_create"}]
 
 
+def test_a_bulk_write_drops_the_indexes_it_defers_and_builds_them_again_after(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
+    db.execute("CREATE INDEX t_a ON t(a)")
+    db.execute("CREATE INDEX t_b ON t(b)")
+
+    def indexes() -> list[str]:
+        return [r["name"] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name")]
+
+    with db.transaction(), db.deferred_indexes("t", keep=("t_a",)):
+        assert indexes() == ["t_a"]
+        db.executemany("INSERT INTO t (a, b) VALUES (?, ?)", [(n, -n) for n in range(100)])
+    assert indexes() == ["t_a", "t_b"]
+    assert db.query("SELECT a FROM t INDEXED BY t_b WHERE b = -7") == [{"a": 7}]
+
+
 def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
     db = open_database(tmp_path / "t.db")
     steps = Migrations("bad")

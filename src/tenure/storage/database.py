@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -33,8 +33,9 @@ class Database(Protocol):
         """A transaction that fills a database holding no data yet: a backend may write it the way
         that is fastest for a bulk load, as long as it stays all-or-nothing."""
 
-    def deferred_indexes(self, *tables: str) -> AbstractContextManager[None]:
-        """Secondary indexes of these tables are rebuilt once after a bulk write."""
+    def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> AbstractContextManager[None]:
+        """Secondary indexes of these tables, but those named in `keep`, are rebuilt once after a
+        bulk write."""
 
     def table_exists(self, name: str) -> bool: ...
 

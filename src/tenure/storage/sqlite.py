@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -93,14 +93,15 @@ class SQLiteDatabase:
                     self._conn.execute("PRAGMA journal_mode=WAL")
 
     @contextmanager
-    def deferred_indexes(self, *tables: str) -> Iterator[None]:
-        """Drop the tables' secondary indexes for a bulk write and build them again after it:
-        one sort per index instead of a B-tree insert per row. Use inside a transaction."""
+    def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> Iterator[None]:
+        """Drop the tables' secondary indexes (but those named in `keep`) for a bulk write and build
+        them again after it: one sort per index instead of a B-tree insert per row. Use inside a
+        transaction."""
         marks = ", ".join("?" * len(tables))
-        indexes = self.query(
+        indexes = [ix for ix in self.query(
             f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ({marks})",
             tables,
-        )
+        ) if ix["name"] not in keep]
         for ix in indexes:
             self.execute(f"DROP INDEX {ix['name']}")
         try:

@@ -712,7 +712,7 @@ class Indexer:
         processes reads them all first). A warm one (watch mode, a server) keeps its index between
         runs and swaps in only the rewritten files, unless another process indexed in between."""
         rows = self.store.db.query(
-            "SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial')"
+            "SELECT id, path, module, language FROM files WHERE parse_status IN ('ok', 'partial') ORDER BY id"
         )
         index = self._index
         if index is None or index.generation != generation:
@@ -760,9 +760,12 @@ class Indexer:
             raise HashSeedNeeded(f"{len(todo)} files to resolve")  # (in workers, whose order nobody sees)
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
-        # Re-resolving most of the project is a bulk load: indexes are built once at the end.
+        # Re-resolving most of the project is a bulk load: indexes are built once at the end, but
+        # two kept as they are: their rows arrive in key order (files in id order) or are few, and
+        # an append during the resolution costs less than a sort after it, when one core is idle.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
-        with self.store.db.deferred_indexes("edges", "resolution_deps") if bulk else contextlib.nullcontext():
+        deferred = self.store.db.deferred_indexes("edges", "resolution_deps", keep=("edges_file", "edges_dst_name"))
+        with deferred if bulk else contextlib.nullcontext():
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
