@@ -71,13 +71,25 @@ def test_an_update_that_followed_no_order_is_kept_without_a_restart(monkeypatch,
         assert [d["symbol"] for d in t.what_breaks("app.f")["dependants"]] == ["more.g", "more"]
 
 
-def test_a_large_first_index_restarts_seeded_before_it_reads_a_file(monkeypatch, make_repo) -> None:
+def test_a_first_index_restarts_seeded_before_it_starts(monkeypatch, tmp_path) -> None:
+    """Most first indexes are large: restarting before the product loads costs an interpreter start."""
+    calls = _restart_recorded(monkeypatch)
+    with pytest.raises(SystemExit):
+        entry.run_cli(["index", "--json", str(tmp_path)])
+    assert calls == [(["-m", "tenure.cli", "index", "--json", str(tmp_path)], "0")]
+
+
+def test_a_run_that_meets_many_new_files_restarts_seeded_before_it_reads_them(monkeypatch, make_repo) -> None:
     """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches."""
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
-    root = make_repo({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)})
+    root = make_repo({"app.py": "def f():\n    return 1\n"})
+    with Tenure.open(root) as t:
+        t.index()
+    for n in range(3):
+        (root / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
     calls = _restart_recorded(monkeypatch)
     monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
-    monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files a first index need not"))
+    monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
     assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]

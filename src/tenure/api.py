@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tenure.memories import drift, links
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
+from tenure.state import DB_NAME, STATE_DIR
 from tenure.storage import Database, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
@@ -24,8 +25,6 @@ from tenure.structural.store import StructuralStore
 if TYPE_CHECKING:
     from tenure.memories.api import Memories
 
-STATE_DIR = ".tenure"
-DB_NAME = "tenure.db"
 RULES_LIMIT = 200
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for

@@ -7,7 +7,8 @@ follows string hashing, which Python seeds at random per process. Every graph `t
 one a process seeded with 0 builds, so every run builds the same graph and the answers one run
 stores are the answers the next run gets (the incremental early cutoff):
 
-- `tenure index --watch` restarts seeded before it starts (it cannot start again half-way);
+- `tenure index --watch` restarts seeded before it starts (it cannot start again half-way), and so
+  does a first index (most are large);
 - `tenure index` runs unseeded, and keeps its result when resolution met no cap and no budget's end
   (`resolve.order_dependence`: then any order finds the same), which is most one-file updates; else
   it rolls back and restarts seeded (`HashSeedNeeded`), as it does up front for a large run;
@@ -20,6 +21,9 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+
+from tenure.state import DB_NAME, STATE_DIR
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
 
@@ -44,10 +48,14 @@ def with_hash_seed(argv: list[str]) -> None:
 
 
 def seeded_up_front(args: list[str]) -> bool:
-    """Whether `tenure ARGS` is a watcher (`index --watch`): the first word that is not an option
-    (no option of `tenure` itself takes a value) is `index`, and `--watch` follows."""
+    """Whether `tenure ARGS` restarts seeded before it starts: a watcher (`index --watch`), or a first
+    index (no database in PATH yet): most are large, and a restart now costs an interpreter start,
+    not the imports and the walk of the tree that would find it out. The first word that is not an
+    option (no option of `tenure` itself takes a value) is the command, the second `index`'s PATH."""
     words = [arg for arg in args if not arg.startswith("-")]
-    return bool(words) and words[0] == "index" and "--watch" in args
+    if not words or words[0] != "index":
+        return False
+    return "--watch" in args or not (Path(words[1] if len(words) > 1 else ".") / STATE_DIR / DB_NAME).exists()
 
 
 def run_cli(argv: list[str]) -> None:

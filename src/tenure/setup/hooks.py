@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tenure.api import STATE_DIR, Tenure
+from tenure.api import Tenure
 from tenure.memories import MemoriesError
+from tenure.state import STATE_DIR
 
 AGENT = "claude-code"
 CLOSED_BY_HOOK = ("Closed by the Claude Code SessionEnd hook: the agent ended without calling session_end, "
