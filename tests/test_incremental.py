@@ -270,6 +270,21 @@ def test_a_first_index_in_worker_processes_reads_back_none_of_the_symbols_it_sto
     assert read_back == [] and stored
 
 
+def test_an_index_completed_runs_after_it_was_made_holds_no_symbol_of_a_file_deleted_since(make_repo) -> None:
+    """A process that indexes again keeps its index, and completes it when it warms: the symbols a
+    run held in memory for it are dropped with their file."""
+    with Tenure.open(make_repo({"a.py": "def kept():\n    return 1\n", "b.py": "def gone():\n    return 2\n"}),
+                     discover=False) as t:
+        t.index()
+        (t.root / "b.py").unlink()
+        t.index()
+        while not t.warm(0.05):
+            pass
+        index = t._indexer._index
+        assert index is not None and index.lazy is None
+        assert [s.fqn for s in index.named("kept")] == ["a.kept"] and index.named("gone") == []
+
+
 def test_reindex_parses_only_the_changed_file(make_repo) -> None:
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
     files["pkg/user.py"] = "from pkg.m3 import f3\n\n\ndef use():\n    return f3()\n"

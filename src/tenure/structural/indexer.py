@@ -382,7 +382,7 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
-        self._stored: dict[int, list[SymbolInfo]] = {}  # file id -> the symbols this run stored for it
+        self._stored: dict[str, list[SymbolInfo]] = {}  # path -> the symbols this run stored for it
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[tuple[str, set[str]]] | None = None  # (module, its resolvers): see `warm`
         self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
@@ -552,11 +552,11 @@ class Indexer:
                 elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
                     moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
                 if old_facts is not None and moved is None:
-                    touched |= changed_keys(old_facts, old_symbols, facts, self._stored[file_id])
+                    touched |= changed_keys(old_facts, old_symbols, facts, self._stored[c.path])
                     if old_facts.module == facts.module:
                         before_edit[facts.module] = old_facts
                 elif moved is None:
-                    touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[file_id])
+                    touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[c.path])
                 if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
                     _item_edit(edits, c.spec, old_facts, facts, moved is not None)
             for c in renamed:
@@ -678,7 +678,7 @@ class Indexer:
         file_id = self.store.upsert_file(self._row(c, status, detail, facts.module, now))
         syms, extra = symbols_of(facts, c.spec, c.content_hash)
         self.store.replace_symbols(file_id, syms, extra)
-        self._stored[file_id] = syms
+        self._stored[c.path] = syms
         self.store.save_facts(file_id, facts)
         return file_id
 
@@ -704,7 +704,7 @@ class Indexer:
         touched = self._touched(row, facts)
         self._finish_facts(facts, c.spec, path_set, go_mods)
         file_id = self._store_facts(c, facts, row["parse_status"], row["status_detail"], now)
-        return file_id, touched | touched_keys(facts, self._stored[file_id])
+        return file_id, touched | touched_keys(facts, self._stored[c.path])
 
     def _project_index(self, rewritten: set[str], generation: str) -> tuple[ProjectIndex, list[dict]]:
         """The project's symbols. A cold indexer reads those that are looked up, as they are (a
@@ -727,7 +727,7 @@ class Indexer:
             for r in rows:
                 if r["path"] in rewritten:
                     index.add_module(r["module"], r["path"])
-                    stored = self._stored.get(r["id"])
+                    stored = self._stored.get(r["path"])
                     for sym in stored if stored is not None else self.store.symbols_of_file(r["id"]):
                         index.add(sym)
         index.seed_facts(self._parsed)

@@ -304,12 +304,12 @@ class StructuralStore:
             ],
         )
 
-    def all_symbols(self, except_files: Collection[int] = ()) -> Iterator[SymbolInfo]:
-        """Every symbol, but those of the files `except_files` (ids), in `symbol_order`."""
-        if not except_files:
+    def all_symbols(self, except_paths: Collection[str] = ()) -> Iterator[SymbolInfo]:
+        """Every symbol, but those of the source files `except_paths`, in `symbol_order`."""
+        if not except_paths:
             return self._symbols_where(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
-        return self._symbols_where(f"(file_id IS NULL OR file_id NOT IN (SELECT value FROM json_each(?)))"
-                                   f" ORDER BY {_SYMBOL_ORDER}", (_json(sorted(except_files)),))
+        return self._symbols_where(f"(file_id IS NULL OR path NOT IN (SELECT value FROM json_each(?)))"
+                                   f" ORDER BY {_SYMBOL_ORDER}", (_json(sorted(except_paths)),))
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]:
         """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in

@@ -122,7 +122,7 @@ class SymbolSource(Protocol):
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]: ...
 
-    def all_symbols(self, except_files: Collection[int] = ()) -> Iterable[SymbolInfo]: ...
+    def all_symbols(self, except_paths: Collection[str] = ()) -> Iterable[SymbolInfo]: ...
 
 
 @dataclass
@@ -154,7 +154,7 @@ class ProjectIndex:
     epoch: int = field(default_factory=lambda: next(_EPOCHS))
     _facts: dict[str, FileFacts | None] = field(default_factory=dict)
     _by_path: dict[str, list[SymbolInfo]] = field(default_factory=dict)
-    _held: dict[int, list[SymbolInfo]] = field(default_factory=dict)  # see `seed_symbols`
+    _held: dict[str, list[SymbolInfo]] = field(default_factory=dict)  # see `seed_symbols`
     _module_of: dict[str, str] = field(default_factory=dict)
     _digests: dict[str, bytes | None] = field(default_factory=dict)
     _module_names: tuple[int, int, frozenset[str]] = (-1, 0, frozenset())  # see `modules_version`
@@ -195,7 +195,7 @@ class ProjectIndex:
         held, self._held = self._held, {}
         self.by_fqn, self.by_name, self.by_parent, self._by_path = {}, {}, {}, {}
         # (the store's in `symbol_order`, then the held ones: appended, not inserted one by one)
-        for sym in itertools.chain(source.all_symbols(except_files=held.keys()), *held.values()):
+        for sym in itertools.chain(source.all_symbols(except_paths=held.keys()), *held.values()):
             for table, key in self._listed_under(sym):
                 table.setdefault(key, []).append(sym)
             self._by_path.setdefault(sym.path, []).append(sym)
@@ -247,6 +247,7 @@ class ProjectIndex:
     def remove_file(self, path: str) -> None:
         """Forget one file's symbols, module and facts (before adding its new state)."""
         self.epoch = next(_EPOCHS)
+        self._held.pop(path, None)
         if self.lazy is not None:  # (a name whose list was never read was never read: no reader to tell)
             for table in (self.by_fqn, self.by_name, self.by_parent):
                 for key, syms in table.items():
@@ -311,9 +312,9 @@ class ProjectIndex:
             self._module_names = (self.epoch, version, names)
         return version
 
-    def seed_symbols(self, held: dict[int, list[SymbolInfo]]) -> None:
-        """Symbols the caller just stored, by file id, exactly as the store holds them: `complete`
-        reads the others (a first index of Django: 45k symbols not read back, 0.25 s)."""
+    def seed_symbols(self, held: dict[str, list[SymbolInfo]]) -> None:
+        """Symbols the caller just stored, by path, exactly as the store holds them: `complete`
+        reads only the others (a first index of Django: 45k symbols not read back, 0.25 s)."""
         if self.lazy is not None:
             self._held.update(held)
 
