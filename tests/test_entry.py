@@ -79,31 +79,27 @@ def test_a_first_index_restarts_seeded_before_it_starts(monkeypatch, tmp_path) -
     assert calls == [(["-m", "tenure.cli", "index", "--json", str(tmp_path)], "0")]
 
 
-def test_a_run_that_meets_many_new_files_restarts_seeded_before_it_reads_them(monkeypatch, make_repo) -> None:
-    """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches."""
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
-    root = make_repo({"app.py": "def f():\n    return 1\n"})
-    with Tenure.open(root) as t:
-        t.index()
-    for n in range(3):
-        (root / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
-    calls = _restart_recorded(monkeypatch)
-    monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
-    monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
-    with pytest.raises(SystemExit):
-        entry.run_cli(["index", str(root)])
-    assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]
+THREE_MODULES = {f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)}
 
 
-def test_a_large_update_restarts_seeded_before_it_parses(monkeypatch, make_repo) -> None:
+@pytest.mark.parametrize(("before", "after", "read_first"), [
+    ({"app.py": "def f():\n    return 1\n"}, THREE_MODULES, False),
+    (THREE_MODULES, {path: text.replace("return", "return 1 +") for path, text in THREE_MODULES.items()}, True),
+], ids=["new files", "changed files"])
+def test_a_run_past_the_worker_threshold_restarts_seeded_before_it_parses(
+        monkeypatch, make_repo, before: dict[str, str], after: dict[str, str], read_first: bool) -> None:
+    """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches. New
+    files tell so before they are read; changed ones once their content is (it may be the same)."""
     monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
-    root = make_repo({f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)})
+    root = make_repo(before)
     with Tenure.open(root) as t:
         t.index()
-    for n in range(3):
-        (root / f"m{n}.py").write_text(f"def f{n}():\n    return {n + 1}\n")
+    for path, text in after.items():
+        (root / path).write_text(text)
     calls = _restart_recorded(monkeypatch)
     monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
+    if not read_first:
+        monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
     assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]
