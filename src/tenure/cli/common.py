@@ -43,7 +43,8 @@ class _Console:
 
 # Piped output is read by agents and scripts: give tables room rather than truncating names.
 console = _Console(width=None if sys.stdout.isatty() else 200)
-err = _Console(stderr=True)
+# Errors name paths: a hard line break inside one would break a script that reads it (the terminal wraps).
+err = _Console(stderr=True, soft_wrap=True)
 
 
 def escape(text: str) -> str:
