@@ -45,6 +45,8 @@ class _Console:
 console = _Console(width=None if sys.stdout.isatty() else 200)
 # Errors name paths: a hard line break inside one would break a script that reads it (the terminal wraps).
 err = _Console(stderr=True, soft_wrap=True)
+# Progress bars are redrawn in place: they must be cut to the terminal's width, never wrapped by it.
+bars = _Console(stderr=True)
 
 
 def escape(text: str) -> str:
@@ -109,7 +111,7 @@ def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err.real, transient=True) as bar:
+    with Progress(*columns, console=bars.real, transient=True) as bar:
         tasks: dict[str, int] = {}
 
         def update(phase: str, done: int, total: int) -> None:

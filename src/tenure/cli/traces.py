@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, check_listen, console, err, new_table, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, bars, check_listen, console, err, new_table, open_project
 from tenure.mcp.auth import TOKEN_ENV, BearerAuth
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)
@@ -43,7 +43,7 @@ def _ingest_with_progress(t: Tenure, paths: list[Path]) -> dict:
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn  # (see with_progress)
 
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err.real, transient=True) as bar:
+    with Progress(*columns, console=bars.real, transient=True) as bar:
         tasks: dict[Path, int] = {}
 
         def update(path: Path, done: int, size: int) -> None:
