@@ -17,10 +17,12 @@ A new case is a new folder, not new test code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tenure.api import Tenure
 from tenure.structural.resolve import ProjectIndex, ProjectView, python
 from tests.conftest import FIXTURES
 
@@ -78,20 +80,22 @@ def test_fixture_edges_match_annotations(case: Path, indexed) -> None:
 PYTHON_CASES = [c for c in CASES if c.name.startswith("python_")]
 
 
+def resolve_python_files(t: Tenure, load_analysis: Callable | None = None) -> dict[str, list[str]]:
+    """Every Python file's edges, resolved again over the stored facts as a new process would."""
+    store = t.structural
+    rows = t.db.query("SELECT path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
+    python.Analysed._cache.clear()
+    python._FLOWS.clear()
+    index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_analysis=load_analysis)  # type: ignore[arg-type]
+    for r in rows:
+        index.add_module(r["module"], r["path"])
+    return {r["path"]: sorted(map(repr, python.resolve(index.facts(r["path"]), ProjectView(index))))
+            for r in rows if r["language"] == "python"}
+
+
 @pytest.mark.parametrize("case", PYTHON_CASES, ids=[c.name for c in PYTHON_CASES])
 def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: Path, indexed, monkeypatch) -> None:
     t = indexed(case)  # (resolved in this process, so so few files: the analyses it made are kept)
-    store = t.structural
-    rows = t.db.query("SELECT path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
-
-    def resolve_all(load_analysis: object) -> dict[str, list[str]]:
-        python.Analysed._cache.clear()  # as a new process starts
-        index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_analysis=load_analysis)  # type: ignore[arg-type]
-        for r in rows:
-            index.add_module(r["module"], r["path"])
-        return {r["path"]: sorted(map(repr, python.resolve(index.facts(r["path"]), ProjectView(index))))
-                for r in rows if r["language"] == "python"}
-
     taken: list[str] = []
     kept = python._kept
 
@@ -102,5 +106,13 @@ def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: P
         return hit
 
     monkeypatch.setattr(python, "_kept", taking)
-    assert resolve_all(store.load_analysis) == resolve_all(None)
-    assert bool(taken) == bool(store.db.rows("SELECT COUNT(*) FROM file_analyses")[0][0])
+    assert resolve_python_files(t, t.structural.load_analysis) == resolve_python_files(t)
+    assert bool(taken) == bool(t.db.rows("SELECT COUNT(*) FROM file_analyses")[0][0])
+
+
+@pytest.mark.parametrize("case", PYTHON_CASES, ids=[c.name for c in PYTHON_CASES])
+def test_python_edges_are_the_same_when_one_decoded_flow_is_kept(case: Path, indexed, monkeypatch) -> None:
+    t = indexed(case)
+    every_flow_kept = resolve_python_files(t)
+    monkeypatch.setattr(python, "FLOWS_CACHE_SIZE", 1)  # each module's flow is decoded again when read again
+    assert resolve_python_files(t) == every_flow_kept
