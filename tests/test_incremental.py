@@ -986,6 +986,24 @@ def test_a_warm_indexer_notices_another_process_indexed_in_between(make_repo, tm
         assert snapshot(first) == clean_index(root, cleans)
 
 
+
+def test_an_index_another_process_indexed_past_is_not_warmed_until_a_run_rebuilds_it(make_repo) -> None:
+    root = make_repo(SHAPES)
+    with Tenure.open(root, discover=False) as first, Tenure.open(root, discover=False) as second:
+        first.index()
+        (root / "app/shapes.py").write_text(SHAPES["app/shapes.py"] + "\n\ndef levy():\n    return 0\n")
+        second.index()  # `first` holds shapes.py's symbols as its own run stored them: no `levy`
+        assert first.warm(10.0)  # nothing to warm in an index that is out of date
+        assert first._indexer._index.lazy is not None  # not completed from the symbols it held
+        (root / "app/use.py").write_text(SHAPES["app/use.py"] + "\n\ndef again():\n    return run()\n")
+        first.index(changed_paths={"app/use.py"})  # a new index, of the store as it is now
+        assert not first.warm(0.0)  # warmed again, from the start
+        while not first.warm(1.0):
+            pass
+        index = first._indexer._index
+        assert index.lazy is None and [s.fqn for s in index.named("levy")] == ["app.shapes.levy"]
+
+
 def test_a_change_seen_through_a_re_export_re_resolves_the_files_that_asked(make_repo, tmp_path: Path) -> None:
     files = {
         "pkg/__init__.py": "",

@@ -225,7 +225,8 @@ class Tenure:
         indexer is warmed (`Indexer.warm`) in slices short enough not to delay a change much:
         changes that arrive meanwhile are kept by watchfiles and taken at the next poll. An update's
         bookkeeping of the dependants it checked is done at the next idle poll too (`Indexer.run`).
-        `on_warmed({"cpu_seconds", "failed": [(module, error)]})` is called once that is done."""
+        `on_warmed({"cpu_seconds", "failed": [(module, error)]})` is called once that is done, and
+        again each time a rebuilt index (another process indexed in between) is warmed."""
         from watchfiles import watch
 
         from tenure.structural.indexer import ALWAYS_IGNORED
@@ -233,7 +234,7 @@ class Tenure:
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
-        warming_cpu: float | None = 0.0
+        warming_cpu: float | None = 0.0  # None once warmed (again after a run rebuilt the index)
         try:
             for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
                                  yield_on_timeout=True):
@@ -242,14 +243,14 @@ class Tenure:
                     on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
                     continue
                 self.flush()  # idle: the last update's bookkeeping first
-                if warming_cpu is not None:
-                    started = time.process_time()
-                    done = self.warm(WARM_SLICE_S)
-                    warming_cpu += time.process_time() - started
-                    if done:
-                        if on_warmed:
-                            on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
-                        warming_cpu = None
+                started = time.process_time()
+                done = self.warm(WARM_SLICE_S)
+                if not done or warming_cpu is not None:
+                    warming_cpu = (warming_cpu or 0.0) + time.process_time() - started
+                if done and warming_cpu is not None:
+                    if on_warmed:
+                        on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
+                    warming_cpu = None
         finally:
             self.flush()
 

@@ -622,9 +622,13 @@ class Indexer:
         """Analyse ahead of the next update, for at most `seconds`, the modules other files'
         resolution read, the most read first; True once all are. A full index analyses them in
         worker processes, so the first update after it would analyse again every module its checks
-        ask about (2 s for an edit to a module 851 Django files read); a watcher calls this while idle."""
+        ask about (2 s for an edit to a module 851 Django files read); a watcher calls this while idle.
+        An index another process has indexed past is not warmed: the next run builds a new one, and
+        warming starts again for that."""
         index = self._index
-        if index is None:
+        if index is None or self._to_warm is not None and not self._to_warm:
+            return True
+        if index.generation != self.store.get_meta("generation"):
             return True
         if self._to_warm is None:
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
@@ -719,7 +723,7 @@ class Indexer:
             index = ProjectIndex(load_facts=self.store.load_facts, lazy=self.store,
                                  load_analysis=self.store.load_analysis, load_digest=self.store.facts_digest,
                                  keeps_analyses=True)
-            self._recorded = {}
+            self._recorded, self._to_warm = {}, None
             index.add_modules((r["module"], r["path"]) for r in rows)
         else:
             for path in rewritten:
