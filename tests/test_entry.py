@@ -30,8 +30,11 @@ def _restart_recorded(monkeypatch) -> list[tuple[list[str], str]]:
     return calls
 
 
-def test_a_watcher_restarts_itself_with_a_fixed_hash_seed_before_it_starts(monkeypatch) -> None:
+@pytest.mark.parametrize("seed", [None, ""], ids=["unset", "empty (Python then picks one at random)"])
+def test_a_watcher_restarts_itself_with_a_fixed_hash_seed_before_it_starts(monkeypatch, seed: str | None) -> None:
     calls = _restart_recorded(monkeypatch)
+    if seed is not None:
+        monkeypatch.setenv("PYTHONHASHSEED", seed)
     monkeypatch.setattr(sys, "argv", ["tenure", "index", "--watch", "repo"])
     with pytest.raises(SystemExit):
         entry.main()

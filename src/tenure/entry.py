@@ -29,7 +29,8 @@ _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises
 
 
 def hash_seed_fixed() -> bool:
-    return os.environ.get("PYTHONHASHSEED", "random") != "random"
+    """Whether Python was given a seed: an empty PYTHONHASHSEED, like "random", gives none."""
+    return os.environ.get("PYTHONHASHSEED", "random") not in ("random", "")
 
 
 def may_build_unseeded() -> bool:
