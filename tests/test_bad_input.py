@@ -33,6 +33,26 @@ def test_invalid_utf8_is_parsed_and_flagged(make_repo) -> None:
         assert any(e["dst"] == "latin.g" for e in t.export_edges())
 
 
+
+@pytest.mark.parametrize("found_by", ["a walk of the tree", "a watcher told the path"])
+def test_a_file_name_that_is_not_utf8_is_skipped_with_its_bytes_shown(make_repo, found_by: str) -> None:
+    root = make_repo({"ok.py": "def f():\n    pass\n"})
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.py"), "wb") as f:  # Latin-1 bytes: a name, not text
+        f.write(b"def g():\n    return 1\n")
+    told = {"ok.py", os.fsdecode(b"caf\xe9.py")} if found_by.startswith("a watcher") else None
+    with Tenure.open(root, discover=False) as t:
+        report = t.index(changed_paths=told)
+        assert reasons(report)["caf\\xe9.py"] == "file name is not valid UTF-8"
+        assert t.find_symbol("ok.f").unique is not None
+
+
+def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo) -> None:
+    root = make_repo({"ok.py": "def f():\n    pass\n", "deep.py": "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert reasons(report)["deep.py"].startswith("extractor failed: RecursionError")
+        assert t.find_symbol("ok.f").unique is not None
+
 def test_syntax_errors_keep_what_tree_sitter_recovers(make_repo) -> None:
     root = make_repo({"broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass Later:\n    def m(self):\n"
                                    "        good()\n"})

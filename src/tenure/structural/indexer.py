@@ -128,6 +128,23 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     return sorted(found), sorted(skipped)
 
 
+def _named_in_utf8(paths: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The paths UTF-8 can spell (the store keeps them as text), and the others passed over with a
+    reason, shown with the bytes that are not UTF-8 escaped (a name is bytes on POSIX)."""
+    named, unnamed = [], []
+    for path in paths:
+        if path.isascii():
+            named.append(path)
+            continue
+        try:
+            path.encode("utf-8")
+            named.append(path)
+        except UnicodeEncodeError:
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            unnamed.append((shown, "file name is not valid UTF-8"))
+    return named, unnamed
+
+
 def _ignored(path: str) -> bool:
     return "/" in path and not ALWAYS_IGNORED.isdisjoint(path.split("/")[:-1])
 
@@ -445,10 +462,13 @@ class Indexer:
             known = {p: {**row, "content_hash": None} for p, row in known.items()}
         if changed_paths is None:
             all_paths, walk_skips = discover(self.root)
-            report.skipped.extend(walk_skips)
+            all_paths, unnamed = _named_in_utf8(all_paths)
+            report.skipped.extend(walk_skips + unnamed)
             look_at = all_paths
         else:
-            wanted = {p for p in changed_paths if not _ignored(p)}
+            named, unnamed = _named_in_utf8(changed_paths)
+            report.skipped.extend(unnamed)
+            wanted = {p for p in named if not _ignored(p)}
             gone = {p for p in wanted if not os.path.lexists(self.root / p)}
             look_at = sorted(wanted - gone)
             all_paths = sorted((set(known) | wanted) - gone)
