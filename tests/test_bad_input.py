@@ -53,6 +53,17 @@ def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo
         assert reasons(report)["deep.py"].startswith("extractor failed: RecursionError")
         assert t.find_symbol("ok.f").unique is not None
 
+
+def test_a_file_its_resolver_gives_up_on_keeps_its_definitions_and_the_index_goes_on(make_repo) -> None:
+    deep = "def g(x=0):\n    return 1\n\n\nx = " + "g(" * 400 + ")" * 400 + "\n"  # CPython compiles it
+    good = "def helper():\n    return 1\n\n\ndef user():\n    return helper()\n"
+    root = make_repo({"good.py": good, "deep.py": deep})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert [(path, why.split(":")[0]) for path, why in report.unresolved] == [("deep.py", "RecursionError")]
+        assert t.find_symbol("deep.g").unique is not None
+        assert [d["symbol"] for d in t.what_breaks("good.helper")["dependants"]] == ["good.user"]
+
 def test_syntax_errors_keep_what_tree_sitter_recovers(make_repo) -> None:
     root = make_repo({"broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass Later:\n    def m(self):\n"
                                    "        good()\n"})

@@ -83,6 +83,7 @@ class IndexReport:
     symbols: int = 0
     edges: int = 0
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
+    unresolved: list[tuple[str, str]] = field(default_factory=list)  # (path, why its resolver gave up)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     # Symbols whose code changed or that went away: memories attached to them have drifted.
     drifted: list[str] = field(default_factory=list)
@@ -613,7 +614,7 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit, moved_from, seedless)
+                    defer, item_edits, before_edit, moved_from, seedless, report.unresolved)
                 if seedless and order_dependence() != order_dependent:
                     raise HashSeedNeeded("resolution followed the order of string hashing")
             except BaseException:
@@ -764,11 +765,12 @@ class Indexer:
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
         item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts], moved_from: list[FileFacts],
-        seedless: bool,
+        seedless: bool, unresolved: list[tuple[str, str]],
     ) -> tuple[int, int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed, or that `_spared` finds untouched. Returns
-        (files resolved, files verified and kept, files spared)."""
+        (files resolved, files verified and kept, files spared); files a resolver gave up on go to
+        `unresolved`."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         index.item_edits.update(item_edits)
@@ -796,6 +798,8 @@ class Indexer:
             for done, resolved in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
                 write.add(resolved)
+                if resolved.failed:
+                    unresolved.append((resolved.path, resolved.failed))
                 phases["write edges"] += time.perf_counter() - mark
                 if progress:
                     progress("resolve", done, len(todo))
@@ -957,9 +961,15 @@ _BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, b
 
 
 def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
+    """One file's edges; a file its resolver fails on (code nested deeper than Python's recursion
+    limit lets it follow) keeps its definitions, gets no edges and is reported, and the run goes on."""
     facts = index.facts(path)
     view = ProjectView(index)
-    edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
+    try:
+        edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
+    except Exception as exc:  # noqa: BLE001 — bad input never stops an index
+        return Resolved(file_id, path, [], view.deps, msgspec.msgpack.encode(view.missing), None,
+                        f"{type(exc).__name__}: {str(exc)[:200]}")
     return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), view.answers)
 
 

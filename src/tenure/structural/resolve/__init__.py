@@ -61,6 +61,7 @@ class Resolved(msgspec.Struct, array_like=True):
     deps: set[str]
     missing: bytes  # msgpack of the module names looked up in vain (encoded where they were found)
     answers: bytes | None
+    failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
 
 
 _MODULE_SETS = itertools.count(1)
