@@ -1,5 +1,7 @@
 """The project database: WAL, foreign keys, versioned migrations applied exactly once."""
 
+import sqlite3
+import threading
 from pathlib import Path
 
 import msgspec
@@ -205,3 +207,16 @@ def test_keys_are_listed_by_how_many_files_read_them(tmp_path: Path) -> None:
     write.flush()
     assert store.keys_by_readers(["mod:y", "mod:x", "mod:unread"]) == ["mod:x", "mod:y"]
     assert store.keys_read({"mod:y", "name:f"}) == {a: {"mod:y"}, b: {"name:f"}}
+
+
+def test_opening_a_migrated_database_does_not_wait_for_another_writer(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "t.db")
+    StructuralStore(db)  # migrated
+    writer = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process indexing holds the write lock
+    writer.execute("INSERT INTO _migrations VALUES ('other:m001', datetime('now'))")
+    opened = threading.Thread(target=lambda: StructuralStore(open_database(tmp_path / "t.db")), daemon=True)
+    opened.start()
+    opened.join(timeout=10)  # (the lock's busy timeout is 30 s)
+    writer.execute("ROLLBACK")
+    assert not opened.is_alive()

@@ -23,7 +23,10 @@ class Migrations:
         return fn
 
     def apply(self, db: Database) -> list[str]:
-        """Apply every pending migration; returns the names applied now."""
+        """Apply every pending migration; returns the names applied now. With none pending, only
+        reads: a process opening the project (a query) does not wait for another's write lock."""
+        if self._all_applied(db):
+            return []
         db.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
@@ -40,3 +43,9 @@ class Migrations:
                 )
             applied.append(name)
         return applied
+
+    def _all_applied(self, db: Database) -> bool:
+        if not db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"):
+            return False
+        done = {r["name"] for r in db.query("SELECT name FROM _migrations WHERE name LIKE ?", (f"{self.store}:%",))}
+        return all(name in done for name, _ in self._steps)
