@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,3 +77,22 @@ def test_busy_port_names_the_option(command: list[str], make_repo) -> None:
         port = busy.getsockname()[1]
         result = runner.invoke(app, [*command, "--port", str(port), "--repo", str(root)])
     assert result.exit_code == 2 and "pass --port" in result.output
+
+
+def test_paths_and_names_are_printed_as_they_are_not_read_as_markup(make_repo) -> None:
+    root = make_repo({"pages/[id].js": "export function Page() {\n  return load()\n}\n\nfunction load() {}\n"})
+    assert runner.invoke(app, ["index", str(root)]).exit_code == 0
+    found = runner.invoke(app, ["find", "Page", "--repo", str(root)])
+    assert found.exit_code == 0 and "pages/[id].js:1" in found.output
+    missing = runner.invoke(app, ["what-breaks", "x", "--repo", str(root / "nope[/red]")])
+    assert missing.exit_code == 2 and "nope[/red] is not a directory" in missing.output
+
+
+def test_a_database_tenure_cannot_read_is_one_line_of_error(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    pass\n"})
+    (root / ".tenure").mkdir()
+    (root / ".tenure" / "tenure.db").write_bytes(b"not a database" * 100)
+    out = subprocess.run([sys.executable, "-m", "tenure.cli", "status", "--repo", str(root)],
+                         capture_output=True, text=True, env={**os.environ, "TENURE_ENRICH": "off"})
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: the project's database (.tenure/tenure.db) cannot be used")

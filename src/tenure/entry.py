@@ -75,8 +75,33 @@ def run_cli(argv: list[str]) -> None:
     except HashSeedNeeded:
         with_hash_seed(restart)
         raise  # (a seed was set: not this process's doing, and not expected)
+    except Exception as exc:
+        if (message := _state_error(exc)) is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2) from exc
     finally:
         _restarts = False
+
+
+def _state_error(exc: Exception) -> str | None:
+    """One line for a project state tenure cannot use (its database locked, unreadable, or its
+    directory not creatable), instead of a traceback; None for any other error."""
+    import sqlite3
+
+    from tenure.storage.database import StorageError
+
+    where = f"the project's database ({STATE_DIR}/{DB_NAME})"
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
+    if isinstance(exc, sqlite3.DatabaseError):
+        return (f"{where} cannot be used ({exc}): delete the {STATE_DIR} directory and run `tenure index` to "
+                "build it again")
+    if isinstance(exc, StorageError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
+        return f"cannot use the state directory {exc.filename}: {exc.strerror}"
+    return None
 
 
 def main() -> None:

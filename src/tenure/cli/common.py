@@ -68,12 +68,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output."
 
 def open_project(repo: Path) -> Tenure:
     if not repo.is_dir():
-        err.print(f"[red]error:[/red] {repo} is not a directory: pass --repo with the project's directory")
+        err.print(f"[red]error:[/red] {escape(str(repo))} is not a directory: pass --repo with the project's directory")
         raise typer.Exit(2)
     try:
         return Tenure.open(repo)
     except StorageError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
 
 

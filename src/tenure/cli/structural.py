@@ -40,7 +40,7 @@ def index(
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
         _print_report(report, as_json)
         if watch:
-            console.print(f"watching {t.root} for changes (Ctrl-C to stop)")
+            console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
                 t.watch(lambda r: _print_report(r, as_json, brief=True),
                         on_warmed=None if as_json else _print_warmed)
@@ -50,7 +50,8 @@ def _print_warmed(warmed: dict) -> None:
     console.print(f"warmed for the next changes in {warmed['cpu_seconds']:.1f} s CPU: modules other files read "
                   "are analysed")
     for module, error in warmed["failed"][:10]:
-        console.print(f"  not analysed ahead (an update that needs it will try again): {module}: {error}")
+        console.print(f"  not analysed ahead (an update that needs it will try again): {escape(module)}: "
+                      f"{escape(error)}")
 
 
 def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:
@@ -68,16 +69,21 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
     )
     for name, summary in report.sources.items():
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+    if report.unresolved:
+        console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "
+                      "their calls not linked):")
+        for path, why in report.unresolved[:20]:
+            console.print(f"  {escape(path)}: {escape(why)}")
     if brief:
         return
     if report.partial:
         console.print(f"{len(report.partial)} files parsed with recovered syntax errors (their code is kept):")
         for path, why in report.partial[:20]:
-            console.print(f"  {path}: {why}")
+            console.print(f"  {escape(path)}: {escape(why)}")
     if report.skipped:
         table = new_table("skipped", "reason", title=f"{len(report.skipped)} skipped")
         for path, why in report.skipped[:50]:
-            table.add_row(path, why)
+            table.add_row(escape(path), escape(why))
         console.print(table)
 
 
@@ -108,25 +114,25 @@ def _where(d: dict) -> str:
 def _print_impact(result: dict) -> None:
     summary = result["summary"]
     if result["symbol"] is None:
-        err.print(f"[yellow]{summary['text']}[/yellow]")
+        err.print(f"[yellow]{escape(summary['text'])}[/yellow]")
         if result["matches"]:
-            err.print("name one of them in full, e.g. `tenure what-breaks " + result["matches"][0]["fqn"] + "`")
+            err.print("name one of them in full, e.g. `tenure what-breaks " + escape(result["matches"][0]["fqn"]) + "`")
         else:
-            err.print(_not_found_hint(result["freshness"]))
+            err.print(escape(_not_found_hint(result["freshness"])))
         return
-    console.print(f"[bold]{result['symbol']}[/bold]")
+    console.print(f"[bold]{escape(result['symbol'])}[/bold]")
     if result["dependants"]:
         table = new_table("depth", "dependant", "relation", "tier", "sources", "where")
         for d in result["dependants"]:
             context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
-            table.add_row(str(d["depth"]), d["symbol"], d["relation"], d["tier"], ",".join(d["sources"]) + context,
-                          _where(d))
+            table.add_row(str(d["depth"]), escape(d["symbol"]), d["relation"], d["tier"],
+                          escape(",".join(d["sources"])) + context, escape(_where(d)))
         console.print(table)
     for d in result["refuted"]:
-        console.print(f"[dim]ruled out by {', '.join(d['refuted_by'])}: {d['symbol']} ({d['tier']} name match, "
-                      f"{d['path']}:{d['line']})[/dim]")
-    console.print(summary["text"])
-    console.print(f"[dim]{result['freshness']['text']}[/dim]")
+        console.print(f"[dim]ruled out by {escape(', '.join(d['refuted_by']))}: {escape(d['symbol'])} "
+                      f"({d['tier']} name match, {escape(d['path'])}:{d['line']})[/dim]")
+    console.print(escape(summary["text"]))
+    console.print(f"[dim]{escape(result['freshness']['text'])}[/dim]")
 
 
 def _not_found_hint(freshness: dict) -> str:
@@ -149,12 +155,12 @@ def find(
         print(json.dumps(lookup.as_dict()))
         return
     if freshness is not None:
-        err.print(lookup.message())
-        err.print(_not_found_hint(freshness))
+        err.print(escape(lookup.message()))
+        err.print(escape(_not_found_hint(freshness)))
         raise typer.Exit(1)
     table = new_table("symbol", "kind", "where", title=f"{lookup.how} match")
     for m in lookup.matches:
-        table.add_row(m.fqn, m.kind, f"{m.path}:{m.line}")
+        table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"))
     console.print(table)
 
 
@@ -162,7 +168,7 @@ def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """How fresh the index is."""
     with open_project(repo) as t:
         info = t.freshness()
-    print(json.dumps(info)) if as_json else console.print(info["text"])
+    print(json.dumps(info)) if as_json else console.print(escape(info["text"]))
 
 
 @export_app.command("edges")
@@ -179,7 +185,7 @@ def export_edges(
         elif fmt == "pycg":
             print(json.dumps(t.export_pycg(), indent=2))
         else:
-            err.print(f"[red]error:[/red] unknown format {fmt!r}: use jsonl or pycg")
+            err.print(f"[red]error:[/red] unknown format {escape(repr(fmt))}: use jsonl or pycg")
             raise typer.Exit(2)
 
 
