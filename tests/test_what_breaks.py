@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from typer.testing import CliRunner
 
@@ -103,6 +104,19 @@ def test_freshness_reports_files_changed_since_the_index(make_repo) -> None:
         fresh = t.what_breaks("Order")["freshness"]
         assert fresh["files_stale"] == 1 and fresh["stale_paths"] == ["shop/orders.py"]
         assert "1 files changed since" in fresh["text"]
+
+
+def test_freshness_reports_source_files_the_index_has_not_seen(make_repo) -> None:
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        (root / "shop/refunds.py").write_text("from shop.orders import Order\n\n\ndef refund():\n    Order()\n")
+        (root / "notes.txt").write_text("not source")
+        os.mkfifo(root / "shop/pipe.py")  # never indexed: not a file to read
+        t._freshness = None
+        fresh = t.what_breaks("Order")["freshness"]  # refund() is a dependant this answer cannot see
+        assert (fresh["files_new"], fresh["new_paths"]) == (1, ["shop/refunds.py"])
+        assert fresh["text"].endswith("1 new files not indexed")
 
 
 def test_cli_what_breaks_json_has_the_documented_fields(make_repo) -> None:

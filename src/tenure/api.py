@@ -18,7 +18,7 @@ from tenure.state import DB_NAME, STATE_DIR
 from tenure.storage import Database, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
-from tenure.structural.indexer import Indexer, IndexReport, Progress
+from tenure.structural.indexer import Indexer, IndexReport, Progress, new_source_files
 from tenure.structural.lsp.state import LspState
 from tenure.structural.store import StructuralStore
 
@@ -166,13 +166,15 @@ class Tenure:
         return export.pycg(self.db)
 
     def freshness(self) -> dict:
-        """When the index was built and how many indexed files changed on disk since."""
+        """When the index was built, how many indexed files changed on disk since, and how many
+        source files are new (not indexed yet: what they call is missing from every answer)."""
         now = time.monotonic()
         if self._freshness and now - self._freshness[0] < FRESHNESS_TTL_S:
             return self._freshness[1]
         indexed_at = self.structural.get_meta("indexed_at")
         stale: list[str] = []
-        rows = self.db.query("SELECT path, size, mtime_ns FROM files WHERE parse_status != 'skipped'")
+        every = self.db.query("SELECT path, size, mtime_ns, parse_status FROM files")
+        rows = [r for r in every if r["parse_status"] != "skipped"]
         for r in rows:
             try:
                 st = os.stat(self.root / r["path"])
@@ -184,13 +186,16 @@ class Tenure:
         age = None
         if indexed_at:
             age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
+        new = new_source_files(self.root, {r["path"] for r in every}) if indexed_at else []
         info = {
             "indexed_at": indexed_at or None,
             "age_seconds": age,
             "files_indexed": len(rows),
             "files_stale": len(stale),
             "stale_paths": stale[:10],
-            "text": _freshness_text(indexed_at, age, len(stale)),
+            "files_new": len(new),
+            "new_paths": new[:10],
+            "text": _freshness_text(indexed_at, age, len(stale), len(new)),
         }
         self._freshness = (now, info)
         return info
@@ -255,8 +260,10 @@ class Tenure:
             self.flush()
 
 
-def _freshness_text(indexed_at: str, age: int | None, stale: int) -> str:
+def _freshness_text(indexed_at: str, age: int | None, stale: int, new: int = 0) -> str:
     if not indexed_at:
         return "not indexed yet: run `tenure index`"
     when = f"indexed {age}s ago" if age is not None and age < 120 else f"indexed at {indexed_at}"
-    return f"{when}; {stale} files changed since" if stale else f"{when}; up to date"
+    since = [f"{stale} files changed since"] if stale else []
+    since += [f"{new} new files not indexed"] if new else []
+    return f"{when}; {', '.join(since)}" if since else f"{when}; up to date"

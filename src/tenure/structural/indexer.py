@@ -129,6 +129,14 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     return sorted(found), sorted(skipped)
 
 
+def new_source_files(root: Path, known: AbstractSet[str]) -> list[str]:
+    """Source files under `root` that an index would take and has no row for (a file it skipped has
+    one; what it passes over without one, a FIFO or a path git lists but the tree lacks, is left out)."""
+    found, _ = discover(root)
+    named, _ = _named_in_utf8(p for p in found if p not in known)
+    return [p for p in named if language_for(p) is not None and os.path.isfile(root / p)]
+
+
 def _named_in_utf8(paths: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """The paths UTF-8 can spell (the store keeps them as text), and the others passed over with a
     reason, shown with the bytes that are not UTF-8 escaped (a name is bytes on POSIX)."""
