@@ -63,6 +63,13 @@ def test_unindexed_project_says_to_index(make_repo) -> None:
     assert result.exit_code == 1 and "not indexed yet" in result.output
 
 
+@pytest.mark.parametrize("command", [["status"], ["status", "--json"], ["what-breaks", "f"], ["find", "f"],
+                                     ["export", "edges"]])
+def test_a_query_of_a_project_not_indexed_leaves_no_state_behind(tmp_path: Path, command: list[str]) -> None:
+    runner.invoke(app, [*command, "--repo", str(tmp_path)])
+    assert not (tmp_path / ".tenure").exists()  # (one in a home directory would claim every directory under it)
+
+
 def test_missing_directory_names_the_option(tmp_path: Path) -> None:
     result = runner.invoke(app, ["status", "--repo", str(tmp_path / "nowhere")])
     assert result.exit_code == 2 and "pass --repo" in result.output

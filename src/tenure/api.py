@@ -63,9 +63,14 @@ class Tenure:
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
-    def open(cls, path: str | Path = ".", discover: bool = True) -> Tenure:
+    def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True) -> Tenure:
+        """The project at `path` (its root found when `discover`). Without `create`, a project with
+        no state yet is opened on an empty database in memory: it answers "not indexed yet", and a
+        query leaves no .tenure/ behind (one in a home directory would claim every directory under it)."""
         root = find_root(Path(path)) if discover else Path(path).resolve()
         state = root / STATE_DIR
+        if not create and not (state / DB_NAME).exists():
+            return cls(root, open_database(":memory:"))
         state.mkdir(exist_ok=True)
         ignore = state / ".gitignore"
         if not ignore.exists():

@@ -66,12 +66,13 @@ RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def open_project(repo: Path) -> Tenure:
+def open_project(repo: Path, create: bool = True) -> Tenure:
+    """The project a command works on; a command that only reads (`create` False) makes no state."""
     if not repo.is_dir():
         err.print(f"[red]error:[/red] {escape(str(repo))} is not a directory: pass --repo with the project's directory")
         raise typer.Exit(2)
     try:
-        return Tenure.open(repo)
+        return Tenure.open(repo, create=create)
     except StorageError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc

@@ -94,7 +94,7 @@ def what_breaks_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """What a change to SYMBOL breaks: its dependants, each with tier and source, and a lower-bound summary."""
-    with open_project(repo) as t:
+    with open_project(repo, create=False) as t:
         result = t.what_breaks(symbol, depth)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -148,7 +148,7 @@ def find(
     as_json: JsonOpt = False,
 ) -> None:
     """Find symbols by full name or suffix."""
-    with open_project(repo) as t:
+    with open_project(repo, create=False) as t:
         lookup = t.find_symbol(symbol)
         freshness = t.freshness() if not lookup.matches else None
     if as_json:
@@ -166,7 +166,7 @@ def find(
 
 def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """How fresh the index is."""
-    with open_project(repo) as t:
+    with open_project(repo, create=False) as t:
         info = t.freshness()
     print(json.dumps(info)) if as_json else console.print(escape(info["text"]))
 
@@ -178,7 +178,7 @@ def export_edges(
     repo: RepoOpt = Path("."),
 ) -> None:
     """Print every edge of the graph."""
-    with open_project(repo) as t:
+    with open_project(repo, create=False) as t:
         if fmt == "jsonl":
             for edge in t.export_edges():
                 sys.stdout.write(json.dumps(edge) + "\n")
