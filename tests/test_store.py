@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tenure.storage import Migrations, open_database
+from tenure.storage import Migrations, StorageError, open_database
 from tenure.structural.resolve import EdgeOut, Resolved
 from tenure.structural.store import ResolutionWriter, StructuralStore
 
@@ -220,3 +220,12 @@ def test_opening_a_migrated_database_does_not_wait_for_another_writer(tmp_path: 
     opened.join(timeout=10)  # (the lock's busy timeout is 30 s)
     writer.execute("ROLLBACK")
     assert not opened.is_alive()
+
+
+def test_a_database_a_newer_build_migrated_is_refused_not_written_past(tmp_path: Path) -> None:
+    StructuralStore(open_database(tmp_path / "t.db"))
+    newer = sqlite3.connect(tmp_path / "t.db")
+    newer.execute("INSERT INTO _migrations VALUES ('structural:m999_from_the_future', datetime('now'))")
+    newer.commit()
+    with pytest.raises(StorageError, match="written by a newer tenure .*m999_from_the_future"):
+        StructuralStore(open_database(tmp_path / "t.db"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tenure.storage.database import Database
+from tenure.storage.database import Database, StorageError
 
 MigrationFn = Callable[[Database], None]
 
@@ -45,7 +45,13 @@ class Migrations:
         return applied
 
     def _all_applied(self, db: Database) -> bool:
+        """Whether nothing is pending; a database a newer build migrated further is refused (this
+        build would write past columns and tables it does not know)."""
         if not db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"):
             return False
         done = {r["name"] for r in db.query("SELECT name FROM _migrations WHERE name LIKE ?", (f"{self.store}:%",))}
-        return all(name in done for name, _ in self._steps)
+        known = {name for name, _ in self._steps}
+        if unknown := sorted(done - known):
+            raise StorageError(f"this project's database was written by a newer tenure (its migration {unknown[0]} "
+                               "is unknown to this one): upgrade tenure to use it")
+        return known <= done
