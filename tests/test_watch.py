@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import queue
+import shutil
 import threading
 import time
 
 from tenure import Tenure
+from tenure.storage import StorageError
 
 
 def test_watch_reindexes_only_the_changed_file(make_repo) -> None:
@@ -44,3 +46,26 @@ def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -
         watcher.join(timeout=10)
         assert done["cpu_seconds"] >= 0 and done["failed"] == [] and warmed.empty()
         assert report.files_parsed == 1 and report.files_verified == 1  # b.py checked, not resolved again
+
+
+def test_a_watcher_whose_database_is_deleted_stops_and_says_so(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    pass\n"})
+    failed: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+
+        def watch() -> None:
+            try:
+                t.watch(lambda report: None, stop)
+            except StorageError as exc:
+                failed.put(str(exc))
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        time.sleep(0.3)
+        shutil.rmtree(root / ".tenure")  # `git clean -fdx`: updates written now would reach nobody
+        error = failed.get(timeout=20)
+        stop.set()
+        watcher.join(timeout=10)
+        assert "was deleted or replaced while watching" in error

@@ -15,7 +15,7 @@ from tenure.memories import drift, links
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.state import DB_NAME, STATE_DIR
-from tenure.storage import Database, open_database
+from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, IndexReport, Progress, new_source_files
@@ -244,10 +244,19 @@ class Tenure:
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
+        database = self.root / STATE_DIR / DB_NAME
+        opened = os.stat(database).st_ino
         warming_cpu: float | None = 0.0  # None once warmed (again after a run rebuilt the index)
         try:
             for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
                                  yield_on_timeout=True):
+                try:
+                    still = os.stat(database).st_ino == opened
+                except OSError:
+                    still = False
+                if not still:  # (an open connection would go on writing to the deleted file, for nobody)
+                    raise StorageError(f"{database} was deleted or replaced while watching: run `tenure index "
+                                       "--watch` again")
                 if changes:
                     paths = {Path(p).relative_to(self.root).as_posix() for _, p in changes}
                     on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
