@@ -118,6 +118,25 @@ def test_a_gzipped_file_and_a_bare_protobuf_request_are_read_too(shop, tmp_path)
     assert report["spans"] == 7 and report["problems"] == {}
 
 
+def test_a_compressed_file_cut_off_keeps_the_requests_before_the_cut(shop, tmp_path):
+    lines = b"".join(json.dumps(r).encode() + b"\n" for r in checkout_trace() * 40)
+    whole = gzip.compress(lines)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) * 3 // 4])  # a copy stopped half-way
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([cut])
+    assert report["problems"]["truncated_compressed_file"] == 1 and report["spans"] == 5  # (then repeats)
+
+
+def test_a_timestamp_no_store_can_hold_is_counted_and_its_span_kept(shop, tmp_path):
+    first, *rest = checkout_trace()
+    spans = first["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans[0] = {**spans[0], "startTimeUnixNano": "99999999999999999999999999"}
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([write_json_lines(tmp_path / "far.jsonl", [first, *rest])])
+    assert report["problems"].get("bad_timestamp") == 1 and report["spans"] == 5
+
+
 def test_a_parent_in_another_file_is_linked_and_reading_a_file_again_counts_nothing_twice(shop, tmp_path):
     checkout, orders = checkout_trace()
     a = write_json_lines(tmp_path / "a.jsonl", [orders])  # the server side first: its parent is not here yet

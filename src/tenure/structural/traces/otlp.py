@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -209,12 +210,22 @@ def _json_id(value: str | None, size: int) -> bytes | None:
     return raw if len(raw) == size and any(raw) else None
 
 
+_MAX_NS = 2**63 - 1  # the latest time the store can hold (2262): OTLP's fixed64 reaches further
+
+
 def _json_int(value: int | str, out: Decoded) -> int:
     try:
-        return int(value)
+        return _nanoseconds(int(value), out)
     except ValueError:
-        out.problems["bad_timestamp"] += 1
-        return 0
+        return _nanoseconds(-1, out)
+
+
+def _nanoseconds(value: int, out: Decoded) -> int:
+    """A span's timestamp, or 0 (not said) counted as a bad one when no time can be that."""
+    if 0 <= value <= _MAX_NS:
+        return value
+    out.problems["bad_timestamp"] += 1
+    return 0
 
 
 def _json_attributes(attributes: list[_KeyValue], wanted: frozenset[str] | tuple[str, ...],
@@ -260,7 +271,8 @@ def decode_protobuf(data: bytes) -> Decoded:
                     parent_id = b""
                 out.spans.append(Span(
                     trace_id=s.trace_id, span_id=s.span_id, parent_id=parent_id, name=s.name, kind=s.kind,
-                    start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano, service=str(service),
+                    start_ns=_nanoseconds(s.start_time_unix_nano, out),
+                    end_ns=_nanoseconds(s.end_time_unix_nano, out), service=str(service),
                     attributes=_proto_attributes(s.attributes, WANTED),
                     links=tuple(link.trace_id + link.span_id for link in s.links
                                 if len(link.trace_id) == TRACE_ID_BYTES and len(link.span_id) == SPAN_ID_BYTES),
@@ -305,10 +317,15 @@ def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
             head += stream.read(1)
         if not head.strip():
             return
-        if head[-1:] in (b"{", b"["):
-            yield from _json_lines(head, stream, raw)
-        else:
-            yield from _protobuf_frames(_Unread(head, stream), raw)
+        try:
+            if head[-1:] in (b"{", b"["):
+                yield from _json_lines(head, stream, raw)
+            else:
+                yield from _protobuf_frames(_Unread(head, stream), raw)
+        except (EOFError, zlib.error, gzip.BadGzipFile):  # cut off (a copy stopped half-way): keep what came
+            cut = Decoded()
+            cut.problems["truncated_compressed_file"] += 1
+            yield cut, raw.tell()
 
 
 def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
