@@ -262,12 +262,18 @@ def test_di_ingest_adds_a_boot1_beans_file_by_hand_under_its_profile(shop: Path,
     assert [(d["tier"], d["contexts"], "di" in d["sources"]) for d in checkout] == [("resolved", ["staging"], True)]
 
 
-def test_di_ingest_rejects_a_file_that_is_not_actuator_json(shop: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("content", "says"), [
+    ('{"hello": 1}', "not Spring Boot actuator beans JSON"),
+    ("[" * 100_000 + "]" * 100_000, "not actuator beans JSON: nested too deep"),
+], ids=["another shape", "arrays nested 100,000 deep"])
+def test_di_ingest_rejects_a_file_that_is_not_actuator_json(
+    shop: Path, tmp_path: Path, content: str, says: str
+) -> None:
     bogus = tmp_path / "bogus.json"
-    bogus.write_text('{"hello": 1}')
+    bogus.write_text(content)
     result = CliRunner().invoke(app, ["di", "ingest", str(bogus), "--repo", str(shop)])
     assert result.exit_code == 2
-    assert "not Spring Boot actuator beans JSON" in " ".join(result.output.split())
+    assert says in " ".join(result.output.split())
 
 
 def compiled_graph_fixture(compiled, case: str, tmp_path: Path) -> Path:

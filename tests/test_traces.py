@@ -128,6 +128,13 @@ def test_a_compressed_file_cut_off_keeps_the_requests_before_the_cut(shop, tmp_p
     assert report["problems"]["truncated_compressed_file"] == 1 and report["spans"] == 5  # (then repeats)
 
 
+def test_a_request_nested_too_deep_is_counted_and_the_others_kept(shop, tmp_path):
+    deep = '{"resourceSpans": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([write_json_lines(tmp_path / "deep.jsonl", [deep, *checkout_trace()])])
+    assert report["problems"] == {"nested_too_deep": 1} and report["spans"] == 5
+
+
 def test_a_timestamp_no_store_can_hold_is_counted_and_its_span_kept(shop, tmp_path):
     first, *rest = checkout_trace()
     spans = first["resourceSpans"][0]["scopeSpans"][0]["spans"]

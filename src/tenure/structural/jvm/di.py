@@ -88,6 +88,8 @@ def read_beans_file(path: Path, profile: str = "") -> list[BeanContext]:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise BeansFileError(f"{path}: {exc}") from exc
+    except RecursionError as exc:
+        raise BeansFileError(f"{path}: not actuator beans JSON: nested too deep") from exc
     try:
         return parse_beans(data, profile)
     except BeansFileError as exc:

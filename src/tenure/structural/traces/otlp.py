@@ -389,3 +389,7 @@ def _decode_or_count(decode: Any, data: bytes) -> Decoded:
         out = Decoded()
         out.problems[exc.reason] += 1
         return out
+    except RecursionError:  # arrays in arrays thousands deep: no request is shaped so
+        out = Decoded()
+        out.problems["nested_too_deep"] += 1
+        return out
