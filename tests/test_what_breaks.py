@@ -159,3 +159,13 @@ def test_dynamic_sites_of_another_language_do_not_widen_the_lower_bound(make_rep
         t.index()
         assert t.what_breaks("com.acme.Ledger.record")["summary"]["unresolved_dynamic"] == 0
         assert t.what_breaks("plugins.run")["summary"]["unresolved_dynamic"] == 1
+
+
+def test_a_name_shared_by_more_symbols_than_are_listed_says_how_many(make_repo) -> None:
+    root = make_repo({f"m{i}.py": "def f():\n    pass\n" for i in range(60)})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lookup = t.find_symbol("f")
+        assert (lookup.how, len(lookup.matches), lookup.total) == ("ambiguous", 50, 60)
+        assert lookup.message().startswith("'f' names 60 symbols (the first 50 listed)")
+        assert t.find_symbol(".f").total == 60  # a suffix written with its dot

@@ -158,7 +158,8 @@ def find(
         err.print(escape(lookup.message()))
         err.print(escape(_not_found_hint(freshness)))
         raise typer.Exit(1)
-    table = new_table("symbol", "kind", "where", title=f"{lookup.how} match")
+    cut = f" (the first {len(lookup.matches)} of {lookup.total})" if lookup.total > len(lookup.matches) else ""
+    table = new_table("symbol", "kind", "where", title=f"{lookup.how} match{cut}")
     for m in lookup.matches:
         table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"))
     console.print(table)

@@ -26,6 +26,7 @@ class Lookup:
     query: str
     how: str  # exact | suffix | ambiguous | none
     matches: list[SymbolMatch]
+    total: int = 0  # how many symbols matched: more than `matches` lists when the list was cut short
 
     @property
     def unique(self) -> SymbolMatch | None:
@@ -37,24 +38,27 @@ class Lookup:
             return f"no symbol matches {self.query!r}"
         if self.how == "ambiguous":
             names = sorted({m.fqn for m in self.matches})
+            shown = f" (the first {len(self.matches)} listed)" if self.total > len(self.matches) else ""
             more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
-            return f"{self.query!r} names {len(names)} symbols: " + ", ".join(names[:10]) + more
+            return (f"{self.query!r} names {max(self.total, len(names))} symbols{shown}: " + ", ".join(names[:10])
+                    + more)
         return ""
 
     def as_dict(self) -> dict:
-        return {"query": self.query, "how": self.how, "matches": [m.as_dict() for m in self.matches]}
+        return {"query": self.query, "how": self.how, "matches": [m.as_dict() for m in self.matches],
+                "total": self.total}
 
 
 def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
-    query = query.strip()
+    query = query.strip().lstrip(".")  # (`.retry`: a suffix written as one)
     rows = db.query(_SELECT + " WHERE fqn = ?", (query,))
     if rows:
-        return Lookup(query, "exact", _matches(rows))
+        return Lookup(query, "exact", _matches(rows), len(rows))
     rows = [r for r in db.query(_SELECT + " WHERE name = ?", (short_name(query),)) if has_suffix(r["fqn"], query)]
     if not rows:
         return Lookup(query, "none", [])
     how = "suffix" if len({r["fqn"] for r in rows}) == 1 else "ambiguous"
-    return Lookup(query, how, _matches(rows[:limit]))
+    return Lookup(query, how, _matches(rows[:limit]), len(rows))
 
 
 _SELECT = "SELECT fqn, kind, language, path, start_line, generated FROM symbols"
