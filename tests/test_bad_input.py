@@ -24,6 +24,13 @@ def test_binary_file_with_a_source_extension_is_skipped(make_repo) -> None:
         assert t.find_symbol("ok.f").unique is not None
 
 
+def test_utf16_text_is_skipped_with_a_reason_that_says_so(make_repo) -> None:
+    root = make_repo({"ok.py": "def f():\n    pass\n", "wide.py": "def g():\n    pass\n".encode("utf-16")})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert reasons(report)["wide.py"] == "UTF-16 text (not read: save it as UTF-8 to index it)"
+
+
 def test_invalid_utf8_is_parsed_and_flagged(make_repo) -> None:
     root = make_repo({"latin.py": "# caf\xe9\ndef f():\n    g()\n\n\ndef g():\n    pass\n".encode("latin-1")})
     with Tenure.open(root, discover=False) as t:

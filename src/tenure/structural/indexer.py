@@ -5,6 +5,7 @@ The whole update is one transaction: a process killed half-way leaves the previo
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import hashlib
@@ -193,7 +194,9 @@ def _inspect(root: str, path: str, known: dict | None, max_bytes: int) -> _Candi
     except OSError as exc:
         cand.skip = f"unreadable: {exc.strerror}"
         return cand
-    if b"\0" in cand.content[:8192]:
+    if cand.content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        cand.skip = "UTF-16 text (not read: save it as UTF-8 to index it)"
+    elif b"\0" in cand.content[:8192]:
         cand.skip = "binary content"
     cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
     return cand
