@@ -94,7 +94,9 @@ def _state_error(exc: Exception) -> str | None:
     where = f"the project's database ({STATE_DIR}/{DB_NAME})"
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
         return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
-    if isinstance(exc, sqlite3.DatabaseError):
+    if isinstance(exc, sqlite3.OperationalError):  # disk full, no permission: nothing written was kept
+        return f"{where} could not be used: {exc}"
+    if isinstance(exc, sqlite3.DatabaseError):  # not a database, or a damaged one
         return (f"{where} cannot be used ({exc}): delete the {STATE_DIR} directory and run `tenure index` to "
                 "build it again")
     if isinstance(exc, StorageError):
