@@ -53,6 +53,16 @@ def test_a_file_name_that_is_not_utf8_is_skipped_with_its_bytes_shown(make_repo,
         assert t.find_symbol("ok.f").unique is not None
 
 
+def test_nesting_cpython_compiles_is_indexed(make_repo) -> None:
+    concatenated = "s = " + " + ".join(f'"{i}"' for i in range(2000)) + "\n"  # generated code does this
+    chained = "class A:\n    def m(self):\n        return self\n\n\nx = A()" + ".m()" * 250 + "\n"
+    root = make_repo({"concatenated.py": concatenated, "chained.py": chained})
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert (report.skipped, report.unresolved) == ([], [])
+        assert {e["dst"] for e in t.export_edges() if e["path"] == "chained.py"} == {"chained.A", "chained.A.m"}
+
+
 def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo) -> None:
     root = make_repo({"ok.py": "def f():\n    pass\n", "deep.py": "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"})
     with Tenure.open(root, discover=False) as t:
@@ -62,7 +72,7 @@ def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo
 
 
 def test_a_file_its_resolver_gives_up_on_keeps_its_definitions_and_the_index_goes_on(make_repo) -> None:
-    deep = "def g(x=0):\n    return 1\n\n\nx = " + "g(" * 400 + ")" * 400 + "\n"  # CPython compiles it
+    deep = "def g(x=0):\n    return 1\n\n\nx = " + "g(" * 4000 + ")" * 4000 + "\n"  # past RECURSION_LIMIT
     good = "def helper():\n    return 1\n\n\ndef user():\n    return helper()\n"
     root = make_repo({"good.py": good, "deep.py": deep})
     with Tenure.open(root, discover=False) as t:

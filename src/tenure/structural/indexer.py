@@ -14,6 +14,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -224,6 +225,25 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+# Extraction and resolution recurse once or twice per level of nesting: Python's default limit (1,000)
+# dropped files CPython compiles, such as a 350-term string concatenation. Python 3.11 keeps Python
+# frames off the C stack, and C recursion that counts against the limit (msgspec, comparisons) stays
+# within a thread's 8 MB at this depth.
+RECURSION_LIMIT = 10_000
+
+
+@contextlib.contextmanager
+def deeper_recursion() -> Iterator[None]:
+    """Python's recursion limit raised to RECURSION_LIMIT for an index (its workers, forked inside,
+    keep it)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
 @cache
 def extractor_version() -> str:
     """A hash of the extraction and resolution code and data: when it changes, facts are re-made."""
@@ -431,7 +451,7 @@ class Indexer:
         that (workers), raises `HashSeedNeeded` and commits nothing; any other run stores what a
         run under the fixed seed would."""
         self.flush()
-        with cyclic_gc_paused():
+        with cyclic_gc_paused(), deeper_recursion():
             return self._run(progress, changed_paths, defer_bookkeeping, seedless)
 
     def flush(self) -> None:
