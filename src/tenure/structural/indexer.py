@@ -678,9 +678,8 @@ class Indexer:
         An index another process has indexed past is not warmed: the next run builds a new one, and
         warming starts again for that."""
         index = self._index
-        if index is None or self._to_warm is not None and not self._to_warm:
-            return True
-        if index.generation != self.store.get_meta("generation"):
+        warmed = self._to_warm is not None and not self._to_warm
+        if index is None or warmed or index.generation != self.store.get_meta("generation"):
             return True
         if self._to_warm is None:
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
@@ -829,9 +828,9 @@ class Indexer:
             for done, resolved in enumerate(_resolve_all(index, todo), 1):
                 mark = time.perf_counter()
                 write.add(resolved)
+                phases["write edges"] += time.perf_counter() - mark
                 if resolved.failed:
                     unresolved.append((resolved.path, resolved.failed))
-                phases["write edges"] += time.perf_counter() - mark
                 if progress:
                     progress("resolve", done, len(todo))
             mark = time.perf_counter()
@@ -996,12 +995,13 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     limit lets it follow) keeps its definitions, gets no edges and is reported, and the run goes on."""
     facts = index.facts(path)
     view = ProjectView(index)
+    edges, failed = [], ""
     try:
         edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
     except Exception as exc:  # noqa: BLE001 — bad input never stops an index
-        return Resolved(file_id, path, [], view.deps, msgspec.msgpack.encode(view.missing), None,
-                        f"{type(exc).__name__}: {str(exc)[:200]}")
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), view.answers)
+        failed = f"{type(exc).__name__}: {str(exc)[:200]}"
+    answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
+    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
