@@ -323,9 +323,7 @@ def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
             else:
                 yield from _protobuf_frames(_Unread(head, stream), raw)
         except (EOFError, zlib.error, gzip.BadGzipFile):  # cut off (a copy stopped half-way): keep what came
-            cut = Decoded()
-            cut.problems["truncated_compressed_file"] += 1
-            yield cut, raw.tell()
+            yield _problem("truncated_compressed_file"), raw.tell()
 
 
 def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
@@ -362,9 +360,7 @@ def _protobuf_frames(stream: _Unread, raw: IO[bytes]) -> Iterator[tuple[Decoded,
     while (size := _read_length(stream, four_byte)) is not None:
         frame = stream.read(size)
         if len(frame) < size:
-            out = Decoded()
-            out.problems["truncated_frame"] += 1
-            yield out, raw.tell()
+            yield _problem("truncated_frame"), raw.tell()
             return
         yield _decode_or_count(decode_protobuf, frame), raw.tell()
 
@@ -386,10 +382,13 @@ def _decode_or_count(decode: Any, data: bytes) -> Decoded:
     try:
         return decode(data)
     except MalformedRequest as exc:
-        out = Decoded()
-        out.problems[exc.reason] += 1
-        return out
+        return _problem(exc.reason)
     except RecursionError:  # arrays in arrays thousands deep: no request is shaped so
-        out = Decoded()
-        out.problems["nested_too_deep"] += 1
-        return out
+        return _problem("nested_too_deep")
+
+
+def _problem(reason: str) -> Decoded:
+    """A request that gave nothing but one problem, counted under `reason`."""
+    out = Decoded()
+    out.problems[reason] += 1
+    return out
