@@ -49,7 +49,8 @@ class Migrations:
         build would write past columns and tables it does not know)."""
         if not db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"):
             return False
-        done = {r["name"] for r in db.query("SELECT name FROM _migrations WHERE name LIKE ?", (f"{self.store}:%",))}
+        prefix = f"{self.store}:"  # (not a LIKE pattern: `_` in a store's name would match any character)
+        done = {r["name"] for r in db.query("SELECT name FROM _migrations") if r["name"].startswith(prefix)}
         known = {name for name, _ in self._steps}
         if unknown := sorted(done - known):
             raise StorageError(f"this project's database was written by a newer tenure (its migration {unknown[0]} "
