@@ -264,12 +264,14 @@ class Tenure:
                 self.flush()  # idle: the last update's bookkeeping first
                 started = time.process_time()
                 done = self.warm(WARM_SLICE_S)
-                if not done or warming_cpu is not None:
-                    warming_cpu = (warming_cpu or 0.0) + time.process_time() - started
-                if done and warming_cpu is not None:
-                    if on_warmed:
-                        on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
-                    warming_cpu = None
+                if warming_cpu is None and not done:
+                    warming_cpu = 0.0  # a run rebuilt the index: warming it again
+                if warming_cpu is not None:
+                    warming_cpu += time.process_time() - started
+                    if done:
+                        if on_warmed:
+                            on_warmed({"cpu_seconds": warming_cpu, "failed": self.warming_failed})
+                        warming_cpu = None
         finally:
             self.flush()
 
