@@ -986,7 +986,6 @@ def test_a_warm_indexer_notices_another_process_indexed_in_between(make_repo, tm
         assert snapshot(first) == clean_index(root, cleans)
 
 
-
 def test_an_index_another_process_indexed_past_is_not_warmed_until_a_run_rebuilds_it(make_repo) -> None:
     root = make_repo(SHAPES)
     with Tenure.open(root, discover=False) as first, Tenure.open(root, discover=False) as second:
