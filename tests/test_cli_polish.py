@@ -55,21 +55,33 @@ def test_every_query_command_has_json(command: list[str]) -> None:
     assert "--json" in runner.invoke(app, [*command, "--help"], terminal_width=200).stdout
 
 
-def test_unindexed_project_says_to_index(make_repo) -> None:
+NOT_INDEXED = "not indexed yet: run `tenure index`"
+NOT_INDEXED_ANSWERS = [  # (command, exit code, what it says)
+    pytest.param(["status"], 0, NOT_INDEXED, id="status"),
+    pytest.param(["status", "--json"], 0, f'"text": "{NOT_INDEXED}"', id="status --json"),
+    pytest.param(["what-breaks", "f"], 1, f"no symbol matches 'f'\nthis project is {NOT_INDEXED} in it",
+                 id="what-breaks"),
+    pytest.param(["what-breaks", "f", "--json"], 1, f'"text": "{NOT_INDEXED}"', id="what-breaks --json"),
+    pytest.param(["find", "f"], 1, f"no symbol matches 'f'\nthis project is {NOT_INDEXED} in it", id="find"),
+    pytest.param(["find", "f", "--json"], 1, NOT_INDEXED, id="find --json", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError, reason="`tenure find --json` of a project not indexed answers "
+        '{"matches": [], "total": 0} with exit 0: no freshness, nothing tells it from a name that is not there')),
+    pytest.param(["export", "edges"], 0, NOT_INDEXED, id="export edges", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError,
+        reason="`tenure export edges` of a project not indexed prints nothing and says nothing")),
+]
+
+
+@pytest.mark.parametrize(("command", "exit_code", "says"), NOT_INDEXED_ANSWERS)
+def test_a_query_of_a_project_not_indexed_says_so_and_leaves_no_state_behind(
+    make_repo, command: list[str], exit_code: int, says: str
+) -> None:
     root = make_repo({"a.py": "def f():\n    return 1\n"})
-    result = runner.invoke(app, ["what-breaks", "f", "--repo", str(root)])
-    assert result.exit_code == 1 and "run `tenure index`" in result.output
-    result = runner.invoke(app, ["find", "f", "--repo", str(root)])
-    assert result.exit_code == 1 and "not indexed yet" in result.output
-
-
-@pytest.mark.parametrize("command", [["status"], ["status", "--json"], ["what-breaks", "f"], ["find", "f"],
-                                     ["export", "edges"]])
-def test_a_query_of_a_project_not_indexed_leaves_no_state_behind(tmp_path: Path, command: list[str]) -> None:
-    result = runner.invoke(app, [*command, "--repo", str(tmp_path)])
-    assert result.exit_code in (0, 1), result.output  # answered "not indexed yet" (1: nothing found)
-    assert result.exception is None or isinstance(result.exception, SystemExit)  # (not a crash before writing)
-    assert not (tmp_path / ".tenure").exists()  # (one in a home directory would claim every directory under it)
+    result = runner.invoke(app, [*command, "--repo", str(root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output  # (not a crash)
+    assert not (root / ".tenure").exists()  # (one in a home directory would claim every directory under it)
+    assert result.exit_code == exit_code, result.output
+    assert says in result.output
 
 
 def test_missing_directory_names_the_option(tmp_path: Path) -> None:
