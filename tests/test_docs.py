@@ -12,7 +12,7 @@ REGENERATE = "cog -r docs/cli.md"
 
 
 def test_the_cli_reference_is_what_every_command_says_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
-    status = Cog().main(["cog", "--check", "--diff", "--check-fail-msg", f"run `{REGENERATE}`", str(DOCS / "cli.md")])
+    status = Cog().main(["cog", "--check", "--diff", str(DOCS / "cli.md")])  # (--diff: cogapp 3.5)
     out = capsys.readouterr()
     assert status == 0, f"docs/cli.md is not what the commands' --help says: run `{REGENERATE}`\n{out.out}{out.err}"
 
