@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from tenure.structural.resolve import ProjectIndex, ProjectView, python
+from tenure.structural.resolve import ProjectIndex, ProjectView, answers
 
 
 def test_packed_filters_match_exactly_those_holding_every_bit_of_a_key() -> None:
@@ -14,23 +14,23 @@ def test_packed_filters_match_exactly_those_holding_every_bit_of_a_key() -> None
     for trial in range(100):
         filters = [rng.getrandbits(128) | rng.getrandbits(128) for _ in range(rng.randint(1, 300))]
         packed = b"".join(f.to_bytes(16, "little") for f in filters)
-        mask = python._KEY_BITS[f"sym:pkg.mod.f{trial}"]
-        found = python._filters_holding(packed, mask).to_bytes(len(filters), "little")
+        mask = answers.key_bits(f"sym:pkg.mod.f{trial}")
+        found = answers.filters_holding(packed, mask).to_bytes(len(filters), "little")
         assert found == bytes(f & mask == mask for f in filters)
 
 
 def test_a_question_that_read_many_keys_keeps_a_wide_filter_that_tells_unread_keys_apart() -> None:
     view = ProjectView(ProjectIndex(load_facts=lambda path: None))
     read = ({f"items:pkg.m{i}" for i in range(300)}, set())
-    key_filter = python._key_filter(view, read)
-    assert len(key_filter) > python._FILTER_BYTES
-    assert all(python._may_have_read(key_filter, [key]) for key in read[0])  # no false negative
+    key_filter = answers.key_filter(view, read)
+    assert len(key_filter) > answers.FILTER_BYTES
+    assert all(answers.may_have_read(key_filter, [key]) for key in read[0])  # no false negative
     unread = [f"miss:pkg.m{i}#f" for i in range(1000)]
-    narrow_only = key_filter[: python._FILTER_BYTES]
-    assert sum(python._may_have_read(narrow_only, [key]) for key in unread) > 900  # 128 bits: full
-    assert sum(python._may_have_read(key_filter, [key]) for key in unread) < 100
+    narrow_only = key_filter[: answers.FILTER_BYTES]
+    assert sum(answers.may_have_read(narrow_only, [key]) for key in unread) > 900  # 128 bits: full
+    assert sum(answers.may_have_read(key_filter, [key]) for key in unread) < 100
 
 
 def test_a_question_that_read_few_keys_keeps_only_the_packed_filter() -> None:
     view = ProjectView(ProjectIndex(load_facts=lambda path: None))
-    assert len(python._key_filter(view, ({"name:f", "items:pkg.m"}, set()))) == python._FILTER_BYTES
+    assert len(answers.key_filter(view, ({"name:f", "items:pkg.m"}, set()))) == answers.FILTER_BYTES

@@ -23,6 +23,7 @@ from tenure.structural.facts import FileFacts
 from tenure.structural.indexer import IndexReport
 from tenure.structural.languages import language_table
 from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, python
+from tenure.structural.resolve import answers as resolve_answers
 from tenure.structural.store import StructuralStore
 
 
@@ -816,7 +817,7 @@ def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
 
 def test_a_question_another_file_asked_is_answered_as_computing_it_would(make_repo, monkeypatch) -> None:
     """`resolve` takes a question's answer, log entry and reads from the file that asked it first in
-    the same index state (`python._ANSWERED`): edges, stored answers and reads come out alike."""
+    the same index state (`resolve_answers.ANSWERED`): edges, stored answers and reads come out alike."""
     users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}")
              + "\n\ndef guess(shape):\n    return shape.area()\n" for n in range(3)}  # (`named`: every area)
 
@@ -830,10 +831,10 @@ def test_a_question_another_file_asked_is_answered_as_computing_it_would(make_re
             return snapshot(t), sorted(answers), sorted(reads)
 
     shared = resolved("shared")
-    assert any(len(asked) > 1 for asked in python._ANSWERED.values())
-    shared_or_not = python._for_state  # (every question computed: `_ANSWERED` finds nothing)
-    monkeypatch.setattr(python, "_for_state",
-                        lambda tables, view: {} if tables is python._ANSWERED else shared_or_not(tables, view))
+    assert any(len(asked) > 1 for asked in resolve_answers.ANSWERED.values())
+    shared_or_not = resolve_answers.for_state  # (every question computed: `ANSWERED` finds nothing)
+    monkeypatch.setattr(resolve_answers, "for_state",
+                        lambda tables, view: {} if tables is resolve_answers.ANSWERED else shared_or_not(tables, view))
     assert resolved("computed") == shared
 
 
