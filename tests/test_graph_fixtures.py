@@ -37,6 +37,7 @@ import pytest
 
 from tenure.api import Tenure
 from tenure.structural.resolve import ProjectIndex, ProjectView, python
+from tenure.structural.resolve.python import analysed, flows
 from tests.conftest import FIXTURES
 
 CASES = sorted(p for p in (FIXTURES / "graph").iterdir() if p.is_dir())
@@ -155,8 +156,7 @@ def resolve_python_files(t: Tenure, load_analysis: Callable | None = None) -> di
     """Every Python file's edges, resolved again over the stored facts as a new process would."""
     store = t.structural
     rows = t.db.query("SELECT path, module, language FROM files WHERE parse_status IN ('ok', 'partial')")
-    python.Analysed._cache.clear()
-    python._FLOWS.clear()
+    python.forget_analyses()
     index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_analysis=load_analysis)  # type: ignore[arg-type]
     for r in rows:
         index.add_module(r["module"], r["path"])
@@ -168,7 +168,7 @@ def resolve_python_files(t: Tenure, load_analysis: Callable | None = None) -> di
 def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: Path, indexed, monkeypatch) -> None:
     t = indexed(case)  # (resolved in this process, so so few files: the analyses it made are kept)
     taken: list[str] = []
-    kept = python._kept
+    kept = analysed.kept_analysis
 
     def taking(facts: object, view: ProjectView) -> object:
         hit = kept(facts, view)  # type: ignore[arg-type]
@@ -176,7 +176,7 @@ def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: P
             taken.append(facts.path)  # type: ignore[attr-defined]
         return hit
 
-    monkeypatch.setattr(python, "_kept", taking)
+    monkeypatch.setattr(analysed, "kept_analysis", taking)
     assert resolve_python_files(t, t.structural.load_analysis) == resolve_python_files(t)
     assert bool(taken) == bool(t.db.rows("SELECT COUNT(*) FROM file_analyses")[0][0])
 
@@ -185,5 +185,5 @@ def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: P
 def test_python_edges_are_the_same_when_one_decoded_flow_is_kept(case: Path, indexed, monkeypatch) -> None:
     t = indexed(case)
     every_flow_kept = resolve_python_files(t)
-    monkeypatch.setattr(python, "FLOWS_CACHE_SIZE", 1)  # each module's flow is decoded again when read again
+    monkeypatch.setattr(flows, "FLOWS_CACHE_SIZE", 1)  # each module's flow is decoded again when read again
     assert resolve_python_files(t) == every_flow_kept

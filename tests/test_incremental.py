@@ -24,6 +24,9 @@ from tenure.structural.indexer import IndexReport
 from tenure.structural.languages import language_table
 from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, python
 from tenure.structural.resolve import answers as resolve_answers
+from tenure.structural.resolve.python.analysed import Analysed, kept_analysis
+from tenure.structural.resolve.python.modules import Asking
+from tenure.structural.resolve.python.values import FUNC
 from tenure.structural.store import StructuralStore
 
 
@@ -65,13 +68,13 @@ def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, note: Callabl
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The modules analysed while the test runs (not taken from a cache or the store), in order."""
     found: list[str] = []
-    spy(monkeypatch, python.Analysed, "_analyse", lambda self, facts: found.append(facts.module))
+    spy(monkeypatch, Analysed, "analyse", lambda self, facts: found.append(facts.module))
     return found
 
 
 def forget_analyses() -> None:
     """As a new process starts: no analysis of another module made here."""
-    python.Analysed._cache.clear()
+    python.forget_analyses()
 
 
 ONE_PROCESS_OR_A_PROCESS_PER_EDIT = pytest.mark.parametrize(
@@ -428,18 +431,18 @@ def test_an_edit_asks_readers_again_only_the_lookups_of_the_items_it_changed(
     with Tenure.open(root, discover=False) as t:
         t.index()
     asked: list[tuple] = []
-    spy(monkeypatch, python, "_ask_again", lambda asked_of, answers, query: asked.append(query))
+    spy(monkeypatch, Asking, "again", lambda asking, query: asked.append(query))
     forget_analyses()  # a new process
     with Tenure.open(root, discover=False) as t:
         report = edit_shapes(t, SHAPES_EDITS[edit], analysed)
         asked, analysed = list(asked), list(analysed)
         assert snapshot(t) == clean_index(root, tmp_path)
-    default_returns = ("returns", (python.FUNC, "app.shapes", "default"))  # read through shapes.py's analysis
+    default_returns = ("returns", (FUNC, "app.shapes", "default"))  # read through shapes.py's analysis
     if edit == "default rewritten":  # factory.py looked `default` up; use.py read factory.py's analysis
         assert (report.files_resolved, report.files_verified) == (1, 2)
         # the function `default` changed, not what the name `default` is bound to
-        assert set(asked) == {("flags", (python.FUNC, "app.shapes", "default")), default_returns,
-                              ("returns", (python.FUNC, "app.factory", "make"))}
+        assert set(asked) == {("flags", (FUNC, "app.shapes", "default")), default_returns,
+                              ("returns", (FUNC, "app.factory", "make"))}
     else:  # added items: factory.py read shapes.py's whole analysis (`return Circle`), which gives
         # what it gave before: factory.py is spared, nothing is asked again
         assert (report.files_resolved, report.files_verified, report.files_spared) == (1, 0, 1)
@@ -847,15 +850,15 @@ def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) 
         facts = t.structural.load_facts("app/factory.py")
         other = t.structural.load_facts("app/use.py")
         view = ProjectView(ProjectIndex(load_facts=t.structural.load_facts, load_analysis=t.structural.load_analysis))
-        assert python._kept(facts, view) is not None
+        assert kept_analysis(facts, view) is not None
         t.structural.save_analyses({"app/use.py": blob})  # made of factory.py's facts, not use.py's
-        assert python._kept(other, view) is None
+        assert kept_analysis(other, view) is None
         another_format = (99, *msgspec.msgpack.decode(zlib.decompress(blob))[1:])
         t.structural.save_analyses({"app/factory.py": zlib.compress(msgspec.msgpack.encode(another_format))})
-        assert python._kept(facts, view) is None
+        assert kept_analysis(facts, view) is None
         for garbage in (b"\x93\x09garbage", zlib.compress(b"\x93\x09garbage")):
             t.structural.save_analyses({"app/factory.py": garbage})
-            assert python._kept(facts, view) is None
+            assert kept_analysis(facts, view) is None
 
 
 def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, tmp_path: Path, monkeypatch) -> None:

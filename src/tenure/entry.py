@@ -1,7 +1,7 @@
 """The `tenure` command's entry point: the CLI, restarted with a fixed string-hash seed where the
 graph it builds would otherwise follow the process's.
 
-Resolution caps its value sets (`resolve/python.py`, MAX_VALUES), and a fixpoint has a budget: which
+Resolution caps its value sets (`resolve/python/analysis.py`, MAX_VALUES), and a fixpoint has a budget: which
 values fill a capped set, or what is left undone, follows the order sets are iterated in, and that
 follows string hashing, which Python seeds at random per process. Every graph `tenure` stores is the
 one a process seeded with 0 builds, so every run builds the same graph and the answers one run

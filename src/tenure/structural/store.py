@@ -151,7 +151,7 @@ def m003_source_edges(db: Database) -> None:
 
 @migrations
 def m004_resolution_answers(db: Database) -> None:
-    # What a file's resolution asked of other files and a digest of each answer (resolve/python.py):
+    # What a file's resolution asked of other files and a digest of each answer (resolve/answers.py):
     # a dependant whose answers still hold keeps its edges instead of being resolved again.
     db.execute(
         """CREATE TABLE resolution_answers (
@@ -191,7 +191,7 @@ def m006_symbols_by_parent(db: Database) -> None:
 
 @migrations
 def m007_file_analyses(db: Database) -> None:
-    # A resolver's own analysis of a module, kept between processes (resolve/python.py `Outcome`):
+    # A resolver's own analysis of a module, kept between processes (resolve/python/analysed.py):
     # opaque to the store, and checked by the resolver against what it read before it is used.
     db.execute(
         """CREATE TABLE file_analyses (

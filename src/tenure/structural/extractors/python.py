@@ -1,5 +1,5 @@
 """Python: one walk over the tree gives the definitions, imports and dynamic call sites, and the
-data-flow program the points-to resolver (resolve/python.py) runs on. (The query pass is not
+data-flow program the points-to resolver (resolve/python/) runs on. (The query pass is not
 needed: Python's calls are resolved from the flow, not from call captures.)
 
 `FileFacts.flow` holds one file's data-flow program, msgpack-encoded on its own so that loading a

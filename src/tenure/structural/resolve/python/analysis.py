@@ -1,0 +1,865 @@
+"""The points-to fixpoint over one module's statements."""
+
+from __future__ import annotations
+
+import builtins
+from collections import deque
+from collections.abc import Callable
+
+from tenure.namespace.tiers import Relation
+from tenure.structural.naming import qualify
+from tenure.structural.resolve import MAX_CANDIDATES, SymbolInfo, note_order_dependence
+from tenure.structural.resolve.python.flows import ModuleFlow
+from tenure.structural.resolve.python.modules import Lower, Project
+from tenure.structural.resolve.python.values import (
+    BOUND,
+    BUILTIN,
+    CLASS,
+    CONST,
+    DICT,
+    EMPTY,
+    EXT,
+    EXT_INST,
+    FUNC,
+    GEN,
+    INST,
+    MODULE,
+    SEQ,
+    SOME_STR_KIND,
+    SUPER,
+    TYPE_METHOD,
+    Value,
+)
+
+MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
+EVALUATIONS_PER_STATEMENT = 12  # the fixpoint's budget, so one pathological file stays cheap
+SOME_STR: Value = (SOME_STR_KIND, "", "str")  # a string whose value is not known
+_BUILTINS = frozenset(dir(builtins))
+# Methods of literals, named as PyCG's benchmark names them; a list's have no benchmark name and
+# give no edge (`<list>`), though their effect on the list is followed.
+_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
+_KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+_IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
+
+
+class Analysis:
+    """The points-to fixpoint over one module's statements."""
+
+    def __init__(self, mf: ModuleFlow, lower: Lower, project: Project, record: bool) -> None:
+        self.mf = mf
+        self.module = mf.module
+        self.lower = lower
+        self.project = project
+        self.record = record
+        self.vars: list[set | None] = [None] * mf.nvars
+        self.var_readers: list[set[int] | None] = [None] * mf.nvars  # statements to run again when it grows
+        self.cells: dict[tuple, set] = {}
+        self.readers: dict[object, set[int]] = {}
+        self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
+        self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
+        self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        self.cur = 0
+        self.scope = 0
+        self.settling = -1  # the statement whose unknown decorators may now keep their function
+        self.undecided: set[int] = set()
+        self.budget = 0
+        self.queue: deque[int] = deque()
+        self.queued = bytearray()
+        self._mro: dict[Value, list[Value]] = {}
+        self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
+        self._subclasses: dict[Value, list[Value]] = {}
+        self._static: dict[tuple, frozenset | set] = {}  # lookups into other modules, fixed during a run
+
+    # running -------------------------------------------------------------------------------------
+    def run(self) -> None:
+        stmts = self.mf.stmts
+        self.queue = deque(range(len(stmts)))
+        self.queued = bytearray(b"\x01" * len(stmts))
+        self.budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
+        self._drain()
+        # Decorations still unknown at the fixpoint leave their function as it is, decided one at a
+        # time in source order (an inner function's decorator first), the effects of each first.
+        settled: set[int] = set()
+        while pending := sorted(self.undecided - settled):
+            self.settling = pending[0]
+            settled.add(pending[0])
+            self._wake_one(pending[0])
+            self._drain()
+
+    def _drain(self) -> None:
+        stmts = self.mf.stmts
+        while self.queue and self.budget > 0:
+            self.budget -= 1
+            i = self.queue.popleft()
+            self.queued[i] = 0
+            stmt = stmts[i]
+            self.cur, self.scope = i, stmt[1]
+            self.execute(stmt)
+        if self.queue:
+            note_order_dependence()  # out of budget: what was left undone followed the order
+
+    def _wake_one(self, i: int) -> None:
+        if not self.queued[i]:
+            self.queued[i] = 1
+            self.queue.append(i)
+
+    def _wake(self, key: object) -> None:
+        for i in self.readers.get(key, ()):
+            self._wake_one(i)
+
+    def _read(self, key: object) -> None:
+        readers = self.readers.get(key)
+        if readers is None:
+            self.readers[key] = {self.cur}
+        else:
+            readers.add(self.cur)
+
+    def add_var(self, var: int, values: frozenset | set) -> None:
+        if not values:
+            return
+        have = self.vars[var]
+        if have is None:
+            have = self.vars[var] = set()
+        size = len(have)
+        if size < MAX_VALUES:
+            have |= values
+            if len(have) != size:
+                for i in self.var_readers[var] or ():
+                    self._wake_one(i)
+        elif not values <= have:
+            note_order_dependence()  # which values got in first followed the iteration order
+
+    def add_cell(self, key: tuple, values: frozenset | set) -> bool:
+        """Add to a cell; True when it grew."""
+        if not values:
+            return False
+        have = self.cells.get(key)
+        if have is None:
+            have = self.cells[key] = set()
+        size = len(have)
+        if size >= MAX_VALUES:
+            if not values <= have:
+                note_order_dependence()
+            return False
+        have |= values
+        if len(have) == size:
+            return False
+        self._wake(key)
+        if key[0] == "F":
+            self.keys.setdefault(key[1], set()).add(key[2])
+            self._wake(("F*", key[1]))
+        return True
+
+    def read_var(self, var: int) -> frozenset | set:
+        readers = self.var_readers[var]  # (the hottest read: `_read` inlined)
+        if readers is None:
+            self.var_readers[var] = {self.cur}
+        else:
+            readers.add(self.cur)
+        return self.vars[var] or EMPTY
+
+    def cell(self, key: tuple) -> frozenset | set:
+        self._read(key)
+        return self.cells.get(key) or EMPTY
+
+    def field(self, obj: Value, key: object) -> frozenset | set:
+        local = self.cell(("F", obj, key))
+        if obj[1] and obj[1] != self.module:
+            other = self._static.get(("F", obj, key))
+            if other is None:
+                other = self._static[("F", obj, key)] = self.lower.field(obj, key)
+            if other:
+                return local | other if local else other
+        return local
+
+    def all_fields(self, obj: Value) -> set:
+        self._read(("F*", obj))
+        out: set = set()
+        for key in self.keys.get(obj, ()):
+            out |= self.cells[("F", obj, key)]
+        return out
+
+    # statements ----------------------------------------------------------------------------------
+    def execute(self, stmt: list) -> None:
+        op = stmt[0]
+        if op == "=":
+            self.assign(stmt[2], self.eval(stmt[3]))
+        elif op == "e":
+            self.eval(stmt[2])
+        elif op == "r":
+            self.add_cell(("r", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
+        elif op == "y":
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
+        elif op == "Y":
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), None))
+        elif op == "for":
+            self.assign(stmt[2], self.items(self.eval(stmt[3]), stmt[4]))
+        elif op == "w":
+            self.assign(stmt[2], self.entered(self.eval(stmt[3])))
+        elif op == "raise":
+            for value in self.eval(stmt[2]):
+                if value[0] == CLASS:
+                    self.instantiate(stmt[3], value, [], [])
+        elif op == "b":
+            changed = False
+            for i, base in enumerate(stmt[3]):
+                changed = self.add_cell(("B", stmt[2], i), self.eval(base)) or changed
+            if changed:
+                self._forget_mro(self.mf.value(stmt[2]))
+
+    def assign(self, target: list, values: frozenset | set) -> None:
+        tag = target[0]
+        if tag == "v":
+            self.add_var(target[1], values)
+        elif tag == "a":
+            for obj in self.eval(target[1]):
+                self.add_cell(("F", obj, target[2]), values)
+        elif tag == "s":
+            objs = self.eval(target[1])
+            keys = self.eval(target[2]) if target[2] is not None else EMPTY
+            for obj in objs:
+                if obj[0] in (SEQ, DICT):
+                    for key in _keys(keys):
+                        self.add_cell(("F", obj, key), values)
+        elif tag == "t":
+            self.unpack(target[1], target[2], values)
+
+    def unpack(self, targets: list, star: int, values: frozenset | set) -> None:
+        for value in values:
+            if value[0] != SEQ:
+                items = self.items((value,), None)
+                for i, target in enumerate(targets):
+                    if target is not None and i != star:
+                        self.assign(target, items)
+                continue
+            for i, target in enumerate(targets):
+                if target is None or i == star:
+                    continue
+                got = self.field(value, i) | self.field(value, "*") if star < 0 or i < star else self.all_fields(value)
+                self.assign(target, got)
+
+    # expressions ---------------------------------------------------------------------------------
+    def eval(self, expr: list | int | None) -> frozenset | set:
+        if expr.__class__ is int:
+            return self.read_var(expr)  # type: ignore[arg-type]
+        if expr is None:
+            return EMPTY
+        return _EVAL[expr[0]](self, expr)  # type: ignore[index]
+
+    def e_vars(self, expr: list) -> frozenset | set:
+        ids = expr[1]
+        if len(ids) == 1:
+            return self.read_var(ids[0])
+        out: set = set()
+        for var in ids:
+            out |= self.read_var(var)
+        return out
+
+    def e_free(self, expr: list) -> frozenset | set:
+        hit = self._static.get(("n", expr[1]))
+        if hit is None:
+            hit = self._static[("n", expr[1])] = self.free_name(expr[1])
+        return hit
+
+    def free_name(self, name: str) -> frozenset:
+        """A name the file binds nowhere: from a star import, a builtin, or (a guess) a definition
+        of that name elsewhere in the project."""
+        outside = []
+        for module, level in self.mf.star:
+            target = self.mf.absolute(module, level)
+            if not target:
+                continue  # above the top level: imports nothing
+            if not self.project.exists(target):
+                outside.append(target)
+                continue
+            found = self.lower.export(target, name)
+            if found:
+                return found
+        if name in _BUILTINS:
+            return frozenset({(BUILTIN, "", name)})
+        if outside:  # most likely from the one module we cannot see into
+            return frozenset({(EXT, "", f"{outside[0]}.{name}")}) if len(outside) == 1 else EMPTY
+        return frozenset(_value_of(s) for s in self.project.named(name) if s.parent == s.module)
+
+    def e_attr(self, expr: list) -> frozenset | set:
+        out: set = set()
+        for obj in self.eval(expr[1]):
+            out |= self.attr(obj, expr[2])
+        return out
+
+    def e_subscript(self, expr: list) -> frozenset | set:
+        keys = _keys(self.eval(expr[2])) if expr[2] is not None else ["*"]
+        out: set = set()
+        for obj in self.eval(expr[1]):
+            if obj[0] in (SEQ, DICT):
+                if "*" in keys:
+                    out |= self.all_fields(obj)
+                else:
+                    for key in keys:
+                        out |= self.field(obj, key) | self.field(obj, "*")
+        return out
+
+    def e_slice(self, expr: list) -> frozenset | set:
+        out: set = set()
+        lo, hi = expr[2] or 0, expr[3]
+        for obj in self.eval(expr[1]):
+            if obj[0] != SEQ:
+                continue
+            copy = (SEQ, self.module, ("slice", obj, lo, hi))
+            self._read(("F*", obj))
+            for key in list(self.keys.get(obj, ())):
+                inside = isinstance(key, int) and lo <= key and (hi is None or key < hi)
+                if lo >= 0 and (hi is None or hi >= 0):
+                    if inside:
+                        self.add_cell(("F", copy, key - lo), self.cells[("F", obj, key)])
+                elif key != "*":  # negative bounds: positions unknown
+                    self.add_cell(("F", copy, "*"), self.cells[("F", obj, key)])
+            self.add_cell(("F", copy, "*"), self.field(obj, "*"))
+            out.add(copy)
+        return out
+
+    def e_const(self, expr: list) -> frozenset:
+        return frozenset({(CONST, "", expr[1])})
+
+    def e_some_str(self, expr: list) -> frozenset:
+        return frozenset({SOME_STR})
+
+    def e_seq(self, expr: list) -> frozenset:
+        obj = (SEQ, self.module, expr[1])
+        index: object = 0
+        for item in expr[2]:
+            if item.__class__ is list and item[0] == "*":
+                self.add_cell(("F", obj, "*"), self.items(self.eval(item[1]), None))
+                index = "*"  # positions after a starred item are unknown
+                continue
+            self.add_cell(("F", obj, index), self.eval(item))
+            if index != "*":
+                index += 1  # type: ignore[operator]
+        return frozenset({obj})
+
+    def e_dict(self, expr: list) -> frozenset:
+        obj = (DICT, self.module, expr[1])
+        for key, value in expr[2]:
+            if key is None:  # {**other}
+                for other in self.eval(value):
+                    if other[0] == DICT:
+                        self.add_cell(("F", obj, "*"), self.all_fields(other))
+                continue
+            for k in _keys(self.eval(key)):
+                self.add_cell(("F", obj, k), self.eval(value))
+        return frozenset({obj})
+
+    def e_comprehension(self, expr: list) -> frozenset:
+        obj = (SEQ, self.module, expr[1])
+        self.add_cell(("F", obj, "*"), self.eval(expr[2]))
+        return frozenset({obj})
+
+    def e_def(self, expr: list) -> frozenset:
+        return frozenset({self.mf.value(expr[1])})
+
+    def e_instance(self, expr: list) -> frozenset:
+        cls = self.mf.value(expr[1])
+        return frozenset({(INST, cls[1], cls[2])})
+
+    def e_class_of(self, expr: list) -> frozenset:
+        return frozenset({self.mf.value(expr[1])})
+
+    def e_import(self, expr: list) -> frozenset:
+        return self.project.import_values(self.mf, expr, self.lower.export)
+
+    def e_union(self, expr: list) -> frozenset | set:
+        out: set = set()
+        for part in expr[1]:
+            out |= self.eval(part)
+        return out
+
+    def e_effects(self, expr: list) -> frozenset:
+        for part in expr[1]:
+            self.eval(part)
+        return EMPTY
+
+    # attributes ----------------------------------------------------------------------------------
+    def attr(self, obj: Value, name: str) -> frozenset | set:
+        kind = obj[0]
+        if kind == INST:
+            return self.instance_attr(obj, name)
+        if kind == MODULE:
+            return self.module_attr(obj[1], name)
+        if kind == CLASS:
+            return self.class_attr(obj, name) | self.field(obj, name)
+        if kind in (EXT, EXT_INST):
+            return frozenset({(EXT, "", f"{obj[2]}.{name}")})
+        if kind == SUPER:
+            return self.super_attr(obj, name)
+        if kind in (SOME_STR_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
+            # (TYPE_METHOD, the container or "", "<type>.name"): a container's methods change it
+            container = obj if kind in (SEQ, DICT) else ""
+            return frozenset({(TYPE_METHOD, container, f"{_LITERAL_TYPES[kind]}.{name}")})  # type: ignore[arg-type]
+        if kind == TYPE_METHOD:
+            return EMPTY
+        return self.field(obj, name)
+
+    def module_attr(self, module: str, name: str) -> frozenset | set:
+        assigned = self.field((MODULE, module, ""), name)  # `module.name = ...` in this file
+        if module == self.module:
+            found = self.module_attr_local(name)
+            return found | assigned if assigned else found
+        key = ("module", module, name)
+        found = self._static.get(key)
+        if found is None:
+            found = self._static[key] = self._other_module_attr(module, name)
+        return found | assigned if assigned else found
+
+    def _other_module_attr(self, module: str, name: str) -> frozenset:
+        """`name` in another module: what it binds there, else a submodule of that name."""
+        if self.project.exists(module):
+            found = self.lower.export(module, name)
+            if found:
+                return found
+        sub = self.project.module_named(f"{module}.{name}")
+        if self.project.exists(sub) or not self.project.exists(module):
+            return frozenset({(MODULE, sub, "")})  # a submodule, or a step through a namespace package
+        return EMPTY
+
+    def module_attr_local(self, name: str) -> frozenset | set:
+        out: set = set()
+        for var in self.mf.names(0, name):
+            out |= self.read_var(var)
+        return out
+
+    def own_class_attr(self, cls: Value, name: str) -> frozenset | set:
+        """`name` in the class body itself (not inherited)."""
+        if cls[1] != self.module:
+            hit = self._static.get((cls, name))
+            if hit is None:
+                hit = self._static[(cls, name)] = self.lower.class_attr(cls, name)
+            return hit
+        out: set = set()
+        for idx in self.mf.scopes_of(cls[2]):
+            for var in self.mf.names(idx, name):
+                out |= self.read_var(var)
+        return out
+
+    def class_attr(self, cls: Value, name: str) -> frozenset | set:
+        for owner in self.mro(cls):
+            if owner[0] == EXT:
+                return frozenset({(EXT, "", f"{owner[2]}.{name}")})
+            found = self.own_class_attr(owner, name)
+            if found:
+                return {self._via_class(v) for v in found}
+        return EMPTY
+
+    def instance_attr(self, inst: Value, name: str) -> frozenset | set:
+        mro = self.mro((CLASS, inst[1], inst[2]))
+        if mro[0][1] != self.module:  # wholly elsewhere: fixed for the run
+            key = ("attr", inst, name)
+            hit = self._static.get(key)
+            if hit is None:
+                hit = self._static[key] = frozenset(self._instance_attr(inst, mro, name))
+            return hit
+        return self._instance_attr(inst, mro, name)
+
+    def _instance_attr(self, inst: Value, mro: list[Value], name: str) -> set:
+        split = len(mro)
+        while split > 1 and mro[split - 1][1] != self.module:
+            split -= 1  # the classes from here on lie elsewhere: what they give is fixed for the run
+        out, class_found = self._instance_attr_from(mro[:split], name, False)
+        class_found = class_found or bool(out)  # an instance field hides what an external base has
+        if split < len(mro):
+            key = ("tail", tuple(mro[split:]), name, class_found)
+            tail = self._static.get(key)
+            if tail is None:
+                tail = self._static[key] = frozenset(self._instance_attr_from(mro[split:], name, class_found)[0])
+            out |= tail
+        if not out:
+            out = self._from_subclasses(inst, name)
+        return out
+
+    def _instance_attr_from(self, owners: list[Value], name: str, class_found: bool) -> tuple[set, bool]:
+        """`name` through part of a linearisation: the fields every class sets on the object, and
+        the first class member (unless one came earlier); also whether something was found. Past
+        an external base the member is guessed to be that base's, if nothing of ours had it."""
+        out: set = set()
+        for owner in owners:
+            if owner[0] == EXT:
+                if not class_found and not out:
+                    out.add((EXT, "", f"{owner[2]}.{name}"))
+                    class_found = True
+                continue
+            out |= self.field((INST, owner[1], owner[2]), name)
+            if not class_found:
+                found = self.own_class_attr(owner, name) | self.field(owner, name)  # also `cls.x = ...`
+                if found:
+                    class_found = True
+                    for value in found:
+                        out |= self._via_instance(value)
+        return out, class_found
+
+    def _from_subclasses(self, inst: Value, name: str) -> set:
+        """A member the class lacks but its subclasses define (a template method's hook): those of
+        this module, and methods of that name elsewhere whose class derives from it."""
+        cls = (CLASS, inst[1], inst[2])
+        out: set = set()
+        for sub in self.subclasses(cls):
+            out |= self.field((INST, sub[1], sub[2]), name)
+            for value in self.own_class_attr(sub, name):
+                out |= self._via_instance(value)
+        key = ("overrides", cls, name)
+        elsewhere = self._static.get(key)
+        if elsewhere is None:
+            found: set = set()
+            named = self.project.named(name)
+            # A name defined all over the project would give more candidates than a site may have:
+            # not worth reading every module that defines it.
+            for sym in named if len(named) <= 2 * MAX_CANDIDATES else ():
+                owner = (CLASS, sym.module, sym.parent[len(sym.module) + 1 :])
+                if sym.kind == "function" and owner[2] and owner[1] != self.module and cls in self.mro(owner)[1:]:
+                    found |= self._via_instance((FUNC, sym.module, sym.fqn[len(sym.module) + 1 :]))
+            elsewhere = self._static[key] = frozenset(found)
+        return out | elsewhere
+
+    def subclasses(self, cls: Value) -> list[Value]:
+        """The classes of this module that have `cls` among their ancestors."""
+        hit = self._subclasses.get(cls)
+        if hit is None:
+            hit = self._subclasses[cls] = [
+                sub for sub in (self.mf.value(i) for i, s in enumerate(self.mf.scopes) if s[1] == "class")
+                if sub != cls and cls in self.mro(sub)
+            ]
+        return hit
+
+    def super_attr(self, proxy: Value, name: str) -> frozenset | set:
+        for owner in self.mro((CLASS, proxy[1], proxy[2]))[1:]:
+            if owner[0] == EXT:
+                return frozenset({(EXT, "", f"{owner[2]}.{name}")})
+            found = self.own_class_attr(owner, name)
+            if found:
+                out: set = set()
+                for value in found:
+                    out |= self._via_instance(value)
+                return out
+        return EMPTY
+
+    def _flags(self, fn: Value) -> str:
+        return self.mf.flags(fn[2]) if fn[1] == self.module else self.project.flags(fn)
+
+    def _via_instance(self, value: Value) -> frozenset | set:
+        """A class member read through an instance: methods bind, properties run their getter."""
+        if value[0] != FUNC:
+            return frozenset({value})
+        flags = self._flags(value)
+        if "p" in flags:
+            return self.returns(value)
+        if "s" in flags:
+            return frozenset({value})
+        return frozenset({(BOUND, value[1], value[2])})
+
+    def _via_class(self, value: Value) -> Value:
+        return (BOUND, value[1], value[2]) if value[0] == FUNC and "c" in self._flags(value) else value
+
+    # classes -------------------------------------------------------------------------------------
+    def bases(self, cls: Value) -> list[Value]:
+        if cls[1] == self.module:
+            groups = [self.cell(("B", idx, i)) for idx in self.mf.scopes_of(cls[2])
+                      for i in range(len(self.mf.bases.get(idx, ())))]
+        else:
+            groups = self.lower.bases(cls)
+        out: list[Value] = []
+        for group in groups:
+            for value in sorted(group, key=str):
+                if value[0] in (CLASS, EXT) and value not in out:
+                    out.append(value)
+        return out
+
+    def _forget_mro(self, cls: Value) -> None:
+        """`cls` got a base: drop every linearisation it is part of."""
+        for user in self._mro_users.pop(cls, ()):
+            self._mro.pop(user, None)
+        self._subclasses.clear()
+
+    def mro(self, cls: Value) -> list[Value]:
+        """C3 linearisation; an external base ends its own line (what lies above it is unknown)."""
+        hit = self._mro.get(cls)
+        if hit is not None:
+            return hit
+        self._mro[cls] = [cls]  # a class that inherits itself (bad code) stops here
+        if cls[0] == EXT:
+            return self._mro[cls]
+        bases = self.bases(cls)
+        lines = [list(self.mro(b)) for b in bases] + [list(bases)]
+        order = [cls]
+        while any(lines):
+            head = next((line[0] for line in lines if line and not any(line[0] in rest[1:] for rest in lines)), None)
+            if head is None:  # no consistent order: keep the depth-first one
+                order += [c for line in lines for c in line if c not in order]
+                break
+            order.append(head)
+            lines = [line[1:] if line and line[0] == head else line for line in lines]
+        self._mro[cls] = order
+        for member in order:
+            self._mro_users.setdefault(member, set()).add(cls)
+        return order
+
+    # calls ---------------------------------------------------------------------------------------
+    def e_call(self, expr: list) -> frozenset | set:
+        site = expr[1]
+        func = expr[2]
+        if func.__class__ is list and func[0] == "a":
+            receivers = self.eval(func[1])
+            callees: frozenset | set = set()
+            for receiver in receivers:
+                callees |= self.attr(receiver, func[2])  # type: ignore[operator]
+            if receivers:
+                self.blind.pop(site, None)
+            else:
+                self.blind[site] = func[2]
+        else:
+            callees = self.eval(func)
+        args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
+        kwargs = [(k, self.eval(v)) for k, v in expr[4]]
+        out: set = set()
+        for callee in callees:
+            out |= self.invoke(site, callee, args, kwargs)
+        return out
+
+    def e_decorate(self, expr: list) -> frozenset | set:
+        decorators = self.eval(expr[2])
+        inner = self.eval(expr[3])
+        out: set = set()
+        known = False  # a decorator of the project: the name is what it returns
+        for dec in decorators:
+            result = self.invoke(expr[1], dec, [inner], [])
+            if dec[0] in (FUNC, BOUND) and self._returns_something(dec) or dec[0] == CLASS:
+                out |= result
+                known = True
+        if out:
+            return out
+        if decorators and not known or self.cur == self.settling:
+            return inner  # an external or builtin decorator: the function stays what it is
+        self.undecided.add(self.cur)  # nothing known yet: decide once the fixpoint has settled
+        return EMPTY
+
+    def _returns_something(self, fn: Value) -> bool:
+        if fn[1] != self.module:
+            return self.project.returns_something(fn)
+        return any(i in self.mf.returns for i in self.mf.scopes_of(fn[2]))
+
+    def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+        kind = callee[0]
+        if kind in (FUNC, BOUND):
+            self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
+            if callee[1] == self.module:
+                self.pass_args(callee[2], args, kwargs, 1 if kind == BOUND else 0)
+            return self.returns(callee)
+        if kind == CLASS:
+            return self.instantiate(site, callee, args, kwargs)
+        if kind == EXT:
+            self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+            short = str(callee[2]).rsplit(".", 1)[-1]
+            return frozenset({(EXT_INST, "", callee[2])}) if short[:1].isupper() else EMPTY
+        if kind == BUILTIN:
+            return self.builtin(site, callee[2], args, kwargs)  # type: ignore[arg-type]
+        if kind == TYPE_METHOD:
+            if str(callee[2]).startswith("<**"):
+                self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+            if callee[1]:
+                return self.container_call(callee[1], str(callee[2]).rsplit(".", 1)[-1], args, kwargs)  # type: ignore[arg-type]
+        elif kind == INST:
+            out: set = set()
+            for method in self.instance_attr(callee, "__call__"):
+                out |= self.invoke(site, method, args, kwargs)
+            return out
+        return EMPTY
+
+    def returns(self, fn: Value) -> frozenset | set:
+        mf = self.mf if fn[1] == self.module else None
+        flags = mf.flags(fn[2]) if mf is not None else self._flags(fn)
+        if "g" in flags:
+            return frozenset({(GEN, fn[1], fn[2])})
+        if mf is not None:
+            return self.cell(("r", fn[2]))
+        return self.lower.returns(fn)
+
+    def instantiate(self, site: object, cls: Value, args: list, kwargs: list) -> frozenset:
+        self.edge(site, Relation.INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]
+        for owner in self.mro(cls):
+            if owner[0] == EXT:
+                self.edge(site, Relation.CALLS, f"{owner[2]}.__init__")
+                break
+            inits = self.own_class_attr(owner, "__init__")
+            if inits:
+                for init in inits:
+                    if init[0] == FUNC:
+                        self.invoke(site, (BOUND, init[1], init[2]), args, kwargs)
+                break
+        return frozenset({(INST, cls[1], cls[2])})
+
+    def pass_args(self, qualname: object, args: list, kwargs: list, offset: int) -> None:
+        # (packed arguments are named by the function's qualname, not its scope's number: an edit
+        # elsewhere in the module renumbers scopes, and readers of the module's analysis compare values)
+        for nth, idx in enumerate(self.mf.scopes_of(qualname)):
+            positional, star, by_name, double = self.mf.parameters(idx)
+            positional = positional[offset:]
+            for i, arg in enumerate(args):
+                if isinstance(arg, tuple):  # *args at the call: positions are unknown from here
+                    break
+                if i < len(positional):
+                    self.add_var(positional[i][1], arg)
+                elif star is not None:
+                    packed = (SEQ, self.module, ("*args", qualname, nth))
+                    self.add_cell(("F", packed, "*"), arg)
+                    self.add_var(star[1], frozenset({packed}))
+            for name, value in kwargs:
+                if name is None:
+                    continue
+                param = by_name.get(name)
+                if param is not None:
+                    self.add_var(param[1], value)
+                elif double is not None:
+                    packed = (DICT, self.module, ("**kwargs", qualname, nth))
+                    self.add_cell(("F", packed, name), value)
+                    self.add_var(double[1], frozenset({packed}))
+
+    def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
+        self.edge(site, Relation.CALLS, f"<builtin>.{name}")
+        plain = [a for a in args if not isinstance(a, tuple)]
+        if name == "super":
+            if plain:
+                return frozenset({(SUPER, c[1], c[2]) for c in plain[0] if c[0] == CLASS})
+            cls = self.mf.enclosing_class(self.scope)
+            return frozenset({(SUPER, self.module, self.mf.scopes[cls][0])}) if cls > 0 else EMPTY
+        if name in ("map", "filter"):
+            return self._higher_order(site, name, plain)
+        for key, value in kwargs:
+            if key == "key":  # sorted(..., key=f), min, max
+                for fn in value:
+                    self.invoke((site, "key"), fn, [self.items(plain[0], None) if plain else EMPTY], [])
+        if name in _KEEPS_ITEMS and plain:
+            packed = (SEQ, self.module, ("builtin", self._site_name(site)))
+            self.add_cell(("F", packed, "*"), self.items(plain[0], None))
+            return frozenset({packed})
+        if name in ("next", "min", "max") and plain:
+            return self.items(plain[0], None)
+        if name == "getattr" and len(plain) >= 2:
+            out: set = set(plain[2]) if len(plain) > 2 else set()
+            for key in plain[1]:
+                if key[0] == CONST and isinstance(key[2], str):
+                    for obj in plain[0]:
+                        out |= self.attr(obj, key[2])
+            return out
+        if name in _IDENTITY and plain:
+            return plain[0]
+        return EMPTY
+
+    def container_call(self, obj: Value, method: str, args: list, kwargs: list) -> frozenset | set:
+        """What a list's or dict's own method puts into it or takes out of it."""
+        plain = [a for a in args if not isinstance(a, tuple)]
+        if method in ("append", "insert", "add") and plain:
+            self.add_cell(("F", obj, "*"), plain[-1])
+        elif method == "extend" and plain:
+            self.add_cell(("F", obj, "*"), self.items(plain[0], None))
+        elif method == "update":
+            for other in plain[0] if plain else ():
+                for key in list(self.keys.get(other, ())) if other[0] == DICT else ():
+                    self.add_cell(("F", obj, key), self.cells[("F", other, key)])
+                self._read(("F*", other))
+            for key, value in kwargs:
+                self.add_cell(("F", obj, key if key is not None else "*"), value)
+        elif method in ("get", "pop", "setdefault"):
+            keys = _keys(plain[0]) if plain else ["*"]
+            if method == "setdefault" and len(plain) > 1:
+                for key in keys:
+                    self.add_cell(("F", obj, key), plain[1])
+            found = self.all_fields(obj) if "*" in keys else {v for k in keys for v in self.field(obj, k)}
+            return found | self.field(obj, "*") | (plain[1] if len(plain) > 1 else EMPTY)
+        elif method == "values":
+            packed = (SEQ, self.module, ("values", obj))
+            self.add_cell(("F", packed, "*"), self.all_fields(obj))
+            return frozenset({packed})
+        elif method == "items":
+            pair = (SEQ, self.module, ("item", obj))
+            self.add_cell(("F", pair, 1), self.all_fields(obj))
+            packed = (SEQ, self.module, ("items", obj))
+            self.add_cell(("F", packed, "*"), frozenset({pair}))
+            return frozenset({packed})
+        elif method == "copy":
+            return frozenset({obj})
+        return EMPTY
+
+    def _higher_order(self, site: object, name: str, args: list) -> frozenset | set:
+        """map(f, xs) and filter(f, xs) call f on the items (PyCG also accepts the arguments swapped)."""
+        functions = [v for a in args for v in a if v[0] in (FUNC, BOUND, CLASS)]
+        items: set = set()
+        for a in args:
+            items |= self.items(a, None)
+        results: set = set()
+        for fn in functions:
+            results |= self.invoke((site, name), fn, [items], [])
+        packed = (SEQ, self.module, ("builtin", self._site_name(site)))
+        self.add_cell(("F", packed, "*"), results if name == "map" else items)
+        return frozenset({packed})
+
+    def _site_name(self, site: object) -> object:
+        return self.mf.site_names[site] if site.__class__ is int else site  # type: ignore[index]
+
+    def items(self, values: frozenset | set, site: object) -> frozenset | set:
+        """What iterating over `values` gives (`__iter__`/`__next__` of instances are called)."""
+        out: set = set()
+        for value in values:
+            kind = value[0]
+            if kind == SEQ:
+                out |= self.all_fields(value)
+            elif kind == GEN:
+                out |= self.cell(("y", value[2])) if value[1] == self.module else self.lower.yields(value)
+            elif kind == INST and site is not None:
+                for it in self.call_method(site, value, "__iter__"):
+                    if it[0] == INST:
+                        out |= self.call_method(site, it, "__next__")
+                    elif it[0] == GEN:
+                        out |= self.items((it,), None)
+        return out
+
+    def call_method(self, site: object, inst: Value, name: str) -> set:
+        out: set = set()
+        for method in self.instance_attr(inst, name):
+            out |= self.invoke((site, name), method, [], [])
+        return out
+
+    def entered(self, values: frozenset | set) -> set:
+        """`with x as y`: what x.__enter__() returns, or x itself when it has none."""
+        out: set = set()
+        for value in values:
+            enter = self.instance_attr(value, "__enter__") if value[0] == INST else EMPTY
+            if not enter:
+                out.add(value)
+            for method in enter:
+                if method[0] == BOUND:
+                    out |= self.returns(method)
+        return out
+
+    def edge(self, site: object, relation: str, target: str) -> None:
+        if not self.record or isinstance(site, int) and self.mf.sites[site][3]:
+            return  # a dynamic site keeps only its dynamic edge
+        self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+
+
+# Expression tag -> evaluator (a table on the class, not bound methods on each analysis: those would
+# tie every analysis into a reference cycle that only the garbage collector frees).
+_EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
+    "v": Analysis.e_vars, "n": Analysis.e_free, "a": Analysis.e_attr, "s": Analysis.e_subscript,
+    "s:": Analysis.e_slice, "c": Analysis.e_call, "@": Analysis.e_decorate, "k": Analysis.e_const,
+    "ks": Analysis.e_some_str, "l": Analysis.e_seq, "d": Analysis.e_dict, "L": Analysis.e_comprehension,
+    "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
+    "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects,
+}
+
+
+def _value_of(sym: SymbolInfo) -> Value:
+    qualname = sym.fqn[len(sym.module) + 1 :] if sym.module else sym.fqn
+    return (CLASS if sym.kind == "class" else FUNC, sym.module, qualname)
+
+
+def _keys(values: frozenset | set) -> list:
+    """Container keys from a key expression's values; ["*"] when any of them is not a constant."""
+    keys = [v[2] for v in values if v[0] == CONST]
+    return keys if keys and len(keys) == len(values) else ["*"]

@@ -1,0 +1,87 @@
+"""The edges of the file being resolved: its call sites' targets, its classes' bases, its imports."""
+
+from __future__ import annotations
+
+from tenure.namespace.tiers import Relation, Tier
+from tenure.structural.facts import FileFacts
+from tenure.structural.naming import qualify
+from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, candidates_tier
+from tenure.structural.resolve.answers import Answers
+from tenure.structural.resolve.python.analysed import Analysed
+from tenure.structural.resolve.python.analysis import Analysis
+from tenure.structural.resolve.python.flows import module_flow
+from tenure.structural.resolve.python.modules import Asking, Project
+from tenure.structural.resolve.python.values import CLASS, FUNC, MODULE
+
+
+def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    mf = a.mf
+    out: list[EdgeOut] = []
+    for site, by_relation in a.edges.items():
+        index, via = (site, "") if isinstance(site, int) else site
+        line, name, scope, _ = mf.sites[index]
+        src = mf.fqn(scope)
+        for relation, targets in by_relation.items():
+            out += _tiered(src, sorted(targets), relation, line, str(via or name))
+    for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
+        line, _, scope, _ = mf.sites[site]
+        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
+        out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
+    for ref in facts.references:
+        if ref.kind == "dynamic":
+            src = qualify(facts.module, ref.scope) if ref.scope else facts.module
+            out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
+    return out
+
+
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str) -> list[EdgeOut]:
+    if len(targets) > MAX_CANDIDATES:
+        detail = f"{len(targets)} candidates named {name}"
+        return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
+    tier = candidates_tier(len(targets))
+    return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
+
+
+def _class_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    lines = {d.qualname: d.start_line for d in facts.definitions}
+    out: list[EdgeOut] = []
+    for idx, scope in enumerate(a.mf.scopes):
+        if scope[1] != "class":
+            continue
+        for i in range(len(a.mf.bases.get(idx, ()))):  # each base on its own: they are not alternatives
+            found = a.cells.get(("B", idx, i), ())
+            targets = sorted({qualify(b[1], b[2]) for b in found if b[0] == CLASS})  # type: ignore[arg-type]
+            out += _tiered(a.mf.fqn(idx), targets, Relation.INHERITS, lines.get(scope[0], 0), "")
+    return out
+
+
+def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
+    mf, project = a.mf, a.project
+    out: list[EdgeOut] = []
+    for imp in facts.imports:
+        if imp.wildcard:
+            continue
+        module = mf.absolute(imp.module, imp.level)
+        target = ""
+        if imp.name:
+            values = project.import_values(mf, ["m", imp.module, imp.name, imp.level], a.lower.export)
+            named = sorted(qualify(v[1], v[2]) if v[0] != MODULE else v[1] for v in values  # type: ignore[arg-type]
+                           if v[0] in (FUNC, CLASS, MODULE))
+            target = named[0] if named else module if project.exists(module) else ""
+        elif project.exists(module):
+            target = module
+        if target:
+            src = qualify(facts.module, imp.scope) if imp.scope else facts.module
+            out.append(EdgeOut(src, target, Relation.IMPORTS, Tier.INFERRED, imp.line, imp.name))
+    return out
+
+
+def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+    answers = Answers(view, shared=True)
+    project = Project(view)
+    asking = Asking(Analysed(project), project, answers)
+    analysis = Analysis(module_flow(facts, keep=False), asking.lower, asking.project, record=True)  # type: ignore[arg-type]
+    analysis.run()
+    edges = _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
+    view.answers = answers.encode()
+    return edges

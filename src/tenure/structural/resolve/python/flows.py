@@ -1,0 +1,195 @@
+"""One module's flow program (see extractors/python.py) with the indexes lookups need, decoded once
+per facts and kept between files for the modules read again and again."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import cached_property
+
+import msgspec
+
+from tenure.structural.extractors.python import (
+    PARAM_DOUBLE_STAR,
+    PARAM_KEYWORD,
+    PARAM_POSITIONAL,
+    PARAM_POSITIONAL_ONLY,
+    PARAM_STAR,
+    numbered,
+)
+from tenure.structural.facts import FileFacts
+from tenure.structural.naming import qualify
+from tenure.structural.resolve.generic import python_absolute
+from tenure.structural.resolve.python.values import CLASS, FUNC, Value
+
+# Decoded flow programs kept between files: they are most of a resolving process's memory, and the
+# modules read again and again (a project's hubs) are few. Django, one process: 4,096 kept peak at
+# 528 MB, 256 at 422 MB, for 1,942 more decodes (+0.6 s CPU in 30 s); each resolve worker 270 MB
+# against 360 MB.
+FLOWS_CACHE_SIZE = 256
+
+
+_FLOW_DECODER = msgspec.msgpack.Decoder()
+
+
+class ModuleFlow:
+    """A module's flow program (see extractors/python.py) with what lookups need, built once per facts."""
+
+    def __init__(self, facts: FileFacts) -> None:
+        flow = _FLOW_DECODER.decode(facts.flow) if isinstance(facts.flow, bytes) else {}
+        self.module = facts.module
+        self.path = facts.path
+        self.scopes: list[list] = flow.get("scopes") or [["", "module", -1, [], "", {}]]
+        self.stmts: list[list] = flow.get("stmts", [])
+        self.sites: list[list] = flow.get("sites", [])
+        self.star: list[list] = flow.get("star", [])
+        self.nvars: int = flow.get("nvars", 0)
+        self.by_qualname: dict[str, list[int]] = {}
+        for idx, scope in enumerate(self.scopes):
+            self.by_qualname.setdefault(scope[0], []).append(idx)
+        self._params: dict[int, tuple] = {}
+        self._flags: dict[str, str] = {}
+
+    @cached_property
+    def _statements(self) -> tuple[dict, dict, dict, dict, set]:
+        """Built on first use (most modules are only asked for a few names): var -> values assigned,
+        scope -> returned, scope -> yielded, class scope -> bases, and (class qualname, attribute)
+        for every `self.attribute = ...` or `cls.attribute = ...` in a method."""
+        var_defs: dict[int, list] = {}
+        returns: dict[int, list] = {}
+        yields: dict[int, list] = {}
+        bases: dict[int, list] = {}
+        self_fields: set[tuple[str, str]] = set()
+        self_vars: dict[int, str] = {}  # a method's `self` or a classmethod's `cls` -> its class
+        for stmt in self.stmts:
+            op = stmt[0]
+            if op == "=" and stmt[2][0] == "v":
+                var_defs.setdefault(stmt[2][1], []).append(stmt[3])
+                if expr_tag(stmt[3]) in ("i", "ic"):
+                    self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
+            elif op == "=" and stmt[2][0] == "a":
+                obj = stmt[2][1]
+                if obj.__class__ is int and obj in self_vars:
+                    self_fields.add((self_vars[obj], stmt[2][2]))
+            elif op == "r":
+                returns.setdefault(stmt[1], []).append(stmt[2])
+            elif op == "y":
+                yields.setdefault(stmt[1], []).append(stmt[2])
+            elif op == "b":
+                bases[stmt[2]] = stmt[3]
+        return var_defs, returns, yields, bases, self_fields
+
+    @cached_property
+    def var_defs(self) -> dict[int, list]:
+        return self._statements[0]
+
+    @cached_property
+    def returns(self) -> dict[int, list]:
+        return self._statements[1]
+
+    @cached_property
+    def yields(self) -> dict[int, list]:
+        return self._statements[2]
+
+    @cached_property
+    def bases(self) -> dict[int, list]:
+        return self._statements[3]
+
+    @cached_property
+    def self_fields(self) -> set[tuple[str, str]]:
+        return self._statements[4]
+
+    @cached_property
+    def assigned_attrs(self) -> frozenset[str]:
+        """Every attribute name the module assigns (`x.name = ...`, also as a loop's or `with`'s
+        target): an analysis gives a module object no field of another name."""
+        found: set[str] = set()
+        targets = [stmt[2] for stmt in self.stmts if stmt[0] in ("=", "for", "w") and stmt[2]]
+        while targets:
+            target = targets.pop()
+            if target[0] == "a":
+                found.add(target[2])
+            elif target[0] == "t":
+                targets += target[1]
+        return frozenset(found)
+
+    def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
+        """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
+        hit = self._params.get(idx)
+        if hit is None:
+            params = self.scopes[idx][3]
+            hit = self._params[idx] = (
+                [p for p in params if p[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)],
+                next((p for p in params if p[2] == PARAM_STAR), None),
+                {p[0]: p for p in params if p[2] in (PARAM_POSITIONAL, PARAM_KEYWORD)},
+                next((p for p in params if p[2] == PARAM_DOUBLE_STAR), None),
+            )
+        return hit
+
+    @cached_property
+    def site_names(self) -> list[str]:
+        """Each call site named as allocations are (`numbered`): what a value made at a site is called."""
+        counts: dict[str, int] = {}
+        return [numbered(counts, self.scopes[site[2]][0]) for site in self.sites]
+
+    def fqn(self, idx: int) -> str:
+        return qualify(self.module, self.scopes[idx][0]) if idx > 0 else self.module
+
+    def value(self, idx: int) -> Value:
+        kind = CLASS if self.scopes[idx][1] == "class" else FUNC
+        return (kind, self.module, self.scopes[idx][0])
+
+    def scopes_of(self, qualname: object) -> list[int]:
+        return self.by_qualname.get(qualname, []) if isinstance(qualname, str) else []
+
+    def flags(self, qualname: object) -> str:
+        found = self._flags.get(qualname)  # type: ignore[arg-type]
+        if found is None:
+            found = self._flags[qualname] = "".join(self.scopes[i][4] for i in self.scopes_of(qualname))  # type: ignore[index]
+        return found
+
+    def names(self, idx: int, name: str) -> list[int]:
+        return self.scopes[idx][5].get(name, [])
+
+    def enclosing_class(self, idx: int) -> int:
+        while idx > 0 and self.scopes[idx][1] != "class":
+            idx = self.scopes[idx][2]
+        return idx
+
+    def absolute(self, module: str, level: int) -> str:
+        return python_absolute(self.module, self.path, module, level)
+
+
+
+
+_FLOWS: OrderedDict[str, tuple[FileFacts, ModuleFlow]] = OrderedDict()
+
+
+def module_flow(facts: FileFacts, keep: bool = True) -> ModuleFlow:
+    """The facts' flow, indexed once: for the facts object, which a run shares between files (by
+    path: a file's new state replaces the old one, which a watcher would otherwise keep). Not kept
+    (`keep` False) for the file being resolved: most files are read by no other (Django's tests), and
+    decoded flows are most of a resolving process's memory; one another file reads is kept then."""
+    hit = _FLOWS.get(facts.path)
+    if hit is not None and hit[0] is facts:
+        _FLOWS.move_to_end(facts.path)
+        return hit[1]
+    mf = ModuleFlow(facts)
+    if not keep:
+        return mf
+    _FLOWS[facts.path] = (facts, mf)
+    _FLOWS.move_to_end(facts.path)
+    if len(_FLOWS) > FLOWS_CACHE_SIZE:
+        _FLOWS.popitem(last=False)
+    return mf
+
+
+def forget_flows() -> None:
+    """Drop the decoded flows kept (`module_flow`)."""
+    _FLOWS.clear()
+
+
+def expr_tag(expr: list | int | None) -> str:
+    """An expression's kind: its tag, "v" for a one-variable read, "" for nothing."""
+    if expr.__class__ is list:
+        return expr[0]  # type: ignore[index]
+    return "v" if expr.__class__ is int else ""
