@@ -82,8 +82,8 @@ def edits(t: Any, root: Path, rel: str, label: str) -> list[dict]:
 
 
 def measure(root: Path, hubs: list[str], sample: int, seed: int) -> dict:
-    import tenure.structural.indexer as indexer
     from tenure import Tenure
+    from tenure.structural.resolve.python import resolver
 
     out: dict[str, Any] = {}
     with Tenure.open(root, discover=False) as t:
@@ -111,12 +111,11 @@ def measure(root: Path, hubs: list[str], sample: int, seed: int) -> dict:
                 (root / rel).write_bytes(original)
                 t.index(changed_paths={rel})
         out["end_rss_mb"] = rss_mb()
-        verifier_for = indexer.verifier_for
-        indexer.verifier_for = lambda name: None  # the peer: every dependant is resolved again
+        resolver.verify = lambda items, view: {}  # the peer: every dependant is resolved again
         try:
             out["peer"] = edits(t, root, hubs[0], "peer: all resolved again")
         finally:
-            indexer.verifier_for = verifier_for
+            del resolver.verify
             t.index(changed_paths={hubs[0]})
     return out
 

@@ -160,7 +160,7 @@ def resolve_python_files(t: Tenure, load_analysis: Callable | None = None) -> di
     index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_analysis=load_analysis)  # type: ignore[arg-type]
     for r in rows:
         index.add_module(r["module"], r["path"])
-    return {r["path"]: sorted(map(repr, python.resolve(index.facts(r["path"]), ProjectView(index))))
+    return {r["path"]: sorted(map(repr, python.resolver.resolve(index.facts(r["path"]), ProjectView(index))))
             for r in rows if r["language"] == "python"}
 
 

@@ -183,7 +183,7 @@ EDITS = [
     # a reader of a module attribute nothing assigns, then the module assigning it to itself at its end
     ("app/patch.py", "import app.models\n\n\ndef p():\n    return app.models.patched()\n"),
     ("app/models.py", RENAMED + "\n\nimport app.models\napp.models.patched = tax\n"),
-    # edits anywhere in a module change only the items they touch (`python.item_edits`): a reader
+    # edits anywhere in a module change only the items they touch (`python.resolver.item_edits`): a reader
     # of what a factory returns, then a method added to an old class, a function put first with the
     # factory's result through a variable, and a function rebinding a module name the factory returns
     ("app/shapes.py", SHAPES_2),
@@ -479,7 +479,7 @@ MODULE_M = "import os\n\n\nclass A:\n    def f(self):\n        self.x = 1\n     
         "function put first", "returns", "local variable", "field value", "method added", "base", "import",
         "star import"])
 def test_an_edit_tells_which_items_of_its_module_it_changed(edited: str, changed: set[str] | None) -> None:
-    found = python.item_edits(python_facts(MODULE_M), python_facts(edited))
+    found = python.resolver.item_edits(python_facts(MODULE_M), python_facts(edited))
     assert found == ({f"item:{key}" for key in changed} if changed is not None else None)
 
 
@@ -867,9 +867,9 @@ def test_a_module_that_fails_to_warm_is_reported_and_warming_goes_on(make_repo, 
     def failing(module: str, view: object) -> None:
         if module == "app.factory":
             raise RuntimeError("analysis failed")
-        python.warm(module, view)
+        python.PythonResolver.warm(module, view)
 
-    monkeypatch.setattr(indexer, "warmer_for", lambda resolver: failing)
+    monkeypatch.setattr(python.resolver, "warm", failing)
     with Tenure.open(root, discover=False) as t:
         t.index()
         while not t.warm(0.05):

@@ -43,17 +43,11 @@ from tenure.structural.resolve import (
     SymbolInfo,
     Verified,
     changed_keys,
-    code_moved_for,
-    item_edits_for,
     items_key,
     module_key,
     order_dependence,
-    outcome_unchanged_for,
     resolver_for,
-    spare_for,
     touched_keys,
-    verifier_for,
-    warmer_for,
 )
 from tenure.structural.store import StructuralStore
 from tenure.structural.walk import walk
@@ -399,8 +393,7 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
     """Note which items of its module an edit of a file changed (`ItemEdit`): none when the code
     only moved (lookups read no lines), else as its resolver tells; None when that cannot be told.
     (Kept only for a module of one file: `Indexer._run`.)"""
-    find = item_edits_for(spec.resolver)
-    items = None if find is None else set() if moved else find(old, new)
+    items = set() if moved else resolver_for(spec.resolver).item_edits(old, new)
     edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
 
@@ -694,11 +687,8 @@ class Indexer:
             while self._to_warm and time.perf_counter() < deadline:
                 module, resolvers = self._to_warm.popleft()
                 for resolver in resolvers:
-                    warm = warmer_for(resolver)
-                    if warm is None:
-                        continue
                     try:
-                        warm(module, ProjectView(index))
+                        resolver_for(resolver).warm(module, ProjectView(index))
                     except Exception as exc:  # noqa: BLE001 — warming is ahead of time: an update meets it as it would have
                         self.warm_failed.append((module, f"{type(exc).__name__}: {exc}"))
         return not self._to_warm
@@ -840,32 +830,31 @@ class Indexer:
 
     def _carry(self, index: ProjectIndex, moved_from: list[FileFacts]) -> None:
         """What resolvers kept of files whose code only moved, kept again for their new facts
-        (`code_moved_for`)."""
+        (`Resolver.code_moved`)."""
         for old in moved_from:
             spec = language_for(old.path)
-            carry = code_moved_for(spec.resolver) if spec is not None else None
             new = index.facts(old.path)
-            if carry is not None and new is not None:
-                carry(old, new, ProjectView(index))
+            if spec is not None and new is not None:
+                resolver_for(spec.resolver).code_moved(old, new, ProjectView(index))
 
     def _spared(self, index: ProjectIndex, rows: list[dict], verifiable: set[int], touched: dict[int, set[str]],
                 before_edit: dict[str, FileFacts], defer: bool) -> set[int]:
         """Dependants that need no check: an edited module whose readers of it whole (`mod:` key)
-        read the same of it after the edit (`outcome_unchanged_for`) touches none of those its
+        read the same of it after the edit (`Resolver.outcome_unchanged`) touches none of those its
         resolver resolves. Such a key is taken out of their touched keys; those left with none are
         spared. (A body edit of Django's models/base.py: 51 files not checked.) When reading the
         module now reads more than it did, a reader is spared only whole, and only once its stored
-        answers and reads take that in (`spare_for`, recorded as a check is); the others keep the key."""
+        answers and reads take that in (`Resolver.spare`, recorded as a check is); the others keep the key."""
         resolver_of = {r["id"]: language_table()[r["language"]].resolver for r in rows if r["id"] in verifiable}
         # resolver -> the `mod:` keys its readers read the same of, and what reading them now reads besides
         unchanged: dict[str, tuple[set[str], Recording]] = {}
         for module, old in before_edit.items():
             key = module_key(module)
             spec = language_for(old.path)
-            same = outcome_unchanged_for(spec.resolver) if spec is not None else None
-            if same is None or not any(key in touched[f] and resolver_of[f] == spec.resolver for f in verifiable):
+            if spec is None or not any(key in touched[f] and resolver_of[f] == spec.resolver for f in verifiable):
                 continue
             new = index.facts(old.path)
+            same = resolver_for(spec.resolver).outcome_unchanged
             try:
                 reads = same(old, new, ProjectView(index)) if new is not None else None
             except Exception:  # noqa: BLE001 — an analysis kept unreadable: checking the readers is always right
@@ -883,12 +872,11 @@ class Indexer:
                     touched[f] = touched[f] - keys
                 spared.update(f for f in readers if not touched[f])
                 continue
-            spare = spare_for(resolver)
             whole = [f for f in readers if touched[f] <= keys]
-            stored = self.store.answers(whole) if spare is not None and whole else {}
+            stored = self.store.answers(whole) if whole else {}
             items = [(f, stored[f], touched[f]) for f in whole if stored.get(f)]
             try:
-                kept = spare(items, ProjectView(index), more) if items and spare is not None else {}
+                kept = resolver_for(resolver).spare(items, ProjectView(index), more) if items else {}
             except Exception:  # noqa: BLE001 — unreadable answers: checking them is always right
                 kept = {}
             if kept and defer:
@@ -911,12 +899,9 @@ class Indexer:
                     (r["id"], stored[r["id"]], touched.get(r["id"], set())))
         kept: set[int] = set()
         for name, items in by_resolver.items():
-            verify = verifier_for(name)
-            if verify is None:
-                continue
             view = ProjectView(index)
             try:
-                still = verify(items, view)
+                still = resolver_for(name).verify(items, view)
             except Exception:  # noqa: BLE001 — unreadable answers: resolving again is always right
                 continue
             if defer:
@@ -997,7 +982,7 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     view = ProjectView(index)
     edges, failed = [], ""
     try:
-        edges = resolver_for(language_table()[language].resolver)(facts, view) if facts is not None else []
+        edges = resolver_for(language_table()[language].resolver).resolve(facts, view) if facts is not None else []
     except Exception as exc:  # noqa: BLE001 — bad input never stops an index
         failed = f"{type(exc).__name__}: {str(exc)[:200]}"
     answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import importlib
 import itertools
+from abc import ABC, abstractmethod
 from bisect import insort
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from types import ModuleType
 from typing import Protocol
 
 import msgspec
@@ -90,7 +90,7 @@ class HashSeedNeeded(Exception):
 # A module's dependency keys are these and its name. `mod:` stands for its facts as a whole (what an
 # analysis of the module reads); `items:` for what is read of it besides its items: its existence
 # and star imports; `item:` for one lookup in it, found or not (`item_key`). An edit touches the
-# module's `mod:` key, and the `item:` keys of the items it changed (`item_edits_for`), or its
+# module's `mod:` key, and the `item:` keys of the items it changed (`Resolver.item_edits`), or its
 # `items:` key when those cannot be told.
 MODULE_KEY, ITEMS_KEY, ITEM_KEY = "mod:", "items:", "item:"
 
@@ -106,7 +106,7 @@ def item_key(module: str, item: str) -> str:
     return f"{ITEM_KEY}{module}#{item}"
 
 
-# An edit of a module's one file whose changed items could be told (`item_edits_for`): the facts
+# An edit of a module's one file whose changed items could be told (`Resolver.item_edits`): the facts
 # digests before and after, and the `item:` keys of the items it changed.
 ItemEdit = tuple[bytes, bytes, frozenset[str]]
 
@@ -355,7 +355,7 @@ class ProjectView:
         self._keys: set[str] = set()
         self._modules: set[str] = set()
         # Set by a resolver that can later check its result still holds without resolving again
-        # (see `verifier_for`): an opaque record of what it asked of the project and the answers.
+        # (see `Resolver.verify`): an opaque record of what it asked of the project and the answers.
         self.answers: bytes | None = None
         # Nested recordings (a resolver's question, a cached lookup): every read lands in each open
         # one, so the innermost holds a subset of each enclosing one.
@@ -533,22 +533,8 @@ def changed_keys(
     return touched_keys(old_facts, changed) | touched_keys(facts, ())
 
 
-class Resolver(Protocol):
-    def __call__(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]: ...
-
-
-@cache
-def resolver_for(name: str) -> Resolver:
-    """Resolvers are plug-ins: module `tenure.structural.resolve.<name>` exporting `resolve`."""
-    return _plugin(name).resolve
-
-
-def _plugin(name: str) -> ModuleType:
-    return importlib.import_module(f"tenure.structural.resolve.{name}")
-
-
 class Checked(Protocol):
-    """A dependant whose resolution was verified to stand (see `verifier_for`)."""
+    """A dependant whose resolution was verified to stand (see `Resolver.verify`)."""
 
     def reads_to_keep(self) -> tuple[bytes | None, Recording]:
         """Its stored answers where they moved (else None), and what checking it read, to add to its
@@ -557,83 +543,66 @@ class Checked(Protocol):
 
 
 Verified = dict[int, Checked]
+# Dependants to check: (file id, its stored answers, the dependency keys of it that an edit touched).
+Dependants = list[tuple[int, bytes, set[str]]]
 
 
-class Verifier(Protocol):
-    def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified: ...
+class Resolver(ABC):
+    """A language's resolver plug-in: languages.toml names it (`resolver = NAME`), and the module
+    `tenure.structural.resolve.NAME` holds it as `resolver` (`resolver_for`). It must `resolve`;
+    the rest lets an update do less than resolve every dependant again, and each default is what is
+    always right for a resolver that cannot tell: nothing verified, spared or kept."""
 
+    @abstractmethod
+    def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+        """The file's edges, reading the project only through `view` (which records every read); it
+        sets `view.answers` when the result can be checked later without resolving (`verify`)."""
 
-class ItemEdits(Protocol):
-    def __call__(self, old: FileFacts, new: FileFacts) -> set[str] | None: ...
+    def verify(self, items: Dependants, view: ProjectView) -> Verified:
+        """Of these dependants, those whose resolution would come out the same (their edges are
+        kept), each with what to keep of the check (`Checked`). None by default: all resolved again."""
+        return {}
 
+    def item_edits(self, old: FileFacts, new: FileFacts) -> set[str] | None:
+        """The `item_key`s of the items an edit of a file changed in its module (those a lookup of
+        which may now find something else), or None (the default) when that cannot be told. Such an
+        edit touches those keys instead of the module's items key: only readers that looked one of
+        those items up, or read the module whole, are checked again."""
+        return None
 
-@cache
-def item_edits_for(name: str) -> ItemEdits | None:
-    """A resolver plug-in may export `item_edits(old, new)`: the `item_key`s of the items an edit of a
-    file changed in its module (those a lookup of which may now find something else), or None when
-    that cannot be told. Such an edit touches those keys instead of the module's items key: only
-    readers that looked one of those items up, or read the module whole, are checked again."""
-    return getattr(_plugin(name), "item_edits", None)
+    def outcome_unchanged(self, old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None:
+        """Whether the files it resolves that read a module whole (its `mod:` key) read the same of
+        it after this edit of the module's one file (`view`: the index after the edit); None (the
+        default) when they may not, else what reading it now reads that it did not before (usually
+        nothing: see `spare`). Such readers are then not checked for that key: an edit inside a
+        function that changes nothing another module sees checks none of the files that read the
+        module's analysis."""
+        return None
 
+    def spare(self, items: Dependants, view: ProjectView, reads: Recording) -> Verified:
+        """Dependants (their touched keys: of modules whose outcome is unchanged) that are spared
+        although reading those modules now also reads `reads`: what to keep of each (`Checked`: its
+        answers' filters and its reads widened by them); a file left out (by default, every one)
+        cannot be so widened and is checked instead."""
+        return {}
 
-class OutcomeUnchanged(Protocol):
-    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None: ...
+    def code_moved(self, old: FileFacts, new: FileFacts, view: ProjectView) -> None:
+        """A file's edit only moved its code (`indexer.shape`): what the resolver kept of the old
+        facts (`ProjectView.keep_analysis`) holds for the new ones, to be kept again so that the next
+        edit finds it. Nothing by default."""
+        return None
 
-
-@cache
-def outcome_unchanged_for(name: str) -> OutcomeUnchanged | None:
-    """A resolver plug-in may export `outcome_unchanged(old, new, view)`: whether the files it
-    resolves that read a module whole (its `mod:` key) read the same of it after this edit of the
-    module's one file (`view`: the index after the edit); None when they may not, else what reading
-    it now reads that it did not before (usually nothing: see `spare_for`). Such readers are then
-    not checked for that key: an edit inside a function that changes nothing another module sees
-    checks none of the files that read the module's analysis."""
-    return getattr(_plugin(name), "outcome_unchanged", None)
-
-
-class Spare(Protocol):
-    def __call__(self, items: list[tuple[int, bytes, set[str]]], view: ProjectView, reads: Recording) -> Verified: ...
-
-
-@cache
-def spare_for(name: str) -> Spare | None:
-    """A resolver plug-in may export `spare(items, view, reads)`: files (id, stored answers, the keys
-    of modules whose outcome is unchanged) that are spared although reading those modules now also
-    reads `reads`: what to keep of each (`Checked`: its answers' filters and its reads widened by
-    them), or nothing for a file that cannot be so widened (it is checked instead)."""
-    return getattr(_plugin(name), "spare", None)
-
-
-class CodeMoved(Protocol):
-    def __call__(self, old: FileFacts, new: FileFacts, view: ProjectView) -> None: ...
-
-
-@cache
-def code_moved_for(name: str) -> CodeMoved | None:
-    """A resolver plug-in may export `code_moved(old, new, view)`: a file's edit only moved its code
-    (`indexer.shape`), and what the resolver kept of the old facts (`ProjectView.keep_analysis`)
-    holds for the new ones: kept again, so that the next edit finds it."""
-    return getattr(_plugin(name), "code_moved", None)
+    def warm(self, module: str, view: ProjectView) -> None:
+        """Do ahead of time, in a process that keeps its index (a watcher's idle time), the work
+        resolving or verifying a reader of `module` would do first; what it keeps must hold at later
+        index states as it would have when done then. Nothing by default."""
+        return None
 
 
 @cache
-def verifier_for(name: str) -> Verifier | None:
-    """A resolver plug-in may export `verify(items, view)`: given files' stored answers and the
-    dependency keys of each that changed, those whose resolution would come out the same (their
-    edges are kept), each with what to keep of the check (`Checked`)."""
-    return getattr(_plugin(name), "verify", None)
-
-
-class Warmer(Protocol):
-    def __call__(self, module: str, view: ProjectView) -> None: ...
-
-
-@cache
-def warmer_for(name: str) -> Warmer | None:
-    """A resolver plug-in may export `warm(module, view)`: do ahead of time, in a process that
-    keeps its index (a watcher's idle time), the work resolving or verifying a reader of `module`
-    would do first; what it keeps must hold at later index states as it would have when done then."""
-    return getattr(_plugin(name), "warm", None)
+def resolver_for(name: str) -> Resolver:
+    """The resolver plug-in languages.toml calls `name` (see :class:`Resolver`)."""
+    return importlib.import_module(f"tenure.structural.resolve.{name}").resolver
 
 
 def candidates_tier(count: int) -> Tier:

@@ -21,7 +21,7 @@ from operator import and_, or_
 import msgspec
 
 from tenure.structural.memo import Memo
-from tenure.structural.resolve import ProjectView, Recording, Verified, module_key
+from tenure.structural.resolve import Dependants, ProjectView, Recording, Verified, module_key
 
 
 class Answers:
@@ -251,8 +251,8 @@ def _module_bits(view: ProjectView, size: int) -> _ModuleBits:
 _FILTERS: dict[tuple[int, int], dict[Recording, tuple[Recording, bytes]]] = {}
 _FILTERS_KEPT = 1 << 14
 
-def verify_stored(items: list[tuple[int, bytes, set[str]]], answers: Answers,
-                  ask_again: Callable[[tuple], tuple[bytes, bytes]]) -> Verified:
+
+def verify_stored(items: Dependants, answers: Answers, ask_again: Callable[[tuple], tuple[bytes, bytes]]) -> Verified:
     """Files (id, stored answers, their dependency keys an edit touched) whose resolution would
     come out the same: every question whose key filter matches a touched key is asked again
     (`ask_again`: the digest and key filter of its answer now, noted in `answers`) and answered alike."""
@@ -274,8 +274,8 @@ def verify_stored(items: list[tuple[int, bytes, set[str]]], answers: Answers,
     return still
 
 
-def spare(items: list[tuple[int, bytes, set[str]]], view: ProjectView, reads: Recording) -> Verified:
-    """See `spare_for`: each file's questions that read a touched key (a module's analysis, which
+def spare(items: Dependants, view: ProjectView, reads: Recording) -> Verified:
+    """See `Resolver.spare`: each file's questions that read a touched key (a module's analysis, which
     gives what it gave) now read `reads` too, in their filters and in the file's reads; as
     `verify_stored` keeps a check (`_Checked`), without asking anything again. A file with
     unreadable answers, or none that read a touched key, is left out."""
@@ -382,9 +382,7 @@ def _joined_reads(questions: list[tuple], answers: Answers) -> Recording:
 _Unpacked = tuple[bytes, bytes, list[msgspec.Raw], dict[int, bytes]]  # stored answers, less their format
 
 
-def _matching_questions(
-    items: list[tuple[int, bytes, set[str]]],
-) -> Iterator[tuple[tuple[int, bytes, set[str]], _Unpacked, list[int]]]:
+def _matching_questions(items: Dependants) -> Iterator[tuple[tuple[int, bytes, set[str]], _Unpacked, list[int]]]:
     """Each readable item with its stored answers and the positions of the questions whose key
     filter holds all bits of a key the edit touched. One pass over all files' filters at once, in
     C: hundreds of thousands of filters per edit of a module many files read (`filters_holding`)."""

@@ -29,7 +29,7 @@ from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec, language_table
 from tenure.structural.naming import file_scope_name, qualify
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, SymbolInfo
+from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, Resolver, SymbolInfo
 
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 MEMBER_KINDS = frozenset({"method", "constructor"})
@@ -613,5 +613,12 @@ _MODULE_OF_IMPORT: dict[str, Callable[[FileResolver, Import], str]] = {
 }
 
 
-def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
-    return FileResolver(facts, view).edges()
+class GenericResolver(Resolver):
+    """Resolves, and keeps no answers to check later: an edit resolves again every file that read
+    what it touched."""
+
+    def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+        return FileResolver(facts, view).edges()
+
+
+resolver = GenericResolver()

@@ -19,11 +19,28 @@ no target. Builtins, external names and methods of literals are named as the PyC
 them: `<builtin>.len`, `requests.get`, `<**PyStr**>.join`.
 """
 
-from tenure.structural.resolve.answers import spare as spare
-from tenure.structural.resolve.python.analysed import code_moved as code_moved
-from tenure.structural.resolve.python.analysed import forget_analyses as forget_analyses
-from tenure.structural.resolve.python.analysed import verify as verify
-from tenure.structural.resolve.python.analysed import warm as warm
-from tenure.structural.resolve.python.edges import resolve as resolve
-from tenure.structural.resolve.python.edits import item_edits as item_edits
-from tenure.structural.resolve.python.edits import outcome_unchanged as outcome_unchanged
+from tenure.structural.resolve import Resolver
+from tenure.structural.resolve.answers import spare
+from tenure.structural.resolve.python.analysed import code_moved, forget_analyses, verify, warm
+from tenure.structural.resolve.python.edges import resolve
+from tenure.structural.resolve.python.edits import item_edits, outcome_unchanged
+
+__all__ = ["PythonResolver", "forget_analyses", "resolver"]
+
+
+class PythonResolver(Resolver):
+    """Points-to resolution (edges.py) that keeps what it asked of other modules (answers.py): a
+    dependant is verified by asking again only what an edit touched (analysed.py), or spared when the
+    edited module's analysis gives its readers what it gave; an edit's changed items are told apart
+    (edits.py); other modules' analyses are carried over code that only moved, and made ahead of time."""
+
+    resolve = staticmethod(resolve)
+    verify = staticmethod(verify)
+    item_edits = staticmethod(item_edits)
+    outcome_unchanged = staticmethod(outcome_unchanged)
+    spare = staticmethod(spare)
+    code_moved = staticmethod(code_moved)
+    warm = staticmethod(warm)
+
+
+resolver = PythonResolver()

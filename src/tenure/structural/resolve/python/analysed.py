@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import msgspec
 
 from tenure.structural.facts import FileFacts, digest_of
-from tenure.structural.resolve import ProjectView, Recording, Verified, module_key
+from tenure.structural.resolve import Dependants, ProjectView, Recording, Verified, module_key
 from tenure.structural.resolve.answers import Answers, may_have_read, question, thaw, verify_stored
 from tenure.structural.resolve.python.analysis import Analysis
 from tenure.structural.resolve.python.flows import ModuleFlow, expr_tag, forget_flows, module_flow
@@ -316,7 +316,7 @@ class Analysed(Lower):
 
 
 def code_moved(old: FileFacts, new: FileFacts, view: ProjectView) -> None:
-    """See `code_moved_for`: the module's analysis before the edit, kept again as made of the new
+    """See `Resolver.code_moved`: the module's analysis before the edit, kept again as made of the new
     facts. An analysis reads no line (its values name scopes, sites and allocations by qualname
     and by order, which an edit that only moves code keeps), so it found what it found."""
     hit = analysis_before(old, view)
@@ -346,11 +346,11 @@ def analysis_before(old: FileFacts, view: ProjectView) -> CachedAnalysis | None:
 
 
 def warm(module: str, view: ProjectView) -> None:
-    """The module's analysis, cached as verifying a reader's answers asks for it (see `warmer_for`)."""
+    """The module's analysis, cached as verifying a reader's answers asks for it (see `Resolver.warm`)."""
     Analysed(Project(view)).analysis(module)
 
 
-def verify(items: list[tuple[int, bytes, set[str]]], view: ProjectView) -> Verified:
+def verify(items: Dependants, view: ProjectView) -> Verified:
     """See `verify_stored`: questions asked again of the layer that answers their kind."""
     project = Project(view)
     answers = Answers(view, lazy_filters=True)

@@ -18,7 +18,7 @@ from tenure.structural.resolve.python.values import DICT, EMPTY, SEQ
 
 
 def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
-    """See `item_edits_for`: the items whose digests (`_ItemDigests`) differ between the two states
+    """See `Resolver.item_edits`: the items whose digests (`_ItemDigests`) differ between the two states
     of the file, added and removed ones included; None when its star imports changed (lookups that
     found nothing may find more) or the flow is too tangled to tell."""
     if old.path != new.path or old.module != new.module:
@@ -34,7 +34,7 @@ def item_edits(old: FileFacts, new: FileFacts) -> set[str] | None:
 
 
 def outcome_unchanged(old: FileFacts, new: FileFacts, view: ProjectView) -> Recording | None:
-    """See `outcome_unchanged_for`: files read a module whole only through its analysis (`Analysed`),
+    """See `Resolver.outcome_unchanged`: files read a module whole only through its analysis (`Analysed`),
     and read of that its `Outcome`, by name, and with it what the analysis read of the rest. So they
     read the same when the analysis before the edit (kept) holds for the project as it is now (what
     it asked of other modules, and of this one's items, answers alike: `Analysed.still_holds`), and
