@@ -351,7 +351,8 @@ def warm(module: str, view: ProjectView) -> None:
 
 
 def verify(items: Dependants, view: ProjectView) -> Verified:
-    """See `verify_stored`: questions asked again of the layer that answers their kind."""
+    """See `Resolver.verify`: each stored question that read a touched key asked again (`verify_stored`)
+    of the project or of other modules' analyses, as it was asked (`Asking`)."""
     project = Project(view)
     answers = Answers(view, lazy_filters=True)
     return verify_stored(items, answers, Asking(Analysed(project), project, answers).again)
