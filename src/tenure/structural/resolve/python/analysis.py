@@ -57,7 +57,16 @@ class Analysis:
         self.readers: dict[object, set[int]] = {}
         self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
         self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
+        # site -> what each value called there gave (relation, target): values that give different
+        # edges are alternatives, and none of them is certain
+        self.called: dict[object, dict[Value, set[tuple[str, str]]]] = {}
+        # site -> relation -> targets only a guess gives: an override or hook in a subclass (where the
+        # receiver may be a subclass's instance), a definition found by its name alone
+        self.guesses: dict[object, dict[str, set[str]]] = {}
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        self._calling: tuple[object, Value] | None = None  # (site, value) whose call is being followed
+        self._guessing = False
+        self._guessed_names: set[str] = set()  # free names found only by a definition of that name
         self.cur = 0
         self.scope = 0
         self.settling = -1  # the statement whose unknown decorators may now keep their function
@@ -279,6 +288,7 @@ class Analysis:
             return frozenset({(BUILTIN, "", name)})
         if outside:  # most likely from the one module we cannot see into
             return frozenset({(EXT, "", f"{outside[0]}.{name}")}) if len(outside) == 1 else EMPTY
+        self._guessed_names.add(name)
         return frozenset(_value_of(s) for s in self.project.named(name) if s.parent == s.module)
 
     def e_attr(self, expr: list) -> frozenset | set:
@@ -440,26 +450,36 @@ class Analysis:
                 out |= self.read_var(var)
         return out
 
+    def binds(self, cls: Value, name: str) -> bool:
+        """Whether a class of this module binds `name` in its body, whatever is known of the value
+        yet: a lookup stops there (not at a base) even before the fixpoint reached the binding."""
+        return cls[1] == self.module and any(self.mf.names(idx, name) for idx in self.mf.scopes_of(cls[2]))
+
     def class_attr(self, cls: Value, name: str) -> frozenset | set:
         for owner in self.mro(cls):
             if owner[0] == EXT:
                 return frozenset({(EXT, "", f"{owner[2]}.{name}")})
             found = self.own_class_attr(owner, name)
-            if found:
+            if found or self.binds(owner, name):
                 return {self._via_class(v) for v in found}
         return EMPTY
 
     def instance_attr(self, inst: Value, name: str) -> frozenset | set:
+        """`name` read through an instance: its class's (`instance_member`), else a subclass's."""
+        return self.instance_member(inst, name) or self._from_subclasses(inst, name)
+
+    def instance_member(self, inst: Value, name: str) -> frozenset | set:
+        """`name` through the instance's class and its bases."""
         mro = self.mro((CLASS, inst[1], inst[2]))
         if mro[0][1] != self.module:  # wholly elsewhere: fixed for the run
             key = ("attr", inst, name)
             hit = self._static.get(key)
             if hit is None:
-                hit = self._static[key] = frozenset(self._instance_attr(inst, mro, name))
+                hit = self._static[key] = frozenset(self._instance_member(inst, mro, name))
             return hit
-        return self._instance_attr(inst, mro, name)
+        return self._instance_member(inst, mro, name)
 
-    def _instance_attr(self, inst: Value, mro: list[Value], name: str) -> set:
+    def _instance_member(self, inst: Value, mro: list[Value], name: str) -> set:
         split = len(mro)
         while split > 1 and mro[split - 1][1] != self.module:
             split -= 1  # the classes from here on lie elsewhere: what they give is fixed for the run
@@ -471,8 +491,6 @@ class Analysis:
             if tail is None:
                 tail = self._static[key] = frozenset(self._instance_attr_from(mro[split:], name, class_found)[0])
             out |= tail
-        if not out:
-            out = self._from_subclasses(inst, name)
         return out
 
     def _instance_attr_from(self, owners: list[Value], name: str, class_found: bool) -> tuple[set, bool]:
@@ -489,7 +507,7 @@ class Analysis:
             out |= self.field((INST, owner[1], owner[2]), name)
             if not class_found:
                 found = self.own_class_attr(owner, name) | self.field(owner, name)  # also `cls.x = ...`
-                if found:
+                if found or self.binds(owner, name):
                     class_found = True
                     for value in found:
                         out |= self._via_instance(value)
@@ -498,10 +516,17 @@ class Analysis:
     def _from_subclasses(self, inst: Value, name: str) -> set:
         """A member the class lacks but its subclasses define (a template method's hook): those of
         this module, and methods of that name elsewhere whose class derives from it."""
+        out: set = set()
+        for sub in self.subclasses((CLASS, inst[1], inst[2])):
+            out |= self.field((INST, sub[1], sub[2]), name)
+        return out | self.overrides(inst, name)
+
+    def overrides(self, inst: Value, name: str) -> set:
+        """The methods called `name` of the classes deriving from the instance's: those of this
+        module, and of the rest of the project."""
         cls = (CLASS, inst[1], inst[2])
         out: set = set()
         for sub in self.subclasses(cls):
-            out |= self.field((INST, sub[1], sub[2]), name)
             for value in self.own_class_attr(sub, name):
                 out |= self._via_instance(value)
         key = ("overrides", cls, name)
@@ -533,7 +558,7 @@ class Analysis:
             if owner[0] == EXT:
                 return frozenset({(EXT, "", f"{owner[2]}.{name}")})
             found = self.own_class_attr(owner, name)
-            if found:
+            if found or self.binds(owner, name):
                 out: set = set()
                 for value in found:
                     out |= self._via_instance(value)
@@ -604,22 +629,46 @@ class Analysis:
     def e_call(self, expr: list) -> frozenset | set:
         site = expr[1]
         func = expr[2]
+        hooks: frozenset | set = EMPTY  # what only a subclass has, the receiver's class not
+        overrides: frozenset | set = EMPTY  # on `self`: a subclass's own version of what was found
         if func.__class__ is list and func[0] == "a":
             receivers = self.eval(func[1])
             callees: frozenset | set = set()
+            on_self = func[1].__class__ is int and func[1] in self.mf.instance_params
             for receiver in receivers:
-                callees |= self.attr(receiver, func[2])  # type: ignore[operator]
+                if receiver[0] != INST:
+                    callees |= self.attr(receiver, func[2])  # type: ignore[operator]
+                    continue
+                found = self.instance_member(receiver, func[2])
+                if not found:
+                    hooks = hooks | self._from_subclasses(receiver, func[2])
+                    continue
+                callees |= found  # type: ignore[operator]
+                if on_self:
+                    overrides = overrides | self.overrides(receiver, func[2])
             if receivers:
                 self.blind.pop(site, None)
             else:
                 self.blind[site] = func[2]
         else:
             callees = self.eval(func)
+            if func.__class__ is list and func[0] == "n" and func[1] in self._guessed_names:
+                callees, hooks = EMPTY, callees
         args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
         kwargs = [(k, self.eval(v)) for k, v in expr[4]]
         out: set = set()
         for callee in callees:
             out |= self.invoke(site, callee, args, kwargs)
+        if hooks or overrides:
+            self._guessing = True
+            try:
+                for callee in hooks:
+                    out |= self.invoke(site, callee, args, kwargs)
+                for callee in overrides:
+                    if callee[0] == BOUND and callee not in callees:
+                        self.invoke(site, callee, args, kwargs)  # (what it returns is no more than a guess)
+            finally:
+                self._guessing = False
         return out
 
     def e_decorate(self, expr: list) -> frozenset | set:
@@ -645,6 +694,15 @@ class Analysis:
         return any(i in self.mf.returns for i in self.mf.scopes_of(fn[2]))
 
     def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+        calling = self._calling
+        if calling is None or calling[0] != site:
+            self._calling = (site, callee)  # the edges this call gives are this value's
+        try:
+            return self._invoke(site, callee, args, kwargs)
+        finally:
+            self._calling = calling
+
+    def _invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
         kind = callee[0]
         if kind in (FUNC, BOUND):
             self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
@@ -687,7 +745,7 @@ class Analysis:
                 self.edge(site, Relation.CALLS, f"{owner[2]}.__init__")
                 break
             inits = self.own_class_attr(owner, "__init__")
-            if inits:
+            if inits or self.binds(owner, "__init__"):
                 for init in inits:
                     if init[0] == FUNC:
                         self.invoke(site, (BOUND, init[1], init[2]), args, kwargs)
@@ -840,7 +898,13 @@ class Analysis:
     def edge(self, site: object, relation: str, target: str) -> None:
         if not self.record or isinstance(site, int) and self.mf.sites[site][3]:
             return  # a dynamic site keeps only its dynamic edge
+        if self._guessing:
+            self.guesses.setdefault(site, {}).setdefault(relation, set()).add(target)
+            return
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+        calling = self._calling
+        if calling is not None and calling[0] == site:
+            self.called.setdefault(site, {}).setdefault(calling[1], set()).add((relation, target))
 
 
 # Expression tag -> evaluator (a table on the class, not bound methods on each analysis: those would

@@ -17,16 +17,24 @@ from tenure.structural.resolve.python.values import CLASS, FUNC, MODULE
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     mf = a.mf
     out: list[EdgeOut] = []
-    for site, by_relation in a.edges.items():
+    for site in [*a.edges, *(site for site in a.guesses if site not in a.edges)]:
         index, via = (site, "") if isinstance(site, int) else site
         line, name, scope, _ = mf.sites[index]
         src = mf.fqn(scope)
-        for relation, targets in by_relation.items():
-            out += _tiered(src, sorted(targets), relation, line, str(via or name))
+        by_relation = a.edges.get(site, {})
+        guessed = a.guesses.get(site, {})
+        # values that give different edges are alternatives: none of them is certain
+        choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1
+        for relation in sorted(by_relation.keys() | guessed.keys()):
+            targets = by_relation.get(relation, set())
+            out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
+            out += _tiered(src, sorted(guessed.get(relation, set()) - targets), relation, line, str(via or name), True)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
-        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
-        out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
+        src = mf.fqn(scope)
+        # (not the caller itself: nothing says the receiver is of its class)
+        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module} - {src}
+        out += _tiered(src, sorted(methods), Relation.CALLS, line, name, True)
     for ref in facts.references:
         if ref.kind == "dynamic":
             src = qualify(facts.module, ref.scope) if ref.scope else facts.module
@@ -34,11 +42,13 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     return out
 
 
-def _tiered(src: str, targets: list[str], relation: str, line: int, name: str) -> list[EdgeOut]:
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, choice: bool = False) -> list[EdgeOut]:
+    """A site's edges of one relation: one target is `inferred` unless the site is a `choice` (its
+    callee is one of several, or a guess), several are `ambiguous`, too many one edge without a target."""
     if len(targets) > MAX_CANDIDATES:
         detail = f"{len(targets)} candidates named {name}"
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
-    tier = candidates_tier(len(targets))
+    tier = Tier.AMBIGUOUS if choice else candidates_tier(len(targets))
     return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
 
 

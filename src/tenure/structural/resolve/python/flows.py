@@ -50,22 +50,26 @@ class ModuleFlow:
         self._flags: dict[str, str] = {}
 
     @cached_property
-    def _statements(self) -> tuple[dict, dict, dict, dict, set]:
+    def _statements(self) -> tuple[dict, dict, dict, dict, set, frozenset]:
         """Built on first use (most modules are only asked for a few names): var -> values assigned,
-        scope -> returned, scope -> yielded, class scope -> bases, and (class qualname, attribute)
-        for every `self.attribute = ...` or `cls.attribute = ...` in a method."""
+        scope -> returned, scope -> yielded, class scope -> bases, (class qualname, attribute)
+        for every `self.attribute = ...` or `cls.attribute = ...` in a method, and the methods'
+        `self` parameters."""
         var_defs: dict[int, list] = {}
         returns: dict[int, list] = {}
         yields: dict[int, list] = {}
         bases: dict[int, list] = {}
         self_fields: set[tuple[str, str]] = set()
         self_vars: dict[int, str] = {}  # a method's `self` or a classmethod's `cls` -> its class
+        instance_params: set[int] = set()
         for stmt in self.stmts:
             op = stmt[0]
             if op == "=" and stmt[2][0] == "v":
                 var_defs.setdefault(stmt[2][1], []).append(stmt[3])
                 if expr_tag(stmt[3]) in ("i", "ic"):
                     self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
+                    if stmt[3][0] == "i":
+                        instance_params.add(stmt[2][1])
             elif op == "=" and stmt[2][0] == "a":
                 obj = stmt[2][1]
                 if obj.__class__ is int and obj in self_vars:
@@ -76,7 +80,7 @@ class ModuleFlow:
                 yields.setdefault(stmt[1], []).append(stmt[2])
             elif op == "b":
                 bases[stmt[2]] = stmt[3]
-        return var_defs, returns, yields, bases, self_fields
+        return var_defs, returns, yields, bases, self_fields, frozenset(instance_params)
 
     @cached_property
     def var_defs(self) -> dict[int, list]:
@@ -97,6 +101,11 @@ class ModuleFlow:
     @cached_property
     def self_fields(self) -> set[tuple[str, str]]:
         return self._statements[4]
+
+    @cached_property
+    def instance_params(self) -> frozenset[int]:
+        """The variables of methods' first parameters (`self`): calls on them may reach a subclass."""
+        return self._statements[5]
 
     @cached_property
     def assigned_attrs(self) -> frozenset[str]:
