@@ -274,14 +274,14 @@ class Analysis:
         """A name the file binds nowhere: from a star import, a builtin, or (a guess) a definition
         of that name elsewhere in the project."""
         outside = []
-        for module, level in self.mf.star:
+        for module, level in reversed(self.mf.star):  # the last star import binds over the ones before
             target = self.mf.absolute(module, level)
             if not target:
                 continue  # above the top level: imports nothing
             if not self.project.exists(target):
                 outside.append(target)
                 continue
-            found = self.lower.export(target, name)
+            found = self.lower.star_export(target, name)
             if found:
                 return found
         if name in _BUILTINS:

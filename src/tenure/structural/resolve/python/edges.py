@@ -69,11 +69,9 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     mf, project = a.mf, a.project
     out: list[EdgeOut] = []
     for imp in facts.imports:
-        if imp.wildcard:
-            continue
         module = mf.absolute(imp.module, imp.level)
         target = ""
-        if imp.name:
+        if imp.name:  # (a star import names none: its edge goes to the module)
             values = project.import_values(mf, ["m", imp.module, imp.name, imp.level], a.lower.export)
             named = sorted(qualify(v[1], v[2]) if v[0] != MODULE else v[1] for v in values  # type: ignore[arg-type]
                            if v[0] in (FUNC, CLASS, MODULE))

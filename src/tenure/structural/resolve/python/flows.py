@@ -121,6 +121,36 @@ class ModuleFlow:
                 targets += target[1]
         return frozenset(found)
 
+    @cached_property
+    def all_names(self) -> frozenset[str] | None:
+        """The names the module's `__all__` lists (a list or tuple of strings, added to with `+=` or
+        `+`); None without one, or where it is not written out so."""
+        names: set[str] = set()
+        todo: list = [v for v in self.names(0, "__all__")]
+        if not todo:
+            return None
+        seen: set[int] = set()
+        while todo:
+            expr = todo.pop()
+            if expr.__class__ is int:
+                if expr not in seen:
+                    seen.add(expr)
+                    defs = self.var_defs.get(expr)
+                    if not defs:
+                        return None  # bound by something other than an assignment (a loop, an import)
+                    todo += defs
+                continue
+            tag = expr_tag(expr)
+            if tag == "l" and all(expr_tag(item) == "k" and isinstance(item[1], str) for item in expr[2]):
+                names.update(item[1] for item in expr[2])
+            elif tag in ("v", "u"):
+                todo += expr[1]
+            elif tag == "op":
+                todo += [expr[2], expr[3]]
+            else:
+                return None
+        return frozenset(names)
+
     def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
         """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
         hit = self._params.get(idx)
