@@ -25,6 +25,7 @@ from tenure.structural.resolve.python.values import (
     INST,
     MODULE,
     SEQ,
+    SOME_BYTES_KIND,
     SOME_STR_KIND,
     SUPER,
     TYPE_METHOD,
@@ -34,11 +35,23 @@ from tenure.structural.resolve.python.values import (
 MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
 EVALUATIONS_PER_STATEMENT = 12  # the fixpoint's budget, so one pathological file stays cheap
 SOME_STR: Value = (SOME_STR_KIND, "", "str")  # a string whose value is not known
+SOME_BYTES: Value = (SOME_BYTES_KIND, "", "bytes")
 _BUILTINS = frozenset(dir(builtins))
 # Methods of literals, named as PyCG's benchmark names them; a list's have no benchmark name and
 # give no edge (`<list>`), though their effect on the list is followed.
-_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
+_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>",
+                  SOME_BYTES_KIND: "<bytes>"}
 _KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+# Builtins that call one method of an instance they are given: `len(x)` is x.__len__()
+_DUNDER_BUILTINS = {"len": "__len__", "str": "__str__", "repr": "__repr__", "format": "__format__",
+                    "hash": "__hash__", "bool": "__bool__", "abs": "__abs__", "bytes": "__bytes__",
+                    "int": "__int__", "float": "__float__", "complex": "__complex__", "round": "__round__",
+                    "reversed": "__reversed__", "dir": "__dir__", "iter": "__iter__", "next": "__next__",
+                    "aiter": "__aiter__", "anext": "__anext__"}
+_ITERATES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "min", "max", "sum", "any", "all",
+                       "enumerate", "zip", "dict"})  # builtins that iterate over their first argument
+_ITERATION = {"__iter__": "__next__", "__aiter__": "__anext__"}
+_CONTEXT = {"__enter__": "__exit__", "__aenter__": "__aexit__"}
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
 
 
@@ -200,11 +213,13 @@ class Analysis:
         elif op == "y":
             self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
         elif op == "Y":
-            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), None))
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), stmt[3]))
         elif op == "for":
             self.assign(stmt[2], self.items(self.eval(stmt[3]), stmt[4]))
         elif op == "w":
-            self.assign(stmt[2], self.entered(self.eval(stmt[3])))
+            entered = self.entered(self.eval(stmt[3]), stmt[4])
+            if stmt[2] is not None:
+                self.assign(stmt[2], entered)
         elif op == "raise":
             for value in self.eval(stmt[2]):
                 if value[0] == CLASS:
@@ -230,13 +245,15 @@ class Analysis:
                 if obj[0] in (SEQ, DICT):
                     for key in _keys(keys):
                         self.add_cell(("F", obj, key), values)
+                elif obj[0] == INST:
+                    self.call_method(target[3], obj, "__setitem__", [keys, values])
         elif tag == "t":
-            self.unpack(target[1], target[2], values)
+            self.unpack(target[1], target[2], values, target[3])
 
-    def unpack(self, targets: list, star: int, values: frozenset | set) -> None:
+    def unpack(self, targets: list, star: int, values: frozenset | set, site: int) -> None:
         for value in values:
             if value[0] != SEQ:
-                items = self.items((value,), None)
+                items = self.items((value,), site)
                 for i, target in enumerate(targets):
                     if target is not None and i != star:
                         self.assign(target, items)
@@ -298,7 +315,8 @@ class Analysis:
         return out
 
     def e_subscript(self, expr: list) -> frozenset | set:
-        keys = _keys(self.eval(expr[2])) if expr[2] is not None else ["*"]
+        given = self.eval(expr[2]) if expr[2] is not None else EMPTY
+        keys = _keys(given) if expr[2] is not None else ["*"]
         out: set = set()
         for obj in self.eval(expr[1]):
             if obj[0] in (SEQ, DICT):
@@ -307,12 +325,16 @@ class Analysis:
                 else:
                     for key in keys:
                         out |= self.field(obj, key) | self.field(obj, "*")
+            elif obj[0] == INST:
+                out |= self.call_method(expr[3], obj, "__getitem__", [given])
         return out
 
     def e_slice(self, expr: list) -> frozenset | set:
         out: set = set()
         lo, hi = expr[2] or 0, expr[3]
         for obj in self.eval(expr[1]):
+            if obj[0] == INST:
+                out |= self.call_method(expr[4], obj, "__getitem__", [EMPTY])
             if obj[0] != SEQ:
                 continue
             copy = (SEQ, self.module, ("slice", obj, lo, hi))
@@ -333,6 +355,34 @@ class Analysis:
 
     def e_some_str(self, expr: list) -> frozenset:
         return frozenset({SOME_STR})
+
+    def e_some_bytes(self, expr: list) -> frozenset:
+        return frozenset({SOME_BYTES})
+
+    def e_op(self, expr: list) -> frozenset | set:
+        """An operator on instances: the first of its methods the receiver's class has, else the
+        reflected one of the other operand's class (see the flow format)."""
+        site, methods, reflected, keep = expr[1], expr[4], expr[5], expr[6]
+        receivers = self.eval(expr[2])
+        other = self.eval(expr[3]) if expr[3] is not None else EMPTY
+        args = [other] if expr[3] is not None else []
+        out: set = set()
+        unanswered = not receivers  # (nothing known of the receiver: the other side may be asked)
+        for value in receivers:
+            found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
+            if found is not None:
+                out |= self.call_methods((site, found[0]), found[1], args)
+                continue
+            unanswered = True
+            if keep:
+                out.add(value)
+        for value in other if reflected and unanswered or keep else ():
+            found_r = self.dunder(value, reflected) if reflected and unanswered and value[0] == INST else ()
+            if found_r:
+                out |= self.call_methods((site, reflected), found_r, [receivers])
+            elif keep:
+                out.add(value)
+        return out
 
     def e_seq(self, expr: list) -> frozenset:
         obj = (SEQ, self.module, expr[1])
@@ -401,7 +451,7 @@ class Analysis:
             return frozenset({(EXT, "", f"{obj[2]}.{name}")})
         if kind == SUPER:
             return self.super_attr(obj, name)
-        if kind in (SOME_STR_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
+        if kind in (SOME_STR_KIND, SOME_BYTES_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
             # (TYPE_METHOD, the container or "", "<type>.name"): a container's methods change it
             container = obj if kind in (SEQ, DICT) else ""
             return frozenset({(TYPE_METHOD, container, f"{_LITERAL_TYPES[kind]}.{name}")})  # type: ignore[arg-type]
@@ -724,7 +774,7 @@ class Analysis:
                 return self.container_call(callee[1], str(callee[2]).rsplit(".", 1)[-1], args, kwargs)  # type: ignore[arg-type]
         elif kind == INST:
             out: set = set()
-            for method in self.instance_attr(callee, "__call__"):
+            for method in self.instance_member(callee, "__call__"):  # (its class's: not a subclass's)
                 out |= self.invoke(site, method, args, kwargs)
             return out
         return EMPTY
@@ -788,16 +838,23 @@ class Analysis:
             return frozenset({(SUPER, self.module, self.mf.scopes[cls][0])}) if cls > 0 else EMPTY
         if name in ("map", "filter"):
             return self._higher_order(site, name, plain)
+        first = plain[0] if plain else EMPTY
         for key, value in kwargs:
             if key == "key":  # sorted(..., key=f), min, max
                 for fn in value:
-                    self.invoke((site, "key"), fn, [self.items(plain[0], None) if plain else EMPTY], [])
-        if name in _KEEPS_ITEMS and plain:
+                    self.invoke((site, "key"), fn, [self.items(first, None)], [])
+        method = _DUNDER_BUILTINS.get(name)
+        called: set = set()  # what the instance's own method gave (len(x): x.__len__())
+        for value in first if method is not None else ():
+            if value[0] == INST:
+                called |= self.call_method(site, value, method)
+        if plain and (name in _KEEPS_ITEMS or name in ("next", "min", "max")):
+            found = self.items(first, site if name in _ITERATES else None)
+            if name not in _KEEPS_ITEMS:
+                return found | called
             packed = (SEQ, self.module, ("builtin", self._site_name(site)))
-            self.add_cell(("F", packed, "*"), self.items(plain[0], None))
-            return frozenset({packed})
-        if name in ("next", "min", "max") and plain:
-            return self.items(plain[0], None)
+            self.add_cell(("F", packed, "*"), found)
+            return frozenset({packed}) | called
         if name == "getattr" and len(plain) >= 2:
             out: set = set(plain[2]) if len(plain) > 2 else set()
             for key in plain[1]:
@@ -860,8 +917,11 @@ class Analysis:
     def _site_name(self, site: object) -> object:
         return self.mf.site_names[site] if site.__class__ is int else site  # type: ignore[index]
 
-    def items(self, values: frozenset | set, site: object) -> frozenset | set:
-        """What iterating over `values` gives (`__iter__`/`__next__` of instances are called)."""
+    def items(self, values: frozenset | set, site: int | None) -> frozenset | set:
+        """What iterating over `values` gives: an instance's `__iter__` is called, then `__next__` of
+        what it returns (`__aiter__` and `__anext__` at an `async for`'s site); without a site, no call."""
+        start = self.mf.sites[site][1] if site is not None else ""
+        start = start if start in _ITERATION else "__iter__"
         out: set = set()
         for value in values:
             kind = value[0]
@@ -870,29 +930,42 @@ class Analysis:
             elif kind == GEN:
                 out |= self.cell(("y", value[2])) if value[1] == self.module else self.lower.yields(value)
             elif kind == INST and site is not None:
-                for it in self.call_method(site, value, "__iter__"):
+                for it in self.call_method(site, value, start):
                     if it[0] == INST:
-                        out |= self.call_method(site, it, "__next__")
+                        out |= self.call_method(site, it, _ITERATION[start])
                     elif it[0] == GEN:
                         out |= self.items((it,), None)
         return out
 
-    def call_method(self, site: object, inst: Value, name: str) -> set:
+    def dunder(self, inst: Value, name: str) -> list[Value]:
+        """The project's methods `name` of an instance's class (through its bases): what Python calls
+        on the program's behalf. Not a subclass's, nor one guessed on an external base."""
+        return [m for m in self.instance_member(inst, name) if m[0] in (FUNC, BOUND)]
+
+    def call_method(self, site: int, inst: Value, name: str, args: list | None = None) -> set:
+        return self.call_methods((site, name), self.dunder(inst, name), args or [])
+
+    def call_methods(self, key: tuple, methods: list[Value], args: list) -> set:
         out: set = set()
-        for method in self.instance_attr(inst, name):
-            out |= self.invoke((site, name), method, [], [])
+        for method in methods:
+            out |= self.invoke(key, method, args, [])
         return out
 
-    def entered(self, values: frozenset | set) -> set:
-        """`with x as y`: what x.__enter__() returns, or x itself when it has none."""
+    def entered(self, values: frozenset | set, site: int) -> set:
+        """`with x as y`: what x.__enter__() returns (its __exit__ is called too), x itself when its
+        class has none; a generator (a @contextmanager function's) gives what it yields."""
+        enter = self.mf.sites[site][1]
         out: set = set()
         for value in values:
-            enter = self.instance_attr(value, "__enter__") if value[0] == INST else EMPTY
-            if not enter:
+            methods = self.dunder(value, enter) if value[0] == INST else []
+            if methods:
+                out |= self.call_methods((site, enter), methods, [])
+            elif value[0] == GEN:
+                out |= self.items((value,), None)
+            else:
                 out.add(value)
-            for method in enter:
-                if method[0] == BOUND:
-                    out |= self.returns(method)
+            if value[0] == INST:
+                self.call_method(site, value, _CONTEXT[enter], [EMPTY, EMPTY, EMPTY])
         return out
 
     def edge(self, site: object, relation: str, target: str) -> None:
@@ -912,7 +985,8 @@ class Analysis:
 _EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
     "v": Analysis.e_vars, "n": Analysis.e_free, "a": Analysis.e_attr, "s": Analysis.e_subscript,
     "s:": Analysis.e_slice, "c": Analysis.e_call, "@": Analysis.e_decorate, "k": Analysis.e_const,
-    "ks": Analysis.e_some_str, "l": Analysis.e_seq, "d": Analysis.e_dict, "L": Analysis.e_comprehension,
+    "ks": Analysis.e_some_str, "kb": Analysis.e_some_bytes, "l": Analysis.e_seq, "d": Analysis.e_dict,
+    "L": Analysis.e_comprehension, "op": Analysis.e_op,
     "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
     "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects,
 }
