@@ -91,3 +91,34 @@ def test_non_loopback_bind_needs_the_token(repo: Path, tmp_path: Path) -> None:
                 await exercise(client)
 
         anyio.run(main)
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def test_another_loopback_address_needs_the_token_and_checks_host_and_origin(repo: Path, tmp_path: Path) -> None:
+    """127.0.0.2 is loopback, but not a name the SDK guards by itself: without the token and the Host
+    check a page of another site that rebinds its name to 127.0.0.2 could read and write memories."""
+    host = "127.0.0.2"
+    refused = subprocess.run([*TENURE, "serve", "--http", "--host", host, "--repo", str(repo)],
+                             env=server_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--token" in refused.stderr
+    token = "s3cret-token"
+    with http_server(repo, tmp_path / "home", host=host, token=token) as url:
+        port = url.split(":")[2].split("/")[0]
+        sent = {"accept": "application/json, text/event-stream", "authorization": f"Bearer {token}"}
+
+        def status(**headers: str) -> int:
+            return httpx2.post(url, json=INITIALIZE, headers={**sent, **headers}).status_code
+
+        assert status(host=f"evil.example:{port}") == 421  # a rebound name, even with the token
+        assert status(origin=f"http://evil.example:{port}") == 403
+        assert status() == status(origin=f"http://{host}:{port}") == 200
+
+
+def test_the_literal_loopback_bind_checks_host_too(repo: Path, tmp_path: Path) -> None:
+    with http_server(repo, tmp_path / "home") as url:
+        port = url.split(":")[2].split("/")[0]
+        headers = {"accept": "application/json, text/event-stream", "host": f"evil.example:{port}"}
+        assert httpx2.post(url, json=INITIALIZE, headers=headers).status_code == 421

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from tenure.api import Tenure
-from tenure.mcp.auth import check_bind
+from tenure.mcp.auth import HostCheck, check_bind
 from tenure.storage import StorageError
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ def new_table(*columns: str, **options: Any) -> Table:
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+AllowHostOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-host", help="Another name clients reach the server by (the Host they send); repeat for several.")]
 
 
 def open_project(repo: Path, create: bool = True) -> Tenure:
@@ -78,14 +80,16 @@ def open_project(repo: Path, create: bool = True) -> Tenure:
         raise typer.Exit(2) from exc
 
 
-def check_listen(host: str, port: int, token: str | None) -> None:
-    """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be free."""
+def check_listen(host: str, port: int, token: str | None, also: list[str] | None = None) -> HostCheck:
+    """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be
+    free. Returns the Host check its requests must pass."""
     try:
         check_bind(host, token)
     except PermissionError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     check_port(host, port)
+    return HostCheck(host, port, also or ())
 
 
 def check_port(host: str, port: int) -> None:
