@@ -80,7 +80,7 @@ def open_project(repo: Path, create: bool = True) -> Tenure:
         raise typer.Exit(2) from exc
 
 
-def check_listen(host: str, port: int, token: str | None, also: list[str] | None = None) -> HostCheck:
+def check_listen(host: str, port: int, token: str | None, also: list[str] | None) -> HostCheck:
     """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be
     free. Returns the Host check its requests must pass."""
     try:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hmac
 import json
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 TOKEN_ENV = "TENURE_TOKEN"
@@ -47,6 +48,18 @@ class HostCheck:
         self.hosts = [h for n in names for h in (f"{n}:{port}", n)]
         self.origins = [f"http://{h}" for h in self.hosts]
 
+    def refusal(self, headers: Mapping[str, str]) -> tuple[int, str] | None:
+        """(status, why) for a request from elsewhere (421 as the MCP SDK answers a wrong Host, 403 a
+        wrong Origin); None when it may go on."""
+        host = headers.get("host", "")
+        if host not in self.hosts:
+            return 421, (f"Host {host!r} is not an address of this server (it answers to {', '.join(self.names)}; "
+                         "start it with --allow-host NAME for another name clients use)")
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.origins:
+            return 403, f"requests from the web page {origin!r} are refused"
+        return None
+
 
 def _bracketed(name: str) -> str:
     return f"[{name}]" if ":" in name and not name.startswith("[") else name
@@ -59,6 +72,21 @@ def _this_machine() -> list[str]:
     except OSError:  # a name that does not resolve: it is still this machine's
         addresses = []
     return [name, *addresses]
+
+
+class HostGuard:
+    """ASGI middleware: a request whose Host or Origin `HostCheck` refuses gets its status and a JSON error."""
+
+    def __init__(self, app: ASGIApp, check: HostCheck) -> None:
+        self.app = app
+        self.check = check
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (refused := self.check.refusal(Headers(scope=scope))):
+            status, why = refused
+            await _refuse(send, status, why)
+            return
+        await self.app(scope, receive, send)
 
 
 class BearerAuth:
