@@ -49,11 +49,14 @@ def with_hash_seed(argv: list[str]) -> None:
 
 
 def seeded_up_front(args: list[str]) -> bool:
-    """Whether `tenure ARGS` restarts seeded before it starts: a watcher (`index --watch`), or a first
-    index (no database in PATH yet): most are large, and a restart now costs an interpreter start,
-    not the imports and the walk of the tree that would find it out. The first word that is not an
-    option (no option of `tenure` itself takes a value) is the command, the second `index`'s PATH."""
+    """Whether `tenure ARGS` restarts seeded before it starts: a watcher (`index --watch`), a first
+    index (no database in PATH yet) or a repair (it builds the graph again): most are large, and a
+    restart now costs an interpreter start, not the imports and the walk of the tree that would find
+    it out. The first word that is not an option (no option of `tenure` itself takes a value) is the
+    command, the second `index`'s PATH."""
     words = [arg for arg in args if not arg.startswith("-")]
+    if words[:1] == ["repair"]:
+        return True
     if not words or words[0] != "index":
         return False
     return "--watch" in args or not (Path(words[1] if len(words) > 1 else ".") / STATE_DIR / DB_NAME).exists()
@@ -97,8 +100,10 @@ def _state_error(exc: Exception) -> str | None:
     if isinstance(exc, sqlite3.OperationalError):  # disk full, no permission: nothing written was kept
         return f"{where} could not be used: {exc}"
     if isinstance(exc, sqlite3.DatabaseError):  # not a database, or a damaged one
-        return (f"{where} cannot be used ({exc}): delete the {STATE_DIR} directory and run `tenure index` to "
-                "build it again")
+        return (f"{where} is damaged ({exc}). Do not delete it: besides the graph, which an index builds again, it "
+                "holds the memories, work sessions and the record of their key, which nothing else holds. Run "
+                "`tenure repair`: it copies the database aside first, keeps every readable memory and session, and "
+                "rebuilds the graph")
     if isinstance(exc, StorageError):
         return str(exc)
     if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):

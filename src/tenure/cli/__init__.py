@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "map": "memories",
     "serve": "serve", "setup": "setup", "ui": "ui",
     "export": "structural", "session": "memories", "hook": "setup",
-    "di": "jvm", "bytecode": "jvm", "traces": "traces",
+    "di": "jvm", "bytecode": "jvm", "traces": "traces", "repair": "repair",
 }
 
 
