@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.memories import drift, links
+from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.state import DB_NAME, STATE_DIR
@@ -225,7 +226,7 @@ class Tenure:
         these are the project's live conventions."""
         conventions = [m for m in self.memories.recall("", limit=RULES_LIMIT)["results"]
                        if m["kind"] == "convention" and not m["via"]]
-        lines = [f"- {m['title'] + ': ' if m['title'] else ''}{' '.join(m['content'].split())}" for m in conventions]
+        lines = [f"- {m['title'] + ': ' if m['title'] else ''}{excerpt(m)}" for m in conventions]
         return {"rules": conventions, "text": "\n".join(["# House rules", *lines]) if lines else "No rules yet."}
 
     def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None,

@@ -159,7 +159,7 @@ def history(
 def _print_history(r: dict) -> None:
     for v in r["versions"]:
         state = "live" if v["id"] == r["live"] else f"superseded by #{v['supersededBy']}"
-        console.print(f"[bold]#{v['id']}[/bold] ({state}) " + escape(line(v)))
+        console.print(f"[bold]#{v['id']}[/bold] ({state}) " + escape(line(v, limit=None)))
         for e in v["events"]:
             console.print(f"    {e['at'][:19]} {e['event']} {escape(e['detail'])}")
 

@@ -31,6 +31,15 @@ WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written
 BACKFILL_ON_RECALL = 256  # vectors embedded per recall for memories written before a provider existed
 NEIGHBOUR_HITS = 3  # how many top hits pull their linked neighbours along
 NEIGHBOURS_PER_HIT = 3
+# What a memory may hold, in characters: a fact is a few sentences (a 13 MB one took a minute and
+# gigabytes to write, and filled every briefing), a title a name to link it by.
+LIMITS = {"content": 16_000, "title": 200, "task": 2_000, "author": 200}
+_SHORTER = {
+    "content": "say the fact in a few sentences, and link what explains it ([[Title]] of another memory, doc:NAME)",
+    "title": "a title is a short name to link the memory by, e.g. 'Ledger rounding'",
+    "task": "say the task in a sentence or two",
+    "author": "name who says so, e.g. claude-code/sarah",
+}
 
 
 def utc_now() -> datetime:
@@ -92,6 +101,7 @@ class Memories:
                  session: str | None = None) -> dict:
         """Store a fact. Returns {id, deduplicated, similarTo, links}: the same fact written again
         confirms the existing memory instead (deduplicated: true)."""
+        check_sizes(content=content, title=title, author=author)
         old = self._live_memory(supersedes) if supersedes is not None else None
         kind = kind or (old["kind"] if old else "note")
         if kind not in WRITABLE_KINDS:
@@ -447,6 +457,7 @@ class Memories:
         if not agent.strip() or (task is not None and not task.strip()):
             raise MemoriesError("a work session needs an agent name and, if given, a task, e.g. "
                                 "agent='claude-code/sarah' task='make the settlement retry policy configurable'")
+        check_sizes(task=task, author=agent)
         resolved = [resolve_element(self.db, self.root, e) for e in elements]
         with self.db.transaction():
             now = self.clock()
@@ -477,6 +488,7 @@ class Memories:
         edited) and write one session_outcome memory attached to every element it leased.
         `keep_empty=False`: a session that leased, edited, used and was served nothing closes
         without an outcome memory (there is nothing to remember of it)."""
+        check_sizes(content=summary)
         sessions.check_outcome(outcome)
         state = sessions.open_session(self.db, session)
         declared = [self._find(u)["id"] for u in used]
@@ -546,6 +558,14 @@ class Memories:
         cipher = self.cipher()
         return {r["id"]: cipher.decrypt(r["title"], "title") or cipher.decrypt(r["content"], "content")[:60]
                 for r in self._rows(ids)}
+
+
+def check_sizes(**texts: str | None) -> None:
+    """Refuse a text over its limit (LIMITS) with what to write instead."""
+    for what, text in texts.items():
+        if text is not None and len(text) > LIMITS[what]:
+            raise MemoriesError(f"a memory's {what} holds at most {LIMITS[what]:,} characters; this one has "
+                                f"{len(text):,}: {_SHORTER[what]}")
 
 
 def embed_text(title: str | None, content: str) -> str:

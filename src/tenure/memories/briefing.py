@@ -12,6 +12,8 @@ KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
 VERIFY = "[VERIFY — the element drifted since this was written]"
 SHOWN_ELEMENTS = 3
+EXCERPT_CHARS = 500  # of a memory's text in a briefing line (a fact is a few sentences; the rest is in its history)
+TITLE_CHARS = 200  # of its title (longer ones predate the limit on what a memory may hold)
 
 
 def age_text(days: int) -> str:
@@ -26,14 +28,25 @@ def label(memory: dict) -> str:
     return f"[{memory['kind'].upper()}]"
 
 
-def line(memory: dict) -> str:
+def excerpt(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
+    """A memory's content on one line, cut at a word within `limit` characters (None: whole)."""
+    text = " ".join(memory["content"].split())
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return f"{cut} … [{len(text) - len(cut):,} more characters: `tenure history {memory['id']}`]"
+
+
+def line(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
     names = [display(e) for e in memory["elements"]]
     shown = ", ".join(names[:SHOWN_ELEMENTS]) + (f" +{len(names) - SHOWN_ELEMENTS}" if len(names) > SHOWN_ELEMENTS
                                                   else "")
     tags = " ".join([label(memory)] + ([VERIFY] if memory["verify"] else []))
-    text = " ".join(memory["content"].split())
+    text = excerpt(memory, limit)
     if memory["title"] and memory["kind"] != "session_outcome":
-        text = f"{memory['title']} — {text}"
+        title = memory["title"] if limit is None or len(memory["title"]) <= TITLE_CHARS else \
+            memory["title"][:TITLE_CHARS] + "…"
+        text = f"{title} — {text}"
     via = f" (via #{memory['via']['from']})" if memory.get("via") else ""
     return f"- **{shown}** {tags} ({memory['author']}, {age_text(memory['ageDays'])}){via}: {text}"
 
