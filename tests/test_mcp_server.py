@@ -115,6 +115,9 @@ def test_another_loopback_address_needs_the_token_and_checks_host_and_origin(rep
         assert status(host=f"evil.example:{port}") == 421  # a rebound name, even with the token
         assert status(origin=f"http://evil.example:{port}") == 403
         assert status() == status(origin=f"http://{host}:{port}") == 200
+        # the scheme's name in any case (RFC 9110): clients and proxies spell it so
+        assert status(authorization=f"bearer {token}") == status(authorization=f"BEARER  {token}") == 200
+        assert status(authorization=f"Basic {token}") == 401
 
 
 def test_the_literal_loopback_bind_checks_host_too(repo: Path, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.state import DB_NAME, STATE_DIR
+from tenure.state import DB_NAME, STATE_DIR, make_state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
@@ -72,11 +72,7 @@ class Tenure:
         state = root / STATE_DIR
         if not create and not (state / DB_NAME).exists():
             return cls(root, open_database(":memory:"))
-        state.mkdir(exist_ok=True)
-        ignore = state / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n")
-        return cls(root, open_database(state / DB_NAME))
+        return cls(root, open_database(make_state_dir(root) / DB_NAME))
 
     def close(self) -> None:
         try:

@@ -94,7 +94,7 @@ class BearerAuth:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._authorised(scope):
@@ -104,8 +104,9 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
     def _authorised(self, scope: Scope) -> bool:
-        given = dict(scope.get("headers") or []).get(b"authorization", b"")
-        return hmac.compare_digest(given, self.expected)
+        # the scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer
+        scheme, _, credentials = dict(scope.get("headers") or []).get(b"authorization", b"").partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self.expected)
 
 
 async def _refuse(send: Send, status: int, why: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:

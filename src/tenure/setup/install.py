@@ -10,6 +10,7 @@ from typing import Any
 from tenure.setup import edits
 from tenure.setup.clients import BRIDGE_LINE, CLIENTS, bridge
 from tenure.setup.edits import Edit
+from tenure.state import make_state_dir
 
 MANIFEST = Path(".tenure") / "setup.json"
 
@@ -63,6 +64,6 @@ def _load(root: Path) -> list[Edit]:
 
 
 def _save(root: Path, recorded: list[Edit]) -> None:
+    make_state_dir(root)
     path = root / MANIFEST
-    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps([e.as_dict() for e in recorded], indent=2) + "\n")
