@@ -40,6 +40,13 @@ def may_build_unseeded() -> bool:
     return _restarts and not hash_seed_fixed()
 
 
+def cli_argv(args: list[str]) -> list[str]:
+    """`tenure ARGS` as the arguments of a new Python process. `-P`: `python -m` would put the current
+    directory first on sys.path, where a project's own typing.py or json.py shadows the standard
+    library's (`cd src/flask && tenure index` crashed in its restart)."""
+    return ["-P", "-m", "tenure.cli", *args]
+
+
 def with_hash_seed(argv: list[str]) -> None:
     """Run `argv` (a Python command line) in place of this process when no seed is set yet.
     Also for scripts that drive the Python API and must see the graph the command builds."""
@@ -63,9 +70,9 @@ def seeded_up_front(args: list[str]) -> bool:
 
 
 def run_cli(argv: list[str]) -> None:
-    """The CLI with `argv` as its arguments; restarted as `python -m tenure.cli` with the seed fixed
+    """The CLI with `argv` as its arguments; restarted as `python -P -m tenure.cli` with the seed fixed
     where the graph it builds needs it (see the module's doc)."""
-    restart = ["-m", "tenure.cli", *argv]
+    restart = cli_argv(argv)
     if seeded_up_front(argv):
         with_hash_seed(restart)
     from tenure.cli import app

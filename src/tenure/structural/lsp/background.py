@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.entry import cli_argv
 from tenure.structural.lsp.servers import servers_for
 from tenure.structural.lsp.state import lock_held
 
@@ -54,7 +55,7 @@ def spawn_enrich(root: Path, state_dir: Path) -> int:
     """A detached `tenure enrich`: its own session, so it outlives the index command and its terminal."""
     with open(state_dir / LOG_FILE, "ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "tenure.cli", "enrich", "--repo", str(root), "--background"],
+            [sys.executable, *cli_argv(["enrich", "--repo", str(root), "--background"])],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=root, start_new_session=True,
         )
     return process.pid
