@@ -72,6 +72,9 @@ def seeded_up_front(args: list[str]) -> bool:
 def run_cli(argv: list[str]) -> None:
     """The CLI with `argv` as its arguments; restarted as `python -P -m tenure.cli` with the seed fixed
     where the graph it builds needs it (see the module's doc)."""
+    if (message := _not_utf8(argv)) is not None:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
     restart = cli_argv(argv)
     if seeded_up_front(argv):
         with_hash_seed(restart)
@@ -92,6 +95,18 @@ def run_cli(argv: list[str]) -> None:
         raise SystemExit(2) from exc
     finally:
         _restarts = False
+
+
+def _not_utf8(argv: list[str]) -> str | None:
+    """What is wrong with an argument that is not valid UTF-8 (Python hands its bytes over as lone
+    surrogates, which no name, text or database can hold), or None."""
+    for arg in argv:
+        try:
+            arg.encode()
+        except UnicodeEncodeError:
+            return (f"the argument {os.fsencode(arg)!r} is not valid UTF-8: tenure reads names, text and paths "
+                    "as UTF-8 (check the terminal's encoding, or rename the file)")
+    return None
 
 
 def _state_error(exc: Exception) -> str | None:

@@ -31,6 +31,7 @@ WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written
 BACKFILL_ON_RECALL = 256  # vectors embedded per recall for memories written before a provider existed
 NEIGHBOUR_HITS = 3  # how many top hits pull their linked neighbours along
 NEIGHBOURS_PER_HIT = 3
+MAX_ID = 2**63 - 1  # SQLite's largest integer: no memory has a larger id
 # What a memory may hold, in characters: a fact is a few sentences (a 13 MB one took a minute and
 # gigabytes to write, and filled every briefing), a title a name to link it by.
 LIMITS = {"content": 16_000, "title": 200, "task": 2_000, "author": 200}
@@ -244,8 +245,9 @@ class Memories:
     def _find(self, ref: int | str) -> dict:
         """A memory by id (`12`, `#12`) or by title (the live one, else the latest version)."""
         text = str(ref).strip()
-        if text.lstrip("#").isdigit():
-            rows = self._rows([int(text.lstrip("#"))])
+        number = text.lstrip("#")
+        if number.isascii() and number.isdigit():  # (not "²": a digit to isdigit, but no number)
+            rows = self._rows([int(number)]) if int(number) <= MAX_ID else []  # (past it SQLite cannot bind it)
         else:
             rows = self.db.query("SELECT * FROM memories WHERE title_key = ?"
                                  " ORDER BY superseded_by IS NOT NULL, id DESC", (self._title_key(text),))

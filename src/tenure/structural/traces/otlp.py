@@ -118,11 +118,14 @@ _typed = msgspec.json.Decoder(_Request)
 def decode_json(data: bytes | bytearray | str) -> Decoded:
     out = Decoded()
     try:
-        resources = _typed.decode(data).resource_spans
-    except msgspec.ValidationError:
-        resources = _salvage(data, out)
+        try:
+            resources = _typed.decode(data).resource_spans
+        except msgspec.ValidationError:
+            resources = _salvage(data, out)
     except msgspec.DecodeError as exc:
         raise MalformedRequest("malformed_json", f"not JSON: {exc}") from exc
+    except RecursionError as exc:  # arrays in arrays thousands deep: no request is shaped so
+        raise MalformedRequest("nested_too_deep", "not an ExportTraceServiceRequest: nested too deep") from exc
     for resource_spans in resources:
         service = str(_json_attributes(resource_spans.resource.attributes, (SERVICE_NAME,), out)
                       .get(SERVICE_NAME, ""))
@@ -442,8 +445,6 @@ def _decode_or_count(decode: Any, data: bytes) -> Decoded:
         return decode(data)
     except MalformedRequest as exc:
         return _problem(exc.reason)
-    except RecursionError:  # arrays in arrays thousands deep: no request is shaped so
-        return _problem("nested_too_deep")
 
 
 def _problem(reason: str, skipped_bytes: int = 0) -> Decoded:
