@@ -18,8 +18,9 @@ def register(app: typer.Typer) -> None:
 
 
 def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """Repair a damaged database: a copy aside first, the graph rebuilt, every readable memory,
-    session and key record kept. Stop the project's servers and watchers before."""
+    """Repair a damaged database: every readable memory and session kept, the graph rebuilt.
+
+    The damaged files are copied aside first. Stop the project's servers and watchers before."""
     from tenure.repair import repair as repair_database  # (its stores' modules: only when it runs)
 
     root = find_root(repo)

@@ -17,7 +17,8 @@ def register(app: typer.Typer) -> None:
 
 def serve(
     http: Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="Address to bind (HTTP). Non-loopback needs --token.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        help="Address to bind (HTTP). Any but 127.0.0.1, localhost and ::1 needs --token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (HTTP).")] = 8765,
     token: Annotated[str | None, typer.Option(envvar=TOKEN_ENV, show_envvar=True,
                                               help="Bearer token every HTTP request must carry.")] = None,

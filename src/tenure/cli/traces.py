@@ -116,7 +116,8 @@ PROBLEMS = {
 
 @traces_app.command()
 def receive(
-    host: Annotated[str, typer.Option(help="Address to bind. Non-loopback needs --token.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        help="Address to bind. Any but 127.0.0.1, localhost and ::1 needs --token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (4318 is OTLP/HTTP's).")] = 4318,
     token: Annotated[str | None, typer.Option(envvar=TOKEN_ENV, show_envvar=True,
                                               help="Bearer token every request must carry.")] = None,
