@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from tenure.memories import drift, links
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.state import DB_NAME, STATE_DIR
+from tenure.state import database_path, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
@@ -38,7 +38,7 @@ def find_root(start: Path) -> Path:
     else the path itself."""
     start = start.resolve()
     for candidate in (start, *start.parents):
-        if (candidate / STATE_DIR).is_dir():
+        if state_dir(candidate).is_dir():
             return candidate
     try:
         top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
@@ -68,14 +68,14 @@ class Tenure:
         no state yet is opened on an empty database in memory: it answers "not indexed yet", and a
         query leaves no .tenure/ behind (one in a home directory would claim every directory under it)."""
         root = find_root(Path(path)) if discover else Path(path).resolve()
-        state = root / STATE_DIR
-        if not create and not (state / DB_NAME).exists():
+        database = database_path(root)
+        if not create and not database.exists():
             return cls(root, open_database(":memory:"))
-        state.mkdir(exist_ok=True)
-        ignore = state / ".gitignore"
+        database.parent.mkdir(exist_ok=True)
+        ignore = database.parent / ".gitignore"
         if not ignore.exists():
             ignore.write_text("*\n")
-        return cls(root, open_database(state / DB_NAME))
+        return cls(root, open_database(database))
 
     def close(self) -> None:
         try:
@@ -244,7 +244,7 @@ class Tenure:
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
-        database = self.root / STATE_DIR / DB_NAME
+        database = database_path(self.root)
         opened = os.stat(database).st_ino
         warming_cpu: float | None = 0.0  # None once warmed (again after a run rebuilt the index)
         try:

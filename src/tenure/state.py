@@ -1,5 +1,16 @@
 """Where tenure keeps a project's state: `<root>/.tenure/tenure.db`. A module of its own, so that the
 entry point can look before the product is loaded."""
 
+from pathlib import Path
+
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
+
+
+def state_dir(root: Path) -> Path:
+    """The directory holding a project's state (its database, logs, caches, setup manifest)."""
+    return root / STATE_DIR
+
+
+def database_path(root: Path) -> Path:
+    return state_dir(root) / DB_NAME

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tenure.state import STATE_DIR
 from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
@@ -60,7 +61,7 @@ MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or 
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
-ALWAYS_IGNORED = {".git", ".hg", ".svn", ".tenure", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+ALWAYS_IGNORED = {".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox",
                   ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
