@@ -20,8 +20,8 @@ from tenure import Tenure
 from tenure.structural import indexer
 from tenure.structural.extractors.python import extract as extract_python
 from tenure.structural.facts import FileFacts
-from tenure.structural.indexer import IndexReport
 from tenure.structural.languages import language_table
+from tenure.structural.report import IndexReport
 from tenure.structural.resolve import ProjectIndex, ProjectView, SymbolInfo, python
 from tenure.structural.resolve import answers as resolve_answers
 from tenure.structural.resolve.python.analysed import Analysed, kept_analysis

@@ -18,8 +18,9 @@ from tenure.state import database_path, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.impact import what_breaks
-from tenure.structural.indexer import Indexer, IndexReport, Progress, new_source_files
+from tenure.structural.indexer import Indexer, new_source_files
 from tenure.structural.lsp.state import LspState
+from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, partial
 from pathlib import Path
@@ -33,6 +33,7 @@ from tenure.state import STATE_DIR
 from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
+from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
     MODULE_KEY,
     HashSeedNeeded,
@@ -63,34 +64,6 @@ PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs 
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
 ALWAYS_IGNORED = {".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox",
                   ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
-
-@dataclass
-class IndexReport:
-    files_seen: int = 0
-    files_parsed: int = 0
-    files_unchanged: int = 0
-    files_removed: int = 0
-    files_resolved: int = 0
-    files_verified: int = 0  # dependants whose answers from other files still held: edges kept as they were
-    # dependants that read edited modules only whole, whose analysis reads the same: kept unchecked
-    files_spared: int = 0
-    symbols: int = 0
-    edges: int = 0
-    partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
-    unresolved: list[tuple[str, str]] = field(default_factory=list)  # (path, why its resolver gave up)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
-    # Symbols whose code changed or that went away: memories attached to them have drifted.
-    drifted: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
-    sources: dict[str, dict] = field(default_factory=dict)  # what each after-index source did (sources.py)
-    changed_paths: list[str] | None = None  # what a watcher said changed; None: the whole tree was walked
-
-    def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 @dataclass

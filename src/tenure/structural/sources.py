@@ -15,7 +15,7 @@ from tenure.structural.traces.after_index import TraceEdgesCheck
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.report import IndexReport
 
 
 class AfterIndex(Protocol):

@@ -12,7 +12,7 @@ from tenure.structural.languages import language_table
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.report import IndexReport
 
 STATE_KEY = "jvm.state"
 

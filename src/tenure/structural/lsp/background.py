@@ -17,7 +17,7 @@ from tenure.structural.lsp.state import lock_held
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.report import IndexReport
 
 ENV_SWITCH = "TENURE_ENRICH"
 LOG_FILE = "enrich.log"

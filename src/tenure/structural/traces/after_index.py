@@ -9,7 +9,7 @@ from tenure.structural.traces import SOURCE
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.report import IndexReport
 
 
 class TraceEdgesCheck:
