@@ -17,9 +17,9 @@ from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.state import database_path, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
+from tenure.structural.after_index import SourceContext
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer, new_source_files
-from tenure.structural.lsp.state import LspState
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
@@ -56,7 +56,7 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
-        self.enrichment = LspState(db)  # what language servers verified (structural/lsp)
+        self.source_context = SourceContext(root, state_dir(root), db, self.structural)  # (structural/sources.py)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
         self._memories: Memories | None = None
@@ -117,7 +117,7 @@ class Tenure:
 
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
             report = self._indexer.run(progress, changed_paths, defer_bookkeeping, seedless)
-            run_after_index(self, report)
+            run_after_index(self.source_context, report)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
