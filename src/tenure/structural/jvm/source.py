@@ -79,7 +79,7 @@ def index_jvm(context: SourceContext, force: bool = False) -> dict:
     if fingerprint == state.fingerprint and not force and not run.problems:
         return {"origins": len(origins), "unchanged": "yes"}
     _read_origins(ModelCache(context.state_dir / CACHE_DIR), origins, state, run)
-    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(context.db))
+    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(context.structural))
     wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
     graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
     wiring.decide_calls(graph.virtual_sites, hierarchy)
