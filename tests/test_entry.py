@@ -102,7 +102,7 @@ def test_a_run_past_the_worker_threshold_restarts_seeded_before_it_parses(
     calls = _restart_recorded(monkeypatch)
     monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
     if not read_first:
-        monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
+        monkeypatch.setattr(indexer, "inspect_file", lambda *args: pytest.fail("read files it need not"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
     assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]

@@ -18,8 +18,9 @@ from tenure.state import database_path, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
+from tenure.structural.discover import new_source_files
 from tenure.structural.impact import what_breaks
-from tenure.structural.indexer import Indexer, new_source_files
+from tenure.structural.indexer import Indexer
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
@@ -240,7 +241,7 @@ class Tenure:
         again each time a rebuilt index (another process indexed in between) is warmed."""
         from watchfiles import watch
 
-        from tenure.structural.indexer import ALWAYS_IGNORED
+        from tenure.structural.discover import ALWAYS_IGNORED
 
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)

@@ -5,15 +5,12 @@ The whole update is one transaction: a process killed half-way leaves the previo
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import gc
 import hashlib
 import importlib
 import json
 import os
-import stat
-import subprocess
 import sys
 import tempfile
 import threading
@@ -21,7 +18,6 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, partial
 from pathlib import Path
@@ -29,7 +25,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tenure.state import STATE_DIR
+from tenure.structural.discover import (
+    MAX_FILE_BYTES,
+    Candidate,
+    discover,
+    ignored,
+    inspect_file,
+    named_in_utf8,
+)
 from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
@@ -52,127 +55,14 @@ from tenure.structural.resolve import (
     touched_keys,
 )
 from tenure.structural.store import StructuralStore
-from tenure.structural.walk import walk
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing.context import BaseContext
 
-MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
-ALWAYS_IGNORED = {".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox",
-                  ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-
-
-@dataclass
-class _Candidate:
-    path: str
-    spec: LanguageSpec
-    size: int
-    mtime_ns: int
-    content: bytes | None = None
-    content_hash: str = ""
-    skip: str = ""
-
-
-def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Relative paths of the files to consider (git's view when it is a repository), and the
-    paths passed over with a reason."""
-    try:
-        # git lists paths relative to the directory it runs in, subdirectory or not.
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, check=True, timeout=60,
-        ).stdout
-        paths = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
-        return sorted(p for p in paths if not _ignored(p)), []
-    except (OSError, subprocess.SubprocessError):
-        pass  # not a git work tree (or no git): walk it ourselves
-    found: list[str] = []
-    skipped: list[tuple[str, str]] = []
-    for rel, _, files, links in walk(os.fspath(root), ALWAYS_IGNORED):
-        prefix = f"{rel}/" if rel else ""
-        found += [prefix + f for f in files]
-        skipped += [(prefix + d, "symlinked directory not followed") for d in links]
-    return sorted(found), sorted(skipped)
-
-
-def new_source_files(root: Path, known: AbstractSet[str]) -> list[str]:
-    """Source files under `root` that an index would take and has no row for (a file it skipped has
-    one; what it passes over without one, a FIFO or a path git lists but the tree lacks, is left out)."""
-    found, _ = discover(root)
-    named, _ = _named_in_utf8(p for p in found if p not in known)
-    return [p for p in named if language_for(p) is not None and os.path.isfile(root / p)]
-
-
-def _named_in_utf8(paths: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The paths UTF-8 can spell (the store keeps them as text), and the others passed over with a
-    reason, shown with the bytes that are not UTF-8 escaped (a name is bytes on POSIX)."""
-    named, unnamed = [], []
-    for path in paths:
-        if path.isascii():
-            named.append(path)
-            continue
-        try:
-            path.encode("utf-8")
-            named.append(path)
-        except UnicodeEncodeError:
-            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            unnamed.append((shown, "file name is not valid UTF-8"))
-    return named, unnamed
-
-
-def _ignored(path: str) -> bool:
-    return "/" in path and not ALWAYS_IGNORED.isdisjoint(path.split("/")[:-1])
-
-
-def _inspect(root: str, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
-    """What the index needs to know of one file: one lstat for a regular file (this runs for every
-    file of the tree on every index without a watcher), a stat and the real path for a link."""
-    spec = language_for(path)
-    if spec is None:
-        return None
-    full = os.path.join(root, path)
-    try:
-        st = os.lstat(full)
-    except OSError:
-        return None  # listed by git but deleted from the work tree
-    link = stat.S_ISLNK(st.st_mode)
-    if link:
-        try:
-            st = os.stat(full)
-        except OSError:
-            return _Candidate(path, spec, 0, 0, skip="symlink loop or broken link")
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    cand = _Candidate(path, spec, st.st_size, st.st_mtime_ns)
-    if link and not _inside(os.path.realpath(full), os.path.realpath(root)):
-        cand.skip = "symlink to outside the repository"
-    elif st.st_size > max_bytes:
-        cand.skip = f"too large ({st.st_size / 1e6:.1f} MB > {max_bytes / 1e6:.0f} MB limit; likely generated)"
-    if cand.skip:
-        return cand
-    unchanged_stat = known and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns
-    if unchanged_stat and known["parse_status"] in ("ok", "partial") and known["content_hash"]:
-        cand.content_hash = known["content_hash"]  # unchanged by stat: skip reading it
-        return cand
-    try:
-        cand.content = Path(full).read_bytes()
-    except OSError as exc:
-        cand.skip = f"unreadable: {exc.strerror}"
-        return cand
-    if cand.content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        cand.skip = "UTF-16 text (not read: save it as UTF-8 to index it)"
-    elif b"\0" in cand.content[:8192]:
-        cand.skip = "binary content"
-    cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
-    return cand
-
-
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 @contextlib.contextmanager
@@ -309,7 +199,7 @@ def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None
     return [parse_one(*item) for item in items]
 
 
-def _parse_all(cands: list[_Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
+def _parse_all(cands: list[Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
     """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
     one batch while the next is parsed."""
     items = [(c.spec.name, c.path, c.content or b"") for c in cands]
@@ -461,13 +351,13 @@ class Indexer:
             known = {p: {**row, "content_hash": None} for p, row in known.items()}
         if changed_paths is None:
             all_paths, walk_skips = discover(self.root)
-            all_paths, unnamed = _named_in_utf8(all_paths)
+            all_paths, unnamed = named_in_utf8(all_paths)
             report.skipped.extend(walk_skips + unnamed)
             look_at = all_paths
         else:
-            named, unnamed = _named_in_utf8(changed_paths)
+            named, unnamed = named_in_utf8(changed_paths)
             report.skipped.extend(unnamed)
-            wanted = {p for p in named if not _ignored(p)}
+            wanted = {p for p in named if not ignored(p)}
             gone = {p for p in wanted if not os.path.lexists(self.root / p)}
             look_at = sorted(wanted - gone)
             all_paths = sorted((set(known) | wanted) - gone)
@@ -481,12 +371,12 @@ class Indexer:
         cands = []
         root = os.fspath(self.root)  # (joined with every path: a string once, not a Path each time)
         for p in look_at:
-            c = _inspect(root, p, known.get(p), self.max_file_bytes)
+            c = inspect_file(root, p, known.get(p), self.max_file_bytes)
             if c is not None:
                 cands.append(c)
         if changed_paths is not None:  # untouched files count as present and unchanged
             looked = set(look_at)
-            cands += [_Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
+            cands += [Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
                                  skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
                       for p, row in known.items() if p not in looked and p in path_set
                       and (spec := language_for(p)) is not None]
@@ -668,7 +558,7 @@ class Indexer:
         return not self._to_warm
 
     # helpers -----------------------------------------------------------------------------------
-    def _row(self, c: _Candidate, status: str, detail: str, module: str, now: str) -> dict:
+    def _row(self, c: Candidate, status: str, detail: str, module: str, now: str) -> dict:
         return {"path": c.path, "language": c.spec.name, "module": module, "size": c.size, "mtime_ns": c.mtime_ns,
                 "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
                 "status_detail": detail, "indexed_at": now}
@@ -693,7 +583,7 @@ class Indexer:
     def _finish_facts(self, facts: FileFacts, spec: LanguageSpec, path_set: set[str], go_mods: dict) -> None:
         facts.module = module_name(spec, facts.path, facts.package, path_set, go_mods)
 
-    def _store_facts(self, c: _Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
+    def _store_facts(self, c: Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
         file_id = self.store.upsert_file(self._row(c, status, detail, facts.module, now))
         syms, extra = symbols_of(facts, c.spec, c.content_hash)
         self.store.replace_symbols(file_id, syms, extra)
@@ -701,7 +591,7 @@ class Indexer:
         self.store.save_facts(file_id, facts)
         return file_id
 
-    def _modules_changed(self, cands: list[_Candidate], known: dict, path_set: set[str], go_mods: dict) -> list:
+    def _modules_changed(self, cands: list[Candidate], known: dict, path_set: set[str], go_mods: dict) -> list:
         """Unchanged files whose module name moved (an __init__.py or go.mod appeared or went)."""
         out = []
         for c in cands:
@@ -715,7 +605,7 @@ class Indexer:
         return out
 
     def _refresh_module(
-        self, c: _Candidate, row: dict, path_set: set[str], go_mods: dict, now: str
+        self, c: Candidate, row: dict, path_set: set[str], go_mods: dict, now: str
     ) -> tuple[int, set[str]]:
         """Rename an unchanged file's symbols after its module name moved; returns touched keys."""
         facts = self.store.load_facts(c.path)

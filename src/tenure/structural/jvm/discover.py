@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenure.structural.indexer import ALWAYS_IGNORED
+from tenure.structural.discover import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, CONFIG, TOOL_JARS
 from tenure.structural.jvm.model import ClassModel, OriginClasses

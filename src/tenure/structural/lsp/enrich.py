@@ -25,7 +25,7 @@ from lsprotocol import types as lsp
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
-from tenure.structural.indexer import ALWAYS_IGNORED
+from tenure.structural.discover import ignored
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec, servers_for
@@ -344,7 +344,7 @@ class Enricher:
         """("project", fqn) | ("external", builtin name or None) | ("unknown", None)."""
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
-        if rel is None or rel not in self.symbols.by_path or _ignored(rel):
+        if rel is None or rel not in self.symbols.by_path or ignored(rel):
             builtin = spec.external_names.get(file.name) if file else None
             if builtin and self._top_level(file, loc.range.start.line):  # a builtin function, not a method
                 return "external", f"{builtin}.{name}"
@@ -524,5 +524,3 @@ def _relative(file: Path, root: Path) -> str | None:
         return None
 
 
-def _ignored(rel: str) -> bool:
-    return any(part in ALWAYS_IGNORED for part in rel.split("/")[:-1])
