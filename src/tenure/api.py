@@ -21,6 +21,7 @@ from tenure.structural.after_index import SourceContext
 from tenure.structural.discover import new_source_files
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
+from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
@@ -60,6 +61,7 @@ class Tenure:
         self.source_context = SourceContext(root, state_dir(root), db, self.structural)  # (structural/sources.py)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
+        lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         self._memories: Memories | None = None
         self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)
         self._freshness: tuple[float, dict] | None = None
