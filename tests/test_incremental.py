@@ -17,7 +17,7 @@ import msgspec
 import pytest
 
 from tenure import Tenure
-from tenure.structural import indexer
+from tenure.structural import indexer, workers
 from tenure.structural.extractors.python import extract as extract_python
 from tenure.structural.facts import FileFacts
 from tenure.structural.languages import language_table
@@ -241,8 +241,6 @@ def test_a_cold_update_resolved_in_worker_processes_equals_a_clean_reindex(
     """Resolve workers are forked over the index and cannot see the open transaction: a cold
     process reads every symbol (and facts) in the parent before they start, and no worker reads the
     store."""
-    from tenure.structural import indexer
-
     for method in ("symbols_with", "load_facts", "load_analysis", "facts_digest"):
         monkeypatch.setattr(StructuralStore, method, in_this_process_only(getattr(StructuralStore, method)))
     root = make_repo(BASE)
@@ -250,7 +248,7 @@ def test_a_cold_update_resolved_in_worker_processes_equals_a_clean_reindex(
     cleans.mkdir()
     with Tenure.open(root, discover=False) as t:
         t.index()
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)  # even one file is resolved by workers
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)  # even one file is resolved by workers
     for path, content in EDITS:
         write(root, path, content)
         with Tenure.open(root, discover=False) as cold:
@@ -267,7 +265,7 @@ def test_a_first_index_in_worker_processes_reads_back_none_of_the_symbols_it_sto
     real = StructuralStore.all_symbols
     monkeypatch.setattr(StructuralStore, "all_symbols",
                         lambda store, **kwargs: read_back.extend(real(store, **kwargs)) or iter(read_back))
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
     with Tenure.open(make_repo(BASE), discover=False) as t:
         t.index()
         stored = list(real(t.structural))
@@ -763,14 +761,12 @@ def test_a_check_that_reads_what_an_earlier_processs_check_recorded_records_noth
 def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
     make_repo, monkeypatch, analysed: list[str]
 ) -> None:
-    from tenure.structural import indexer
-
     root = make_repo(SHAPES)
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)  # a full index in worker processes
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)  # a full index in worker processes
     with Tenure.open(root, discover=False) as t:
         t.index()
         assert t.structural.load_analysis("app/factory.py") is not None
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 10_000)
     analysed.clear()
     (root / "app/shapes.py").write_text(default_rewritten())
     forget_analyses()
@@ -780,7 +776,7 @@ def test_analyses_made_in_worker_processes_are_kept_for_the_next_process(
 
 
 class _WorkersInThisProcess:
-    """The pool `_resolve_all` forks, played here: each batch runs as a worker of its own would,
+    """The pool `resolve_all` forks, played here: each batch runs as a worker of its own would,
     with no analysis it made itself (a worker has only what the others shared)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -802,19 +798,17 @@ def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
     make_repo, monkeypatch, analysed: list[str], tmp_path: Path
 ) -> None:
     """Twenty files read `app.factory`'s analysis: two batches of 16, as two workers, one analysis."""
-    from tenure.structural import indexer
-
     users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}") for n in range(20)}
     root = make_repo({**SHAPES, **users})
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(indexer, "_fork_context", object)  # (`_resolve_all` asks only that there is one)
-    monkeypatch.setattr(indexer, "_pool", _WorkersInThisProcess)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(workers, "fork_context", object)  # (`resolve_all` asks only that there is one)
+    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
         t.index()
         assert analysed.count("app.factory") == 1
         got = snapshot(t)
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 10_000)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 10_000)
     assert got == clean_index(root, tmp_path)
 
 
@@ -961,8 +955,6 @@ def test_index_reports_symbols_whose_code_drifted(make_repo) -> None:
 
 
 def test_bulk_reindex_rebuilds_its_indexes_and_the_same_graph(make_repo, tmp_path: Path, monkeypatch) -> None:
-    from tenure.structural import indexer
-
     root = make_repo(BASE)
     cleans = tmp_path / "cleans"
     cleans.mkdir()

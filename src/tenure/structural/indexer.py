@@ -12,19 +12,16 @@ import importlib
 import json
 import os
 import sys
-import tempfile
-import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from datetime import UTC, datetime
-from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import msgspec
 
+from tenure.structural import workers
 from tenure.structural.discover import (
     MAX_FILE_BYTES,
     Candidate,
@@ -33,9 +30,10 @@ from tenure.structural.discover import (
     inspect_file,
     named_in_utf8,
 )
-from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
+from tenure.structural.facts import FileFacts, decode_facts, digest_of
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import file_scope_name, module_name, qualify
+from tenure.structural.parse import extractor_version
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
     MODULE_KEY,
@@ -44,7 +42,6 @@ from tenure.structural.resolve import (
     ProjectIndex,
     ProjectView,
     Recording,
-    Resolved,
     SymbolInfo,
     Verified,
     changed_keys,
@@ -56,12 +53,7 @@ from tenure.structural.resolve import (
 )
 from tenure.structural.store import StructuralStore
 
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing.context import BaseContext
-
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
-PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
 
 
@@ -102,26 +94,6 @@ def deeper_recursion() -> Iterator[None]:
         sys.setrecursionlimit(before)
 
 
-@cache
-def extractor_version() -> str:
-    """A hash of the extraction and resolution code and data: when it changes, facts are re-made."""
-    digest = hashlib.blake2b(digest_size=8)
-    here = Path(__file__).parent
-    for f in sorted(here.rglob("*")):
-        if f.suffix in (".py", ".scm", ".toml"):
-            digest.update(f.name.encode() + f.read_bytes())
-    return digest.hexdigest()
-
-
-@cache
-def _extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
-    if name == "query":
-        from tenure.structural.extract import extract
-
-        return extract
-    return importlib.import_module(f"tenure.structural.extractors.{name}").extract
-
-
 def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
     """The facts up to where code sits: every line number replaced by its rank among the file's
     lines, and the text-derived signature and fingerprint dropped; and those lines, in order.
@@ -149,75 +121,6 @@ def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
             x["line"] = rank(x["line"])
     data["flow"] = remap(rank) if remap is not None else data["flow"]
     return msgspec.msgpack.encode(data), ordered
-
-
-def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
-    """Parse and extract one file; returns (encoded facts, error). Runs in worker processes."""
-    spec = language_table()[language]
-    try:
-        tree = spec.parser().parse(content)
-        facts = _extractor(spec.extractor)(spec, tree, path)
-    except Exception as exc:  # a grammar or extractor bug must cost one file, not the index
-        return None, f"extractor failed: {type(exc).__name__}: {exc}"
-    note = ""
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        note = f"invalid UTF-8 at byte {exc.start}"
-    return encode_facts(facts), note
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A worker leaves when its index process is gone (killed): it would otherwise wait for work
-    forever, holding its copy of the project's facts."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
-    """Worker processes that leave with their parent (`_fork_context`: on the fork start method).
-    Imported here: an update of a few files starts none, and multiprocessing is a tenth of a start."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_fork_context() if fork else None,
-                               initializer=_exit_with_parent, initargs=(os.getpid(),))
-
-
-def _fork_context() -> BaseContext | None:
-    """multiprocessing's fork start method, where the platform has one."""
-    import multiprocessing
-
-    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-
-
-def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
-    return [parse_one(*item) for item in items]
-
-
-def _parse_all(cands: list[Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
-    """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
-    one batch while the next is parsed."""
-    items = [(c.spec.name, c.path, c.content or b"") for c in cands]
-    workers = min(os.cpu_count() or 1, 8)
-    if len(items) < PARALLEL_THRESHOLD or workers < 2:
-        for i, item in enumerate(items):
-            yield parse_one(*item)
-            if progress:
-                progress("parse", i + 1, len(items))
-        return
-    batches = [items[i : i + 32] for i in range(0, len(items), 32)]
-    done = 0
-    with _pool(workers) as pool:
-        for batch_result in pool.map(_parse_batch, batches):
-            yield from batch_result
-            done += len(batch_result)
-            if progress:
-                progress("parse", done, len(items))
 
 
 def symbols_of(
@@ -363,7 +266,7 @@ class Indexer:
             all_paths = sorted((set(known) | wanted) - gone)
         if seedless:  # before the files are read: a first index learns here that it needs the seed
             unknown = sum(1 for p in look_at if (rebuild or p not in known) and language_for(p) is not None)
-            if unknown >= PARALLEL_THRESHOLD:
+            if unknown >= workers.PARALLEL_THRESHOLD:
                 raise HashSeedNeeded(f"{unknown} new files to parse")
         go_mods = _go_mods(self.root, all_paths)
         path_set = set(all_paths)
@@ -388,9 +291,9 @@ class Indexer:
         same = {c.path for c in same_content}
         changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
         report.phases["discover"] = time.perf_counter() - started
-        if seedless and len(changed) >= PARALLEL_THRESHOLD:
+        if seedless and len(changed) >= workers.PARALLEL_THRESHOLD:
             raise HashSeedNeeded(f"{len(changed)} files to parse")  # (before the work: most such runs need it)
-        parsed = _parse_all(changed, progress)  # parsed while the loop below stores what is done
+        parsed = workers.parse_all(changed, progress)  # parsed while the loop below stores what is done
 
         db = self.store.db
         with db.first_fill() if not known else db.transaction():
@@ -666,7 +569,7 @@ class Indexer:
         if not file_ids:
             return 0, len(kept), len(spared)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
-        if seedless and len(todo) >= PARALLEL_THRESHOLD:
+        if seedless and len(todo) >= workers.PARALLEL_THRESHOLD:
             raise HashSeedNeeded(f"{len(todo)} files to resolve")  # (in workers, whose order nobody sees)
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
@@ -679,7 +582,7 @@ class Indexer:
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
-            for done, resolved in enumerate(_resolve_all(index, todo), 1):
+            for done, resolved in enumerate(workers.resolve_all(index, todo), 1):
                 mark = time.perf_counter()
                 write.add(resolved)
                 phases["write edges"] += time.perf_counter() - mark
@@ -827,94 +730,3 @@ def _reads_digest(read: Recording, view: ProjectView) -> bytes:
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
 # found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
 _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
-
-
-# The index the resolve workers read: set before they are forked, so they share it copy-on-write.
-_SHARED_INDEX: ProjectIndex | None = None
-# Where the resolve workers leave each other the analyses they made (`_share_analysis`): a popular
-# module is then analysed by one worker, and read by the others (a fifth of the work).
-_SHARED_ANALYSES = ""
-
-
-_BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, bytes]]])
-
-
-def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
-    """One file's edges; a file its resolver fails on (code nested deeper than Python's recursion
-    limit lets it follow) keeps its definitions, gets no edges and is reported, and the run goes on."""
-    facts = index.facts(path)
-    view = ProjectView(index)
-    edges, failed = [], ""
-    try:
-        edges = resolver_for(language_table()[language].resolver).resolve(facts, view) if facts is not None else []
-    except Exception as exc:  # noqa: BLE001 — bad input never stops an index
-        failed = f"{type(exc).__name__}: {str(exc)[:200]}"
-    answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed)
-
-
-def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
-    """A batch's resolutions, and the analyses made for them that the store is to keep (the next
-    process to check the files that read those modules takes them instead of analysing again)."""
-    index = _SHARED_INDEX
-    assert index is not None, "workers are forked after the index is shared"
-    resolved, kept = [], []
-    for item in batch:
-        resolved.append(_resolve_one(index, *item))
-        made, index.analyses_to_keep = index.analyses_to_keep, {}
-        for path, encode in made.items():
-            if (blob := encode()) is not None:
-                kept.append((path, blob))
-                _share_analysis(path, blob)
-    return msgspec.msgpack.encode((resolved, kept))
-
-
-def _shared_analysis_file(path: str) -> str:
-    return os.path.join(_SHARED_ANALYSES, hashlib.blake2b(path.encode(), digest_size=12).hexdigest())
-
-
-def _share_analysis(path: str, blob: bytes) -> None:
-    """An analysis a worker made, for the others at once (written, then renamed: a reader sees it
-    whole or not at all). They check it holds, as they check what an earlier process kept."""
-    target = _shared_analysis_file(path)
-    with open(f"{target}.{os.getpid()}", "wb") as out:
-        out.write(blob)
-    os.replace(f"{target}.{os.getpid()}", target)
-
-
-def _shared_analysis(path: str) -> bytes | None:
-    """A worker's `load_analysis`: what another worker analysed of the file, if one did yet."""
-    try:
-        with open(_shared_analysis_file(path), "rb") as found:
-            return found.read()
-    except OSError:
-        return None
-
-
-def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
-    """Resolve files, in worker processes when there are many (results arrive in order)."""
-    global _SHARED_INDEX, _SHARED_ANALYSES
-    workers = min(os.cpu_count() or 1, 8)
-    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or _fork_context() is None:
-        for item in todo:
-            yield _resolve_one(index, *item)
-        return
-    index.complete()  # read in the parent: workers cannot see this uncommitted transaction
-    for paths in index.module_paths.values():
-        for path in paths:
-            index.facts(path)
-    _SHARED_INDEX = index
-    stored = index.load_analysis, index.load_digest
-    index.load_analysis, index.load_digest = _shared_analysis, None  # (workers read no store)
-    try:
-        batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, _pool(workers, fork=True) as pool:
-            _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
-            for results in pool.map(_resolve_batch, batches):
-                resolved, analyses = _BATCH_DECODER.decode(results)
-                for path, blob in analyses:
-                    index.analyses_to_keep[path] = partial(bytes, blob)
-                yield from resolved
-    finally:
-        _SHARED_INDEX, _SHARED_ANALYSES = None, ""
-        index.load_analysis, index.load_digest = stored
