@@ -16,6 +16,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -184,6 +185,32 @@ def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
     return mods
 
 
+@dataclass
+class _Tree:
+    """What a run found of the tree before writing anything (`Indexer._look`)."""
+
+    known: dict[str, dict]  # path -> its files row before the run
+    rebuild: bool  # written by another build of the extractor: every file parsed again
+    paths: set[str]  # every path of the project now (module names are made of them)
+    go_mods: dict[str, str]  # directory -> the module path its go.mod declares
+    cands: list[Candidate]  # the source files there are
+    same_content: list[Candidate]  # read again (the stat moved), and the same
+    changed: list[Candidate]  # to parse
+    modules: Counter[str]  # module -> how many parsed files made it up before the run
+
+
+@dataclass
+class _Changes:
+    """What the files a run wrote changed, for the resolution after them."""
+
+    touched: set[str] = field(default_factory=set)  # keys whose readers may read otherwise now
+    files: set[int] = field(default_factory=set)  # to resolve again, whatever they read
+    # module -> the items its edit changed (`_item_edit`), and its edited file's facts before (`_spared`)
+    edits: dict[str, ItemEdit | None] = field(default_factory=dict)
+    before_edit: dict[str, FileFacts] = field(default_factory=dict)
+    moved_from: list[FileFacts] = field(default_factory=list)  # facts before an edit that only moved code (`_carry`)
+
+
 class Indexer:
     def __init__(self, root: Path, store: StructuralStore, max_file_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root
@@ -246,31 +273,102 @@ class Indexer:
         self._parsed, self._stored = {}, {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
+        tree = self._look(changed_paths, seedless, report)
+        report.phases["discover"] = time.perf_counter() - started
+        if seedless and len(tree.changed) >= workers.PARALLEL_THRESHOLD:
+            raise HashSeedNeeded(f"{len(tree.changed)} files to parse")  # (before the work: most such runs need it)
+        parsed = workers.parse_all(tree.changed, progress)  # parsed while `_store_parsed` stores what is done
+
+        db = self.store.db
+        with db.first_fill() if not tree.known else db.transaction():
+            if tree.rebuild:
+                self.store.drop_analyses()  # (another build's resolver made them)
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            kept = {c.path for c in tree.cands if not c.skip} - {c.path for c in tree.changed}
+            before = self.store.fingerprints(paths=[p for p in tree.known if p not in kept])
+            changes = _Changes()
+            self._remove_vanished(tree, changes, report)
+            self._store_skipped(tree, changes, report, now)
+            self._refresh_stats(tree)
+            renamed = self._renamed(tree)
+            self._store_parsed(tree, parsed, changes, report, now)
+            self._rename_modules(renamed, tree, changes, now)
+            report.files_unchanged = (len(tree.cands) - len(tree.changed) - len(renamed)
+                                      - sum(1 for c in tree.cands if c.skip))
+            item_edits, before_edit = self._item_edits_of_one_file_modules(tree, changes)
+            affected, dependants, touched_by_file = self._affected(tree, kept, changes)
+            mark = time.perf_counter()
+            report.phases["parse and store"] = mark - started - sum(report.phases.values())
+            rewritten = (set(tree.known) - kept) | {c.path for c in (*tree.changed, *renamed)}
+            generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
+            try:
+                report.files_resolved, report.files_verified, report.files_spared = self._resolve(
+                    affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
+                    defer, item_edits, before_edit, changes.moved_from, seedless, report.unresolved)
+                if seedless and order_dependence() != order_dependent:
+                    raise HashSeedNeeded("resolution followed the order of string hashing")
+            except BaseException:
+                self._pending = []
+                self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
+                # next run, which also forgets `_recorded`)
+                raise
+            self._record_state(generation, defer)
+            report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
+            report.drifted = self._drifted(before)
+            self._stamp(now)
+        counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
+        report.symbols, report.edges = counts["s"], counts["e"]
+        report.seconds = time.perf_counter() - started
+        report.phases["commit"] = report.seconds - sum(report.phases.values())
+        return report
+
+    # the steps of a run, in order ----------------------------------------------------------------
+    def _look(self, changed_paths: set[str] | None, seedless: bool, report: IndexReport) -> _Tree:
+        """What the run finds of the tree before it writes anything: the files the store knew, the
+        paths there are now, and each file to look at by its stat (read when the stat moved)."""
         known = self.store.files()
         # Another build of the extractor wrote this index: parse everything again, and read none of
         # its stored facts (their shape may not be this build's).
         rebuild = self.store.get_meta("extractor_version") != extractor_version()
         if rebuild:
             known = {p: {**row, "content_hash": None} for p, row in known.items()}
-        if changed_paths is None:
-            all_paths, walk_skips = discover(self.root)
-            all_paths, unnamed = named_in_utf8(all_paths)
-            report.skipped.extend(walk_skips + unnamed)
-            look_at = all_paths
-        else:
-            named, unnamed = named_in_utf8(changed_paths)
-            report.skipped.extend(unnamed)
-            wanted = {p for p in named if not ignored(p)}
-            gone = {p for p in wanted if not os.path.lexists(self.root / p)}
-            look_at = sorted(wanted - gone)
-            all_paths = sorted((set(known) | wanted) - gone)
+        look_at, all_paths = self._paths(changed_paths, known, report)
         if seedless:  # before the files are read: a first index learns here that it needs the seed
             unknown = sum(1 for p in look_at if (rebuild or p not in known) and language_for(p) is not None)
             if unknown >= workers.PARALLEL_THRESHOLD:
                 raise HashSeedNeeded(f"{unknown} new files to parse")
         go_mods = _go_mods(self.root, all_paths)
         path_set = set(all_paths)
+        cands = self._candidates(look_at, known, changed_paths, path_set)
+        report.files_seen = len(cands)
+        # Read again (the stat moved) but the same content: only the stat is refreshed.
+        same_content = [c for c in cands if not c.skip and c.content is not None and
+                        (p := known.get(c.path)) is not None and p["content_hash"] == c.content_hash and
+                        p["parse_status"] in ("ok", "partial")]
+        same = {c.path for c in same_content}
+        changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
+        modules = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
+        return _Tree(known, rebuild, path_set, go_mods, cands, same_content, changed, modules)
 
+    def _paths(self, changed_paths: set[str] | None, known: dict[str, dict],
+               report: IndexReport) -> tuple[list[str], list[str]]:
+        """The paths to look at, and every path of the project: all that discovery finds, or (from a
+        watcher) the changed paths, and the known ones but those gone."""
+        if changed_paths is None:
+            all_paths, walk_skips = discover(self.root)
+            all_paths, unnamed = named_in_utf8(all_paths)
+            report.skipped.extend(walk_skips + unnamed)
+            return all_paths, all_paths
+        named, unnamed = named_in_utf8(changed_paths)
+        report.skipped.extend(unnamed)
+        wanted = {p for p in named if not ignored(p)}
+        gone = {p for p in wanted if not os.path.lexists(self.root / p)}
+        return sorted(wanted - gone), sorted((set(known) | wanted) - gone)
+
+    def _candidates(self, look_at: list[str], known: dict[str, dict], changed_paths: set[str] | None,
+                    path_set: set[str]) -> list[Candidate]:
+        """What the index needs of each path it looks at (`inspect_file`), and from a watcher, of
+        every other known file as the store has it."""
         cands = []
         root = os.fspath(self.root)  # (joined with every path: a string once, not a Path each time)
         for p in look_at:
@@ -280,155 +378,153 @@ class Indexer:
         if changed_paths is not None:  # untouched files count as present and unchanged
             looked = set(look_at)
             cands += [Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
-                                 skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
+                                skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
                       for p, row in known.items() if p not in looked and p in path_set
                       and (spec := language_for(p)) is not None]
-        report.files_seen = len(cands)
-        # Read again (the stat moved) but the same content: only the stat is refreshed.
-        same_content = [c for c in cands if not c.skip and c.content is not None and
-                        (p := known.get(c.path)) is not None and p["content_hash"] == c.content_hash and
-                        p["parse_status"] in ("ok", "partial")]
-        same = {c.path for c in same_content}
-        changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
-        report.phases["discover"] = time.perf_counter() - started
-        if seedless and len(changed) >= workers.PARALLEL_THRESHOLD:
-            raise HashSeedNeeded(f"{len(changed)} files to parse")  # (before the work: most such runs need it)
-        parsed = workers.parse_all(changed, progress)  # parsed while the loop below stores what is done
+        return cands
 
-        db = self.store.db
-        with db.first_fill() if not known else db.transaction():
-            if rebuild:
-                self.store.drop_analyses()  # (another build's resolver made them)
-            touched: set[str] = set()
-            edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
-            before_edit: dict[str, FileFacts] = {}  # module -> its edited file's facts before (`_spared`)
-            moved_from: list[FileFacts] = []  # facts before an edit that only moved code (`_carry`)
-            changed_ids: set[int] = set()
-            now = datetime.now(UTC).isoformat(timespec="seconds")
-            kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
-            before = self.store.fingerprints(paths=[p for p in known if p not in kept])
-            # files that vanished
-            present = {c.path for c in cands}
-            for path, row in known.items():
-                if path not in present:
-                    touched |= self._touched(row)
-                    self.store.delete_file(path)
-                    report.files_removed += 1
-            # files that were skipped
-            for c in cands:
-                if c.skip:
-                    report.skipped.append((c.path, c.skip))
-                    if c.path in known:
-                        touched |= self._touched(known[c.path])
-                        self.store.forget_parse(known[c.path]["id"])
-                    self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
-            # unchanged content with a new stat, and files whose module name changed
-            for c in same_content:
-                self.store.upsert_file(self._row(c, known[c.path]["parse_status"], known[c.path]["status_detail"],
-                                                 known[c.path]["module"], known[c.path]["indexed_at"]))
-            # An unchanged file's module name moves only when the __init__.py files or the go.mod
-            # files' modules do (`naming`): the full check reads every file's name again.
-            naming = _naming_inputs(path_set, go_mods)
-            renamed = [] if naming == self.store.get_meta("naming") and not rebuild else self._modules_changed(
-                cands, known, path_set, go_mods)
-            self.store.set_meta("naming", naming)
-            # changed files
-            for c, (blob, note) in zip(changed, parsed, strict=True):
-                old = known.get(c.path)
-                old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
-                old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
-                if blob is None:
-                    report.skipped.append((c.path, note))
-                    self.store.upsert_file(self._row(c, "error", note, "", now))
-                    touched |= _old_keys(old_facts, old_symbols)
-                    if old is not None:
-                        self.store.forget_parse(old["id"])
-                    continue
-                facts = decode_facts(blob)
-                self._finish_facts(facts, c.spec, path_set, go_mods)
-                moved: dict[int, int] | None = None  # old line -> new line, when the code only moved
-                if old_facts is not None and old_facts.module == facts.module:
-                    (old_shape, old_lines), (new_shape, new_lines) = (
-                        shape(f, c.spec.extractor) for f in (old_facts, facts))
-                    moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
-                status = "partial" if facts.error_nodes or note else "ok"
-                detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
-                                                if facts.error_nodes else "", note) if x)
-                if status == "partial":
-                    report.partial.append((c.path, detail))
-                file_id = self._store_facts(c, facts, status, detail, now)
-                self._parsed[c.path] = facts
-                report.files_parsed += 1
-                if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
-                    changed_ids.add(file_id)
-                elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
-                    moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
-                if old_facts is not None and moved is None:
-                    touched |= changed_keys(old_facts, old_symbols, facts, self._stored[c.path])
-                    if old_facts.module == facts.module:
-                        before_edit[facts.module] = old_facts
-                elif moved is None:
-                    touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[c.path])
-                if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
-                    _item_edit(edits, c.spec, old_facts, facts, moved is not None)
-            for c in renamed:
-                file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
-                changed_ids.add(file_id)
-                touched |= keys
-            report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
+    def _remove_vanished(self, tree: _Tree, changes: _Changes, report: IndexReport) -> None:
+        present = {c.path for c in tree.cands}
+        for path, row in tree.known.items():
+            if path not in present:
+                changes.touched |= self._touched(row)
+                self.store.delete_file(path)
+                report.files_removed += 1
 
-            # An edit whose changed items are known touches their keys, not its module's items key;
-            # only for a module of one file, before the run and after it (readers read the first of
-            # several: a run that takes one away leaves another, which was never the one read).
-            # (So two files of one module edited in one run never pass: the module had both before.)
-            files_before = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
-            one_file = {module for module in edits.keys() | before_edit.keys()
-                        if files_before[module] == 1 and self.store.files_of_module(module) == 1}
-            item_edits = {module: edit for module, edit in edits.items() if edit is not None and module in one_file}
-            before_edit = {module: old for module, old in before_edit.items() if module in one_file}
-            for module, edit in item_edits.items():
-                touched = (touched - {items_key(module)}) | edit[2]
-            if kept:
-                new_modules = self._new_modules(files_before.keys(), changed_ids)
-                looked_for_new = self.store.files_missing(new_modules)
-                touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
-            else:  # every file is new or changed (a first index): no other holds reads to look up
-                looked_for_new, touched_by_file = set(), {}
-            # Checked by a process that died before recording what the checks read: resolved again.
-            unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
-            dependants = set(touched_by_file) - changed_ids - looked_for_new - unrecorded
-            affected = changed_ids | dependants | looked_for_new | unrecorded
-            mark = time.perf_counter()
-            report.phases["parse and store"] = mark - started - sum(report.phases.values())
-            rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
-            generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
-            try:
-                report.files_resolved, report.files_verified, report.files_spared = self._resolve(
-                    affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit, moved_from, seedless, report.unresolved)
-                if seedless and order_dependence() != order_dependent:
-                    raise HashSeedNeeded("resolution followed the order of string hashing")
-            except BaseException:
-                self._pending = []
-                self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
-                # next run, which also forgets `_recorded`)
-                raise
-            self._index.generation = generation
-            self.store.set_meta("generation", generation)
-            if not defer:
-                self._keep_analyses(self._index)
-            self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
-            report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
-            after = self.store.fingerprints(fqns=list(before))
-            report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
-            self.store.set_meta("indexed_at", now)
-            self.store.set_meta("extractor_version", extractor_version())
-            self.store.set_meta("root", str(self.root))
-        counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
-        report.symbols, report.edges = counts["s"], counts["e"]
-        report.seconds = time.perf_counter() - started
-        report.phases["commit"] = report.seconds - sum(report.phases.values())
-        return report
+    def _store_skipped(self, tree: _Tree, changes: _Changes, report: IndexReport, now: str) -> None:
+        """Files passed over (too large, binary, a link out of the tree, …): what their last parse
+        made goes."""
+        for c in tree.cands:
+            if c.skip:
+                report.skipped.append((c.path, c.skip))
+                if c.path in tree.known:
+                    changes.touched |= self._touched(tree.known[c.path])
+                    self.store.forget_parse(tree.known[c.path]["id"])
+                self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
+
+    def _refresh_stats(self, tree: _Tree) -> None:
+        """Unchanged content with a new stat: the stat is stored, nothing else."""
+        for c in tree.same_content:
+            row = tree.known[c.path]
+            self.store.upsert_file(self._row(c, row["parse_status"], row["status_detail"], row["module"],
+                                             row["indexed_at"]))
+
+    def _renamed(self, tree: _Tree) -> list[Candidate]:
+        """Unchanged files whose module name moved. It moves only when the __init__.py files or the
+        go.mod files' modules do (`naming`): only then is every file's name made again."""
+        naming = _naming_inputs(tree.paths, tree.go_mods)
+        renamed = [] if naming == self.store.get_meta("naming") and not tree.rebuild else self._modules_changed(
+            tree.cands, tree.known, tree.paths, tree.go_mods)
+        self.store.set_meta("naming", naming)
+        return renamed
+
+    def _store_parsed(self, tree: _Tree, parsed: Iterable[tuple[bytes | None, str]], changes: _Changes,
+                      report: IndexReport, now: str) -> None:
+        """The changed files' new facts and symbols, stored as the workers parse them, and what each
+        edit changed for the files that read them."""
+        for c, (blob, note) in zip(tree.changed, parsed, strict=True):
+            old = tree.known.get(c.path)
+            old_facts = self.store.load_facts(c.path) if old is not None and not tree.rebuild else None
+            old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
+            if blob is None:
+                report.skipped.append((c.path, note))
+                self.store.upsert_file(self._row(c, "error", note, "", now))
+                changes.touched |= _old_keys(old_facts, old_symbols)
+                if old is not None:
+                    self.store.forget_parse(old["id"])
+                continue
+            facts = decode_facts(blob)
+            self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
+            moved: dict[int, int] | None = None  # old line -> new line, when the code only moved
+            if old_facts is not None and old_facts.module == facts.module:
+                (old_shape, old_lines), (new_shape, new_lines) = (
+                    shape(f, c.spec.extractor) for f in (old_facts, facts))
+                moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
+            status = "partial" if facts.error_nodes or note else "ok"
+            detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
+                                            if facts.error_nodes else "", note) if x)
+            if status == "partial":
+                report.partial.append((c.path, detail))
+            file_id = self._store_facts(c, facts, status, detail, now)
+            self._parsed[c.path] = facts
+            report.files_parsed += 1
+            self._note_edit(c, file_id, old_facts, old_symbols, facts, moved, changes)
+
+    def _note_edit(self, c: Candidate, file_id: int, old_facts: FileFacts | None,
+                   old_symbols: list[SymbolInfo], facts: FileFacts, moved: dict[int, int] | None,
+                   changes: _Changes) -> None:
+        """What storing a file's new facts changed: the file to resolve again (or, when its code only
+        moved, its edges moved with it), the keys its edit touched, and the items it changed."""
+        if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
+            changes.files.add(file_id)
+        elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
+            changes.moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
+        if old_facts is not None and moved is None:
+            changes.touched |= changed_keys(old_facts, old_symbols, facts, self._stored[c.path])
+            if old_facts.module == facts.module:
+                changes.before_edit[facts.module] = old_facts
+        elif moved is None:
+            changes.touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[c.path])
+        if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
+            _item_edit(changes.edits, c.spec, old_facts, facts, moved is not None)
+
+    def _rename_modules(self, renamed: list[Candidate], tree: _Tree, changes: _Changes, now: str) -> None:
+        for c in renamed:
+            file_id, keys = self._refresh_module(c, tree.known[c.path], tree.paths, tree.go_mods, now)
+            changes.files.add(file_id)
+            changes.touched |= keys
+
+    def _item_edits_of_one_file_modules(
+        self, tree: _Tree, changes: _Changes,
+    ) -> tuple[dict[str, ItemEdit], dict[str, FileFacts]]:
+        """The edits whose changed items are known, and the facts before them (`_spared`), of modules
+        of one file before the run and after it (readers read the first of several: a run that takes
+        one away leaves another, which was never the one read). Such an edit touches its items' keys,
+        not its module's items key. (So two files of one module edited in one run never pass: the
+        module had both before.)"""
+        one_file = {module for module in changes.edits.keys() | changes.before_edit.keys()
+                    if tree.modules[module] == 1 and self.store.files_of_module(module) == 1}
+        item_edits = {module: edit for module, edit in changes.edits.items() if edit is not None and module in one_file}
+        before_edit = {module: old for module, old in changes.before_edit.items() if module in one_file}
+        for module, edit in item_edits.items():
+            changes.touched = (changes.touched - {items_key(module)}) | edit[2]
+        return item_edits, before_edit
+
+    def _affected(self, tree: _Tree, kept: set[str],
+                  changes: _Changes) -> tuple[set[int], set[int], dict[int, set[str]]]:
+        """The files to resolve again, those of them to check first (dependants: they read keys the
+        run touched), and which touched keys each file read."""
+        if kept:
+            new_modules = self._new_modules(tree.modules.keys(), changes.files)
+            looked_for_new = self.store.files_missing(new_modules)
+            touched_by_file = self.store.keys_read(changes.touched)  # file id -> which touched keys it read
+        else:  # every file is new or changed (a first index): no other holds reads to look up
+            looked_for_new, touched_by_file = set(), {}
+        # Checked by a process that died before recording what the checks read: resolved again.
+        unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
+        dependants = set(touched_by_file) - changes.files - looked_for_new - unrecorded
+        return changes.files | dependants | looked_for_new | unrecorded, dependants, touched_by_file
+
+    def _record_state(self, generation: str, defer: bool) -> None:
+        """The new index state's generation, the analyses to keep (now, unless deferred), and the
+        files whose bookkeeping is deferred."""
+        self._index.generation = generation
+        self.store.set_meta("generation", generation)
+        if not defer:
+            self._keep_analyses(self._index)
+        self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
+
+    def _drifted(self, before: dict[str, str]) -> list[str]:
+        """The symbols whose fingerprint the run changed or that it removed (`before`: of the files
+        it rewrote)."""
+        after = self.store.fingerprints(fqns=list(before))
+        return sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
+
+    def _stamp(self, now: str) -> None:
+        """When, by which build and of which root the index was made."""
+        self.store.set_meta("indexed_at", now)
+        self.store.set_meta("extractor_version", extractor_version())
+        self.store.set_meta("root", str(self.root))
 
     def warm(self, seconds: float) -> bool:
         """Analyse ahead of the next update, for at most `seconds`, the modules other files'
