@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import importlib
 import json
 import os
 import sys
@@ -19,8 +18,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-
-import msgspec
 
 from tenure.structural import workers
 from tenure.structural.discover import (
@@ -33,8 +30,8 @@ from tenure.structural.discover import (
 )
 from tenure.structural.facts import FileFacts, decode_facts, digest_of
 from tenure.structural.languages import LanguageSpec, language_for, language_table
-from tenure.structural.naming import file_scope_name, module_name, qualify
-from tenure.structural.parse import extractor_version
+from tenure.structural.naming import module_name
+from tenure.structural.parse import extractor_version, shape, symbols_of
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
     MODULE_KEY,
@@ -93,61 +90,6 @@ def deeper_recursion() -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(before)
-
-
-def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
-    """The facts up to where code sits: every line number replaced by its rank among the file's
-    lines, and the text-derived signature and fingerprint dropped; and those lines, in order.
-    Resolvers compare lines only within a file and read no other file's text, so two files of equal
-    shape resolve every other file identically, and themselves but for the lines of their edges
-    (each line moved to the line of its rank): an edit that only moves code (comments, blank lines,
-    re-indentation) needs nothing resolved again."""
-    flow_lines = None
-    if facts.flow is not None and extractor != "query":
-        flow_lines = getattr(importlib.import_module(f"tenure.structural.extractors.{extractor}"), "flow_lines", None)
-    lines = [n for d in facts.definitions for n in (d.start_line, d.end_line)]
-    lines += [x.line for x in (*facts.references, *facts.imports, *facts.bindings)]
-    remap = None
-    if flow_lines is not None:
-        more, remap = flow_lines(facts.flow)
-        lines += more
-    ordered = sorted(set(lines))
-    rank = {line: i for i, line in enumerate(ordered)}.__getitem__
-    data = msgspec.to_builtins(facts)
-    for d in data["definitions"]:
-        d["start_line"], d["end_line"] = rank(d["start_line"]), rank(d["end_line"])
-        d.pop("signature"), d.pop("fingerprint")
-    for key in ("references", "imports", "bindings"):
-        for x in data[key]:
-            x["line"] = rank(x["line"])
-    data["flow"] = remap(rank) if remap is not None else data["flow"]
-    return msgspec.msgpack.encode(data), ordered
-
-
-def symbols_of(
-    facts: FileFacts, spec: LanguageSpec, content_hash: str = ""
-) -> tuple[list[SymbolInfo], dict[str, tuple]]:
-    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn. A module's
-    fingerprint is its file's content hash."""
-    prefix = facts.package if spec.module_scheme == "package" else facts.module
-    file_scope = file_scope_name(spec, facts.module, facts.path, facts.package)
-    syms: list[SymbolInfo] = []
-    extra: dict[str, tuple] = {}
-    if spec.module_scheme in ("python", "path"):
-        syms.append(SymbolInfo(facts.module, facts.module.rsplit(".", 1)[-1], "module", spec.name, facts.path, 1,
-                               module=facts.module))
-        extra[facts.module] = (max((d.end_line for d in facts.definitions), default=1), "", content_hash)
-    owners = {d.qualname: d for d in facts.definitions}
-    for d in facts.definitions:
-        cut = max(d.qualname.rfind("."), d.qualname.rfind(spec.nested_type_separator))
-        parent_qual = d.qualname[:cut] if cut > 0 else ""
-        parent = qualify(prefix, parent_qual) if parent_qual in owners or parent_qual else file_scope
-        fqn = qualify(prefix, d.qualname)
-        # (bases on one line each, as the store keeps them: it joins them with newlines)
-        bases = tuple(one_line for base in d.bases if (one_line := " ".join(base.split()))) if d.bases else ()
-        syms.append(SymbolInfo(fqn, d.name, d.kind, spec.name, facts.path, d.start_line, parent, facts.module, bases))
-        extra[fqn] = (d.end_line, d.signature, d.fingerprint)
-    return syms, extra
 
 
 def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set[str]:
