@@ -102,7 +102,7 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
                moved: bool) -> None:
     """Note which items of its module an edit of a file changed (`ItemEdit`): none when the code
     only moved (lookups read no lines), else as its resolver tells; None when that cannot be told.
-    (Kept only for a module of one file: `Indexer._run`.)"""
+    (Kept only for a module of one file: `Indexer._item_edits_of_one_file_modules`.)"""
     items = set() if moved else resolver_for(spec.resolver).item_edits(old, new)
     edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
