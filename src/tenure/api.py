@@ -15,12 +15,15 @@ from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.state import DB_NAME, STATE_DIR, make_state_dir
+from tenure.state import database_path, make_state_dir, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
+from tenure.structural.after_index import SourceContext
+from tenure.structural.discover import new_source_files
 from tenure.structural.impact import what_breaks
-from tenure.structural.indexer import Indexer, IndexReport, Progress, new_source_files
-from tenure.structural.lsp.state import LspState
+from tenure.structural.indexer import Indexer
+from tenure.structural.lsp.state import migrations as lsp_migrations
+from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
@@ -39,7 +42,7 @@ def find_root(start: Path) -> Path:
     else the path itself."""
     start = start.resolve()
     for candidate in (start, *start.parents):
-        if (candidate / STATE_DIR).is_dir():
+        if state_dir(candidate).is_dir():
             return candidate
     try:
         top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
@@ -56,9 +59,10 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
-        self.enrichment = LspState(db)  # what language servers verified (structural/lsp)
+        self.source_context = SourceContext(root, state_dir(root), db, self.structural)  # (structural/sources.py)
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
+        lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         self._memories: Memories | None = None
         self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)
         self._freshness: tuple[float, dict] | None = None
@@ -69,10 +73,11 @@ class Tenure:
         no state yet is opened on an empty database in memory: it answers "not indexed yet", and a
         query leaves no .tenure/ behind (one in a home directory would claim every directory under it)."""
         root = find_root(Path(path)) if discover else Path(path).resolve()
-        state = root / STATE_DIR
-        if not create and not (state / DB_NAME).exists():
+        database = database_path(root)
+        if not create and not database.exists():
             return cls(root, open_database(":memory:"))
-        return cls(root, open_database(make_state_dir(root) / DB_NAME))
+        make_state_dir(root)
+        return cls(root, open_database(database))
 
     def close(self) -> None:
         try:
@@ -113,7 +118,7 @@ class Tenure:
 
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
             report = self._indexer.run(progress, changed_paths, defer_bookkeeping, seedless)
-            run_after_index(self, report)
+            run_after_index(self.source_context, report)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
@@ -236,12 +241,12 @@ class Tenure:
         again each time a rebuilt index (another process indexed in between) is warmed."""
         from watchfiles import watch
 
-        from tenure.structural.indexer import ALWAYS_IGNORED
+        from tenure.structural.discover import ALWAYS_IGNORED
 
         def interesting(_change: object, path: str) -> bool:
             return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
-        database = self.root / STATE_DIR / DB_NAME
+        database = database_path(self.root)
         opened = os.stat(database).st_ino
         warming_cpu: float | None = 0.0  # None once warmed (again after a run rebuilt the index)
         try:

@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from tenure.state import DB_NAME, STATE_DIR
+from tenure.state import DB_NAME, STATE_DIR, database_path
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
 
@@ -66,7 +66,7 @@ def seeded_up_front(args: list[str]) -> bool:
         return True
     if not words or words[0] != "index":
         return False
-    return "--watch" in args or not (Path(words[1] if len(words) > 1 else ".") / STATE_DIR / DB_NAME).exists()
+    return "--watch" in args or not database_path(Path(words[1] if len(words) > 1 else ".")).exists()
 
 
 def run_cli(argv: list[str]) -> None:

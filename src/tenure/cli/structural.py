@@ -13,7 +13,7 @@ import typer
 from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
 from tenure.entry import may_build_unseeded
-from tenure.structural.indexer import IndexReport
+from tenure.structural.report import IndexReport
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
 

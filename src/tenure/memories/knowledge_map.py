@@ -19,7 +19,7 @@ from tenure.memories.elements import Place, kind_of, places
 from tenure.memories.errors import MemoriesError
 from tenure.memories.store import parse_stamp
 from tenure.storage import Database
-from tenure.structural.indexer import discover
+from tenure.structural.discover import discover
 
 LEVELS = ("module", "package", "service")
 MANIFESTS = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "package.json", "go.mod", "pyproject.toml",

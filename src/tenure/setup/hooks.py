@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tenure.api import Tenure
 from tenure.memories import MemoriesError
-from tenure.state import STATE_DIR
+from tenure.state import state_dir
 
 AGENT = "claude-code"
 CLOSED_BY_HOOK = ("Closed by the Claude Code SessionEnd hook: the agent ended without calling session_end, "
@@ -57,4 +57,4 @@ def _is_open(t: Tenure, session: str) -> bool:
 
 def _mapping(root: Path, payload: dict) -> Path:
     external = re.sub(r"[^A-Za-z0-9_.-]", "_", str(payload.get("session_id") or "unknown"))
-    return root / STATE_DIR / "hooks" / AGENT / external
+    return state_dir(root) / "hooks" / AGENT / external

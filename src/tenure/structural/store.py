@@ -259,6 +259,20 @@ class SourceEdge(msgspec.Struct, frozen=True):
     detail: str = ""
 
 
+class DefinedSymbol(msgspec.Struct, frozen=True):
+    """A symbol defined in an indexed file, with the lines it spans: what the sources that map a
+    location to a name read (language servers, bytecode, traces)."""
+
+    fqn: str
+    name: str
+    kind: str
+    language: str
+    path: str
+    start: int
+    end: int
+    parent: str  # fqn of the enclosing definition or module
+
+
 class StructuralStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -316,6 +330,14 @@ class StructuralStore:
         `symbol_order`."""
         assert column in ("fqn", "name", "parent_fqn"), column
         return list(self._symbols_where(f"{column} = ? ORDER BY {_SYMBOL_ORDER}", (value,)))
+
+    def defined_symbols(self) -> Iterator[DefinedSymbol]:
+        """Every symbol of an indexed file (not those a source added), streamed."""
+        for r in self.db.iter_query("SELECT fqn, name, kind, language, path, start_line, end_line, parent_fqn"
+                                    " FROM symbols WHERE file_id IS NOT NULL"):
+            start = r["start_line"] or 0
+            yield DefinedSymbol(r["fqn"], r["name"], r["kind"], r["language"], r["path"] or "", start,
+                                r["end_line"] or start, r["parent_fqn"])
 
     def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
         return list(self._symbols_where("file_id = ?", (file_id,)))
