@@ -1,0 +1,38 @@
+"""Every source asked for what it holds now: documents, exported threads, commits. A source that
+cannot list (no git, a history not read) says why; what it gave before is kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tenure.knowledge.config import KnowledgeConfig
+from tenure.knowledge.sources import Skipped, SourceDocument, documents, threads
+from tenure.structural.indexer import discover as repository_files
+
+
+@dataclass
+class Discovered:
+    documents: list[SourceDocument] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    complete: set[str] = field(default_factory=set)  # origins that listed everything they hold
+    unavailable: dict[str, str] = field(default_factory=dict)  # origin -> why it gave nothing
+
+
+def discover(root: Path, config: KnowledgeConfig, history: object | None = None) -> Discovered:
+    found = Discovered()
+    listed, _ = repository_files(root)
+    for item in documents.read(root, documents.candidates(root, config, listed)):
+        _take(found, item)
+    found.complete.add("documents")
+    for item in threads.read(root, config.threads):
+        _take(found, item)
+    found.complete.add("threads")
+    return found
+
+
+def _take(found: Discovered, item: SourceDocument | Skipped) -> None:
+    if isinstance(item, Skipped):
+        found.skipped.append(item)
+    else:
+        found.documents.append(item)

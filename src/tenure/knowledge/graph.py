@@ -1,0 +1,181 @@
+"""Steps 2-3: mentions merged into entities, links into relationships, each with one description.
+
+An entity's inputs are its mentions as they stand (a retracted chunk's are gone); one whose inputs
+changed gets its description again, from what remains: a model summarises several model descriptions
+(`summarize`), otherwise the description is extractive (the most telling distinct sentences, decisions
+before changelogs before commits). An entity no mention names any more is deleted, and its
+relationships with it. Unchanged inputs are not looked at again: no model call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tenure.knowledge.sources import kind_rank
+from tenure.knowledge.store import delete_keys, digest
+from tenure.storage import Database
+
+EXTRACTIVE_SENTENCES = 3
+EXTRACTIVE_CHARS = 700
+
+# (id, name, descriptions) -> {id: summary}; may summarise only some (a budget ran out): the rest
+# keep an extractive description and are summarised by the next build
+Summarize = Callable[[list[tuple[str, str, list[str]]]], dict[str, str]]
+
+
+@dataclass
+class _Inputs:
+    names: Counter = field(default_factory=Counter)
+    types: Counter = field(default_factory=Counter)
+    model: list[str] = field(default_factory=list)
+    offline: list[tuple[int, int, str]] = field(default_factory=list)  # (kind rank, order, sentence)
+    mentions: int = 0
+    weight: float = 0.0
+
+    def hash(self) -> str:
+        return digest(*sorted(self.model), "\x01", *sorted(s for _, _, s in self.offline))
+
+
+@dataclass
+class MergeReport:
+    entities: int = 0
+    relationships: int = 0
+    described: int = 0  # entities and relationships whose description was made again
+    summarised: int = 0  # ... of them by a model
+    pending: int = 0  # waiting for a model summary (budget)
+    removed_entities: int = 0
+    removed_relationships: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def merge(db: Database, summarize: Summarize | None) -> MergeReport:
+    report = MergeReport()
+    entities = _entity_inputs(db)
+    links = _link_inputs(db, entities)
+    with db.transaction():
+        _write(db, "entity", entities, summarize, report)
+        _write(db, "relationship", links, summarize, report)
+        _degrees(db)
+    report.entities, report.relationships = len(entities), len(links)
+    return report
+
+
+def _entity_inputs(db: Database) -> dict[str, _Inputs]:
+    out: dict[str, _Inputs] = {}
+    rows = db.rows("SELECT m.entity, m.mode, m.name, m.type, m.description, d.kind, c.id FROM knowledge_mentions m"
+                   " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
+    for entity, mode, name, type_, description, kind, chunk_id in rows:
+        item = out.setdefault(entity, _Inputs())
+        item.names[name] += 1
+        item.types[type_] += 1
+        item.mentions += 1
+        if mode == "model":
+            item.model.append(description)
+        else:
+            item.offline.append((kind_rank(kind), chunk_id, description))
+    return out
+
+
+def _link_inputs(db: Database, entities: dict[str, _Inputs]) -> dict[str, _Inputs]:
+    out: dict[str, _Inputs] = {}
+    rows = db.rows("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c.id FROM knowledge_links l"
+                   " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
+    for source, target, mode, description, weight, kind, chunk_id in rows:
+        if source not in entities or target not in entities or source == target:
+            continue  # a model named an endpoint it did not list as an entity
+        item = out.setdefault(f"{source}\x00{target}", _Inputs())
+        item.mentions += 1
+        item.weight += weight
+        if mode == "model":
+            item.model.append(description)
+        else:
+            item.offline.append((kind_rank(kind), chunk_id, description))
+    return out
+
+
+def _write(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summarize | None,
+           report: MergeReport) -> None:
+    table = "knowledge_entities" if what == "entity" else "knowledge_relationships"
+    if what == "entity":
+        stored = dict(db.rows("SELECT key, inputs_hash FROM knowledge_entities"))
+    else:
+        stored = {f"{s}\x00{t}": h for s, t, h in db.rows("SELECT source, target, inputs_hash FROM knowledge_relationships")}
+    gone = [key for key in stored if key not in inputs]
+    if what == "entity":
+        delete_keys(db, table, "key", gone)
+        report.removed_entities = len(gone)
+    else:
+        for key in gone:
+            source, target = key.split("\x00")
+            db.execute("DELETE FROM knowledge_relationships WHERE source = ? AND target = ?", (source, target))
+        report.removed_relationships = len(gone)
+    changed = {key: item for key, item in inputs.items() if stored.get(key) != item.hash()}
+    summaries: dict[str, str] = {}
+    wanted = [(key, _label(key, item), sorted(set(item.model))) for key, item in sorted(changed.items())
+              if len(set(item.model)) > 1]
+    if wanted and summarize is not None:
+        summaries = summarize(wanted)
+    rows = []
+    for key, item in changed.items():
+        distinct = sorted(set(item.model))
+        if key in summaries:
+            description, mode, done = summaries[key], "model", True
+        elif len(distinct) == 1:
+            description, mode, done = distinct[0], "model", True
+        elif distinct:  # several model descriptions, not summarised yet
+            description, mode, done = " ".join(distinct)[:EXTRACTIVE_CHARS], "model", summarize is None
+            report.pending += 0 if done else 1
+        else:
+            description, mode, done = extractive(item.offline), "offline", True
+        report.summarised += key in summaries
+        report.described += 1
+        rows.append((key, item, description, mode, item.hash() if done else ""))
+    if what == "entity":
+        db.executemany(
+            "INSERT INTO knowledge_entities (key, name, type, description, mode, inputs_hash, mentions)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET name = excluded.name, type = excluded.type,"
+            " description = excluded.description, mode = excluded.mode, inputs_hash = excluded.inputs_hash,"
+            " mentions = excluded.mentions",
+            [(key, _label(key, item), _type(item), d, mode, h, item.mentions) for key, item, d, mode, h in rows])
+    else:
+        db.executemany(
+            "INSERT INTO knowledge_relationships (source, target, description, weight, mode, inputs_hash, mentions)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target) DO UPDATE SET description = excluded.description,"
+            " weight = excluded.weight, mode = excluded.mode, inputs_hash = excluded.inputs_hash,"
+            " mentions = excluded.mentions",
+            [(*key.split("\x00"), d, item.weight, mode, h, item.mentions) for key, item, d, mode, h in rows])
+
+
+def extractive(sentences: list[tuple[int, int, str]]) -> str:
+    """The most telling distinct sentences: by the kind of document (decisions first), then in order."""
+    chosen: list[str] = []
+    for _, _, sentence in sorted(sentences):
+        if sentence not in chosen:
+            chosen.append(sentence)
+        if len(chosen) == EXTRACTIVE_SENTENCES:
+            break
+    return " … ".join(chosen)[:EXTRACTIVE_CHARS]
+
+
+def _label(key: str, item: _Inputs) -> str:
+    if "\x00" in key:
+        return key.replace("\x00", " — ")
+    return item.names.most_common(1)[0][0] if item.names else key
+
+
+def _type(item: _Inputs) -> str:
+    return item.types.most_common(1)[0][0] if item.types else "concept"
+
+
+def _degrees(db: Database) -> None:
+    degree: Counter = Counter()
+    for source, target in db.rows("SELECT source, target FROM knowledge_relationships"):
+        degree[source] += 1
+        degree[target] += 1
+    current = dict(db.rows("SELECT key, degree FROM knowledge_entities"))
+    db.executemany("UPDATE knowledge_entities SET degree = ? WHERE key = ?",
+                   [(degree.get(k, 0), k) for k, d in current.items() if d != degree.get(k, 0)])
