@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import Skipped, SourceDocument, documents, threads
+from tenure.storage import Database
 from tenure.structural.indexer import discover as repository_files
 
 
@@ -16,10 +17,10 @@ class Discovered:
     documents: list[SourceDocument] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     complete: set[str] = field(default_factory=set)  # origins that listed everything they hold
-    unavailable: dict[str, str] = field(default_factory=dict)  # origin -> why it gave nothing
+    history: dict = field(default_factory=dict)  # what reading the history did, or why it could not
 
 
-def discover(root: Path, config: KnowledgeConfig, history: object | None = None) -> Discovered:
+def discover(db: Database, root: Path, config: KnowledgeConfig) -> Discovered:
     found = Discovered()
     listed, _ = repository_files(root)
     for item in documents.read(root, documents.candidates(root, config, listed)):
@@ -28,6 +29,15 @@ def discover(root: Path, config: KnowledgeConfig, history: object | None = None)
     for item in threads.read(root, config.threads):
         _take(found, item)
     found.complete.add("threads")
+    if config.history:
+        from tenure.knowledge.sources import commits  # (git and the history tables: only when asked for)
+
+        docs, found.history = commits.read(db, root)
+        found.documents += docs
+        if found.history.get("available"):
+            found.complete.add("history")
+    else:
+        found.history = {"available": False, "reason": "[knowledge] history = false"}
     return found
 
 

@@ -56,9 +56,11 @@ def merge(db: Database, summarize: Summarize | None) -> MergeReport:
     report = MergeReport()
     entities = _entity_inputs(db)
     links = _link_inputs(db, entities)
+    # the model is asked before anything is written: a budget stopping it rolls back no paid answer
+    plans = [_plan(db, "entity", entities, summarize, report), _plan(db, "relationship", links, summarize, report)]
     with db.transaction():
-        _write(db, "entity", entities, summarize, report)
-        _write(db, "relationship", links, summarize, report)
+        for plan in plans:
+            _apply(db, *plan)
         _degrees(db)
     report.entities, report.relationships = len(entities), len(links)
     return report
@@ -97,21 +99,20 @@ def _link_inputs(db: Database, entities: dict[str, _Inputs]) -> dict[str, _Input
     return out
 
 
-def _write(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summarize | None,
-           report: MergeReport) -> None:
-    table = "knowledge_entities" if what == "entity" else "knowledge_relationships"
+_Plan = tuple[str, list[str], list[tuple[str, _Inputs, str, str, str]]]
+
+
+def _plan(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summarize | None,
+          report: MergeReport) -> _Plan:
+    """What to delete and what to write: (what, keys gone, rows (key, inputs, description, mode, hash))."""
     if what == "entity":
         stored = dict(db.rows("SELECT key, inputs_hash FROM knowledge_entities"))
     else:
         stored = {f"{s}\x00{t}": h for s, t, h in db.rows("SELECT source, target, inputs_hash FROM knowledge_relationships")}
     gone = [key for key in stored if key not in inputs]
     if what == "entity":
-        delete_keys(db, table, "key", gone)
         report.removed_entities = len(gone)
     else:
-        for key in gone:
-            source, target = key.split("\x00")
-            db.execute("DELETE FROM knowledge_relationships WHERE source = ? AND target = ?", (source, target))
         report.removed_relationships = len(gone)
     changed = {key: item for key, item in inputs.items() if stored.get(key) != item.hash()}
     summaries: dict[str, str] = {}
@@ -134,7 +135,12 @@ def _write(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summa
         report.summarised += key in summaries
         report.described += 1
         rows.append((key, item, description, mode, item.hash() if done else ""))
+    return what, gone, rows
+
+
+def _apply(db: Database, what: str, gone: list[str], rows: list[tuple[str, _Inputs, str, str, str]]) -> None:
     if what == "entity":
+        delete_keys(db, "knowledge_entities", "key", gone)
         db.executemany(
             "INSERT INTO knowledge_entities (key, name, type, description, mode, inputs_hash, mentions)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET name = excluded.name, type = excluded.type,"
@@ -142,6 +148,8 @@ def _write(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summa
             " mentions = excluded.mentions",
             [(key, _label(key, item), _type(item), d, mode, h, item.mentions) for key, item, d, mode, h in rows])
     else:
+        db.executemany("DELETE FROM knowledge_relationships WHERE source = ? AND target = ?",
+                       [tuple(key.split("\x00")) for key in gone])
         db.executemany(
             "INSERT INTO knowledge_relationships (source, target, description, weight, mode, inputs_hash, mentions)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target) DO UPDATE SET description = excluded.description,"

@@ -106,7 +106,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
     for chunk_id, text_hash in db.rows("SELECT id, text_hash FROM knowledge_chunks WHERE document_id = ?"
                                        " ORDER BY ordinal", (document_id,)):
         old.setdefault(text_hash, []).append(chunk_id)
-    own = offline.document_entity(doc.kind, doc.ref, doc.title, doc.key)
+    own = offline.document_entities(doc.kind, doc.ref, doc.title, doc.key, doc.meta)
     added = 0
     kept: list[tuple[int, int, str, int]] = []
     for ordinal, chunk in enumerate(chunks):
@@ -128,7 +128,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
     return added, len(removed)
 
 
-def write_offline(db: Database, chunk_id: int, text: str, section: str, own: offline.Mention | None) -> None:
+def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention]) -> None:
     found = offline.extract(text, section, own)
     db.executemany(
         "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description) VALUES (?, ?, 'offline', ?, ?, ?)",
@@ -143,13 +143,14 @@ def _refresh_offline(db: Database) -> None:
     """A newer offline extractor reads every chunk again (its output is not a model's: free to redo)."""
     if get_meta(db, "offline_version") == offline.VERSION:
         return
-    rows = db.rows("SELECT c.id, c.text, c.section, d.kind, d.ref, d.title, d.key FROM knowledge_chunks c"
+    rows = db.rows("SELECT c.id, c.text, c.section, d.kind, d.ref, d.title, d.key, d.meta FROM knowledge_chunks c"
                    " JOIN knowledge_documents d ON d.id = c.document_id")
     with db.transaction():
         db.execute("DELETE FROM knowledge_mentions WHERE mode = 'offline'")
         db.execute("DELETE FROM knowledge_links WHERE mode = 'offline'")
-        for chunk_id, text, section, kind, ref, title, key in rows:
-            write_offline(db, chunk_id, text, section, offline.document_entity(kind, ref, title, key))
+        for chunk_id, text, section, kind, ref, title, key, meta in rows:
+            write_offline(db, chunk_id, text, section,
+                          offline.document_entities(kind, ref, title, key, json.loads(meta)))
         set_meta(db, "offline_version", offline.VERSION)
 
 

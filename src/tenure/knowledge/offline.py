@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 from tenure.namespace.phrases import clean
 
-VERSION = "1"  # bump when extraction changes: every chunk is read again
+VERSION = "2"  # bump when extraction changes: every chunk is read again
 SENTENCE_CHARS = 320  # a quoted sentence is cut here
 SECTION_PAIRS_UP_TO = 12  # entities in one chunk below which section co-occurrence links them
 SECTION_WEIGHT = 0.25
+COMMIT_SYMBOLS_LINKED = 10
 
 _ROLE = re.compile(r":(?:py:)?(class|meth|func|attr|data|exc|mod|obj|const|ref)?:`(?:[^`<]*<)?~?([^`>]+)>?`")
 _TICKET_ROLE = re.compile(r":(?:issue|pr|pull|ghissue|gh):`#?(\d{1,7})`")
@@ -76,19 +77,27 @@ def entity_key(name: str, type_: str = "") -> str:
     return " ".join(text.split()).casefold()
 
 
-def document_entity(kind: str, ref: str, title: str, key: str) -> Mention | None:
-    """The entity a document is, when it is one: a decision, an RFC, an incident, a PR or issue thread."""
+def document_entities(kind: str, ref: str, title: str, key: str, meta: dict) -> list[Mention]:
+    """The entities a document is or is about without naming them: a decision, an RFC, an incident, a
+    PR or issue thread; the symbols a commit's diff touched (from the history, not from its text)."""
     if kind in ("adr", "rfc") and _DECISION.fullmatch(ref):
-        return Mention(entity_key(ref), ref, "decision" if kind == "adr" else "rfc", f"{ref}: {title}")
+        return [Mention(entity_key(ref), ref, "decision" if kind == "adr" else "rfc", f"{ref}: {title}")]
     if kind == "postmortem":
-        return Mention(f"incident:{key.removeprefix('doc:')}", title, "incident", f"incident review: {title}")
+        return [Mention(f"incident:{key.removeprefix('doc:')}", title, "incident", f"incident review: {title}")]
     if kind in ("pr", "issue"):
-        return Mention(entity_key(ref, "ticket"), ref, "ticket", f"{'PR' if kind == 'pr' else 'issue'} {ref}: {title}")
-    return None
+        return [Mention(entity_key(ref, "ticket"), ref, "ticket", f"{'PR' if kind == 'pr' else 'issue'} {ref}: {title}")]
+    if kind == "commit":
+        touched = meta.get("symbols") or []
+        if len(touched) <= COMMIT_SYMBOLS_LINKED:  # a sweeping commit says nothing about each symbol
+            return [Mention(entity_key(s["fqn"]), s["fqn"], "symbol", f"changed by commit {ref}: {title}")
+                    for s in touched]
+    return []
 
 
-def extract(text: str, section: str, own: Mention | None = None) -> Extraction:
-    """Entities and co-occurrence links of one chunk; `own`: the entity the document itself is."""
+def extract(text: str, section: str, own: list[Mention] | None = None) -> Extraction:
+    """Entities and co-occurrence links of one chunk; `own`: the entities of its document
+    (`document_entities`), linked to what each sentence names."""
+    own = own or []
     out = Extraction()
     sentence_entities: list[tuple[str, list[str]]] = []
     for sentence in sentences(text):
@@ -105,13 +114,17 @@ def extract(text: str, section: str, own: Mention | None = None) -> Extraction:
         for i, a in enumerate(keys):
             for b in keys[i + 1:]:
                 _link(out, a, b, sentence, 1.0)
-    if own is not None:
-        out.mentions.setdefault(own.key, own)
+    owned = {m.key for m in own}
+    for entity in own:
+        out.mentions.setdefault(entity.key, entity)
         for sentence, keys in sentence_entities:
             for key in keys:
-                if key != own.key:
-                    _link(out, own.key, key, sentence, 1.0)
-    named = [k for k in out.mentions if own is None or k != own.key]
+                if key not in owned:
+                    _link(out, entity.key, key, sentence, 1.0)
+    for i, a in enumerate(own):  # changed together in one commit
+        for b in own[i + 1:]:
+            _link(out, a.key, b.key, a.description, SECTION_WEIGHT)
+    named = [k for k in out.mentions if k not in owned]
     if len(named) <= SECTION_PAIRS_UP_TO:
         for i, a in enumerate(named):
             for b in named[i + 1:]:

@@ -4,6 +4,7 @@ and extracts them the same way whatever their origin."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,9 @@ class SourceDocument:
 
     @property
     def content_hash(self) -> str:
-        return digest(self.kind, self.ref, self.title, self.thin_reason or "",
+        # the symbols a commit touched are extracted from as its text is
+        touched = json.dumps(self.meta.get("symbols", []), sort_keys=True)
+        return digest(self.kind, self.ref, self.title, self.thin_reason or "", touched,
                       *(f"{s.title}\n{s.line}\n{s.text}" for s in self.sections))
 
 

@@ -1,0 +1,38 @@
+"""The git history as rationale: every commit's message, author and date, and the symbols its diff
+touched, read through tenure.history (shared with the episodic store; it reads only commits not seen
+before and maps diffs to symbols through the structural index, never by a model). A thin commit ("fix
+bug", "wip", a merge without a body) is kept and counted, never extracted from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tenure.history import Commit, GitHistory
+from tenure.knowledge.sections import Section
+from tenure.knowledge.sources import SourceDocument
+from tenure.storage import Database
+
+FILES_KEPT = 50
+SYMBOLS_KEPT = 100
+
+
+def read(db: Database, root: Path) -> tuple[list[SourceDocument], dict]:
+    """The commits as documents, and what reading the history did (or why it could not)."""
+    history = GitHistory(db, root)
+    if not history.available:
+        return [], {"available": False, "reason": "no git history (not a git work tree, or no commits)"}
+    report = history.update()
+    return [document(c) for c in history.commits()], {"available": True, **report}
+
+
+def document(commit: Commit) -> SourceDocument:
+    text = commit.subject + (f"\n\n{commit.body.strip()}" if commit.body.strip() else "")
+    symbols = [{"fqn": s.fqn, "how": s.how} for s in commit.symbols[:SYMBOLS_KEPT]]
+    return SourceDocument(
+        key=f"commit:{commit.sha}", kind="commit", origin="history", ref=f"commit {commit.sha[:10]}",
+        title=commit.subject, sections=(Section((), 0, text),),
+        thin_reason=commit.thin_reason or ("thin" if commit.thin else None),
+        authored_at=commit.authored_at,
+        meta={"sha": commit.sha, "author": commit.author_name, "files": [f.path for f in commit.files[:FILES_KEPT]],
+              "symbols": symbols, **({"reverts": commit.reverts} if commit.reverts else {}),
+              **({"merge": True} if commit.is_merge else {})})
