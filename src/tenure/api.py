@@ -27,6 +27,7 @@ from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
+    from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
 
 RULES_LIMIT = 200
@@ -64,6 +65,7 @@ class Tenure:
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         self._memories: Memories | None = None
+        self._knowledge: Knowledge | None = None
         self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)
         self._freshness: tuple[float, dict] | None = None
 
@@ -106,6 +108,15 @@ class Tenure:
     @memories.setter
     def memories(self, memories: Memories) -> None:
         self._memories = memories
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """The knowledge store (SPEC 2.2), loaded on first use like the memories."""
+        if self._knowledge is None:
+            from tenure.knowledge import Knowledge
+
+            self._knowledge = Knowledge(self.db, self.root, self.structural)
+        return self._knowledge
 
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None,

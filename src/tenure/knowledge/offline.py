@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tenure.namespace.phrases import clean
 
-VERSION = "2"  # bump when extraction changes: every chunk is read again
+VERSION = "3"  # bump when extraction changes: every chunk is read again
 SENTENCE_CHARS = 320  # a quoted sentence is cut here
 SECTION_PAIRS_UP_TO = 12  # entities in one chunk below which section co-occurrence links them
 SECTION_WEIGHT = 0.25
@@ -38,6 +38,9 @@ _UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[\"'])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _DIRECTIVE = re.compile(r"^\.\. (?:code-block|code|sourcecode|literalinclude|highlight)::")
+# API reference directives name what they document, and say nothing of why
+_AUTODOC = re.compile(r"^\s*(?:\.\. (?:auto\w+|py:\w+|currentmodule|module)::|:(?:members|noindex|inherited-members|"
+                      r"member-order|show-inheritance|undoc-members|exclude-members|special-members)\b)")
 _NOT_CODE = {"true", "false", "none", "null", "self", "cls", "yes", "no", "todo", "e.g", "i.e", "etc"}
 _NOT_CODE_UPPER = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "HTTP", "HTTPS", "URL", "URI", "API",
                    "JSON", "HTML", "XML", "CSS", "WSGI", "ASGI", "CLI", "SQL", "UTF", "ASCII", "TODO", "FIXME", "NOTE"}
@@ -178,6 +181,8 @@ def prose(text: str) -> str:
         if opens and stripped and indent > 0 and kept and not kept[-1].strip():
             literal_indent = min(indent, _indent(kept)) - 1 if indent else None
             opens = False
+            continue
+        if _AUTODOC.match(line):
             continue
         if stripped:
             opens = stripped.endswith("::") or bool(_DIRECTIVE.match(stripped))

@@ -101,7 +101,7 @@ def _context(db: Database, community: _Community, entities: dict[str, tuple], su
     lines.append("Relationships:")
     for source, target, description, weight in _relationships(db, community.members):
         lines.append(f"[r:{source}|{target}] {source} — {target} ({weight:g}): {description}")
-    return _cut("\n".join(lines), MAX_INPUT_TOKENS)
+    return tokens.cut("\n".join(lines), MAX_INPUT_TOKENS)
 
 
 def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str, float]]:
@@ -112,11 +112,6 @@ def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str
         rows += [r for r in db.rows(f"SELECT source, target, description, weight FROM knowledge_relationships WHERE "
                                     f"source IN ({', '.join('?' * len(part))})", tuple(part)) if r[1] in inside]
     return sorted(rows, key=lambda r: (-r[3], r[0], r[1]))
-
-
-def _cut(text: str, limit: int) -> str:
-    encoded = tokens.encode(text)
-    return text if len(encoded) <= limit else tokens.decode(encoded[:limit])
 
 
 def _extractive(db: Database, community: _Community, entities: dict[str, tuple], subs: list[str]) -> dict:

@@ -166,7 +166,9 @@ class PhraseIndex:
             if suffix:
                 return self._pick(phrase, suffix, f"{len(suffix)} symbols end in {text}")
             parts = text.split(".")
-            packaged = [e for e in candidates if e.fqn.split(".")[0] == parts[0] and _in_order(parts, e.fqn)]
+            # a re-export names what a module defines at its top (flask.session is no method's name)
+            packaged = [e for e in candidates if e.fqn.split(".")[0] == parts[0] and _in_order(parts, e.fqn)
+                        and (e.top_level or e.kind in ("class", "module"))]
             if len(packaged) == 1:
                 return PhraseMatch(phrase, STRONG, (packaged[0].fqn,),
                                    f"{text} names its package and its name (re-exported from {packaged[0].fqn})", 1)
