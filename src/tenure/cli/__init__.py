@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve", "setup": "setup", "ui": "ui",
     "export": "structural", "session": "memories", "hook": "setup",
     "di": "jvm", "bytecode": "jvm", "traces": "traces", "repair": "repair",
+    "why": "knowledge", "knowledge": "knowledge",
 }
 
 
