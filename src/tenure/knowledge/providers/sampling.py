@@ -17,18 +17,24 @@ from typing import Any
 import anyio.from_thread
 from mcp import MCPDeprecationWarning
 from mcp_types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tenure.knowledge import tokens
 from tenure.knowledge.providers.base import Completion, Message, ProviderError
 
 
-def supports_sampling(session: Any) -> bool:
-    return bool(session.check_client_capability(ClientCapabilities(sampling=SamplingCapability())))
+def supports_sampling(ctx: Any) -> bool:
+    """Whether the client offers sampling on this connection: it declared the capability, and speaks a
+    protocol revision that still lets a server ask it (modern revisions have no server-to-client requests)."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return False
+    return bool(ctx.session.check_client_capability(ClientCapabilities(sampling=SamplingCapability())))
 
 
 class SamplingProvider:
-    def __init__(self, session: Any, client: str) -> None:
+    def __init__(self, session: Any, client: str, request_id: Any) -> None:
         self.session = session
+        self.request_id = request_id  # calls ride the tool call's own channel (a connection may have no other)
         self.name = f"mcp-sampling:{client}"  # the client's model: its answers are cached under its name
 
     def complete(self, messages: list[Message], max_tokens: int) -> Completion:
@@ -50,4 +56,4 @@ class SamplingProvider:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             return await self.session.create_message(turns, max_tokens=max_tokens, system_prompt=system,
-                                                     temperature=0)
+                                                     temperature=0, related_request_id=self.request_id)

@@ -53,9 +53,10 @@ def register(registry: Registry, tenure: Tenure) -> None:
 
         with refusals(ValueError, ProviderError):
             provider = tenure.knowledge.provider()
-            if provider is None and ctx is not None and supports_sampling(ctx.session):
+            if provider is None and ctx is not None and supports_sampling(ctx):
                 params = ctx.session.client_params
-                provider = SamplingProvider(ctx.session, params.client_info.name if params else "client")
+                provider = SamplingProvider(ctx.session, params.client_info.name if params else "client",
+                                            ctx.request_id)
             report = await anyio.to_thread.run_sync(
                 lambda: tenure.knowledge.build(max_calls=max_calls, max_tokens=max_tokens, provider=provider,
                                                offline=provider is None))
