@@ -43,7 +43,7 @@ failure, so payments stay unsettled until the nightly `reconcile` job.
 ## Decision
 
 `SettlementService.retry` retries three times, because the counterparty SLA allows three attempts
-within its five-minute window. See #412.
+within its five-minute window. See #412. The limit lives in `SETTLEMENT_RETRIES`.
 """
 
 ADR_2 = """# ADR-0002: Keep reconciliation nightly

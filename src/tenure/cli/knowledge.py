@@ -49,7 +49,7 @@ def _print_why(result: dict) -> None:
         where = source["ref"] + (f" › {source['section']}" if source["section"] else "") + \
             (f":{source['line']}" if source.get("line") else "")
         via = f", via {item['symbol']}" if item["symbol"] and item["symbol"] != result["symbol"] else ""
-        console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} [{item['tier']}{escape(via)}, {item['mode']}]")
+        console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} " + escape(f"[{item['tier']}{via}, {item['mode']}]"))
         console.print(f"    “{escape(item['quote'])}”")
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")

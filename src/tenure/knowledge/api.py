@@ -116,6 +116,6 @@ class Knowledge:
     def _history(self) -> object | None:
         if not self.config().history:
             return None
-        from tenure.history import GitHistory  # git and its tables only when the history is wanted
+        from tenure.knowledge.sources.commits import open_history  # git and its tables: only when wanted
 
-        return GitHistory(self.db, self.root)
+        return open_history(self.db, self.root)

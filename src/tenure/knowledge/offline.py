@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tenure.namespace.phrases import clean
 
-VERSION = "3"  # bump when extraction changes: every chunk is read again
+VERSION = "4"  # bump when extraction changes: every chunk is read again
 SENTENCE_CHARS = 320  # a quoted sentence is cut here
 SECTION_PAIRS_UP_TO = 12  # entities in one chunk below which section co-occurrence links them
 SECTION_WEIGHT = 0.25
@@ -24,7 +24,7 @@ COMMIT_SYMBOLS_LINKED = 10
 _ROLE = re.compile(r":(?:py:)?(class|meth|func|attr|data|exc|mod|obj|const|ref)?:`(?:[^`<]*<)?~?([^`>]+)>?`")
 _TICKET_ROLE = re.compile(r":(?:issue|pr|pull|ghissue|gh):`#?(\d{1,7})`")
 _BACKTICKS = re.compile(r"``([^`\n]{2,120})``|(?<![`\w])`([^`\n]{2,120})`(?![`\w_])")
-_DECISION = re.compile(r"\b(ADR|RFC)[-_ ]?0*(\d{1,5})\b", re.IGNORECASE)
+_DECISION = re.compile(r"\b(ADR|RFC)[-_ ]?(\d{1,5})\b", re.IGNORECASE)
 _TICKET = re.compile(r"(?<![\w&/#])#(\d{1,7})\b|\b(?:PR|pr|GH|gh|pull)[-_ ]?(\d{1,7})\b"
                      r"|github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/(\d{1,7})")
 _CONFIG = re.compile(r"""\bconfig\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']\s*\]""")
