@@ -70,7 +70,8 @@ PR_412 = {
     "body": "Makes `SettlementService.retry` retry three times (ADR-0001). The SLA allows no more.",
     "comments": [{"author": {"login": "tom"}, "body": "Why not five? The incident in March says four was too many.",
                   "createdAt": "2024-02-20T12:00:00Z"}],
-    "reviews": [{"author": {"login": "ana"}, "body": "LGTM", "state": "APPROVED", "submittedAt": "2024-02-21T08:00:00Z"}],
+    "reviews": [{"author": {"login": "ana"}, "body": "LGTM", "state": "APPROVED",
+                 "submittedAt": "2024-02-21T08:00:00Z"}],
     "files": [{"path": "settlement/service.py", "additions": 5, "deletions": 1}],
 }
 

@@ -49,7 +49,8 @@ def _print_why(result: dict) -> None:
         where = source["ref"] + (f" › {source['section']}" if source["section"] else "") + \
             (f":{source['line']}" if source.get("line") else "")
         via = f", via {item['symbol']}" if item["symbol"] and item["symbol"] != result["symbol"] else ""
-        console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} " + escape(f"[{item['tier']}{via}, {item['mode']}]"))
+        label = escape(f"[{item['tier']}{via}, {item['mode']}]")
+        console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
@@ -95,8 +96,8 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
                   f"graphrag defaults {per['graphrag']['calls']} calls, {per['graphrag']['tokens']:,} tokens")
     if "price" in report:
         console.print(f"price: tenure ${report['price']['tenure']}, graphrag ${report['price']['graphrag_defaults']}")
-    verdict = "[green]worth a model build[/green]" if report["worth_a_model_build"] else "[yellow]not worth a model build[/yellow]"
-    console.print(verdict)
+    console.print("[green]worth a model build[/green]" if report["worth_a_model_build"]
+                  else "[yellow]not worth a model build[/yellow]")
     for reason in report["why"]:
         console.print(f"- {escape(reason)}")
     for note in report["assumptions"]:
@@ -105,9 +106,12 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
 
 @knowledge_app.command()
 def build(
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be read and asked; write nothing.")] = False,
-    max_calls: Annotated[int | None, typer.Option("--max-calls", min=0, help="Stop before the model call past this.")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=0, help="Stop before passing this many tokens.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be read and asked; write nothing.")]
+    = False,
+    max_calls: Annotated[int | None, typer.Option("--max-calls", min=0, help="Stop before the call past this.")]
+    = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=0, help="Stop before passing this.")]
+    = None,
     offline: Offline = False,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Leave embeddings out (queries match by name).")] = False,
     repo: RepoOpt = Path("."),
@@ -170,7 +174,8 @@ def build(
 @knowledge_app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="A question about the project")],
-    global_: Annotated[bool, typer.Option("--global", help="Search the whole corpus (map-reduce over reports).")] = False,
+    global_: Annotated[bool, typer.Option("--global", help="Search the whole corpus (map-reduce over reports).")]
+    = False,
     offline: Offline = False,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
@@ -184,7 +189,8 @@ def ask(
     console.print(f"[bold]{answer['search']} search[/bold], mode: {answer['mode']}")
     console.print(escape(answer["answer"]))
     for source in answer.get("sources", [])[:10]:
-        label = source.get("title") or (source.get("ref", "") + (f" › {source['section']}" if source.get("section") else ""))
+        section = f" › {source['section']}" if source.get("section") else ""
+        label = source.get("title") or source.get("ref", "") + section
         console.print(f"  [{escape(source['id'])}] {escape(label)}")
 
 

@@ -60,8 +60,8 @@ class Searcher:
                               + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
                     "entities": [], "sources": []}
         marks = ", ".join("?" * len(seeds))
-        entities = self.db.query(f"SELECT key, name, type, description, mode FROM knowledge_entities WHERE key IN ({marks})",
-                                 tuple(seeds))
+        entities = self.db.query("SELECT key, name, type, description, mode FROM knowledge_entities"
+                                 f" WHERE key IN ({marks})", tuple(seeds))
         entities.sort(key=lambda e: seeds.index(e["key"]))
         relationships = self.db.query(
             f"SELECT source, target, description, weight, mode FROM knowledge_relationships WHERE source IN ({marks})"
@@ -71,7 +71,8 @@ class Searcher:
             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
             f" WHERE m.entity IN ({marks}) ORDER BY c.id LIMIT 200", tuple(seeds))
         passages = self._rank_passages(question, passages)[:PASSAGES]
-        sources = [{"id": f"t:{p['id']}", "ref": p["ref"], "section": p["section"], "path": p["path"]} for p in passages]
+        sources = [{"id": f"t:{p['id']}", "ref": p["ref"], "section": p["section"], "path": p["path"]}
+                   for p in passages]
         if self.model is None:
             lines = [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
             lines += [f"- {r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]

@@ -19,8 +19,9 @@ SEED = 0xDEADBEEF  # graphrag's seed: any fixed one would do
 
 
 def cluster(db: Database, max_cluster_size: int) -> dict:
-    edges = sorted((s, t, float(w)) for s, t, w in db.rows("SELECT source, target, weight FROM knowledge_relationships"))
-    found: dict[str, tuple[int, str | None, list[str]]] = {}
+    rows = db.rows("SELECT source, target, weight FROM knowledge_relationships")
+    edges = sorted((s, t, float(w)) for s, t, w in rows)
+    found: _Found = {}
     if edges:
         found = _communities(edges, max(2, max_cluster_size))
     current = {r[0] for r in db.rows("SELECT id FROM knowledge_communities")}
@@ -41,10 +42,14 @@ def cluster(db: Database, max_cluster_size: int) -> dict:
     for level, _, _ in found.values():
         levels[level] += 1
     return {"communities": len(found), "new": len(new), "kept": len(found) - len(new), "removed": len(gone),
-            "levels": dict(sorted(levels.items())), "nodes_clustered": len({m for _, _, ms in found.values() for m in ms})}
+            "levels": dict(sorted(levels.items())),
+            "nodes_clustered": len({m for _, _, ms in found.values() for m in ms})}
 
 
-def _communities(edges: list[tuple[str, str, float]], max_cluster_size: int) -> dict[str, tuple[int, str | None, list[str]]]:
+_Found = dict[str, tuple[int, str | None, list[str]]]
+
+
+def _communities(edges: list[tuple[str, str, float]], max_cluster_size: int) -> _Found:
     """id -> (level, parent id, sorted members)."""
     entries = gn.hierarchical_leiden(edges, max_cluster_size=max_cluster_size, seed=SEED, use_modularity=True)
     members: dict[tuple[int, int], list[str]] = defaultdict(list)
@@ -53,7 +58,7 @@ def _communities(edges: list[tuple[str, str, float]], max_cluster_size: int) -> 
         members[(entry.level, entry.cluster)].append(entry.node)
         parent_of[(entry.level, entry.cluster)] = entry.parent_cluster
     ids = {key: "c" + digest(str(key[0]), *sorted(nodes))[:15] for key, nodes in members.items()}
-    out: dict[str, tuple[int, str | None, list[str]]] = {}
+    out: _Found = {}
     for (level, number), nodes in members.items():
         parent = parent_of[(level, number)]
         parent_id = ids.get((level - 1, parent)) if parent is not None else None

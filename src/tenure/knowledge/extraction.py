@@ -85,8 +85,9 @@ def extract_batch(model: CachedModel, batch: list[Unit], config: KnowledgeConfig
     entities, relationships = list(found.get("entities") or []), list(found.get("relationships") or [])
     if sum(u.tokens for u in batch) >= config.glean_min_tokens:
         for _ in range(config.gleanings):
-            more, conversation = ask_json(model, "gleaning", [*conversation, {"role": "user", "content": prompts.GLEAN}],
-                                          ANSWER_TOKENS, has_lists("entities", "relationships"))
+            asked = [*conversation, {"role": "user", "content": prompts.GLEAN}]
+            more, conversation = ask_json(model, "gleaning", asked, ANSWER_TOKENS,
+                                          has_lists("entities", "relationships"))
             new_entities, new_relationships = more.get("entities") or [], more.get("relationships") or []
             entities += new_entities
             relationships += new_relationships

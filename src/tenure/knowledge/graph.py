@@ -108,7 +108,8 @@ def _plan(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summar
     if what == "entity":
         stored = dict(db.rows("SELECT key, inputs_hash FROM knowledge_entities"))
     else:
-        stored = {f"{s}\x00{t}": h for s, t, h in db.rows("SELECT source, target, inputs_hash FROM knowledge_relationships")}
+        rows = db.rows("SELECT source, target, inputs_hash FROM knowledge_relationships")
+        stored = {f"{s}\x00{t}": h for s, t, h in rows}
     gone = [key for key in stored if key not in inputs]
     if what == "entity":
         report.removed_entities = len(gone)
@@ -152,9 +153,9 @@ def _apply(db: Database, what: str, gone: list[str], rows: list[tuple[str, _Inpu
                        [tuple(key.split("\x00")) for key in gone])
         db.executemany(
             "INSERT INTO knowledge_relationships (source, target, description, weight, mode, inputs_hash, mentions)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target) DO UPDATE SET description = excluded.description,"
-            " weight = excluded.weight, mode = excluded.mode, inputs_hash = excluded.inputs_hash,"
-            " mentions = excluded.mentions",
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, target) DO UPDATE SET"
+            " description = excluded.description, weight = excluded.weight, mode = excluded.mode,"
+            " inputs_hash = excluded.inputs_hash, mentions = excluded.mentions",
             [(*key.split("\x00"), d, item.weight, mode, h, item.mentions) for key, item, d, mode, h in rows])
 
 

@@ -90,12 +90,13 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
               1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True))
     if document_id is None:
         document_id = db.rows(
-            "INSERT INTO knowledge_documents (key, kind, origin, path, ref, title, content_hash, tokens, sections, thin,"
-            " thin_reason, authored_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO knowledge_documents (key, kind, origin, path, ref, title, content_hash, tokens, sections,"
+            " thin, thin_reason, authored_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (doc.key, *values))[0][0]
     else:
-        db.execute("UPDATE knowledge_documents SET kind = ?, origin = ?, path = ?, ref = ?, title = ?, content_hash = ?,"
-                   " tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ? WHERE id = ?",
+        db.execute("UPDATE knowledge_documents SET kind = ?, origin = ?, path = ?, ref = ?, title = ?,"
+                   " content_hash = ?, tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ?"
+                   " WHERE id = ?",
                    (*values, document_id))
     return _sync_chunks(db, document_id, doc, chunks)
 
@@ -131,7 +132,8 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
 def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention]) -> None:
     found = offline.extract(text, section, own)
     db.executemany(
-        "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description) VALUES (?, ?, 'offline', ?, ?, ?)",
+        "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
+        " VALUES (?, ?, 'offline', ?, ?, ?)",
         [(chunk_id, m.key, m.name, m.type, m.description) for m in found.mentions.values()])
     db.executemany(
         "INSERT INTO knowledge_links (chunk_id, source, target, mode, description, weight)"

@@ -88,7 +88,8 @@ def document_entities(kind: str, ref: str, title: str, key: str, meta: dict) -> 
     if kind == "postmortem":
         return [Mention(f"incident:{key.removeprefix('doc:')}", title, "incident", f"incident review: {title}")]
     if kind in ("pr", "issue"):
-        return [Mention(entity_key(ref, "ticket"), ref, "ticket", f"{'PR' if kind == 'pr' else 'issue'} {ref}: {title}")]
+        noun = "PR" if kind == "pr" else "issue"
+        return [Mention(entity_key(ref, "ticket"), ref, "ticket", f"{noun} {ref}: {title}")]
     if kind == "commit":
         touched = meta.get("symbols") or []
         if len(touched) <= COMMIT_SYMBOLS_LINKED:  # a sweeping commit says nothing about each symbol
@@ -227,7 +228,8 @@ def _entities(sentence: str) -> list[Mention]:
     for m in _CONFIG.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "config")
     for m in _DECISION.finditer(sentence):
-        add(m.start(), m.end(), f"{m.group(1).upper()}-{m.group(2)}", "decision" if m.group(1).lower() == "adr" else "rfc")
+        kind = "decision" if m.group(1).lower() == "adr" else "rfc"
+        add(m.start(), m.end(), f"{m.group(1).upper()}-{m.group(2)}", kind)
     for m in _TICKET.finditer(sentence):
         add(m.start(), m.end(), f"#{m.group(1) or m.group(2) or m.group(3)}", "ticket")
     for m in _PATH.finditer(sentence):
@@ -236,9 +238,9 @@ def _entities(sentence: str) -> list[Mention]:
         name = m.group(1)
         parts = name.split(".")
         # bare dotted prose is code when it is called, or has a class-like part, or is three names deep
-        if m.group(2) or len(parts) >= 3 or any(p[:1].isupper() and not p.isupper() for p in parts[1:]):
-            if name.casefold() not in _NOT_CODE and not parts[-1].isdigit():
-                add(m.start(), m.end(), name, "symbol")
+        code_like = m.group(2) or len(parts) >= 3 or any(p[:1].isupper() and not p.isupper() for p in parts[1:])
+        if code_like and name.casefold() not in _NOT_CODE and not parts[-1].isdigit():
+            add(m.start(), m.end(), name, "symbol")
     for m in _CALL.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "symbol")
     for m in _SERVICE.finditer(sentence):

@@ -49,7 +49,8 @@ Give: "title" (short, naming the key entities); "summary" (what the community is
 relationships [r:...] or reports [c...] it rests on}}. State only what the data says; at most {words} words.
 
 Answer with one JSON object and nothing else:
-{{"title": "", "summary": "", "rating": 5, "rating_explanation": "", "findings": [{{"summary": "", "explanation": "", "cites": []}}]}}"""
+{{"title": "", "summary": "", "rating": 5, "rating_explanation": "",
+ "findings": [{{"summary": "", "explanation": "", "cites": []}}]}}"""
 
 MAP = """Answer the question from the community reports below, as a list of points. Each point: "description"
 (the point, citing the reports it rests on as [c...]) and "score" (0-100: how much it helps answer the question;

@@ -126,8 +126,8 @@ def _extractive(db: Database, community: _Community, entities: dict[str, tuple],
     findings = findings[:FINDINGS]
     sources = sorted({ref for f in findings for ref in f.get("refs", [])})
     weight = sum(f.get("score", 0) for f in findings)
-    summary = (f"{len(community.members)} entities around {', '.join(names)}"
-               + (f"; named in {', '.join(sources[:6])}" + (" and more" if len(sources) > 6 else "") if sources else ""))
+    named = f"; named in {', '.join(sources[:6])}" + (" and more" if len(sources) > 6 else "") if sources else ""
+    summary = f"{len(community.members)} entities around {', '.join(names)}{named}"
     return {"title": ", ".join(names) or community.id, "summary": summary,
             "rating": round(min(10.0, 2.0 * math.log2(1 + weight)), 1), "findings": findings}
 

@@ -116,11 +116,12 @@ def _related(db: Database, links: list[_Link]) -> list[dict]:
         return []
     marks = ", ".join("?" * len(keys))
     rows = db.rows(
-        "SELECT r.source, r.target, r.description, r.weight, r.mode, e.key, e.name, e.type FROM knowledge_relationships r"
-        " JOIN knowledge_entities e ON e.key = CASE WHEN r.source IN ({0}) THEN r.target ELSE r.source END"
-        " WHERE (r.source IN ({0}) OR r.target IN ({0})) AND e.type IN"
+        "SELECT r.source, r.target, r.description, r.weight, r.mode, e.key, e.name, e.type"
+        " FROM knowledge_relationships r JOIN knowledge_entities e"
+        f" ON e.key = CASE WHEN r.source IN ({marks}) THEN r.target ELSE r.source END"
+        f" WHERE (r.source IN ({marks}) OR r.target IN ({marks})) AND e.type IN"
         " ('decision', 'incident', 'constraint', 'requirement', 'rfc', 'ticket')"
-        " ORDER BY r.weight DESC LIMIT 10".format(marks), tuple(keys) * 3)
+        " ORDER BY r.weight DESC LIMIT 10", tuple(keys) * 3)
     return [{"entity": name, "type": type_, "relationship": description, "weight": round(weight, 2), "mode": mode}
             for _, _, description, weight, mode, _, name, type_ in rows]
 

@@ -72,7 +72,8 @@ def report_writer(model: CachedModel, db: Database):
         messages = [{"role": "system", "content": prompts.REPORT.format(words=REPORT_WORDS)},
                     {"role": "user", "content": context}]
         try:
-            answer, _ = ask_json(model, "community reports", messages, REPORT_ANSWER_TOKENS, has_text("title", "summary"))
+            answer, _ = ask_json(model, "community reports", messages, REPORT_ANSWER_TOKENS,
+                                 has_text("title", "summary"))
         except (MalformedAnswer, ProviderError):
             return None
         findings = []

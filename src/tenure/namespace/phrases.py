@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tenure.structural.naming import has_suffix
 from tenure.structural.resolve import SymbolInfo
 from tenure.structural.store import StructuralStore
 
@@ -160,7 +161,7 @@ class PhraseIndex:
         if not candidates:
             return self._inherited(phrase, text) if text != name else None
         if text != name:  # a dotted name: a suffix of full names, or package + name (a re-export)
-            suffix = [e for e in candidates if _has_suffix(e.fqn, text)]
+            suffix = [e for e in candidates if has_suffix(e.fqn, text)]
             if len(suffix) == 1:
                 return PhraseMatch(phrase, EXACT, (suffix[0].fqn,), f"the one symbol named …{text}", 1)
             if suffix:
@@ -175,6 +176,8 @@ class PhraseIndex:
             if packaged:
                 return self._pick(phrase, packaged, f"{len(packaged)} symbols of package {parts[0]} named {name}")
             return self._inherited(phrase, text)
+        if all(e.in_tests for e in candidates):  # prose means the project's code, not a test's local helper
+            return PhraseMatch(phrase, UNRESOLVED, how=f"only symbols in tests are named {name}", total=len(candidates))
         if len(candidates) == 1 and (candidates[0].top_level or candidates[0].kind in ("class", "module")):
             return PhraseMatch(phrase, EXACT, (candidates[0].fqn,), f"the one symbol named {name}", 1)
         if len(candidates) == 1:  # a bare name that only a class member has may mean something else
@@ -215,7 +218,7 @@ class PhraseIndex:
         classes = [e for e in outside if e.kind == "class"]
         if len(classes) == 1:
             return PhraseMatch(phrase, STRONG, (classes[0].fqn,), f"{why}; the one class outside tests", len(entries))
-        if not outside:  # prose means the project's code, not a test's local helper
+        if not outside:
             return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
         return _set(phrase, sorted(e.fqn for e in outside), why)
 
@@ -225,7 +228,8 @@ class PhraseIndex:
         same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
                 and (e.kind in ("class", "module") or e.top_level)] if norm else []
         if len(same) == 1:
-            return PhraseMatch(phrase, STRONG, (same[0].fqn,), f"'{text}' is {same[0].fqn} with case and spaces folded", 1)
+            how = f"'{text}' is {same[0].fqn} with case and spaces folded"
+            return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
         words = words_of(text)
@@ -244,10 +248,6 @@ class PhraseIndex:
 
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
     return PhraseMatch(phrase, WEAK, tuple(fqns[:WEAK_LIMIT]), why, len(fqns))
-
-
-def _has_suffix(fqn: str, suffix: str) -> bool:
-    return fqn == suffix or (fqn.endswith(suffix) and fqn[-len(suffix) - 1] in ".:#$/")
 
 
 def _in_order(parts: list[str], fqn: str) -> bool:

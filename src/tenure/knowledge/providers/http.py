@@ -94,8 +94,9 @@ class ChatServer(ABC):
     def _status_message(self, url: str, response: httpx.Response) -> str:
         hint = {401: f"check {self.endpoint.key_setting}", 403: f"check {self.endpoint.key_setting}",
                 404: f"check {self.endpoint.url_setting} and {self.endpoint.model_setting}={self.endpoint.model!r}"}
-        return (f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}; "
-                + hint.get(response.status_code, f"check {self.endpoint.url_setting} and {self.endpoint.model_setting}"))
+        default = f"check {self.endpoint.url_setting} and {self.endpoint.model_setting}"
+        return f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}; " + hint.get(
+            response.status_code, default)
 
 
 def retry_after(value: str | None) -> float | None:

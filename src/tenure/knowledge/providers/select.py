@@ -3,7 +3,7 @@
 | setting (env) | config key | meaning |
 |---|---|---|
 | ``TENURE_LLM`` | ``provider`` | ``openai`` (any OpenAI-compatible server), ``ollama`` or ``none`` (default: offline) |
-| ``TENURE_LLM_URL`` | ``url`` | base URL, e.g. ``http://127.0.0.1:8080/v1`` (required for openai; ollama: ``http://127.0.0.1:11434``) |
+| ``TENURE_LLM_URL`` | ``url`` | base URL, e.g. ``http://127.0.0.1:8080/v1`` (openai: required; ollama: its default) |
 | ``TENURE_LLM_MODEL`` | ``model`` | model name (required) |
 | ``TENURE_LLM_API_KEY`` | ``api_key`` | bearer token, if the server wants one |
 | ``TENURE_LLM_TIMEOUT`` | ``timeout`` | seconds per request (default 120) |
