@@ -21,10 +21,10 @@ from tenure.memories.elements import PROJECT, Place, contains, display, places, 
 from tenure.memories.elements import resolve as resolve_element
 from tenure.memories.errors import KeyProblem, MemoriesError
 from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
-from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, query_in, stamp
+from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, stamp
 from tenure.memories.terms import normalised, terms
 from tenure.memories.vectors import AUTO, Provider, Vectors
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 Clock = Callable[[], datetime]
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only

@@ -12,9 +12,8 @@ import math
 
 import numpy as np
 
-from tenure.memories.store import query_in
 from tenure.memories.vectors import Vectors
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 DUPLICATE_COSINE = 0.94
 SIMILAR_COSINE = 0.82

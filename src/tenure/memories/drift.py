@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from tenure.memories.elements import Place, kind_of, places
-from tenure.memories.store import add_event, query_in, stamp
-from tenure.storage import Database
+from tenure.memories.store import add_event, stamp
+from tenure.storage import Database, query_in
 from tenure.structural.naming import SEPARATORS
 
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tenure.memories.errors import MemoriesError
-from tenure.memories.store import query_in
 from tenure.namespace.lookup import find_symbols
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 from tenure.structural.naming import SEPARATORS, short_name
 
 PROJECT = "project"

@@ -10,9 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tenure.memories.elements import DECISION
-from tenure.memories.store import query_in
 from tenure.memories.terms import normalised
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]")  # [[Target]] or [[Target|shown text]]
 

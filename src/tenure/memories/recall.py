@@ -13,10 +13,10 @@ from datetime import datetime
 import numpy as np
 
 from tenure.memories import ranking
-from tenure.memories.store import parse_stamp, query_in
+from tenure.memories.store import parse_stamp
 from tenure.memories.usage import usage_of
 from tenure.memories.vectors import Vectors
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 CANDIDATES = 200
 EMPTY_QUERY_POOL = 2000

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from tenure.memories.store import add_event, query_in, stamp
-from tenure.storage import Database
+from tenure.memories.store import add_event, stamp
+from tenure.storage import Database, query_in
 
 DECLARED = "declared"
 INFERRED = "inferred"

@@ -40,3 +40,16 @@ class Database(Protocol):
     def table_exists(self, name: str) -> bool: ...
 
     def close(self) -> None: ...
+
+
+IN_CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
+
+
+def query_in(db: Database, sql: str, values: Iterable[Any], params: Sequence[Any] = ()) -> list[Row]:
+    """Run `sql` with `{placeholders}` replaced by a `?` list, in chunks; `params` come after the list."""
+    values = list(values)
+    rows: list[Row] = []
+    for i in range(0, len(values), IN_CHUNK):
+        chunk = values[i : i + IN_CHUNK]
+        rows.extend(db.query(sql.format(placeholders=", ".join("?" * len(chunk))), [*chunk, *params]))
+    return rows
