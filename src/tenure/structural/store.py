@@ -359,6 +359,21 @@ class StructuralStore:
         return dict(self.db.rows(
             "SELECT fqn, fingerprint FROM symbols WHERE fqn IN (SELECT value FROM json_each(?))", (_json(fqns or []),)))
 
+    def symbol_spans(self, paths: list[str]) -> list[tuple[str, str, str, str, int, int]]:
+        """(path, fqn, name, kind, start_line, end_line) of the symbols defined in the files `paths`."""
+        return self.db.rows(
+            "SELECT f.path, s.fqn, s.name, s.kind, s.start_line, s.end_line FROM files f JOIN symbols s"
+            " ON s.file_id = f.id WHERE f.path IN (SELECT value FROM json_each(?))"
+            " ORDER BY f.path, s.start_line, s.end_line DESC", (_json(paths),))
+
+    def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
+        """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""
+        marks = _json(fqns)
+        return self.db.rows(
+            "SELECT src_fqn, dst_fqn, relation FROM edges WHERE src_fqn IN (SELECT value FROM json_each(?))"
+            " AND dst_fqn IS NOT NULL UNION SELECT src_fqn, dst_fqn, relation FROM edges"
+            " WHERE dst_fqn IN (SELECT value FROM json_each(?))", (marks, marks))
+
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
         blob = encode_facts(facts)
         self.db.execute(
