@@ -9,7 +9,7 @@ import pytest
 from tenure import Tenure
 
 FIXTURES = Path(__file__).parent / "fixtures"
-pytest_plugins = ["tests.memory_support", "tests.incremental_support"]
+pytest_plugins = ["tests.memory_support", "tests.incremental_support", "tests.git_support"]
 
 
 @pytest.fixture(autouse=True)
