@@ -144,7 +144,6 @@ def test_import_threads_copies_exports_and_refuses_malformed_json_without_losing
 
 
 def test_commits_that_touched_a_symbol_are_listed_and_thin_ones_counted(built) -> None:
-    pytest.importorskip("tenure.history", reason="tenure.history comes from the episodic branch")
     t, report = built
     assert report["history"]["available"] is True
     commits = t.knowledge.why("SettlementService.retry")["commits"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tenure.embeddings import EmbeddingProvider, get_provider
+from tenure.history import GitHistory
 from tenure.knowledge import config as settings
 from tenure.knowledge import cost, pipeline
 from tenure.knowledge.ask import Searcher
@@ -113,9 +114,5 @@ class Knowledge:
                   for name in ("documents", "chunks", "entities", "relationships", "communities", "reports")}
         return {"built": get_meta(self.db, "last_build"), **counts}
 
-    def _history(self) -> object | None:
-        if not self.config().history:
-            return None
-        from tenure.knowledge.sources.commits import open_history  # git and its tables: only when wanted
-
-        return open_history(self.db, self.root)
+    def _history(self) -> GitHistory | None:
+        return GitHistory(self.db, self.root) if self.config().history else None

@@ -26,17 +26,17 @@ A config key wins over its environment variable.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONFIG_FILE = "tenure.toml"
+from tenure.settings import CONFIG_FILE, SettingsError, project_table
+
 DEFAULT_THREADS = (".tenure/threads", "prs")
 
 
-class KnowledgeConfigError(ValueError):
-    """A setting is wrong; the message names the file and the setting."""
+class KnowledgeConfigError(SettingsError):
+    """A [knowledge] setting is wrong; the message names the file and the setting."""
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,8 @@ _LISTS = ("documents", "exclude", "threads")
 
 
 def load(root: Path) -> KnowledgeConfig:
-    """The project's settings ({} without a tenure.toml); a broken file is an error naming it."""
-    path = root / CONFIG_FILE
-    if not path.is_file():
-        return KnowledgeConfig()
-    try:
-        table = tomllib.loads(path.read_text("utf-8")).get("knowledge", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise KnowledgeConfigError(f"{path}: {exc}") from exc
-    return parse(table, str(path))
+    """The project's settings (the defaults without a tenure.toml); a broken file is an error naming it."""
+    return parse(project_table(root, "knowledge"), str(root / CONFIG_FILE))
 
 
 def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:

@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
+from tenure.history import GitHistory
 from tenure.knowledge.offline import entity_key
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
@@ -33,8 +34,8 @@ class _Link:
     how: str
 
 
-def why(db: Database, lookup: Lookup, history: object | None = None, limit: int = EVIDENCE_LIMIT) -> dict:
-    """`history`: a tenure.history.GitHistory (its commits that touched the symbol), or None."""
+def why(db: Database, lookup: Lookup, history: GitHistory | None = None, limit: int = EVIDENCE_LIMIT) -> dict:
+    """`history`: the commits that touched the symbol come from it (None: [knowledge] history = false)."""
     built = get_meta(db, "last_build")
     answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
                     "mode": built["mode"] if built else "offline", "built": built}
@@ -138,14 +139,14 @@ def _communities(db: Database, keys: list[str]) -> list[dict]:
             for cid, level, size, title, summary, mode, _ in rows]
 
 
-def _commits(db: Database, history: object | None, fqn: str | None, links: list[_Link]) -> dict:
+def _commits(db: Database, history: GitHistory | None, fqn: str | None, links: list[_Link]) -> dict:
     """Commits whose diff touched the symbol (the history, deterministic) and commits whose message names
     it (the knowledge store); thin ones are counted, not listed."""
     listed: dict[str, dict] = {}
     thin = 0
-    available = history is not None and getattr(history, "available", False)
-    if available and fqn:
-        for commit in history.touching([fqn]):  # type: ignore[attr-defined]
+    available = history is not None and history.available
+    if history is not None and available and fqn:
+        for commit in history.touching([fqn]):
             if commit.thin:
                 thin += 1
                 continue
@@ -165,8 +166,10 @@ def _commits(db: Database, history: object | None, fqn: str | None, links: list[
                                     "subject": title, "how": "its message names it"})
     commits = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
     out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin}
-    if not available:
-        out["history"] = "not read (no git history, or the knowledge build has not run)"
+    if history is None:
+        out["history"] = "not read ([knowledge] history = false)"
+    elif not available:
+        out["history"] = f"not read ({history.reason})"
     return out
 
 

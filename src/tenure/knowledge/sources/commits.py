@@ -7,36 +7,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tenure.history import Commit, GitHistory
 from tenure.knowledge.sections import Section
 from tenure.knowledge.sources import SourceDocument
 from tenure.storage import Database
 
-try:
-    from tenure.history import Commit, GitHistory
-except ImportError:  # tenure.history lands from the episodic branch; until then the history is unavailable
-    Commit = GitHistory = None  # type: ignore[assignment,misc]
-
 FILES_KEPT = 50
 SYMBOLS_KEPT = 100
-NOT_BUILT = "tenure.history is not in this build"
-
-
-def open_history(db: Database, root: Path):  # -> GitHistory | None
-    return GitHistory(db, root) if GitHistory is not None else None
 
 
 def read(db: Database, root: Path) -> tuple[list[SourceDocument], dict]:
     """The commits as documents, and what reading the history did (or why it could not)."""
-    history = open_history(db, root)
-    if history is None:
-        return [], {"available": False, "reason": NOT_BUILT}
+    history = GitHistory(db, root)
     if not history.available:
-        return [], {"available": False, "reason": "no git history (not a git work tree, or no commits)"}
+        return [], {"available": False, "reason": history.reason}
     report = history.update()
     return [document(c) for c in history.commits()], {"available": True, **report}
 
 
-def document(commit) -> SourceDocument:  # commit: tenure.history.Commit
+def document(commit: Commit) -> SourceDocument:
     text = commit.subject + (f"\n\n{commit.body.strip()}" if commit.body.strip() else "")
     symbols = [{"fqn": s.fqn, "how": s.how} for s in commit.symbols[:SYMBOLS_KEPT]]
     return SourceDocument(
