@@ -8,11 +8,13 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tenure.knowledge import tokens
 
 SERVICE = '''"""Settlement."""
 
@@ -168,7 +170,9 @@ class FakeModel:
 
 
 @contextmanager
-def fake_model() -> Iterator[FakeModel]:
+def fake_model(answer: Callable[[list[dict]], str] = canned_answer) -> Iterator[FakeModel]:
+    """An OpenAI-compatible /chat/completions on 127.0.0.1 answering `answer(messages)`; usage counted
+    with the tokenizer tenure counts with."""
     state = FakeModel()
 
     class Handler(BaseHTTPRequestHandler):
@@ -188,9 +192,10 @@ def fake_model() -> Iterator[FakeModel]:
                 state.malformed_next -= malformed
             if hang:
                 time.sleep(state.hang_seconds)
-            text = "Sure! Here is the graph: {entities: [oops" if malformed else canned_answer(body["messages"])
+            text = "Sure! Here is the graph: {entities: [oops" if malformed else answer(body["messages"])
+            prompt = sum(tokens.count(m["content"]) for m in body["messages"])
             self._send(200, {"choices": [{"message": {"role": "assistant", "content": text}}],
-                             "usage": {"prompt_tokens": 100, "completion_tokens": 20}})
+                             "usage": {"prompt_tokens": prompt, "completion_tokens": tokens.count(text)}})
 
         def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
             data = json.dumps(payload).encode()

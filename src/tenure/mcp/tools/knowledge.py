@@ -17,25 +17,20 @@ from tenure.mcp.registry import READ_ONLY, WRITES, Registry
 from tenure.mcp.tools.results import refusals, structured
 
 WHY_IS_THIS = (
-    "Call before changing a symbol, to learn why it is this way: the decisions, incident reviews, PR/issue "
-    "threads, changelog entries and commits behind it, each with source (file › section, #PR, commit), a "
-    "quoted passage, the tier of the link from prose to code (exact | strong | weak | unresolved) and mode "
-    "(offline: extracted without a model; model). A config key or concept works as a phrase."
+    "Call before changing a symbol to learn why it is this way: decisions, incident reviews, PR/issue threads, "
+    "changelog entries and commits, each with source, quoted passage, tier of the prose-to-code link "
+    "(exact|strong|weak|unresolved) and mode (offline|model). A config key or concept works too."
 )
-ASK = (
-    "Ask the project's knowledge graph a question. Local: around the entities the question names; "
-    "global_search: over community reports (corpus-wide patterns). Answers cite their sources and say their mode."
-)
+ASK = "Ask the project's knowledge graph; global_search for corpus-wide patterns. Cites sources, says its mode."
 BUILD = (
-    "Build or update the knowledge graph (only new or changed material is read; a rebuild asks nothing). "
-    "With no model configured it uses yours through sampling when you offer it, else runs offline. "
-    "max_calls / max_tokens stop it cleanly; call again to resume."
+    "Build or update the knowledge graph (only new or changed material; a rebuild asks nothing), with your "
+    "model through sampling when none is configured. max_calls/max_tokens stop it; call again to resume."
 )
 
 
 def register(registry: Registry, tenure: Tenure) -> None:
     def why_is_this(
-        symbol: Annotated[str, Field(description="Symbol (full name or unique suffix) or phrase, e.g. SECRET_KEY")],
+        symbol: Annotated[str, Field(description="Symbol name or suffix, or a phrase")],
         limit: Annotated[int, Field(ge=1, le=50)] = 8,
     ) -> CallToolResult:
         return structured(tenure.knowledge.why(symbol, limit))
