@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tenure.embeddings import EmbeddingProvider, get_provider
-from tenure.history import GitHistory
 from tenure.knowledge import config as settings
 from tenure.knowledge import cost, pipeline
 from tenure.knowledge.ask import Searcher
@@ -95,8 +94,7 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        history = self._history()
-        return why(self.db, find_symbols(self.db, symbol), history, limit)
+        return why(self.db, find_symbols(self.db, symbol), limit)
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
         provider = self.provider(offline)
@@ -113,6 +111,3 @@ class Knowledge:
         counts = {name: self.db.rows(f"SELECT COUNT(*) FROM knowledge_{name}")[0][0]
                   for name in ("documents", "chunks", "entities", "relationships", "communities", "reports")}
         return {"built": get_meta(self.db, "last_build"), **counts}
-
-    def _history(self) -> GitHistory | None:
-        return GitHistory(self.db, self.root) if self.config().history else None

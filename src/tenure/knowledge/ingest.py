@@ -98,6 +98,11 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
                    " content_hash = ?, tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ?"
                    " WHERE id = ?",
                    (*values, document_id))
+    if doc.kind == "commit":  # kept queryable by symbol: `why` lists the commits that shaped one
+        db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
+        db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
+                       " ON CONFLICT DO NOTHING",
+                       [(document_id, s["fqn"], s["how"]) for s in doc.meta.get("symbols", [])])
     return _sync_chunks(db, document_id, doc, chunks)
 
 

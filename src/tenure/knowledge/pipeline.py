@@ -82,6 +82,8 @@ def build(db: Database, root: Path, config: KnowledgeConfig, structural: Structu
     if model is not None:
         report.model = model.totals()
     with db.transaction():
+        if report.history:
+            set_meta(db, "history", report.history)
         set_meta(db, "last_build", {"at": datetime.now(UTC).isoformat(timespec="seconds"), "mode": report.mode,
                                     "model": provider.name if provider else None, "stopped": report.stopped,
                                     "calls": report.model["calls"] if report.model else 0})

@@ -164,6 +164,19 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+@migrations
+def m002_commit_symbols(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE knowledge_commit_symbols (  -- what a commit document's diff touched (tenure.history)
+            document_id INTEGER NOT NULL REFERENCES knowledge_documents(id) ON DELETE CASCADE,
+            fqn TEXT NOT NULL,
+            how TEXT NOT NULL,                -- how the history mapped the diff to it: span, hunk, carried, ...
+            PRIMARY KEY (document_id, fqn)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_commit_symbols_fqn ON knowledge_commit_symbols(fqn)")
+
+
 def digest(*parts: str) -> str:
     """A stable hash of text parts (separated, so ('ab', 'c') and ('a', 'bc') differ)."""
     h = hashlib.sha256()

@@ -13,7 +13,6 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from tenure.history import GitHistory
 from tenure.knowledge.offline import entity_key
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
@@ -34,8 +33,7 @@ class _Link:
     how: str
 
 
-def why(db: Database, lookup: Lookup, history: GitHistory | None = None, limit: int = EVIDENCE_LIMIT) -> dict:
-    """`history`: the commits that touched the symbol come from it (None: [knowledge] history = false)."""
+def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT) -> dict:
     built = get_meta(db, "last_build")
     answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
                     "mode": built["mode"] if built else "offline", "built": built}
@@ -57,7 +55,7 @@ def why(db: Database, lookup: Lookup, history: GitHistory | None = None, limit: 
     answer["evidence_total"] = sum(counts.values())
     answer["related"] = _related(db, links)
     answer["communities"] = _communities(db, [link.entity for link in links])
-    answer["commits"] = _commits(db, history, fqn, links)
+    answer["commits"] = _commits(db, fqn, links)
     answer["summary"] = {"text": _summary(answer, counts, built)}
     return answer
 
@@ -139,37 +137,38 @@ def _communities(db: Database, keys: list[str]) -> list[dict]:
             for cid, level, size, title, summary, mode, _ in rows]
 
 
-def _commits(db: Database, history: GitHistory | None, fqn: str | None, links: list[_Link]) -> dict:
-    """Commits whose diff touched the symbol (the history, deterministic) and commits whose message names
-    it (the knowledge store); thin ones are counted, not listed."""
+def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
+    """Commits whose diff touched the symbol (as tenure.history mapped it: deterministic) and commits
+    whose message names it; thin ones are counted, not listed."""
     listed: dict[str, dict] = {}
     thin = 0
-    available = history is not None and history.available
-    if history is not None and available and fqn:
-        for commit in history.touching([fqn]):
-            if commit.thin:
-                thin += 1
-                continue
-            hows = sorted({s.how for s in commit.symbols if s.fqn == fqn})
-            listed[commit.sha] = {"sha": commit.sha[:10], "date": commit.authored_at, "author": commit.author_name,
-                                  "subject": commit.subject, "how": "diff touched it" + (f" ({', '.join(hows)})"
-                                                                                          if hows else "")}
+    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how FROM knowledge_commit_symbols cs"
+                   " JOIN knowledge_documents d ON d.id = cs.document_id WHERE cs.fqn = ?"
+                   " ORDER BY d.authored_at DESC", (fqn,)) if fqn else []
+    for meta, title, authored_at, is_thin, how in rows:
+        if is_thin:
+            thin += 1
+            continue
+        info = json.loads(meta)
+        sha = info.get("sha", "")
+        listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
+                                "subject": title, "how": f"diff touched it ({how})"})
     keys = sorted({link.entity for link in links})
-    if keys:
+    for part in range(0, len(keys), 400):
+        chosen = keys[part:part + 400]
         for meta, title, authored_at in db.rows(
                 "SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
                 " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id WHERE d.kind = 'commit'"
-                f" AND m.entity IN ({', '.join('?' * len(keys))})", tuple(keys)):
+                f" AND m.entity IN ({', '.join('?' * len(chosen))})", tuple(chosen)):
             info = json.loads(meta)
             sha = info.get("sha", "")
             listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
                                     "subject": title, "how": "its message names it"})
     commits = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
     out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin}
-    if history is None:
-        out["history"] = "not read ([knowledge] history = false)"
-    elif not available:
-        out["history"] = f"not read ({history.reason})"
+    history = get_meta(db, "history")
+    if history and not history.get("available"):
+        out["history"] = f"not read ({history.get('reason')})"
     return out
 
 

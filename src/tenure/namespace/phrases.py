@@ -93,6 +93,7 @@ class _Entry:
     top_level: bool  # defined directly in its module
     in_tests: bool
     bases: tuple[str, ...] = ()
+    module: str = ""
 
 
 @dataclass
@@ -115,7 +116,8 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases)
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
+                           s.module or "")
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             index.by_normalised[normalised(s.name)].append(entry)
@@ -167,9 +169,10 @@ class PhraseIndex:
             if suffix:
                 return self._pick(phrase, suffix, f"{len(suffix)} symbols end in {text}")
             parts = text.split(".")
-            # a re-export names what a module defines at its top (flask.session is no method's name)
-            packaged = [e for e in candidates if e.fqn.split(".")[0] == parts[0] and _in_order(parts, e.fqn)
-                        and (e.top_level or e.kind in ("class", "module"))]
+            # a re-export skips modules, never a class: flask.Flask.url_for is flask.app.Flask.url_for, but
+            # flask.session is no method AppContext.session
+            packaged = [e for e in candidates if e.fqn.split(".")[0] == parts[0]
+                        and _reexported(text, e)]
             if len(packaged) == 1:
                 return PhraseMatch(phrase, STRONG, (packaged[0].fqn,),
                                    f"{text} names its package and its name (re-exported from {packaged[0].fqn})", 1)
@@ -250,18 +253,14 @@ def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
     return PhraseMatch(phrase, WEAK, tuple(fqns[:WEAK_LIMIT]), why, len(fqns))
 
 
-def _in_order(parts: list[str], fqn: str) -> bool:
-    """Whether the dotted parts appear in this order among the fqn's parts, the last one last."""
-    names = fqn.split(".")
-    if names[-1] != parts[-1]:
+def _reexported(text: str, entry: _Entry) -> bool:
+    """``pkg.Name.member`` for ``pkg.sub.Name.member``: the phrase is a package above the symbol's module,
+    then the symbol's whole name inside that module."""
+    if not entry.module or not entry.fqn.startswith(entry.module + "."):
         return False
-    position = 0
-    for part in parts[:-1]:
-        try:
-            position = names.index(part, position) + 1
-        except ValueError:
-            return False
-    return True
+    inside = entry.fqn[len(entry.module) + 1:]
+    head = text[:-len(inside) - 1]
+    return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
 
 
 def _in_tests(path: str) -> bool:

@@ -13,7 +13,7 @@ from tenure.knowledge.sources import SourceDocument
 from tenure.storage import Database
 
 FILES_KEPT = 50
-SYMBOLS_KEPT = 100
+SYMBOLS_KEPT = 500  # a commit touching more is a sweep (a reformat): its first 500 are kept
 
 
 def read(db: Database, root: Path) -> tuple[list[SourceDocument], dict]:
