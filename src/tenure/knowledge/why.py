@@ -17,7 +17,7 @@ from tenure.knowledge.offline import entity_key
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
-from tenure.namespace.phrases import TIERS, UNRESOLVED
+from tenure.namespace.phrases import TIERS, UNRESOLVED, WEAK
 from tenure.storage import Database
 
 EVIDENCE_LIMIT = 12
@@ -153,7 +153,7 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
         sha = info.get("sha", "")
         listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
                                 "subject": title, "how": f"diff touched it ({how})"})
-    keys = sorted({link.entity for link in links})
+    keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
     for part in range(0, len(keys), 400):
         chosen = keys[part:part + 400]
         for meta, title, authored_at in db.rows(

@@ -16,7 +16,7 @@ index state; resolving a phrase is then a few dictionary lookups.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -236,17 +236,22 @@ class PhraseIndex:
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
         words = words_of(text)
-        if not words or len(text) > 80:
+        if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
-        sets = [self.by_word.get(w, set()) for w in words]
-        matched = set.intersection(*sets) if sets else set()
-        matched = {f for f in matched if not self.fqns[f].in_tests}
-        if not matched:
+        # the symbols sharing the most of the phrase's words, at least two ("the settlement retry path":
+        # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
+        shared: Counter = Counter()
+        for word in words:
+            shared.update(f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests)
+        best = max(shared.values(), default=0)
+        if best < 2:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name or with those words")
+        matched = {f for f, n in shared.items() if n == best}
+        common = sorted(w for w in words if all(w in words_of(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
         if len(matched) > TOO_VAGUE:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
-        return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(sorted(words)))
+        return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
 
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
