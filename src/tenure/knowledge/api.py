@@ -15,7 +15,7 @@ from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers import ChatProvider, get_chat_provider
 from tenure.knowledge.sources import threads
-from tenure.knowledge.store import digest, get_meta, migrations
+from tenure.knowledge.store import digest, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.storage import Database
@@ -107,7 +107,3 @@ class Knowledge:
     def import_threads(self, files: list[Path]) -> dict:
         return threads.import_files(self.root, files)
 
-    def status(self) -> dict:
-        counts = {name: self.db.rows(f"SELECT COUNT(*) FROM knowledge_{name}")[0][0]
-                  for name in ("documents", "chunks", "entities", "relationships", "communities", "reports")}
-        return {"built": get_meta(self.db, "last_build"), **counts}

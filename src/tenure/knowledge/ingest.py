@@ -18,7 +18,7 @@ from tenure.knowledge.chunking import Chunk, chunk_sections
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import SourceDocument
 from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # documents written per transaction
@@ -162,9 +162,5 @@ def _refresh_offline(db: Database) -> None:
 
 
 def _count_chunks(db: Database, keys: list[str]) -> int:
-    total = 0
-    for start in range(0, len(keys), 500):
-        part = keys[start:start + 500]
-        total += db.rows("SELECT COUNT(*) FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id"
-                         f" WHERE d.key IN ({', '.join('?' * len(part))})", tuple(part))[0][0]
-    return total
+    return sum(r["n"] for r in query_in(db, "SELECT COUNT(*) AS n FROM knowledge_chunks c JOIN knowledge_documents d"
+                                            " ON d.id = c.document_id WHERE d.key IN ({placeholders})", keys))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from tenure.knowledge import tokens
 from tenure.knowledge.store import digest
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 MAX_INPUT_TOKENS = 8000  # a report's input is cut here (graphrag: max_input_length 8000)
 FINDINGS = 5
@@ -106,11 +106,9 @@ def _context(db: Database, community: _Community, entities: dict[str, tuple], su
 
 def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str, float]]:
     inside = set(members)
-    rows: list[tuple[str, str, str, float]] = []
-    for start in range(0, len(members), 400):
-        part = members[start:start + 400]
-        rows += [r for r in db.rows(f"SELECT source, target, description, weight FROM knowledge_relationships WHERE "
-                                    f"source IN ({', '.join('?' * len(part))})", tuple(part)) if r[1] in inside]
+    rows = [tuple(r.values()) for r in query_in(db, "SELECT source, target, description, weight FROM"
+                                                   " knowledge_relationships WHERE source IN ({placeholders})", members)
+            if r["target"] in inside]
     return sorted(rows, key=lambda r: (-r[3], r[0], r[1]))
 
 
@@ -137,22 +135,20 @@ def _central_sentences(db: Database, members: list[str], entities: dict[str, tup
     are: what the community is most about."""
     inside = set(members)
     scored: dict[str, dict] = {}
-    for start in range(0, len(members), 400):
-        part = members[start:start + 400]
-        rows = db.rows(
-            "SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
-            " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
-            f" WHERE l.source IN ({', '.join('?' * len(part))})", tuple(part))
-        for source, target, sentence, weight, chunk_id, ref in rows:
-            if target not in inside or sentence.startswith("both named in section"):
-                continue
-            score = weight * (1 + math.log1p(entities.get(source, (0, 0, 0, 0))[3])
-                              + math.log1p(entities.get(target, (0, 0, 0, 0))[3]))
-            item = scored.setdefault(sentence, {"summary": sentence, "explanation": "", "cites": [], "refs": [],
-                                                "score": 0.0})
-            item["score"] = round(max(item["score"], score), 3)
-            if chunk_id not in item["cites"]:
-                item["cites"].append(chunk_id)
-            if ref not in item["refs"]:
-                item["refs"].append(ref)
+    rows = query_in(db, "SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
+                        " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d"
+                        " ON d.id = c.document_id WHERE l.source IN ({placeholders})", members)
+    for row in rows:
+        source, target, sentence, weight, chunk_id, ref = row.values()
+        if target not in inside or sentence.startswith("both named in section"):
+            continue
+        score = weight * (1 + math.log1p(entities.get(source, (0, 0, 0, 0))[3])
+                          + math.log1p(entities.get(target, (0, 0, 0, 0))[3]))
+        item = scored.setdefault(sentence, {"summary": sentence, "explanation": "", "cites": [], "refs": [],
+                                            "score": 0.0})
+        item["score"] = round(max(item["score"], score), 3)
+        if chunk_id not in item["cites"]:
+            item["cites"].append(chunk_id)
+        if ref not in item["refs"]:
+            item["refs"].append(ref)
     return sorted(scored.values(), key=lambda f: (-f["score"], f["summary"]))[:FINDINGS]

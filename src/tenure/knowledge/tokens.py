@@ -34,11 +34,6 @@ def count(text: str) -> int:
     return len(encode(text)) if text else 0
 
 
-def count_many(texts: list[str]) -> list[int]:
-    """Token counts of many texts at once (tiktoken encodes a batch in its own threads)."""
-    return [len(t) for t in _encoding().encode_batch(texts, disallowed_special=())] if texts else []
-
-
 def cut(text: str, limit: int) -> str:
     """The text's first `limit` tokens."""
     encoded = encode(text)

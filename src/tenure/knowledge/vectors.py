@@ -84,6 +84,3 @@ class Vectors:
         return [(self.items[i], float(scores[i])) for i in top]
 
 
-def coverage(db: Database) -> dict[str, int]:
-    return {kind: count for kind, count in db.rows("SELECT kind, COUNT(*) FROM knowledge_vectors GROUP BY kind")}
-

@@ -18,7 +18,7 @@ from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import TIERS, UNRESOLVED, WEAK
-from tenure.storage import Database
+from tenure.storage import Database, query_in
 
 EVIDENCE_LIMIT = 12
 COMMITS_LIMIT = 10
@@ -80,17 +80,13 @@ def _evidence(db: Database, links: list[_Link], limit: int) -> tuple[list[dict],
     for link in links:
         if link.entity not in by_entity or _rank(link, own) < _rank(by_entity[link.entity], own):
             by_entity[link.entity] = link
-    keys = sorted(by_entity)
-    rows = []
-    for start in range(0, len(keys), 400):
-        part = keys[start:start + 400]
-        rows += db.rows(
-            "SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref, d.path, d.title,"
-            " d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c ON c.id = m.chunk_id"
-            " JOIN knowledge_documents d ON d.id = c.document_id"
-            f" WHERE m.entity IN ({', '.join('?' * len(part))}) AND d.kind <> 'commit'", tuple(part))
+    rows = query_in(db, "SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
+                        " d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
+                        " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
+                        " WHERE m.entity IN ({placeholders}) AND d.kind <> 'commit'", sorted(by_entity))
     items: dict[tuple[str, str], dict] = {}
-    for entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at in rows:
+    for row in rows:
+        entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at = row.values()
         link = by_entity[entity]
         item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
                 "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
@@ -154,16 +150,13 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
         listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
                                 "subject": title, "how": f"diff touched it ({how})"})
     keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
-    for part in range(0, len(keys), 400):
-        chosen = keys[part:part + 400]
-        for meta, title, authored_at in db.rows(
-                "SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
-                " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id WHERE d.kind = 'commit'"
-                f" AND m.entity IN ({', '.join('?' * len(chosen))})", tuple(chosen)):
-            info = json.loads(meta)
-            sha = info.get("sha", "")
-            listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
-                                    "subject": title, "how": "its message names it"})
+    for row in query_in(db, "SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
+                            " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
+                            " ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN ({placeholders})", keys):
+        info = json.loads(row["meta"])
+        sha = info.get("sha", "")
+        listed.setdefault(sha, {"sha": sha[:10], "date": row["authored_at"], "author": info.get("author"),
+                                "subject": row["title"], "how": "its message names it"})
     commits = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
     out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin}
     history = get_meta(db, "history")
