@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tests.knowledge_support import PR_412, make_repo
+from tests.knowledge_support import PR_412, git, make_repo
 
 TENURE = [sys.executable, "-c", "from tenure.cli import app; app()"]
 
@@ -122,6 +122,38 @@ def test_a_rebuild_of_an_unchanged_corpus_changes_nothing(built) -> None:
     assert ingest["new"] == ingest["changed"] == ingest["removed"] == 0
     assert again["steps"]["merge"]["described"] == 0
     assert again["steps"]["reports"]["kept"] == again["steps"]["reports"]["reports"]
+
+
+def test_an_update_merges_only_what_changed_and_agrees_with_a_full_merge(built) -> None:
+    t, _ = built
+    adr = t.root / "docs/adr/0002-nightly-reconciliation.md"
+    adr.write_text(adr.read_text().replace("rate limited", "rate limited and `SettlementService.retry` waits"))
+    (t.root / "docs/adr/0001-retry-settlements.md").unlink()
+    update = t.knowledge.build(embed=False)
+    assert 0 < update["steps"]["merge"]["touched"] < update["steps"]["merge"]["entities"]
+    before = t.db.query("SELECT * FROM knowledge_entities ORDER BY key"), \
+        t.db.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
+    t.db.execute("INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')"
+                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+    full = t.knowledge.build(embed=False)
+    assert full["steps"]["merge"]["touched"] == "all" and full["steps"]["merge"]["described"] == 0
+    after = t.db.query("SELECT * FROM knowledge_entities ORDER BY key"), \
+        t.db.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
+    assert before == after
+
+
+def test_a_new_commit_is_read_alone_and_a_history_moved_back_is_listed_again_whole(built) -> None:
+    t, _ = built
+    (t.root / "notes.md").write_text("# Notes\n\n`reconcile` must finish before the bank's cut-off at 18:00.\n")
+    git(t.root, "add", "-A")
+    git(t.root, "commit", "-q", "-m", "Note the bank's cut-off for reconcile\n\nThe bank closes at 18:00.")
+    update = t.knowledge.build(embed=False)
+    assert update["steps"]["discover"]["documents"] == 6  # the five documents and threads, one new commit
+    assert update["steps"]["ingest"]["new"] == 2 and update["steps"]["ingest"]["removed"] == 0
+    git(t.root, "reset", "-q", "--hard", "HEAD~1")
+    moved_back = t.knowledge.build(embed=False)
+    assert moved_back["steps"]["discover"]["documents"] == 4 + 8  # listed whole: HEAD no longer descends
+    assert moved_back["steps"]["ingest"]["removed"] == 1  # notes.md; the history keeps every commit it read
 
 
 def test_import_threads_copies_exports_and_refuses_malformed_json_without_losing_anything(built,

@@ -146,9 +146,11 @@ def build(
         console.print(f"join: {j['exact']} exact, {j['strong']} strong, {j['weak']} weak, {j['unresolved']} unresolved "
                       f"of {j['entities_asked']} phrases that can name code")
     if "communities" in steps:
-        c, r = steps["communities"], steps.get("reports", {})
-        console.print(f"communities: {c['communities']} ({c['kept']} kept); reports: {r.get('model', 0)} by the model, "
-                      f"{r.get('offline', 0)} extractive, {r.get('kept', 0)} kept")
+        c = steps["communities"]
+        console.print(f"communities: {c['communities']} ({c['kept']} kept, {c['new']} new, {c['removed']} gone)")
+    if "reports" in steps:
+        r = steps["reports"]
+        console.print(f"reports: {r['model']} by the model, {r['offline']} extractive, {r['kept']} kept")
     if "embeddings" in steps:
         e = steps["embeddings"]
         console.print("embeddings (" + e["model"] + "): " + ", ".join(

@@ -47,7 +47,7 @@ class Knowledge:
     def check(self) -> dict:
         """What the sources hold and what a model build would cost (ours and graphrag's defaults)."""
         config = self.config()
-        found = discover(self.db, self.root, config)
+        found = discover(self.db, self.root, config, incremental=False)
         provider = self.provider()
         prices = (float(config.model["price_in"]), float(config.model["price_out"])) \
             if "price_in" in config.model and "price_out" in config.model else None

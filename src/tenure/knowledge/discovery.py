@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import Skipped, SourceDocument, documents, threads
+from tenure.knowledge.store import get_meta
 from tenure.storage import Database
 from tenure.structural.indexer import discover as repository_files
 
@@ -20,7 +21,8 @@ class Discovered:
     history: dict = field(default_factory=dict)  # what reading the history did, or why it could not
 
 
-def discover(db: Database, root: Path, config: KnowledgeConfig) -> Discovered:
+def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
+    """`incremental`: the history gives only the commits since the last build (see commits.read)."""
     found = Discovered()
     listed, _ = repository_files(root)
     for item in documents.read(root, documents.candidates(root, config, listed)):
@@ -32,9 +34,9 @@ def discover(db: Database, root: Path, config: KnowledgeConfig) -> Discovered:
     if config.history:
         from tenure.knowledge.sources import commits  # (git and the history tables: only when asked for)
 
-        docs, found.history = commits.read(db, root)
+        docs, found.history, every = commits.read(db, root, get_meta(db, "history_head") if incremental else None)
         found.documents += docs
-        if found.history.get("available"):
+        if every:
             found.complete.add("history")
     else:
         found.history = {"available": False, "reason": "[knowledge] history = false"}

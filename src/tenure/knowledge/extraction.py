@@ -22,6 +22,7 @@ from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.offline import entity_key
 from tenure.knowledge.providers.base import Message, ProviderError
 from tenure.knowledge.sources import KIND_NOUNS
+from tenure.knowledge.store import mark_dirty
 from tenure.storage import Database
 
 ANSWER_TOKENS = 2500
@@ -134,6 +135,7 @@ def _write(db: Database, batch: list[Unit], items: dict[str, list]) -> None:
             for key, name in ((a, item["source"]), (b, item["target"])):  # an endpoint the model did not list
                 mentions.setdefault((chunk_id, key), (chunk_id, key, name.strip(), "concept", description))
             links.setdefault((chunk_id, source, target), (chunk_id, source, target, description, weight))
+    mark_dirty(db, {key for _, key in mentions})
     db.executemany("INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
                    " VALUES (?, ?, 'model', ?, ?, ?) ON CONFLICT DO NOTHING", list(mentions.values()))
     db.executemany("INSERT INTO knowledge_links (chunk_id, source, target, mode, description, weight)"

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tenure.knowledge.sources import kind_rank
-from tenure.knowledge.store import delete_keys, digest
-from tenure.storage import Database
+from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
+from tenure.storage import Database, query_in
 
 EXTRACTIVE_SENTENCES = 3
 EXTRACTIVE_CHARS = 700
@@ -47,29 +47,55 @@ class MergeReport:
     pending: int = 0  # waiting for a model summary (budget)
     removed_entities: int = 0
     removed_relationships: int = 0
+    # entities whose description, links or existence changed: the communities to report on again
+    touched: set[str] | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "touched"} | {
+            "touched": len(self.touched) if self.touched is not None else "all"}
 
 
 def merge(db: Database, summarize: Summarize | None) -> MergeReport:
+    """Entities marked dirty (their mentions or links changed: tenure.knowledge.store.mark_dirty) and those
+    still waiting for a summary are merged again; all of them after an extractor change (`merge_all`)."""
     report = MergeReport()
-    entities = _entity_inputs(db)
-    links = _link_inputs(db, entities)
+    keys: set[str] | None = None
+    if not get_meta(db, "merge_all"):
+        keys = {r[0] for r in db.rows("SELECT entity FROM knowledge_dirty")}
+        keys |= {r[0] for r in db.rows("SELECT key FROM knowledge_entities WHERE inputs_hash = ''")}
+        keys |= {k for r in db.rows("SELECT source, target FROM knowledge_relationships WHERE inputs_hash = ''")
+                 for k in r}
+    stored_entities = {r[0] for r in db.rows("SELECT key FROM knowledge_entities")}
+    entities = _entity_inputs(db, keys)
+    known = set(entities) | (stored_entities - keys if keys is not None else set())
+    links = _link_inputs(db, keys, known)
     # the model is asked before anything is written: a budget stopping it rolls back no paid answer
-    plans = [_plan(db, "entity", entities, summarize, report), _plan(db, "relationship", links, summarize, report)]
+    plans = [_plan(db, "entity", entities, keys, summarize, report),
+             _plan(db, "relationship", links, keys, summarize, report)]
     with db.transaction():
         for plan in plans:
             _apply(db, *plan)
-        _degrees(db)
-    report.entities, report.relationships = len(entities), len(links)
+        touched = None if keys is None else keys | {k for key in plans[1][1] for k in key.split("\x00")} | {
+            k for row in plans[1][2] for k in row[0].split("\x00")}
+        _degrees(db, touched)
+        db.execute("DELETE FROM knowledge_dirty")
+        set_meta(db, "merge_all", False)
+    report.touched = touched
+    report.entities = db.rows("SELECT COUNT(*) FROM knowledge_entities")[0][0]
+    report.relationships = db.rows("SELECT COUNT(*) FROM knowledge_relationships")[0][0]
     return report
 
 
-def _entity_inputs(db: Database) -> dict[str, _Inputs]:
+_MENTIONS = ("SELECT m.entity, m.mode, m.name, m.type, m.description, d.kind, c.id FROM knowledge_mentions m"
+             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
+_LINKS = ("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c.id FROM knowledge_links l"
+          " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
+
+
+def _entity_inputs(db: Database, keys: set[str] | None) -> dict[str, _Inputs]:
     out: dict[str, _Inputs] = {}
-    rows = db.rows("SELECT m.entity, m.mode, m.name, m.type, m.description, d.kind, c.id FROM knowledge_mentions m"
-                   " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
+    rows = db.rows(_MENTIONS) if keys is None else [
+        tuple(r.values()) for r in query_in(db, _MENTIONS + " WHERE m.entity IN ({placeholders})", sorted(keys))]
     for entity, mode, name, type_, description, kind, chunk_id in rows:
         item = out.setdefault(entity, _Inputs())
         item.names[name] += 1
@@ -82,12 +108,20 @@ def _entity_inputs(db: Database) -> dict[str, _Inputs]:
     return out
 
 
-def _link_inputs(db: Database, entities: dict[str, _Inputs]) -> dict[str, _Inputs]:
+def _link_inputs(db: Database, keys: set[str] | None, known: set[str]) -> dict[str, _Inputs]:
+    """Links with an entity at both ends (`known`), of the `keys` entities (all when None)."""
+    if keys is None:
+        rows = db.rows(_LINKS)
+    else:
+        seen: dict[tuple, tuple] = {}
+        for column in ("source", "target"):
+            for r in query_in(db, _LINKS + f" WHERE l.{column} IN ({{placeholders}})", sorted(keys)):
+                row = tuple(r.values())
+                seen[(row[0], row[1], row[2], row[6])] = row
+        rows = list(seen.values())
     out: dict[str, _Inputs] = {}
-    rows = db.rows("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c.id FROM knowledge_links l"
-                   " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
     for source, target, mode, description, weight, kind, chunk_id in rows:
-        if source not in entities or target not in entities or source == target:
+        if source not in known or target not in known or source == target:
             continue  # a model named an endpoint it did not list as an entity
         item = out.setdefault(f"{source}\x00{target}", _Inputs())
         item.mentions += 1
@@ -102,13 +136,19 @@ def _link_inputs(db: Database, entities: dict[str, _Inputs]) -> dict[str, _Input
 _Plan = tuple[str, list[str], list[tuple[str, _Inputs, str, str, str]]]
 
 
-def _plan(db: Database, what: str, inputs: dict[str, _Inputs], summarize: Summarize | None,
+def _plan(db: Database, what: str, inputs: dict[str, _Inputs], keys: set[str] | None, summarize: Summarize | None,
           report: MergeReport) -> _Plan:
     """What to delete and what to write: (what, keys gone, rows (key, inputs, description, mode, hash))."""
     if what == "entity":
-        stored = dict(db.rows("SELECT key, inputs_hash FROM knowledge_entities"))
+        rows = db.rows("SELECT key, inputs_hash FROM knowledge_entities") if keys is None else [
+            tuple(r.values()) for r in query_in(db, "SELECT key, inputs_hash FROM knowledge_entities"
+                                                    " WHERE key IN ({placeholders})", sorted(keys))]
+        stored = dict(rows)
     else:
-        rows = db.rows("SELECT source, target, inputs_hash FROM knowledge_relationships")
+        sql = "SELECT source, target, inputs_hash FROM knowledge_relationships"
+        rows = db.rows(sql) if keys is None else [
+            tuple(r.values()) for column in ("source", "target")
+            for r in query_in(db, sql + f" WHERE {column} IN ({{placeholders}})", sorted(keys))]
         stored = {f"{s}\x00{t}": h for s, t, h in rows}
     gone = [key for key in stored if key not in inputs]
     if what == "entity":
@@ -180,11 +220,20 @@ def _type(item: _Inputs) -> str:
     return item.types.most_common(1)[0][0] if item.types else "concept"
 
 
-def _degrees(db: Database) -> None:
+def _degrees(db: Database, keys: set[str] | None) -> None:
+    """Each entity's number of relationships, for `keys` (all when None)."""
+    sql = "SELECT source, target FROM knowledge_relationships"
+    if keys is None:
+        ends = db.rows(sql)
+        current = dict(db.rows("SELECT key, degree FROM knowledge_entities"))
+    else:
+        ends = {tuple(r.values()) for column in ("source", "target")
+                for r in query_in(db, sql + f" WHERE {column} IN ({{placeholders}})", sorted(keys))}
+        current = {r["key"]: r["degree"] for r in query_in(db, "SELECT key, degree FROM knowledge_entities"
+                                                               " WHERE key IN ({placeholders})", sorted(keys))}
     degree: Counter = Counter()
-    for source, target in db.rows("SELECT source, target FROM knowledge_relationships"):
+    for source, target in ends:
         degree[source] += 1
         degree[target] += 1
-    current = dict(db.rows("SELECT key, degree FROM knowledge_entities"))
     db.executemany("UPDATE knowledge_entities SET degree = ? WHERE key = ?",
                    [(degree.get(k, 0), k) for k, d in current.items() if d != degree.get(k, 0)])

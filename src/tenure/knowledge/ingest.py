@@ -17,7 +17,7 @@ from tenure.knowledge import offline, tokens
 from tenure.knowledge.chunking import Chunk, chunk_sections
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import SourceDocument
-from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
+from tenure.knowledge.store import delete_keys, digest, get_meta, mark_chunks_dirty, mark_dirty, set_meta
 from tenure.storage import Database, query_in
 
 Progress = Callable[[str, int, int], None]
@@ -75,7 +75,10 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
              if origin in origins and key not in listed]
     if stale:
         with db.transaction():
-            report.chunks_removed += _count_chunks(db, stale)
+            chunks = [r["id"] for r in query_in(db, "SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d"
+                                                    " ON d.id = c.document_id WHERE d.key IN ({placeholders})", stale)]
+            mark_chunks_dirty(db, chunks)
+            report.chunks_removed += len(chunks)
             delete_keys(db, "knowledge_documents", "key", stale)
         report.removed = len(stale)
     with db.transaction():
@@ -128,6 +131,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
         kept.append((chunk_id, ordinal, chunk.section, chunk.line))
         added += 1
     removed = [i for ids in old.values() for i in ids]
+    mark_chunks_dirty(db, removed)
     delete_keys(db, "knowledge_chunks", "id", removed)
     db.executemany("UPDATE knowledge_chunks SET ordinal = ?, section = ?, line = ? WHERE id = ?",
                    [(ordinal, section, line, chunk_id) for chunk_id, ordinal, section, line in kept])
@@ -136,6 +140,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
 
 def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention]) -> None:
     found = offline.extract(text, section, own)
+    mark_dirty(db, found.mentions)
     db.executemany(
         "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
         " VALUES (?, ?, 'offline', ?, ?, ?)",
@@ -159,8 +164,5 @@ def _refresh_offline(db: Database) -> None:
             write_offline(db, chunk_id, text, section,
                           offline.document_entities(kind, ref, title, key, json.loads(meta)))
         set_meta(db, "offline_version", offline.VERSION)
+        set_meta(db, "merge_all", True)
 
-
-def _count_chunks(db: Database, keys: list[str]) -> int:
-    return sum(r["n"] for r in query_in(db, "SELECT COUNT(*) AS n FROM knowledge_chunks c JOIN knowledge_documents d"
-                                            " ON d.id = c.document_id WHERE d.key IN ({placeholders})", keys))

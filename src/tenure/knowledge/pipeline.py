@@ -67,14 +67,25 @@ def build(db: Database, root: Path, config: KnowledgeConfig, structural: Structu
         step("discover", discovered)
         found = found_holder["found"]
         step("ingest", lambda: ingest.ingest(db, found.documents, found.complete, config, progress).as_dict())
+        if found.history.get("head"):
+            with db.transaction():
+                set_meta(db, "history_head", found.history["head"])
         if model is not None:
             step("extraction", lambda: extraction.extract_all(db, model, config, progress))
-        step("merge", lambda: graph.merge(db, writing.summarizer(model) if model else None).as_dict())
+        merged: list[graph.MergeReport] = []
+
+        def merge() -> dict:
+            merged.append(graph.merge(db, writing.summarizer(model) if model else None))
+            return merged[0].as_dict()
+
+        step("merge", merge)
+        touched = merged[0].touched
         index = PhraseIndex.of(structural)
         step("join", lambda: join.join(db, index))
-        step("communities", lambda: communities.cluster(db, config.max_cluster_size))
+        if touched is None or touched:  # an unchanged graph keeps its communities (Leiden is deterministic)
+            step("communities", lambda: communities.cluster(db, config.max_cluster_size))
         step("reports", lambda: reports.build_reports(db, writing.report_writer(model, db) if model else None,
-                                                      config.min_report_size, progress))
+                                                      config.min_report_size, progress, touched))
         if embedder is not None:
             step("embeddings", lambda: vectors.embed(db, embedder, progress))
     except BudgetExhausted as exc:

@@ -38,24 +38,34 @@ class _Community:
 
 
 def build_reports(db: Database, write: WriteReport | None, min_report_size: int,
-                  progress: Callable[[str, int, int], None] | None = None) -> dict:
+                  progress: Callable[[str, int, int], None] | None = None, touched: set[str] | None = None) -> dict:
+    """`touched`: the entities the merge changed (None: all); a community none of whose members changed,
+    and whose parts kept their reports, keeps its report without its inputs being looked at."""
     communities = _load(db)
     children: dict[str, list[str]] = defaultdict(list)
     for c in communities.values():
         if c.parent:
             children[c.parent].append(c.id)
     entities = {r[0]: r[1:] for r in db.rows("SELECT key, name, type, description, degree FROM knowledge_entities")}
-    stored = {r[0]: r[1] for r in db.rows("SELECT community, inputs_hash FROM knowledge_reports")}
+    stored = {r[0]: (r[1], r[2]) for r in db.rows("SELECT community, inputs_hash, mode FROM knowledge_reports")}
     made = {"model": 0, "offline": 0, "kept": 0, "failed": 0}
     order = sorted(communities.values(), key=lambda c: (-c.level, c.id))
+    redone: set[str] = set()
     for done, community in enumerate(order, 1):
         model = write is not None and len(community.members) >= min_report_size
         subs = sorted(children.get(community.id, []))
+        old_inputs, old_mode = stored.get(community.id, ("", ""))
+        upgrade = model and old_mode != "model"
+        if (touched is not None and old_inputs and not upgrade and not redone.intersection(subs)
+                and touched.isdisjoint(community.members)):
+            made["kept"] += 1
+            continue
         context = _context(db, community, entities, subs)
-        inputs = digest("model" if model else "offline", context)
-        if stored.get(community.id) == inputs:
+        inputs = digest(context)
+        if old_inputs == inputs and not upgrade:  # a model's report outlives a build without the model
             made["kept"] += 1
         else:
+            redone.add(community.id)
             report = write(context, community.level) if model and write is not None else None
             if model and report is None:
                 made["failed"] += 1
@@ -70,7 +80,7 @@ def build_reports(db: Database, write: WriteReport | None, min_report_size: int,
                     " summary = excluded.summary, findings = excluded.findings, rating = excluded.rating,"
                     " mode = excluded.mode, inputs_hash = excluded.inputs_hash",
                     (community.id, report["title"], report["summary"], json.dumps(report["findings"]),
-                     float(report["rating"]), mode, inputs if mode == "model" or not model else ""))
+                     float(report["rating"]), mode, "" if model and mode != "model" else inputs))
         if progress:
             progress("community reports", done, len(order))
     return {"reports": len(order), **made}

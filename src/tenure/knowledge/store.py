@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from tenure.storage import Database, Migrations
+from tenure.storage import Database, Migrations, query_in
 
 migrations = Migrations("knowledge")
 CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
@@ -175,6 +175,27 @@ def m002_commit_symbols(db: Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX knowledge_commit_symbols_fqn ON knowledge_commit_symbols(fqn)")
+
+
+@migrations
+def m003_dirty_entities(db: Database) -> None:
+    # entities whose mentions or links changed since the last merge: the merge redoes only these
+    db.execute("CREATE TABLE knowledge_dirty (entity TEXT PRIMARY KEY)")
+    db.execute("""INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value""")  # a store built before: all once
+
+
+def mark_dirty(db: Database, keys: Iterable[str]) -> None:
+    db.executemany("INSERT INTO knowledge_dirty (entity) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in keys])
+
+
+def mark_chunks_dirty(db: Database, chunk_ids: Sequence[int]) -> None:
+    """The entities of chunks about to go (their mentions and the ends of their links)."""
+    sql = "SELECT entity FROM knowledge_mentions WHERE chunk_id IN ({placeholders})"
+    keys = {r["entity"] for r in query_in(db, sql, chunk_ids)}
+    for row in query_in(db, "SELECT source, target FROM knowledge_links WHERE chunk_id IN ({placeholders})", chunk_ids):
+        keys.update((row["source"], row["target"]))
+    mark_dirty(db, keys)
 
 
 def digest(*parts: str) -> str:

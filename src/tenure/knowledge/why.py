@@ -138,17 +138,23 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
     whose message names it; thin ones are counted, not listed."""
     listed: dict[str, dict] = {}
     thin = 0
-    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how FROM knowledge_commit_symbols cs"
-                   " JOIN knowledge_documents d ON d.id = cs.document_id WHERE cs.fqn = ?"
-                   " ORDER BY d.authored_at DESC", (fqn,)) if fqn else []
-    for meta, title, authored_at, is_thin, how in rows:
+    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how, cs.fqn FROM knowledge_commit_symbols cs"
+                   " JOIN knowledge_documents d ON d.id = cs.document_id"
+                   " WHERE cs.fqn = ? OR (cs.fqn > ? AND cs.fqn < ?) ORDER BY d.authored_at DESC",
+                   (fqn, fqn + ".", fqn + "/")) if fqn else []
+    counted: set[str] = set()
+    for meta, title, authored_at, is_thin, how, touched in rows:
+        info = json.loads(meta)
+        sha = info.get("sha", "")
+        if sha in counted:
+            continue
+        counted.add(sha)
         if is_thin:
             thin += 1
             continue
-        info = json.loads(meta)
-        sha = info.get("sha", "")
+        what = "it" if touched == fqn else touched.removeprefix(fqn)
         listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
-                                "subject": title, "how": f"diff touched it ({how})"})
+                                "subject": title, "how": f"diff touched {what} ({how})"})
     keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
     for row in query_in(db, "SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
                             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"

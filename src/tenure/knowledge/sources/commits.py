@@ -16,13 +16,23 @@ FILES_KEPT = 50
 SYMBOLS_KEPT = 500  # a commit touching more is a sweep (a reformat): its first 500 are kept
 
 
-def read(db: Database, root: Path) -> tuple[list[SourceDocument], dict]:
-    """The commits as documents, and what reading the history did (or why it could not)."""
+def read(db: Database, root: Path, built_head: str | None) -> tuple[list[SourceDocument], dict, bool]:
+    """The commits as documents, what reading the history did (or why it could not), and whether they
+    are all of them. After a build from `built_head` that HEAD descends from, only the commits since
+    are returned (the others are stored already), unless the history mapped files onto symbols again
+    (the index changed: what old commits touched may have too)."""
     history = GitHistory(db, root)
     if not history.available:
-        return [], {"available": False, "reason": history.reason}
-    report = history.update()
-    return [document(c) for c in history.commits()], {"available": True, **report}
+        return [], {"available": False, "reason": history.reason}, False
+    report = {"available": True, **history.update()}
+    report["head"] = head = history.head()
+    if built_head and not report.get("files_mapped"):
+        if built_head == head:
+            return [], report, False
+        new = history.since(built_head)
+        if any(built_head in c.parents for c in new):  # HEAD descends from it: nothing was rewritten
+            return [document(c) for c in new], report, False
+    return [document(c) for c in history.commits()], report, True
 
 
 def document(commit: Commit) -> SourceDocument:
