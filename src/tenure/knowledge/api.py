@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenure.embeddings import EmbeddingProvider, get_provider
 from tenure.knowledge import config as settings
-from tenure.knowledge import cost, pipeline
-from tenure.knowledge.ask import Searcher
+from tenure.knowledge import pipeline
 from tenure.knowledge.cache import Budget, CachedModel
 from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.discovery import discover
@@ -20,6 +19,9 @@ from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.storage import Database
 from tenure.structural.store import StructuralStore
+
+if TYPE_CHECKING:
+    from tenure.embeddings import EmbeddingProvider
 
 Progress = Callable[[str, int, int], None]
 
@@ -41,11 +43,15 @@ class Knowledge:
 
     def embedder(self) -> EmbeddingProvider | None:
         if self._embedder is False:
+            from tenure.embeddings import get_provider  # (numpy and the model: only to embed)
+
             self._embedder = get_provider()
         return self._embedder or None
 
     def check(self) -> dict:
         """What the sources hold and what a model build would cost (ours and graphrag's defaults)."""
+        from tenure.knowledge import cost
+
         config = self.config()
         found = discover(self.db, self.root, config, incremental=False)
         provider = self.provider()
@@ -83,7 +89,9 @@ class Knowledge:
         removed = [k for k, origin in self.db.rows("SELECT key, origin FROM knowledge_documents")
                    if origin in found.complete and k not in listed]
         sizes = [c.tokens + 20 for c in new_chunks] + [r[0] + 20 for r in pending]
-        batches = cost.batch_sizes(sizes, config.batch_tokens)
+        from tenure.knowledge.cost import batch_sizes
+
+        batches = batch_sizes(sizes, config.batch_tokens)
         calls = sum(1 + (config.gleanings if b >= config.glean_min_tokens else 0) for b in batches)
         return {"dry_run": True, "mode": "model" if model else "offline", "model": model.name if model else None,
                 "documents": len(found.documents), "new_or_changed": len(changed), "removed": len(removed),
@@ -97,6 +105,8 @@ class Knowledge:
         return why(self.db, find_symbols(self.db, symbol), limit)
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
+        from tenure.knowledge.ask import Searcher  # (numpy: vectors are searched in process)
+
         provider = self.provider(offline)
         model = CachedModel(provider, self.db) if provider is not None else None
         answer = Searcher(self.db, model, self.embedder()).ask(question, global_)

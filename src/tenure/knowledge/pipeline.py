@@ -10,17 +10,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenure.embeddings import EmbeddingProvider
-from tenure.knowledge import communities, extraction, graph, ingest, join, reports, vectors, writing
+from tenure.knowledge import extraction, graph, ingest, join, reports, writing
 from tenure.knowledge.cache import Budget, BudgetExhausted, CachedModel
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers.base import ChatProvider
 from tenure.knowledge.store import set_meta
-from tenure.namespace.phrases import PhraseIndex
 from tenure.storage import Database
 from tenure.structural.store import StructuralStore
+
+if TYPE_CHECKING:
+    from tenure.embeddings import EmbeddingProvider
 
 Progress = Callable[[str, int, int], None]
 
@@ -80,13 +82,16 @@ def build(db: Database, root: Path, config: KnowledgeConfig, structural: Structu
 
         step("merge", merge)
         touched = merged[0].touched
-        index = PhraseIndex.of(structural)
-        step("join", lambda: join.join(db, index))
+        step("join", lambda: join.join(db, structural, touched))
         if touched is None or touched:  # an unchanged graph keeps its communities (Leiden is deterministic)
+            from tenure.knowledge import communities  # (graspologic: only when there is a graph to cluster)
+
             step("communities", lambda: communities.cluster(db, config.max_cluster_size))
         step("reports", lambda: reports.build_reports(db, writing.report_writer(model, db) if model else None,
                                                       config.min_report_size, progress, touched))
         if embedder is not None:
+            from tenure.knowledge import vectors  # (numpy: only when embedding)
+
             step("embeddings", lambda: vectors.embed(db, embedder, progress))
     except BudgetExhausted as exc:
         report.stopped = f"{exc}: run the build again (with a larger budget) to resume; nothing is asked twice"

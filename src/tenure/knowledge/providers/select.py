@@ -13,14 +13,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
-from tenure.embeddings.base import EmbeddingConfigError
-from tenure.embeddings.remote import Endpoint, check_url
-from tenure.embeddings.select import OLLAMA_URL, positive, setting
 from tenure.knowledge.providers.base import ChatProvider
-from tenure.knowledge.providers.http import OllamaChat, OpenAIChat
 
 PROVIDERS = ("openai", "ollama", "none")
 TIMEOUT_S = 120.0
@@ -31,12 +28,17 @@ def get_chat_provider(config: Mapping[str, Any] | None = None) -> ChatProvider |
     """The configured model, or None (offline mode). A missing or malformed setting raises a
     ValueError naming it; the server is not contacted here."""
     config = config or {}
+    if str(config.get("provider") or os.environ.get("TENURE_LLM") or "none").strip().lower() == "none":
+        return None  # offline mode, decided without importing the HTTP clients
+    from tenure.embeddings.base import EmbeddingConfigError
+    from tenure.embeddings.remote import Endpoint, check_url
+    from tenure.embeddings.select import OLLAMA_URL, positive, setting
+    from tenure.knowledge.providers.http import OllamaChat, OpenAIChat
+
     choice = setting(config, "provider", "TENURE_LLM")
     kind = (choice.value or "none").strip().lower()
     if kind not in PROVIDERS:
         raise EmbeddingConfigError(f"{choice.label}={choice.value!r}: expected one of {', '.join(PROVIDERS)}")
-    if kind == "none":
-        return None
     url = setting(config, "url", "TENURE_LLM_URL")
     model = setting(config, "model", "TENURE_LLM_MODEL")
     if kind == "openai" and url.value is None:
