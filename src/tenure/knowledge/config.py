@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tenure.settings import CONFIG_FILE, SettingsError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table
 
 DEFAULT_THREADS = (".tenure/threads", "prs")
 
 
-class KnowledgeConfigError(SettingsError):
+class KnowledgeConfigError(ConfigError):
     """A [knowledge] setting is wrong; the message names the file and the setting."""
 
 
