@@ -36,7 +36,7 @@ def test_a_model_build_extracts_summarises_and_reports_then_a_rebuild_makes_no_c
         assert first["mode"] == "model" and first["stopped"] is None
         assert first["model"]["calls"] == model.calls > 0
         assert set(first["model"]["steps"]) >= {"extraction", "summarisation", "community reports"}
-        retry = entity(t, "settlementservice.retry")
+        retry = entity(t, "SettlementService.retry")
         assert retry["mode"] == "model" and "merged from" in retry["description"]  # several units: summarised
         reports = t.db.query("SELECT mode FROM knowledge_reports")
         assert any(r["mode"] == "model" for r in reports)
@@ -129,7 +129,7 @@ def test_editing_a_document_reads_only_its_changed_chunk_and_summarises_again(re
     with fake_model() as model, Tenure.open(repo) as t:
         configure(repo, model.url)
         t.knowledge.build(embed=False)
-        retry_before = entity(t, "settlementservice.retry")
+        retry_before = entity(t, "SettlementService.retry")
         adr = repo / "docs/adr/0001-retry-settlements.md"
         adr.write_text(adr.read_text().replace("retries three times, because",
                                                "retries three times (#412), because"))
@@ -138,7 +138,7 @@ def test_editing_a_document_reads_only_its_changed_chunk_and_summarises_again(re
         extraction = report["model"]["steps"]["extraction"]
         assert extraction["calls"] == 1  # the one chunk whose text changed; its other sections kept theirs
         assert report["steps"]["ingest"]["changed"] == 1 and report["steps"]["ingest"]["chunks_added"] == 1
-        retry_after = entity(t, "settlementservice.retry")
+        retry_after = entity(t, "SettlementService.retry")
         assert retry_after["inputs_hash"] != retry_before["inputs_hash"]
         assert report["model"]["steps"]["summarisation"]["calls"] >= 1
         assert model.calls > asked

@@ -108,7 +108,7 @@ def test_asking_offline_is_extractive_and_says_so(built) -> None:
     t, _ = built
     local = t.knowledge.ask("Why does `SettlementService.retry` stop at three attempts?")
     assert local["mode"] == "offline" and local["answer"].startswith("Extractive")
-    assert "settlementservice.retry" in [e["key"] for e in local["entities"]]
+    assert "SettlementService.retry" in [e["key"] for e in local["entities"]]
     assert local["sources"]
     global_ = t.knowledge.ask("What do the settlement decisions say about retries?", global_=True)
     assert global_["mode"] == "offline" and global_["search"] == "global"

@@ -75,7 +75,7 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
     corpus = report["corpus"]
-    console.print(f"{corpus['documents']} documents ({corpus['sections']} sections with threads and commits), "
+    console.print(f"{corpus['documents']} documents, {corpus['sections']} sections (threads and commits included), "
                   f"{corpus['threads']} threads, {corpus['commits']} commits ({corpus['commits_thin']} thin), "
                   f"{corpus['tokens']:,} tokens counted with {report['tokenizer']}")
     table = new_table("kind", "count", "thin", "tokens")

@@ -17,6 +17,7 @@ from tenure.knowledge.sources import threads
 from tenure.knowledge.store import digest, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
+from tenure.namespace.phrases import PhraseIndex, PhraseMatch
 from tenure.storage import Database
 from tenure.structural.store import StructuralStore
 
@@ -33,6 +34,7 @@ class Knowledge:
         self.structural = structural
         migrations.apply(db)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
+        self._phrases: tuple[str, PhraseIndex] | None = None
 
     def config(self) -> settings.KnowledgeConfig:
         return settings.load(self.root)
@@ -102,7 +104,14 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        return why(self.db, find_symbols(self.db, symbol), limit)
+        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve)
+
+    def _resolve(self, phrase: str) -> PhraseMatch:
+        """The ladder over the index's symbols, read once per index state (a server answers many)."""
+        indexed_at = self.structural.get_meta("indexed_at")
+        if self._phrases is None or self._phrases[0] != indexed_at:
+            self._phrases = (indexed_at, PhraseIndex.of(self.structural))
+        return self._phrases[1].resolve(phrase)
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
         from tenure.knowledge.ask import Searcher  # (numpy: vectors are searched in process)

@@ -250,6 +250,10 @@ def _verdict(corpus: dict) -> dict:
                    "('fix bug', 'wip', merges without a body): they are counted, not extracted")
     if corpus["tokens"] < THIN_CORPUS_TOKENS:
         why.append(f"the whole corpus is {corpus['tokens']:,} tokens: offline mode reads it all already")
+    if corpus["threads"] == 0 and corpus["rationale_tokens"]:
+        why.append("no PR or issue threads: export them (`gh pr view N --json number,title,body,comments,reviews,"
+                   "state,author,createdAt,mergedAt,files`) into .tenure/threads/ or prs/, or `tenure knowledge "
+                   "import-threads FILE`")
     if corpus["rationale_tokens"] == 0:
         why.append("no decision records, incident reviews, RFCs, design docs or PR/issue threads were found "
                    "(export threads with `gh pr view N --json ...` into .tenure/threads/ or prs/)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tenure.namespace.phrases import clean
 
-VERSION = "4"  # bump when extraction changes: every chunk is read again
+VERSION = "5"  # bump when extraction changes: every chunk is read again
 SENTENCE_CHARS = 320  # a quoted sentence is cut here
 SECTION_PAIRS_UP_TO = 12  # entities in one chunk below which section co-occurrence links them
 SECTION_WEIGHT = 0.25
@@ -70,13 +70,16 @@ class Extraction:
 
 
 def entity_key(name: str, type_: str = "") -> str:
-    """The key entities merge on: decision ids and tickets by number (ADR-3 is ADR-0003), the rest by
-    the name without code marks, case folded."""
+    """The key entities merge on: decision ids and tickets by number (ADR-3 is ADR-0003), code by its name
+    without code marks (case kept: ``Flask.make_response`` is not ``flask.make_response``), prose phrases
+    case folded."""
     text = clean(name)
     if match := _DECISION.fullmatch(text):
         return f"{match.group(1).lower()}-{int(match.group(2))}"
     if type_ == "ticket" or re.fullmatch(r"#\d+", text):
         return f"#{int(text.lstrip('#'))}"
+    if _IDENTIFIER.match(text) or _PATH.fullmatch(text):
+        return text
     return " ".join(text.split()).casefold()
 
 

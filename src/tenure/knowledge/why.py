@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tenure.knowledge.offline import entity_key
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
-from tenure.namespace.phrases import TIERS, UNRESOLVED, WEAK
+from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
 from tenure.storage import Database, query_in
 
 EVIDENCE_LIMIT = 12
@@ -33,7 +34,10 @@ class _Link:
     how: str
 
 
-def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT) -> dict:
+def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
+        resolve: Callable[[str], PhraseMatch] | None = None) -> dict:
+    """`resolve`: the join's ladder, asked when the query is neither a symbol's name nor a phrase the
+    documents use (``flask.Flask.make_response`` for ``flask.app.Flask.make_response``)."""
     built = get_meta(db, "last_build")
     answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
                     "mode": built["mode"] if built else "offline", "built": built}
@@ -44,6 +48,11 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT) -> dict:
         if len(joined) == 1:
             fqn = joined[0][0]
             answer["resolved"] = {"fqn": fqn, "tier": joined[0][1], "how": joined[0][2]}
+        elif not joined and resolve is not None:
+            match = resolve(lookup.query)
+            if len(match.symbols) == 1 and match.tier in (EXACT, STRONG):
+                fqn = match.symbols[0]
+                answer["resolved"] = {"fqn": fqn, "tier": match.tier, "how": match.how}
     if fqn is not None:
         answer["symbol"] = fqn
         links = _links(db, fqn)
