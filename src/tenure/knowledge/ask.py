@@ -35,6 +35,7 @@ MAP_BATCH_TOKENS = 6000
 POINTS_REDUCED = 20
 ANSWER_TOKENS = 1500
 _NGRAM = re.compile(r"[\w.#:/-]+")
+_ADORNED = re.compile(r"[-=~^*#]{4,}")
 
 
 @dataclass
@@ -55,8 +56,9 @@ class Searcher:
     # local -------------------------------------------------------------------------------------
     def _local(self, question: str) -> dict:
         seeds = self.seed_entities(question)
-        if not seeds:
-            return {"answer": "No entity of the knowledge graph is named in the question"
+        titled = self._sections_about(question)
+        if not seeds and not titled:
+            return {"answer": "No entity of the knowledge graph and no section title is named in the question"
                               + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
                     "entities": [], "sources": []}
         marks = ", ".join("?" * len(seeds))
@@ -69,16 +71,16 @@ class Searcher:
         passages = self.db.query(
             "SELECT DISTINCT c.id, c.section, c.text, d.ref, d.kind, d.path FROM knowledge_mentions m"
             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
-            f" WHERE m.entity IN ({marks}) ORDER BY c.id LIMIT 200", tuple(seeds))
-        passages = self._rank_passages(question, passages)[:PASSAGES]
+            f" WHERE m.entity IN ({marks}) ORDER BY c.id LIMIT 200", tuple(seeds)) if seeds else []
+        passages = self._rank_passages(question, titled + [p for p in passages if p not in titled])[:PASSAGES]
         sources = [{"id": f"t:{p['id']}", "ref": p["ref"], "section": p["section"], "path": p["path"]}
                    for p in passages]
         if self.model is None:
-            lines = [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
+            lines = [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
+                     + "]" for p in passages[:4]]
+            lines += [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
             lines += [f"- {r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
                       if not r["description"].startswith("both named in section")]
-            lines += [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
-                      + "]" for p in passages[:4]]
             return {"answer": "Extractive (offline mode: quoted, not composed):\n" + "\n".join(lines),
                     "entities": entities, "relationships": relationships, "sources": sources}
         context = "\n".join(
@@ -111,8 +113,21 @@ class Searcher:
         return found[:SEED_ENTITIES]
 
     def _rank_passages(self, question: str, passages: list[dict]) -> list[dict]:
+        """By the question's words in the section's title (counted thrice), then in the text."""
         asked = words_of(question)
-        return sorted(passages, key=lambda p: (-len(asked & words_of(p["text"])), p["id"]))
+        def score(p: dict) -> int:
+            return 3 * len(asked & words_of(p["section"])) + len(asked & words_of(p["text"]))
+
+        return sorted(passages, key=lambda p: (-score(p), p["id"]))
+
+    def _sections_about(self, question: str) -> list[dict]:
+        """Chunks of the documents (not commits) whose section title has two of the question's words or more:
+        "why is the application object explicit" finds "The Explicit Application Object"."""
+        asked = words_of(question)
+        rows = self.db.query("SELECT c.id, c.section, c.text, d.ref, d.kind, d.path FROM knowledge_chunks c"
+                             " JOIN knowledge_documents d ON d.id = c.document_id WHERE d.kind <> 'commit'")
+        scored = [(len(asked & words_of(r["section"])), r) for r in rows]
+        return [r for n, r in sorted(scored, key=lambda x: (-x[0], x[1]["id"])) if n >= 2][:PASSAGES]
 
     # global ------------------------------------------------------------------------------------
     def _global(self, question: str) -> dict:
@@ -226,5 +241,6 @@ class Searcher:
 def _excerpt(text: str, question: str, chars: int = 300) -> str:
     """The sentence of a passage that shares most words with the question."""
     asked = words_of(question)
-    best = max(sentences(text) or [text], key=lambda s: len(asked & words_of(s)))
+    prose = [s for s in sentences(text) if not _ADORNED.search(s)] or [text]  # (a heading is no answer)
+    best = max(prose, key=lambda s: len(asked & words_of(s)))
     return best[:chars]
