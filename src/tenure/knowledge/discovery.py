@@ -10,7 +10,7 @@ from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import Skipped, SourceDocument, documents, threads
 from tenure.knowledge.store import get_meta
 from tenure.storage import Database
-from tenure.structural.indexer import discover as repository_files
+from tenure.structural.discover import discover as repository_files
 
 
 @dataclass
