@@ -202,9 +202,9 @@ class Memories:
 
     def _insert(self, draft: Draft, now: datetime) -> int:
         cipher = self.cipher()
-        memory_id = self.db.execute(
+        [(memory_id,)] = self.db.rows(
             """INSERT INTO memories (kind, title, content, title_key, content_key, author, session_id, outcome,
-               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
             (draft.kind, cipher.encrypt(draft.title, "title") if draft.title else None,
              cipher.encrypt(draft.content, "content"), self._title_key(draft.title) if draft.title else None,
              self._content_key(draft.content), draft.author, draft.session, draft.outcome,
