@@ -21,7 +21,7 @@ from tenure.memories.elements import PROJECT, Place, contains, display, places, 
 from tenure.memories.elements import resolve as resolve_element
 from tenure.memories.errors import KeyProblem, MemoriesError
 from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
-from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, query_in, stamp
+from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, stamp
 from tenure.memories.terms import normalised, terms
 from tenure.memories.vectors import AUTO, Provider, Vectors
 from tenure.storage import Database
@@ -240,7 +240,7 @@ class Memories:
 
     # addressing ---------------------------------------------------------------------------------
     def _rows(self, ids: list[int]) -> list[dict]:
-        return query_in(self.db, "SELECT * FROM memories WHERE id IN ({placeholders}) ORDER BY id", ids)
+        return self.db.query(f"SELECT * FROM memories WHERE id IN {self.db.each} ORDER BY id", (self.db.many(ids),))
 
     def _find(self, ref: int | str) -> dict:
         """A memory by id (`12`, `#12`) or by title (the live one, else the latest version)."""
@@ -275,8 +275,8 @@ class Memories:
 
     def _elements_by_memory(self, ids: list[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {i: [] for i in ids}
-        for r in query_in(self.db, "SELECT memory_id, element FROM memory_elements WHERE memory_id IN ({placeholders})"
-                                   " ORDER BY element", ids):
+        for r in self.db.query(f"SELECT memory_id, element FROM memory_elements WHERE memory_id IN {self.db.each}"
+                               " ORDER BY element", (self.db.many(ids),)):
             found[r["memory_id"]].append(r["element"])
         return found
 
@@ -419,8 +419,8 @@ class Memories:
         while (nxt := self._rows([chain[-1]])[0]["superseded_by"]) is not None:
             chain.append(nxt)
         described = self.describe(chain)
-        events = query_in(self.db, "SELECT memory_id, at, event, detail FROM memory_events"
-                                   " WHERE memory_id IN ({placeholders}) ORDER BY at, id", chain)
+        events = self.db.query(f"SELECT memory_id, at, event, detail FROM memory_events"
+                               f" WHERE memory_id IN {self.db.each} ORDER BY at, id", (self.db.many(chain),))
         usage_by = usage.usage_of(self.db, chain)
         return {"versions": [{**described[i], "usage": usage_by[i].__dict__,
                               "events": [{k: e[k] for k in ("at", "event", "detail")}
