@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenure.memories.elements import DECISION
-from tenure.memories.terms import normalised
+from tenure.namespace.elements import DECISION
+from tenure.namespace.terms import normalised
 from tenure.storage import Database
 
 LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]")  # [[Target]] or [[Target|shown text]]

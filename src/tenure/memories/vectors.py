@@ -125,3 +125,36 @@ class Vectors:
         if not rows:
             self._complete_upto = newest
         return [r["id"] for r in rows]
+
+
+class ElementVectors:
+    """Vectors of elements' descriptions for selection (`tenure.namespace.selection.ElementVectors`),
+    kept in `element_vectors` by the fingerprint of the code they were made from. Plain float32:
+    made from code, which the repository holds anyway."""
+
+    def __init__(self, db: Database, vectors: Vectors) -> None:
+        self.db = db
+        self.vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray | None:
+        return self.vectors.embed(texts)
+
+    def stored(self) -> dict[str, tuple[str, np.ndarray]]:
+        return {r["element"]: (r["fingerprint"], np.frombuffer(r["vector"], dtype=np.float32))
+                for r in self.db.query("SELECT element, fingerprint, vector FROM element_vectors WHERE model = ?",
+                                       (self._model(),))}
+
+    def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
+        model = self._model()
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO element_vectors (element, fingerprint, model, vector) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (element) DO UPDATE SET fingerprint = excluded.fingerprint, model = excluded.model,"
+                " vector = excluded.vector",
+                [(element, fingerprint, model, vector.tobytes()) for element, fingerprint, vector in vectors],
+            )
+
+    def _model(self) -> str:
+        provider = self.vectors.provider
+        assert provider is not None  # (asked only after `embed` gave a vector)
+        return provider.name

@@ -1,4 +1,11 @@
-"""The structural store: files, symbols, edges and their sources, in the project database."""
+"""The structural store: files, symbols, edges and their sources, in the project database.
+
+It owns these tables: every other store reads them through `tenure.namespace.symbols`, which asks
+the reading methods below. Its SQL is portable but for what is SQLite's own on purpose: the tables
+clustered by file (`WITHOUT ROWID`, m005 and m009: a PostgreSQL schema would declare the same primary
+key), and the bulk writes of an index, which ride on the backend's `first_fill` (SQLite: a rollback
+journal instead of the WAL) and `deferred_indexes` (SQLite: indexes dropped and built again).
+"""
 
 from __future__ import annotations
 
@@ -260,24 +267,80 @@ class SourceEdge(msgspec.Struct, frozen=True):
     detail: str = ""
 
 
-class DefinedSymbol(msgspec.Struct, frozen=True):
-    """A symbol defined in an indexed file, with the lines it spans: what the sources that map a
-    location to a name read (language servers, bytecode, traces)."""
+class Symbol(msgspec.Struct, frozen=True):
+    """A symbol as it is read to map a location or a name to it: by the sources that do (language
+    servers, bytecode, traces) and by the other stores (through `tenure.namespace.symbols`)."""
 
     fqn: str
-    name: str
-    kind: str
+    name: str  # the short name (`retry` of `settlement.Service.retry`)
+    kind: str  # module, class, method, function, … as the language's extractor names them
     language: str
-    path: str
-    start: int
-    end: int
-    parent: str  # fqn of the enclosing definition or module
+    path: str  # '' for a symbol no file defines (a service or topic from traces)
+    start: int  # its first line, 1-based; 0 when it has none
+    end: int  # its last line (inclusive); its first when it has none
+    module: str
+    parent: str  # the fqn of the definition or module it is declared in
+    fingerprint: str  # a digest of its code: changes when the code does (drift)
+    generated: bool  # made by a compiler or framework (bytecode), not written in a source file
+
+
+_SYMBOL_COLUMNS = "fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated"
 
 
 class StructuralStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         migrations.apply(db)
+
+    # what other stores read (through tenure.namespace.symbols) ---------------------------------
+    def symbols_named(self, fqns: Iterable[str]) -> list[Symbol]:
+        """The symbols of these full names, in the order they were stored (a name defined twice:
+        its first definition first)."""
+        return self._symbol_records(f"fqn IN {self.db.each} ORDER BY id", (self.db.many(fqns),))
+
+    def symbols_called(self, name: str, path: str | None = None) -> list[Symbol]:
+        """The symbols of this short name in the project, or in the file at `path`, in the order stored."""
+        if path is None:
+            return self._symbol_records("name = ? ORDER BY id", (name,))
+        return self._symbol_records("name = ? AND file_id = (SELECT id FROM files WHERE path = ?) ORDER BY id",
+                                    (name, path))
+
+    def symbols_in(self, path: str) -> list[Symbol]:
+        """The symbols the file at `path` defines, by their first line (an enclosing one first)."""
+        return self._symbol_records("file_id = (SELECT id FROM files WHERE path = ?)"
+                                    " ORDER BY start_line, end_line DESC, id", (path,))
+
+    def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
+        """Every symbol of these kinds that is written in the code (not generated)."""
+        return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
+
+    def _symbol_records(self, where: str, params: tuple) -> list[Symbol]:
+        return [Symbol(fqn, name, kind, language, path or "", start or 0, end or start or 0, module, parent,
+                       fingerprint, bool(generated))
+                for fqn, name, kind, language, path, start, end, module, parent, fingerprint, generated
+                in self.db.rows(f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {where}", params)]
+
+    def module_of(self, path: str) -> str | None:
+        """The module the file at `path` is part of (None: not indexed, or in no module)."""
+        rows = self.db.rows("SELECT module FROM files WHERE path = ?", (path,))
+        return (rows[0][0] or None) if rows else None
+
+    def module_files(self, modules: Iterable[str]) -> dict[str, list[str]]:
+        """module -> the paths of its indexed files, for those of `modules` that exist."""
+        found: dict[str, list[str]] = {}
+        for module, path in self.db.rows(f"SELECT module, path FROM files WHERE module IN {self.db.each} ORDER BY path",
+                                         (self.db.many(modules),)):
+            found.setdefault(module, []).append(path)
+        return found
+
+    def modules_like(self, text: str, limit: int) -> list[str]:
+        """Module names that contain `text`, in name order."""
+        return [m for (m,) in self.db.rows("SELECT DISTINCT module FROM files WHERE module LIKE ? ORDER BY module"
+                                           " LIMIT ?", (f"%{text}%", limit))]
+
+    def parsed_files(self) -> dict[str, str | None]:
+        """path -> module of every file the index parsed (with or without syntax errors)."""
+        return dict(self.db.rows("SELECT path, module FROM files WHERE parse_status IN ('ok', 'partial')"))
 
     # files -------------------------------------------------------------------------------------
     def files(self) -> dict[str, dict]:
@@ -332,13 +395,9 @@ class StructuralStore:
         assert column in ("fqn", "name", "parent_fqn"), column
         return list(self._symbols_where(f"{column} = ? ORDER BY {_SYMBOL_ORDER}", (value,)))
 
-    def defined_symbols(self) -> Iterator[DefinedSymbol]:
-        """Every symbol of an indexed file (not those a source added), streamed."""
-        for r in self.db.iter_query("SELECT fqn, name, kind, language, path, start_line, end_line, parent_fqn"
-                                    " FROM symbols WHERE file_id IS NOT NULL"):
-            start = r["start_line"] or 0
-            yield DefinedSymbol(r["fqn"], r["name"], r["kind"], r["language"], r["path"] or "", start,
-                                r["end_line"] or start, r["parent_fqn"])
+    def defined_symbols(self) -> list[Symbol]:
+        """Every symbol of an indexed file (not those a source added)."""
+        return self._symbol_records("file_id IS NOT NULL ORDER BY id", ())
 
     def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
         return list(self._symbols_where("file_id = ?", (file_id,)))
