@@ -106,8 +106,11 @@ class SpanIndex:
         return [n for n in map(_node, rows) if n.parent in wanted]
 
     def waiting_links(self, targets: list[bytes]) -> list[tuple[bytes, bytes]]:
-        """(target, linking span) for links whose target is one of these spans (a lookup each: the
-        keys are bytes, which `Database.many` does not carry)."""
+        """(target, linking span) for links whose target is one of these spans: a lookup each (the
+        keys are bytes, which `Database.many` does not carry), none while no link waits (most traces
+        have no span links)."""
+        if not self.db.rows("SELECT 1 FROM trace_links LIMIT 1"):
+            return []
         return [(target, span) for target in targets
                 for (span,) in self.db.rows("SELECT span FROM trace_links WHERE target = ?", (target,))]
 
