@@ -74,7 +74,10 @@ class SQLiteDatabase:
 
     def many(self, values: Iterable[Any]) -> str:
         """A JSON array, which `each` unpacks with json_each."""
-        return _json.encode(values if isinstance(values, list | tuple) else list(values)).decode()
+        listed = values if isinstance(values, list | tuple) else list(values)
+        if listed and isinstance(listed[0], bytes | bytearray):  # JSON would carry them as base64 text: no match
+            raise TypeError("Database.many carries text and integers, not bytes")
+        return _json.encode(listed).decode()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         with self._lock, _TRANSLATED:
