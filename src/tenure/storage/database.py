@@ -61,4 +61,7 @@ class Database(Protocol):
 
     def table_exists(self, name: str) -> bool: ...
 
+    def table_names(self) -> list[str]:
+        """Every table, in the order they were made."""
+
     def close(self) -> None: ...

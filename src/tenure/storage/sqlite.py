@@ -162,6 +162,9 @@ class SQLiteDatabase:
             self.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,))
         )
 
+    def table_names(self) -> list[str]:
+        return [r["name"] for r in self.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+
     def close(self) -> None:
         with self._lock, _TRANSLATED:
             self._conn.close()
