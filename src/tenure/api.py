@@ -191,8 +191,8 @@ class Tenure:
             return self._freshness[1]
         indexed_at = self.structural.get_meta("indexed_at")
         stale: list[str] = []
-        every = self.db.query("SELECT path, size, mtime_ns, parse_status FROM files")
-        rows = [r for r in every if r["parse_status"] != "skipped"]
+        every = self.structural.files()
+        rows = [r for r in every.values() if r["parse_status"] != "skipped"]
         for r in rows:
             try:
                 st = os.stat(self.root / r["path"])
@@ -204,7 +204,7 @@ class Tenure:
         age = None
         if indexed_at:
             age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
-        new = new_source_files(self.root, {r["path"] for r in every}) if indexed_at else []
+        new = new_source_files(self.root, set(every)) if indexed_at else []
         info = {
             "indexed_at": indexed_at or None,
             "age_seconds": age,

@@ -12,6 +12,7 @@ import typer
 
 from tenure.api import Tenure
 from tenure.mcp.auth import HostCheck, check_bind
+from tenure.state import state_error
 from tenure.storage import StorageError
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def open_project(repo: Path, create: bool = True) -> Tenure:
     try:
         return Tenure.open(repo, create=create)
     except StorageError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
 
 

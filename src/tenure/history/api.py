@@ -18,7 +18,7 @@ from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommi
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
 from tenure.namespace.code import IndexedFile, indexed_files, spans_of
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
@@ -223,9 +223,9 @@ class GitHistory:
         except OSError:
             content = None
         names = _names_of(file.path, lineage)
-        changes = [self._change(r) for r in query_in(
-            self.db, "SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes"
-                     " WHERE path IN ({placeholders})", sorted(names))]
+        changes = [self._change(r) for r in self.db.query(
+            f"SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path IN {self.db.each}",
+            (self.db.many(sorted(names)),))]
         touched: dict[int, mapping.Touched] = {}
         if content is not None and hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash:
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
@@ -242,8 +242,8 @@ class GitHistory:
                 touched[change.id] = mapping.by_names(change.hunks, symbols)
         # (only this file's rows: a change before a split is mapped onto both files' symbols)
         self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
-        commit_of = {r["id"]: r["commit_id"] for r in query_in(
-            self.db, "SELECT id, commit_id FROM history_changes WHERE id IN ({placeholders})", list(touched))}
+        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
+                                      (self.db.many(list(touched)),)))
         self.db.executemany(
             "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES (?, ?, ?, ?, ?, ?)",
             [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
@@ -325,7 +325,7 @@ class GitHistory:
         shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", check=False).split()
         if shas and not self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (shas[0],)):
             self.update()
-        rows = list(query_in(self.db, "SELECT * FROM history_commits WHERE sha IN ({placeholders})", shas))
+        rows = self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}", (self.db.many(shas),))
         rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
         return self._assemble(rows)
 
@@ -338,7 +338,7 @@ class GitHistory:
             for sep in SEPARATORS:  # members: fqn + separator + anything, as index range scans
                 ids |= {r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn > ? AND fqn < ?",
                                                    (fqn + sep, fqn + chr(ord(sep) + 1)))}
-        rows = list(query_in(self.db, "SELECT * FROM history_commits WHERE id IN ({placeholders})", sorted(ids)))
+        rows = self.db.query(f"SELECT * FROM history_commits WHERE id IN {self.db.each}", (self.db.many(sorted(ids)),))
         rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
         return self._assemble(rows)
 

@@ -25,7 +25,7 @@ from tenure.knowledge.providers.base import ProviderError
 from tenure.knowledge.store import get_meta
 from tenure.knowledge.vectors import Vectors
 from tenure.namespace.phrases import words_of
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 
 SEED_ENTITIES = 10
 RELATIONSHIPS = 12
@@ -104,8 +104,8 @@ class Searcher:
         words = _NGRAM.findall(question)
         for n in (3, 2, 1):
             candidates += [entity_key(" ".join(words[i:i + n])) for i in range(len(words) - n + 1)]
-        known = {r["key"] for r in query_in(self.db, "SELECT key FROM knowledge_entities WHERE key IN ({placeholders})",
-                                            candidates)}
+        known = {r["key"] for r in self.db.query(f"SELECT key FROM knowledge_entities WHERE key IN {self.db.each}",
+                                                 (self.db.many(candidates),))}
         found += [c for c in candidates if c in known and c not in found]
         for key, score in self._nearest("entity", question, SEED_ENTITIES):
             if score > 0.35 and key not in found:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tenure.knowledge.sources import kind_rank
 from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 
 EXTRACTIVE_SENTENCES = 3
 EXTRACTIVE_CHARS = 700
@@ -95,7 +95,7 @@ _LINKS = ("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c
 def _entity_inputs(db: Database, keys: set[str] | None) -> dict[str, _Inputs]:
     out: dict[str, _Inputs] = {}
     rows = db.rows(_MENTIONS) if keys is None else [
-        tuple(r.values()) for r in query_in(db, _MENTIONS + " WHERE m.entity IN ({placeholders})", sorted(keys))]
+        tuple(r.values()) for r in db.query(_MENTIONS + f" WHERE m.entity IN {db.each}", (db.many(sorted(keys)),))]
     for entity, mode, name, type_, description, kind, chunk_id in rows:
         item = out.setdefault(entity, _Inputs())
         item.names[name] += 1
@@ -115,7 +115,7 @@ def _link_inputs(db: Database, keys: set[str] | None, known: set[str]) -> dict[s
     else:
         seen: dict[tuple, tuple] = {}
         for column in ("source", "target"):
-            for r in query_in(db, _LINKS + f" WHERE l.{column} IN ({{placeholders}})", sorted(keys)):
+            for r in db.query(_LINKS + f" WHERE l.{column} IN {db.each}", (db.many(sorted(keys)),)):
                 row = tuple(r.values())
                 seen[(row[0], row[1], row[2], row[6])] = row
         rows = list(seen.values())
@@ -141,14 +141,14 @@ def _plan(db: Database, what: str, inputs: dict[str, _Inputs], keys: set[str] | 
     """What to delete and what to write: (what, keys gone, rows (key, inputs, description, mode, hash))."""
     if what == "entity":
         rows = db.rows("SELECT key, inputs_hash FROM knowledge_entities") if keys is None else [
-            tuple(r.values()) for r in query_in(db, "SELECT key, inputs_hash FROM knowledge_entities"
-                                                    " WHERE key IN ({placeholders})", sorted(keys))]
+            tuple(r.values()) for r in db.query("SELECT key, inputs_hash FROM knowledge_entities"
+                                                    f" WHERE key IN {db.each}", (db.many(sorted(keys)),))]
         stored = dict(rows)
     else:
         sql = "SELECT source, target, inputs_hash FROM knowledge_relationships"
         rows = db.rows(sql) if keys is None else [
             tuple(r.values()) for column in ("source", "target")
-            for r in query_in(db, sql + f" WHERE {column} IN ({{placeholders}})", sorted(keys))]
+            for r in db.query(sql + f" WHERE {column} IN {db.each}", (db.many(sorted(keys)),))]
         stored = {f"{s}\x00{t}": h for s, t, h in rows}
     gone = [key for key in stored if key not in inputs]
     if what == "entity":
@@ -228,9 +228,9 @@ def _degrees(db: Database, keys: set[str] | None) -> None:
         current = dict(db.rows("SELECT key, degree FROM knowledge_entities"))
     else:
         ends = {tuple(r.values()) for column in ("source", "target")
-                for r in query_in(db, sql + f" WHERE {column} IN ({{placeholders}})", sorted(keys))}
-        current = {r["key"]: r["degree"] for r in query_in(db, "SELECT key, degree FROM knowledge_entities"
-                                                               " WHERE key IN ({placeholders})", sorted(keys))}
+                for r in db.query(sql + f" WHERE {column} IN {db.each}", (db.many(sorted(keys)),))}
+        current = {r["key"]: r["degree"] for r in db.query("SELECT key, degree FROM knowledge_entities"
+                                                               f" WHERE key IN {db.each}", (db.many(sorted(keys)),))}
     degree: Counter = Counter()
     for source, target in ends:
         degree[source] += 1

@@ -18,7 +18,7 @@ from tenure.knowledge.chunking import Chunk, chunk_sections
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sources import SourceDocument
 from tenure.knowledge.store import delete_keys, digest, get_meta, mark_chunks_dirty, mark_dirty, set_meta
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # documents written per transaction
@@ -75,8 +75,9 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
              if origin in origins and key not in listed]
     if stale:
         with db.transaction():
-            chunks = [r["id"] for r in query_in(db, "SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d"
-                                                    " ON d.id = c.document_id WHERE d.key IN ({placeholders})", stale)]
+            chunks = [r["id"] for r in db.query("SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d"
+                                                    f" ON d.id = c.document_id WHERE d.key IN {db.each}",
+                                                        (db.many(stale),))]
             mark_chunks_dirty(db, chunks)
             report.chunks_removed += len(chunks)
             delete_keys(db, "knowledge_documents", "key", stale)

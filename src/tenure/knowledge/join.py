@@ -9,7 +9,7 @@ from collections import Counter
 
 from tenure.knowledge.store import get_meta, set_meta
 from tenure.namespace.phrases import PhraseIndex
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 from tenure.structural.store import StructuralStore
 
 NAMES_NO_CODE = {"decision", "rfc", "ticket", "config", "incident", "person", "organization", "event"}
@@ -25,10 +25,10 @@ def join(db: Database, structural: StructuralStore, touched: set[str] | None) ->
         entities = db.rows("SELECT key, name, type FROM knowledge_entities")
         current_rows = db.rows("SELECT entity, fqn, tier, how FROM knowledge_entity_symbols")
     else:
-        entities = [tuple(r.values()) for r in query_in(db, "SELECT key, name, type FROM knowledge_entities"
-                                                            " WHERE key IN ({placeholders})", sorted(touched))]
-        sql = "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE entity IN ({placeholders})"
-        current_rows = [tuple(r.values()) for r in query_in(db, sql, sorted(touched))]
+        entities = [tuple(r.values()) for r in db.query("SELECT key, name, type FROM knowledge_entities"
+                                                            f" WHERE key IN {db.each}", (db.many(sorted(touched)),))]
+        sql = f"SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE entity IN {db.each}"
+        current_rows = [tuple(r.values()) for r in db.query(sql, (db.many(sorted(touched)),))]
     asked = [(key, name) for key, name, type_ in entities if type_ not in NAMES_NO_CODE]
     index = PhraseIndex.of(structural) if asked else PhraseIndex()
     tiers: Counter = Counter()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from tenure.knowledge import tokens
 from tenure.knowledge.store import digest
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 
 MAX_INPUT_TOKENS = 8000  # a report's input is cut here (graphrag: max_input_length 8000)
 FINDINGS = 5
@@ -116,8 +116,9 @@ def _context(db: Database, community: _Community, entities: dict[str, tuple], su
 
 def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str, float]]:
     inside = set(members)
-    rows = [tuple(r.values()) for r in query_in(db, "SELECT source, target, description, weight FROM"
-                                                   " knowledge_relationships WHERE source IN ({placeholders})", members)
+    rows = [tuple(r.values()) for r in db.query("SELECT source, target, description, weight FROM"
+                                                   f" knowledge_relationships WHERE source IN {db.each}",
+                                                       (db.many(members),))
             if r["target"] in inside]
     return sorted(rows, key=lambda r: (-r[3], r[0], r[1]))
 
@@ -145,9 +146,9 @@ def _central_sentences(db: Database, members: list[str], entities: dict[str, tup
     are: what the community is most about."""
     inside = set(members)
     scored: dict[str, dict] = {}
-    rows = query_in(db, "SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
+    rows = db.query("SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
                         " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d"
-                        " ON d.id = c.document_id WHERE l.source IN ({placeholders})", members)
+                        f" ON d.id = c.document_id WHERE l.source IN {db.each}", (db.many(members),))
     for row in rows:
         source, target, sentence, weight, chunk_id, ref = row.values()
         if target not in inside or sentence.startswith("both named in section"):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from tenure.storage import Database, Migrations, query_in
+from tenure.storage import Database, Migrations
 
 migrations = Migrations("knowledge")
 CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
@@ -191,9 +191,10 @@ def mark_dirty(db: Database, keys: Iterable[str]) -> None:
 
 def mark_chunks_dirty(db: Database, chunk_ids: Sequence[int]) -> None:
     """The entities of chunks about to go (their mentions and the ends of their links)."""
-    sql = "SELECT entity FROM knowledge_mentions WHERE chunk_id IN ({placeholders})"
-    keys = {r["entity"] for r in query_in(db, sql, chunk_ids)}
-    for row in query_in(db, "SELECT source, target FROM knowledge_links WHERE chunk_id IN ({placeholders})", chunk_ids):
+    sql = f"SELECT entity FROM knowledge_mentions WHERE chunk_id IN {db.each}"
+    keys = {r["entity"] for r in db.query(sql, (db.many(chunk_ids),))}
+    for row in db.query(f"SELECT source, target FROM knowledge_links WHERE chunk_id IN {db.each}",
+                        (db.many(chunk_ids),)):
         keys.update((row["source"], row["target"]))
     mark_dirty(db, keys)
 

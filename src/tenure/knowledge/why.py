@@ -19,7 +19,7 @@ from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
-from tenure.storage import Database, query_in
+from tenure.storage import Database
 
 EVIDENCE_LIMIT = 12
 COMMITS_LIMIT = 10
@@ -89,10 +89,10 @@ def _evidence(db: Database, links: list[_Link], limit: int) -> tuple[list[dict],
     for link in links:
         if link.entity not in by_entity or _rank(link, own) < _rank(by_entity[link.entity], own):
             by_entity[link.entity] = link
-    rows = query_in(db, "SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
+    rows = db.query("SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
                         " d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
                         " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
-                        " WHERE m.entity IN ({placeholders}) AND d.kind <> 'commit'", sorted(by_entity))
+                        f" WHERE m.entity IN {db.each} AND d.kind <> 'commit'", (db.many(sorted(by_entity)),))
     items: dict[tuple[str, str], dict] = {}
     for row in rows:
         entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at = row.values()
@@ -165,9 +165,10 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
         listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
                                 "subject": title, "how": f"diff touched {what} ({how})"})
     keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
-    for row in query_in(db, "SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
+    for row in db.query("SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
                             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
-                            " ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN ({placeholders})", keys):
+                            f" ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN {db.each}",
+                                (db.many(keys),)):
         info = json.loads(row["meta"])
         sha = info.get("sha", "")
         listed.setdefault(sha, {"sha": sha[:10], "date": row["authored_at"], "author": info.get("author"),

@@ -6,7 +6,7 @@ One line per memory, in the words of SPEC §3:
 
 from __future__ import annotations
 
-from tenure.memories.elements import display
+from tenure.namespace.elements import display
 
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
