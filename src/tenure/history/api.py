@@ -18,7 +18,7 @@ from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommi
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
 from tenure.namespace.code import IndexedFile, indexed_files, spans_of
-from tenure.storage import Database, query_in
+from tenure.storage import Database, get_value, query_in, set_value
 from tenure.structural.naming import SEPARATORS
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
@@ -37,6 +37,7 @@ class GitHistory:
         self.root = Path(root)
         store.migrations.apply(db)
         self._available: tuple[bool, str | None] | None = None
+        self._inside = False
 
     # state ---------------------------------------------------------------------------------------
     @property
@@ -57,6 +58,8 @@ class GitHistory:
                     self._available = (False, "the repository has no commits yet")
                 else:
                     self._available = (True, None)
+                    # a project in a directory of a larger repository reads only the commits that change it
+                    self._inside = bool(gitlog.git(self.root, "rev-parse", "--show-prefix").strip())
             except GitError as exc:  # no git on PATH
                 self._available = (False, f"git is not usable here: {exc}")
         return self._available
@@ -86,10 +89,11 @@ class GitHistory:
                     "seconds": 0.0, "reason": self.reason}
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
         revisions = ["HEAD", *(f"^{t}" for t in tips if self._exists(t))]
-        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions).strip() or 0)
+        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
+                              *(["."] if self._inside else [])).strip() or 0)
         new = 0
         batch: list[RawCommit] = []
-        for raw in gitlog.log(self.root, revisions) if todo else ():
+        for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
             batch.append(raw)
             if len(batch) >= BATCH:
                 new += self._store(batch)
@@ -105,7 +109,7 @@ class GitHistory:
                                                                                         if self._exists(t)])
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
                                 [(s,) for s in independent.split()])
-            store.set_meta(self.db, "shallow", "1" if self._shallow() else "0")
+            set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
         mapped = self.remap()
         if progress:
             progress(todo, todo)
@@ -113,7 +117,7 @@ class GitHistory:
                   "thin": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE thin_reason IS NOT NULL")[0][0],
                   "reverts": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE reverts IS NOT NULL")[0][0],
                   "files_mapped": mapped, "seconds": round(time.perf_counter() - started, 3)}
-        if store.get_meta(self.db, "shallow") == "1":
+        if get_value(self.db, "history_meta", "shallow") == "1":
             report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
         return report
 
@@ -214,6 +218,7 @@ class GitHistory:
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
+            set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
         return len(todo)
 
     def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
@@ -270,7 +275,7 @@ class GitHistory:
 
     def _working_tree(self) -> list[RawChange]:
         try:
-            return gitlog.working_tree_changes(self.root)
+            return gitlog.working_tree_changes(self.root, self._inside)
         except GitError:
             return []
 
@@ -317,12 +322,29 @@ class GitHistory:
                              (ref, ref + "g"))
         return self._assemble(rows)[0] if len(rows) == 1 else None
 
+    def read_after(self, cursor: int, limit: int = BATCH) -> tuple[list[Commit], int]:
+        """The commits stored after `cursor` (0: from the first), in the order they were read: ancestors
+        before descendants. Returns them and the cursor to pass next time (a consumer's bookmark)."""
+        rows = self.db.query("SELECT * FROM history_commits WHERE id > ? ORDER BY id LIMIT ?", (cursor, limit))
+        return self._assemble(rows), rows[-1]["id"] if rows else cursor
+
+    def lookup(self, shas: Iterable[str]) -> dict[str, Commit]:
+        """Stored commits by full sha (those not read are missing)."""
+        rows = list(query_in(self.db, "SELECT * FROM history_commits WHERE sha IN ({placeholders})", list(shas)))
+        return {c.sha: c for c in self._assemble(rows)}
+
+    def mapping_version(self) -> int:
+        """Grows whenever commits are mapped onto symbols again: a consumer that copied touched symbols
+        refreshes what it copied before a newer mapping."""
+        return int(get_value(self.db, "history_meta", "mapping_version") or 0)
+
     def since(self, base: str) -> list[Commit]:
         """The commits reachable from HEAD and not from `base` (what was committed since it), newest
         first; those not read yet are read first."""
         if not self.available:
             return []
-        shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", check=False).split()
+        shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", "--", *(["."] if self._inside else []),
+                          check=False).split()
         if shas and not self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (shas[0],)):
             self.update()
         rows = list(query_in(self.db, "SELECT * FROM history_commits WHERE sha IN ({placeholders})", shas))
