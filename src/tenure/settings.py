@@ -7,11 +7,13 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TypeVar
 
+from tenure.refusal import Refusal
+
 CONFIG_FILE = "tenure.toml"
 T = TypeVar("T")
 
 
-class SettingsError(ValueError):
+class SettingsError(Refusal):
     """tenure.toml cannot be read, or a setting in it is wrong; the message names the file and the setting."""
 
 

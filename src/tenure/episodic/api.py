@@ -18,13 +18,14 @@ from tenure.episodic.store import migrations
 from tenure.history import GitHistory
 from tenure.namespace.code import fingerprints, indexed_files
 from tenure.namespace.lookup import find_symbols
+from tenure.refusal import Refusal
 from tenure.storage import Database, query_in
 
 Clock = Callable[[], datetime]
 REPORTS = {"junit": read_junit, "pytest-json": read_pytest_json}
 
 
-class EpisodicError(ValueError):
+class EpisodicError(Refusal):
     """A refused request; the message says what to do instead."""
 
 
@@ -202,7 +203,7 @@ class Episodes:
             dependants = self.dependants(fqn)
         elif lookup.how == "ambiguous":
             raise EpisodicError(lookup.message() + ". Name one of them in full.")
-        elif self.db.rows("SELECT 1 FROM episode_symbols WHERE fqn = ? LIMIT 1", (symbol.strip(),)):
+        elif self.known_symbol(symbol):
             fqn, dependants = symbol.strip(), []
             notes.append(f"{fqn} is not in the index now (removed or renamed): its past attempts are history")
         else:
@@ -219,6 +220,10 @@ class Episodes:
             notes.append("no test outcomes recorded yet (`tenure ci record`, or the Claude Code hook of `tenure "
                          "setup claude`): verdicts come from git and GitHub only")
         return {**result, "lookup": lookup.how, "notes": notes, "history": status}
+
+    def known_symbol(self, fqn: str) -> bool:
+        """Whether an episode touched a symbol of this exact name (one the index may no longer hold)."""
+        return bool(self.db.rows("SELECT 1 FROM episode_symbols WHERE fqn = ? LIMIT 1", (fqn.strip(),)))
 
     # what procedural memory learns from -------------------------------------------------------------
     def runs(self) -> dict[int, list[tuple[str, str | None]]]:

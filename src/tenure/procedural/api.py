@@ -27,6 +27,7 @@ from tenure.procedural import agents_md, mining
 from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
 from tenure.procedural.store import migrations
+from tenure.refusal import Refusal
 from tenure.settings import load_settings
 from tenure.storage import Database
 
@@ -34,7 +35,7 @@ Clock = Callable[[], datetime]
 EVIDENCE = "tenure (evidence)"  # the author of what mining does
 
 
-class RulesError(ValueError):
+class RulesError(Refusal):
     """A refused request; the message says what to do instead."""
 
 
