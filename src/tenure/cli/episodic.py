@@ -83,7 +83,7 @@ def _print_attempt(a: dict) -> None:
     v = a["verdict"]
     said = v["verdict"] + (f" ({v['confidence']:.2f}, {v['source']})" if v["confidence"] is not None else "")
     ref = a["ref"][:10] if a["kind"] == "commit" else f"#{a['ref']}" if a["kind"] == "pr" else a["ref"]
-    near = "" if a["relation"] == "touched" else " [a close dependant]"
+    near = "" if a["relation"] == "touched" else " (a close dependant)"
     console.print(f"  {a['when'][:10]} {a['kind']} {ref} {escape(a['actor'])}: {escape(a['task'] or '(session)')} — "
                   f"{escape(said)}{near}")
     console.print(f"      [dim]{escape(', '.join(a['symbols'][:4]))}{' …' if len(a['symbols']) > 4 else ''} "
@@ -97,9 +97,10 @@ def _print_attempt(a: dict) -> None:
 
 def _evidence_line(x: dict) -> str:
     head = f"{x['source']}: {x['verdict']} ({x['confidence']:.2f})"
-    if x.get("revert"):
-        body = (x.get("body") or "").strip().splitlines()
-        return f"{head} by {x['revert'][:10]} \"{x['subject']}\"" + (f" — {body[0]}" if body else "")
+    if x.get("revert"):  # the revert's own words are the lesson (git's "This reverts commit" line is not)
+        lesson = " ".join(line.strip() for line in (x.get("body") or "").splitlines()
+                          if line.strip() and not line.startswith("This reverts commit"))
+        return f"{head} by {x['revert'][:10]} \"{x['subject']}\"" + (f" — {lesson[:300]}" if lesson else "")
     if x.get("fix"):
         return f"{head} by {x['fix'][:10]} \"{x['subject']}\""
     if x.get("reviewers"):

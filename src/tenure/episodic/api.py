@@ -209,7 +209,7 @@ class Episodes:
         else:
             raise EpisodicError(f"no symbol matches {symbol!r}. If the code is new, run `tenure index`.")
         result = timeline.what_happened_before(self.db, fqn, dependants, self.settings, self.clock(), self.decrypt,
-                                               include_expired or bool(notes), limit)
+                                               self.history.last_written, include_expired or bool(notes), limit)
         status = self.history.status()
         if not status["available"]:
             notes.append(f"no git history: {status['reason']}; only work sessions and recorded outcomes are known")

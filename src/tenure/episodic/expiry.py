@@ -1,12 +1,13 @@
 """Expiry: a lesson about code that has since been restructured misleads. An episode leaves retrieval
 (and stays in history, with the reason) when every symbol it is retrieved by was, since the episode:
-removed or renamed; rewritten past a threshold (later changed lines against its lines now); or
-rewired (its edges differ past a threshold from when the episode was recorded) — or when an
+removed or renamed; rewritten past a threshold (the share of its lines today that commits after the
+episode last wrote, by the history's blame; its own revert excepted: that puts back what was there);
+or rewired (its edges differ past a threshold from when the episode was recorded) — or when an
 architecture epoch was marked after it."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tenure.episodic.episodes import neighbours_of
@@ -14,6 +15,7 @@ from tenure.episodic.settings import EpisodicSettings
 from tenure.namespace.code import fingerprints, neighbours, spans_of
 from tenure.storage import Database, query_in
 
+LastWritten = Callable[[str, int, int], list]  # GitHistory.last_written
 MIN_EDGES = 4  # fewer edges than this, before and after together, say too little to call a change a rewiring
 
 
@@ -28,22 +30,20 @@ class Row:
     lines: int
     snapshot: int | None
     ended_at: str
-    commit: bool  # a commit's change: what churn counts (a pull request or session repeats its commits' changes)
+    commit: str | None  # the episode's commit (its revert's lines do not make it rewritten)
 
 
 class Expiry:
     """Why (episode, symbol) pairs no longer hold, computed for one query's rows at once."""
 
-    def __init__(self, db: Database, rows: list[Row], settings: EpisodicSettings) -> None:
+    def __init__(self, db: Database, rows: list[Row], settings: EpisodicSettings, written: LastWritten) -> None:
         self.settings = settings
         fqns = sorted({r.fqn for r in rows})
         self.present = set(fingerprints(db, fqns))
         spans = spans_of(db, sorted({r.path for r in rows if r.fqn in self.present}))
-        self.size = {s.fqn: s.end - s.start + 1 for path in spans.values() for s in path}
-        self.later: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # fqn -> (ended_at, lines, episode)
-        for r in rows:
-            if r.commit:
-                self.later[r.fqn].append((r.ended_at, r.lines, r.episode))
+        self.span = {s.fqn: (path, s.start, s.end) for path, found in spans.items() for s in found}
+        self.written = written
+        self._lines: dict[str, list] = {}
         snapshot_ids = sorted({r.snapshot for r in rows if r.snapshot is not None})
         self.then = {s["id"]: neighbours_of(s["neighbours"]) for s in query_in(
             db, "SELECT id, neighbours FROM symbol_snapshots WHERE id IN ({placeholders})", snapshot_ids)}
@@ -61,11 +61,14 @@ class Expiry:
         """Why the symbol this row touched is not the code it was then, or None."""
         if row.fqn not in self.present:
             return f"{row.fqn} was removed or renamed since"
-        later = [(lines, e) for at, lines, e in self.later[row.fqn] if at > row.ended_at and e != row.episode]
-        changed, size = sum(n for n, _ in later), self.size.get(row.fqn)
-        if size and changed >= self.settings.expiry_churn * size:
-            return (f"{row.fqn} was rewritten since: {changed} changed lines in {len({e for _, e in later})} later "
-                    f"attempts against its {size} lines now")
+        if row.fqn in self.span:
+            if row.fqn not in self._lines:
+                self._lines[row.fqn] = self.written(*self.span[row.fqn])
+            lines = self._lines[row.fqn]
+            later = [w for w in lines if w and w[1] > row.ended_at and not (row.commit and w[2] == row.commit)]
+            if lines and len(later) >= self.settings.expiry_rewritten * len(lines):
+                return (f"{row.fqn} was rewritten since: {len(later)} of its {len(lines)} lines were last written "
+                        f"by {len({w[0] for w in later})} later commits")
         if row.snapshot is not None and row.snapshot in self.then:
             before, after = self.then[row.snapshot], self.now.get(row.fqn, set())
             union = before | after

@@ -4,7 +4,7 @@
 [episodic]
 conclusion_half_life_days = 30   # an agent's conclusion loses half its confidence in this many days
 recency_half_life_days = 365     # an attempt's weight in the timeline halves over this many days
-expiry_churn = 1.0               # a symbol rewritten since (later changed lines / its lines now) past this ...
+expiry_rewritten = 0.8           # a symbol whose lines today were last written after the episode past this share ...
 expiry_edges = 0.5               # ... or its edges changed past this (Jaccard distance): the episode leaves retrieval
 fixup_days = 3                   # a fix to the same symbols within this many days marks the attempt fixed up
 ```
@@ -22,7 +22,7 @@ from tenure.settings import load_settings
 class EpisodicSettings:
     conclusion_half_life_days: float = 30.0
     recency_half_life_days: float = 365.0
-    expiry_churn: float = 1.0
+    expiry_rewritten: float = 0.8
     expiry_edges: float = 0.5
     fixup_days: float = 3.0
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 
-from tenure.episodic.expiry import Expiry, Row
+from tenure.episodic.expiry import Expiry, LastWritten, Row
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
 from tenure.storage import Database, query_in
@@ -41,7 +41,8 @@ def members(db: Database, fqn: str) -> list[dict]:
 
 
 def what_happened_before(db: Database, fqn: str, dependants: list[str], settings: EpisodicSettings, now: datetime,
-                         decrypt: Decrypt, include_expired: bool = False, limit: int = 10) -> dict:
+                         decrypt: Decrypt, written: LastWritten, include_expired: bool = False,
+                         limit: int = 10) -> dict:
     own = members(db, fqn)
     mine = {o["episode_id"] for o in own}
     near = [r for r in query_in(db, "SELECT * FROM episode_symbols WHERE fqn IN ({placeholders})",
@@ -52,9 +53,9 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     episodes = {e["id"]: e for e in query_in(db, "SELECT * FROM episodes WHERE id IN ({placeholders})",
                                              sorted(relation))}
     rows = [Row(r["episode_id"], r["fqn"], r["path"], r["how"], r["lines"], r["snapshot_id"],
-                episodes[r["episode_id"]]["ended_at"], episodes[r["episode_id"]]["kind"] == "commit")
+                episodes[r["episode_id"]]["ended_at"], episodes[r["episode_id"]]["commit_sha"])
             for r in own + near]
-    expiry = Expiry(db, rows, settings)
+    expiry = Expiry(db, rows, settings, written)
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import msgspec
+import numpy as np
 
 from tenure.history import gitlog, mapping, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
@@ -29,6 +30,8 @@ RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, n
 _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _HUNKS = msgspec.msgpack.Encoder()
 _READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
+_BLAME = msgspec.msgpack.Encoder()
+_READ_BLAME = msgspec.msgpack.Decoder(list[int])
 
 
 class GitHistory:
@@ -215,6 +218,7 @@ class GitHistory:
         with self.db.transaction():
             for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
+                self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
@@ -236,12 +240,12 @@ class GitHistory:
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
             first = None
             if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
-                moved = mapping.step(uncommitted.hunks, symbols.lines)
-                if moved is not None:
-                    first = (uncommitted.old_path or file.path, uncommitted.old_blob, moved)
-            touched = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
+                first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
+            touched, blame = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
+            self._store_blame(file, blame)
         else:  # the file changed since it was indexed: names are all there is to go by
             symbols = mapping.FileSymbols(file.path, file.language, spans, b"")
+            self.db.execute("DELETE FROM history_blame WHERE path = ?", (file.path,))
         for change in changes:
             if change.id not in touched and change.hunks:
                 touched[change.id] = mapping.by_names(change.hunks, symbols)
@@ -255,6 +259,29 @@ class GitHistory:
              for fqn, (how, lines) in found.items()])
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
+
+    def _store_blame(self, file: IndexedFile, blame: np.ndarray) -> None:
+        """Today's lines of a file with the commit that last wrote each (0: before the history says;
+        -1: the uncommitted edits)."""
+        ids = sorted({int(i) for i in blame if i > 0})
+        commit_of = {r["id"]: r["commit_id"] for r in query_in(
+            self.db, "SELECT id, commit_id FROM history_changes WHERE id IN ({placeholders})", ids)}
+        commits = [commit_of.get(int(i), 0) if i > 0 else int(i) for i in blame[1:]]
+        self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
+                        " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
+
+    def last_written(self, path: str, start: int, end: int) -> list[tuple[str, str, str | None] | None]:
+        """For lines start..end of an indexed file as the index holds it: the commit that last wrote
+        each, as (sha, committed_at, the sha that commit reverts); None where the history does not say
+        (older than it, or an uncommitted edit)."""
+        rows = self.db.rows("SELECT commits FROM history_blame WHERE path = ?", (path,))
+        if not rows:
+            return [None] * max(end - start + 1, 0)
+        ids = _READ_BLAME.decode(rows[0][0])[max(start, 1) - 1:end]
+        known = {r["id"]: (r["sha"], r["committed_at"], r["reverts"]) for r in query_in(
+            self.db, "SELECT id, sha, committed_at, reverts FROM history_commits WHERE id IN ({placeholders})",
+            sorted({i for i in ids if i > 0}))}
+        return [known.get(i) for i in ids]
 
     def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
         return [self._change(r) for r in self.db.query(

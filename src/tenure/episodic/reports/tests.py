@@ -14,6 +14,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
 from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream
+from tenure.structural.languages import language_for
 
 MESSAGE_CHARS = 500  # of a failure's message, kept as its evidence
 FAILING = ("failed", "error")
@@ -186,7 +187,8 @@ _NODE = re.compile(r"^(?P<path>[^:\[]+\.\w+)(?:::(?P<names>[^\[]+))?")
 def node_parts(test_id: str) -> tuple[str, list[str]]:
     """A pytest node id's file and names (parameters dropped): `tests/t.py::TestA::test_b[1]` ->
     (`tests/t.py`, [`TestA`, `test_b`]); ("", [...]) for a JUnit class.name id."""
-    if m := _NODE.match(test_id):
+    m = _NODE.match(test_id)
+    if m and ("::" in test_id or language_for(m.group("path")) is not None):
         return m.group("path"), [n for n in (m.group("names") or "").split("::") if n]
     name = test_id.split("[", 1)[0].rstrip("()")
     return "", [p for p in re.split(r"[.#]", name) if p]
