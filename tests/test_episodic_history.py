@@ -56,8 +56,9 @@ def shop(git_repo: GitRepo) -> Iterator[tuple[GitRepo, dict[str, str]]]:
         "return Settlement().retry(payment)", "return [Settlement().retry(payment)]")}, days=1)
     g.git("checkout", "-q", "-b", "batch")
     current = (g.root / "pay" / "service.py").read_text()
-    shas["branch"] = g.commit("book in batches", {"pay/service.py": current.replace(
-        "    def book(self, payment):\n        return payment", "    def book(self, payment):\n        return [payment]")})
+    book = "    def book(self, payment):\n        return "
+    shas["branch"] = g.commit("book in batches", {"pay/service.py": current.replace(book + "payment",
+                                                                                     book + "[payment]")})
     g.git("checkout", "-q", "main")
     g.when = g.when.replace(hour=18)
     g.git("merge", "-q", "--no-ff", "-m", "Merge pull request #12 from ada/batch\n\nBook in batches", "batch",
@@ -133,7 +134,8 @@ def test_a_pull_request_export_adds_rejections_and_the_reviewers_words(shop, tmp
                "createdAt": "2026-01-10T10:00:00Z", "mergedAt": "2026-01-12T10:00:00Z",
                "mergeCommit": {"oid": shas["merge"]}, "commits": [{"oid": shas["branch"]}],
                "reviews": [{"author": {"login": "bob"}, "state": "CHANGES_REQUESTED",
-                            "body": "a batch must be booked in one transaction", "submittedAt": "2026-01-11T10:00:00Z"}]},
+                            "body": "a batch must be booked in one transaction",
+                            "submittedAt": "2026-01-11T10:00:00Z"}]},
               {"number": 13, "title": "Book without the lock", "state": "CLOSED", "author": {"login": "eve"},
                "createdAt": "2026-01-13T10:00:00Z", "closedAt": "2026-01-14T10:00:00Z",
                "files": [{"path": "pay/service.py"}]}]

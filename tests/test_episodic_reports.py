@@ -123,7 +123,8 @@ def test_a_pytest_report_log_is_read_line_by_line(tmp_path: Path) -> None:
 
 
 def test_node_ids_split_into_file_and_names() -> None:
-    assert node_parts("tests/test_pay.py::TestBook::test_twice[1-2]") == ("tests/test_pay.py", ["TestBook", "test_twice"])
+    assert node_parts("tests/test_pay.py::TestBook::test_twice[1-2]") == ("tests/test_pay.py",
+                                                                          ["TestBook", "test_twice"])
     assert node_parts("com.acme.PayTest.testRetry") == ("", ["com", "acme", "PayTest", "testRetry"])
 
 

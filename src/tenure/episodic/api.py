@@ -54,8 +54,8 @@ class Episodes:
     def session_ended(self, session: dict, conclusions: list[str]) -> dict:
         return sessions.ended(self.db, self.history, session, conclusions, self.encrypt, self._now())
 
-    def record_step(self, session: str, command: str, output: str = "") -> dict:
-        return sessions.record_step(self.db, session, command, output, self._now())
+    def record_step(self, session: str, command: str, output: str = "", procedure: str | None = None) -> dict:
+        return sessions.record_step(self.db, session, command, output, self._now(), procedure)
 
     # outcomes --------------------------------------------------------------------------------------
     def record_tests(self, kind: str, path: Path | None = None, exit_code: int | None = None,

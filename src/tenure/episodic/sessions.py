@@ -10,7 +10,7 @@ from collections.abc import Callable
 from tenure.episodic import episodes, outcomes
 from tenure.episodic.episodes import SESSION, Touch
 from tenure.episodic.reports.tests import TestReport
-from tenure.episodic.testruns import read_output, runner_for, shapes
+from tenure.episodic.testruns import any_runner, read_output, runner_for, shapes
 from tenure.history import GitHistory
 from tenure.storage import Database
 
@@ -54,11 +54,12 @@ def ended(db: Database, history: GitHistory, session: dict, conclusions: list[st
             "touched": sorted({t.fqn for t in touched}), "conclusions": sum(1 for t in conclusions if t.strip())}
 
 
-def record_step(db: Database, session: str, command: str, output: str, now: str) -> dict:
-    """A shell command an agent ran in a session (the hook): its steps' shapes, and when it ran
-    tests, their verdict as an outcome of the session."""
-    steps = shapes(command)
-    runner = runner_for(command)
+def record_step(db: Database, session: str, command: str, output: str, now: str,
+                procedure: str | None = None) -> dict:
+    """A shell command an agent ran in a session (the hook), or a procedure it ran: its steps' shapes,
+    and when it ran tests, their verdict as an outcome of the session."""
+    steps = [f"procedure {procedure}"] if procedure else shapes(command)
+    runner = any_runner(procedure) if procedure else runner_for(command)
     report = read_output(runner, output) if runner else None
     with db.transaction():
         outcome = add_report(db, report, now, session=session, evidence={"command": steps, "runner": runner.name}) \

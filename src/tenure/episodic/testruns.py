@@ -44,6 +44,11 @@ def runner_for(command: str) -> Runner | None:
     return next((r for r in runners() if r.command.search(command)), None)
 
 
+def any_runner(name: str) -> Runner:
+    """A named step whose output may hold any runner's lines (a procedure of tenure.toml)."""
+    return Runner(name, re.compile(re.escape(name)), None, None, None, any=True)
+
+
 def read_output(runner: Runner, output: str) -> TestReport | None:
     """The verdict a runner's output gives (failing test ids, passed count), or None when it says none
     (output cut off, a command that only looked like a test run)."""

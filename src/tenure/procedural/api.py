@@ -82,9 +82,9 @@ class Rules:
     def _insert(self, rule: Mined) -> int:
         at = self.clock().isoformat()
         rule_id = self.db.rows(
-            """INSERT INTO rules (kind, key, text, first, second, status, source, created_at, changed_at)
-               VALUES (?, ?, ?, ?, ?, 'candidate', 'mined', ?, ?) RETURNING id""",
-            (rule.kind, rule.key, rule.text, rule.first, rule.second, at, at))[0][0]
+            """INSERT INTO rules (kind, key, text, first, second, status, successes, failures, source, created_at,
+               changed_at) VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, 'mined', ?, ?) RETURNING id""",
+            (rule.kind, rule.key, rule.text, rule.first, rule.second, rule.successes, rule.failures, at, at))[0][0]
         self._event(rule_id, "mined", f"{rule.successes} for, {rule.failures} against", EVIDENCE)
         return rule_id
 
@@ -240,7 +240,7 @@ class Rules:
             raise RulesError(f"no procedure {name!r} in tenure.toml ([procedures.{name}] run = … when = …)")
         result, output = execute(self.root, procedure)
         if session:
-            result["recorded"] = self.episodes.record_step(session, procedure.run, output)
+            result["recorded"] = self.episodes.record_step(session, procedure.run, output, procedure.name)
         return result
 
 
