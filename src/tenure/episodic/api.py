@@ -5,6 +5,7 @@ Every verb returns a plain, JSON-ready dict; the CLI and the MCP server are thin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -131,11 +132,7 @@ class Episodes:
                 episode = self._pull_episode(pull, touched)
                 counts[{"merged": "merged", "closed": "rejected", "open": "open"}[pull.state]] += 1
                 counts["changesRequested"] += self._pull_outcomes(pull, episode)
-                shas = [s for s in pull.commits if s in commits]
-                for i in range(0, len(shas), 500):
-                    part = shas[i:i + 500]
-                    self.db.execute(f"UPDATE episodes SET part_of = ?, pr = ? WHERE kind = 'commit' AND commit_sha IN"
-                                    f" ({', '.join('?' * len(part))})", [episode, pull.number, *part])
+                episodes.attach_commits(self.db, episode, [s for s in pull.commits if s in commits], pull.number)
         return {"pullRequests": len(export.pulls), **counts, "problems": export.problems}
 
     def _pull_episode(self, pull, touched: list[Touch]) -> int:
@@ -247,7 +244,11 @@ class Episodes:
         exists: dict[str, bool] = {}
         for r in self.db.query("SELECT episode_id, path FROM episode_files"):
             unit = whole[r["episode_id"]]
-            if unit in verdicts and exists.setdefault(r["path"], (self.root / r["path"]).exists()):
+            if unit not in verdicts:
+                continue
+            if r["path"] not in exists:
+                exists[r["path"]] = os.path.exists(self.root / r["path"])
+            if exists[r["path"]]:
                 files.setdefault(unit, set()).add(r["path"])
         found = {}
         for unit, classes in verdicts.items():

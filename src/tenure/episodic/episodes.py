@@ -80,3 +80,11 @@ def set_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict
     db.executemany("INSERT INTO episode_symbols (episode_id, fqn, path, how, lines, snapshot_id)"
                    " VALUES (?, ?, ?, ?, ?, ?)",
                    [(episode, t.fqn, t.path, t.how, t.lines, snapshot.get(t.fqn)) for t in merged.values()])
+
+
+def attach_commits(db: Database, whole: int, shas: list[str], pr: int | None = None) -> None:
+    """The commit episodes made in a pull request or work session are part of it (one story)."""
+    for i in range(0, len(shas), 500):
+        part = shas[i:i + 500]
+        db.execute(f"UPDATE episodes SET part_of = ?, pr = COALESCE(?, pr) WHERE kind = 'commit' AND ref IN"
+                   f" ({', '.join('?' * len(part))}) AND part_of IS NULL", [whole, pr, *part])

@@ -7,6 +7,7 @@ architecture epoch was marked after it."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,7 +44,7 @@ class Expiry:
         spans = spans_of(db, sorted({r.path for r in rows if r.fqn in self.present}))
         self.span = {s.fqn: (path, s.start, s.end) for path, found in spans.items() for s in found}
         self.written = written
-        self._lines: dict[str, list] = {}
+        self._lines: dict[str, tuple[int, list[str], dict[str, list[str]]]] = {}
         snapshot_ids = sorted({r.snapshot for r in rows if r.snapshot is not None})
         self.then = {s["id"]: neighbours_of(s["neighbours"]) for s in query_in(
             db, "SELECT id, neighbours FROM symbol_snapshots WHERE id IN ({placeholders})", snapshot_ids)}
@@ -51,6 +52,18 @@ class Expiry:
         self.now = neighbours(db, with_snapshot) if with_snapshot else {}
         epoch = db.query("SELECT label, at FROM epochs ORDER BY at DESC, id DESC LIMIT 1")
         self.epoch = epoch[0] if epoch else None
+
+    def _blame(self, fqn: str) -> tuple[int, list[str], dict[str, list[str]]]:
+        """A symbol's lines today: how many, when each was last written (sorted; lines the history does
+        not date left out), and those times by the commit that the writing commit reverted."""
+        if fqn not in self._lines:
+            lines = self.written(*self.span[fqn])
+            by_revert: dict[str, list[str]] = {}
+            for w in lines:
+                if w and w[2]:
+                    by_revert.setdefault(w[2], []).append(w[1])
+            self._lines[fqn] = (len(lines), sorted(w[1] for w in lines if w), by_revert)
+        return self._lines[fqn]
 
     def epoch_reason(self, ended_at: str) -> str | None:
         if self.epoch and ended_at < self.epoch["at"]:
@@ -62,13 +75,11 @@ class Expiry:
         if row.fqn not in self.present:
             return f"{row.fqn} was removed or renamed since"
         if row.fqn in self.span:
-            if row.fqn not in self._lines:
-                self._lines[row.fqn] = self.written(*self.span[row.fqn])
-            lines = self._lines[row.fqn]
-            later = [w for w in lines if w and w[1] > row.ended_at and not (row.commit and w[2] == row.commit)]
-            if lines and len(later) >= self.settings.expiry_rewritten * len(lines):
-                return (f"{row.fqn} was rewritten since: {len(later)} of its {len(lines)} lines were last written "
-                        f"by {len({w[0] for w in later})} later commits")
+            size, times, by_revert = self._blame(row.fqn)
+            later = len(times) - bisect.bisect_right(times, row.ended_at)
+            later -= sum(1 for at in by_revert.get(row.commit or "", ()) if at > row.ended_at)  # its revert puts back
+            if size and later >= self.settings.expiry_rewritten * size:
+                return f"{row.fqn} was rewritten since: {later} of its {size} lines were last written after this"
         if row.snapshot is not None and row.snapshot in self.then:
             before, after = self.then[row.snapshot], self.now.get(row.fqn, set())
             union = before | after

@@ -74,8 +74,9 @@ def link_pending(db: Database) -> None:
     """Attach outcomes recorded before their episode existed."""
     db.execute("""UPDATE outcomes SET episode_id = (SELECT e.id FROM episodes e WHERE e.kind = 'session'
                   AND e.ref = outcomes.session_id) WHERE episode_id IS NULL AND session_id IS NOT NULL""")
-    db.execute("""UPDATE outcomes SET episode_id = (SELECT MIN(e.id) FROM episodes e WHERE e.kind IN ('commit', 'pr')
-                  AND e.commit_sha = outcomes.commit_sha) WHERE episode_id IS NULL AND commit_sha IS NOT NULL""")
+    db.execute("""UPDATE outcomes SET episode_id = (SELECT MIN(e.id) FROM episodes e
+                  WHERE e.commit_sha = outcomes.commit_sha AND e.kind != 'session')
+                  WHERE episode_id IS NULL AND commit_sha IS NOT NULL""")
     db.execute("""UPDATE outcomes SET episode_id = (SELECT e.id FROM episodes e WHERE e.kind = 'pr'
                   AND e.ref = CAST(outcomes.pr AS TEXT)) WHERE episode_id IS NULL AND pr IS NOT NULL""")
 

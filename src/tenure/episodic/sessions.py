@@ -41,10 +41,7 @@ def ended(db: Database, history: GitHistory, session: dict, conclusions: list[st
         if episode is None:
             raise ValueError(f"session {session['session']} is an episode already")
         shas = [c.sha for c in commits]
-        for i in range(0, len(shas), 500):
-            part = shas[i:i + 500]
-            db.execute(f"UPDATE episodes SET part_of = ? WHERE kind = 'commit' AND part_of IS NULL AND commit_sha IN"
-                       f" ({', '.join('?' * len(part))})", [episode, *part])
+        episodes.attach_commits(db, episode, shas)
         db.executemany("INSERT INTO conclusions (session_id, episode_id, author, text, at, confidence)"
                        " VALUES (?, ?, ?, ?, ?, ?)",
                        [(session["session"], episode, session["agent"], encrypt(text), now, CONCLUSION_CONFIDENCE)

@@ -79,8 +79,9 @@ def _episode(db: Database, c: Commit, snapshot: dict[str, int], settings: Episod
 
 
 def _episode_of(db: Database, sha: str) -> int | None:
-    rows = db.rows("SELECT MIN(id) FROM episodes WHERE commit_sha = ? AND kind IN ('commit', 'pr')", (sha,))
-    return rows[0][0] if rows else None
+    rows = [r[0] for r in db.rows("SELECT id, kind FROM episodes WHERE commit_sha = ?", (sha,))
+            if r[1] in (COMMIT, PR)]
+    return min(rows, default=None)
 
 
 def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings) -> int | None:
@@ -124,10 +125,7 @@ def _members(db: Database, merges: list[tuple[int, Commit]], parents: dict[str, 
             assigned.add(sha)
             brought.append(sha)
             todo.extend(parents[sha])
-        for i in range(0, len(brought), 500):
-            part = brought[i:i + 500]
-            db.execute(f"UPDATE episodes SET pr = ?, part_of = ? WHERE kind = 'commit' AND part_of IS NULL AND"
-                       f" commit_sha IN ({', '.join('?' * len(part))})", [number, episode, *part])
+        episodes.attach_commits(db, episode, brought, number)
 
 
 def _refresh_unmapped(db: Database, history: GitHistory) -> None:

@@ -24,6 +24,7 @@ from tenure.structural.naming import SEPARATORS
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
+HEAD_TTL_S = 2.0
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
 RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, not a failed attempt taken back
@@ -41,6 +42,7 @@ class GitHistory:
         store.migrations.apply(db)
         self._available: tuple[bool, str | None] | None = None
         self._inside = False
+        self._head: tuple[float, str] | None = None
 
     # state ---------------------------------------------------------------------------------------
     @property
@@ -67,16 +69,22 @@ class GitHistory:
                 self._available = (False, f"git is not usable here: {exc}")
         return self._available
 
-    def head(self) -> str | None:
-        """The commit checked out now (None without history)."""
-        return gitlog.git(self.root, "rev-parse", "HEAD").strip() if self.available else None
+    def head(self, fresh: bool = True) -> str | None:
+        """The commit checked out now (None without history); `fresh=False` accepts one asked of git
+        in the last HEAD_TTL_S (a burst of questions shares one git process)."""
+        if not self.available:
+            return None
+        now = time.monotonic()
+        if fresh or self._head is None or now - self._head[0] > HEAD_TTL_S:
+            self._head = (now, gitlog.git(self.root, "rev-parse", "HEAD").strip())
+        return self._head[1]
 
     def status(self) -> dict:
         """How far the history is read, without reading git's log: for answers to say so."""
         total = self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
         if not self.available:
             return {"available": False, "reason": self.reason, "commits": total}
-        head = self.head()
+        head = self.head(fresh=False)
         read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
         return {"available": True, "commits": total, "head": head, "head_read": read,
                 "text": f"{total} commits read" + ("" if read else "; the latest commits are not read yet "

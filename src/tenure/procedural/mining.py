@@ -95,23 +95,22 @@ def co_change(decided: dict[int, tuple[str, str, frozenset[str]]],
               only: set[tuple[str, str]] | None = None) -> list[Mined]:
     """`decided`: episode -> (success | failure, the verdict, the files it changed)."""
     decided = {e: v for e, v in decided.items() if len(v[2]) <= MAX_FILES}
-    by_file: dict[str, set[int]] = defaultdict(set)
-    for episode, (_, _, files) in decided.items():
+    worked: dict[str, set[int]] = defaultdict(set)  # file -> the successful episodes that changed it
+    failed: dict[str, set[int]] = defaultdict(set)
+    for episode, (cls, _, files) in decided.items():
         for path in files:
-            by_file[path].add(episode)
+            (worked if cls == "success" else failed)[path].add(episode)
     pairs: set[tuple[str, str]] = set(only or ())
     if only is None:
         for cls, _, files in decided.values():
-            if cls != "failure":
-                continue
-            for a in files:
-                for other in by_file[a]:
-                    if decided[other][0] == "success":
-                        pairs |= {(a, b) for b in decided[other][2] - files}
+            if cls == "failure":
+                for a in files:
+                    pairs |= {(a, b) for other in worked[a] for b in decided[other][2] - files}
+        pairs = {(a, b) for a, b in pairs if _co_changed(worked[a], failed[a], worked[b], failed[b])}
     found = []
     for a, b in sorted(pairs):
         rule = Mined("co-change", a, b)
-        for episode in sorted(by_file.get(a, ())):
+        for episode in sorted(worked[a] | failed[a]):
             cls, verdict, files = decided[episode]
             with_b = b in files
             rule.evidence.append(Observation(episode, with_b, cls == "success",
@@ -119,6 +118,13 @@ def co_change(decided: dict[int, tuple[str, str, frozenset[str]]],
         if only is not None or _contrasted(rule):
             found.append(rule)
     return found
+
+
+def _co_changed(worked_a: set[int], failed_a: set[int], worked_b: set[int], failed_b: set[int]) -> bool:
+    """`_contrasted` by counts alone, before any evidence is built (most pairs fail it)."""
+    with_b, without_b_failed = len(worked_a & worked_b), len(failed_a - failed_b)
+    total = len(worked_a) + len(failed_a)
+    return without_b_failed > 0 and with_b >= MIN_SUPPORT and (with_b + without_b_failed) / total >= MIN_AGREEMENT
 
 
 def _contrasted(rule: Mined) -> bool:
