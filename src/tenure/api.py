@@ -136,7 +136,8 @@ class Tenure:
 
             self._episodes = Episodes(
                 self.db, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
-                lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants)
+                lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants,
+                lambda session: self.memories.session(session)["task"])
         return self._episodes
 
     @property
@@ -211,8 +212,11 @@ class Tenure:
     def end_session(self, session: str, summary: str, used: Iterable[int | str] = (), outcome: str = "success",
                     edited: Iterable[str] = (), conclusions: Iterable[str] = (), keep_empty: bool = True) -> dict:
         """End a work session: its outcome memory (memories) and its episode — what really changed (the
-        commits since it started, the working tree's edits), the outcomes recorded into it, and the
-        agent's conclusions apart from them — then mine the rules again."""
+        commits since it started, the working tree's edits, mapped onto the index brought up to date
+        first), the outcomes recorded into it, and the agent's conclusions apart from them — then mine
+        the rules again."""
+        self.memories.session(session)  # (an unknown session is refused before anything is done)
+        self.index()
         ended = self.memories.end_session(session, summary, used, outcome, edited, keep_empty)
         episode = self.episodes.session_ended(self.memories.session(session), list(conclusions))
         ended["episode"] = episode

@@ -33,9 +33,10 @@ class EpisodicError(Refusal):
 class Episodes:
     def __init__(self, db: Database, root: Path, history: GitHistory, encrypt: Callable[[str], bytes],
                  decrypt: Callable[[bytes], str], dependants: Callable[[str], list[str]],
-                 clock: Clock | None = None) -> None:
+                 session_task: Callable[[str], str | None] = lambda session: None, clock: Clock | None = None) -> None:
         self.db, self.root, self.history = db, Path(root), history
         self.encrypt, self.decrypt, self.dependants = encrypt, decrypt, dependants
+        self.session_task = session_task  # a session's task is the memories' (encrypted there)
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load(self.root)
@@ -207,6 +208,10 @@ class Episodes:
             raise EpisodicError(f"no symbol matches {symbol!r}. If the code is new, run `tenure index`.")
         result = timeline.what_happened_before(self.db, fqn, dependants, self.settings, self.clock(), self.decrypt,
                                                self.history.last_written, include_expired or bool(notes), limit)
+        for group in result["groups"] + [{"attempts": result.get("expiredAttempts", [])}]:
+            for attempt in group["attempts"]:
+                if attempt["kind"] == "session":
+                    attempt["task"] = self.session_task(attempt["ref"])
         status = self.history.status()
         if not status["available"]:
             notes.append(f"no git history: {status['reason']}; only work sessions and recorded outcomes are known")

@@ -95,14 +95,20 @@ def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings)
     if not FIX.match(c.subject):
         return None
     mine = {s.fqn for s in c.symbols}
-    same = SQUASHED_PR.sub("", c.subject).strip()  # a pull request's squash repeats its commit: no fix of it
+    same = _said(SQUASHED_PR.sub("", c.subject))  # a pull request's squash repeats its commit: no fix of it
     candidates: dict[int, set[str]] = {}
-    for r in query_in(db, """SELECT s.episode_id, s.fqn FROM episode_symbols s JOIN episodes e ON e.id = s.episode_id
-                             WHERE s.fqn IN ({placeholders}) AND e.kind = 'commit' AND e.id != ? AND e.ended_at >= ?
-                             AND e.ended_at <= ? AND e.task != ?""", sorted(mine), (episode, since, c.committed_at,
-                                                                                  same)):
-        candidates.setdefault(r["episode_id"], set()).add(r["fqn"])
+    for r in query_in(db, """SELECT s.episode_id, s.fqn, e.task FROM episode_symbols s JOIN episodes e
+                             ON e.id = s.episode_id WHERE s.fqn IN ({placeholders}) AND e.kind = 'commit'
+                             AND e.id != ? AND e.ended_at >= ? AND e.ended_at <= ?""", sorted(mine),
+                      (episode, since, c.committed_at)):
+        if _said(r["task"] or "") != same:
+            candidates.setdefault(r["episode_id"], set()).add(r["fqn"])
     return max((e for e, fqns in candidates.items() if fqns == mine), default=None)
+
+
+def _said(subject: str) -> str:
+    """A subject as words: "fix use of `find_spec`" and "fix use of find_spec" say the same."""
+    return " ".join(re.findall(r"\w+", subject.lower()))
 
 
 def _members(db: Database, merges: list[tuple[int, Commit]], parents: dict[str, tuple[str, ...]]) -> None:

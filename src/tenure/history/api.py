@@ -104,8 +104,10 @@ class GitHistory:
                               *(["."] if self._inside else [])).strip() or 0)
         new = 0
         batch: list[RawCommit] = []
+        changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
         for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
             batch.append(raw)
+            changed |= {c.path for c in raw.changes}
             if len(batch) >= BATCH:
                 new += self._store(batch)
                 batch = []
@@ -121,7 +123,7 @@ class GitHistory:
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
                                 [(s,) for s in independent.split()])
             set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
-        mapped = self.remap()
+        mapped = self.remap(also=changed)
         if progress:
             progress(todo, todo)
         report = {"commits_new": new, "commits_total": self._count(),
@@ -211,13 +213,13 @@ class GitHistory:
         return None
 
     # mapping onto symbols ----------------------------------------------------------------------
-    def remap(self, paths: Iterable[str] | None = None) -> int:
+    def remap(self, also: Iterable[str] = ()) -> int:
         """Map the history of indexed files onto their symbols again where the index holds other
-        content than the last mapping used (or for `paths`). Returns how many files were mapped."""
+        content than the last mapping used, and of the files `also` names (new commits changed them).
+        Returns how many files were mapped."""
         files = indexed_files(self.db)
         done = {r["path"]: r["content_hash"] for r in self.db.query("SELECT path, content_hash FROM history_mapped")}
-        todo = sorted(p for p in (paths if paths is not None else files) if p in files and
-                      (paths is not None or done.get(p) != files[p].content_hash))
+        todo = sorted(p for p in files if done.get(p) != files[p].content_hash or p in set(also))
         if not todo and not set(done) - set(files):
             return 0
         lineage = self._lineage()

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tenure.episodic.api import Episodes
+from tenure.namespace.code import indexed_files
 from tenure.procedural import agents_md, mining
 from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
@@ -63,9 +64,10 @@ class Rules:
         known = self.db.query("SELECT * FROM rules WHERE kind != 'stated'")
         pairs = {kind: {(r["first"], r["second"]) for r in known if r["kind"] == kind} for kind in ("ordering",
                                                                                                   "co-change")}
-        found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided)}
+        code = set(indexed_files(self.db))
+        found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
-                      mining.co_change(decided, pairs["co-change"])})
+                      mining.co_change(decided, code, pairs["co-change"])})
         changed: dict[str, list[int]] = {"new": [], "promoted": [], "demoted": []}
         with self.db.transaction():
             rows = {r["key"]: r for r in known}

@@ -91,9 +91,10 @@ def ordering(runs: dict[int, list[tuple[str, str | None]]], only: set[tuple[str,
     return found
 
 
-def co_change(decided: dict[int, tuple[str, str, frozenset[str]]],
+def co_change(decided: dict[int, tuple[str, str, frozenset[str]]], code: set[str],
               only: set[tuple[str, str]] | None = None) -> list[Mined]:
-    """`decided`: episode -> (success | failure, the verdict, the files it changed)."""
+    """`decided`: episode -> (success | failure, the verdict, the files it changed); `code`: the files
+    the index holds — a rule's A is code (an interface, a schema), its B anything (generated files)."""
     decided = {e: v for e, v in decided.items() if len(v[2]) <= MAX_FILES}
     worked: dict[str, set[int]] = defaultdict(set)  # file -> the successful episodes that changed it
     failed: dict[str, set[int]] = defaultdict(set)
@@ -104,7 +105,7 @@ def co_change(decided: dict[int, tuple[str, str, frozenset[str]]],
     if only is None:
         for cls, _, files in decided.values():
             if cls == "failure":
-                for a in files:
+                for a in files & code:
                     pairs |= {(a, b) for other in worked[a] for b in decided[other][2] - files}
         pairs = {(a, b) for a, b in pairs if _co_changed(worked[a], failed[a], worked[b], failed[b])}
     found = []
