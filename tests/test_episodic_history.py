@@ -214,3 +214,15 @@ def test_tenure_history_prints_the_timeline_and_keeps_memory_versions_by_id(shop
     assert [v["id"] for v in versions["versions"]] == [memory]
     missing = runner.invoke(app, ["history", "NoSuchThing", "--repo", str(g.root)])
     assert missing.exit_code == 2 and "no symbol matches" in missing.output
+
+
+def test_an_episode_expires_when_its_symbol_is_rewired_though_its_code_stands(shop) -> None:
+    g, shas = shop
+    project(g).close()  # the episodes are recorded with retry's edges as they are now
+    callers = "".join(f"\n\ndef settle_{n}(payment):\n    return Settlement().retry(payment)\n" for n in range(6))
+    g.commit("six new ways to settle", {"pay/api.py": (g.root / "pay" / "api.py").read_text() + callers})
+    with project(g) as t:
+        result = t.episodes.what_happened_before("Settlement.retry", include_expired=True)
+    reasons = {a["ref"]: a["expired"] for a in result["expiredAttempts"]}
+    assert reasons[shas["limit"]][0].startswith("pay.service.Settlement.retry was rewired since: ")
+    assert "of its edges differ from when this was recorded" in reasons[shas["limit"]][0]
