@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tenure.settings import load_settings
+from tenure.config import load_settings
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.config import load_settings
 from tenure.episodic.api import Episodes
 from tenure.namespace.code import indexed_files
 from tenure.procedural import agents_md, mining
@@ -29,7 +30,6 @@ from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
 from tenure.procedural.store import migrations
 from tenure.refusal import Refusal
-from tenure.settings import load_settings
 from tenure.storage import Database
 
 Clock = Callable[[], datetime]

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tenure.settings import CONFIG_FILE, SettingsError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table
 
 DEFAULT_TIMEOUT_S = 600
 OUTPUT_TAIL = 8000  # characters of the output returned (the full output goes to the test-line reader)
@@ -41,14 +41,14 @@ def procedures(root: Path) -> list[Procedure]:
     found = []
     for name, entry in sorted(project_table(root, "procedures").items()):
         if not _NAME.match(name) or not isinstance(entry, dict):
-            raise SettingsError(f"{CONFIG_FILE}: [procedures.{name}] must be a table with a short name (letters, "
+            raise ConfigError(f"{CONFIG_FILE}: [procedures.{name}] must be a table with a short name (letters, "
                                 "digits, - and _)")
         run, when, timeout = entry.get("run"), entry.get("when"), entry.get("timeout", DEFAULT_TIMEOUT_S)
         if not isinstance(run, str) or not run.strip() or not isinstance(when, str) or not when.strip():
-            raise SettingsError(f"{CONFIG_FILE}: [procedures.{name}] needs run = \"<command>\" and when = \"<the "
+            raise ConfigError(f"{CONFIG_FILE}: [procedures.{name}] needs run = \"<command>\" and when = \"<the "
                                 "situation it is for>\"")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise SettingsError(f"{CONFIG_FILE}: [procedures.{name}] timeout must be a positive number of seconds")
+            raise ConfigError(f"{CONFIG_FILE}: [procedures.{name}] timeout must be a positive number of seconds")
         found.append(Procedure(name, run.strip(), " ".join(when.split()), float(timeout)))
     return found
 
