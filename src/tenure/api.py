@@ -75,6 +75,7 @@ class Tenure:
         self._history: GitHistory | None = None
         self._episodes: Episodes | None = None
         self._rules: Rules | None = None
+        self.history_report: dict | None = None  # what the last index read of the git history (read_history)
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -178,7 +179,7 @@ class Tenure:
             run_after_index(self.source_context, report)
         if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
             # (not a watcher's update: git's history changes with a commit, not with a saved file)
-            report.sources["history"] = self.read_history(progress)
+            self.history_report = self.read_history(progress)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
