@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.history.store import migrations as history_migrations
 from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
@@ -69,6 +70,7 @@ class Tenure:
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
+        history_migrations.apply(db)  # ... and reads the git history (tenure.history)
         self._memories: Memories | None = None
         self._knowledge: Knowledge | None = None
         self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)

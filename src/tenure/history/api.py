@@ -10,17 +10,22 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
 
-from tenure.history import gitlog, mapping, store
+from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
 from tenure.namespace.code import IndexedFile, indexed_files, spans_of
 from tenure.storage import Database, get_value, query_in, set_value
 from tenure.structural.naming import SEPARATORS
+
+if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
+    import numpy as np
+
+    from tenure.history import mapping
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
@@ -237,6 +242,8 @@ class GitHistory:
 
     def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:
+        from tenure.history import mapping
+
         try:
             content = (self.root / file.path).read_bytes()
         except OSError:
@@ -294,12 +301,15 @@ class GitHistory:
         return [known.get(i) for i in ids]
 
     def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
+
         return [self._change(r) for r in self.db.query(
             "SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path = ? AND new_blob = ?"
             " ORDER BY id DESC", (path, blob))]
 
     @staticmethod
     def _change(r: dict) -> mapping.Change:
+        from tenure.history import mapping
+
         return mapping.Change(r["id"], r["path"], r["old_path"], r["old_blob"], r["new_blob"],
                               _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None)
 
@@ -319,6 +329,8 @@ class GitHistory:
     def working_tree(self) -> tuple[list[FileChange], list[TouchedSymbol]]:
         """The uncommitted edits (tracked files against HEAD) and the symbols they touch: `span` where
         the index holds the file as it is on disk, else by name."""
+        from tenure.history import mapping
+
         if not self.available:
             return [], []
         changes = self._working_tree()
