@@ -31,11 +31,15 @@ _NOISE = {"revert", "reverts", "this", "commit", "the", "and", "for", "with", "f
           "request", "branch", "fix", "fixes", "add", "adds", "use", "when", "not"}
 
 
+_TOUCH = "episode_id, fqn, path, how, lines, snapshot_id"  # (the columns read: a wide query is hundreds of rows)
+_EPISODE = "id, kind, ref, actor, task, ended_at, declared, commit_sha, pr, part_of, thin"
+
+
 def members(db: Database, fqn: str) -> list[dict]:
     """Rows of episode_symbols for a symbol and every symbol inside it."""
-    rows = db.query("SELECT * FROM episode_symbols WHERE fqn = ?", (fqn,))
+    rows = db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn = ?", (fqn,))
     for sep in SEPARATORS:  # fqn + separator + anything: index range scans
-        rows += db.query("SELECT * FROM episode_symbols WHERE fqn > ? AND fqn < ?",
+        rows += db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn > ? AND fqn < ?",
                          (fqn + sep, fqn + chr(ord(sep) + 1)))
     return rows
 
@@ -45,12 +49,12 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
                          limit: int = 10) -> dict:
     own = members(db, fqn)
     mine = {o["episode_id"] for o in own}
-    near = [r for r in query_in(db, "SELECT * FROM episode_symbols WHERE fqn IN ({placeholders})",
+    near = [r for r in query_in(db, f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn IN ({{placeholders}})",
                                 sorted(set(dependants) - {fqn})) if r["episode_id"] not in mine]
     relation = {r["episode_id"]: "touched" for r in own}
     for r in near:
         relation.setdefault(r["episode_id"], "dependant")
-    episodes = {e["id"]: e for e in query_in(db, "SELECT * FROM episodes WHERE id IN ({placeholders})",
+    episodes = {e["id"]: e for e in query_in(db, f"SELECT {_EPISODE} FROM episodes WHERE id IN ({{placeholders}})",
                                              sorted(relation))}
     rows = [Row(r["episode_id"], r["fqn"], r["path"], r["how"], r["lines"], r["snapshot_id"],
                 episodes[r["episode_id"]]["ended_at"], episodes[r["episode_id"]]["commit_sha"])
