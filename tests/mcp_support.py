@@ -18,8 +18,9 @@ TENURE = [sys.executable, "-c", "from tenure.cli import app; app()"]
 
 
 def server_env(home: Path) -> dict[str, str]:
-    """A clean environment with a temporary HOME: memories' key files land there, not in the real one."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")}
+    """A clean environment with a temporary HOME: memories' key files land there, not in the real one.
+    PYTHONPATH is kept: a worktree's tests run the worktree's code, not the installed one."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "PYTHONPATH")}
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PYTHONUNBUFFERED="1")
     return env
 

@@ -116,4 +116,5 @@ def test_a_database_tenure_cannot_read_is_one_line_of_error(make_repo) -> None:
     out = subprocess.run([sys.executable, "-m", "tenure.cli", "status", "--repo", str(root)],
                          capture_output=True, text=True, env={**os.environ, "TENURE_ENRICH": "off"})
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.startswith("error: the project's database (.tenure/tenure.db) cannot be used")
+    assert out.stderr.startswith("error: the project's database (.tenure/tenure.db) is damaged")
+    assert "Do not delete it" in out.stderr and "`tenure repair`" in out.stderr

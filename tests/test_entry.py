@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tenure import Tenure, entry
-from tenure.structural import indexer
+from tenure.structural import indexer, workers
 from tests.conftest import FIXTURES
 
 
@@ -38,7 +38,7 @@ def test_a_watcher_restarts_itself_with_a_fixed_hash_seed_before_it_starts(monke
     monkeypatch.setattr(sys, "argv", ["tenure", "index", "--watch", "repo"])
     with pytest.raises(SystemExit):
         entry.main()
-    assert calls == [(["-m", "tenure.cli", "index", "--watch", "repo"], "0")]
+    assert calls == [(["-P", "-m", "tenure.cli", "index", "--watch", "repo"], "0")]
 
 
 SATURATING = "".join(f"class C{n}:\n    pass\n\n\n" for n in range(30)) + (
@@ -55,7 +55,7 @@ def test_an_update_whose_resolution_followed_the_hash_seed_is_rolled_back_and_ru
     calls = _restart_recorded(monkeypatch)
     with pytest.raises(SystemExit):
         entry.run_cli(["index", "--json", str(root)])
-    assert calls == [(["-m", "tenure.cli", "index", "--json", str(root)], "0")]
+    assert calls == [(["-P", "-m", "tenure.cli", "index", "--json", str(root)], "0")]
     with Tenure.open(root) as t:  # nothing of the unseeded run was kept
         assert t.find_symbol("many.same").matches == []
 
@@ -79,7 +79,7 @@ def test_a_first_index_restarts_seeded_before_it_starts(monkeypatch, tmp_path) -
     calls = _restart_recorded(monkeypatch)
     with pytest.raises(SystemExit):
         entry.run_cli(["index", "--json", str(tmp_path)])
-    assert calls == [(["-m", "tenure.cli", "index", "--json", str(tmp_path)], "0")]
+    assert calls == [(["-P", "-m", "tenure.cli", "index", "--json", str(tmp_path)], "0")]
 
 
 THREE_MODULES = {f"m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)}
@@ -93,19 +93,19 @@ def test_a_run_past_the_worker_threshold_restarts_seeded_before_it_parses(
         monkeypatch, make_repo, before: dict[str, str], after: dict[str, str], read_first: bool) -> None:
     """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches. New
     files tell so before they are read; changed ones once their content is (it may be the same)."""
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 2)
     root = make_repo(before)
     with Tenure.open(root) as t:
         t.index()
     for path, text in after.items():
         (root / path).write_text(text)
     calls = _restart_recorded(monkeypatch)
-    monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
+    monkeypatch.setattr(workers, "parse_all", lambda *args: pytest.fail("parsed before the restart"))
     if not read_first:
-        monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
+        monkeypatch.setattr(indexer, "inspect_file", lambda *args: pytest.fail("read files it need not"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
-    assert calls == [(["-m", "tenure.cli", "index", str(root)], "0")]
+    assert calls == [(["-P", "-m", "tenure.cli", "index", str(root)], "0")]
 
 
 EDGES_OF_EVERY_FIXTURE = """
@@ -164,7 +164,26 @@ def test_python_dash_m_tenure_cli_runs_with_the_same_seed_as_the_command() -> No
     # what it runs when no seed is set: itself again, seeded (execv recorded instead of done)
     seeded = subprocess.run(
         [sys.executable, "-c", "import os, runpy, sys; sys.argv = ['x', 'index', '--watch', '--help']; "
-         "os.execv = lambda path, args: print('RESTART', os.environ['PYTHONHASHSEED'], args[1:3]) or sys.exit(0); "
+         "os.execv = lambda path, args: print('RESTART', os.environ['PYTHONHASHSEED'], args[1:4]) or sys.exit(0); "
          "runpy.run_module('tenure.cli', run_name='__main__')"],
         env=env, capture_output=True, text=True)
-    assert "RESTART 0 ['-m', 'tenure.cli']" in seeded.stdout
+    assert "RESTART 0 ['-P', '-m', 'tenure.cli']" in seeded.stdout
+
+
+def test_the_seeded_restart_does_not_import_the_projects_own_modules(tmp_path) -> None:
+    """`cd src/flask && tenure index`: flask's typing.py and json/ lie in the current directory, and
+    `python -m` would put it first on sys.path, where they shadow the standard library's."""
+    project = tmp_path / "pkg"
+    project.mkdir()
+    shadow = "raise SystemExit('the project\\'s own {} was imported in place of the standard library\\'s')\n"
+    (project / "typing.py").write_text(shadow.format("typing.py"))
+    (project / "json.py").write_text(shadow.format("json.py"))
+    (project / "app.py").write_text("import typing\n\n\ndef run() -> typing.Any:\n    return run()\n")
+    script = tmp_path / "bin" / "tenure"  # what the console script is: its directory goes on sys.path, not ours
+    script.parent.mkdir()
+    script.write_text("from tenure.entry import main\nmain()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}  # a first index restarts seeded
+    out = subprocess.run([sys.executable, str(script), "index", "--json"], cwd=project, env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1])["files_seen"] == 3

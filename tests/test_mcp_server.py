@@ -66,21 +66,37 @@ def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:
         anyio.run(main, url)
 
 
-def test_non_loopback_bind_needs_the_token(repo: Path, tmp_path: Path) -> None:
-    """Binding every interface (0.0.0.0) exposes the server beyond loopback, so it needs a token; the
-    test's own requests still travel over loopback."""
-    host = "0.0.0.0"
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.2"], ids=["every interface", "another loopback address"])
+def test_a_bind_but_the_literal_loopback_names_needs_the_token_and_checks_host_and_origin(
+        repo: Path, tmp_path: Path, host: str) -> None:
+    """Binding every interface exposes the server beyond loopback; 127.0.0.2 is loopback, but not a
+    name the SDK guards by itself: without the token and the Host check a page of another site that
+    rebinds its name to the address could read and write memories. (The test's own requests travel
+    over loopback.)"""
     refused = subprocess.run([*TENURE, "serve", "--http", "--host", host, "--repo", str(repo)],
                              env=server_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "--token" in refused.stderr
     token = "s3cret-token"
     with http_server(repo, tmp_path / "home", host=host, token=token) as url:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-        headers = {"accept": "application/json, text/event-stream"}
-        assert httpx2.post(url, json=init, headers=headers).status_code == 401
-        wrong = httpx2.post(url, json=init, headers={**headers, "authorization": "Bearer nope"})
-        assert wrong.status_code == 401 and "bearer token" in wrong.json()["error"]
+        address = url.split("/")[2]
+        sent = {"accept": "application/json, text/event-stream", "authorization": f"Bearer {token}"}
+
+        def status(**headers: str) -> int:
+            return httpx2.post(url, json=INITIALIZE, headers={**sent, **headers}).status_code
+
+        assert status(authorization="Bearer nope") == 401
+        anonymous = httpx2.post(url, json=INITIALIZE, headers={**sent, "authorization": ""})
+        assert anonymous.status_code == 401 and "bearer token" in anonymous.json()["error"]
+        assert status(host="evil.example:" + address.split(":")[1]) == 421  # a rebound name, even with the token
+        assert status(origin="http://evil.example") == 403
+        assert status() == status(origin=f"http://{address}") == 200
+        # the scheme's name in any case (RFC 9110): clients and proxies spell it so
+        assert status(authorization=f"bearer {token}") == status(authorization=f"BEARER  {token}") == 200
+        assert status(authorization=f"Basic {token}") == 401
 
         async def main() -> None:
             with pytest.raises(Exception):  # noqa: B017 - whatever the SDK makes of a 401, it does not connect
@@ -91,3 +107,10 @@ def test_non_loopback_bind_needs_the_token(repo: Path, tmp_path: Path) -> None:
                 await exercise(client)
 
         anyio.run(main)
+
+
+def test_the_literal_loopback_bind_checks_host_too(repo: Path, tmp_path: Path) -> None:
+    with http_server(repo, tmp_path / "home") as url:
+        port = url.split(":")[2].split("/")[0]
+        headers = {"accept": "application/json, text/event-stream", "host": f"evil.example:{port}"}
+        assert httpx2.post(url, json=INITIALIZE, headers=headers).status_code == 421

@@ -7,6 +7,7 @@ import pytest
 from tenure import Tenure
 from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
+from tenure.memories.briefing import EXCERPT_CHARS
 from tests.memory_support import Clock
 
 
@@ -16,6 +17,15 @@ def test_the_briefing_lists_pitfalls_first(memories: Memories) -> None:
     text = memories.brief("save orders")["text"]
     assert text.index("## Pitfalls") < text.index("## Notes")
     assert text.index("double-charges") < text.index("saved by the repository")
+
+
+def test_the_briefing_shows_a_bounded_excerpt_of_a_long_memory(memories: Memories) -> None:
+    long = " ".join(f"word{i}" for i in range(1_500))  # 11,889 characters: under the limit, far over a line
+    written = memories.remember(long, kind="pitfall", title="A long one")["id"]
+    [line] = [x for x in memories.brief()["text"].splitlines() if "A long one" in x]
+    assert len(line) < EXCERPT_CHARS + 200 and "word0 word1" in line and "word1499" not in line
+    assert f"more characters: `tenure history {written}`]" in line
+    assert memories.get(written)["content"] == long  # kept whole: only the briefing is cut
 
 
 def test_the_briefing_gives_freshness_in_days(memories: Memories, clock: Clock) -> None:

@@ -78,6 +78,25 @@ def test_a_key_file_is_created_0600_outside_the_repository(shop: Tenure, tmp_pat
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+def test_the_state_directory_and_the_key_file_are_private_whatever_the_umask(make_repo, tmp_path: Path) -> None:
+    """Under a umask that lets everyone in (000, as some shared machines set), the memories' database
+    and their key are still their owner's alone."""
+    from tenure.setup.install import install
+
+    previous = os.umask(0)
+    try:
+        with Tenure.open(make_repo({"a.py": "x = 1\n"}, name="project"), discover=False) as t:
+            Memories(t.db, t.root, provider=None).remember(CONTENT)
+            path = key_file(get_meta(t.db, "project_id"))
+        install("cursor", make_repo({}, name="set-up-first"), tmp_path / "home", with_bridge=False)
+    finally:
+        os.umask(previous)
+    for state in (t.root / ".tenure", tmp_path / "set-up-first" / ".tenure"):  # (setup can make it first)
+        assert stat.S_IMODE(state.stat().st_mode) == 0o700 and (state / ".gitignore").read_text() == "*\n"
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_a_key_file_readable_by_others_is_refused(shop: Tenure) -> None:
     Memories(shop.db, shop.root, provider=None).remember(CONTENT)
     path = key_file(get_meta(shop.db, "project_id"))

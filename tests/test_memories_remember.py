@@ -6,7 +6,7 @@ import pytest
 
 from tenure import Tenure
 from tenure.memories import MemoriesError
-from tenure.memories.api import Memories
+from tenure.memories.api import LIMITS, Memories
 from tests.memory_support import Clock, FixedProvider, at_angle
 
 
@@ -56,6 +56,23 @@ def test_session_outcome_cannot_be_written_directly(memories: Memories) -> None:
 def test_empty_content_is_refused(memories: Memories) -> None:
     with pytest.raises(MemoriesError, match="needs content"):
         memories.remember("   ")
+
+
+def test_a_memory_over_its_size_limits_is_refused_with_what_to_write_instead(memories: Memories) -> None:
+    """A fact is a few sentences: a 13 MB one took a minute and gigabytes, and then filled every briefing."""
+    with pytest.raises(MemoriesError, match="content holds at most 16,000 characters; this one has 16,001"):
+        memories.remember("x" * (LIMITS["content"] + 1))
+    with pytest.raises(MemoriesError, match="title holds at most 200 characters"):
+        memories.remember("the gateway strips long headers", title="t" * (LIMITS["title"] + 1))
+    with pytest.raises(MemoriesError, match="author holds at most"):
+        memories.remember("the gateway strips long headers", author="a" * (LIMITS["author"] + 1))
+    with pytest.raises(MemoriesError, match="task holds at most"):
+        memories.start_session("claude-code/sarah", task="t" * (LIMITS["task"] + 1))
+    session = memories.start_session("claude-code/sarah", task="change the gateway")["session"]
+    with pytest.raises(MemoriesError, match="content holds at most"):
+        memories.end_session(session, "s" * (LIMITS["content"] + 1))
+    assert memories.recall("")["results"] == []  # nothing was written
+    assert memories.remember("y" * LIMITS["content"], title="t" * LIMITS["title"])["id"]  # the limits themselves
 
 
 def test_writing_the_same_content_again_confirms_it_without_vectors(memories: Memories) -> None:

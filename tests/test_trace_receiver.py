@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -27,8 +28,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from tenure import Tenure
+from tenure.mcp.auth import HostCheck
 from tenure.structural.traces.ingest import TraceIngestor
-from tenure.structural.traces.receiver import TRACES_PATH, TraceReceiver, build_app
+from tenure.structural.traces.otlp import MAX_REQUEST_BYTES
+from tenure.structural.traces.receiver import TRACES_PATH, InFlight, TraceReceiver, build_app
 from tests.trace_support import SHOP, checkout_trace, to_protobuf
 
 
@@ -38,22 +41,28 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def receiving(make_indexed_repo) -> Iterator[tuple[Tenure, str]]:
-    """A receiver for the indexed shop on 127.0.0.1, running in uvicorn as `tenure traces receive` does."""
-    repo: Path = make_indexed_repo(SHOP)
-    t = Tenure.open(repo)
+@contextlib.contextmanager
+def _running(t: Tenure, in_flight: InFlight | None = None) -> Iterator[str]:
+    """A receiver for `t` on 127.0.0.1, running in uvicorn as `tenure traces receive` does; yields its URL."""
     port = _free_port()
     receiver = TraceReceiver(TraceIngestor(t.structural, t.root))
-    server = uvicorn.Server(uvicorn.Config(build_app(receiver), host="127.0.0.1", port=port, log_level="warning"))
+    app = build_app(receiver, HostCheck("127.0.0.1", port), in_flight)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
         thread.join(0.05)
-    yield t, f"http://127.0.0.1:{port}{TRACES_PATH}"
+    yield f"http://127.0.0.1:{port}{TRACES_PATH}"
     server.should_exit = True
     thread.join(10)
-    t.close()
+
+
+@pytest.fixture
+def receiving(make_indexed_repo) -> Iterator[tuple[Tenure, str]]:
+    """A receiver for the indexed shop."""
+    repo: Path = make_indexed_repo(SHOP)
+    with Tenure.open(repo) as t, _running(t) as url:
+        yield t, url
 
 
 def _tracer(service: str, endpoint: str, compression: Compression = Compression.NoCompression) -> trace.Tracer:
@@ -170,3 +179,59 @@ def test_tenure_traces_receive_listens_on_loopback_and_reports_on_exit(make_inde
     assert f"http://127.0.0.1:{port}/v1/traces" in errors
     assert "2 spans from checkout" in out  # the line per request
     assert "services: checkout" in out  # the report on exit
+
+
+def test_a_request_naming_another_host_or_origin_is_refused(receiving):
+    """DNS rebinding: a page of another site whose name now resolves to 127.0.0.1 sends its own name."""
+    t, endpoint = receiving
+    body, headers = to_protobuf(checkout_trace()[1]), {"content-type": "application/x-protobuf"}
+    port = endpoint.split(":")[2].split("/")[0]
+    rebound = httpx.post(endpoint, content=body, headers={**headers, "host": f"evil.example:{port}"})
+    assert rebound.status_code == 421 and "--allow-host" in rebound.json()["error"]
+    from_a_page = httpx.post(endpoint, content=body, headers={**headers, "origin": "http://evil.example"})
+    assert from_a_page.status_code == 403
+    def observed() -> bool:
+        return any("trace" in d["sources"] for d in t.what_breaks("OrderService.fetch")["dependants"])
+
+    assert not observed()  # neither wrote an edge
+    assert httpx.post(endpoint, content=body, headers={**headers, "origin": f"http://localhost:{port}"}).status_code \
+        == 200
+    assert observed()
+
+
+def test_a_body_inflating_past_the_bound_gets_413_without_being_inflated_whole(receiving):
+    _, endpoint = receiving
+    bomb = gzip.compress(b"{" + b" " * (MAX_REQUEST_BYTES + 1) + b"}")
+    response = httpx.post(endpoint, content=bomb, headers={"content-type": "application/json",
+                                                           "content-encoding": "gzip"})
+    assert response.status_code == 413 and "decompressed" in response.json()["message"]
+
+
+def test_bodies_held_at_once_are_bounded_and_a_request_past_the_bound_gets_503(make_indexed_repo):
+    """While one request's body is held, another that would pass the bound is told to retry (503 with
+    Retry-After); once the first is done its bytes are free again."""
+    body = to_protobuf(checkout_trace()[1])
+    in_flight = InFlight(limit=len(body) + 10)
+    headers = {"content-type": "application/x-protobuf"}
+    with Tenure.open(make_indexed_repo(SHOP)) as t, _running(t, in_flight) as endpoint:
+        first_half_sent, finish = threading.Event(), threading.Event()
+
+        def slow_body() -> Iterator[bytes]:
+            yield body[: len(body) // 2]
+            first_half_sent.set()
+            finish.wait(30)
+            yield body[len(body) // 2:]
+
+        slow: list[httpx.Response] = []
+        sender = threading.Thread(target=lambda: slow.append(httpx.post(endpoint, content=slow_body(),
+                                                                          headers=headers, timeout=60)))
+        sender.start()
+        assert first_half_sent.wait(30)
+        while not in_flight.held:  # the server has read the first half
+            time.sleep(0.01)
+        refused = httpx.post(endpoint, content=body, headers=headers)
+        finish.set()
+        sender.join(60)
+        assert refused.status_code == 503 and refused.headers["retry-after"]
+        assert slow[0].status_code == 200 and in_flight.held == 0
+        assert httpx.post(endpoint, content=body, headers=headers).status_code == 200

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from tenure import Tenure
 from tenure.cli import app
+from tenure.structural.traces.otlp import MAX_INFLATION, MAX_REQUEST_BYTES
 from tests.trace_support import (
     CLIENT,
     CONSUMER,
@@ -286,3 +287,61 @@ def test_a_directory_of_rotated_trace_files_is_read_oldest_first(shop, tmp_path)
         callers = _dependants(t, "get_order")
     assert report["requests"] == 2 and report["problems"] == {}
     assert callers["shop.checkout.client.checkout"]["relation"] == "http"
+
+
+def _varint(n: int) -> bytes:
+    """A length prefix of the OTLP file exporter's varint-delimited frames."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes(out + bytes([n]))
+
+
+def _json_line(r: dict) -> bytes:
+    return json.dumps(r).encode() + b"\n"
+
+
+def test_a_line_or_frame_over_the_size_bound_is_skipped_unread_and_the_rest_kept(shop, tmp_path):
+    """A line is one request: one over MAX_REQUEST_BYTES is read past in bounded memory, counted with
+    its bytes, and the lines after it are still read; so is a protobuf frame over the bound."""
+    huge = b'{"resourceSpans": [{"resource": {"attributes": [{"key": "x", "value": {"stringValue": "' + \
+        os.urandom(MAX_REQUEST_BYTES // 2 + 1).hex().encode() + b'"}}]}}]}\n'  # random: gzip cannot shrink it
+    first, second = checkout_trace()
+    lines = tmp_path / "lines.jsonl.gz"
+    lines.write_bytes(gzip.compress(_json_line(first) + huge + _json_line(second), 1))
+    frames = tmp_path / "frames.bin"
+    good = to_protobuf(order_created_trace()[0])
+    frames.write_bytes(_varint(MAX_REQUEST_BYTES + 1) + b"\x00" * (MAX_REQUEST_BYTES + 1) + _varint(len(good)) + good)
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([lines, frames])
+    assert report["problems"] == {"too_large": 2}
+    assert report["skipped_bytes"] == len(huge) + MAX_REQUEST_BYTES + 1
+    assert report["spans"] == 7
+
+
+def test_a_compressed_file_is_read_no_further_than_it_inflates_sanely(shop, tmp_path):
+    """A small gzip file can hold gigabytes (a bomb): past MAX_INFLATION times its size (or the size
+    bound, for a small file) the rest is not read, and the report says so with the bytes of the line
+    it cut."""
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb") as f:
+        f.write(_json_line(checkout_trace()[0]))
+        for _ in range(40):
+            f.write(b" " * 1024 * 1024)  # one line of 40 MiB, 40 KB compressed
+        f.write(b"\n" + _json_line(checkout_trace()[1]))
+    assert bomb.stat().st_size * MAX_INFLATION < MAX_REQUEST_BYTES
+    with Tenure.open(shop) as t:
+        report = t.ingest_traces([bomb])
+    assert report["problems"] == {"inflated_too_far": 1}
+    assert report["spans"] == 2  # the request before it
+    assert report["skipped_bytes"] == MAX_REQUEST_BYTES - len(_json_line(checkout_trace()[0]))
+
+
+def test_a_file_of_blank_lines_is_read_to_its_end(shop, tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n\n")
+    spaced = write_json_lines(tmp_path / "spaced.jsonl", ["", *[""] * 100, *checkout_trace()])
+    with Tenure.open(shop) as t:
+        assert t.ingest_traces([blank])["requests"] == 0
+        assert t.ingest_traces([spaced])["spans"] == 5

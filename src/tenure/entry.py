@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from tenure.state import DB_NAME, STATE_DIR
+from tenure.state import database_path, state_error
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
 
@@ -40,6 +40,13 @@ def may_build_unseeded() -> bool:
     return _restarts and not hash_seed_fixed()
 
 
+def cli_argv(args: list[str]) -> list[str]:
+    """`tenure ARGS` as the arguments of a new Python process. `-P`: `python -m` would put the current
+    directory first on sys.path, where a project's own typing.py or json.py shadows the standard
+    library's (`cd src/flask && tenure index` crashed in its restart)."""
+    return ["-P", "-m", "tenure.cli", *args]
+
+
 def with_hash_seed(argv: list[str]) -> None:
     """Run `argv` (a Python command line) in place of this process when no seed is set yet.
     Also for scripts that drive the Python API and must see the graph the command builds."""
@@ -49,20 +56,26 @@ def with_hash_seed(argv: list[str]) -> None:
 
 
 def seeded_up_front(args: list[str]) -> bool:
-    """Whether `tenure ARGS` restarts seeded before it starts: a watcher (`index --watch`), or a first
-    index (no database in PATH yet): most are large, and a restart now costs an interpreter start,
-    not the imports and the walk of the tree that would find it out. The first word that is not an
-    option (no option of `tenure` itself takes a value) is the command, the second `index`'s PATH."""
+    """Whether `tenure ARGS` restarts seeded before it starts: a watcher (`index --watch`), a first
+    index (no database in PATH yet) or a repair (it builds the graph again): most are large, and a
+    restart now costs an interpreter start, not the imports and the walk of the tree that would find
+    it out. The first word that is not an option (no option of `tenure` itself takes a value) is the
+    command, the second `index`'s PATH."""
     words = [arg for arg in args if not arg.startswith("-")]
+    if words[:1] == ["repair"]:
+        return True
     if not words or words[0] != "index":
         return False
-    return "--watch" in args or not (Path(words[1] if len(words) > 1 else ".") / STATE_DIR / DB_NAME).exists()
+    return "--watch" in args or not database_path(Path(words[1] if len(words) > 1 else ".")).exists()
 
 
 def run_cli(argv: list[str]) -> None:
-    """The CLI with `argv` as its arguments; restarted as `python -m tenure.cli` with the seed fixed
+    """The CLI with `argv` as its arguments; restarted as `python -P -m tenure.cli` with the seed fixed
     where the graph it builds needs it (see the module's doc)."""
-    restart = ["-m", "tenure.cli", *argv]
+    if (message := _not_utf8(argv)) is not None:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+    restart = cli_argv(argv)
     if seeded_up_front(argv):
         with_hash_seed(restart)
     from tenure.cli import app
@@ -76,7 +89,7 @@ def run_cli(argv: list[str]) -> None:
         with_hash_seed(restart)
         raise  # (a seed was set: not this process's doing, and not expected)
     except Exception as exc:
-        if (message := _state_error(exc)) is None:
+        if (message := state_error(exc)) is None:
             raise
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2) from exc
@@ -84,25 +97,15 @@ def run_cli(argv: list[str]) -> None:
         _restarts = False
 
 
-def _state_error(exc: Exception) -> str | None:
-    """One line for a project state tenure cannot use (its database locked, unreadable, or its
-    directory not creatable), instead of a traceback; None for any other error."""
-    import sqlite3
-
-    from tenure.storage.database import StorageError
-
-    where = f"the project's database ({STATE_DIR}/{DB_NAME})"
-    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-        return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
-    if isinstance(exc, sqlite3.OperationalError):  # disk full, no permission: nothing written was kept
-        return f"{where} could not be used: {exc}"
-    if isinstance(exc, sqlite3.DatabaseError):  # not a database, or a damaged one
-        return (f"{where} cannot be used ({exc}): delete the {STATE_DIR} directory and run `tenure index` to "
-                "build it again")
-    if isinstance(exc, StorageError):
-        return str(exc)
-    if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
-        return f"cannot use the state directory {exc.filename}: {exc.strerror}"
+def _not_utf8(argv: list[str]) -> str | None:
+    """What is wrong with an argument that is not valid UTF-8 (Python hands its bytes over as lone
+    surrogates, which no name, text or database can hold), or None."""
+    for arg in argv:
+        try:
+            arg.encode()
+        except UnicodeEncodeError:
+            return (f"the argument {os.fsencode(arg)!r} is not valid UTF-8: tenure reads names, text and paths "
+                    "as UTF-8 (check the terminal's encoding, or rename the file)")
     return None
 
 

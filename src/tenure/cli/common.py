@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from tenure.api import Tenure
-from tenure.mcp.auth import check_bind
+from tenure.mcp.auth import HostCheck, check_bind
+from tenure.refusal import Refusal
+from tenure.state import state_error
 from tenure.storage import StorageError
 
 if TYPE_CHECKING:
@@ -64,6 +68,8 @@ def new_table(*columns: str, **options: Any) -> Table:
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+AllowHostOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-host", help="Another name clients reach the server by (the Host they send); repeat for several.")]
 
 
 def open_project(repo: Path, create: bool = True) -> Tenure:
@@ -74,18 +80,38 @@ def open_project(repo: Path, create: bool = True) -> Tenure:
     try:
         return Tenure.open(repo, create=create)
     except StorageError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
 
 
-def check_listen(host: str, port: int, token: str | None) -> None:
-    """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be free."""
+@contextmanager
+def project(repo: Path) -> Iterator[Tenure]:
+    """Open the project; a refused request (any store's) prints what to do and exits 2."""
+    with open_project(repo) as t:
+        try:
+            yield t
+        except Refusal as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
+            raise typer.Exit(2) from exc
+
+
+def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        human(result)
+
+
+def check_listen(host: str, port: int, token: str | None, also: list[str] | None) -> HostCheck:
+    """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be
+    free. Returns the Host check its requests must pass."""
     try:
         check_bind(host, token)
     except PermissionError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     check_port(host, port)
+    return HostCheck(host, port, also or ())
 
 
 def check_port(host: str, port: int) -> None:

@@ -10,7 +10,18 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, bars, check_listen, console, err, new_table, open_project
+from tenure.cli.common import (
+    AllowHostOpt,
+    JsonOpt,
+    RepoOpt,
+    bars,
+    check_listen,
+    console,
+    err,
+    escape,
+    new_table,
+    open_project,
+)
 from tenure.mcp.auth import TOKEN_ENV, BearerAuth
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)
@@ -74,6 +85,8 @@ def print_report(report: dict) -> None:
         for reason, n in report["problems"].items():
             table.add_row(PROBLEMS.get(reason, reason), str(n))
         console.print(table)
+    if report["skipped_bytes"]:
+        console.print(f"{report['skipped_bytes']} bytes skipped (over the size bound, not read into memory)")
     for error in report["errors"]:
         err.print(f"[red]error:[/red] {error}")
 
@@ -96,16 +109,19 @@ PROBLEMS = {
     "unreadable_file": "file that could not be read",
     "malformed_gzip": "request body that is not gzip (rejected)",
     "unsupported_encoding": "request with an unsupported content encoding (rejected)",
-    "too_large": "request body over the size limit (rejected)",
+    "too_large": "request, line or frame over 20 MiB decompressed (skipped)",  # otlp.MAX_REQUEST_BYTES
+    "inflated_too_far": "compressed file inflating over 100 times its size: the rest not read",  # MAX_INFLATION
 }
 
 
 @traces_app.command()
 def receive(
-    host: Annotated[str, typer.Option(help="Address to bind. Non-loopback needs --token.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        help="Address to bind. Any but 127.0.0.1, localhost and ::1 needs --token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (4318 is OTLP/HTTP's).")] = 4318,
     token: Annotated[str | None, typer.Option(envvar=TOKEN_ENV, show_envvar=True,
                                               help="Bearer token every request must carry.")] = None,
+    allow_host: AllowHostOpt = None,
     repo: RepoOpt = Path("."),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per request.")] = False,
 ) -> None:
@@ -115,7 +131,7 @@ def receive(
     from tenure.structural.traces.ingest import TraceIngestor
     from tenure.structural.traces.receiver import TRACES_PATH, Received, TraceReceiver, build_app
 
-    check_listen(host, port, token)
+    check = check_listen(host, port, token, allow_host)
 
     def said(r: Received) -> None:
         problems = "".join(f", {n} {reason}" for reason, n in r.problems.items())
@@ -124,7 +140,8 @@ def receive(
 
     with open_project(repo) as t:
         receiver = TraceReceiver(TraceIngestor(t.structural, t.root), on_request=None if quiet else said)
-        app = build_app(receiver)
-        err.print(f"tenure OTLP/HTTP receiver on http://{host}:{port}{TRACES_PATH} for {t.root} (Ctrl-C to stop)")
+        app = build_app(receiver, check)
+        err.print(f"tenure OTLP/HTTP receiver on http://{host}:{port}{TRACES_PATH} for {t.root} (answers to "
+                  f"{escape(', '.join(check.names))}; Ctrl-C to stop)")
         uvicorn.run(BearerAuth(app, token) if token else app, host=host, port=port, log_level="warning")
         print_report(receiver.ingestor.report.as_dict())

@@ -5,8 +5,9 @@ from __future__ import annotations
 import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 
-from tenure.mcp.auth import BearerAuth, check_bind
+from tenure.mcp.auth import BearerAuth, HostCheck, check_bind
 
 MCP_PATH = "/mcp"
 
@@ -15,10 +16,13 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
-    """Serve streamable HTTP at http://host:port/mcp; with a token every request must carry it."""
+def run_http(server: MCPServer, host: str, port: int, token: str | None, check: HostCheck) -> None:
+    """Serve streamable HTTP at http://host:port/mcp; with a token every request must carry it. The
+    SDK checks Host and Origin against `check` on every bind (by itself it does only for the literal
+    loopback names)."""
     check_bind(host, token)
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    security = TransportSecuritySettings(allowed_hosts=check.hosts, allowed_origins=check.origins)
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, transport_security=security)
     asgi = BearerAuth(app, token) if token else app
     config = uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on")
     anyio.run(uvicorn.Server(config).serve)

@@ -6,12 +6,16 @@ One line per memory, in the words of SPEC §3:
 
 from __future__ import annotations
 
-from tenure.memories.elements import display
+from collections.abc import Sequence
+
+from tenure.namespace.elements import display
 
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
 VERIFY = "[VERIFY — the element drifted since this was written]"
 SHOWN_ELEMENTS = 3
+EXCERPT_CHARS = 500  # of a memory's text in a briefing line (a fact is a few sentences; the rest is in its history)
+TITLE_CHARS = 200  # of its title (longer ones predate the limit on what a memory may hold)
 
 
 def age_text(days: int) -> str:
@@ -26,14 +30,25 @@ def label(memory: dict) -> str:
     return f"[{memory['kind'].upper()}]"
 
 
-def line(memory: dict) -> str:
+def excerpt(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
+    """A memory's content on one line, cut at a word within `limit` characters (None: whole)."""
+    text = " ".join(memory["content"].split())
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return f"{cut} … [{len(text) - len(cut):,} more characters: `tenure history {memory['id']}`]"
+
+
+def line(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
     names = [display(e) for e in memory["elements"]]
     shown = ", ".join(names[:SHOWN_ELEMENTS]) + (f" +{len(names) - SHOWN_ELEMENTS}" if len(names) > SHOWN_ELEMENTS
                                                   else "")
     tags = " ".join([label(memory)] + ([VERIFY] if memory["verify"] else []))
-    text = " ".join(memory["content"].split())
+    text = excerpt(memory, limit)
     if memory["title"] and memory["kind"] != "session_outcome":
-        text = f"{memory['title']} — {text}"
+        title = memory["title"] if limit is None or len(memory["title"]) <= TITLE_CHARS else \
+            memory["title"][:TITLE_CHARS] + "…"
+        text = f"{title} — {text}"
     via = f" (via #{memory['via']['from']})" if memory.get("via") else ""
     return f"- **{shown}** {tags} ({memory['author']}, {age_text(memory['ageDays'])}){via}: {text}"
 
@@ -59,8 +74,11 @@ def lease_text(leases: list[str], conflicts: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int) -> str:
+def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int,
+           rules: Sequence[str] = ()) -> str:
     out = [f"# Briefing: {task}" if task else "# Briefing: the project", ""]
+    if rules:  # always loaded: the rules promoted from episodes or stated (`tenure rules`)
+        out += ["## House rules", *rules, ""]
     if scope:
         out.append("Elements this task is about:")
         out += [f"- {display(s['element'])} ({s['element']}): {'; '.join(s['why'])}" for s in scope]

@@ -102,7 +102,7 @@ def undo(edit: Edit) -> str:
 
 
 def _apply_text(edit: Edit, path: Path) -> bool:
-    text = path.read_text() if path.exists() else ""
+    text = _read_text(path) if path.exists() else ""
     if edit.value in text:
         return False
     if edit.toml_table and _has_table(text, edit.toml_table):
@@ -115,7 +115,7 @@ def _apply_text(edit: Edit, path: Path) -> bool:
 
 
 def _undo_text(edit: Edit, path: Path) -> str:
-    text = path.read_text()
+    text = _read_text(path)
     if edit.value not in text:
         return f"{path}: the block tenure wrote changed since: left as it is"
     before, _, after = text.partition(edit.value)
@@ -132,7 +132,7 @@ def _undo_text(edit: Edit, path: Path) -> str:
 def _has_table(text: str, table: list[str]) -> bool:
     try:
         node: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise SetupConflict(f"cannot read the TOML file to merge into it ({exc}): fix it first") from exc
     for key in table:
         if not isinstance(node, dict) or key not in node:
@@ -142,15 +142,23 @@ def _has_table(text: str, table: list[str]) -> bool:
 
 
 def _load_json(path: Path) -> dict[str, Any]:
-    if not path.exists() or not path.read_text().strip():
+    text = _read_text(path) if path.exists() else ""
+    if not text.strip():
         return {}
     try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:  # (RecursionError: nested thousands deep)
         raise SetupConflict(f"{path} is not valid JSON ({exc}): fix it, then run this again") from exc
     if not isinstance(doc, dict):
         raise SetupConflict(f"{path} does not hold a JSON object: fix it, then run this again")
     return doc
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SetupConflict(f"{path} is not UTF-8 text ({exc}): fix it, then run this again") from exc
 
 
 def _save_json(path: Path, doc: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -18,6 +19,16 @@ from tenure.memories import MemoriesError
 from tenure.web.guard import LoopbackGuard
 
 STATIC = Path(__file__).parent / "static"
+
+
+class Superseding(msgspec.Struct):
+    """The body of a supersede: what is true now."""
+
+    content: str
+    title: str | None = None
+
+
+_superseding = msgspec.json.Decoder(Superseding)  # refuses other shapes, invalid JSON and invalid Unicode
 
 
 def create_app(tenure: Tenure) -> Starlette:
@@ -43,9 +54,13 @@ def create_app(tenure: Tenure) -> Starlette:
         return _answer(lambda: memories.confirm(request.path_params["ref"]))
 
     async def supersede(request: Request) -> JSONResponse:
-        body = await request.json()
+        try:
+            body = _superseding.decode(await request.body())
+        except (msgspec.DecodeError, RecursionError) as exc:  # (a RecursionError: unknown fields nested deep)
+            return JSONResponse({"error": f"the body must be a JSON object with a `content` string and optionally a "
+                                          f"`title` string: {exc}"}, status_code=400)
         return await run_in_threadpool(_answer, lambda: memories.supersede(
-            request.path_params["ref"], str(body.get("content", "")), title=body.get("title") or None))
+            request.path_params["ref"], body.content, title=body.title or None))
 
     routes = [
         Route("/", index),

@@ -1141,7 +1141,7 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
 
 def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
     """The line numbers in a flow program, and a way to rebuild it with each line mapped (the
-    indexer compares programs up to where code moved, see indexer.shape)."""
+    indexer compares programs up to where code moved, see parse.shape)."""
     program = msgspec.msgpack.decode(flow)
     lines = [site[0] for site in program["sites"]]
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenure.structural.indexer import ALWAYS_IGNORED
+from tenure.config import ConfigError, project_table
+from tenure.structural.discover import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
-from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, CONFIG, TOOL_JARS
+from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, TOOL_JARS
 from tenure.structural.jvm.model import ClassModel, OriginClasses
 from tenure.structural.walk import walk
 
@@ -91,13 +91,10 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
 
 
 def _config(root: Path) -> dict:
-    path = root / CONFIG
-    if not path.is_file():
-        return {}
     try:
-        return tomllib.loads(path.read_text()).get("jvm", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise JvmInputError(f"{CONFIG}: {exc}") from exc
+        return project_table(root, "jvm")
+    except ConfigError as exc:
+        raise JvmInputError(str(exc)) from exc
 
 
 def _name(root: Path, path: Path) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-CONFIG_FILE = "tenure.toml"
+from tenure.config import CONFIG_FILE, project_table
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,7 @@ def server_table() -> dict[str, ServerSpec]:
 def project_config(root: Path) -> dict:
     """The `[lsp]` table of the project's tenure.toml ({} without one); a broken file is an error
     that names the file rather than silently running the defaults."""
-    path = root / CONFIG_FILE
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text("utf-8")).get("lsp", {})
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: {exc}") from exc
+    return project_table(root, "lsp")
 
 
 def servers_for(root: Path, languages: set[str]) -> dict[str, ServerSpec]:

@@ -63,6 +63,7 @@ class IngestReport:
     observations: Counter[str] = field(default_factory=Counter)  # relation -> edge observations
     edges: set[tuple[str, str, str]] = field(default_factory=set)  # distinct (src, dst, relation)
     problems: Counter[str] = field(default_factory=Counter)
+    skipped_bytes: int = 0  # of lines and frames over the size bound
     pruned: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)  # whole inputs that could not be read
@@ -70,6 +71,7 @@ class IngestReport:
     def merge_decoded(self, decoded: Decoded) -> None:
         self.requests += 1
         self.problems.update(decoded.problems)
+        self.skipped_bytes += decoded.skipped_bytes
 
     def as_dict(self) -> dict:
         by_relation = Counter(rel for _, _, rel in self.edges)
@@ -79,7 +81,8 @@ class IngestReport:
             "unmapped_by_service": dict(self.unmapped_by_service.most_common(20)),
             "services": sorted(self.services), "topics": sorted(self.topics),
             "edges": dict(by_relation), "observations": dict(self.observations),
-            "problems": dict(sorted(self.problems.items())), "pruned_spans": self.pruned,
+            "problems": dict(sorted(self.problems.items())), "skipped_bytes": self.skipped_bytes,
+            "pruned_spans": self.pruned,
             "seconds": round(self.seconds, 3),
             "spans_per_second": int(self.spans / self.seconds) if self.seconds else 0,
             "errors": self.errors,

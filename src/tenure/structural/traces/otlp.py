@@ -14,7 +14,7 @@ import binascii
 import gzip
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -27,6 +27,9 @@ from tenure.structural.traces.conventions import SERVICE_NAME, SPAN_KIND_NAMES, 
 
 TRACE_ID_BYTES = 16
 SPAN_ID_BYTES = 8
+# One request (a POST body, a line, a frame), decompressed: the OpenTelemetry collector's own default
+# bound on a request body (confighttp's max_request_body_size, 20 MiB). SDK exporters send far less.
+MAX_REQUEST_BYTES = 20 * 1024 * 1024
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GZIP_MAGIC = b"\x1f\x8b"
 _json = msgspec.json.Decoder()
@@ -54,6 +57,7 @@ class Decoded:
     spans: list[Span] = field(default_factory=list)
     problems: Counter[str] = field(default_factory=Counter)
     rejected: int = 0  # spans dropped (no usable ids): OTLP's partial_success.rejected_spans
+    skipped_bytes: int = 0  # of a line or frame over the size bound, not read into memory
 
 
 class MalformedRequest(ValueError):
@@ -111,14 +115,17 @@ class _Request(msgspec.Struct, rename="camel"):
 _typed = msgspec.json.Decoder(_Request)
 
 
-def decode_json(data: bytes | str) -> Decoded:
+def decode_json(data: bytes | bytearray | str) -> Decoded:
     out = Decoded()
     try:
-        resources = _typed.decode(data).resource_spans
-    except msgspec.ValidationError:
-        resources = _salvage(data, out)
+        try:
+            resources = _typed.decode(data).resource_spans
+        except msgspec.ValidationError:
+            resources = _salvage(data, out)
     except msgspec.DecodeError as exc:
         raise MalformedRequest("malformed_json", f"not JSON: {exc}") from exc
+    except RecursionError as exc:  # arrays in arrays thousands deep: no request is shaped so
+        raise MalformedRequest("nested_too_deep", "not an ExportTraceServiceRequest: nested too deep") from exc
     for resource_spans in resources:
         service = str(_json_attributes(resource_spans.resource.attributes, (SERVICE_NAME,), out)
                       .get(SERVICE_NAME, ""))
@@ -132,7 +139,7 @@ def decode_json(data: bytes | str) -> Decoded:
     return out
 
 
-def _salvage(data: bytes | str, out: Decoded) -> list[_ResourceSpans]:
+def _salvage(data: bytes | bytearray | str, out: Decoded) -> list[_ResourceSpans]:
     """A request with a part of the wrong shape: keep every resource and span that fits, count the rest."""
     obj = _json.decode(data)
     if not isinstance(obj, dict) or not isinstance(obj.get("resourceSpans"), list):
@@ -251,7 +258,7 @@ def _json_attributes(attributes: list[_KeyValue], wanted: frozenset[str] | tuple
 
 
 # protobuf -------------------------------------------------------------------------------------
-def decode_protobuf(data: bytes) -> Decoded:
+def decode_protobuf(data: bytes | bytearray) -> Decoded:
     try:
         request = ExportTraceServiceRequest.FromString(data)
     except DecodeError as exc:
@@ -301,9 +308,12 @@ def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
     JSON lines (the collector's file exporter, `format: json`), or protobuf: frames with a 4-byte
     big-endian length (the file exporter's `format: proto`), varint-delimited frames (the OTLP file
     exporter spec), or one bare request (an OTLP/HTTP body saved to a file). gzip is read through.
+    Streamed, in bounded memory: a line or frame over MAX_REQUEST_BYTES is skipped, and a compressed
+    file is read no further than it inflates to MAX_INFLATION times its size; both are counted.
     """
     try:
         raw = path.open("rb")
+        size = path.stat().st_size
     except OSError as exc:
         raise TraceFileError(f"cannot read {path}: {exc.strerror}") from exc
     with raw:
@@ -311,42 +321,77 @@ def read_file(path: Path) -> Iterator[tuple[Decoded, int]]:
         raw.seek(0)
         if magic == _ZSTD_MAGIC:
             raise TraceFileError(f"{path} is zstd-compressed: decompress it first (zstd -d {path})")
-        stream: IO[bytes] = gzip.GzipFile(fileobj=raw) if magic[:2] == _GZIP_MAGIC else raw
-        head = stream.read(1)
-        while head[-1:].isspace():  # blank lines before JSON; but 0x0a is also protobuf's first tag
-            head += stream.read(1)
-        if not head.strip():
-            return
+        compressed, cut_short = magic[:2] == _GZIP_MAGIC, 0
+        stream = _Bounded(gzip.GzipFile(fileobj=raw) if compressed else raw,
+                          max(MAX_INFLATION * size, MAX_REQUEST_BYTES) if compressed else None)
         try:
-            if head[-1:] in (b"{", b"["):
-                yield from _json_lines(head, stream, raw)
-            else:
+            head = stream.read(1)
+            while head[-1:].isspace() and len(head) <= _LEADING_SPACE:  # blank lines before JSON; but 0x0a is
+                byte = stream.read(1)  # also protobuf's first tag (and a frame's length may read as a space)
+                if not byte:
+                    return  # blank
+                head += byte
+            if head[-1:] in (b"{", b"[") or head[-1:].isspace():  # (more than a protobuf request starts with)
+                cut_short = yield from _json_lines(head, stream, raw)
+            elif head:
                 yield from _protobuf_frames(_Unread(head, stream), raw)
         except (EOFError, zlib.error, gzip.BadGzipFile):  # cut off (a copy stopped half-way): keep what came
             yield _problem("truncated_compressed_file"), raw.tell()
+        if stream.cut:
+            yield _problem("inflated_too_far", cut_short), raw.tell()
 
 
-def _json_lines(head: bytes, stream: IO[bytes], raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
-    first = True
-    for line in stream:
-        if first:
-            line, first = head + line, False
-        if line.strip():
+MAX_INFLATION = 100  # traces inflate 5-30 times (every span has random ids); a file that inflates further is a bomb
+_LEADING_SPACE = 64
+_SKIP_CHUNK = 1024 * 1024
+
+
+class _Bounded:
+    """A stream that ends once `limit` bytes were read from it (`cut` then says so)."""
+
+    def __init__(self, stream: IO[bytes], limit: int | None) -> None:
+        self.stream, self.left, self.cut = stream, limit, False
+
+    def read(self, n: int) -> bytes:
+        return self._count(self.stream.read(self._room(n)))
+
+    def readline(self, n: int) -> bytes:
+        return self._count(self.stream.readline(self._room(n)))
+
+    def _room(self, n: int) -> int:
+        return n if self.left is None else min(n, self.left)
+
+    def _count(self, data: bytes) -> bytes:
+        if self.left is not None:
+            self.left -= len(data)
+            self.cut = self.cut or (self.left == 0 and bool(self.stream.read(1)))
+        return data
+
+
+def _json_lines(head: bytes, stream: _Bounded, raw: IO[bytes]) -> Generator[tuple[Decoded, int], None, int]:
+    """Each line's request; returns the bytes of a last line the inflation bound cut short (not a request)."""
+    line = head + stream.readline(MAX_REQUEST_BYTES + 1 - len(head))
+    while line:
+        if stream.cut and not line.endswith(b"\n"):
+            return len(line)
+        if len(line) > MAX_REQUEST_BYTES and not line.endswith(b"\n"):  # the rest of it is not kept
+            skipped = len(line)
+            while not line.endswith(b"\n") and (line := stream.readline(_SKIP_CHUNK)):
+                skipped += len(line)
+            yield _problem("too_large", skipped), raw.tell()
+        elif line.strip():
             yield _decode_or_count(decode_json, line), raw.tell()
+        line = stream.readline(MAX_REQUEST_BYTES + 1)
+    return 0
 
 
 class _Unread:
     """A stream with the bytes already peeked at put back in front."""
 
-    def __init__(self, peeked: bytes, stream: IO[bytes]) -> None:
+    def __init__(self, peeked: bytes, stream: _Bounded) -> None:
         self.peeked, self.stream = peeked, stream
 
-    def read(self, n: int = -1) -> bytes:
-        if not self.peeked:
-            return self.stream.read(n)
-        if n < 0:
-            out, self.peeked = self.peeked + self.stream.read(), b""
-            return out
+    def read(self, n: int) -> bytes:
         out, self.peeked = self.peeked[:n], self.peeked[n:]
         return out + (self.stream.read(n - len(out)) if len(out) < n else b"")
 
@@ -354,15 +399,32 @@ class _Unread:
 def _protobuf_frames(stream: _Unread, raw: IO[bytes]) -> Iterator[tuple[Decoded, int]]:
     first = stream.peeked[:1]
     if first == b"\x0a":  # field 1 (resource_spans) of a bare request, not a length prefix
-        yield _decode_or_count(decode_protobuf, stream.read()), raw.tell()
+        yield _frame(stream, None), raw.tell()
         return
     four_byte = first == b"\x00"  # a 4-byte big-endian length below 16 MB starts with a zero byte
     while (size := _read_length(stream, four_byte)) is not None:
-        frame = stream.read(size)
-        if len(frame) < size:
-            yield _problem("truncated_frame"), raw.tell()
-            return
-        yield _decode_or_count(decode_protobuf, frame), raw.tell()
+        yield _frame(stream, size), raw.tell()
+
+
+def _frame(stream: _Unread, size: int | None) -> Decoded:
+    """The next request: `size` bytes, or (None) the rest of the stream."""
+    if size is not None and size > MAX_REQUEST_BYTES:
+        return _problem("too_large", _skip(stream, size))
+    frame = stream.read(MAX_REQUEST_BYTES + 1 if size is None else size)
+    if len(frame) > MAX_REQUEST_BYTES:
+        return _problem("too_large", len(frame) + _skip(stream, None))
+    if size is not None and len(frame) < size:
+        return _problem("truncated_frame")
+    return _decode_or_count(decode_protobuf, frame)
+
+
+def _skip(stream: _Unread, n: int | None) -> int:
+    """Read past `n` bytes (None: the rest), in bounded memory; returns how many there were."""
+    skipped = 0
+    while (n is None or skipped < n) and (chunk := stream.read(_SKIP_CHUNK if n is None else
+                                                                 min(_SKIP_CHUNK, n - skipped))):
+        skipped += len(chunk)
+    return skipped
 
 
 def _read_length(stream: _Unread, four_byte: bool) -> int | None:
@@ -383,12 +445,10 @@ def _decode_or_count(decode: Any, data: bytes) -> Decoded:
         return decode(data)
     except MalformedRequest as exc:
         return _problem(exc.reason)
-    except RecursionError:  # arrays in arrays thousands deep: no request is shaped so
-        return _problem("nested_too_deep")
 
 
-def _problem(reason: str) -> Decoded:
+def _problem(reason: str, skipped_bytes: int = 0) -> Decoded:
     """A request that gave nothing but one problem, counted under `reason`."""
-    out = Decoded()
+    out = Decoded(skipped_bytes=skipped_bytes)
     out.problems[reason] += 1
     return out

@@ -1,0 +1,79 @@
+"""`tenure repair`: a damaged project database made sound again, losing nothing that cannot be rebuilt.
+
+The database holds two kinds of state. Derived: the graph and every other structural table (files,
+symbols, edges, analyses, language-server verdicts, the trace linker's span index), which an index
+of the repository builds again. Kept: memories with their history, links and usage, work sessions,
+and the project's id and key id (which key file decrypts the memories) — nothing else holds them.
+
+A repair copies the damaged files aside first, builds a fresh database, copies every readable row
+of the kept tables into it (storage/salvage.py), puts it in place and indexes the repository. The
+copy stays: rows that could not be read may still be recovered from it by hand.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tenure.memories.store import migrations as memories_schema
+from tenure.state import DB_NAME, STATE_DIR
+from tenure.storage import Migrations, StorageError, open_database
+from tenure.storage.salvage import salvage
+from tenure.structural.lsp.state import migrations as lsp_schema
+from tenure.structural.store import migrations as structural_schema
+from tenure.structural.traces.spans import migrations as spans_schema
+
+# Every store's schema, and whether what it holds is kept (True) or derived (False, rebuilt by an index).
+STORES: list[tuple[Migrations, bool]] = [
+    (structural_schema, False), (lsp_schema, False), (spans_schema, False), (memories_schema, True),
+]
+_SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its index: part of the database
+
+
+def repair(root: Path, index: Callable[[], dict]) -> dict:
+    """Repair the database of the project at `root`; `index()` rebuilds the derived tables in the
+    repaired one. Returns what was kept, what could not be read, and where the copy is."""
+    database = root / STATE_DIR / DB_NAME
+    if not database.exists():
+        raise StorageError(f"there is no database to repair at {database}: `tenure index` makes one")
+    backup = database.parent / f"backup-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}"
+    backup.mkdir()
+    for name in (DB_NAME, *(DB_NAME + side for side in _SIDE_FILES)):
+        if (database.parent / name).exists():
+            shutil.copy2(database.parent / name, backup / name)
+    fresh = database.with_name(DB_NAME + ".repairing")
+    _remove(fresh)
+    made = _fresh_schema(fresh)
+    integrity, found = salvage(backup / DB_NAME, fresh, [table for table, kept in made.items() if kept])
+    _remove(database)  # the log of the damaged database must not be replayed into the fresh one
+    fresh.replace(database)
+    repaired = open_database(database)
+    try:
+        kept_meta = {r["key"] for r in repaired.query("SELECT key FROM memory_meta")}
+    finally:
+        repaired.close()
+    return {"backup": str(backup), "integrity": integrity, "kept": [f.as_dict() for f in found.values()],
+            "key_record_lost": bool(found["memories"].rows) and not {"project_id", "key_id"} <= kept_meta,
+            "rebuilt": [table for table, kept in made.items() if not kept], "index": index()}
+
+
+def _fresh_schema(path: Path) -> dict[str, bool]:
+    """Make every store's tables in a new database at `path`: {table: kept}, in the order made."""
+    db = open_database(path)
+    try:
+        made: dict[str, bool] = {}
+        for schema, keep in STORES:
+            before = db.table_names()
+            schema.apply(db)
+            made.update((t, keep) for t in db.table_names()
+                        if t not in before and not t.startswith("_"))  # (_migrations)
+        return made
+    finally:
+        db.close()
+
+
+def _remove(database: Path) -> None:
+    for path in (database, *(database.with_name(database.name + side) for side in _SIDE_FILES)):
+        path.unlink(missing_ok=True)
