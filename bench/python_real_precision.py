@@ -627,7 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recall-samples", type=int, default=200, help="call sites of each kind per project")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", help="also score this git revision's src/ (e.g. main)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="list wrong and missed edges")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="list wrong and missed edges, and true ones found at another tier")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     figures: dict[str, dict] = {}
@@ -701,6 +702,12 @@ def print_differences(spec: str, label: str, p: Precision, truths: list[Truth], 
     for t in truths:
         if not graph.by_line.get((t.path, t.line), {}).get(t.target):
             print(f"  {t.site} {t.path}:{t.line} {t.name} -> {t.target[0]}:{t.target[1]}\n      {code(t.path, t.line)}")
+    print(f"{spec} [{label}] true edges found at another tier than inferred:")
+    for t in truths:
+        tier = graph.by_line.get((t.path, t.line), {}).get(t.target)
+        if tier and tier != "inferred":
+            print(f"  {t.site} {t.path}:{t.line} {t.name} -> {t.target[0]}:{t.target[1]} [{tier}]\n"
+                  f"      {code(t.path, t.line)}")
 
 
 if __name__ == "__main__":
