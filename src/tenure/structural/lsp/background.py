@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.entry import cli_argv
+from tenure.relaunch import cli_argv
 from tenure.structural.lsp.servers import servers_for
 from tenure.structural.lsp.state import LspState, lock_held
 
