@@ -106,6 +106,32 @@ def test_an_inferred_edge_the_checker_contradicts_is_kept_as_refuted_with_proven
         assert edge["sources"] == ["lsp", "tree-sitter"]  # not deleted: demoted, with where the verdict came from
 
 
+DISPATCH = {
+    "app/__init__.py": "",
+    "app/base.py": "class Base:\n    def register(self):\n        self.add()\n\n    def add(self):\n        return 1\n",
+    "app/child.py": "from app.base import Base\n\n\nclass Child(Base):\n    def add(self):\n        return 2\n",
+}
+
+
+def test_a_server_naming_the_method_an_override_overrides_rules_the_override_out_no_more(make_indexed_repo) -> None:
+    # `self.add()` in Base: the server answers Base.add (the declaration it types `self` by), and on
+    # a Child the call runs Child.add. That answer is no refutation of Child.add: it keeps its tier
+    # and counts as unverified.
+    root = make_indexed_repo(DISPATCH)
+    with Tenure.open(root, discover=False) as t:
+        assert dependants(t.what_breaks("app.child.Child.add"))["app.base.Base.register"]["tier"] == "ambiguous"
+    report = enrich(root)["languages"]["python"]
+    with Tenure.open(root, discover=False) as t:
+        base = dependants(t.what_breaks("app.base.Base.add"))["app.base.Base.register"]
+        assert (base["tier"], base["sources"]) == ("resolved", ["lsp", "tree-sitter"])
+        child = t.what_breaks("app.child.Child.add")
+        assert child["refuted"] == []
+        register = dependants(child)["app.base.Base.register"]
+        assert (register["tier"], register["sources"]) == ("ambiguous", ["tree-sitter"])
+        assert child["summary"]["coverage"]["verified"] == 0
+    assert (report["refuted"], report["dispatched"]) == (0, 1)
+
+
 def test_a_call_tree_sitter_could_not_resolve_is_added_as_resolved_with_the_server_named(make_indexed_repo) -> None:
     root = make_indexed_repo({"many.py": MANY})
     with Tenure.open(root, discover=False) as t:

@@ -7,7 +7,10 @@ the site are refuted (kept with provenance, no longer dependants), a target tree
 have is added as `resolved`, and a definition outside the project (stdlib, site-packages) refutes
 the project candidates. Then `references` on each of the file's functions and classes adds the
 calls tree-sitter missed (through attributes, callbacks), and `implementation` on its types the
-subclasses and implementers. Everything lands in `source_edges` under source `lsp`, one origin
+subclasses and implementers. A candidate that overrides the target the server named (`self.add()` in a
+base class, which the server types by the base's declaration) is left as it was: the call may dispatch
+to it, and the answer says nothing against it. Silence (no definition, or one the index cannot place)
+refutes nothing either. Everything lands in `source_edges` under source `lsp`, one origin
 per file, written with the file's verified hash in one transaction.
 """
 
@@ -52,6 +55,7 @@ class LanguageReport:
     refuted: int = 0
     added: int = 0
     undecided: int = 0  # the checker knew no target either (untyped receivers)
+    dispatched: int = 0  # candidates overriding the target named: kept at their tier, unverified
     failed: str = ""  # why the server was given up, once
     restarts: int = 0
     server_pids: list[int] = field(default_factory=list)
@@ -78,7 +82,8 @@ class EnrichReport:
                 parts.append(f"{language}: {r.failed}; tree-sitter tiers kept for {r.pending - r.verified} files")
             elif r.pending:
                 parts.append(f"{language} ({r.server}): {r.verified} files verified, {r.sites} call sites: "
-                             f"{r.confirmed} confirmed, {r.refuted} refuted, {r.added} added, {r.undecided} undecided")
+                             f"{r.confirmed} confirmed, {r.refuted} refuted, {r.added} added, {r.undecided} undecided, "
+                             f"{r.dispatched} overrides kept unverified")
             else:
                 parts.append(f"{language}: up to date")
         parts += [f"{language}: no language server ({how})" for language, how in self.no_server.items()]
@@ -134,6 +139,7 @@ class Enricher:
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
         self.symbols = SymbolIndex(self.store)
+        self.supertypes = _supertypes(db)
         self.constructors = {lang: frozenset(spec.extra.get("constructor_names", ()))
                              for lang, spec in language_table().items()}
 
@@ -222,7 +228,7 @@ class Enricher:
         self._open_now = uri
         if spec.ready_after_open:
             client.wait_for_log(spec.ready_after_open)
-        counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0}
+        counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0, "dispatched": 0}
         try:
             site_edges: list[SourceEdge] = []
             for site in self._sites(path, file_id):
@@ -300,6 +306,8 @@ class Enricher:
             if dst in targets or constructs:
                 out.append(edge(dst, relation, "confirms"))
                 counts["confirmed"] += 1
+            elif self._overrides_one_of(target, targets):
+                counts["dispatched"] += 1  # the call may run it: neither confirmed nor ruled out
             elif self._named_at_site(dst, target, site.name, constructors) and (
                     target is not None or any(t in self.symbols.by_fqn for t in targets)):
                 # the name match the checker ruled out: a project candidate, or an outside name where
@@ -314,6 +322,24 @@ class Enricher:
                 out.append(edge(dst, relation, "confirms"))
                 counts["added"] += 1
         return out
+
+    def _overrides_one_of(self, candidate: DefinedSymbol | None, targets: dict[str, str]) -> bool:
+        """Whether `candidate` is a method of the same name in a subclass of a target's class: a
+        server types `self.add()` in a base class by the base's declaration, and the call dispatches
+        to the override on a subclass's instance."""
+        if candidate is None:
+            return False
+        above = self._ancestors(candidate.parent)
+        return any((t := self.symbols.by_fqn.get(dst)) is not None and t.name == candidate.name and t.parent in above
+                   for dst in targets)
+
+    def _ancestors(self, cls: str) -> set[str]:
+        found: set[str] = set()
+        frontier = [cls]
+        while frontier:
+            frontier = [b for c in frontier for b in self.supertypes.get(c, ()) if b not in found]
+            found.update(frontier)
+        return found
 
     def _decorated(self, spec: ServerSpec, fqn: str) -> bool:
         """Whether a definition is wrapped by a decorator that replaces it (not @property, @staticmethod …)."""
@@ -470,6 +496,18 @@ class Enricher:
             if columns:
                 return number - 1, columns[0]
         return None
+
+
+def _supertypes(db: Database) -> dict[str, set[str]]:
+    """class -> the classes it inherits or implements directly, as tree-sitter and the other sources
+    (the server's own `implementation` answers among them) found them."""
+    relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
+    out: dict[str, set[str]] = {}
+    for table, confirmed in (("edges", ""), ("source_edges", " AND verdict = 'confirms'")):
+        for r in db.query(f"SELECT src_fqn, dst_fqn FROM {table} WHERE relation IN (?, ?) AND dst_fqn IS NOT NULL"
+                          + confirmed, relations):
+            out.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
+    return out
 
 
 def _name_columns(line: str, name: str, calls_only: bool = True) -> list[int]:
