@@ -156,8 +156,27 @@ def test_what_breaks_answers_at_once_and_states_the_lsp_coverage(make_indexed_re
     with Tenure.open(root, discover=False) as t:
         after = t.what_breaks("app.shapes.Circle")["summary"]
     assert after["coverage"] | {"text": ""} == {"source": "lsp", "enriched": True, "in_scope": 1, "verified": 1,
-                                                "percent": 100, "text": ""}
-    assert "lsp verified 100% of call edges in scope (1 of 1)" in after["text"]
+                                                "unlinked": 0, "percent": 100, "text": ""}
+    assert "lsp verified 100% of the call sites that may reach it (1 of 1)" in after["text"]
+
+
+def test_a_call_site_the_server_could_not_type_keeps_the_coverage_below_complete(make_indexed_repo) -> None:
+    # `@app.before` on a parameter nothing types: the server is silent there, so the answer is not
+    # "100% verified" while the site may reach the method
+    root = make_indexed_repo({
+        "app/__init__.py": "",
+        "app/hooks.py": "class Hooks:\n    def before(self, f):\n        return f\n",
+        "app/use.py": (
+            "from app.hooks import Hooks\n\n\ndef typed():\n    Hooks().before(print)\n\n\n"
+            "def untyped(app):\n    @app.before\n    def handler():\n        pass\n"
+        ),
+    })
+    enrich(root)
+    with Tenure.open(root, discover=False) as t:
+        result = t.what_breaks("app.hooks.Hooks.before")
+    assert {d["symbol"]: d["sources"] for d in result["dependants"]} == {
+        "app.use.typed": ["lsp", "tree-sitter"], "app.use.untyped": ["tree-sitter"]}
+    assert "lsp verified 50% of the call sites that may reach it (1 of 2)" in result["summary"]["text"]
 
 
 def test_only_files_whose_code_or_call_sites_changed_are_verified_again(make_indexed_repo) -> None:

@@ -169,3 +169,39 @@ def test_a_name_shared_by_more_symbols_than_are_listed_says_how_many(make_repo) 
         assert (lookup.how, len(lookup.matches), lookup.total) == ("ambiguous", 50, 60)
         assert lookup.message().startswith("'f' names 60 symbols (the first 50 listed)")
         assert t.find_symbol(".f").total == 60  # a suffix written with its dot
+
+
+HOOKS = {
+    "app/__init__.py": "",
+    "app/scaffold.py": "class Scaffold:\n    def before_request(self, f):\n        return f\n",
+    "app/blueprint.py": "class Hooks:\n    def before_request(self, f):\n        return f\n",
+    # a pytest fixture's parameter: nothing says what `app` is
+    "tests/test_hooks.py": "def test_one(app):\n    @app.before_request\n    def hook():\n        pass\n",
+    # an object of the project that lacks the member (it answers through __getattr__): no target found
+    "app/proxy.py": (
+        "class Proxy:\n    def __getattr__(self, name):\n        return print\n\n\n"
+        "proxy = Proxy()\n\n\n"
+        "def use():\n    proxy.before_request(print)\n\n\n"
+        "def again():\n    proxy.before_request(print)\n"
+    ),
+}
+
+
+def test_a_decorator_on_a_receiver_of_unknown_type_may_be_every_method_of_its_name(make_repo) -> None:
+    with Tenure.open(make_repo(HOOKS), discover=False) as t:
+        t.index()
+        for method in ("app.scaffold.Scaffold.before_request", "app.blueprint.Hooks.before_request"):
+            callers = {d["symbol"]: d for d in t.what_breaks(method)["dependants"]}
+            assert callers["test_hooks.test_one"]["tier"] == "ambiguous"
+            assert callers["test_hooks.test_one"]["line"] == 2
+
+
+def test_call_sites_of_its_name_linked_to_no_target_count_against_the_coverage_and_are_said(make_repo) -> None:
+    with Tenure.open(make_repo(HOOKS), discover=False) as t:
+        t.index()
+        summary = t.what_breaks("app.scaffold.Scaffold.before_request")["summary"]
+    assert summary["unlinked_by_name"] == 2  # the proxy's two calls: any of them may reach it
+    assert (summary["coverage"]["in_scope"], summary["coverage"]["unlinked"]) == (3, 2)  # sites, not edges
+    assert "2 call sites of its name linked to no target" in summary["text"]
+    assert summary["lower_bound"]
+    assert any("2 call sites of .before_request() are linked to no target" in r for r in summary["reasons"])

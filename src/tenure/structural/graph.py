@@ -137,21 +137,34 @@ def _from_tree_sitter(row: dict) -> GraphEdge:
     )
 
 
-def unknown_target_sites(db: Database, languages: list[str], name: str | None = None) -> int:
-    """Call sites with no known target in code of these languages: dynamic ones (`name` None), or
-    the unresolved sites of one method name. A site two sources both saw counts once."""
-    if name is None:
-        cond, params = "dst_fqn IS NULL AND tier = ?", [Tier.DYNAMIC.value]
-    else:
-        cond, params = "dst_fqn IS NULL AND dst_name = ? AND tier != ?", [name, Tier.DYNAMIC.value]
+def unknown_target_sites(db: Database, languages: list[str]) -> int:
+    """Dynamic call sites (no known target) in code of these languages."""
+    return len(_sites_without_target(db, languages, "tier = ?", [Tier.DYNAMIC.value]))
+
+
+def unlinked_sites(db: Database, languages: list[str], name: str) -> int:
+    """Call sites of `name` in code of these languages that were linked to no target: too many
+    candidates, or none found (a member of a receiver whose type nothing tells). Any of them may reach
+    a symbol of that name. A site a later source linked (a language server's definition) is linked."""
+    sites = _sites_without_target(db, languages, "dst_name = ? AND tier != ?", [name, Tier.DYNAMIC.value])
+    if sites:
+        sites -= {(r["src_fqn"], r["line"]) for r in db.query(
+            "SELECT src_fqn, line FROM source_edges WHERE dst_name = ? AND dst_fqn IS NOT NULL"
+            " AND verdict = 'confirms'", (name,))}
+    return len(sites)
+
+
+def _sites_without_target(db: Database, languages: list[str], cond: str, params: list) -> set[tuple[str, int]]:
+    """(caller, line) of the sites with no known target in code of these languages that meet `cond`,
+    in tree-sitter's edges or another source's: a site two sources both saw is one."""
     sql = (
-        f"SELECT COUNT(*) AS n FROM ("
-        f" SELECT src_fqn, line FROM edges WHERE {cond}"
-        f"  AND file_id IN (SELECT id FROM files WHERE language IN {db.each})"
-        f" UNION SELECT src_fqn, line FROM source_edges WHERE {cond} AND verdict = 'confirms'"
-        f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN {db.each}))"
+        f"SELECT src_fqn, line FROM edges WHERE dst_fqn IS NULL AND {cond}"
+        f" AND file_id IN (SELECT id FROM files WHERE language IN {db.each})"
+        f" UNION SELECT src_fqn, line FROM source_edges WHERE dst_fqn IS NULL AND {cond} AND verdict = 'confirms'"
+        f" AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN {db.each})"
     )
-    return db.query(sql, (*params, db.many(languages), *params, db.many(languages)))[0]["n"]
+    return {(r["src_fqn"], r["line"]) for r in db.query(sql, (*params, db.many(languages), *params,
+                                                               db.many(languages)))}
 
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:

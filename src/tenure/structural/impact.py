@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
-from tenure.structural.graph import GraphEdge, dependants_of, undecided_dispatch_sites, unknown_target_sites
+from tenure.structural.graph import (
+    GraphEdge,
+    dependants_of,
+    undecided_dispatch_sites,
+    unknown_target_sites,
+    unlinked_sites,
+)
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.state import SOURCE as LSP
 from tenure.structural.lsp.state import files_verified
@@ -46,7 +52,7 @@ class Impact:
     dependants: list[Dependant] = field(default_factory=list)
     refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
     unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
-    unresolved_by_name: int = 0  # call sites of the same name left unresolved (too many candidates)
+    unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
     interface_method: bool = False  # its overriders are implementers
     depth: int = 1
@@ -65,9 +71,9 @@ class Impact:
             reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
         if self.unresolved_dynamic:
             reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
-        if self.unresolved_by_name:
-            reasons.append(f"{self.unresolved_by_name} call sites of .{short_name(self.symbol or '')}() "
-                           "with too many candidates")
+        if self.unlinked_by_name:
+            reasons.append(f"{self.unlinked_by_name} call sites of .{short_name(self.symbol or '')}() are linked to "
+                           "no target (too many candidates, or a receiver of unknown type): any may reach it")
         if self.unresolved_dispatch:
             reasons.append(f"{self.unresolved_dispatch} interface/virtual dispatches no wiring decides")
         lower_bound = bool(reasons) or not self.dependants
@@ -79,7 +85,7 @@ class Impact:
             "direct": sum(1 for d in self.dependants if d.depth == 1),
             "generated": generated,
             "unresolved_dynamic": self.unresolved_dynamic,
-            "unresolved_by_name": self.unresolved_by_name,
+            "unlinked_by_name": self.unlinked_by_name,
             "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
             "reasons": reasons,
@@ -88,20 +94,27 @@ class Impact:
         }
 
     def coverage(self) -> dict:
-        """How many of the direct call edges shown a language server checked (confirmed or refuted):
-        enrichment runs in the background, so an answer may be only partly verified, and says so."""
+        """How many of the call sites that may reach it a language server checked (an edge to it
+        confirmed or refuted): the direct call sites shown, and those of its name linked to no target
+        (unchecked by definition). Enrichment runs in the background, so an answer may be only partly
+        verified, and says so."""
         calls = (Relation.CALLS, Relation.INSTANTIATES)
-        scope = [d for d in (*self.dependants, *self.refuted) if d.depth == 1 and d.relation in calls]
-        verified = sum(1 for d in scope if LSP in d.sources or LSP in d.refuted_by)
-        percent = round(100 * verified / len(scope)) if scope else None
+        checked: dict[tuple[str, str, int], bool] = {}
+        for d in (*self.dependants, *self.refuted):
+            if d.depth == 1 and d.relation in calls:
+                site = (d.symbol, d.path, d.line)
+                checked[site] = checked.get(site, False) or LSP in d.sources or LSP in d.refuted_by
+        verified = sum(checked.values())
+        in_scope = len(checked) + self.unlinked_by_name
+        percent = round(100 * verified / in_scope) if in_scope else None
         if not self.enriched:
             text = "not enriched (no language server ran)"
-        elif not scope:
-            text = "lsp: no call edges in scope"
+        elif not in_scope:
+            text = "lsp: no call sites in scope"
         else:
-            text = f"lsp verified {percent}% of call edges in scope ({verified} of {len(scope)})"
-        return {"source": LSP, "enriched": self.enriched, "in_scope": len(scope), "verified": verified,
-                "percent": percent, "text": text}
+            text = f"lsp verified {percent}% of the call sites that may reach it ({verified} of {in_scope})"
+        return {"source": LSP, "enriched": self.enriched, "in_scope": in_scope, "verified": verified,
+                "unlinked": self.unlinked_by_name, "percent": percent, "text": text}
 
     def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool) -> str:
         if self.symbol is None:
@@ -132,8 +145,8 @@ class Impact:
             text += f", {generated} generated {what}{'s' if generated != 1 else ''}"
         if self.unresolved_dynamic:
             text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
-        if self.unresolved_by_name:
-            text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
+        if self.unlinked_by_name:
+            text += f", {self.unlinked_by_name} call sites of its name linked to no target"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         text += f"; {coverage}"
@@ -184,7 +197,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     spec = language_table().get(target.language)  # services and topics (traces) have no language entry
     family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
     impact.unresolved_dynamic = unknown_target_sites(db, family)
-    impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
+    impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
     impact.interface_method = _in_interface(db, target.fqn)
     return impact

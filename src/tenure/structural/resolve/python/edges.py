@@ -5,7 +5,7 @@ from __future__ import annotations
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, candidates_tier
+from tenure.structural.resolve import MAX_CANDIDATES, NO_TARGET, EdgeOut, ProjectView, candidates_tier
 from tenure.structural.resolve.answers import Answers
 from tenure.structural.resolve.python.analysed import Analysed
 from tenure.structural.resolve.python.analysis import Analysis
@@ -23,10 +23,19 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         src = mf.fqn(scope)
         for relation, targets in by_relation.items():
             out += _tiered(src, sorted(targets), relation, line, str(via or name))
+    targetless = set(a.targetless)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
         methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
         out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
+        if methods:
+            targetless.discard(site)
+    for site in sorted(targetless):
+        # no target found: the site is kept once, by name, so that what-breaks can count it among the
+        # sites that may reach a symbol of that name
+        line, name, scope, dynamic = mf.sites[site]
+        if name and not dynamic:
+            out.append(EdgeOut(mf.fqn(scope), None, Relation.CALLS, Tier.AMBIGUOUS, line, name, NO_TARGET))
     for ref in facts.references:
         if ref.kind == "dynamic":
             src = qualify(facts.module, ref.scope) if ref.scope else facts.module
