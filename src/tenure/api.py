@@ -20,6 +20,7 @@ from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
 from tenure.structural.discover import new_source_files
+from tenure.structural.graph import dynamic_sites
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
 from tenure.structural.lsp.state import migrations as lsp_migrations
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from tenure.memories.api import Memories
 
 RULES_LIMIT = 200
+STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -217,6 +219,13 @@ class Tenure:
         }
         self._freshness = (now, info)
         return info
+
+    def status(self) -> dict:
+        """How fresh the index is, and what no answer counts: the dynamic call sites that may reach
+        anything (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
+        return {**self.freshness(), "dynamic_anywhere": {
+            "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]}}
 
     def memory_detail(self, ref: int | str) -> dict:
         """A memory as a person inspects it: every version (supersedes chain) with its events, usage

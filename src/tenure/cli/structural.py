@@ -166,10 +166,21 @@ def find(
 
 
 def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """How fresh the index is."""
+    """How fresh the index is, and the dynamic call sites that may reach anything (no answer counts them)."""
     with open_project(repo, create=False) as t:
-        info = t.freshness()
-    print(json.dumps(info)) if as_json else console.print(escape(info["text"]))
+        info = t.status()
+    if as_json:
+        print(json.dumps(info))
+        return
+    console.print(escape(info["text"]))
+    dynamic = info["dynamic_anywhere"]
+    if dynamic["count"]:
+        console.print(f"{dynamic['count']} dynamic call sites may reach anything (what-breaks counts only those "
+                      "that may reach its symbol, by the objects or names they look up):")
+        for site in dynamic["sites"]:
+            console.print(f"  {escape(site['path'])}:{site['line']}  {escape(site['detail'])}")
+        if dynamic["count"] > len(dynamic["sites"]):
+            console.print(f"  … {dynamic['count'] - len(dynamic['sites'])} more")
 
 
 @export_app.command("edges")

@@ -11,10 +11,12 @@ method, a trace between services).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
-from tenure.namespace.tiers import Tier
+from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 
 TREE_SITTER = "tree-sitter"
@@ -137,9 +139,67 @@ def _from_tree_sitter(row: dict) -> GraphEdge:
     )
 
 
-def unknown_target_sites(db: Database, languages: list[str]) -> int:
-    """Dynamic call sites (no known target) in code of these languages."""
-    return len(_sites_without_target(db, languages, "tier = ?", [Tier.DYNAMIC.value]))
+@dataclass(frozen=True)
+class DynamicSite:
+    """A call whose target is computed at run time, and what it may reach: globs over full names
+    (`flask.views.MethodView.*`, `*.create_app`, `django.db.backends.*.base`), none when anything."""
+
+    src: str
+    path: str
+    line: int
+    detail: str
+    reach: tuple[str, ...]
+
+    def reaches(self, names: Iterable[str]) -> bool:
+        return any(_glob(g).fullmatch(n) for g in self.reach for n in names)
+
+    def as_dict(self) -> dict:
+        return {"src": self.src, "path": self.path, "line": self.line, "detail": self.detail, "reach": list(self.reach)}
+
+
+def dynamic_sites(db: Database, languages: list[str] | None = None) -> list[DynamicSite]:
+    """The dynamic call sites in code of these languages (of all, when None), in path and line order.
+    A dynamic edge's name is what it may reach, globs separated by spaces ("" for anything); a site two
+    sources both saw is one, reaching anything when one of them says so."""
+    where, params = "", []
+    if languages is not None:
+        marks = ", ".join("?" * len(languages))
+        where = f" AND file_id IN (SELECT id FROM files WHERE language IN ({marks}))"
+        params = list(languages)
+    rows = db.query("SELECT src_fqn, path, line, dst_name, detail FROM edges WHERE dst_fqn IS NULL AND tier = ?"
+                    + where, (Tier.DYNAMIC.value, *params))
+    where = where.replace("file_id IN (SELECT id FROM files", "src_fqn IN (SELECT fqn FROM symbols")
+    rows += db.query("SELECT src_fqn, path, line, dst_name, detail FROM source_edges WHERE dst_fqn IS NULL"
+                     " AND tier = ? AND verdict = 'confirms'" + where, (Tier.DYNAMIC.value, *params))
+    by_site: dict[tuple[str, int], tuple[str, str, set[str]]] = {}
+    for r in rows:
+        path, detail, reach = by_site.setdefault((r["src_fqn"], r["line"] or 0), (r["path"] or "", r["detail"], set()))
+        reach.update(r["dst_name"].split() or [""])
+    return sorted((DynamicSite(src, path, line, detail, () if "" in reach else tuple(sorted(reach)))
+                   for (src, line), (path, detail, reach) in by_site.items()), key=lambda d: (d.path, d.line, d.src))
+
+
+@cache
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+
+
+def related_types(db: Database, cls: str) -> set[str]:
+    """`cls`, the types it derives from and those deriving from it, through every source's inherits
+    and implements edges: a member looked up on a `cls` may be any of theirs."""
+    found = {cls}
+    relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
+    for near, far in (("src_fqn", "dst_fqn"), ("dst_fqn", "src_fqn")):
+        frontier = [cls]
+        while frontier:
+            marks = ", ".join("?" * len(frontier))
+            step = {r["t"] for table in ("edges", "source_edges") for r in db.query(
+                f"SELECT {far} AS t FROM {table} WHERE {near} IN ({marks}) AND relation IN (?, ?)"
+                f" AND {far} IS NOT NULL" + (" AND verdict = 'confirms'" if table == "source_edges" else ""),
+                (*frontier, *relations))}
+            frontier = sorted(step - found)
+            found |= step
+    return found
 
 
 def unlinked_sites(db: Database, languages: list[str], name: str) -> int:

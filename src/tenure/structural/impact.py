@@ -12,8 +12,9 @@ from tenure.storage import Database
 from tenure.structural.graph import (
     GraphEdge,
     dependants_of,
+    dynamic_sites,
+    related_types,
     undecided_dispatch_sites,
-    unknown_target_sites,
     unlinked_sites,
 )
 from tenure.structural.languages import language_table
@@ -51,7 +52,8 @@ class Impact:
     lookup: Lookup
     dependants: list[Dependant] = field(default_factory=list)
     refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
-    unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
+    unresolved_dynamic: int = 0  # dynamic call sites that may reach it (by the objects or names they look up)
+    dynamic_anywhere: int = 0  # dynamic call sites that may reach anything (listed once, by `tenure status`)
     unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
     interface_method: bool = False  # its overriders are implementers
@@ -70,7 +72,7 @@ class Impact:
         if traced_only:  # traces show the paths that ran, never that no other caller exists
             reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
         if self.unresolved_dynamic:
-            reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
+            reasons.append(f"{self.unresolved_dynamic} dynamic call sites may reach it (by what they look up)")
         if self.unlinked_by_name:
             reasons.append(f"{self.unlinked_by_name} call sites of .{short_name(self.symbol or '')}() are linked to "
                            "no target (too many candidates, or a receiver of unknown type): any may reach it")
@@ -85,6 +87,7 @@ class Impact:
             "direct": sum(1 for d in self.dependants if d.depth == 1),
             "generated": generated,
             "unresolved_dynamic": self.unresolved_dynamic,
+            "dynamic_anywhere": self.dynamic_anywhere,
             "unlinked_by_name": self.unlinked_by_name,
             "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
@@ -144,13 +147,17 @@ class Impact:
             what = "method" if self.lookup.unique and self.lookup.unique.kind in ("method", "function") else "dependant"
             text += f", {generated} generated {what}{'s' if generated != 1 else ''}"
         if self.unresolved_dynamic:
-            text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
+            text += f", {self.unresolved_dynamic} dynamic call sites that may reach it"
         if self.unlinked_by_name:
             text += f", {self.unlinked_by_name} call sites of its name linked to no target"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         text += f"; {coverage}"
-        return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
+        if lower_bound:
+            return text + " — a lower bound"
+        if self.dynamic_anywhere:  # what may reach anything is listed once, by `tenure status`
+            return text + f" — complete but for {self.dynamic_anywhere} dynamic call sites that may reach anything"
+        return text + " — complete (all edges verified)"
 
     def as_dict(self) -> dict:
         return {
@@ -196,11 +203,27 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     # Only code of the target's own language family can reach it through an unknown target.
     spec = language_table().get(target.language)  # services and topics (traces) have no language entry
     family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
-    impact.unresolved_dynamic = unknown_target_sites(db, family)
+    sites = dynamic_sites(db, family)
+    impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
+    if any(site.reach for site in sites):
+        names = _names_reaching(db, target.fqn)
+        impact.unresolved_dynamic = sum(1 for site in sites if site.reaches(names))
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
     impact.interface_method = _in_interface(db, target.fqn)
     return impact
+
+
+def _names_reaching(db: Database, fqn: str) -> set[str]:
+    """The full names a lookup may reach the symbol by: its own, and a member's as named on every
+    type of its class's hierarchy (`getattr(self, m)` in a base class finds a subclass's method)."""
+    names = {fqn}
+    for r in db.query("SELECT s.name, s.parent_fqn, s.language, p.kind FROM symbols s"
+                      " JOIN symbols p ON p.fqn = s.parent_fqn WHERE s.fqn = ?", (fqn,)):
+        spec = language_table().get(r["language"])
+        if spec is not None and r["kind"] in spec.type_kinds:
+            names |= {f"{t}.{r['name']}" for t in related_types(db, r["parent_fqn"])}
+    return names
 
 
 def _in_interface(db: Database, fqn: str) -> bool:

@@ -42,6 +42,7 @@ _KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "revers
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
 _NAMED = frozenset({"v", "n"})  # callees written as a name (not `f()()`, `fs[0]()`)
 _OPEN = frozenset({INST, CLASS, MODULE, SUPER})  # values whose members the project defines
+_ATTR_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
 
 
 class Analysis:
@@ -61,6 +62,7 @@ class Analysis:
         self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
         self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
+        self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
         self.cur = 0
         self.scope = 0
         self.settling = -1  # the statement whose unknown decorators may now keep their function
@@ -740,6 +742,10 @@ class Analysis:
     def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
         self.edge(site, Relation.CALLS, f"<builtin>.{name}")
         plain = [a for a in args if not isinstance(a, tuple)]
+        if name in _ATTR_LOOKUPS and len(plain) >= 2 and isinstance(site, int) and self.mf.sites[site][3]:
+            # a member looked up at run time: of which objects, by which names, as far as known
+            objects, names = self.looked_up.get(site, (EMPTY, EMPTY))
+            self.looked_up[site] = (objects | plain[0], names | plain[1])
         if name == "super":
             if plain:
                 return frozenset({(SUPER, c[1], c[2]) for c in plain[0] if c[0] == CLASS})
