@@ -254,3 +254,30 @@ def test_call_sites_of_its_name_linked_to_no_target_count_against_the_coverage_a
     assert "2 call sites of its name linked to no target" in summary["text"]
     assert summary["lower_bound"]
     assert any("2 call sites of .before_request() are linked to no target" in r for r in summary["reasons"])
+
+
+CALLERS = {
+    "lib.py": "def route(rule):\n    return rule\n",
+    "views.py": "from lib import route\n\n\ndef setup():\n    route('/')\n    route('/a')\n    route('/b')\n",
+    "more.py": "from lib import route\n" + "".join(f"\n\ndef f{i}():\n    route('/{i}')\n" for i in range(3)),
+}
+
+
+def test_callers_are_listed_once_with_their_sites_after_the_summary_and_the_rows_are_capped(make_repo) -> None:
+    root = make_repo(CALLERS)
+    runner = CliRunner()
+    runner.invoke(app, ["index", str(root)])
+    out = runner.invoke(app, ["what-breaks", "lib.route", "--repo", str(root)]).output
+    summary = "4 callers (6 sites, all inferred)"
+    assert summary in out and out.index(summary) < out.index("views.setup")  # the summary first
+    assert [line for line in out.splitlines() if "views.setup" in line][0].split("│")[-3:-1] == [
+        " 3     ", " views.py:5, 6, 7 "]  # one row: three sites and their lines
+    capped = runner.invoke(app, ["what-breaks", "lib.route", "--limit", "2", "--repo", str(root)]).output
+    assert "… 4 more dependants (--all lists them; --json gives every site)" in capped  # 4 callers, 2 importers
+    assert sum("│ 1     │" in line for line in capped.splitlines()) == 2
+    every = runner.invoke(app, ["what-breaks", "lib.route", "--limit", "2", "--all", "--repo", str(root)]).output
+    assert sum("│ 1     │" in line for line in every.splitlines()) == 6 and "more dependants" not in every
+    data = json.loads(runner.invoke(app, ["what-breaks", "lib.route", "--json", "--repo", str(root)]).output)
+    assert len(data["dependants"]) == 8  # JSON keeps every site
+    assert (data["summary"]["direct"], data["summary"]["sites"], data["summary"]["by_relation"]) == (
+        6, 8, {"calls": 4, "imports": 2})

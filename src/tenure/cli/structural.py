@@ -13,6 +13,7 @@ import typer
 from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
 from tenure.entry import may_build_unseeded
+from tenure.structural.impact import by_dependant
 from tenure.structural.report import IndexReport
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
@@ -90,28 +91,42 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
 def what_breaks_cmd(
     symbol: Annotated[str, typer.Argument(help="Full name or unique suffix, e.g. SettlementService.retry")],
     depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=10)] = 1,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Dependants listed (the summary counts all).")]
+    = 50,
+    show_all: Annotated[bool, typer.Option("--all", help="List every dependant.")] = False,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """What a change to SYMBOL breaks: its dependants, each with tier and source, and a lower-bound summary."""
+    """What a change to SYMBOL breaks: the summary (a lower bound, and why), then its dependants, one row
+    each with the sites it depends at, its tier and sources. --json gives every site."""
     with open_project(repo, create=False) as t:
         result = t.what_breaks(symbol, depth)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
-        _print_impact(result)
+        _print_impact(result, None if show_all else limit)
     if result["symbol"] is None:
         raise typer.Exit(1)
 
 
-def _where(d: dict) -> str:
-    """The call site, and how often a trace saw the edge (trace edges have no site of their own)."""
-    seen = f"seen {d['count']}x, last {d['last_seen']}" if d.get("count") and d.get("last_seen") else ""
-    site = f"{d['path']}:{d['line']}" if d["path"] else ""
-    return "; ".join(x for x in (site, seen) if x)
+def _where(row: dict) -> str:
+    """The sites, a file named once (`a.py:3, 7; b.py:12`), and how often a trace saw the edge (trace
+    edges have no site of their own)."""
+    lines: dict[str, list[str]] = {}
+    for site in row["sites"]:
+        if site["path"]:
+            lines.setdefault(site["path"], []).append(str(site["line"]))
+    seen = f"seen {row['count']}x, last {row['last_seen']}" if row.get("count") and row.get("last_seen") else ""
+    return "; ".join(x for x in (*(f"{path}:{', '.join(ls)}" for path, ls in lines.items()), seen) if x)
 
 
-def _print_impact(result: dict) -> None:
+def _tiers(row: dict) -> str:
+    if len(row["tiers"]) == 1:
+        return row["tier"]
+    return ", ".join(f"{n} {tier}" for tier, n in row["tiers"].items())
+
+
+def _print_impact(result: dict, limit: int | None) -> None:
     summary = result["summary"]
     if result["symbol"] is None:
         err.print(f"[yellow]{escape(summary['text'])}[/yellow]")
@@ -121,17 +136,22 @@ def _print_impact(result: dict) -> None:
             err.print(escape(_not_found_hint(result["freshness"])))
         return
     console.print(f"[bold]{escape(result['symbol'])}[/bold]")
-    if result["dependants"]:
-        table = new_table("depth", "dependant", "relation", "tier", "sources", "where")
-        for d in result["dependants"]:
-            context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
-            table.add_row(str(d["depth"]), escape(d["symbol"]), d["relation"], d["tier"],
-                          escape(",".join(d["sources"])) + context, escape(_where(d)))
-        console.print(table)
-    for d in result["refuted"]:
-        console.print(f"[dim]ruled out by {escape(', '.join(d['refuted_by']))}: {escape(d['symbol'])} "
-                      f"({d['tier']} name match, {escape(d['path'])}:{d['line']})[/dim]")
     console.print(escape(summary["text"]))
+    rows = by_dependant(result["dependants"])
+    if rows:
+        table = new_table("depth", "dependant", "relation", "tier", "sources", "sites", "where")
+        for row in rows[:limit]:
+            context = escape(f" [{', '.join(row['contexts'])}]") if row["contexts"] else ""  # profiles DI names
+            table.add_row(str(row["depth"]), escape(row["symbol"]), row["relation"], _tiers(row),
+                          escape(",".join(row["sources"])) + context, str(len(row["sites"])), escape(_where(row)))
+        console.print(table)
+    refuted = by_dependant(result["refuted"])
+    for row in refuted[:limit]:
+        console.print(f"[dim]ruled out by {escape(', '.join(row['refuted_by']))}: {escape(row['symbol'])} "
+                      f"({row['tier']} name match, {escape(_where(row))})[/dim]")
+    hidden = max(len(rows) - (limit or len(rows)), 0) + max(len(refuted) - (limit or len(refuted)), 0)
+    if hidden:
+        console.print(f"… {hidden} more dependants (--all lists them; --json gives every site)")
     console.print(f"[dim]{escape(result['freshness']['text'])}[/dim]")
 
 

@@ -61,7 +61,8 @@ class Impact:
     enriched: bool = False  # a language server has verified files of this project (structural/lsp)
 
     def summary(self) -> dict:
-        by_relation = Counter(d.relation for d in self.dependants if d.depth == 1)
+        direct = {(d.relation, d.symbol) for d in self.dependants if d.depth == 1}
+        by_relation = Counter(relation for relation, _ in direct)  # dependants, not the sites they depend at
         tiers = Counter(d.tier for d in self.dependants)
         generated = len({d.symbol for d in self.dependants if d.generated})
         reasons = []
@@ -83,8 +84,9 @@ class Impact:
         return {
             "by_relation": dict(by_relation),
             "by_tier": {t.value: tiers.get(t.value, 0) for t in Tier},
-            "total": len(self.dependants),
-            "direct": sum(1 for d in self.dependants if d.depth == 1),
+            "total": len({d.symbol for d in self.dependants}),
+            "direct": len({symbol for _, symbol in direct}),
+            "sites": len(self.dependants),  # every edge: a caller calling at three lines is three
             "generated": generated,
             "unresolved_dynamic": self.unresolved_dynamic,
             "dynamic_anywhere": self.dynamic_anywhere,
@@ -132,12 +134,17 @@ class Impact:
             if group:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
-                noun = rel.dependant_noun(len(group))
+                who = len({d.symbol for d in group})
+                noun = rel.dependant_noun(who)
                 if rel == Relation.OVERRIDES and self.interface_method:
-                    noun = "implementers" if len(group) != 1 else "implementer"
-                parts.append(f"{len(group)} {noun} ({detail})")
+                    noun = "implementers" if who != 1 else "implementer"
+                if len(group) == who:
+                    parts.append(f"{who} {noun} ({detail})")
+                else:  # the tiers are the sites'
+                    detail = f"all {group[0].tier}" if len(tier_counts) == 1 else detail
+                    parts.append(f"{who} {noun} ({len(group)} sites, {detail})")
         text = ", ".join(parts) or "no known dependants"
-        deeper = len(self.dependants) - len(direct)
+        deeper = len({d.symbol for d in self.dependants} - {d.symbol for d in direct})
         if deeper:
             text += f"; {deeper} more up to depth {self.depth}"
         if self.unresolved_dispatch:
@@ -169,6 +176,27 @@ class Impact:
             "refuted": [d.as_dict() for d in self.refuted],
             "summary": self.summary(),
         }
+
+
+def by_dependant(dependants: list[dict]) -> list[dict]:
+    """Dependants as a person reads them: one row per dependant (and depth and relation), with the
+    sites it depends at, in the order the answer lists them; its tier the strongest of its sites', its
+    sources and contexts all of theirs."""
+    rank = {t.value: i for i, t in enumerate(Tier)}
+    rows: dict[tuple[int, str, str], dict] = {}
+    for d in dependants:
+        row = rows.get((d["depth"], d["relation"], d["symbol"]))
+        if row is None:
+            row = rows[(d["depth"], d["relation"], d["symbol"])] = {
+                **d, "sites": [], "tiers": {}, "sources": [], "contexts": [], "count": 0}
+        row["sites"].append({"path": d["path"], "line": d["line"], "tier": d["tier"]})
+        row["tiers"][d["tier"]] = row["tiers"].get(d["tier"], 0) + 1
+        row["tier"] = min(row["tiers"], key=rank.__getitem__)
+        row["sources"] = sorted({*row["sources"], *d["sources"]})
+        row["contexts"] += [c for c in d["contexts"] if c not in row["contexts"]]
+        row["count"] += d["count"]
+        row["last_seen"] = max(row["last_seen"], d["last_seen"])
+    return list(rows.values())
 
 
 def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
