@@ -281,3 +281,35 @@ def test_callers_are_listed_once_with_their_sites_after_the_summary_and_the_rows
     assert len(data["dependants"]) == 8  # JSON keeps every site
     assert (data["summary"]["direct"], data["summary"]["sites"], data["summary"]["by_relation"]) == (
         6, 8, {"calls": 4, "imports": 2})
+
+
+INHERITED = {
+    "src/flask/__init__.py": "from flask.app import Flask\n",
+    # sansio/ has no __init__.py: a namespace package of flask, named from flask's import root
+    "src/flask/sansio/scaffold.py": "class Scaffold:\n    def route(self, rule):\n        return rule\n",
+    "src/flask/sansio/app.py": "from flask.sansio.scaffold import Scaffold\n\n\nclass App(Scaffold):\n    pass\n",
+    "src/flask/app.py": "from flask.sansio.app import App\n\n\nclass Flask(App):\n    pass\n",
+    "tests/test_app.py": "from flask import Flask\n\n\ndef test_route():\n    Flask().route('/')\n",
+}
+
+
+def test_a_package_without_init_inside_a_package_is_named_from_the_import_root(make_repo) -> None:
+    with Tenure.open(make_repo(INHERITED), discover=False) as t:
+        t.index()
+        modules = {r["fqn"] for r in t.db.query("SELECT fqn FROM symbols WHERE kind = 'module'")}
+    assert {"flask.sansio.app", "flask.sansio.scaffold", "flask.app", "test_app"} <= modules
+    assert not {"app", "scaffold"} & modules
+
+
+def test_an_inherited_member_is_found_through_the_class_hierarchy_and_says_where_it_is_defined(make_repo) -> None:
+    root = make_repo(INHERITED)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lookup = t.find_symbol("Flask.route")
+        assert (lookup.how, [(m.fqn, m.member_of) for m in lookup.matches]) == (
+            "inherited", [("flask.sansio.scaffold.Scaffold.route", "flask.app.Flask")])
+        assert lookup.message() == ("flask.app.Flask.route is inherited: defined as "
+                                    "flask.sansio.scaffold.Scaffold.route (src/flask/sansio/scaffold.py:2)")
+        assert t.what_breaks("Flask.route")["symbol"] == "flask.sansio.scaffold.Scaffold.route"
+    out = CliRunner().invoke(app, ["find", "Flask.route", "--repo", str(root)])
+    assert out.exit_code == 0 and "is inherited: defined as flask.sansio.scaffold.Scaffold.route" in out.output

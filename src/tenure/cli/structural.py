@@ -136,6 +136,8 @@ def _print_impact(result: dict, limit: int | None) -> None:
             err.print(escape(_not_found_hint(result["freshness"])))
         return
     console.print(f"[bold]{escape(result['symbol'])}[/bold]")
+    if result["lookup"] == "inherited":
+        console.print(escape(result["lookup_message"]))
     console.print(escape(summary["text"]))
     rows = by_dependant(result["dependants"])
     if rows:
@@ -179,10 +181,15 @@ def find(
         err.print(escape(_not_found_hint(freshness)))
         raise typer.Exit(1)
     cut = f" (the first {len(lookup.matches)} of {lookup.total})" if lookup.total > len(lookup.matches) else ""
-    table = new_table("symbol", "kind", "where", title=f"{lookup.how} match{cut}")
+    inherited = any(m.member_of for m in lookup.matches)
+    table = new_table("symbol", "kind", "where", *(["inherited by"] if inherited else []),
+                      title=f"{lookup.how} match{cut}")
     for m in lookup.matches:
-        table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"))
+        by = [escape(m.member_of)] if inherited else []
+        table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"), *by)
     console.print(table)
+    if lookup.how == "inherited":
+        console.print(escape(lookup.message()))
 
 
 def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:

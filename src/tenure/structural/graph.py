@@ -185,20 +185,28 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 
 def related_types(db: Database, cls: str) -> set[str]:
-    """`cls`, the types it derives from and those deriving from it, through every source's inherits
-    and implements edges: a member looked up on a `cls` may be any of theirs."""
-    found = {cls}
+    """`cls`, the types it derives from and those deriving from it: a member looked up on a `cls`
+    may be any of theirs."""
+    return {cls, *supertypes(db, cls), *_type_walk(db, cls, "dst_fqn", "src_fqn")}
+
+
+def supertypes(db: Database, cls: str) -> list[str]:
+    """The types `cls` derives from, nearest first, through every source's inherits and implements
+    edges."""
+    return _type_walk(db, cls, "src_fqn", "dst_fqn")
+
+
+def _type_walk(db: Database, cls: str, near: str, far: str) -> list[str]:
     relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
-    for near, far in (("src_fqn", "dst_fqn"), ("dst_fqn", "src_fqn")):
-        frontier = [cls]
-        while frontier:
-            marks = ", ".join("?" * len(frontier))
-            step = {r["t"] for table in ("edges", "source_edges") for r in db.query(
-                f"SELECT {far} AS t FROM {table} WHERE {near} IN ({marks}) AND relation IN (?, ?)"
-                f" AND {far} IS NOT NULL" + (" AND verdict = 'confirms'" if table == "source_edges" else ""),
-                (*frontier, *relations))}
-            frontier = sorted(step - found)
-            found |= step
+    found: list[str] = []
+    frontier = [cls]
+    while frontier:
+        marks = ", ".join("?" * len(frontier))
+        step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
+                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN ({marks}) AND relation IN (?, ?)"
+                                  f" AND {far} IS NOT NULL{also} ORDER BY line", (*frontier, *relations))]
+        frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
+        found += frontier
     return found
 
 

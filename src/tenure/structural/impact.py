@@ -171,6 +171,7 @@ class Impact:
             "symbol": self.symbol,
             "matches": [m.as_dict() for m in self.lookup.matches],
             "lookup": self.lookup.how,
+            "lookup_message": self.lookup.message(),  # how the name was found, when it is not the symbol's own
             "depth": self.depth,
             "dependants": [d.as_dict() for d in self.dependants],
             "refuted": [d.as_dict() for d in self.refuted],

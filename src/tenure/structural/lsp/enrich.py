@@ -29,6 +29,7 @@ from lsprotocol import types as lsp
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.discover import ignored
+from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec, servers_for
@@ -139,7 +140,7 @@ class Enricher:
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
         self.symbols = SymbolIndex(self.store)
-        self.supertypes = _supertypes(db)
+        self._ancestors: dict[str, set[str]] = {}  # class -> the types it derives from
         self.constructors = {lang: frozenset(spec.extra.get("constructor_names", ()))
                              for lang, spec in language_table().items()}
 
@@ -329,17 +330,11 @@ class Enricher:
         to the override on a subclass's instance."""
         if candidate is None:
             return False
-        above = self._ancestors(candidate.parent)
+        if candidate.parent not in self._ancestors:
+            self._ancestors[candidate.parent] = set(supertypes(self.db, candidate.parent))
+        above = self._ancestors[candidate.parent]
         return any((t := self.symbols.by_fqn.get(dst)) is not None and t.name == candidate.name and t.parent in above
                    for dst in targets)
-
-    def _ancestors(self, cls: str) -> set[str]:
-        found: set[str] = set()
-        frontier = [cls]
-        while frontier:
-            frontier = [b for c in frontier for b in self.supertypes.get(c, ()) if b not in found]
-            found.update(frontier)
-        return found
 
     def _decorated(self, spec: ServerSpec, fqn: str) -> bool:
         """Whether a definition is wrapped by a decorator that replaces it (not @property, @staticmethod …)."""
@@ -496,18 +491,6 @@ class Enricher:
             if columns:
                 return number - 1, columns[0]
         return None
-
-
-def _supertypes(db: Database) -> dict[str, set[str]]:
-    """class -> the classes it inherits or implements directly, as tree-sitter and the other sources
-    (the server's own `implementation` answers among them) found them."""
-    relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
-    out: dict[str, set[str]] = {}
-    for table, confirmed in (("edges", ""), ("source_edges", " AND verdict = 'confirms'")):
-        for r in db.query(f"SELECT src_fqn, dst_fqn FROM {table} WHERE relation IN (?, ?) AND dst_fqn IS NOT NULL"
-                          + confirmed, relations):
-            out.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
-    return out
 
 
 def _name_columns(line: str, name: str, calls_only: bool = True) -> list[int]:
