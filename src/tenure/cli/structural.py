@@ -173,8 +173,10 @@ def find(
     with open_project(repo, create=False) as t:
         lookup = t.find_symbol(symbol)
         freshness = t.freshness() if not lookup.matches else None
-    if as_json:
-        print(json.dumps(lookup.as_dict()))
+    if as_json:  # nothing found: how fresh the index is tells a name not there from a project not indexed
+        print(json.dumps({**lookup.as_dict(), **({"freshness": freshness} if freshness is not None else {})}))
+        if freshness is not None:
+            raise typer.Exit(1)
         return
     if freshness is not None:
         err.print(escape(lookup.message()))
@@ -218,6 +220,9 @@ def export_edges(
 ) -> None:
     """Print every edge of the graph."""
     with open_project(repo, create=False) as t:
+        freshness = t.freshness()
+        if not freshness["indexed_at"]:  # (said on stderr: the export itself is empty, and valid)
+            err.print(f"[yellow]{escape(freshness['text'])}[/yellow]")
         if fmt == "jsonl":
             for edge in t.export_edges():
                 sys.stdout.write(json.dumps(edge) + "\n")
