@@ -91,7 +91,7 @@ def test_summary_is_a_lower_bound_counting_generated_methods_dispatches_and_the_
     assert summary["lower_bound"]
     assert re.fullmatch(
         r"4 callers \(4 resolved\), 6 implementers \(6 resolved\); \d+ more up to depth 2, "
-        r"2 unresolved interface dispatches, 2 generated methods, 1 dynamic call sites that may reach it; "
+        r"2 unresolved interface dispatches, 2 generated methods, 1 dynamic call site that may reach it; "
         r"not enriched \(no language server ran\) — a lower bound",
         summary["text"],
     ), summary["text"]
@@ -108,5 +108,5 @@ def test_the_cli_shows_the_profile_of_wired_edges_and_the_lower_bound(shop: Path
     assert result.exit_code == 0
     wired = [line for line in result.output.splitlines() if "CheckoutService.checkout" in line]
     assert wired and "[prod]" in wired[0]
-    assert ("2 unresolved interface dispatches, 2 generated methods, 1 dynamic call sites that may reach it; "
+    assert ("2 unresolved interface dispatches, 2 generated methods, 1 dynamic call site that may reach it; "
             "not enriched (no language server ran) — a lower bound") in " ".join(result.output.split())

@@ -103,7 +103,7 @@ def test_freshness_reports_files_changed_since_the_index(make_repo) -> None:
         t._freshness = None  # the freshness cache lives for a couple of seconds
         fresh = t.what_breaks("Order")["freshness"]
         assert fresh["files_stale"] == 1 and fresh["stale_paths"] == ["shop/orders.py"]
-        assert "1 files changed since" in fresh["text"]
+        assert "1 file changed since" in fresh["text"]
 
 
 def test_freshness_reports_source_files_the_index_has_not_seen(make_repo) -> None:
@@ -116,7 +116,7 @@ def test_freshness_reports_source_files_the_index_has_not_seen(make_repo) -> Non
         t._freshness = None
         fresh = t.what_breaks("Order")["freshness"]  # refund() is a dependant this answer cannot see
         assert (fresh["files_new"], fresh["new_paths"]) == (1, ["shop/refunds.py"])
-        assert fresh["text"].endswith("1 new files not indexed")
+        assert fresh["text"].endswith("1 new file not indexed")
 
 
 def test_cli_what_breaks_json_has_the_documented_fields(make_repo) -> None:

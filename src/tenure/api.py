@@ -26,6 +26,7 @@ from tenure.structural.indexer import Indexer
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
+from tenure.words import counted
 
 if TYPE_CHECKING:
     from tenure.knowledge import Knowledge
@@ -302,6 +303,6 @@ def _freshness_text(indexed_at: str, age: int | None, stale: int, new: int = 0) 
     if not indexed_at:
         return "not indexed yet: run `tenure index`"
     when = f"indexed {age}s ago" if age is not None and age < 120 else f"indexed at {indexed_at}"
-    since = [f"{stale} files changed since"] if stale else []
-    since += [f"{new} new files not indexed"] if new else []
+    since = [f"{counted(stale, 'file')} changed since"] if stale else []
+    since += [f"{counted(new, 'new file')} not indexed"] if new else []
     return f"{when}; {', '.join(since)}" if since else f"{when}; up to date"

@@ -14,6 +14,7 @@ from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
 from tenure.state import state_dir
 from tenure.structural.lsp.state import LOCK_FILE, enrich_lock
+from tenure.words import counted
 
 MORE_PASSES = 3
 
@@ -62,7 +63,8 @@ def enrich(
     else:
         console.print(f"enriched in {report['seconds']:.1f}s: {report['text']}")
         if report["dropped"]:
-            console.print(f"{report['dropped']} files changed or went away since verified: their verdicts were dropped")
+            console.print(f"{counted(report['dropped'], 'file')} changed or went away since verified: "
+                          f"{'its' if report['dropped'] == 1 else 'their'} verdicts were dropped")
 
 
 def _enrich(t: Tenure, languages: set[str] | None, quiet: bool) -> dict:

@@ -15,6 +15,7 @@ from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table,
 from tenure.entry import may_build_unseeded
 from tenure.structural.impact import by_dependant
 from tenure.structural.report import IndexReport
+from tenure.words import counted, plural
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
 
@@ -60,25 +61,25 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
         print(json.dumps(report.as_dict()))
         return
     console.print(
-        f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
+        f"indexed {counted(report.files_seen, 'file')} in {report.seconds:.2f}s: {report.files_parsed} parsed, "
         f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
         f"{report.files_resolved} re-resolved"
-        + (f", {report.files_verified} dependants checked and kept" if report.files_verified else "")
+        + (f", {counted(report.files_verified, 'dependant')} checked and kept" if report.files_verified else "")
         + (f", {report.files_spared} spared (the edited module's analysis reads the same)"
            if report.files_spared else "")
-        + f"; {report.symbols} symbols, {report.edges} edges"
+        + f"; {counted(report.symbols, 'symbol')}, {counted(report.edges, 'edge')}"
     )
     for name, summary in report.sources.items():
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
-        console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "
-                      "their calls not linked):")
+        console.print(f"{counted(len(report.unresolved), 'file')} the resolver gave up on (definitions kept, calls "
+                      "not linked):")
         for path, why in report.unresolved[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
     if brief:
         return
     if report.partial:
-        console.print(f"{len(report.partial)} files parsed with recovered syntax errors (their code is kept):")
+        console.print(f"{counted(len(report.partial), 'file')} parsed with recovered syntax errors (the code is kept):")
         for path, why in report.partial[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
     if report.skipped:
@@ -153,7 +154,7 @@ def _print_impact(result: dict, limit: int | None) -> None:
                       f"({row['tier']} name match, {escape(_where(row))})[/dim]")
     hidden = max(len(rows) - (limit or len(rows)), 0) + max(len(refuted) - (limit or len(refuted)), 0)
     if hidden:
-        console.print(f"… {hidden} more dependants (--all lists them; --json gives every site)")
+        console.print(f"… {hidden} more {plural('dependant', hidden)} (--all lists them; --json gives every site)")
     console.print(f"[dim]{escape(result['freshness']['text'])}[/dim]")
 
 
@@ -204,8 +205,8 @@ def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     console.print(escape(info["text"]))
     dynamic = info["dynamic_anywhere"]
     if dynamic["count"]:
-        console.print(f"{dynamic['count']} dynamic call sites may reach anything (what-breaks counts only those "
-                      "that may reach its symbol, by the objects or names they look up):")
+        console.print(f"{counted(dynamic['count'], 'dynamic call site')} may reach anything (what-breaks counts "
+                      "only those that may reach its symbol, by the objects or names they look up):")
         for site in dynamic["sites"]:
             console.print(f"  {escape(site['path'])}:{site['line']}  {escape(site['detail'])}")
         if dynamic["count"] > len(dynamic["sites"]):

@@ -20,6 +20,7 @@ from tenure.history.thin import thin_reason
 from tenure.namespace.code import IndexedFile, indexed_files, spans_of
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
+from tenure.words import counted
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
@@ -73,7 +74,7 @@ class GitHistory:
         head = self.head()
         read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
         return {"available": True, "commits": total, "head": head, "head_read": read,
-                "text": f"{total} commits read" + ("" if read else "; the latest commits are not read yet "
+                "text": f"{counted(total, 'commit')} read" + ("" if read else "; the latest commits are not read yet "
                                                                   "(`tenure index` reads them)")}
 
     # reading git --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from tenure.structural.lsp.state import SOURCE as LSP
 from tenure.structural.lsp.state import files_verified
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
+from tenure.words import counted, plural
 
 
 @dataclass
@@ -68,17 +69,20 @@ class Impact:
         reasons = []
         weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
         if weak:
-            reasons.append(f"{weak} edges are unverified (inferred/ambiguous)")
+            reasons.append(f"{counted(weak, 'edge')} {'is' if weak == 1 else 'are'} unverified (inferred/ambiguous)")
         traced_only = sum(1 for d in self.dependants if d.sources == [TRACE])
         if traced_only:  # traces show the paths that ran, never that no other caller exists
-            reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
+            reasons.append(f"{counted(traced_only, 'edge')} seen only in traces (callers on paths not traced are "
+                           "missing)")
         if self.unresolved_dynamic:
-            reasons.append(f"{self.unresolved_dynamic} dynamic call sites may reach it (by what they look up)")
+            reasons.append(f"{counted(self.unresolved_dynamic, 'dynamic call site')} may reach it (by what "
+                           f"{'it looks' if self.unresolved_dynamic == 1 else 'they look'} up)")
         if self.unlinked_by_name:
-            reasons.append(f"{self.unlinked_by_name} call sites of .{short_name(self.symbol or '')}() are linked to "
-                           "no target (too many candidates, or a receiver of unknown type): any may reach it")
+            reasons.append(f"{counted(self.unlinked_by_name, 'call site')} of .{short_name(self.symbol or '')}() "
+                           f"{'is' if self.unlinked_by_name == 1 else 'are'} linked to no target (too many candidates, "
+                           "or a receiver of unknown type): any may reach it")
         if self.unresolved_dispatch:
-            reasons.append(f"{self.unresolved_dispatch} interface/virtual dispatches no wiring decides")
+            reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
         lower_bound = bool(reasons) or not self.dependants
         coverage = self.coverage()
         return {
@@ -135,9 +139,8 @@ class Impact:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
                 who = len({d.symbol for d in group})
-                noun = rel.dependant_noun(who)
-                if rel == Relation.OVERRIDES and self.interface_method:
-                    noun = "implementers" if who != 1 else "implementer"
+                noun = plural("implementer", who) if rel == Relation.OVERRIDES and self.interface_method else (
+                    rel.dependant_noun(who))
                 if len(group) == who:
                     parts.append(f"{who} {noun} ({detail})")
                 else:  # the tiers are the sites'
@@ -148,22 +151,22 @@ class Impact:
         if deeper:
             text += f"; {deeper} more up to depth {self.depth}"
         if self.unresolved_dispatch:
-            n = self.unresolved_dispatch
-            text += f", {n} unresolved interface dispatch{'es' if n != 1 else ''}"
+            text += f", {counted(self.unresolved_dispatch, 'unresolved interface dispatch')}"
         if generated:
             what = "method" if self.lookup.unique and self.lookup.unique.kind in ("method", "function") else "dependant"
-            text += f", {generated} generated {what}{'s' if generated != 1 else ''}"
+            text += f", {counted(generated, 'generated ' + what)}"
         if self.unresolved_dynamic:
-            text += f", {self.unresolved_dynamic} dynamic call sites that may reach it"
+            text += f", {counted(self.unresolved_dynamic, 'dynamic call site')} that may reach it"
         if self.unlinked_by_name:
-            text += f", {self.unlinked_by_name} call sites of its name linked to no target"
+            text += f", {counted(self.unlinked_by_name, 'call site')} of its name linked to no target"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         text += f"; {coverage}"
         if lower_bound:
             return text + " — a lower bound"
         if self.dynamic_anywhere:  # what may reach anything is listed once, by `tenure status`
-            return text + f" — complete but for {self.dynamic_anywhere} dynamic call sites that may reach anything"
+            anywhere = counted(self.dynamic_anywhere, "dynamic call site")
+            return text + f" — complete but for {anywhere} that may reach anything"
         return text + " — complete (all edges verified)"
 
     def as_dict(self) -> dict:

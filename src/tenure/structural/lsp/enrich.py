@@ -36,6 +36,7 @@ from tenure.structural.lsp.servers import ServerSpec, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
+from tenure.words import counted
 
 DEFAULT_TIMEOUT_S = 60.0  # per request: the first ones wait for the server's initial analysis
 CALL_RELATIONS = (Relation.CALLS.value, Relation.INSTANTIATES.value)
@@ -80,11 +81,13 @@ class EnrichReport:
         parts = []
         for language, r in self.languages.items():
             if r.failed:
-                parts.append(f"{language}: {r.failed}; tree-sitter tiers kept for {r.pending - r.verified} files")
+                kept = counted(r.pending - r.verified, "file")
+                parts.append(f"{language}: {r.failed}; tree-sitter tiers kept for {kept}")
             elif r.pending:
-                parts.append(f"{language} ({r.server}): {r.verified} files verified, {r.sites} call sites: "
-                             f"{r.confirmed} confirmed, {r.refuted} refuted, {r.added} added, {r.undecided} undecided, "
-                             f"{r.dispatched} overrides kept unverified")
+                parts.append(f"{language} ({r.server}): {counted(r.verified, 'file')} verified, "
+                             f"{counted(r.sites, 'call site')}: {r.confirmed} confirmed, {r.refuted} refuted, "
+                             f"{r.added} added, {r.undecided} undecided, {counted(r.dispatched, 'override')} kept "
+                             "unverified")
             else:
                 parts.append(f"{language}: up to date")
         parts += [f"{language}: no language server ({how})" for language, how in self.no_server.items()]
@@ -324,7 +327,7 @@ class Enricher:
                 counts["added"] += 1
         return out
 
-    def _overrides_one_of(self, candidate: DefinedSymbol | None, targets: dict[str, str]) -> bool:
+    def _overrides_one_of(self, candidate: Symbol | None, targets: dict[str, str]) -> bool:
         """Whether `candidate` is a method of the same name in a subclass of a target's class: a
         server types `self.add()` in a base class by the base's declaration, and the call dispatches
         to the override on a subclass's instance."""
