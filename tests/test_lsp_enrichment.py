@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.structural.lsp.enrich import Enricher
-from tenure.structural.lsp.state import enrich_lock, lock_held
+from tenure.structural.lsp.state import LspState, enrich_lock, lock_held
 
 BROKEN_SERVER = Path(__file__).with_name("broken_lsp_server.py")
 FILES = {
@@ -155,8 +156,10 @@ def test_what_breaks_answers_at_once_and_states_the_lsp_coverage(make_indexed_re
     enrich(root)
     with Tenure.open(root, discover=False) as t:
         after = t.what_breaks("app.shapes.Circle")["summary"]
-    assert after["coverage"] | {"text": ""} == {"source": "lsp", "enriched": True, "in_scope": 1, "verified": 1,
-                                                "unlinked": 0, "percent": 100, "text": ""}
+    assert after["coverage"] | {"text": "", "run": None} == {"source": "lsp", "enriched": True, "in_scope": 1,
+                                                             "verified": 1, "unlinked": 0, "percent": 100, "text": "",
+                                                             "run": None}
+    assert not after["coverage"]["run"]["running"]
     assert "lsp verified 100% of the call sites that may reach it (1 of 1)" in after["text"]
 
 
@@ -263,7 +266,11 @@ def test_index_schedules_enrichment_in_the_background_once(make_repo, monkeypatc
         # has released the lock, so no server outlives the test
         while lock_held(t.root / ".tenure") and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert t.db.query("SELECT 1 FROM lsp_files"), (t.root / ".tenure/enrich.log").read_text()
+        log = (t.root / ".tenure/enrich.log").read_text()
+        assert t.db.query("SELECT 1 FROM lsp_files"), log
+        # the log is written as it goes: when it started, how far it got, how it ended
+        assert "enrichment started (pid" in log and "lsp python: 3 of 3 files verified" in log, log
+        assert log.index("enrichment started") < log.index("3 of 3 files") < log.index("enriched in"), log
 
 
 def test_tenure_enrich_prints_what_each_server_did(make_indexed_repo) -> None:
@@ -291,3 +298,42 @@ def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_re
         first = t.index().sources["lsp"]
         assert "exited with code 3" in first["last run gave up python"]
         assert "last run gave up python" not in t.index().sources["lsp"]
+
+
+def test_a_running_enrichment_is_shown_by_status_and_the_answers_it_changes(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    seen: list[tuple[dict, dict]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if done == 2:  # two files verified, one to go: what another process sees meanwhile
+            with Tenure.open(root, discover=False) as other:
+                seen.append((other.status()["enrichment"], other.what_breaks(CIRCLE)["summary"]))
+
+    with Tenure.open(root, discover=False) as t:
+        t.enrich(progress=progress)
+    [(enrichment, summary)] = seen
+    run = enrichment["run"]
+    assert (run["running"], run["files_done"], run["files_total"]) == (True, 2, 3)
+    assert enrichment["text"].startswith(f"lsp enrichment running since {run['started_at']} (pid {os.getpid()}): "
+                                         "2 of 3 files verified")
+    assert summary["coverage"]["run"]["changed"] == 1  # report.py's site, verified since the run started
+    assert f"enrichment running since {run['started_at']} (2 of 3 files): 1 edge of this answer changed" \
+        in summary["text"]
+    with Tenure.open(root, discover=False) as t:
+        done = t.status()["enrichment"]
+    assert not done["run"]["running"] and done["run"]["files_done"] == 3
+    assert done["text"].startswith("lsp enrichment: last run ") and "python (basedpyright" in done["text"]
+    out = CliRunner().invoke(app, ["status", "--repo", str(root)]).output
+    assert "lsp enrichment: last run" in out and "enrich.log" in out
+
+
+def test_an_enrichment_whose_process_died_is_shown_stopped(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        state = LspState(t.db)
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        run = state.start_run(3)
+        t.db.execute("UPDATE lsp_runs SET pid = ?, files_done = 1 WHERE id = ?", (int(gone), run))
+        text = t.status()["enrichment"]["text"]
+    assert text.startswith("lsp enrichment stopped at 1 of 3 files") and "the next `tenure index`" in text

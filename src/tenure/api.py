@@ -23,6 +23,8 @@ from tenure.structural.discover import new_source_files
 from tenure.structural.graph import dynamic_sites
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
+from tenure.structural.lsp.background import LOG_FILE
+from tenure.structural.lsp.state import last_run, run_text
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
@@ -222,11 +224,14 @@ class Tenure:
         return info
 
     def status(self) -> dict:
-        """How fresh the index is, and what no answer counts: the dynamic call sites that may reach
-        anything (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        """How fresh the index is; the language servers' enrichment (running since, files done of all,
+        the last result); and what no answer counts: the dynamic call sites that may reach anything
+        (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
         anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
+        run = last_run(self.db)
         return {**self.freshness(), "dynamic_anywhere": {
-            "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]}}
+            "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]},
+            "enrichment": {"run": run, "text": run_text(run), "log": str(state_dir(self.root) / LOG_FILE)}}
 
     def memory_detail(self, ref: int | str) -> dict:
         """A memory as a person inspects it: every version (supersedes chain) with its events, usage

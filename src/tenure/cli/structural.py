@@ -203,6 +203,8 @@ def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         print(json.dumps(info))
         return
     console.print(escape(info["text"]))
+    enrichment = info["enrichment"]
+    console.print(escape(enrichment["text"] + (f"; log {enrichment['log']}" if enrichment["run"] else "")))
     dynamic = info["dynamic_anywhere"]
     if dynamic["count"]:
         console.print(f"{counted(dynamic['count'], 'dynamic call site')} may reach anything (what-breaks counts "

@@ -19,7 +19,7 @@ from tenure.structural.graph import (
 )
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.state import SOURCE as LSP
-from tenure.structural.lsp.state import files_verified
+from tenure.structural.lsp.state import files_verified, last_run, verified_since
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
 from tenure.words import counted, plural
@@ -60,6 +60,8 @@ class Impact:
     interface_method: bool = False  # its overriders are implementers
     depth: int = 1
     enriched: bool = False  # a language server has verified files of this project (structural/lsp)
+    enrichment: dict | None = None  # the latest enrichment run (lsp.state.last_run)
+    changed_by_enrichment: int = 0  # the edges shown whose language server verdicts that run made
 
     def summary(self) -> dict:
         direct = {(d.relation, d.symbol) for d in self.dependants if d.depth == 1}
@@ -122,8 +124,15 @@ class Impact:
             text = "lsp: no call sites in scope"
         else:
             text = f"lsp verified {percent}% of the call sites that may reach it ({verified} of {in_scope})"
+        run = self.enrichment
+        if run and run["running"]:  # the answer moves while it runs: say how far, and how much moved
+            text += (f"; enrichment running since {run['started_at']} ({run['files_done']} of "
+                     f"{counted(run['files_total'], 'file')}): {counted(self.changed_by_enrichment, 'edge')} of this "
+                     "answer changed since it started")
         return {"source": LSP, "enriched": self.enriched, "in_scope": in_scope, "verified": verified,
-                "unlinked": self.unlinked_by_name, "percent": percent, "text": text}
+                "unlinked": self.unlinked_by_name, "percent": percent, "text": text,
+                "run": run and {k: run[k] for k in ("running", "stopped", "started_at", "finished_at", "files_done",
+                                                    "files_total")} | {"changed": self.changed_by_enrichment}}
 
     def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool) -> str:
         if self.symbol is None:
@@ -207,7 +216,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     target = lookup.unique
     if target is None:
         return Impact(None, lookup, depth=depth)
-    impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0)
+    impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0, enrichment=last_run(db))
     seen = {target.fqn}
     frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
     for level in range(1, depth + 1):
@@ -242,8 +251,21 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         impact.unresolved_dynamic = sum(1 for site in sites if site.reaches(names))
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
+    if impact.enrichment is not None:
+        impact.changed_by_enrichment = _changed_since(db, impact, target.path, impact.enrichment["started_at"])
     impact.interface_method = _in_interface(db, target.fqn)
     return impact
+
+
+def _changed_since(db: Database, impact: Impact, target_path: str, started_at: str) -> int:
+    """The direct edges whose language server verdict is as new as the run: their call site's file,
+    or the symbol's own (its references), was verified since it started."""
+    checked = [d for d in (*impact.dependants, *impact.refuted)
+               if d.depth == 1 and (LSP in d.sources or LSP in d.refuted_by)]
+    if not checked:
+        return 0
+    fresh = verified_since(db, started_at, [target_path, *(d.path for d in checked)])
+    return len(checked) if target_path in fresh else sum(1 for d in checked if d.path in fresh)
 
 
 def _names_reaching(db: Database, fqn: str) -> set[str]:

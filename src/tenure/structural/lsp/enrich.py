@@ -128,6 +128,22 @@ class Site:
     candidates: list[tuple[str, str]] = field(default_factory=list)  # (dst, relation) tree-sitter proposed
 
 
+class _Run:
+    """One enrichment as `tenure status` shows it: the files it had to verify, those it has done
+    (saved with each file's verdicts), how it ended."""
+
+    def __init__(self, state: LspState, total: int) -> None:
+        self.state, self.total, self.done = state, total, 0
+        self.id = state.start_run(total)
+
+    def save(self) -> None:
+        self.state.run_progress(self.id, self.done)
+
+    def finish(self, result: str) -> None:
+        self.save()
+        self.state.finish_run(self.id, result)
+
+
 class Enricher:
     def __init__(self, root: Path, db: Database, timeout: float = DEFAULT_TIMEOUT_S,
                  max_restarts: int = MAX_RESTARTS, references: bool = True) -> None:
@@ -162,6 +178,7 @@ class Enricher:
             else:
                 groups.setdefault(spec.name, (spec, set()))[1].add(language)
         verified = self.state.verified()
+        work = []
         for spec, langs in groups.values():
             mine = [f for f in files if f["language"] in langs]
             sites_hash = self.state.sites_hashes({f["id"]: f["path"] for f in mine})
@@ -171,14 +188,23 @@ class Enricher:
                 reports[f["language"]].pending += 1
             report.languages.update(reports)
             if dirty:
-                self._verify_all(spec, dirty, sites_hash, reports, progress)
+                work.append((spec, dirty, sites_hash, reports))
+        if work:
+            run = _Run(self.state, sum(len(dirty) for _, dirty, _, _ in work))
+            try:
+                for spec, dirty, sites_hash, reports in work:
+                    self._verify_all(spec, dirty, sites_hash, reports, progress, run)
+            finally:  # (also when stopped: the run then says where)
+                report.seconds = time.perf_counter() - started
+                run.finish(report.text() if run.done == run.total else
+                           f"stopped after {run.done} of {counted(run.total, 'file')}")
         report.seconds = time.perf_counter() - started
         failed = {lang: r.failed for lang, r in report.languages.items() if r.failed}
         self.state.record_failures(failed)  # `tenure index` says it once after a background run
         return report
 
     def _verify_all(self, spec: ServerSpec, dirty: list[dict], sites_hash: dict[str, str],
-                    reports: dict[str, LanguageReport], progress: Progress | None) -> None:
+                    reports: dict[str, LanguageReport], progress: Progress | None, run: _Run) -> None:
         session = ServerSession(spec, self.root, self.timeout, self.max_restarts)
         phase = f"lsp {'/'.join(sorted(reports))}"
         try:
@@ -189,18 +215,22 @@ class Enricher:
                 try:
                     text = self._current_text(f)
                     if text is None:
+                        run.done += 1
                         continue  # changed on disk since it was indexed: the next index reschedules it
                     site_edges, ref_edges = session.run(lambda c, f=f, text=text, r=r: self._verify_file(
                         c, spec, f["path"], f["id"], f["language"], text, r))
                 except GaveUp as exc:
                     for lang_report in reports.values():
                         lang_report.failed = str(exc)
+                    run.done += len(dirty) - done  # done with: the failure is the run's result
                     return
+                run.done += 1
                 server = session.server_info or spec.name
                 with self.db.transaction():
                     self.store.replace_source_edges(SOURCE, f["path"], site_edges)
                     self.store.replace_source_edges(SOURCE, REFS_PREFIX + f["path"], ref_edges)
                     self.state.mark(f["path"], f["content_hash"], sites_hash[f["path"]], server)
+                    run.save()
                 r.verified += 1
                 r.server = server
             if progress:
