@@ -163,9 +163,7 @@ def dynamic_sites(db: Database, languages: list[str] | None = None) -> list[Dyna
     sources both saw is one, reaching anything when one of them says so."""
     where, params = "", []
     if languages is not None:
-        marks = ", ".join("?" * len(languages))
-        where = f" AND file_id IN (SELECT id FROM files WHERE language IN ({marks}))"
-        params = list(languages)
+        where, params = f" AND file_id IN (SELECT id FROM files WHERE language IN {db.each})", [db.many(languages)]
     rows = db.query("SELECT src_fqn, path, line, dst_name, detail FROM edges WHERE dst_fqn IS NULL AND tier = ?"
                     + where, (Tier.DYNAMIC.value, *params))
     where = where.replace("file_id IN (SELECT id FROM files", "src_fqn IN (SELECT fqn FROM symbols")
@@ -201,10 +199,9 @@ def _type_walk(db: Database, cls: str, near: str, far: str) -> list[str]:
     found: list[str] = []
     frontier = [cls]
     while frontier:
-        marks = ", ".join("?" * len(frontier))
         step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
-                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN ({marks}) AND relation IN (?, ?)"
-                                  f" AND {far} IS NOT NULL{also} ORDER BY line", (*frontier, *relations))]
+                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN {db.each} AND relation IN (?, ?)"
+                                  f" AND {far} IS NOT NULL{also} ORDER BY line", (db.many(frontier), *relations))]
         frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
         found += frontier
     return found

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -73,8 +72,8 @@ class LspState:
 
     def start_run(self, files: int) -> int:
         with self.db.transaction():
-            run = self.db.query("INSERT INTO lsp_runs (pid, started_at, files_total) VALUES (?, ?, ?) RETURNING id",
-                                (os.getpid(), _now(), files))[0]["id"]
+            [(run,)] = self.db.rows("INSERT INTO lsp_runs (pid, started_at, files_total) VALUES (?, ?, ?) RETURNING id",
+                                    (os.getpid(), _now(), files))
             self.db.execute("DELETE FROM lsp_runs WHERE id <= ?", (run - KEPT_RUNS,))
         return run
 
@@ -202,8 +201,7 @@ def run_text(run: dict | None) -> str:
 def verified_since(db: Database, when: str, paths: Iterable[str]) -> set[str]:
     """Which of `paths` a language server verified at `when` or later."""
     return {r["path"] for r in db.query(
-        "SELECT path FROM lsp_files WHERE verified_at >= ? AND path IN (SELECT value FROM json_each(?))",
-        (when, json.dumps(sorted(set(paths)))))}
+        f"SELECT path FROM lsp_files WHERE verified_at >= ? AND path IN {db.each}", (when, db.many(set(paths))))}
 
 
 def _alive(pid: int) -> bool:
