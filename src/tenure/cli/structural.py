@@ -69,6 +69,8 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
            if report.files_spared else "")
         + f"; {counted(report.symbols, 'symbol')}, {counted(report.edges, 'edge')}"
     )
+    if report.listing:
+        console.print(f"files listed by {report.listing}")
     for name, summary in report.sources.items():
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
