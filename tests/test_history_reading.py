@@ -156,3 +156,23 @@ def test_without_git_the_history_is_unavailable_and_says_why(tmp_path: Path) -> 
 def test_a_repository_without_commits_is_unavailable(git_repo: GitRepo) -> None:
     h = history(git_repo)
     assert not h.available and h.reason == "the repository has no commits yet"
+
+
+def test_a_project_inside_a_larger_repository_reads_the_commits_that_change_it(git_repo: GitRepo) -> None:
+    git_repo.commit("the web app", {"web/app.js": "x\n"})
+    ours = git_repo.commit("the payments service", {"payments/service.py": SERVICE})
+    git_repo.commit("web again", {"web/app.js": "y\n"})
+    h = GitHistory(open_database(git_repo.root.parent / "inside.db"), git_repo.root / "payments")
+    assert h.update()["commits_total"] == 1
+    (only,) = h.commits()
+    assert only.sha == ours and [f.path for f in only.files] == ["service.py"]
+
+
+def test_commits_are_read_again_in_order_from_a_cursor(git_repo: GitRepo) -> None:
+    shas = [git_repo.commit(f"change {n}", {"a.py": f"x = {n}\n"}) for n in range(3)]
+    h = history(git_repo)
+    h.update()
+    first, cursor = h.read_after(0, limit=2)
+    rest, end = h.read_after(cursor)
+    assert [c.sha for c in first + rest] == shas and h.read_after(end) == ([], end)
+    assert set(h.lookup([shas[1], "0" * 40])) == {shas[1]}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tenure.history import GitHistory
 from tenure.storage import open_database
 from tests.git_support import GitRepo
@@ -60,7 +62,9 @@ def test_the_chain_follows_a_rename(git_repo: GitRepo) -> None:
     assert touched(h, old) == {"pay.settlement.audit": "carried"}
 
 
-def test_a_change_the_chain_does_not_reach_is_matched_by_name(git_repo: GitRepo) -> None:
+def test_a_change_the_chain_does_not_reach_is_matched_by_name(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_HISTORY", "off")  # the history is read after the file changed
     git_repo.commit("Add the settlement service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
     sha = git_repo.commit("book returns a list", {"pay/service.py": SERVICE.replace(
         "        return payment\n\n\ndef", "        return [payment]\n\n\ndef")})
@@ -71,7 +75,9 @@ def test_a_change_the_chain_does_not_reach_is_matched_by_name(git_repo: GitRepo)
     assert touched(h, sha) == {"pay.service.Settlement.book": "hunk"}  # named by git's hunk header
 
 
-def test_a_name_several_symbols_share_lists_each_as_ambiguous(git_repo: GitRepo) -> None:
+def test_a_name_several_symbols_share_lists_each_as_ambiguous(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_HISTORY", "off")
     two = SERVICE + "\n\nclass Refund:\n    def book(self, payment):\n        return payment\n"
     git_repo.commit("Add refunds", {"pay/__init__.py": "", "pay/service.py": two})
     sha = git_repo.commit("refunds book twice", {"pay/service.py": two.replace(
@@ -113,7 +119,9 @@ def test_touching_a_class_finds_the_commits_on_its_methods(git_repo: GitRepo) ->
     assert [c.sha for c in h.touching(["pay.service.audit"])] == [on_function, first]
 
 
-def test_history_read_before_the_index_is_mapped_once_the_index_exists(git_repo: GitRepo) -> None:
+def test_history_read_before_the_index_is_mapped_once_the_index_exists(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_HISTORY", "off")
     git_repo.commit("Add the settlement service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
     sha = git_repo.commit("Book twice", {"pay/service.py": SERVICE.replace(
         "        return payment\n\n\ndef", "        return [payment, payment]\n\n\ndef")})

@@ -5,4 +5,4 @@ thin messages. See api.py."""
 from tenure.history.api import GitHistory
 from tenure.history.model import Commit, FileChange, TouchedSymbol
 
-__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]
+__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]  # (api.py loads numpy only to map)

@@ -10,26 +10,35 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from tenure.history import gitlog, mapping, store
+from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
 from tenure.namespace.code import IndexedFile, indexed_files, spans_of
-from tenure.storage import Database
+from tenure.storage import Database, get_value, set_value
 from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
+if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
+    import numpy as np
+
+    from tenure.history import mapping
+
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
+HEAD_TTL_S = 2.0
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
 RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, not a failed attempt taken back
 _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _HUNKS = msgspec.msgpack.Encoder()
 _READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
+_BLAME = msgspec.msgpack.Encoder()
+_READ_BLAME = msgspec.msgpack.Decoder(list[int])
 
 
 class GitHistory:
@@ -38,6 +47,8 @@ class GitHistory:
         self.root = Path(root)
         store.migrations.apply(db)
         self._available: tuple[bool, str | None] | None = None
+        self._inside = False
+        self._head: tuple[float, str] | None = None
 
     # state ---------------------------------------------------------------------------------------
     @property
@@ -58,20 +69,28 @@ class GitHistory:
                     self._available = (False, "the repository has no commits yet")
                 else:
                     self._available = (True, None)
+                    # a project in a directory of a larger repository reads only the commits that change it
+                    self._inside = bool(gitlog.git(self.root, "rev-parse", "--show-prefix").strip())
             except GitError as exc:  # no git on PATH
                 self._available = (False, f"git is not usable here: {exc}")
         return self._available
 
-    def head(self) -> str | None:
-        """The commit checked out now (None without history)."""
-        return gitlog.git(self.root, "rev-parse", "HEAD").strip() if self.available else None
+    def head(self, fresh: bool = True) -> str | None:
+        """The commit checked out now (None without history); `fresh=False` accepts one asked of git
+        in the last HEAD_TTL_S (a burst of questions shares one git process)."""
+        if not self.available:
+            return None
+        now = time.monotonic()
+        if fresh or self._head is None or now - self._head[0] > HEAD_TTL_S:
+            self._head = (now, gitlog.git(self.root, "rev-parse", "HEAD").strip())
+        return self._head[1]
 
     def status(self) -> dict:
         """How far the history is read, without reading git's log: for answers to say so."""
         total = self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
         if not self.available:
             return {"available": False, "reason": self.reason, "commits": total}
-        head = self.head()
+        head = self.head(fresh=False)
         read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
         return {"available": True, "commits": total, "head": head, "head_read": read,
                 "text": f"{counted(total, 'commit')} read" + ("" if read else "; the latest commits are not read yet "
@@ -87,11 +106,14 @@ class GitHistory:
                     "seconds": 0.0, "reason": self.reason}
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
         revisions = ["HEAD", *(f"^{t}" for t in tips if self._exists(t))]
-        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions).strip() or 0)
+        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
+                              *(["."] if self._inside else [])).strip() or 0)
         new = 0
         batch: list[RawCommit] = []
-        for raw in gitlog.log(self.root, revisions) if todo else ():
+        changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
+        for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
             batch.append(raw)
+            changed |= {c.path for c in raw.changes}
             if len(batch) >= BATCH:
                 new += self._store(batch)
                 batch = []
@@ -106,15 +128,15 @@ class GitHistory:
                                                                                         if self._exists(t)])
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
                                 [(s,) for s in independent.split()])
-            store.set_meta(self.db, "shallow", "1" if self._shallow() else "0")
-        mapped = self.remap()
+            set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
+        mapped = self.remap(also=changed)
         if progress:
             progress(todo, todo)
         report = {"commits_new": new, "commits_total": self._count(),
                   "thin": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE thin_reason IS NOT NULL")[0][0],
                   "reverts": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE reverts IS NOT NULL")[0][0],
                   "files_mapped": mapped, "seconds": round(time.perf_counter() - started, 3)}
-        if store.get_meta(self.db, "shallow") == "1":
+        if get_value(self.db, "history_meta", "shallow") == "1":
             report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
         return report
 
@@ -197,13 +219,13 @@ class GitHistory:
         return None
 
     # mapping onto symbols ----------------------------------------------------------------------
-    def remap(self, paths: Iterable[str] | None = None) -> int:
+    def remap(self, also: Iterable[str] = ()) -> int:
         """Map the history of indexed files onto their symbols again where the index holds other
-        content than the last mapping used (or for `paths`). Returns how many files were mapped."""
+        content than the last mapping used, and of the files `also` names (new commits changed them).
+        Returns how many files were mapped."""
         files = indexed_files(self.db)
         done = {r["path"]: r["content_hash"] for r in self.db.query("SELECT path, content_hash FROM history_mapped")}
-        todo = sorted(p for p in (paths if paths is not None else files) if p in files and
-                      (paths is not None or done.get(p) != files[p].content_hash))
+        todo = sorted(p for p in files if done.get(p) != files[p].content_hash or p in set(also))
         if not todo and not set(done) - set(files):
             return 0
         lineage = self._lineage()
@@ -212,13 +234,17 @@ class GitHistory:
         with self.db.transaction():
             for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
+                self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
+            set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
         return len(todo)
 
     def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:
+        from tenure.history import mapping
+
         try:
             content = (self.root / file.path).read_bytes()
         except OSError:
@@ -232,12 +258,12 @@ class GitHistory:
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
             first = None
             if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
-                moved = mapping.step(uncommitted.hunks, symbols.lines)
-                if moved is not None:
-                    first = (uncommitted.old_path or file.path, uncommitted.old_blob, moved)
-            touched = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
+                first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
+            touched, blame = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
+            self._store_blame(file, blame)
         else:  # the file changed since it was indexed: names are all there is to go by
             symbols = mapping.FileSymbols(file.path, file.language, spans, b"")
+            self.db.execute("DELETE FROM history_blame WHERE path = ?", (file.path,))
         for change in changes:
             if change.id not in touched and change.hunks:
                 touched[change.id] = mapping.by_names(change.hunks, symbols)
@@ -252,13 +278,39 @@ class GitHistory:
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
 
+    def _store_blame(self, file: IndexedFile, blame: np.ndarray) -> None:
+        """Today's lines of a file with the commit that last wrote each (0: before the history says;
+        -1: the uncommitted edits)."""
+        ids = sorted({int(i) for i in blame if i > 0})
+        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
+                                      (self.db.many(ids),)))
+        commits = [commit_of.get(int(i), 0) if i > 0 else int(i) for i in blame[1:]]
+        self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
+                        " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
+
+    def last_written(self, path: str, start: int, end: int) -> list[tuple[str, str, str | None] | None]:
+        """For lines start..end of an indexed file as the index holds it: the commit that last wrote
+        each, as (sha, committed_at, the sha that commit reverts); None where the history does not say
+        (older than it, or an uncommitted edit)."""
+        rows = self.db.rows("SELECT commits FROM history_blame WHERE path = ?", (path,))
+        if not rows:
+            return [None] * max(end - start + 1, 0)
+        ids = _READ_BLAME.decode(rows[0][0])[max(start, 1) - 1:end]
+        known = {r[0]: tuple(r[1:]) for r in self.db.rows(
+            f"SELECT id, sha, committed_at, reverts FROM history_commits WHERE id IN {self.db.each}",
+            (self.db.many(sorted({i for i in ids if i > 0})),))}
+        return [known.get(i) for i in ids]
+
     def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
+
         return [self._change(r) for r in self.db.query(
             "SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path = ? AND new_blob = ?"
             " ORDER BY id DESC", (path, blob))]
 
     @staticmethod
     def _change(r: dict) -> mapping.Change:
+        from tenure.history import mapping
+
         return mapping.Change(r["id"], r["path"], r["old_path"], r["old_blob"], r["new_blob"],
                               _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None)
 
@@ -271,13 +323,15 @@ class GitHistory:
 
     def _working_tree(self) -> list[RawChange]:
         try:
-            return gitlog.working_tree_changes(self.root)
+            return gitlog.working_tree_changes(self.root, self._inside)
         except GitError:
             return []
 
     def working_tree(self) -> tuple[list[FileChange], list[TouchedSymbol]]:
         """The uncommitted edits (tracked files against HEAD) and the symbols they touch: `span` where
         the index holds the file as it is on disk, else by name."""
+        from tenure.history import mapping
+
         if not self.available:
             return [], []
         changes = self._working_tree()
@@ -318,12 +372,30 @@ class GitHistory:
                              (ref, ref + "g"))
         return self._assemble(rows)[0] if len(rows) == 1 else None
 
+    def read_after(self, cursor: int, limit: int = BATCH) -> tuple[list[Commit], int]:
+        """The commits stored after `cursor` (0: from the first), in the order they were read: ancestors
+        before descendants. Returns them and the cursor to pass next time (a consumer's bookmark)."""
+        rows = self.db.query("SELECT * FROM history_commits WHERE id > ? ORDER BY id LIMIT ?", (cursor, limit))
+        return self._assemble(rows), rows[-1]["id"] if rows else cursor
+
+    def lookup(self, shas: Iterable[str]) -> dict[str, Commit]:
+        """Stored commits by full sha (those not read are missing)."""
+        rows = list(self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}",
+                                  (self.db.many(list(shas)),)))
+        return {c.sha: c for c in self._assemble(rows)}
+
+    def mapping_version(self) -> int:
+        """Grows whenever commits are mapped onto symbols again: a consumer that copied touched symbols
+        refreshes what it copied before a newer mapping."""
+        return int(get_value(self.db, "history_meta", "mapping_version") or 0)
+
     def since(self, base: str) -> list[Commit]:
         """The commits reachable from HEAD and not from `base` (what was committed since it), newest
         first; those not read yet are read first."""
         if not self.available:
             return []
-        shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", check=False).split()
+        shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", "--", *(["."] if self._inside else []),
+                          check=False).split()
         if shas and not self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (shas[0],)):
             self.update()
         rows = self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}", (self.db.many(shas),))

@@ -90,17 +90,25 @@ def _run(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:
         raise GitError(f"git {args[0]}: {exc}") from exc
 
 
-def log(root: Path, revisions: list[str]) -> Iterator[RawCommit]:
-    """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants."""
+def log(root: Path, revisions: list[str], inside: bool = False) -> Iterator[RawCommit]:
+    """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants.
+    `inside`: `root` is a directory inside the work tree; only the commits that change it are read,
+    with paths relative to it."""
     yield from _stream(root, ["log", "--reverse", "--topo-order", f"--format={_FORMAT}", "--raw", "--no-abbrev",
-                              "-M", "--diff-merges=first-parent", "-p", "-U0", *revisions, "--"])
+                              "-M", "--diff-merges=first-parent", "-p", "-U0", *_inside(inside), *revisions, "--",
+                              *(["."] if inside else [])])
 
 
-def working_tree_changes(root: Path, base: str = "HEAD") -> list[RawChange]:
-    """The tracked files that differ between `base` and the working tree, with their hunks (the new
+def working_tree_changes(root: Path, inside: bool = False) -> list[RawChange]:
+    """The tracked files that differ between HEAD and the working tree, with their hunks (the new
     side's blob id is git's hash of the file as it is on disk)."""
-    return [c for commit in _stream(root, ["diff", "--raw", "--no-abbrev", "-M", "-p", "-U0", base, "--"],
-                                    header=False) for c in commit.changes]
+    return [c for commit in _stream(root, ["diff", "--raw", "--no-abbrev", "-M", "-p", "-U0", *_inside(inside),
+                                           "HEAD", "--", *(["."] if inside else [])], header=False)
+            for c in commit.changes]
+
+
+def _inside(inside: bool) -> list[str]:
+    return ["--relative"] if inside else []
 
 
 def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCommit]:

@@ -138,13 +138,23 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
     return out
 
 
+UNCOMMITTED = -1  # in a blame: the line was written by the working tree's uncommitted edits
+
+
 def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
-          first: tuple[str, str, np.ndarray] | None = None) -> dict[int, Touched]:
+          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], np.ndarray]:
     """Every change the blob chain reaches from the indexed content (`blob`, at symbols.path), mapped
-    onto today's symbols. `first`: start instead at (path, blob, line map to today) — the commit the
-    working tree's uncommitted edits are based on."""
+    onto today's symbols; and the blame of today's lines (the change that last wrote each: the first
+    the walk back meets; 0 where the history does not say). `first`: start instead at (path, blob,
+    hunks of the uncommitted edits) — the commit the working tree's edits are based on."""
     identity = np.arange(symbols.lines + 1, dtype=np.int64)
-    start = (*first, 1) if first else (symbols.path, blob, identity, 0)
+    blame = np.zeros(symbols.lines + 1, dtype=np.int64)
+    start = (symbols.path, blob, identity, 0)
+    if first is not None:
+        moved = step(first[2], symbols.lines)
+        if moved is not None:
+            _blame(blame, first[2], identity, UNCOMMITTED)
+            start = (first[0], first[1], moved, 1)
     queue = deque([start])
     seen = {start[:2]}
     found: dict[int, Touched] = {}
@@ -153,6 +163,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
         for change in changes_into(path, node_blob):
             if change.id in found or change.hunks is None:
                 continue
+            _blame(blame, change.hunks, to_now, change.id)
             owners = attribute(change.hunks, to_now, symbols)
             how = SPAN if depth == 0 else CARRIED
             if owners or not change.hunks:
@@ -165,7 +176,17 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
                 continue
             seen.add(before)
             queue.append((*before, to_now[moved], depth + 1))
-    return found
+    return found, blame
+
+
+def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int) -> None:
+    """Today's lines a change wrote that no later change wrote again."""
+    size = len(to_now) - 1
+    for h in hunks:
+        if h.new_count:
+            now = to_now[h.new_start:min(h.new_start + h.new_count, size + 1)]
+            now = now[now > 0]
+            blame[now[blame[now] == 0]] = writer
 
 
 def in_place(hunks: list[Hunk], symbols: FileSymbols) -> Touched:

@@ -67,15 +67,12 @@ def m001_initial(db: Database) -> None:
             content_hash TEXT NOT NULL       -- ... against this content of it (files.content_hash)
         )"""
     )
+    db.execute(
+        """CREATE TABLE history_blame (
+            path TEXT PRIMARY KEY,           -- an indexed file, as the index holds it
+            commits BLOB NOT NULL            -- msgpack: per line, the history_commits.id that last wrote it
+                                             -- (0: the history does not say; -1: an uncommitted edit)
+        )"""
+    )
     db.execute("CREATE TABLE history_tips (sha TEXT PRIMARY KEY)")  # every commit reachable from one was read
     db.execute("CREATE TABLE history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-
-
-def get_meta(db: Database, key: str) -> str | None:
-    rows = db.query("SELECT value FROM history_meta WHERE key = ?", (key,))
-    return rows[0]["value"] if rows else None
-
-
-def set_meta(db: Database, key: str, value: str) -> None:
-    db.execute("INSERT INTO history_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
-               "excluded.value", (key, value))

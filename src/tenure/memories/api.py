@@ -74,6 +74,8 @@ class Memories:
         migrations.apply(db)
         self._cipher: Cipher | None = None
         self.vectors = Vectors(db, self.cipher, provider)
+        # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
+        self.rules: Callable[[], list[str]] | None = None
 
     # keys ---------------------------------------------------------------------------------------
     def cipher(self) -> Cipher:
@@ -559,8 +561,9 @@ class Memories:
         by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
                                limit=limit)["results"] if scope else []
         memories = briefing.merge(by_task, by_scope, limit=limit)
-        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"])
-        return {"task": task, "elements": scope, "memories": memories, "text": text}
+        rules = self.rules() if self.rules else []
+        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"], rules)
+        return {"task": task, "elements": scope, "memories": memories, "rules": rules, "text": text}
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tenure.storage import Database, Migrations
+from tenure.storage import Database, Migrations, get_value
 
 migrations = Migrations("memories")
 
@@ -160,8 +160,7 @@ def parse_stamp(text: str | None) -> datetime | None:
 
 
 def get_meta(db: Database, key: str) -> str | None:
-    rows = db.query("SELECT value FROM memory_meta WHERE key = ?", (key,))
-    return rows[0]["value"] if rows else None
+    return get_value(db, "memory_meta", key)
 
 
 def ensure_meta(db: Database, key: str, value: str) -> str:

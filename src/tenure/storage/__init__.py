@@ -5,9 +5,17 @@ parameter: `IN {db.each}` with `db.many(values)`); a backend (today SQLite, late
 connections, transactions and dialect details, and raises its errors as :class:`StorageError`s.
 """
 
-from tenure.storage.database import Database, DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, StorageError
+from tenure.storage.database import (
+                                     Database,
+                                     DatabaseDamaged,
+                                     DatabaseLocked,
+                                     DatabaseUnavailable,
+                                     StorageError,
+                                     get_value,
+                                     set_value,
+)
 from tenure.storage.migrations import Migrations
 from tenure.storage.sqlite import SQLiteDatabase, open_database
 
 __all__ = ["Database", "DatabaseDamaged", "DatabaseLocked", "DatabaseUnavailable", "Migrations", "SQLiteDatabase",
-           "StorageError", "open_database"]
+           "StorageError", "get_value", "open_database", "set_value"]

@@ -65,3 +65,14 @@ class Database(Protocol):
         """Every table, in the order they were made."""
 
     def close(self) -> None: ...
+
+
+def get_value(db: Database, table: str, key: str) -> str | None:
+    """A value of a store's key/value table (`key TEXT PRIMARY KEY, value TEXT`)."""
+    rows = db.query(f"SELECT value FROM {table} WHERE key = ?", (key,))
+    return rows[0]["value"] if rows else None
+
+
+def set_value(db: Database, table: str, key: str, value: str) -> None:
+    db.execute(f"INSERT INTO {table} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+               (key, value))
