@@ -21,12 +21,15 @@ from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
 from tenure.structural.discover import new_source_files
-from tenure.structural.graph import dependants_of
+from tenure.structural.graph import dependants_of, dynamic_sites
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
+from tenure.structural.lsp.background import LOG_FILE
+from tenure.structural.lsp.state import last_run, run_text
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
+from tenure.words import counted
 
 if TYPE_CHECKING:
     from tenure.episodic.api import Episodes
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from tenure.procedural.api import Rules
 
 RULES_LIMIT = 200
+STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
 HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
@@ -307,6 +311,16 @@ class Tenure:
         self._freshness = (now, info)
         return info
 
+    def status(self) -> dict:
+        """How fresh the index is; the language servers' enrichment (running since, files done of all,
+        the last result); and what no answer counts: the dynamic call sites that may reach anything
+        (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
+        run = last_run(self.db)
+        return {**self.freshness(), "dynamic_anywhere": {
+            "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]},
+            "enrichment": {"run": run, "text": run_text(run), "log": str(state_dir(self.root) / LOG_FILE)}}
+
     def memory_detail(self, ref: int | str) -> dict:
         """A memory as a person inspects it: every version (supersedes chain) with its events, usage
         and drift stamps, and the links from and to any version."""
@@ -386,6 +400,6 @@ def _freshness_text(indexed_at: str, age: int | None, stale: int, new: int = 0) 
     if not indexed_at:
         return "not indexed yet: run `tenure index`"
     when = f"indexed {age}s ago" if age is not None and age < 120 else f"indexed at {indexed_at}"
-    since = [f"{stale} files changed since"] if stale else []
-    since += [f"{new} new files not indexed"] if new else []
+    since = [f"{counted(stale, 'file')} changed since"] if stale else []
+    since += [f"{counted(new, 'new file')} not indexed"] if new else []
     return f"{when}; {', '.join(since)}" if since else f"{when}; up to date"

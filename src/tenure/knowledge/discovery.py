@@ -24,8 +24,7 @@ class Discovered:
 def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
     """`incremental`: the history gives only the commits since the last build (see commits.read)."""
     found = Discovered()
-    listed, _ = repository_files(root)
-    for item in documents.read(root, documents.candidates(root, config, listed)):
+    for item in documents.read(root, documents.candidates(root, config, repository_files(root).paths)):
         _take(found, item)
     found.complete.add("documents")
     for item in threads.read(root, config.threads):

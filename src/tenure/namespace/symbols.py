@@ -14,6 +14,7 @@ through :class:`~tenure.structural.store.StructuralStore` (whose methods hold th
     module_files(db, modules)          the files of each of these modules that exists
     modules_like(db, text)             module names containing `text` (suggestions)
     parsed_files(db)                   path -> module of every file the index parsed
+    supertypes(db, fqn)                the types a class derives from, nearest first
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
 definition, in the order they were stored; `fingerprints` takes the first.
@@ -24,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tenure.storage import Database
+from tenure.structural import graph
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["Symbol", "definitions", "fingerprints", "module_files", "module_of", "modules_like", "parsed_files",
-           "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
+           "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
 def _structure(db: Database) -> StructuralStore:
@@ -88,3 +90,8 @@ def modules_like(db: Database, text: str, limit: int = 5) -> list[str]:
 def parsed_files(db: Database) -> dict[str, str | None]:
     """path -> module (None: in none) of every file the index parsed, with or without syntax errors."""
     return _structure(db).parsed_files()
+
+
+def supertypes(db: Database, fqn: str) -> list[str]:
+    """The types the class `fqn` derives from, nearest first, as every source of the graph has them."""
+    return graph.supertypes(db, fqn)

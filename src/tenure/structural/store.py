@@ -66,7 +66,7 @@ def m001_initial(db: Database) -> None:
             id INTEGER PRIMARY KEY,
             src_fqn TEXT NOT NULL,
             dst_fqn TEXT,                  -- NULL: target unknown (dynamic, too many candidates)
-            dst_name TEXT NOT NULL DEFAULT '',
+            dst_name TEXT NOT NULL DEFAULT '',  -- the name called; of a dynamic site, what it may reach
             relation TEXT NOT NULL,
             tier TEXT NOT NULL,            -- tree-sitter's tier; graph.py merges other sources'
             file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,  -- the file that produced it
