@@ -51,12 +51,19 @@ def _print_written(r: dict) -> None:
     else:
         console.print(f"remembered #{r['id']}")
     for s in r["similarTo"]:
-        console.print(f"  similar to #{s['id']} {escape(s['title'] or '')} ({s['similarity']}): pass "
+        title = f" {escape(s['title'])}" if s["title"] else ""
+        differs = f"; it names {_listed(s['differs']['existing'])}, this {_listed(s['differs']['written'])}" \
+            if s.get("differs") else ""
+        console.print(f"  similar to #{s['id']}{title} ({s['similarity']}{escape(differs)}): pass "
                       f"--supersedes {s['id']} if this replaces it")
     for link in r.get("links", []):
         if link["kind"] == "pending":
             console.print(f"  [[{escape(link['target'])}]] is pending: it attaches when a memory with that title "
                           "is written")
+
+
+def _listed(specifics: list[str]) -> str:
+    return ", ".join(specifics) if specifics else "none of them"
 
 
 def recall(

@@ -170,21 +170,31 @@ class Memories:
         same = dedupe.same_content(self.db, self._content_key(draft.content), draft.supersedes)
         if same is not None:
             return {"id": same, "similarity": 1.0, "how": "identical content"}, []
+        mine = dedupe.specifics(draft.content)
         if draft.vector is None:
-            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes))
-        close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes)
+            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes), mine)
+        close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes,
+                                          lambda memory_id: self._specifics(memory_id) != mine)
         if close is not None:
             return {"id": close[0], "similarity": round(close[1], 4), "how": "cosine"}, []
-        return None, self._describe_similar(similar)
+        return None, self._describe_similar(similar, mine)
 
     def _content_key(self, content: str) -> str:
         return self.cipher().term_hash("content:" + normalised(content))
 
-    def _describe_similar(self, scored: list[tuple[int, float]]) -> list[dict]:
+    def _specifics(self, memory_id: int) -> frozenset[str]:
+        return dedupe.specifics(self.cipher().decrypt(self._rows([memory_id])[0]["content"], "content"))
+
+    def _describe_similar(self, scored: list[tuple[int, float]], mine: frozenset[str]) -> list[dict]:
+        """The near misses, each with the specifics it differs in (`dedupe.differences`) when it does."""
         rows = {r["id"]: r for r in self._rows([i for i, _ in scored])}
         cipher = self.cipher()
-        return [{"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
-                for i, s in scored]
+        found = []
+        for i, s in scored:
+            near = {"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
+            differs = dedupe.differences(mine, dedupe.specifics(cipher.decrypt(rows[i]["content"], "content")))
+            found.append({**near, "differs": differs} if differs else near)
+        return found
 
     def _deduplicate(self, same: dict, draft: Draft, now: datetime) -> dict:
         row = self._rows([same["id"]])[0]
