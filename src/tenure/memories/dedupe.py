@@ -74,7 +74,7 @@ def by_vector(db: Database, vectors: Vectors, vector: np.ndarray, exclude: int |
     if not len(ids):
         return None, []
     cos = matrix @ vector
-    close = np.flatnonzero((cos >= SIMILAR_COSINE) & (ids >= 0))
+    close = np.flatnonzero(cos >= SIMILAR_COSINE)
     live = live_ids(db, [int(ids[k]) for k in close], exclude)
     ranked = sorted(((int(ids[k]), float(cos[k])) for k in close if int(ids[k]) in live), key=lambda x: -x[1])
     for memory_id, similarity in ranked:

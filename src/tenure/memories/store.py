@@ -150,6 +150,15 @@ def m003_element_fingerprints(db: Database) -> None:
     db.execute("ALTER TABLE memory_elements ADD COLUMN fingerprint TEXT")
 
 
+@migrations
+def m004_vector_writes(db: Database) -> None:
+    # the order vectors were written in: a process holding them reads what was written since, and a
+    # vector filled in or embedded again for an older memory is written later, whatever its memory's id
+    db.execute("ALTER TABLE memory_vectors ADD COLUMN written INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE memory_vectors SET written = memory_id")
+    db.execute("CREATE INDEX memory_vectors_written ON memory_vectors(written)")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")
