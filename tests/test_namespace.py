@@ -82,5 +82,24 @@ def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(sh
         resolve(shop.db, shop.root, "module:orders")
 
 
+def test_a_path_element_is_a_directory_inside_the_project_however_it_is_typed(shop: Tenure) -> None:
+    root = Path(shop.root)
+    (root / "shop" / "alias").symlink_to(root / "billing", target_is_directory=True)
+    assert resolve(shop.db, root, "path:./shop//") == "path:shop/"
+    assert resolve(shop.db, root, "path:shop/../billing") == "path:billing/"
+    assert resolve(shop.db, root, f"path:{root / 'shop'}") == "path:shop/"
+    assert resolve(shop.db, root, "path:shop/alias") == "path:billing/"  # a link is named by what it leads to
+    assert resolve(shop.db, root, "path:.") == "path:./"
+    deep = "../" * len(root.resolve().parts)
+    for outside in (f"path:{deep}etc", "path:/etc", "path:..", f"path:{root.parent}"):
+        with pytest.raises(ElementError, match="lies outside the project"):
+            resolve(shop.db, root, outside)
+    (root / "shop" / "out").symlink_to("/etc", target_is_directory=True)
+    with pytest.raises(ElementError, match="lies outside the project"):
+        resolve(shop.db, root, "path:shop/out")
+    with pytest.raises(ElementError, match="is not a directory"):
+        resolve(shop.db, root, "path:shop/orders.py")
+
+
 def test_a_directory_with_a_build_manifest_is_a_service(shop: Tenure) -> None:
     assert {e: sorted(p.paths) for e, p in services(Path(shop.root)).items()} == {"service:shop": ["shop/"]}
