@@ -368,10 +368,11 @@ class Tenure:
                     on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
                     continue
                 self.flush()  # idle: the last update's bookkeeping first
+                rounds = self._indexer.warm_rounds
                 started = time.process_time()
                 done = self.warm(WARM_SLICE_S)
-                if warming_cpu is None and not done:
-                    warming_cpu = 0.0  # a run rebuilt the index: warming it again
+                if self._indexer.warm_rounds != rounds:
+                    warming_cpu = 0.0  # a run rebuilt the index: warming it began again (in one slice or more)
                 if warming_cpu is not None:
                     warming_cpu += time.process_time() - started
                     if done:
