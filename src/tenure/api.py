@@ -45,8 +45,8 @@ WARM_POLL_MS = 50
 
 
 def find_root(start: Path) -> Path:
-    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree,
-    else the path itself."""
+    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree
+    (unless that repository ignores the path: then it is a project of its own), else the path itself."""
     start = start.resolve()
     for candidate in (start, *start.parents):
         if state_dir(candidate).is_dir():
@@ -54,8 +54,10 @@ def find_root(start: Path) -> Path:
     try:
         top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
                              capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-        if top:
-            return Path(top)
+        if top and Path(top).resolve() != start:
+            ignored = subprocess.run(["git", "-C", top, "check-ignore", "-q", "--", str(start)],
+                                     capture_output=True, timeout=10).returncode == 0
+            return start if ignored else Path(top)
     except (OSError, subprocess.SubprocessError):
         pass
     return start

@@ -75,7 +75,7 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Recall memories by meaning; every result explains its score."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.recall(query, session, element, limit)
     emit(result, as_json, _print_recall)
 
@@ -141,7 +141,7 @@ def print_versions(r: dict) -> None:
 
 def review(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """Memories to look at: drifted (their code changed) and ignored (served, never cited)."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.review()
     emit(result, as_json, _print_review)
 
@@ -165,7 +165,7 @@ def brief(
     as_json: JsonOpt = False,
 ) -> None:
     """The briefing an agent reads before it starts: pitfalls first, drift warnings in words."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.brief(task, session, limit)
     emit(result, as_json, lambda r: print(r["text"], end=""))
 
@@ -176,7 +176,7 @@ def map_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The knowledge map: one cell per element, what is known, how fresh, and the gaps."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.knowledge_map(level)
     emit(result, as_json, _print_map)
 
