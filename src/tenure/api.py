@@ -11,12 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.entry import spawn_detached
 from tenure.history.store import migrations as history_migrations
 from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.state import database_path, make_state_dir, state_dir
+from tenure.state import database_path, make_state_dir, process_lock, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 
 RULES_LIMIT = 200
 HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
+# `off`: an index starts no background embedding of the code's elements (the test suite sets it)
+EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
+EMBED_LOCK = "embed.lock"
+EMBED_LOG = "embed.log"
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -80,6 +85,7 @@ class Tenure:
         self._episodes: Episodes | None = None
         self._rules: Rules | None = None
         self.history_report: dict | None = None  # what the last index read of the git history (read_history)
+        self.embedding_report: dict | None = None  # whether the last index started embedding (schedule_embedding)
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -184,6 +190,8 @@ class Tenure:
         if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
             # (not a watcher's update: git's history changes with a commit, not with a saved file)
             self.history_report = self.read_history(progress)
+        if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
+            self.embedding_report = self.schedule_embedding()
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
@@ -207,6 +215,30 @@ class Tenure:
             summary.update({k: v for k, v in (("rules promoted", len(mined["promoted"])),
                                               ("rules demoted", len(mined["demoted"]))) if v})
         return summary
+
+    def schedule_embedding(self) -> dict:
+        """Start a detached `tenure backfill` when code elements have no vector for their code yet:
+        a briefing reads their meaning once it has run, and never waits for it (it says how many it
+        could not read). {} when there is nothing to embed."""
+        from tenure.memories.vectors import element_fingerprints
+        from tenure.namespace.selection import candidates
+
+        if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
+            return {}
+        kept = element_fingerprints(self.db)
+        stale = sum(1 for c in candidates(self.db) if kept.get(c.element) != c.fingerprint)
+        if not stale:
+            return {}
+        if os.environ.get(EMBED_SWITCH, "on").lower() in ("off", "0", "false", "no"):
+            return {"status": f"{stale} elements to embed, not scheduled ({EMBED_SWITCH}=off): `tenure backfill` "
+                              "embeds them"}
+        state = state_dir(self.root)
+        with process_lock(state, EMBED_LOCK) as free:
+            if not free:
+                return {"status": f"{stale} elements to embed, a backfill already running"}
+        pid = spawn_detached(["backfill", "--repo", str(self.root), "--background"], self.root, state / EMBED_LOG)
+        return {"status": f"{stale} elements to embed, scheduled (pid {pid}, log "
+                          f"{os.path.relpath(state / EMBED_LOG, self.root)})"}
 
     # work sessions (one concept: memories/sessions.py; its end becomes an episode) -------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:

@@ -47,6 +47,17 @@ def cli_argv(args: list[str]) -> list[str]:
     return ["-P", "-m", "tenure.cli", *args]
 
 
+def spawn_detached(args: list[str], root: Path, log: Path) -> int:
+    """A detached `tenure ARGS` in `root`, its output appended to `log`: its own session, so it
+    outlives the command that started it and its terminal. Its pid."""
+    import subprocess
+
+    with open(log, "ab") as out:
+        process = subprocess.Popen([sys.executable, *cli_argv(args)], stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=out, cwd=root, start_new_session=True)
+    return process.pid
+
+
 def with_hash_seed(argv: list[str]) -> None:
     """Run `argv` (a Python command line) in place of this process when no seed is set yet.
     Also for scripts that drive the Python API and must see the graph the command builds."""

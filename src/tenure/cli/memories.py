@@ -8,9 +8,11 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, new_table, project
+from tenure.api import EMBED_LOCK
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, new_table, project, with_progress
 from tenure.memories import KINDS
 from tenure.memories.briefing import line
+from tenure.state import process_lock, state_dir
 
 session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",
                           no_args_is_help=True)
@@ -194,12 +196,29 @@ def _print_map(r: dict) -> None:
         console.print(f"{r['projectWide']['memories']} memories about the project as a whole or coarser elements")
 
 
-def backfill(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """Embed the memories written before an embedding provider was configured."""
-    with project(repo) as t:
+def backfill(
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+    background: Annotated[bool, typer.Option("--background", hidden=True,
+                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
+    = False,
+) -> None:
+    """Embed the memories written before an embedding provider was configured, and the code's
+    elements not embedded yet (`tenure index` starts this in the background; briefings never wait for it)."""
+    with project(repo) as t, process_lock(state_dir(t.root), EMBED_LOCK) as acquired:
+        if not acquired:
+            if background:
+                return
+            err.print(f"[yellow]a backfill is already running for this project[/yellow] (see "
+                      f"{escape(str(state_dir(t.root) / EMBED_LOCK))})")
+            raise typer.Exit(1)
         done = t.memories.backfill()
+        elements = with_progress(lambda progress: t.memories.prepare_elements(
+            (lambda d, n: progress("elements", d, n)) if progress else None), quiet=as_json or background)
         mode = t.memories.vectors.mode_note()
-    emit({"embedded": done, "mode": mode}, as_json, lambda r: console.print(f"embedded {r['embedded']}; {r['mode']}"))
+    emit({"embedded": done, "elements": elements, "mode": mode}, as_json,
+         lambda r: console.print(f"embedded {r['embedded']} memories and {r['elements']['embedded']} code elements; "
+                                 f"{r['mode']}"))
 
 
 @session_app.command("start")

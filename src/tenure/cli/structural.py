@@ -50,7 +50,7 @@ def index(
             console.print(f"indexing the project at {escape(str(t.root))} (the directory {escape(str(start))} "
                           "belongs to)")
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json, history=t.history_report)
+        _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -66,9 +66,11 @@ def _print_warmed(warmed: dict) -> None:
                       f"{escape(error)}")
 
 
-def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None) -> None:
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None,
+                  embedding: dict | None = None) -> None:
+    extra = {k: v for k, v in (("history", history), ("embeddings", embedding)) if v}
     if as_json:
-        print(json.dumps({**report.as_dict(), **({"history": history} if history else {})}))
+        print(json.dumps({**report.as_dict(), **extra}))
         return
     console.print(
         f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
@@ -79,7 +81,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
            if report.files_spared else "")
         + f"; {report.symbols} symbols, {report.edges} edges"
     )
-    for name, summary in [*report.sources.items(), *([("history", history)] if history else [])]:
+    for name, summary in [*report.sources.items(), *extra.items()]:
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
         console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "

@@ -560,20 +560,40 @@ class Memories:
     # briefing and map ---------------------------------------------------------------------------
     def select_elements(self, task: str, limit: int = 5) -> list[dict]:
         """The elements a task is about, by meaning: names and code, embeddings, and memories."""
+        return self._select(task, limit).elements
+
+    def _select(self, task: str, limit: int) -> selection.Selected:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
                                 limit)
 
+    def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
+        """Embed the descriptions of the code's elements that have no vector of the current model (what
+        `tenure index` starts in the background, so that a briefing reads the meaning of every one)."""
+        if self.vectors.provider is None:
+            return {"embedded": 0, "left": 0, "reason": self.vectors.mode_note()}
+        return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
+
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
-        """The text an agent reads at the start of a session: pitfalls first, drift warnings in words."""
-        scope = self.select_elements(task, limit=5) if task else []
+        """The text an agent reads at the start of a session: pitfalls first, drift warnings in words.
+        It never waits for the project's elements to be embedded: those not embedded yet are chosen
+        by name and code alone, and the briefing says how many."""
+        selected = self._select(task, limit=5) if task else None
+        scope = selected.elements if selected else []
         by_task = self.recall(task or "", session=session, limit=limit)["results"]
         by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
                                limit=limit)["results"] if scope else []
         memories = briefing.merge(by_task, by_scope, limit=limit)
         rules = self.rules() if self.rules else []
-        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"], rules)
-        return {"task": task, "elements": scope, "memories": memories, "rules": rules, "text": text}
+        note = self.vectors.mode_note()
+        unread = selected.unembedded if selected else 0
+        if unread:
+            note += (f"; the meaning of {unread} of {selected.candidates} code elements is not read yet (they are "
+                     "embedded in the background after `tenure index`; `tenure backfill` does it now): they were "
+                     "matched by name and code only")
+        text = briefing.render(task, scope, memories, note, self.review()["count"], rules)
+        return {"task": task, "elements": scope, "elementsUnembedded": unread, "memories": memories, "rules": rules,
+                "text": text}
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""

@@ -133,6 +133,12 @@ class Vectors:
         return [r["id"] for r in rows]
 
 
+def element_fingerprints(db: Database) -> dict[str, str]:
+    """element -> the fingerprint of the code its kept vector was made from (of any model: a model
+    changed is rare, and `tenure backfill` then embeds again)."""
+    return dict(db.rows("SELECT element, fingerprint FROM element_vectors"))
+
+
 class ElementVectors:
     """Vectors of elements' descriptions for selection (`tenure.namespace.selection.ElementVectors`),
     kept in `element_vectors` by the fingerprint of the code they were made from. Plain float32:
