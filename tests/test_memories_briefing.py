@@ -8,6 +8,7 @@ from tenure import Tenure
 from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
 from tenure.memories.briefing import EXCERPT_CHARS
+from tenure.namespace import selection
 from tenure.namespace.selection import INLINE_EMBED
 from tests.memory_support import Clock, ConceptProvider
 
@@ -82,7 +83,8 @@ class CountingProvider(ConceptProvider):
         return super().embed(texts)
 
 
-def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_indexed_repo, clock: Clock) -> None:
+def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_indexed_repo, clock: Clock,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     classes = "".join(f"class Ledger{i}:\n    def post_entry(self, amount):\n        return amount * {i}\n\n\n"
                       for i in range(INLINE_EMBED * 3))
     root = make_indexed_repo({"ledger.py": classes})
@@ -98,6 +100,11 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
 
         assert t.memories.prepare_elements()["left"] == 0  # what `tenure index` starts in the background
         model.texts.clear()
+
+        def unread(*_: object) -> None:
+            raise AssertionError("the briefing read the project's code again")
+
+        monkeypatch.setattr(selection._Lines, "lines", unread)  # its terms are kept too
         after = t.memories.brief(task)
         assert set(model.texts) == {task}  # only the task, now
         assert after["elementsUnembedded"] == 0 and "not read yet" not in after["text"]

@@ -568,10 +568,9 @@ class Memories:
                                 limit)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
-        """Embed the descriptions of the code's elements that have no vector of the current model (what
-        `tenure index` starts in the background, so that a briefing reads the meaning of every one)."""
-        if self.vectors.provider is None:
-            return {"embedded": 0, "left": 0, "reason": self.vectors.mode_note()}
+        """Read the terms of the code's elements, and embed the descriptions of those with no vector of
+        the current model (what `tenure index` starts in the background, so that a briefing's first
+        call reads neither the project's code nor the model's work on it)."""
         return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:

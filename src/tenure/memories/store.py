@@ -159,6 +159,13 @@ def m004_vector_writes(db: Database) -> None:
     db.execute("CREATE INDEX memory_vectors_written ON memory_vectors(written)")
 
 
+@migrations
+def m005_element_terms(db: Database) -> None:
+    # the terms of each element's code, for selection (tenure.namespace.selection): read after an
+    # index, so that a briefing's first call does not read the whole project's code
+    db.execute("CREATE TABLE element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, terms TEXT NOT NULL)")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

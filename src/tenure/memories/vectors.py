@@ -134,15 +134,17 @@ class Vectors:
 
 
 def element_fingerprints(db: Database) -> dict[str, str]:
-    """element -> the fingerprint of the code its kept vector was made from (of any model: a model
-    changed is rare, and `tenure backfill` then embeds again)."""
-    return dict(db.rows("SELECT element, fingerprint FROM element_vectors"))
+    """element -> the fingerprint of the code its kept vector and terms were both made from (a
+    vector of any model: a model changed is rare, and `tenure backfill` then embeds again)."""
+    return dict(db.rows("SELECT v.element, v.fingerprint FROM element_vectors v JOIN element_terms t"
+                        " ON t.element = v.element AND t.fingerprint = v.fingerprint"))
 
 
 class ElementVectors:
-    """Vectors of elements' descriptions for selection (`tenure.namespace.selection.ElementVectors`),
-    kept in `element_vectors` by the fingerprint of the code they were made from. Plain float32:
-    made from code, which the repository holds anyway."""
+    """Vectors of elements' descriptions and the terms of their code, for selection
+    (`tenure.namespace.selection.ElementVectors`), kept in `element_vectors` and `element_terms` by
+    the fingerprint of the code they were made from. Plain: made from code, which the repository
+    holds anyway."""
 
     def __init__(self, db: Database, vectors: Vectors) -> None:
         self.db = db
@@ -152,11 +154,25 @@ class ElementVectors:
         return self.vectors.embed(texts)
 
     def stored(self) -> dict[str, tuple[str, np.ndarray]]:
+        if self.vectors.provider is None:
+            return {}
         return {r["element"]: (r["fingerprint"], np.frombuffer(r["vector"], dtype=np.float32))
                 for r in self.db.query("SELECT element, fingerprint, vector FROM element_vectors WHERE model = ?",
                                        (self._model(),))}
 
+    def stored_terms(self) -> dict[str, tuple[str, str]]:
+        return {element: (fingerprint, terms) for element, fingerprint, terms in
+                self.db.rows("SELECT element, fingerprint, terms FROM element_terms")}
+
+    def store_terms(self, terms: list[tuple[str, str, str]]) -> None:
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO element_terms (element, fingerprint, terms) VALUES (?, ?, ?) ON CONFLICT (element)"
+                " DO UPDATE SET fingerprint = excluded.fingerprint, terms = excluded.terms", terms)
+
     def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
+        if self.vectors.provider is None or not vectors:
+            return
         model = self._model()
         with self.db.transaction():
             self.db.executemany(

@@ -42,7 +42,7 @@ EMBED_BATCH = 64  # element descriptions embedded, then stored, at a time by `pr
 # `prepare`, which `tenure index` starts in the background: embedding a project's elements is a
 # minute of CPU on flask (240 elements), an hour on Django, and an agent's first call must answer in
 # a second or two.
-INLINE_EMBED = 8
+INLINE_EMBED = 4
 NOT_DESCRIBED = np.zeros(0, dtype=np.float32)
 
 
@@ -71,8 +71,9 @@ class Candidate(NamedTuple):
 
 
 class ElementVectors(Protocol):
-    """Vectors of elements' descriptions, which the caller keeps between calls by the fingerprint
-    of the code each was made from (memories: the `element_vectors` table)."""
+    """Vectors of elements' descriptions and the terms of their code, which the caller keeps
+    between calls by the fingerprint of the code each was made from (memories: the
+    `element_vectors` and `element_terms` tables)."""
 
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors for `texts`; None when there is no working embedding provider."""
@@ -82,6 +83,12 @@ class ElementVectors(Protocol):
 
     def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
         """Keep these (element, fingerprint, vector), replacing what an element had."""
+
+    def stored_terms(self) -> dict[str, tuple[str, str]]:
+        """element -> (fingerprint, its code's terms joined by spaces, with a space either side)."""
+
+    def store_terms(self, terms: list[tuple[str, str, str]]) -> None:
+        """Keep these (element, fingerprint, terms as `stored_terms` gives them)."""
 
 
 class Selected(NamedTuple):
@@ -101,7 +108,7 @@ def select(db: Database, root: Path, task: str, vectors: ElementVectors, signals
     rows = candidates(db)
     meant, unembedded = by_vectors(root, task, rows, vectors)
     found: dict[str, Match] = {}
-    for element, score, why in [*by_terms(root, task, rows), *meant, *signals]:
+    for element, score, why in [*by_terms(root, task, rows, vectors), *meant, *signals]:
         found.setdefault(element, Match(element)).add(score, why)
     ranked = sorted(found.values(), key=lambda m: (-m.score, m.element))[: limit * 3]
     best = most_specific(db, ranked)[:limit]
@@ -114,6 +121,10 @@ def prepare(db: Database, root: Path, vectors: ElementVectors,
     """Embed every element whose vector is missing or older than its code, a batch at a time, each
     stored as it is made (a run stopped halfway keeps what it did): the work a query leaves undone."""
     rows = candidates(db)
+    kept = vectors.stored_terms()
+    files = _Lines(root)
+    vectors.store_terms([(r.element, r.fingerprint, _joined(files.terms(r.path, r.start, r.end))) for r in rows
+                         if kept.get(r.element, ("",))[0] != r.fingerprint])
     stale = _stale(rows, vectors.stored())
     done = 0
     for start in range(0, len(stale), EMBED_BATCH):
@@ -136,28 +147,36 @@ def most_specific(db: Database, matches: list[Match]) -> list[Match]:
         and contains(where[outer.element], where[inner.element]) for inner in matches)]
 
 
-def by_terms(root: Path, task: str, rows: list[Candidate]) -> list[Signal]:
+def by_terms(root: Path, task: str, rows: list[Candidate], kept: ElementVectors) -> list[Signal]:
+    """Signals by the task's terms in an element's name and code (its code's terms as kept, else read
+    now and kept: `prepare` reads them all after an index)."""
     wanted = terms(task)
     if not wanted:
         return []
     found = []
     files = _Lines(root)
+    stored = kept.stored_terms()
+    read: list[tuple[str, str, str]] = []
     for r in rows:
         name_terms = set(terms(" ".join(words(display(r.element)))))
-        code_terms = element_terms(files, r)
+        fingerprint, code_terms = stored.get(r.element, ("", ""))
+        if fingerprint != r.fingerprint:
+            code_terms = _joined(files.terms(r.path, r.start, r.end))
+            read.append((r.element, r.fingerprint, code_terms))
         in_name = [t for t in wanted if t in name_terms]
-        in_code = [t for t in wanted if t in code_terms and t not in name_terms]
+        in_code = [t for t in wanted if f" {t} " in code_terms and t not in name_terms]
         score = (NAME_WEIGHT * len(in_name) + CODE_WEIGHT * len(in_code)) / len(wanted)
         if score > 0:
             parts = ([f"name has {', '.join(in_name)}"] if in_name else []) + \
                     ([f"code speaks of {', '.join(in_code)}"] if in_code else [])
             found.append((r.element, score, "; ".join(parts)))
+    if read:
+        kept.store_terms(read)
     return found
 
 
-# (root, path, span, fingerprint) -> terms, for the process: a server reads unchanged code once
-_TERMS: dict[tuple[str, str, int, int, str], frozenset[str]] = {}
-_TERMS_KEPT = 65536
+def _joined(found: set[str]) -> str:
+    return f" {' '.join(sorted(found))} "
 
 
 class _Lines:
@@ -177,7 +196,8 @@ class _Lines:
                 self._files[path] = []
         return self._files[path]
 
-    def terms(self, path: str, start: int, end: int) -> frozenset[str]:
+    def terms(self, path: str, start: int, end: int) -> set[str]:
+        """The terms of the lines `start` to `end` (at most MAX_LINES)."""
         lines = self.lines(path)
         cached = self._terms.setdefault(path, [None] * len(lines))
         out: set[str] = set()
@@ -185,17 +205,7 @@ class _Lines:
             if cached[i] is None:
                 cached[i] = frozenset(terms(lines[i]))
             out |= cached[i]
-        return frozenset(out)
-
-
-def element_terms(files: _Lines, r: Candidate) -> frozenset[str]:
-    """The terms of an element's source."""
-    key = (str(files.root), r.path, r.start, r.end, r.fingerprint)
-    if key not in _TERMS:
-        if len(_TERMS) >= _TERMS_KEPT:
-            _TERMS.clear()
-        _TERMS[key] = files.terms(r.path, r.start, r.end)
-    return _TERMS[key]
+        return out
 
 
 def source(root: Path, path: str, start: int, end: int) -> str:
