@@ -98,8 +98,12 @@ class Selected(NamedTuple):
 
 
 def candidates(db: Database) -> list[Candidate]:
-    return [Candidate(element_of(s.fqn, s.kind), s.path, s.start or 1, s.end, s.fingerprint)
-            for s in definitions(db, CANDIDATE_KINDS)]
+    """One per element: of a name defined twice (a class under `if`/`else`), the first definition."""
+    found: dict[str, Candidate] = {}
+    for s in definitions(db, CANDIDATE_KINDS):
+        found.setdefault(element_of(s.fqn, s.kind), Candidate(element_of(s.fqn, s.kind), s.path, s.start or 1, s.end,
+                                                              s.fingerprint))
+    return list(found.values())
 
 
 def select(db: Database, root: Path, task: str, vectors: ElementVectors, signals: Iterable[Signal],
