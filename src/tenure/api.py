@@ -164,7 +164,7 @@ class Tenure:
         if self._knowledge is None:
             from tenure.knowledge import Knowledge
 
-            self._knowledge = Knowledge(self.db, self.root, self.structural)
+            self._knowledge = Knowledge(self.db, self.root)
         return self._knowledge
 
     # structural --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
-from tenure.namespace.code import IndexedFile, indexed_files, spans_of
+from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, set_value
 from tenure.structural.naming import SEPARATORS
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
 HEAD_TTL_S = 2.0
+NOT_TOUCHED = frozenset({"lambda"})
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
 RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, not a failed attempt taken back
@@ -229,7 +230,7 @@ class GitHistory:
             return 0
         lineage = self._lineage()
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
-        spans = spans_of(self.db, todo)
+        spans = _spans_of(self.db, todo)
         with self.db.transaction():
             for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
@@ -240,7 +241,7 @@ class GitHistory:
             set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
         return len(todo)
 
-    def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
+    def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:
         from tenure.history import mapping
 
@@ -335,7 +336,7 @@ class GitHistory:
             return [], []
         changes = self._working_tree()
         files = indexed_files(self.db)
-        spans = spans_of(self.db, [c.path for c in changes if c.path in files])
+        spans = _spans_of(self.db, [c.path for c in changes if c.path in files])
         touched: list[TouchedSymbol] = []
         for c in changes:
             if c.path not in files or not c.hunks:
@@ -432,6 +433,12 @@ class GitHistory:
                        r["committed_at"], r["subject"], r["body"], bool(r["is_merge"]), r["thin_reason"] is not None,
                        r["thin_reason"], r["reverts"], r["reverts_how"], tuple(files[r["id"]]),
                        tuple(_merged(symbols[r["id"]]))) for r in rows]
+
+
+def _spans_of(db: Database, paths: list[str]) -> dict[str, list[Symbol]]:
+    """The symbols of each file that an edit can touch, outermost first (an edit inside a lambda is
+    an edit of the function around it)."""
+    return {path: [s for s in found if s.kind not in NOT_TOUCHED] for path, found in symbols_in(db, paths).items()}
 
 
 def subject_key(subject: str) -> str:

@@ -18,8 +18,8 @@ from tenure.knowledge.store import digest, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
+from tenure.namespace.symbols import index_state
 from tenure.storage import Database
-from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
@@ -28,10 +28,9 @@ Progress = Callable[[str, int, int], None]
 
 
 class Knowledge:
-    def __init__(self, db: Database, root: Path, structural: StructuralStore) -> None:
+    def __init__(self, db: Database, root: Path) -> None:
         self.db = db
         self.root = root
-        self.structural = structural
         migrations.apply(db)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
         self._phrases: tuple[str, PhraseIndex] | None = None
@@ -73,7 +72,7 @@ class Knowledge:
         model = provider if provider is not None else self.provider(offline)
         if dry_run:
             return self._plan(config, model)
-        report = pipeline.build(self.db, self.root, config, self.structural, model,
+        report = pipeline.build(self.db, self.root, config, model,
                                 self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
         return report.as_dict()
 
@@ -108,9 +107,9 @@ class Knowledge:
 
     def _resolve(self, phrase: str) -> PhraseMatch:
         """The ladder over the index's symbols, read once per index state (a server answers many)."""
-        indexed_at = self.structural.get_meta("indexed_at")
-        if self._phrases is None or self._phrases[0] != indexed_at:
-            self._phrases = (indexed_at, PhraseIndex.of(self.structural))
+        state = index_state(self.db)
+        if self._phrases is None or self._phrases[0] != state:
+            self._phrases = (state, PhraseIndex.of(self.db))
         return self._phrases[1].resolve(phrase)
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
