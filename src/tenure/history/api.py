@@ -4,7 +4,6 @@ See /work/brief/history-api.md for the contract."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -254,7 +253,7 @@ class GitHistory:
             f"SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path IN {self.db.each}",
             (self.db.many(sorted(names)),))]
         touched: dict[int, mapping.Touched] = {}
-        if content is not None and hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash:
+        if content is not None and file.holds(content):
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
             first = None
             if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
@@ -346,7 +345,7 @@ class GitHistory:
                 content = (self.root / c.path).read_bytes()
             except OSError:
                 continue
-            fresh = hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash
+            fresh = file.holds(content)
             symbols = mapping.FileSymbols(c.path, file.language, spans.get(c.path, []), content if fresh else b"")
             found = mapping.in_place(c.hunks, symbols) if fresh else mapping.by_names(c.hunks, symbols)
             touched += [TouchedSymbol(fqn, c.path, how, n) for fqn, (how, n) in sorted(found.items())]

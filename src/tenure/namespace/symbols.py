@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tenure.storage import Database
+from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
@@ -41,7 +42,11 @@ class IndexedFile:
     path: str
     language: str
     module: str  # '' for a file in no module
-    content_hash: str  # blake2b-128 of the content the index parsed (structural/indexer.py)
+    content_hash: str  # of the content the index parsed (structural/discover.py)
+
+    def holds(self, content: bytes) -> bool:
+        """Whether the index parsed this very content of the file (its spans are those lines)."""
+        return content_hash(content) == self.content_hash
 
 
 def _structure(db: Database) -> StructuralStore:
