@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 RULES_LIMIT = 200
 HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
+KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -78,6 +79,7 @@ class Tenure:
         self._episodes: Episodes | None = None
         self._rules: Rules | None = None
         self.history_report: dict | None = None  # what the last index read of the git history (read_history)
+        self.knowledge_report: dict | None = None  # what the last index built of the knowledge store
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -182,6 +184,9 @@ class Tenure:
         if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
             # (not a watcher's update: git's history changes with a commit, not with a saved file)
             self.history_report = self.read_history(progress)
+            # ... and of the knowledge store (offline; it reads the commits just read), so `why` answers
+            if os.environ.get(KNOWLEDGE_SWITCH) != "off":
+                self.knowledge_report = self.knowledge.after_index(progress)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack

@@ -38,7 +38,7 @@ def index(
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
     with Tenure.open(path, discover=False) as t:
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json, history=t.history_report)
+        _print_report(report, as_json, history=t.history_report, knowledge=t.knowledge_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -54,9 +54,11 @@ def _print_warmed(warmed: dict) -> None:
                       f"{escape(error)}")
 
 
-def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None) -> None:
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None,
+                  knowledge: dict | None = None) -> None:
+    after = {name: summary for name, summary in (("history", history), ("knowledge", knowledge)) if summary}
     if as_json:
-        print(json.dumps({**report.as_dict(), **({"history": history} if history else {})}))
+        print(json.dumps({**report.as_dict(), **after}))
         return
     console.print(
         f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
@@ -67,7 +69,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
            if report.files_spared else "")
         + f"; {report.symbols} symbols, {report.edges} edges"
     )
-    for name, summary in [*report.sources.items(), *([("history", history)] if history else [])]:
+    for name, summary in [*report.sources.items(), *after.items()]:
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
         console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "

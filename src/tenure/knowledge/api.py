@@ -14,7 +14,7 @@ from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers import ChatProvider, get_chat_provider
 from tenure.knowledge.sources import threads
-from tenure.knowledge.store import digest, migrations
+from tenure.knowledge.store import digest, get_meta, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
@@ -75,6 +75,31 @@ class Knowledge:
         report = pipeline.build(self.db, self.root, config, model,
                                 self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
         return report.as_dict()
+
+    def after_index(self, progress: Progress | None = None) -> dict:
+        """The build `tenure index` runs, so that `why` answers after one index: offline, incremental
+        (only new or changed material is read), never a model call. It stands aside where a model
+        builds the store (one is configured, or built it last): an offline pass would put extractive
+        descriptions and reports in place of the model's for what changed. A summary ({} when
+        `[knowledge] on_index = false`)."""
+        try:
+            config = self.config()
+            if not config.on_index:
+                return {}
+            if self.provider() is not None:
+                return {"skipped": "a model is configured: `tenure knowledge build` builds with it"}
+        except settings.ConfigError as exc:
+            return {"unavailable": str(exc)}
+        if (get_meta(self.db, "last_build") or {}).get("mode") == "model":
+            return {"skipped": "a model built the store: `tenure knowledge build` keeps it up to date"}
+        report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        ingested, merged = report.steps["ingest"], report.steps["merge"]
+        return {"mode": "offline", "documents": ingested["documents"],
+                **{k: ingested[k] for k in ("new", "changed", "removed") if ingested[k]},
+                "entities": merged["entities"], "relationships": merged["relationships"],
+                **({"communities": report.steps["communities"]["communities"]} if "communities" in report.steps
+                   else {}),
+                "seconds": round(sum(report.seconds.values()), 2)}
 
     def _plan(self, config: settings.KnowledgeConfig, model: ChatProvider | None) -> dict:
         """What a build would read and ask, written nowhere."""
