@@ -32,10 +32,10 @@ def shop(make_indexed_repo) -> Tenure:
 
 
 def test_a_files_symbols_come_outermost_first_with_their_spans(shop: Tenure) -> None:
-    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, "shop/orders.py")]
+    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, ["shop/orders.py"])["shop/orders.py"]]
     assert found[:3] == [("shop.orders", "module", 1, 10), ("shop.orders.OrderProcessor", "class", 1, 6),
                          ("shop.orders.OrderProcessor.checkout", "function", 2, 3)]
-    assert symbols.symbols_in(shop.db, "shop/missing.py") == []
+    assert symbols.symbols_in(shop.db, ["shop/missing.py"]) == {}
 
 
 def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
@@ -69,7 +69,7 @@ def test_modules_are_found_by_name_and_by_file(shop: Tenure) -> None:
     assert symbols.module_of(shop.db, "shop/missing.py") is None
     assert symbols.module_files(shop.db, ["shop.orders", "shop.missing"]) == {"shop.orders": ["shop/orders.py"]}
     assert symbols.modules_like(shop.db, "invo") == ["billing.invoice"]
-    assert symbols.parsed_files(shop.db)["billing/invoice.py"] == "billing.invoice"
+    assert symbols.indexed_files(shop.db)["billing/invoice.py"].module == "billing.invoice"
 
 
 def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(shop: Tenure) -> None:

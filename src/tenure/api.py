@@ -46,6 +46,7 @@ HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a ben
 EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
 EMBED_LOCK = "embed.lock"
 EMBED_LOG = "embed.log"
+KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -90,6 +91,7 @@ class Tenure:
         self._rules: Rules | None = None
         self.history_report: dict | None = None  # what the last index read of the git history (read_history)
         self.embedding_report: dict | None = None  # whether the last index started embedding (schedule_embedding)
+        self.knowledge_report: dict | None = None  # what the last index built of the knowledge store
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -176,7 +178,7 @@ class Tenure:
         if self._knowledge is None:
             from tenure.knowledge import Knowledge
 
-            self._knowledge = Knowledge(self.db, self.root, self.structural)
+            self._knowledge = Knowledge(self.db, self.root)
         return self._knowledge
 
     # structural --------------------------------------------------------------------------------
@@ -194,6 +196,9 @@ class Tenure:
         if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
             # (not a watcher's update: git's history changes with a commit, not with a saved file)
             self.history_report = self.read_history(progress)
+            # ... and of the knowledge store (offline; it reads the commits just read), so `why` answers
+            if os.environ.get(KNOWLEDGE_SWITCH) != "off":
+                self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
             self.embedding_report = self.schedule_embedding()
         if self._memories is not None:

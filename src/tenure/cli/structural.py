@@ -52,7 +52,8 @@ def index(
             console.print(f"indexing the project at {escape(str(t.root))} (the directory {escape(str(start))} "
                           "belongs to)")
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report)
+        _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report,
+                      knowledge=t.knowledge_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -69,8 +70,9 @@ def _print_warmed(warmed: dict) -> None:
 
 
 def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None,
-                  embedding: dict | None = None) -> None:
-    extra = {k: v for k, v in (("history", history), ("embeddings", embedding)) if v}
+                  embedding: dict | None = None, knowledge: dict | None = None) -> None:
+    extra = {name: summary for name, summary in (("history", history), ("embeddings", embedding),
+                                                 ("knowledge", knowledge)) if summary}
     if as_json:
         print(json.dumps({**report.as_dict(), **extra}))
         return
