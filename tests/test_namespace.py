@@ -128,8 +128,8 @@ def pick():
 def test_two_definitions_of_one_name_in_a_file_keep_their_own_spans_and_fingerprints(make_indexed_repo) -> None:
     root = make_indexed_repo({"box.py": TWICE})
     with Tenure.open(root, discover=False) as t:
-        found = [(s.fqn, s.start, s.end) for s in symbols.symbols_in(t.db, "box.py") if s.kind != "module"]
-        prints = {s.start: s.fingerprint for s in symbols.symbols_in(t.db, "box.py")}
+        found = [(s.fqn, s.start, s.end) for s in symbols.symbols_in(t.db, ["box.py"])["box.py"] if s.kind != "module"]
+        prints = {s.start: s.fingerprint for s in symbols.symbols_in(t.db, ["box.py"])["box.py"]}
     assert sorted(found, key=lambda f: f[1]) == [("box.Box", 1, 9), ("box.Box.size", 3, 4), ("box.Box.size", 7, 9),
                                                  ("box.pick", 12, 13), ("box.pick", 16, 17)]
     assert prints[12] != prints[16] and prints[3] != prints[7]

@@ -35,9 +35,10 @@ def index(
                                                                     "(default: the current one).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index a repository (incremental: only changed files are parsed again). The project is found as
-    every query finds it: from inside an indexed project (`cd examples && tenure index`) that project
-    is indexed, never a new one nested in it."""
+    """Index a repository (incremental: only changed files are parsed again).
+
+    The project is found as every query finds it: from inside an indexed project (`cd examples &&
+    tenure index`) that project is indexed, never a new one nested in it."""
     if path is not None and repo is not None and path.resolve() != repo.resolve():
         err.print(f"[red]error:[/red] {escape(str(path))} and --repo {escape(str(repo))} name two directories: "
                   "give one")
