@@ -4,3 +4,19 @@ languages.toml (`extractor = "<module>"`); the module exports `extract(spec, tre
 They start from the generic query pass (`tenure.structural.extract.extract`) and add what their
 resolver needs in `FileFacts.flow`.
 """
+
+from collections.abc import Callable
+
+import msgspec
+
+
+def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
+    """The line numbers in a flow program whose `sites` start with their line, and a way to rebuild
+    it with each line mapped (the indexer compares programs up to where code moved, see indexer.shape)."""
+    program = msgspec.msgpack.decode(flow)
+    lines = [site[0] for site in program["sites"]]
+
+    def remap(rank: Callable[[int], int]) -> object:
+        return {**program, "sites": [[rank(site[0]), *site[1:]] for site in program["sites"]]}
+
+    return lines, remap

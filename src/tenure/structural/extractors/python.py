@@ -39,13 +39,14 @@ Expressions:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 
 import msgspec
 from tree_sitter import Node, Tree
 
 from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
+from tenure.structural.extractors import flow_lines as flow_lines  # (indexer.shape asks the extractor)
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
@@ -1048,15 +1049,3 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker.block(tree.root_node)
     facts.flow = walker.flow()
     return facts
-
-
-def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
-    """The line numbers in a flow program, and a way to rebuild it with each line mapped (the
-    indexer compares programs up to where code moved, see indexer.shape)."""
-    program = msgspec.msgpack.decode(flow)
-    lines = [site[0] for site in program["sites"]]
-
-    def remap(rank: Callable[[int], int]) -> object:
-        return {**program, "sites": [[rank(site[0]), *site[1:]] for site in program["sites"]]}
-
-    return lines, remap

@@ -495,21 +495,26 @@ class FileResolver:
 
     # edges -------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
-        out: list[EdgeOut] = []
-        for ref in self.facts.references:
-            src = self.fqn(ref.scope)
-            if ref.kind == "dynamic":
-                out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
-            elif ref.kind in ("inherits", "implements"):
-                targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
-                relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
-                out += self._edges_to(src, targets, relation, ref)
-            elif ref.kind == "new":
-                out += self._instantiation(src, self.resolve_new(ref), ref)
-            elif types := self._types(targets := self.resolve_call(ref)):
-                out += self._instantiation(src, types, ref)  # a class called like a function
-            else:
-                out += self._edges_to(src, targets, Relation.CALLS, ref)
+        out = [e for ref in self.facts.references for e in self.reference_edges(ref)]
+        return out + self.import_edges()
+
+    def reference_edges(self, ref: Reference) -> list[EdgeOut]:
+        """The edges of one reference (a call, an instantiation, a super type, a dynamic site)."""
+        src = self.fqn(ref.scope)
+        if ref.kind == "dynamic":
+            return [EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail)]
+        if ref.kind in ("inherits", "implements"):
+            targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
+            relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
+            return self._edges_to(src, targets, relation, ref)
+        if ref.kind == "new":
+            return self._instantiation(src, self.resolve_new(ref), ref)
+        if types := self._types(targets := self.resolve_call(ref)):
+            return self._instantiation(src, types, ref)  # a class called like a function
+        return self._edges_to(src, targets, Relation.CALLS, ref)
+
+    def import_edges(self) -> list[EdgeOut]:
+        out = []
         for imp in self.facts.imports:
             found = self.import_symbols(imp)
             module = self.import_module(imp)

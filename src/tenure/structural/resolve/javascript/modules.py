@@ -1,0 +1,253 @@
+"""Other modules, as one file's resolution reads them: every read goes through the ProjectView.
+
+A module another analysis asks about is analysed on its own (no arguments from the asker), one
+layer further down; past MAX_LAYER its imports and members are what the project's symbols say (the
+generic resolver: definitions, re-exports, declared types). Every answer is so a function of the
+modules' facts alone, never of which file was resolved first. An analysis is kept for the index
+state it was made in, with what it read, which a later reader takes on (`ProjectView.absorb`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tenure.structural.facts import FileFacts, Import
+from tenure.structural.naming import qualify
+from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
+from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, type_name
+from tenure.structural.resolve.javascript.analysis import ANY, Analysis
+from tenure.structural.resolve.javascript.program import program_of
+from tenure.structural.resolve.javascript.values import ARRAY, CLASS, EMPTY, FUNC, INST, NAMESPACE, OUTSIDE, Value
+
+MAX_LAYER = 2  # the file is 0, what it imports 1, their imports 2: deeper, the symbols answer
+MAX_EXPORT_HOPS = 4  # `export * from` chains
+# Declared types whose values are what their one type argument says (`Promise<Repo>` is awaited
+# as a Repo), and those that hold items of it (`Repo[]`, `Array<Repo>`).
+_WRAPPERS = frozenset({"Promise", "PromiseLike", "Awaited", "Readonly", "Partial", "Required", "NonNullable"})
+_COLLECTIONS = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "Iterable", "IterableIterator",
+                          "AsyncIterable", "Generator", "AsyncGenerator"})
+
+_KEPT: dict[tuple[object, str, int], tuple[Analysis | None, Recording]] = {}
+_KEPT_EPOCH: list[object] = [None]
+
+
+class Project:
+    def __init__(self, view: ProjectView, rules: LanguageRules) -> None:
+        self.view = view
+        self.rules = rules
+        self._syntax: dict[str, FileResolver] = {}
+        self._analysing: set[tuple[str, int]] = set()
+        self._returns: dict[tuple[str, Value], set[Value]] = {}
+
+    # modules -------------------------------------------------------------------------------------
+    def syntax(self, facts: FileFacts) -> FileResolver:
+        found = self._syntax.get(facts.path)
+        if found is None:
+            found = self._syntax[facts.path] = FileResolver(facts, self.view)
+        return found
+
+    def facts(self, module: str) -> FileFacts | None:
+        return next((f for f in self.view.module_facts(module) if f.flow is not None), None)
+
+    def analysis(self, module: str, layer: int) -> Analysis | None:
+        """The module analysed on its own at `layer` (None past MAX_LAYER, or for no such module)."""
+        if layer > MAX_LAYER or (module, layer) in self._analysing:
+            return None
+        epoch = self.view.epoch
+        if _KEPT_EPOCH[0] != epoch:
+            _KEPT.clear()
+            _KEPT_EPOCH[0] = epoch
+        key = (epoch, module, layer)
+        kept = _KEPT.get(key)
+        if kept is not None:
+            self.view.absorb(kept[1])
+            return kept[0]
+        self._analysing.add((module, layer))
+        self.view.begin()
+        try:
+            facts = self.facts(module)
+            found = Analysis(program_of(facts), self, self.syntax(facts), layer).run() if facts is not None else None
+        finally:
+            reads = self.view.end()
+            self._analysing.discard((module, layer))
+        _KEPT[key] = (found, reads)
+        return found
+
+    # imports and exports -------------------------------------------------------------------------
+    def import_values(self, asker: Analysis, specifier: str, name: str | None) -> frozenset[Value] | set[Value]:
+        """`import { name } from specifier` (name "" the namespace, "default"), `require(specifier)`
+        (name None), as written in the asker's file."""
+        module = asker.syntax.import_module(Import(module=specifier, scope="", line=0))
+        if not self.view.module_exists(module):
+            return {(OUTSIDE, "", specifier if not name else f"{specifier}.{name}")}
+        if name is None or name == "":
+            cjs = self.cjs_exports(asker, module)
+            return cjs if name is None and cjs else {(NAMESPACE, module, "")}
+        found = self.export(asker, module, name)
+        if not found and name == "default":
+            found = self.cjs_exports(asker, module)  # `import X from` a CommonJS module
+        return found
+
+    def cjs_exports(self, asker: Analysis, module: str) -> frozenset[Value] | set[Value]:
+        if module == asker.module:
+            return asker.cell(("X", module))
+        there = self.analysis(module, asker.layer + 1)
+        if there is not None:
+            return there.cells.get(("X", module)) or EMPTY
+        syms = asker.syntax.module_member(module, self.rules.module_value) if self.rules.module_value else []
+        return self.symbol_values(syms)
+
+    def export(self, asker: Analysis, module: str, name: str, hops: int = 0) -> frozenset[Value] | set[Value]:
+        """What `module` exports as `name`: its export, a CommonJS `exports.name`, or what a
+        module it re-exports with `export *` exports."""
+        there = self.analysis(module, asker.layer + 1)
+        if there is None:
+            syms = asker.syntax.module_member(module, name)
+            if syms:
+                return self.symbol_values(syms)
+            typed = asker.syntax.module_binding_containers(module, name)
+            return self.instances(typed or [])
+        namespace = (NAMESPACE, module, "")
+        found = set(there.cells.get(("F", namespace, name), ()))
+        for value in there.cells.get(("X", module), ()):  # `module.exports = { name }`
+            if value[0] == NAMESPACE:
+                continue
+            found |= there.cells.get(("F", value, name), set())
+        if not found and hops < MAX_EXPORT_HOPS:
+            for star in there.p.stars:
+                target = there.syntax.import_module(Import(module=star, scope="", line=0))
+                if self.view.module_exists(target):
+                    found |= self.export(asker, target, name, hops + 1)
+        return found
+
+    def star_exports(self, asker: Analysis, name: str) -> set[Value]:
+        found: set[Value] = set()
+        for star in asker.p.stars:
+            target = asker.syntax.import_module(Import(module=star, scope="", line=0))
+            if self.view.module_exists(target):
+                found |= self.export(asker, target, name, 1)
+        return found
+
+    # what another module's analysis holds ---------------------------------------------------------
+    def field(self, obj: Value, key: str, layer: int) -> frozenset[Value] | set[Value]:
+        there = self.analysis(obj[1], layer)  # type: ignore[arg-type]
+        if there is None:
+            return EMPTY
+        found = there.cells.get(("F", obj, key))
+        return found | there.cells.get(("F", obj, ANY), set()) if found and obj[0] == ARRAY else found or EMPTY
+
+    def member_names(self, obj: Value) -> list[str]:
+        """The properties another module's analysis gave an object (a mixin copied in)."""
+        syms = self.view.members(qualify(obj[1], obj[2]))  # type: ignore[arg-type]
+        return sorted({s.name for s in syms})
+
+    def returns(self, fn: Value, layer: int) -> frozenset[Value] | set[Value]:
+        there = self.analysis(fn[1], layer)  # type: ignore[arg-type]
+        return there.cells.get(("r", fn), set()) if there is not None else EMPTY
+
+    def yields(self, fn: Value, layer: int) -> frozenset[Value] | set[Value]:
+        there = self.analysis(fn[1], layer)  # type: ignore[arg-type]
+        return there.cells.get(("y", fn), set()) if there is not None else EMPTY
+
+    def flags(self, fn: Value, layer: int) -> str:
+        there = self.analysis(fn[1], layer)  # type: ignore[arg-type]
+        if there is None:
+            return ""
+        scopes = there.p.scopes_of(fn[2])  # type: ignore[arg-type]
+        return there.p.flags(scopes[0]) if scopes else ""
+
+    def bases(self, asker: Analysis, cls: Value) -> frozenset[Value] | set[Value]:
+        there = self.analysis(cls[1], asker.layer + 1)  # type: ignore[arg-type]
+        if there is not None and ("base", cls) in there.cells:
+            return there.cells[("base", cls)]
+        return self.symbol_values(b for s in self.symbols(cls) for b in asker.syntax.supertypes(s))
+
+    # what the symbols say -------------------------------------------------------------------------
+    def symbols(self, value: Value) -> list[SymbolInfo]:
+        return self.view.symbols(qualify(value[1], value[2]))  # type: ignore[arg-type]
+
+    def symbol_values(self, syms: Iterable[SymbolInfo]) -> set[Value]:
+        out: set[Value] = set()
+        for s in syms:
+            qualname = s.fqn[len(s.module) + 1:] if s.module and s.fqn.startswith(s.module + ".") else s.fqn
+            if s.kind in CALLABLE_KINDS:
+                out.add((FUNC, s.module, qualname))
+            elif s.kind == "module":
+                out.add((NAMESPACE, s.fqn, ""))
+            else:  # a class, interface, enum, an object literal bound to a name
+                out.add((CLASS, s.module, qualname))
+        return out
+
+    def members(self, asker: Analysis, obj: Value, key: str) -> set[Value]:
+        """A class's member as its symbols declare it (through its hierarchy, bases resolved where
+        they are written), else the declared type of a property (`interface Stores { repo: Repo }`)."""
+        fqn = qualify(obj[1], obj[2])  # type: ignore[arg-type]
+        if not self.view.symbols(fqn):
+            return set()
+        found = self.symbol_values(asker.syntax.members(fqn, key))
+        if found or obj[0] != INST:
+            return found
+        return self.instances(asker.syntax.member_containers([fqn], key) or [])
+
+    def constructors(self, asker: Analysis, cls: Value) -> set[Value]:
+        return self.symbol_values(c for s in self.symbols(cls) for c in asker.syntax.constructors(s))
+
+    def instances(self, types: Iterable[str]) -> set[Value]:
+        out: set[Value] = set()
+        for fqn in types:
+            for s in self.view.symbols(fqn):
+                if s.kind in CALLABLE_KINDS:
+                    continue
+                for value in self.symbol_values([s]):
+                    out.add((INST, value[1], value[2]) if value[0] == CLASS else value)
+        return out
+
+    def declared(self, asker: Analysis, written: str, scope: str, home: FileResolver | None = None) -> set[Value]:
+        """The values a declared type says, the type written in scope `scope` of `home` (the asker's
+        file unless given): instances of a class or interface of the project, an array of them for
+        `T[]` and `Array<T>`, what `Promise<T>` resolves to."""
+        home = home or asker.syntax
+        text = written.strip()
+        outer, inner = _generic_of(text)
+        if text.endswith("[]") or outer in _COLLECTIONS:
+            items = self.declared(asker, text[:-2] if text.endswith("[]") else inner, scope, home)
+            if not items:
+                return set()
+            made: Value = (ARRAY, asker.module, f"{scope}:{text}")
+            asker.add_cell(("F", made, ANY), items)
+            return {made}
+        if outer in _WRAPPERS and inner:
+            return self.declared(asker, inner, scope, home)
+        name = type_name(text)
+        if not name or name in self.rules.untyped:
+            return set()
+        return self.instances(t.fqn for t in home.resolve_type(text, scope))
+
+    def declared_returns(self, asker: Analysis, fn: Value) -> set[Value]:
+        """What a function's declared result type says it returns (`make(): Repo`), read where the
+        function is written."""
+        key = (asker.module, fn)
+        if key not in self._returns:
+            self._returns[key] = set()
+            for sym in self.symbols(fn):
+                facts = asker.syntax.facts if fn[1] == asker.module else self.view.file_facts(sym.path, sym.module)
+                d = next((d for d in facts.definitions if d.qualname == fn[2]), None) if facts else None
+                if facts is not None and d is not None and d.returns:
+                    self._returns[key] = self.declared(asker, d.returns, d.qualname.rpartition(".")[0],
+                                                       self.syntax(facts))
+                    break
+        return self._returns[key]
+
+
+def _generic_of(text: str) -> tuple[str, str]:
+    """`Promise<Repo>` -> ("Promise", "Repo"); `Repo` -> ("Repo", "")."""
+    if text.endswith(">") and "<" in text:
+        outer, _, inner = text.partition("<")
+        return outer.strip(), inner[:-1].strip()
+    return text, ""
+
+
+def forget_analyses() -> None:
+    """Drop the analyses kept for the index state (tests that compare runs)."""
+    _KEPT.clear()
+    _KEPT_EPOCH[0] = None
