@@ -474,14 +474,16 @@ class _Walker:
         if kind == "array_pattern":
             items: list = []
             rest = None
-            for child in node.named_children:
-                if child.type == "rest_pattern" and child.named_children:
+            for child, _ in _positions(node):
+                if child is None:
+                    items.append(None)  # a hole
+                elif child.type == "rest_pattern" and child.named_children:
                     rest = self.target(child.named_children[0])
                 elif child.type == "assignment_pattern":
                     left, right = child.child_by_field_name("left"), child.child_by_field_name("right")
                     items.append([self.target(left) if left is not None else None,
                                   self.expr(right) if right is not None else None])
-                elif child.type != "comment":
+                else:
                     items.append([self.target(child), None])
             return ["A", items, rest]
         if kind == "assignment_pattern":  # a parameter's default: handled by the caller
@@ -803,10 +805,10 @@ class _Walker:
     def e_array(self, node: Node) -> list:
         alloc = self.alloc()
         items: list = []
-        for child in node.named_children:
-            if child.type == "comment":
-                continue
-            if child.type == "spread_element" and child.named_children:
+        for child, _ in _positions(node):
+            if child is None:
+                items.append(None)
+            elif child.type == "spread_element" and child.named_children:
                 items.append(["*", self.expr(child.named_children[0])])
             else:
                 items.append(self.expr(child))
@@ -926,6 +928,21 @@ def _callee_name(node: Node | None, walker: _Walker) -> str:
         inner = next((c for c in node.named_children if c.type != "comment"), None)
         return _callee_name(inner, walker)
     return ""
+
+
+def _positions(node: Node) -> list[tuple[Node | None, int]]:
+    """The items of an array or array pattern by position, a hole (`[, a]`) as None."""
+    out: list[tuple[Node | None, int]] = []
+    pending = True  # no item since the last comma
+    for child in node.children:
+        if child.type == ",":
+            if pending:
+                out.append((None, len(out)))
+            pending = True
+        elif child.is_named and child.type != "comment":
+            out.append((child, len(out)))
+            pending = False
+    return out
 
 
 def _declared_names(declaration: Node) -> list[str]:

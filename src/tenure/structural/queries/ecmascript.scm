@@ -10,6 +10,7 @@
 (arrow_function) @definition.function @anonymous.arrow @value
 (function_expression !name) @definition.function @anonymous.anonymous @value
 (generator_function !name) @definition.function @anonymous.anonymous @value
+(method_definition name: (computed_property_name (string (string_fragment) @name))) @definition.method
 (method_definition name: (computed_property_name) @name) @definition.method
 (pair
   key: (property_identifier) @name

@@ -65,12 +65,14 @@ class Analysis:
         self.layer = layer
         self.vars: list[set[Value] | None] = [None] * program.nvars
         self.cells: dict[tuple, set[Value]] = {}
+        self.keys: dict[Value, list[tuple]] = {}  # an object -> the cells of its properties
         self.readers: dict[object, set[int]] = {}
         self.edges: dict[Site | tuple[Site, str], dict[str, set[str]]] = {}
         self.unknown: dict[Site, str] = {}  # sites whose callee had no value -> "free" | "member" | "local" | "new"
         self.handed: dict[Site, list[Values]] = {}  # the functions each site hands out of the project
         self.called: set[int] = set()  # local function scopes some call of the project runs
         self.dynamic: set[Site] = set()  # `eval(...)`
+        self.dispatch: dict[Site, dict[str, str]] = {}  # a call on `this`: overrides -> the method they override
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
         self.cur = 0
         self.budget = 0
@@ -85,7 +87,7 @@ class Analysis:
         defaulted = [idx for idx, scope in enumerate(self.p.scopes) if any(p[2] is not None for p in scope[3])]
         stmts = self.stmts = [*self.p.stmts, *(["dflt", idx] for idx in defaulted)]
         for idx, qualname in self.p.classes.items():  # `this` in a class's field initialisers: its instances
-            self.cells.setdefault(("t", idx), set()).add((INST, self.module, qualname))
+            self.cells.setdefault(("t", idx), set()).add(open_instance(self.module, qualname))
         self.queue = deque(range(len(self.p.stmts)))
         self.queued = bytearray(b"\x01" * len(self.p.stmts) + b"\x00" * len(defaulted))
         self.budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
@@ -150,8 +152,16 @@ class Analysis:
         have = self.cells.get(key)
         if have is None:
             have = self.cells[key] = set()
+            if key[0] == "F":  # a new property: what read all of them reads again
+                self.keys.setdefault(key[1], []).append(key)
+                self._wake(("keys", key[1]))
         if self._grow(have, values):
             self._wake(key)
+
+    def fields_of(self, obj: Value) -> list[tuple]:
+        """The cells of every property the program stored in obj (and reads them)."""
+        self._read(("keys", obj))
+        return list(self.keys.get(obj, ()))
 
     def var(self, var: int) -> Values:
         self._read(var)
@@ -197,7 +207,7 @@ class Analysis:
         owner = cls if static else (PROTO, cls[1], cls[2])
         values = self.eval(stmt[3])
         self.add_cell(("F", owner, stmt[2] if stmt[2] is not None else ANY), values)
-        this = {cls} if static else {(INST, cls[1], cls[2])}
+        this = {cls} if static else {open_instance(cls[1], cls[2])}  # type: ignore[arg-type]
         for value in values:
             for idx in self.local_scopes(value):
                 self.add_cell(("t", idx), this)
@@ -228,11 +238,11 @@ class Analysis:
                 for key in self._keys(keys):
                     self.write(obj, key, values, -1)
         elif kind == "O":
-            for key, sub, default in target[1]:
+            for key, sub, default in target[1]:  # (a default: where nothing is known to be there)
                 got: set[Value] = set()
                 for obj in values:
                     got |= self.attr(obj, key, -1) if key is not None else self.all_fields(obj)
-                if default is not None:
+                if default is not None and not got:
                     got |= self.eval(default)
                 if sub is not None:
                     self.assign(sub, got)
@@ -243,13 +253,14 @@ class Analysis:
                 if item is None or item[0] is None:
                     continue
                 got = set(self.index(values, i))
-                if item[1] is not None:
+                if item[1] is not None and not got:
                     got |= self.eval(item[1])
                 self.assign(item[0], got)
             if target[2] is not None:
                 self.assign(target[2], self.rest(values, len(target[1])))
 
     def write(self, obj: Value, key: str, values: Values, site: Site) -> None:
+        obj = obj[:3]  # (an open instance's fields are its class's instances')
         if obj[0] == MODULE_OBJECT and key == "exports" and obj[1] == self.module:
             self.add_cell(("X", self.module), values)  # `module.exports = ...`
             return
@@ -383,6 +394,7 @@ class Analysis:
     # members -------------------------------------------------------------------------------------
     def field(self, obj: Value, key: str) -> Values:
         """What the program stores in a property: here, and where the object was made."""
+        obj = obj[:3]
         here = self.cell(("F", obj, key))
         if obj[1] and obj[1] != self.module:
             there = self.project.field(obj, key, self.layer + 1)
@@ -440,6 +452,14 @@ class Analysis:
         found = self.field(obj, key)
         return found | self.field(obj, ANY) if kind == ARRAY or not found else found
 
+    def overrides(self, cls: Value, key: str) -> list[str]:
+        """The members named `key` that subclasses of cls define themselves: here, and elsewhere in
+        the project (methods of that name whose class derives from cls)."""
+        found = [qualify(self.module, f"{sub[2]}.{key}") for qualname in self.p.classes.values()
+                 if (sub := (CLASS, self.module, qualname)) != cls and cls in self.mro(sub)[1:]
+                 and self.cell(("F", (PROTO, self.module, qualname), key))]
+        return sorted({*found, *self.project.overrides(self, cls, key)})
+
     def accessor(self, obj: Value, key: str, flag: str) -> list[Value]:
         if obj[0] not in (INST, CLASS, OBJECT):
             return []
@@ -447,20 +467,20 @@ class Analysis:
 
     def all_fields(self, obj: Value) -> Values:
         """Every property of an object (a read with a key not known): arrays and objects only."""
+        obj = obj[:3]
         if obj[0] not in (ARRAY, OBJECT):
             return EMPTY
-        self._read(("keys", obj))
         out: set[Value] = set()
-        for key in [k for k in self.cells if k[0] == "F" and k[1] == obj]:
+        for key in self.fields_of(obj):
             out |= self.cell(key)
         return out
 
     def copy_fields(self, source: Value, target: Value) -> None:
         """`{...source}`, `Object.assign(target, source)`: source's properties become target's."""
+        source, target = source[:3], target[:3]
         if source[0] not in (OBJECT, ARRAY, PROTO, CLASS, INST):
             return
-        self._read(("keys", source))
-        for key in [k for k in self.cells if k[0] == "F" and k[1] == source]:
+        for key in self.fields_of(source):
             self.add_cell(("F", target, key[2]), self.cell(key))
         if source[1] != self.module and source[0] in (CLASS, PROTO):  # another module's class
             for name in self.project.member_names(source):
@@ -471,9 +491,9 @@ class Analysis:
         return self.cell(("X", module)) or {(NAMESPACE, module, "")}
 
     def flags(self, fn: Value) -> str:
+        """The function's flags (a getter and a setter of one property share its name: both)."""
         if fn[1] == self.module:
-            scopes = self.p.scopes_of(fn[2])  # type: ignore[arg-type]
-            return self.p.flags(scopes[0]) if scopes else ""
+            return self.p.flags_of(fn[2])  # type: ignore[arg-type]
         return self.project.flags(fn, self.layer + 1)
 
     def mro(self, cls: Value) -> list[Value]:
@@ -507,8 +527,7 @@ class Analysis:
             if value[0] != ARRAY:
                 continue
             rest: Value = (ARRAY, value[1], f"{value[2]}[{start}:]")
-            self._read(("keys", value))
-            for key in [k for k in self.cells if k[0] == "F" and k[1] == value]:
+            for key in self.fields_of(value):
                 shifted = str(int(key[2]) - start) if key[2].isdigit() and int(key[2]) >= start else (
                     ANY if not key[2].isdigit() else None)
                 if shifted is not None:
@@ -607,6 +626,12 @@ class Analysis:
             out: set[Value] = set()
             for method in methods:
                 out |= self.invoke(site, method, args, {receiver})
+            if len(receiver) > 3:  # `this` in a class's code: an instance of a subclass may override it
+                for method in methods:
+                    if method[0] == FUNC:
+                        base = qualify(method[1], method[2])  # type: ignore[arg-type]
+                        for override in self.overrides((CLASS, receiver[1], receiver[2]), name):
+                            self.dispatch.setdefault(site, {}).setdefault(override, base)
             return out
         if kind == ARRAY and name in runtime.table("array"):
             return self.builtin(site, runtime.table("array")[name], {receiver}, args)
@@ -832,6 +857,13 @@ class Analysis:
         if (site if site.__class__ is int else site[0]) < 0:  # type: ignore[index]
             return
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+
+
+def open_instance(module: str, qualname: str) -> Value:
+    """An instance of the class or of a subclass: `this` in the class's own code. A call on it
+    goes to the class's member (along its bases), and the overrides subclasses define are the
+    dispatch candidates (`Analysis.dispatch`)."""
+    return (INST, module, qualname, "open")  # type: ignore[return-value]
 
 
 _EVAL = {

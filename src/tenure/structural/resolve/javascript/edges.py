@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
+from tenure.structural.graph import DISPATCH_DETAIL
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, candidates_tier
 from tenure.structural.resolve.javascript.analysis import Analysis
@@ -32,6 +33,11 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         name = via or name
         for relation, targets in by_relation.items():
             out += _tiered(p.fqn(source(scope)), sorted(targets), relation, line, name)
+    for site, overrides in a.dispatch.items():
+        line, name, scope = p.sites[site][:3]
+        for target, base in sorted(overrides.items()):
+            detail = f"{DISPATCH_DETAIL}{base}"
+            out.append(EdgeOut(p.fqn(source(scope)), target, Relation.CALLS, Tier.AMBIGUOUS, line, name, detail))
     for site, handed in a.handed.items():
         if site in a.edges:
             continue

@@ -153,8 +153,7 @@ class Project:
         there = self.analysis(fn[1], layer)  # type: ignore[arg-type]
         if there is None:
             return ""
-        scopes = there.p.scopes_of(fn[2])  # type: ignore[arg-type]
-        return there.p.flags(scopes[0]) if scopes else ""
+        return there.p.flags_of(fn[2])  # type: ignore[arg-type]
 
     def bases(self, asker: Analysis, cls: Value) -> frozenset[Value] | set[Value]:
         there = self.analysis(cls[1], asker.layer + 1)  # type: ignore[arg-type]
@@ -188,6 +187,28 @@ class Project:
         if found or obj[0] != INST:
             return found
         return self.instances(asker.syntax.member_containers([fqn], key) or [])
+
+    def overrides(self, asker: Analysis, cls: Value, key: str) -> list[str]:
+        """Methods named `key` elsewhere in the project whose class derives from cls."""
+        target = qualify(cls[1], cls[2])  # type: ignore[arg-type]
+        found = []
+        for method in self.view.named(key):
+            if method.module == asker.module or method.kind not in ("method", "function") or not method.parent:
+                continue
+            for owner in self.view.symbols(method.parent):
+                if owner.fqn != target and target in self._ancestors(asker, owner):
+                    found.append(method.fqn)
+        return found
+
+    def _ancestors(self, asker: Analysis, cls: SymbolInfo) -> set[str]:
+        seen: set[str] = set()
+        todo = [cls]
+        while todo and len(seen) < 16:
+            for base in asker.syntax.supertypes(todo.pop()):
+                if base.fqn not in seen:
+                    seen.add(base.fqn)
+                    todo.append(base)
+        return seen
 
     def constructors(self, asker: Analysis, cls: Value) -> set[Value]:
         return self.symbol_values(c for s in self.symbols(cls) for c in asker.syntax.constructors(s))

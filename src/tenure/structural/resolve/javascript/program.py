@@ -48,6 +48,10 @@ class Program:
     def parent(self, scope: int) -> int:
         return self.scopes[scope][2]
 
+    def flags_of(self, qualname: str) -> str:
+        """The flags of every scope of that name (a getter and a setter of one property share it)."""
+        return "".join(self.flags(i) for i in self.scopes_of(qualname))
+
     def scopes_of(self, qualname: str) -> list[int]:
         return self.by_qualname.get(qualname, [])
 
