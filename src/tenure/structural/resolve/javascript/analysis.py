@@ -36,6 +36,7 @@ from tenure.structural.resolve.javascript.values import (
     NAMESPACE,
     OBJECT,
     OUTSIDE,
+    PARAM,
     PROTO,
     SOMETHING,
     Value,
@@ -73,6 +74,12 @@ class Analysis:
         self.called: set[int] = set()  # local function scopes some call of the project runs
         self.dynamic: set[Site] = set()  # `eval(...)`
         self.dispatch: dict[Site, dict[str, str]] = {}  # a call on `this`: overrides -> the method they override
+        # (path, caller fqn, name written): a function's parameter (or a property of one) called
+        # where, and what it writes into properties of its parameters; replayed by callers in other
+        # modules (`foreign`: their edges through the arguments of one of their sites)
+        self.param_calls: dict[str, set[tuple[tuple, str, str]]] = {}
+        self.param_writes: dict[str, set[tuple[tuple, str, frozenset[Value]]]] = {}
+        self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
         self.cur = 0
         self.budget = 0
@@ -86,6 +93,10 @@ class Analysis:
         # function no call of this file runs, once the rest has settled: callers elsewhere may)
         defaulted = [idx for idx, scope in enumerate(self.p.scopes) if any(p[2] is not None for p in scope[3])]
         stmts = self.stmts = [*self.p.stmts, *(["dflt", idx] for idx in defaulted)]
+        if self.layer > 0:  # analysed for its callers elsewhere: what they pass stands for itself
+            for scope in self.p.scopes:
+                for position, (var, _, _) in enumerate(scope[3]):
+                    self.add_var(var, {(PARAM, self.module, scope[0], (position,))})  # type: ignore[arg-type]
         for idx, qualname in self.p.classes.items():  # `this` in a class's field initialisers: its instances
             self.cells.setdefault(("t", idx), set()).add(open_instance(self.module, qualname))
         self.queue = deque(range(len(self.p.stmts)))
@@ -260,6 +271,9 @@ class Analysis:
                 self.assign(target[2], self.rest(values, len(target[1])))
 
     def write(self, obj: Value, key: str, values: Values, site: Site) -> None:
+        if obj[0] == PARAM:
+            self.param_writes.setdefault(obj[2], set()).add((obj[3], key, frozenset(values)))  # type: ignore[arg-type]
+            return
         obj = obj[:3]  # (an open instance's fields are its class's instances')
         if obj[0] == MODULE_OBJECT and key == "exports" and obj[1] == self.module:
             self.add_cell(("X", self.module), values)  # `module.exports = ...`
@@ -406,6 +420,8 @@ class Analysis:
         kind = obj[0]
         if kind == OUTSIDE:
             return {(OUTSIDE, "", f"{obj[2]}.{key}")}
+        if kind == PARAM:
+            return {(PARAM, obj[1], obj[2], (*obj[3], key))}  # type: ignore[misc]
         if kind == MODULE_OBJECT:
             return self.exports(obj[1]) if key == "exports" else EMPTY
         if kind == NAMESPACE:
@@ -607,7 +623,7 @@ class Analysis:
             callees = self.eval(callee)
             for fn in callees:
                 out |= self.invoke(site, fn, args, EMPTY)
-            found = bool(callees)
+            found = any(fn[0] != PARAM for fn in callees)
             if not callees:
                 self.unknown[site] = "free" if callee.__class__ is list and callee[0] == "n" else "local"  # type: ignore[index]
         if found:
@@ -621,6 +637,9 @@ class Analysis:
         kind = receiver[0]
         if kind in (FUNC, BOUND) and name in ("call", "apply", "bind"):
             return self.function_protocol(site, receiver, name, args)
+        if kind == PARAM:  # a method of what callers pass: theirs to tell; the names meanwhile
+            self.invoke(site, (PARAM, receiver[1], receiver[2], (*receiver[3], name)), args, EMPTY)  # type: ignore[misc]
+            return None
         methods = self.attr(receiver, name, member_site)
         if methods:
             out: set[Value] = set()
@@ -665,6 +684,8 @@ class Analysis:
             self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
             if callee[1] == self.module:
                 self.pass_args(callee, args, this)
+            else:
+                self.replay(site, callee, args)
             if "g" in self.flags(callee):
                 return {(GENERATOR, callee[1], callee[2])}
             return self.returns(callee)
@@ -683,7 +704,47 @@ class Analysis:
             if callee[2] == "eval":
                 self.dynamic.add(site)
             return self.outside_call(site, str(callee[2]), args)
+        if kind == PARAM and site.__class__ is int and site >= 0:  # type: ignore[operator]
+            src = self.p.fqn(self.p.sites[site][2])  # type: ignore[index]
+            self.param_calls.setdefault(callee[2], set()).add((callee[3], src, self.p.sites[site][1]))  # type: ignore[arg-type, index]
         return EMPTY
+
+    def replay(self, site: Site | tuple[Site, str], fn: Value, args: list) -> None:
+        """What another module's function does with its parameters, done with these arguments:
+        the functions it calls through them (edges from it, owned by this file, at this call), the
+        properties it writes into them."""
+        there = self.project.analysis(fn[1], self.layer + 1)  # type: ignore[arg-type]
+        if there is None or site.__class__ is not int:
+            return
+        for path, src, _ in sorted(there.param_calls.get(fn[2], ())):  # type: ignore[arg-type]
+            for target in self.through(args, path):
+                if target[0] == FUNC:
+                    targets = self.foreign.setdefault(site, {}).setdefault((src, path), set())  # type: ignore[call-overload]
+                    targets.add(qualify(target[1], target[2]))  # type: ignore[arg-type]
+                elif target[0] == PARAM:  # passed on from our own caller
+                    self.param_calls.setdefault(target[2], set()).add((target[3], src, ""))  # type: ignore[arg-type]
+        for path, key, values in sorted(there.param_writes.get(fn[2], ()), key=str):  # type: ignore[arg-type]
+            given: set[Value] = set()
+            for value in values:
+                if value[0] == PARAM and value[2] == fn[2]:
+                    given |= self.through(args, value[3])  # type: ignore[arg-type]
+                elif value[0] != PARAM:
+                    given.add(value)
+            for target in self.through(args, path):
+                self.write(target, key, given, -1)
+
+    def through(self, args: list, path: tuple) -> Values:
+        """The values at a parameter's path (position, then properties) in these arguments."""
+        position = path[0]
+        if position >= len(args) or isinstance(args[position], tuple):
+            return EMPTY
+        values: Values = args[position]
+        for key in path[1:]:
+            found: set[Value] = set()
+            for value in values:
+                found |= self.attr(value, key, -1)
+            values = found
+        return values
 
     def pass_args(self, fn: Value, args: list, this: Values, by_project: bool = True) -> None:
         for idx in self.p.scopes_of(fn[2]):  # type: ignore[arg-type]

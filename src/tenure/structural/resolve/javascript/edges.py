@@ -33,6 +33,10 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         name = via or name
         for relation, targets in by_relation.items():
             out += _tiered(p.fqn(source(scope)), sorted(targets), relation, line, name)
+    for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
+        line, name = p.sites[site][:2]
+        for (src, _), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
+            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}")
     for site, overrides in a.dispatch.items():
         line, name, scope = p.sites[site][:3]
         for target, base in sorted(overrides.items()):

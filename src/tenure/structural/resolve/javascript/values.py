@@ -22,6 +22,10 @@ GENERATOR = "g"  # what calling a generator function returns: (GENERATOR, module
 CONST = "k"  # a primitive constant: (CONST, "", value as a property key, or None)
 SOME = "s"  # a primitive whose value is not known
 OUTSIDE = "x"  # something of the runtime or of a package outside the project: (OUTSIDE, "", name)
+# What a function's caller passes, in the function's module analysed on its own: (PARAM, module,
+# the function's qualname, (parameter position, property, ...)). What is called or written through
+# one is noted (Analysis.param_calls, param_writes) for a caller in another module to replay.
+PARAM = "p"
 
 SOMETHING: Value = (SOME, "", "")
 EMPTY: frozenset[Value] = frozenset()
