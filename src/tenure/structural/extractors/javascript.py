@@ -3,7 +3,8 @@ and bindings; one walk over the same tree adds the data-flow program the value-f
 (resolve/javascript/) runs on. `FileFacts.flow` holds it, msgpack-encoded on its own:
 
     {"scopes": [[qualname, kind, parent, params, flags]],   # 0 is the module
-     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, receiver, kind, detail]], "nvars": int}
+     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, receiver, kind, detail]], "nvars": int,
+     "generics": {qualname: [type parameter]}}                # classes, interfaces, type aliases
 
 A scope is the module, a function (arrow, method, getter, constructor, ...) or a class; its qualname
 is its definition's (the query pass names them, anonymous ones `<arrow1>`). `params` is
@@ -36,7 +37,8 @@ Expressions:
     (alloc: "qualname#n", the n-th allocation in that scope)
     ["imp", specifier, name] (an import: name "" is the namespace)  ["req", specifier] (`require`)
     ["T", type, scope] (a declared type, as written, and the qualname it is written in)
-    ["td", expr, type]  (what expr is, else what the type says: `x as T`)
+    ["td", expr, type]  (what expr is, else what the type says: `const x: T = expr`)
+    ["as", expr, type]  (what the type says, else what expr is: `expr as T`)
     ["u", [exprs]] (any of them)  ["q", [exprs]] (the last, after the others)  ["x", [exprs]] (only their calls)
     ["await", expr]  ["jsx", site, callee, props]
 Site kinds: c (call), n (new), x (a computed callee: `a[k]()`), j (JSX element), d (decorator),
@@ -64,7 +66,7 @@ _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"
 _TYPED = frozenset({"as_expression", "satisfies_expression", "type_assertion"})
 _TRANSPARENT = frozenset({"parenthesized_expression", "non_null_expression", "instantiation_expression"})
 _SKIPPED = frozenset({"comment", "empty_statement", "break_statement", "continue_statement", "debugger_statement",
-                      "interface_declaration", "type_alias_declaration", "ambient_declaration",
+                      "ambient_declaration",
                       "function_signature", "abstract_method_signature", "method_signature", "index_signature",
                       "hash_bang_line", "enum_declaration"})
 _ASSIGNMENTS = frozenset({"assignment_expression", "augmented_assignment_expression"})
@@ -111,6 +113,7 @@ class _Walker:
         self.sites: list[list] = []
         self.nvars = 0
         self.allocs: dict[str, int] = {}
+        self.generics: dict[str, list[str]] = {}
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
         self.scope = self._new_scope("", "module", None, "", -1)
 
@@ -222,6 +225,13 @@ class _Walker:
         value = self.expr(node)
         if len(self.sites) > before and node.type not in _ASSIGNMENTS:  # (an assignment emitted itself)
             self.emit("e", self.scope.idx, value)
+
+    def s_generic(self, node: Node) -> None:
+        """A generic type's parameters, in order (an interface or type alias has no code besides)."""
+        params = node.child_by_field_name("type_parameters")
+        if params is not None:
+            names = [self.text(n) for p in params.named_children if (n := p.child_by_field_name("name")) is not None]
+            self.generics[self.qualname_of(node)] = names
 
     def s_skip(self, node: Node) -> None:
         """Bound before its block ran (imports)."""
@@ -558,6 +568,7 @@ class _Walker:
         """A class (its decorators written before an `export` come with it)."""
         outer = self.scope
         scope = self._new_scope(self.qualname_of(node), "class", outer, "", None)
+        self.s_generic(node)
         for decorator in [*(decorators or ()), *node.children_by_field_name("decorator")]:
             self._decorate(decorator, ["C", scope.idx])
         for child in node.named_children:
@@ -668,7 +679,7 @@ class _Walker:
             children = [c for c in node.named_children if c.type != "comment"]
             if len(children) == 2:
                 value, type_node = (children[1], children[0]) if node.type == "type_assertion" else children
-                return ["td", self.expr(value), self.declared(type_node)]
+                return ["as", self.expr(value), self.declared(type_node)]
         return self.others(node)
 
     def others(self, node: Node) -> list:
@@ -907,7 +918,8 @@ class _Walker:
     def flow(self) -> bytes:
         self._resolve_reads()
         return msgspec.msgpack.encode(
-            {"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites, "nvars": self.nvars},
+            {"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites, "nvars": self.nvars,
+             "generics": self.generics},
             enc_hook=_encode_read,
         )
 
@@ -976,6 +988,7 @@ _STATEMENTS: dict[str, Callable[[_Walker, Node], None]] = {
     "labeled_statement": _Walker.s_labeled, "throw_statement": _Walker.s_throw, "with_statement": _Walker.s_with,
     "export_statement": _Walker.s_export, "internal_module": _Walker.s_namespace, "module": _Walker.s_namespace,
     "import_statement": _Walker.s_skip,
+    "interface_declaration": _Walker.s_generic, "type_alias_declaration": _Walker.s_generic,
 }
 _EXPRESSIONS: dict[str, Callable[[_Walker, Node], object]] = {
     "identifier": _Walker.e_identifier, "shorthand_property_identifier": _Walker.e_identifier,

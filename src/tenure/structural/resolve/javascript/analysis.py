@@ -38,6 +38,7 @@ from tenure.structural.resolve.javascript.values import (
     OUTSIDE,
     PARAM,
     PROTO,
+    SOME,
     SOMETHING,
     Value,
     key_of,
@@ -385,6 +386,9 @@ class Analysis:
     def e_typed(self, expr: list) -> Values:
         return self.eval(expr[1]) or self.eval(expr[2])
 
+    def e_cast(self, expr: list) -> Values:
+        return self.eval(expr[2]) or self.eval(expr[1])
+
     def e_union(self, expr: list) -> Values:
         out: set[Value] = set()
         for part in expr[1]:
@@ -434,7 +438,7 @@ class Analysis:
             return {(PROTO, obj[1], obj[2])}
         found = self.lookup(obj, key)
         if not found:
-            return EMPTY
+            return self.project.member_type(self, obj, key) if is_generic(obj) else EMPTY
         out: set[Value] = set()
         for value in found:
             flags = self.flags(value) if value[0] == FUNC else ""
@@ -466,6 +470,8 @@ class Analysis:
                     return found
             return self.project.members(self, obj, key) if kind == CLASS else EMPTY
         found = self.field(obj, key)
+        if kind == ARRAY and not key.isdigit():  # (a method of the runtime's, or `length`)
+            return found
         return found | self.field(obj, ANY) if kind == ARRAY or not found else found
 
     def overrides(self, cls: Value, key: str) -> list[str]:
@@ -644,7 +650,10 @@ class Analysis:
         if methods:
             out: set[Value] = set()
             for method in methods:
-                out |= self.invoke(site, method, args, {receiver})
+                result = self.invoke(site, method, args, {receiver})
+                if not ours(result) and method[0] == FUNC and is_generic(receiver):  # `find(): T` of a Repo<User>
+                    result = self.project.declared_returns(self, method, receiver)
+                out |= result
             if len(receiver) > 3:  # `this` in a class's code: an instance of a subclass may override it
                 for method in methods:
                     if method[0] == FUNC:
@@ -688,7 +697,16 @@ class Analysis:
                 self.replay(site, callee, args)
             if "g" in self.flags(callee):
                 return {(GENERATOR, callee[1], callee[2])}
-            return self.returns(callee)
+            result = self.returns(callee)
+            if callee[1] == self.module or not any(v[0] == PARAM for v in result):
+                return result
+            given: set[Value] = set()  # what another module's function returns of its own arguments
+            for value in result:
+                if value[0] != PARAM:
+                    given.add(value)
+                elif value[2] == callee[2]:
+                    given |= self.through(args, value[3])  # type: ignore[arg-type]
+            return given
         if kind == BOUND:
             out: set[Value] = set()
             bound_this = self.field(callee, "$this")
@@ -706,7 +724,8 @@ class Analysis:
             return self.outside_call(site, str(callee[2]), args)
         if kind == PARAM and site.__class__ is int and site >= 0:  # type: ignore[operator]
             src = self.p.fqn(self.p.sites[site][2])  # type: ignore[index]
-            self.param_calls.setdefault(callee[2], set()).add((callee[3], src, self.p.sites[site][1]))  # type: ignore[arg-type, index]
+            name = self.p.sites[site][1]  # type: ignore[index]
+            self.param_calls.setdefault(callee[2], set()).add((callee[3], src, name))  # type: ignore[arg-type, index]
         return EMPTY
 
     def replay(self, site: Site | tuple[Site, str], fn: Value, args: list) -> None:
@@ -920,6 +939,17 @@ class Analysis:
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
 
 
+def ours(values: Values) -> bool:
+    """Whether any of the values is the program's own (not the runtime's, a constant, a parameter)."""
+    return any(v[0] not in (OUTSIDE, CONST, SOME, PARAM) for v in values)
+
+
+def is_generic(value: Value) -> bool:
+    """An instance whose type arguments a declared type gave (`Repo<User>`): (INST, module, qualname,
+    (the values each argument says, ...))."""
+    return len(value) > 3 and value[0] == INST and value[3].__class__ is tuple  # type: ignore[misc]
+
+
 def open_instance(module: str, qualname: str) -> Value:
     """An instance of the class or of a subclass: `this` in the class's own code. A call on it
     goes to the class's member (along its bases), and the overrides subclasses define are the
@@ -932,6 +962,7 @@ _EVAL = {
     "a": Analysis.e_member, "s": Analysis.e_subscript, "c": Analysis.e_call, "new": Analysis.e_new,
     "f": Analysis.e_function, "C": Analysis.e_class, "this": Analysis.e_this, "o": Analysis.e_object,
     "l": Analysis.e_array, "imp": Analysis.e_import, "req": Analysis.e_require, "T": Analysis.e_declared,
-    "td": Analysis.e_typed, "u": Analysis.e_union, "q": Analysis.e_sequence, "x": Analysis.e_effects,
-    "await": Analysis.e_await, "jsx": Analysis.e_jsx, "sc": Analysis.e_super_call, "S": Analysis.e_super_member,
+    "td": Analysis.e_typed, "as": Analysis.e_cast, "u": Analysis.e_union, "q": Analysis.e_sequence,
+    "x": Analysis.e_effects, "await": Analysis.e_await, "jsx": Analysis.e_jsx, "sc": Analysis.e_super_call,
+    "S": Analysis.e_super_member,
 }

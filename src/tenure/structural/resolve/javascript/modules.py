@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tenure.structural.facts import FileFacts, Import
+from tenure.structural.facts import Definition, FileFacts, Import
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
 from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, type_name
 from tenure.structural.resolve.javascript.analysis import ANY, Analysis
 from tenure.structural.resolve.javascript.program import program_of
-from tenure.structural.resolve.javascript.values import ARRAY, CLASS, EMPTY, FUNC, INST, NAMESPACE, OUTSIDE, Value
+from tenure.structural.resolve.javascript.values import (
+    ARRAY,
+    CLASS,
+    EMPTY,
+    FUNC,
+    INST,
+    NAMESPACE,
+    OUTSIDE,
+    PARAM,
+    Value,
+)
 
 MAX_LAYER = 2  # the file is 0, what it imports 1, their imports 2: deeper, the symbols answer
 MAX_EXPORT_HOPS = 4  # `export * from` chains
@@ -37,7 +47,7 @@ class Project:
         self.rules = rules
         self._syntax: dict[str, FileResolver] = {}
         self._analysing: set[tuple[str, int]] = set()
-        self._returns: dict[tuple[str, Value], set[Value]] = {}
+        self._returns: dict[tuple[str, Value, Value | None], set[Value]] = {}
 
     # modules -------------------------------------------------------------------------------------
     def syntax(self, facts: FileFacts) -> FileResolver:
@@ -133,8 +143,10 @@ class Project:
         there = self.analysis(obj[1], layer)  # type: ignore[arg-type]
         if there is None:
             return EMPTY
-        found = there.cells.get(("F", obj, key))
-        return found | there.cells.get(("F", obj, ANY), set()) if found and obj[0] == ARRAY else found or EMPTY
+        found = there.cells.get(("F", obj, key)) or EMPTY
+        if found and obj[0] == ARRAY:
+            found = found | there.cells.get(("F", obj, ANY), set())
+        return {v for v in found if v[0] != PARAM}  # (what a constructor was given there: not known here)
 
     def member_names(self, obj: Value) -> list[str]:
         """The properties another module's analysis gave an object (a mixin copied in)."""
@@ -223,41 +235,94 @@ class Project:
                     out.add((INST, value[1], value[2]) if value[0] == CLASS else value)
         return out
 
-    def declared(self, asker: Analysis, written: str, scope: str, home: FileResolver | None = None) -> set[Value]:
+    def declared(self, asker: Analysis, written: str, scope: str, home: FileResolver | None = None,
+                 given: dict[str, frozenset[Value]] | None = None) -> set[Value]:
         """The values a declared type says, the type written in scope `scope` of `home` (the asker's
-        file unless given): instances of a class or interface of the project, an array of them for
-        `T[]` and `Array<T>`, what `Promise<T>` resolves to."""
+        file unless given), with type parameters as `given`: instances of a class or interface of
+        the project (with what their type arguments say), an array of them for `T[]` and
+        `Array<T>`, what `Promise<T>` resolves to, any of a union's members."""
         home = home or asker.syntax
-        text = written.strip()
+        members = _top_level(written.strip(), "|")
+        if len(members) != 1:
+            out: set[Value] = set()
+            for member in members:
+                out |= self.declared(asker, member, scope, home, given)
+            return out
+        text = members[0]
+        if given and text in given:
+            return set(given[text])
         outer, inner = _generic_of(text)
         if text.endswith("[]") or outer in _COLLECTIONS:
-            items = self.declared(asker, text[:-2] if text.endswith("[]") else inner, scope, home)
+            items = self.declared(asker, text[:-2] if text.endswith("[]") else inner, scope, home, given)
             if not items:
                 return set()
             made: Value = (ARRAY, asker.module, f"{scope}:{text}")
             asker.add_cell(("F", made, ANY), items)
             return {made}
         if outer in _WRAPPERS and inner:
-            return self.declared(asker, inner, scope, home)
+            return self.declared(asker, inner, scope, home, given)
         name = type_name(text)
         if not name or name in self.rules.untyped:
             return set()
-        return self.instances(t.fqn for t in home.resolve_type(text, scope))
+        arguments = tuple(frozenset(self.declared(asker, a, scope, home, given)) for a in _top_level(inner, ","))
+        found = self.instances(t.fqn for t in home.resolve_type(text, scope))
+        if inner and any(arguments):
+            return {(*v[:3], arguments) if v[0] == INST else v for v in found}  # type: ignore[misc]
+        return found
 
-    def declared_returns(self, asker: Analysis, fn: Value) -> set[Value]:
+    def declared_returns(self, asker: Analysis, fn: Value, receiver: Value | None = None) -> set[Value]:
         """What a function's declared result type says it returns (`make(): Repo`), read where the
-        function is written."""
-        key = (asker.module, fn)
+        function is written; for a method of a generic receiver (`Repo<User>`), with its type
+        parameters what the receiver's arguments say."""
+        key = (asker.module, fn, receiver)
         if key not in self._returns:
             self._returns[key] = set()
-            for sym in self.symbols(fn):
-                facts = asker.syntax.facts if fn[1] == asker.module else self.view.file_facts(sym.path, sym.module)
-                d = next((d for d in facts.definitions if d.qualname == fn[2]), None) if facts else None
-                if facts is not None and d is not None and d.returns:
-                    self._returns[key] = self.declared(asker, d.returns, d.qualname.rpartition(".")[0],
-                                                       self.syntax(facts))
-                    break
+            found = self.declaration(asker, fn)
+            if found is not None:
+                d, home = found
+                given = self.type_arguments(receiver) if receiver is not None else None
+                self._returns[key] = self.declared(asker, d.returns, d.qualname.rpartition(".")[0], home, given)
         return self._returns[key]
+
+    def declaration(self, asker: Analysis, fn: Value) -> tuple[Definition, FileResolver] | None:
+        for sym in self.symbols(fn):
+            facts = asker.syntax.facts if fn[1] == asker.module else self.view.file_facts(sym.path, sym.module)
+            d = next((d for d in facts.definitions if d.qualname == fn[2]), None) if facts else None
+            if facts is not None and d is not None and d.returns:
+                return d, self.syntax(facts)
+        return None
+
+    def type_arguments(self, instance: Value) -> dict[str, frozenset[Value]]:
+        """A generic instance's type parameters -> what its arguments say (`Repo<User>`: T -> User)."""
+        facts = self.facts(instance[1])  # type: ignore[arg-type]
+        names = program_of(facts).generics.get(instance[2], []) if facts is not None else []  # type: ignore[call-overload]
+        return dict(zip(names, instance[3], strict=False))  # type: ignore[misc]
+
+    def member_type(self, asker: Analysis, instance: Value, key: str) -> set[Value]:
+        """A property of a generic instance as its class or interface declares it (`value: T`)."""
+        facts = self.facts(instance[1])  # type: ignore[arg-type]
+        if facts is None:
+            return set()
+        binding = next((b for b in facts.bindings if b.scope == instance[2] and b.name == key and not b.alias
+                        and not b.call), None)
+        if binding is None:
+            return set()
+        return self.declared(asker, binding.type, instance[2], self.syntax(facts), self.type_arguments(instance))  # type: ignore[arg-type]
+
+
+def _top_level(text: str, separator: str) -> list[str]:
+    """`A<B, C> | D` split at a separator outside brackets: ["A<B, C>", "D"]; "" gives []."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == separator and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p and p not in ("null", "undefined", "void")]
 
 
 def _generic_of(text: str) -> tuple[str, str]:

@@ -24,6 +24,7 @@ class Program:
         self.stmts: list[list] = raw.get("stmts", [])
         self.sites: list[list] = raw.get("sites", [])
         self.nvars: int = raw.get("nvars", 0)
+        self.generics: dict[str, list[str]] = raw.get("generics", {})
         self.stars: list[str] = [s[1] for s in self.stmts if s[0] == "star"]
         self.by_qualname: dict[str, list[int]] = {}
         for idx, scope in enumerate(self.scopes):
