@@ -78,7 +78,8 @@ class Analysis:
         # (path, caller fqn, name written): a function's parameter (or a property of one) called
         # where, and what it writes into properties of its parameters; replayed by callers in other
         # modules (`foreign`: their edges through the arguments of one of their sites)
-        self.param_calls: dict[str, set[tuple[tuple, str, str]]] = {}
+        # (what it passes there, by position)
+        self.param_calls: dict[str, dict[tuple[tuple, str, str], list[set[Value]]]] = {}
         self.param_writes: dict[str, set[tuple[tuple, str, frozenset[Value]]]] = {}
         self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
@@ -725,8 +726,15 @@ class Analysis:
         if kind == PARAM and site.__class__ is int and site >= 0:  # type: ignore[operator]
             src = self.p.fqn(self.p.sites[site][2])  # type: ignore[index]
             name = self.p.sites[site][1]  # type: ignore[index]
-            self.param_calls.setdefault(callee[2], set()).add((callee[3], src, name))  # type: ignore[arg-type, index]
+            self.note_param_call(callee, src, name, args)
         return EMPTY
+
+    def note_param_call(self, token: Value, src: str, name: str, args: list) -> None:
+        given = self.param_calls.setdefault(token[2], {}).setdefault((token[3], src, name), [])  # type: ignore[arg-type, index]
+        for i, arg in enumerate(args):
+            if i >= len(given):
+                given.append(set())
+            given[i] |= arg[1] if isinstance(arg, tuple) else arg
 
     def replay(self, site: Site | tuple[Site, str], fn: Value, args: list) -> None:
         """What another module's function does with its parameters, done with these arguments:
@@ -735,22 +743,30 @@ class Analysis:
         there = self.project.analysis(fn[1], self.layer + 1)  # type: ignore[arg-type]
         if there is None or site.__class__ is not int:
             return
-        for path, src, _ in sorted(there.param_calls.get(fn[2], ())):  # type: ignore[arg-type]
+        for (path, src, name), passed in sorted(there.param_calls.get(fn[2], {}).items()):  # type: ignore[arg-type]
+            given = [self.given(fn, values, args) for values in passed]
             for target in self.through(args, path):
                 if target[0] == FUNC:
                     targets = self.foreign.setdefault(site, {}).setdefault((src, path), set())  # type: ignore[call-overload]
                     targets.add(qualify(target[1], target[2]))  # type: ignore[arg-type]
+                    if target[1] == self.module:  # our callback gets what that function gives it
+                        self.pass_args(target, given, EMPTY)
                 elif target[0] == PARAM:  # passed on from our own caller
-                    self.param_calls.setdefault(target[2], set()).add((target[3], src, ""))  # type: ignore[arg-type]
+                    self.note_param_call(target, src, name, given)
         for path, key, values in sorted(there.param_writes.get(fn[2], ()), key=str):  # type: ignore[arg-type]
-            given: set[Value] = set()
-            for value in values:
-                if value[0] == PARAM and value[2] == fn[2]:
-                    given |= self.through(args, value[3])  # type: ignore[arg-type]
-                elif value[0] != PARAM:
-                    given.add(value)
             for target in self.through(args, path):
-                self.write(target, key, given, -1)
+                self.write(target, key, self.given(fn, values, args), -1)
+
+    def given(self, fn: Value, values: Values, args: list) -> set[Value]:
+        """Values another module's function passes or stores, its own parameters replaced by what
+        this call gives them (another function's parameters there are not known here)."""
+        out: set[Value] = set()
+        for value in values:
+            if value[0] != PARAM:
+                out.add(value)
+            elif value[2] == fn[2]:
+                out |= self.through(args, value[3])  # type: ignore[arg-type]
+        return out
 
     def through(self, args: list, path: tuple) -> Values:
         """The values at a parameter's path (position, then properties) in these arguments."""
