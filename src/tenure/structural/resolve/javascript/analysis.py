@@ -72,6 +72,7 @@ class Analysis:
         self.edges: dict[Site | tuple[Site, str], dict[str, set[str]]] = {}
         self.unknown: dict[Site, str] = {}  # sites whose callee had no value -> "free" | "member" | "local" | "new"
         self.handed: dict[Site, list[Values]] = {}  # the functions each site hands out of the project
+        self.runtime_calls: set[Site] = set()  # sites whose callee is the runtime's, calling them back
         self.called: set[int] = set()  # local function scopes some call of the project runs
         self.dynamic: set[Site] = set()  # `eval(...)`
         self.dispatch: dict[Site, dict[str, str]] = {}  # a call on `this`: overrides -> the method they override
@@ -311,7 +312,7 @@ class Analysis:
             return {(MODULE_OBJECT, self.module, "")}
         if name == "exports":
             return {(NAMESPACE, self.module, "")}
-        if name in self.project.rules.builtins or name == "eval":
+        if name in self.project.rules.builtins or name == "eval" or name in runtime.table("functions"):
             return {(OUTSIDE, "", name)}
         return EMPTY  # a global of another script, or of the host: the names decide (edges.py)
 
@@ -617,6 +618,9 @@ class Analysis:
                     found = True
             if not receivers:
                 self.unknown[site] = "member"
+                known = runtime.table("array").get(name) or runtime.table("promise").get(name)
+                if known is not None:  # `rows.forEach(f)` of rows nothing is known of: the runtime's, likely
+                    self.builtin(site, known, EMPTY, args)
         elif callee.__class__ is list and callee[0] == "S":  # type: ignore[index]
             this = self.eval(["this", callee[2]])  # type: ignore[index]
             for base in self.mro(self.klass(callee[1]))[1:]:  # type: ignore[index]
@@ -902,6 +906,8 @@ class Analysis:
         items = self.iterate(receiver, -1)
         results: set[Value] = set()
         initial = plain[built.initial] if 0 <= built.initial < len(plain) else EMPTY
+        if built.callback:
+            self.runtime_calls.add(site)
         for position in built.callback:
             if position >= len(plain):
                 continue

@@ -1,6 +1,9 @@
 """The edges of the file being resolved, from its analysis: its call sites' targets, the functions
-it hands out of the project, what the names say where a callee holds no known value, and (by the
-generic resolver) its super types and imports."""
+it hands to the runtime to call back (`map(f)`, `setTimeout(f)`), what another module's function
+calls through its arguments, dispatch candidates, what the names say where a callee holds no known
+value, and (by the generic resolver) its super types and imports. An anonymous function handed out
+of the project (to the runtime or a package) that nothing of the project calls is not a caller of its
+own: its calls are the function's that handed it over."""
 
 from __future__ import annotations
 
@@ -43,8 +46,8 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
             detail = f"{DISPATCH_DETAIL}{base}"
             out.append(EdgeOut(p.fqn(source(scope)), target, Relation.CALLS, Tier.AMBIGUOUS, line, name, detail))
     for site, handed in a.handed.items():
-        if site in a.edges:
-            continue
+        if site in a.edges or site not in a.runtime_calls:
+            continue  # (what a package does with a function it is given is its own: `expect(f)` runs nothing)
         line, name, scope = p.sites[site][:3]
         for values in handed:  # each argument on its own: they are not alternatives
             targets = sorted({t for v in values for t in _functions(a, v) if not _is_inlined(a, t, inlined)})
