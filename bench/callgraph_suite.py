@@ -354,15 +354,20 @@ def report(results: dict[str, list[CaseScore]], tools: list[Tool], verbose: bool
 # --------------------------------------------------------------------------------------------------
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", type=Path, help="directory whose subdirectories hold callgraph.json cases")
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a run over a suite's cases (shared with bench/pycg_micro.py)."""
     parser.add_argument("--tenure", help="command that runs the tenure CLI (default: tenure on PATH)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="cases run in parallel")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per command")
     parser.add_argument("--category", action="append", help="only these categories (repeatable)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list wrong and missing edges")
     parser.add_argument("--json-out", type=Path, help="also write the figures as JSON")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("suite", type=Path, help="directory whose subdirectories hold callgraph.json cases")
+    add_run_options(parser)
     return parser.parse_args(argv)
 
 

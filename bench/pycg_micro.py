@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
-import os
 import subprocess
 import sys
 import tempfile
@@ -55,6 +54,7 @@ from callgraph_suite import (
     CaseScore,
     Tool,
     ToolOutput,
+    add_run_options,
     make_tenure,
     parse_pycg_json,
     report,
@@ -244,15 +244,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--suite", type=Path, help="PyCG's micro-benchmark/ directory")
     parser.add_argument("--pycg-git", type=Path, default=DEFAULT_PYCG_GIT,
                         help="PyCG git dir to extract the suite from when --suite is not given")
-    parser.add_argument("--tenure", help="command that runs the tenure CLI (default: tenure on PATH)")
     parser.add_argument("--no-peer", action="store_true", help="skip PyCG 0.0.7")
     parser.add_argument("--no-tenure", action="store_true", help="score only the peers")
     parser.add_argument("--pycg-python", type=Path, default=DEFAULT_PYCG_PYTHON)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="cases run in parallel")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    parser.add_argument("--category", action="append", help="only these categories (repeatable)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="list wrong and missing edges")
-    parser.add_argument("--json-out", type=Path, help="also write the figures as JSON")
+    add_run_options(parser)
     return parser.parse_args(argv)
 
 

@@ -54,11 +54,11 @@ import msgspec
 from tree_sitter import Node, Tree
 
 from tenure.structural.extract import extract_located, text_of
+from tenure.structural.extractors import State, join
 from tenure.structural.extractors import flow_lines as flow_lines  # (indexer.shape asks the extractor)
 from tenure.structural.facts import FileFacts
 from tenure.structural.languages import LanguageSpec
 
-State = dict[str, list[int]]
 _NOTHING: tuple = ()
 _FUNCTIONS = frozenset({"function_expression", "arrow_function", "generator_function", "function_declaration",
                         "generator_function_declaration", "function"})
@@ -169,17 +169,6 @@ class _Walker:
     def fork(self) -> State:
         return dict(self.function_scope().state)
 
-    def join(self, *states: State) -> State:
-        joined: State = {}
-        for state in states:
-            for name, vars_ in state.items():
-                have = joined.get(name)
-                if have is None:
-                    joined[name] = vars_
-                elif have is not vars_:
-                    joined[name] = [*have, *(v for v in vars_ if v not in have)]
-        return joined
-
     def set_state(self, state: State) -> None:
         self.function_scope().state = state
 
@@ -288,11 +277,11 @@ class _Walker:
         taken = self.branch(start, node.child_by_field_name("consequence"))
         alternative = node.child_by_field_name("alternative")
         if alternative is None:
-            self.set_state(self.join(start, taken))
+            self.set_state(join(start, taken))
             return
         body = next((c for c in alternative.named_children if c.type != "comment"), None)
         other = self.branch(start, body)
-        self.set_state(self.join(taken, other))
+        self.set_state(join(taken, other))
 
     def s_loop(self, node: Node) -> None:
         """while, do, for (;;): the body may run any number of times."""
@@ -305,7 +294,7 @@ class _Walker:
         increment = node.child_by_field_name("increment")
         if increment is not None:
             self.effects(increment)
-        self.set_state(self.join(start, body))
+        self.set_state(join(start, body))
 
     def s_for_in(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -320,7 +309,7 @@ class _Walker:
                 else:
                     self.emit("=", self.scope.idx, target, ["ks"])  # for ... in: the keys
         body = self.branch(self.fork(), node.child_by_field_name("body"))
-        self.set_state(self.join(start, body))
+        self.set_state(join(start, body))
 
     def s_try(self, node: Node) -> None:
         start = self.fork()
@@ -328,14 +317,14 @@ class _Walker:
         ends = [body]
         handler = node.child_by_field_name("handler")
         if handler is not None:
-            self.set_state(self.join(start, body))
+            self.set_state(join(start, body))
             parameter = handler.child_by_field_name("parameter")
             if parameter is not None:
                 target = self.target(parameter)
                 if target is not None:
                     self.emit("=", self.scope.idx, target, ["ks"])
             ends.append(self.branch(self.fork(), handler.child_by_field_name("body")))
-        self.set_state(self.join(*ends))
+        self.set_state(join(*ends))
         finalizer = node.child_by_field_name("finalizer")
         if finalizer is not None:
             self.statement(finalizer.child_by_field_name("body") or finalizer)
@@ -349,23 +338,19 @@ class _Walker:
         ends, has_default = [], False
         for case in body.named_children if body is not None else ():
             has_default |= case.type == "switch_default"
-            self.set_state(self.join(start, ends[-1]) if ends else dict(start))  # cases fall through
+            self.set_state(join(start, ends[-1]) if ends else dict(start))  # cases fall through
             test = case.child_by_field_name("value")
             if test is not None:
                 self.effects(test)
             for part in case.children_by_field_name("body"):
                 self.statement(part)
             ends.append(self.function_scope().state)
-        self.set_state(self.join(*ends) if has_default and ends else self.join(start, *ends))
+        self.set_state(join(*ends) if has_default and ends else join(start, *ends))
 
     def s_labeled(self, node: Node) -> None:
         body = node.child_by_field_name("body")
         if body is not None:
             self.statement(body)
-
-    def s_throw(self, node: Node) -> None:
-        for child in node.named_children:
-            self.effects(child)
 
     def s_with(self, node: Node) -> None:
         for child in node.named_children:
@@ -848,7 +833,7 @@ class _Walker:
         taken = self.function_scope().state
         self.set_state(dict(start))
         no = self.expr(node.child_by_field_name("alternative"))
-        self.set_state(self.join(taken, self.function_scope().state))
+        self.set_state(join(taken, self.function_scope().state))
         return ["u", [v for v in (yes, no) if v is not None]]
 
     def e_binary(self, node: Node) -> list:
@@ -985,7 +970,8 @@ _STATEMENTS: dict[str, Callable[[_Walker, Node], None]] = {
     "return_statement": _Walker.s_return, "if_statement": _Walker.s_if,
     "for_statement": _Walker.s_loop, "while_statement": _Walker.s_loop, "do_statement": _Walker.s_loop,
     "for_in_statement": _Walker.s_for_in, "try_statement": _Walker.s_try, "switch_statement": _Walker.s_switch,
-    "labeled_statement": _Walker.s_labeled, "throw_statement": _Walker.s_throw, "with_statement": _Walker.s_with,
+    "labeled_statement": _Walker.s_labeled, "throw_statement": _Walker.s_expression_statement,
+    "with_statement": _Walker.s_with,
     "export_statement": _Walker.s_export, "internal_module": _Walker.s_namespace, "module": _Walker.s_namespace,
     "import_statement": _Walker.s_skip,
     "interface_declaration": _Walker.s_generic, "type_alias_declaration": _Walker.s_generic,

@@ -543,22 +543,30 @@ def _segments(receiver: str) -> list[tuple[str, bool]] | None:
     (indexing, literals, casts) and for unbalanced text."""
     text = _STRING.sub('""', receiver.strip())  # `append('[')`: brackets in literals do not nest
     text = text.replace("?.", ".").replace("!.", ".")  # `a?.b`, `a!.b`: the same member
+    parts = split_top_level(text, ".")
+    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts] if parts is not None else []
+    if not matches or not all(matches):
+        return None
+    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+
+
+def split_top_level(text: str, separator: str, brackets: str = "()[]{}") -> list[str] | None:
+    """`text` cut at each `separator` outside brackets (`brackets`: pairs, opening first); None
+    when they do not balance."""
+    opening, closing = brackets[::2], brackets[1::2]
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([{":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closing:
             depth -= 1
             if depth < 0:
                 return None
-        elif ch == "." and depth == 0:
+        elif ch == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts]
-    if depth or not all(matches):
-        return None
-    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+    return parts if not depth else None
 
 
 def _first_result(returns: str) -> str:

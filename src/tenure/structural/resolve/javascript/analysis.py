@@ -187,31 +187,41 @@ class Analysis:
 
     # statements ----------------------------------------------------------------------------------
     def execute(self, stmt: list) -> None:
-        op = stmt[0]
-        if op == "=":
-            self.assign(stmt[2], self.eval(stmt[3]))
-        elif op == "e":
-            self.eval(stmt[2])
-        elif op == "r":
-            self.add_cell(("r", self.fn(stmt[1])), self.eval(stmt[2]))
-        elif op == "y":
-            values = self.eval(stmt[2])
-            self.add_cell(("y", self.fn(stmt[1])), self.iterate(values, -1) if stmt[3] else values)
-        elif op == "for":
-            self.assign(stmt[2], self.iterate(self.eval(stmt[3]), stmt[4]))
-        elif op == "b":
-            bases = {v for v in self.eval(stmt[3]) if v[0] in (CLASS, FUNC, OUTSIDE)}
-            self.add_cell(("base", self.klass(stmt[2])), bases)
-        elif op == "m":
-            self.member(stmt)
-        elif op == "fld":
-            cls = self.klass(stmt[1])
-            owner = cls if stmt[4] else (INST, cls[1], cls[2])
-            self.add_cell(("F", owner, stmt[2] if stmt[2] is not None else ANY), self.eval(stmt[3]))
-        elif op == "exp":
-            self.add_cell(("F", (NAMESPACE, self.module, ""), stmt[1]), self.eval(stmt[2]))
-        elif op == "dflt":
-            self.defaults(stmt[1], 0)
+        _EXECUTE[stmt[0]](self, stmt)
+
+    def s_assign(self, stmt: list) -> None:
+        self.assign(stmt[2], self.eval(stmt[3]))
+
+    def s_effects(self, stmt: list) -> None:
+        self.eval(stmt[2])
+
+    def s_return(self, stmt: list) -> None:
+        self.add_cell(("r", self.fn(stmt[1])), self.eval(stmt[2]))
+
+    def s_yield(self, stmt: list) -> None:
+        values = self.eval(stmt[2])
+        self.add_cell(("y", self.fn(stmt[1])), self.iterate(values, -1) if stmt[3] else values)
+
+    def s_for(self, stmt: list) -> None:
+        self.assign(stmt[2], self.iterate(self.eval(stmt[3]), stmt[4]))
+
+    def s_base(self, stmt: list) -> None:
+        bases = {v for v in self.eval(stmt[3]) if v[0] in (CLASS, FUNC, OUTSIDE)}
+        self.add_cell(("base", self.klass(stmt[2])), bases)
+
+    def s_field(self, stmt: list) -> None:
+        cls = self.klass(stmt[1])
+        owner = cls if stmt[4] else (INST, cls[1], cls[2])
+        self.add_cell(("F", owner, stmt[2] if stmt[2] is not None else ANY), self.eval(stmt[3]))
+
+    def s_export(self, stmt: list) -> None:
+        self.add_cell(("F", (NAMESPACE, self.module, ""), stmt[1]), self.eval(stmt[2]))
+
+    def s_defaults(self, stmt: list) -> None:
+        self.defaults(stmt[1], 0)
+
+    def s_none(self, stmt: list) -> None:
+        """`export * from`: read by who asks for the module's exports (Program.stars)."""
 
     def member(self, stmt: list) -> None:
         """A method, getter or setter of a class: a field of its prototype (of the class: static),
@@ -301,10 +311,7 @@ class Analysis:
         return handler(self, expr) if handler is not None else EMPTY
 
     def e_vars(self, expr: list) -> Values:
-        out: set[Value] = set()
-        for var in expr[1]:
-            out |= self.var(var)
-        return out
+        return set().union(*(self.var(var) for var in expr[1]))
 
     def e_free(self, expr: list) -> Values:
         name = expr[1]
@@ -392,10 +399,7 @@ class Analysis:
         return self.eval(expr[2]) or self.eval(expr[1])
 
     def e_union(self, expr: list) -> Values:
-        out: set[Value] = set()
-        for part in expr[1]:
-            out |= self.eval(part)
-        return out
+        return set().union(*(self.eval(part) for part in expr[1]))
 
     def e_sequence(self, expr: list) -> Values:
         last: Values = EMPTY
@@ -959,6 +963,13 @@ class Analysis:
         if (site if site.__class__ is int else site[0]) < 0:  # type: ignore[index]
             return
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+
+
+_EXECUTE = {
+    "=": Analysis.s_assign, "e": Analysis.s_effects, "r": Analysis.s_return, "y": Analysis.s_yield,
+    "for": Analysis.s_for, "b": Analysis.s_base, "m": Analysis.member, "fld": Analysis.s_field,
+    "exp": Analysis.s_export, "dflt": Analysis.s_defaults, "star": Analysis.s_none,
+}
 
 
 def ours(values: Values) -> bool:

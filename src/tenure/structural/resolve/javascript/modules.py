@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from tenure.structural.facts import Definition, FileFacts, Import
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
-from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, type_name
+from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, split_top_level, type_name
 from tenure.structural.resolve.javascript.analysis import ANY, Analysis
 from tenure.structural.resolve.javascript.program import program_of
 from tenure.structural.resolve.javascript.values import (
@@ -311,18 +311,10 @@ class Project:
 
 
 def _top_level(text: str, separator: str) -> list[str]:
-    """`A<B, C> | D` split at a separator outside brackets: ["A<B, C>", "D"]; "" gives []."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == separator and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p and p not in ("null", "undefined", "void")]
+    """A type cut at a separator outside brackets (`A<B, C> | D`: ["A<B, C>", "D"]), without the
+    members that hold nothing (null, undefined, void); "" gives []."""
+    parts = split_top_level(text, separator, "<>()[]{}") or [text]
+    return [p for p in (p.strip() for p in parts) if p and p not in ("null", "undefined", "void")]
 
 
 def _generic_of(text: str) -> tuple[str, str]:
