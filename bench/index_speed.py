@@ -69,6 +69,7 @@ from common import (
 )
 
 from tenure.entry import with_hash_seed
+from tenure.state import database_path
 
 DJANGO = ("django", "5.1.4")
 TOUCH_LINE = "\n# tenure bench: harmless appended comment\n"
@@ -365,7 +366,7 @@ def depended_on(root: Path) -> list[tuple[str, int]]:
         dst = edge.get("dst")
         if dst:
             incoming[dst] = incoming.get(dst, 0) + 1
-    known = _known_symbols(root / ".tenure" / "tenure.db")
+    known = _known_symbols(database_path(root))
     return sorted(((name, n) for name, n in incoming.items() if known is None or name in known),
                   key=lambda item: (-item[1], item[0]))
 
@@ -495,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"indexing {root} with {' '.join(cmd)} ...", file=sys.stderr, flush=True)
     full = full_index(cmd, root)
     reference = reference_walk(root)
-    counts = graph_counts(root / ".tenure" / "tenure.db")
+    counts = graph_counts(database_path(root))
     print_index_figures(root, files, full, counts, reference)
 
     target = pick_midsize_file(root)

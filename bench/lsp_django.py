@@ -32,6 +32,8 @@ from pathlib import Path
 from common import CACHE_DIR, fetch_sdist, fmt_bytes, print_table, run, tenure_command, write_json
 from index_speed import DJANGO, _children_map, _rss
 
+from tenure.state import database_path
+
 
 def descendants(pid: int) -> list[int]:
     children = _children_map()
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     sampler.join()
     time.sleep(1)
     survivors = [pid for pid in seen if Path(f"/proc/{pid}").exists()]
-    figures = counts(root / ".tenure" / "tenure.db")
+    figures = counts(database_path(root))
     verified, total = figures["verified files"], figures["python files"]
     per_file = wall / verified if verified else None
     report = json.loads(stdout) if stdout.strip().startswith("{") else None

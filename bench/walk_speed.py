@@ -1,5 +1,5 @@
-"""The walk of the tree in an update without a watcher: discovery (`discover` + `_inspect` of every
-path), the JVM source's `find_inputs`, and `Tenure.index()` after a one-line edit; this build against
+"""The walk of the tree in an update without a watcher: discovery (`discover` + `inspect_file` of
+every path), the JVM source's `find_inputs`, and `Tenure.index()` after a one-line edit; this build against
 a baseline git revision in the same run, on a plain copy of the tree and on a git work tree of it.
 
     python bench/walk_speed.py [--path DIR] [--file REL] [--baseline REV] [--runs 3] [--json-out FILE]
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from common import REPO, baseline_src, cpu_seconds, fetch_sdist, write_json
 
-MEASURES = ("discover + _inspect", "find_inputs", "index() after an edit")
+MEASURES = ("discover + inspect_file", "find_inputs", "index() after an edit")
 
 
 def _timed(fn):  # noqa: ANN001, ANN202 — bench helper
@@ -42,8 +42,14 @@ def _timed(fn):  # noqa: ANN001, ANN202 — bench helper
 def _worker(root: Path, rel: str) -> dict:
     """One run on an indexed tree: the three measures, and what they found."""
     from tenure import Tenure
-    from tenure.structural import indexer
     from tenure.structural.jvm.discover import find_inputs
+
+    try:
+        from tenure.structural import discover as discovery
+        inspect_file = discovery.inspect_file
+    except ImportError:  # a baseline from before discovery left the indexer
+        from tenure.structural import indexer as discovery
+        inspect_file = discovery._inspect
 
     figures = {}
     with Tenure.open(root, discover=False) as t:
@@ -51,9 +57,9 @@ def _worker(root: Path, rel: str) -> dict:
         known = t.structural.files()
 
         def walk() -> tuple[list, list]:
-            paths, skipped = indexer.discover(root)
+            paths, skipped = discovery.discover(root)
             top = os.fspath(root)
-            cands = [c for p in paths if (c := indexer._inspect(top, p, known.get(p), indexer.MAX_FILE_BYTES))]
+            cands = [c for p in paths if (c := inspect_file(top, p, known.get(p), discovery.MAX_FILE_BYTES))]
             return cands, skipped
 
         (cands, skipped), *figures[MEASURES[0]] = _timed(walk)

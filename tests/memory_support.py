@@ -12,8 +12,8 @@ import pytest
 
 from tenure import Tenure
 from tenure.memories.api import Memories
-from tenure.memories.terms import stem, words
-from tenure.structural.indexer import IndexReport
+from tenure.namespace.terms import stem, words
+from tenure.structural.report import IndexReport
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

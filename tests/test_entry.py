@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tenure import Tenure, entry
-from tenure.structural import indexer
+from tenure.structural import indexer, workers
 from tests.conftest import FIXTURES
 
 
@@ -93,16 +93,16 @@ def test_a_run_past_the_worker_threshold_restarts_seeded_before_it_parses(
         monkeypatch, make_repo, before: dict[str, str], after: dict[str, str], read_first: bool) -> None:
     """Past PARALLEL_THRESHOLD files, resolution runs in workers, whose order nobody watches. New
     files tell so before they are read; changed ones once their content is (it may be the same)."""
-    monkeypatch.setattr(indexer, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 2)
     root = make_repo(before)
     with Tenure.open(root) as t:
         t.index()
     for path, text in after.items():
         (root / path).write_text(text)
     calls = _restart_recorded(monkeypatch)
-    monkeypatch.setattr(indexer, "_parse_all", lambda *args: pytest.fail("parsed before the restart"))
+    monkeypatch.setattr(workers, "parse_all", lambda *args: pytest.fail("parsed before the restart"))
     if not read_first:
-        monkeypatch.setattr(indexer, "_inspect", lambda *args: pytest.fail("read files it need not"))
+        monkeypatch.setattr(indexer, "inspect_file", lambda *args: pytest.fail("read files it need not"))
     with pytest.raises(SystemExit):
         entry.run_cli(["index", str(root)])
     assert calls == [(["-P", "-m", "tenure.cli", "index", str(root)], "0")]

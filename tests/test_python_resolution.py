@@ -16,7 +16,7 @@ from tenure.structural.extract import extract as query_extract
 from tenure.structural.extractors.python import extract as python_extract
 from tenure.structural.languages import language_table
 from tests.conftest import FIXTURES
-from tests.test_incremental import clean_index, snapshot
+from tests.incremental_support import clean_index, snapshot
 
 PYTHON = language_table()["python"]
 SAMPLES = sorted([*FIXTURES.glob("graph/python_*/**/*.py"), *FIXTURES.glob("languages/python/*.py")])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tests.test_incremental import replay
+from tests.incremental_support import replay
 
 JAVA = {
     "com/acme/core/Ledger.java": "package com.acme.core;\npublic class Ledger { public void post() {} }\n",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tenure import Tenure
 from tenure.structural import walk as walking
-from tenure.structural.indexer import discover
+from tenure.structural.discover import discover
 from tenure.structural.jvm.discover import find_inputs
 from tenure.structural.walk import walk
 

@@ -12,7 +12,8 @@ import typer
 
 from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
-from tenure.structural.lsp.state import enrich_lock
+from tenure.state import state_dir
+from tenure.structural.lsp.state import LOCK_FILE, enrich_lock
 
 MORE_PASSES = 3
 
@@ -35,12 +36,12 @@ def enrich(
     # SIGTERM (a stopped background run) unwinds like an error: the servers are shut down and the file
     # being verified is rolled back, never half written.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    with open_project(repo) as t, enrich_lock(t.root / ".tenure") as acquired:
+    with open_project(repo) as t, enrich_lock(state_dir(t.root)) as acquired:
         if not acquired:
             if background:
                 return
             err.print("[yellow]an enrichment is already running for this project[/yellow] "
-                      f"(see {t.root / '.tenure' / 'enrich.lock'}); what-breaks shows what it verified so far")
+                      f"(see {state_dir(t.root) / LOCK_FILE}); what-breaks shows what it verified so far")
             raise typer.Exit(1)
         try:
             report = _enrich(t, set(language) if language else None, quiet=as_json or background)

@@ -35,7 +35,7 @@ def di_ingest(
 
     with open_project(repo) as t:
         try:
-            report = ingest_beans(t, file, profile)
+            report = ingest_beans(t.source_context, file, profile)
         except (BeansFileError, OSError) as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
@@ -54,7 +54,7 @@ def bytecode_ingest(
 
     with open_project(repo) as t:
         try:
-            report = ingest_classpath(t, path)
+            report = ingest_classpath(t.source_context, path)
         except JvmInputError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc

@@ -10,9 +10,9 @@ from typing import Any
 from tenure.setup import edits
 from tenure.setup.clients import BRIDGE_LINE, CLIENTS, bridge
 from tenure.setup.edits import Edit
-from tenure.state import make_state_dir
+from tenure.state import make_state_dir, state_dir
 
-MANIFEST = Path(".tenure") / "setup.json"
+MANIFEST = "setup.json"  # in the state directory
 
 
 def plan(client: str, root: Path, home: Path, with_bridge: bool) -> list[Edit]:
@@ -59,11 +59,10 @@ def _record(root: Path, edit: Edit) -> None:
 
 
 def _load(root: Path) -> list[Edit]:
-    path = root / MANIFEST
+    path = state_dir(root) / MANIFEST
     return [Edit(**e) for e in json.loads(path.read_text())] if path.exists() else []
 
 
 def _save(root: Path, recorded: list[Edit]) -> None:
-    make_state_dir(root)
-    path = root / MANIFEST
+    path = make_state_dir(root) / MANIFEST
     path.write_text(json.dumps([e.as_dict() for e in recorded], indent=2) + "\n")

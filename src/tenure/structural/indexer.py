@@ -5,33 +5,34 @@ The whole update is one transaction: a process killed half-way leaves the previo
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import gc
 import hashlib
-import importlib
 import json
 import os
-import stat
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import msgspec
-
-from tenure.structural.facts import FileFacts, decode_facts, digest_of, encode_facts
+from tenure.structural import workers
+from tenure.structural.discover import (
+    MAX_FILE_BYTES,
+    Candidate,
+    discover,
+    ignored,
+    inspect_file,
+    named_in_utf8,
+)
+from tenure.structural.facts import FileFacts, decode_facts, digest_of
 from tenure.structural.languages import LanguageSpec, language_for, language_table
-from tenure.structural.naming import file_scope_name, module_name, qualify
+from tenure.structural.naming import module_name
+from tenure.structural.parse import extractor_version, shape, symbols_of
+from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
     MODULE_KEY,
     HashSeedNeeded,
@@ -39,7 +40,6 @@ from tenure.structural.resolve import (
     ProjectIndex,
     ProjectView,
     Recording,
-    Resolved,
     SymbolInfo,
     Verified,
     changed_keys,
@@ -50,155 +50,9 @@ from tenure.structural.resolve import (
     touched_keys,
 )
 from tenure.structural.store import StructuralStore
-from tenure.structural.walk import walk
 
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing.context import BaseContext
-
-MAX_FILE_BYTES = 5 * 1024 * 1024  # larger files are almost always generated or vendored data
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
-PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
-ALWAYS_IGNORED = {".git", ".hg", ".svn", ".tenure", "node_modules", "__pycache__", ".venv", "venv", ".tox",
-                  ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
-
-@dataclass
-class IndexReport:
-    files_seen: int = 0
-    files_parsed: int = 0
-    files_unchanged: int = 0
-    files_removed: int = 0
-    files_resolved: int = 0
-    files_verified: int = 0  # dependants whose answers from other files still held: edges kept as they were
-    # dependants that read edited modules only whole, whose analysis reads the same: kept unchecked
-    files_spared: int = 0
-    symbols: int = 0
-    edges: int = 0
-    partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
-    unresolved: list[tuple[str, str]] = field(default_factory=list)  # (path, why its resolver gave up)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
-    # Symbols whose code changed or that went away: memories attached to them have drifted.
-    drifted: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
-    sources: dict[str, dict] = field(default_factory=dict)  # what each after-index source did (sources.py)
-    changed_paths: list[str] | None = None  # what a watcher said changed; None: the whole tree was walked
-
-    def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-@dataclass
-class _Candidate:
-    path: str
-    spec: LanguageSpec
-    size: int
-    mtime_ns: int
-    content: bytes | None = None
-    content_hash: str = ""
-    skip: str = ""
-
-
-def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Relative paths of the files to consider (git's view when it is a repository), and the
-    paths passed over with a reason."""
-    try:
-        # git lists paths relative to the directory it runs in, subdirectory or not.
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, check=True, timeout=60,
-        ).stdout
-        paths = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
-        return sorted(p for p in paths if not _ignored(p)), []
-    except (OSError, subprocess.SubprocessError):
-        pass  # not a git work tree (or no git): walk it ourselves
-    found: list[str] = []
-    skipped: list[tuple[str, str]] = []
-    for rel, _, files, links in walk(os.fspath(root), ALWAYS_IGNORED):
-        prefix = f"{rel}/" if rel else ""
-        found += [prefix + f for f in files]
-        skipped += [(prefix + d, "symlinked directory not followed") for d in links]
-    return sorted(found), sorted(skipped)
-
-
-def new_source_files(root: Path, known: AbstractSet[str]) -> list[str]:
-    """Source files under `root` that an index would take and has no row for (a file it skipped has
-    one; what it passes over without one, a FIFO or a path git lists but the tree lacks, is left out)."""
-    found, _ = discover(root)
-    named, _ = _named_in_utf8(p for p in found if p not in known)
-    return [p for p in named if language_for(p) is not None and os.path.isfile(root / p)]
-
-
-def _named_in_utf8(paths: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The paths UTF-8 can spell (the store keeps them as text), and the others passed over with a
-    reason, shown with the bytes that are not UTF-8 escaped (a name is bytes on POSIX)."""
-    named, unnamed = [], []
-    for path in paths:
-        if path.isascii():
-            named.append(path)
-            continue
-        try:
-            path.encode("utf-8")
-            named.append(path)
-        except UnicodeEncodeError:
-            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            unnamed.append((shown, "file name is not valid UTF-8"))
-    return named, unnamed
-
-
-def _ignored(path: str) -> bool:
-    return "/" in path and not ALWAYS_IGNORED.isdisjoint(path.split("/")[:-1])
-
-
-def _inspect(root: str, path: str, known: dict | None, max_bytes: int) -> _Candidate | None:
-    """What the index needs to know of one file: one lstat for a regular file (this runs for every
-    file of the tree on every index without a watcher), a stat and the real path for a link."""
-    spec = language_for(path)
-    if spec is None:
-        return None
-    full = os.path.join(root, path)
-    try:
-        st = os.lstat(full)
-    except OSError:
-        return None  # listed by git but deleted from the work tree
-    link = stat.S_ISLNK(st.st_mode)
-    if link:
-        try:
-            st = os.stat(full)
-        except OSError:
-            return _Candidate(path, spec, 0, 0, skip="symlink loop or broken link")
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    cand = _Candidate(path, spec, st.st_size, st.st_mtime_ns)
-    if link and not _inside(os.path.realpath(full), os.path.realpath(root)):
-        cand.skip = "symlink to outside the repository"
-    elif st.st_size > max_bytes:
-        cand.skip = f"too large ({st.st_size / 1e6:.1f} MB > {max_bytes / 1e6:.0f} MB limit; likely generated)"
-    if cand.skip:
-        return cand
-    unchanged_stat = known and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns
-    if unchanged_stat and known["parse_status"] in ("ok", "partial") and known["content_hash"]:
-        cand.content_hash = known["content_hash"]  # unchanged by stat: skip reading it
-        return cand
-    try:
-        cand.content = Path(full).read_bytes()
-    except OSError as exc:
-        cand.skip = f"unreadable: {exc.strerror}"
-        return cand
-    if cand.content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        cand.skip = "UTF-16 text (not read: save it as UTF-8 to index it)"
-    elif b"\0" in cand.content[:8192]:
-        cand.skip = "binary content"
-    cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
-    return cand
-
-
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 @contextlib.contextmanager
@@ -238,150 +92,6 @@ def deeper_recursion() -> Iterator[None]:
         sys.setrecursionlimit(before)
 
 
-@cache
-def extractor_version() -> str:
-    """A hash of the extraction and resolution code and data: when it changes, facts are re-made."""
-    digest = hashlib.blake2b(digest_size=8)
-    here = Path(__file__).parent
-    for f in sorted(here.rglob("*")):
-        if f.suffix in (".py", ".scm", ".toml"):
-            digest.update(f.name.encode() + f.read_bytes())
-    return digest.hexdigest()
-
-
-@cache
-def _extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
-    if name == "query":
-        from tenure.structural.extract import extract
-
-        return extract
-    return importlib.import_module(f"tenure.structural.extractors.{name}").extract
-
-
-def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
-    """The facts up to where code sits: every line number replaced by its rank among the file's
-    lines, and the text-derived signature and fingerprint dropped; and those lines, in order.
-    Resolvers compare lines only within a file and read no other file's text, so two files of equal
-    shape resolve every other file identically, and themselves but for the lines of their edges
-    (each line moved to the line of its rank): an edit that only moves code (comments, blank lines,
-    re-indentation) needs nothing resolved again."""
-    flow_lines = None
-    if facts.flow is not None and extractor != "query":
-        flow_lines = getattr(importlib.import_module(f"tenure.structural.extractors.{extractor}"), "flow_lines", None)
-    lines = [n for d in facts.definitions for n in (d.start_line, d.end_line)]
-    lines += [x.line for x in (*facts.references, *facts.imports, *facts.bindings)]
-    remap = None
-    if flow_lines is not None:
-        more, remap = flow_lines(facts.flow)
-        lines += more
-    ordered = sorted(set(lines))
-    rank = {line: i for i, line in enumerate(ordered)}.__getitem__
-    data = msgspec.to_builtins(facts)
-    for d in data["definitions"]:
-        d["start_line"], d["end_line"] = rank(d["start_line"]), rank(d["end_line"])
-        d.pop("signature"), d.pop("fingerprint")
-    for key in ("references", "imports", "bindings"):
-        for x in data[key]:
-            x["line"] = rank(x["line"])
-    data["flow"] = remap(rank) if remap is not None else data["flow"]
-    return msgspec.msgpack.encode(data), ordered
-
-
-def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
-    """Parse and extract one file; returns (encoded facts, error). Runs in worker processes."""
-    spec = language_table()[language]
-    try:
-        tree = spec.parser().parse(content)
-        facts = _extractor(spec.extractor)(spec, tree, path)
-    except Exception as exc:  # a grammar or extractor bug must cost one file, not the index
-        return None, f"extractor failed: {type(exc).__name__}: {exc}"
-    note = ""
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        note = f"invalid UTF-8 at byte {exc.start}"
-    return encode_facts(facts), note
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A worker leaves when its index process is gone (killed): it would otherwise wait for work
-    forever, holding its copy of the project's facts."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
-    """Worker processes that leave with their parent (`_fork_context`: on the fork start method).
-    Imported here: an update of a few files starts none, and multiprocessing is a tenth of a start."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_fork_context() if fork else None,
-                               initializer=_exit_with_parent, initargs=(os.getpid(),))
-
-
-def _fork_context() -> BaseContext | None:
-    """multiprocessing's fork start method, where the platform has one."""
-    import multiprocessing
-
-    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-
-
-def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
-    return [parse_one(*item) for item in items]
-
-
-def _parse_all(cands: list[_Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
-    """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
-    one batch while the next is parsed."""
-    items = [(c.spec.name, c.path, c.content or b"") for c in cands]
-    workers = min(os.cpu_count() or 1, 8)
-    if len(items) < PARALLEL_THRESHOLD or workers < 2:
-        for i, item in enumerate(items):
-            yield parse_one(*item)
-            if progress:
-                progress("parse", i + 1, len(items))
-        return
-    batches = [items[i : i + 32] for i in range(0, len(items), 32)]
-    done = 0
-    with _pool(workers) as pool:
-        for batch_result in pool.map(_parse_batch, batches):
-            yield from batch_result
-            done += len(batch_result)
-            if progress:
-                progress("parse", done, len(items))
-
-
-def symbols_of(
-    facts: FileFacts, spec: LanguageSpec, content_hash: str = ""
-) -> tuple[list[SymbolInfo], dict[str, tuple]]:
-    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn. A module's
-    fingerprint is its file's content hash."""
-    prefix = facts.package if spec.module_scheme == "package" else facts.module
-    file_scope = file_scope_name(spec, facts.module, facts.path, facts.package)
-    syms: list[SymbolInfo] = []
-    extra: dict[str, tuple] = {}
-    if spec.module_scheme in ("python", "path"):
-        syms.append(SymbolInfo(facts.module, facts.module.rsplit(".", 1)[-1], "module", spec.name, facts.path, 1,
-                               module=facts.module))
-        extra[facts.module] = (max((d.end_line for d in facts.definitions), default=1), "", content_hash)
-    owners = {d.qualname: d for d in facts.definitions}
-    for d in facts.definitions:
-        cut = max(d.qualname.rfind("."), d.qualname.rfind(spec.nested_type_separator))
-        parent_qual = d.qualname[:cut] if cut > 0 else ""
-        parent = qualify(prefix, parent_qual) if parent_qual in owners or parent_qual else file_scope
-        fqn = qualify(prefix, d.qualname)
-        # (bases on one line each, as the store keeps them: it joins them with newlines)
-        bases = tuple(one_line for base in d.bases if (one_line := " ".join(base.split()))) if d.bases else ()
-        syms.append(SymbolInfo(fqn, d.name, d.kind, spec.name, facts.path, d.start_line, parent, facts.module, bases))
-        extra[fqn] = (d.end_line, d.signature, d.fingerprint)
-    return syms, extra
-
-
 def _old_keys(old_facts: FileFacts | None, old_symbols: list[SymbolInfo]) -> set[str]:
     """The keys a changed file's stored state answered to: none for a new file, or when its stored
     facts were not read (another build's, in a rebuild that resolves every file again anyway)."""
@@ -392,7 +102,7 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
                moved: bool) -> None:
     """Note which items of its module an edit of a file changed (`ItemEdit`): none when the code
     only moved (lookups read no lines), else as its resolver tells; None when that cannot be told.
-    (Kept only for a module of one file: `Indexer._run`.)"""
+    (Kept only for a module of one file: `Indexer._item_edits_of_one_file_modules`.)"""
     items = set() if moved else resolver_for(spec.resolver).item_edits(old, new)
     edits[new.module] = (digest_of(old), digest_of(new), frozenset(items)) if items is not None else None
 
@@ -415,6 +125,32 @@ def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
             except OSError:
                 continue
     return mods
+
+
+@dataclass
+class _Tree:
+    """What a run found of the tree before writing anything (`Indexer._look`)."""
+
+    known: dict[str, dict]  # path -> its files row before the run
+    rebuild: bool  # written by another build of the extractor: every file parsed again
+    paths: set[str]  # every path of the project now (module names are made of them)
+    go_mods: dict[str, str]  # directory -> the module path its go.mod declares
+    cands: list[Candidate]  # the source files there are
+    same_content: list[Candidate]  # read again (the stat moved), and the same
+    changed: list[Candidate]  # to parse
+    modules: Counter[str]  # module -> how many parsed files made it up before the run
+
+
+@dataclass
+class _Changes:
+    """What the files a run wrote changed, for the resolution after them."""
+
+    touched: set[str] = field(default_factory=set)  # keys whose readers may read otherwise now
+    files: set[int] = field(default_factory=set)  # to resolve again, whatever they read
+    # module -> the items its edit changed (`_item_edit`), and its edited file's facts before (`_spared`)
+    edits: dict[str, ItemEdit | None] = field(default_factory=dict)
+    before_edit: dict[str, FileFacts] = field(default_factory=dict)
+    moved_from: list[FileFacts] = field(default_factory=list)  # facts before an edit that only moved code (`_carry`)
 
 
 class Indexer:
@@ -479,166 +215,38 @@ class Indexer:
         self._parsed, self._stored = {}, {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
-        known = self.store.files()
-        # Another build of the extractor wrote this index: parse everything again, and read none of
-        # its stored facts (their shape may not be this build's).
-        rebuild = self.store.get_meta("extractor_version") != extractor_version()
-        if rebuild:
-            known = {p: {**row, "content_hash": None} for p, row in known.items()}
-        if changed_paths is None:
-            all_paths, walk_skips = discover(self.root)
-            all_paths, unnamed = _named_in_utf8(all_paths)
-            report.skipped.extend(walk_skips + unnamed)
-            look_at = all_paths
-        else:
-            named, unnamed = _named_in_utf8(changed_paths)
-            report.skipped.extend(unnamed)
-            wanted = {p for p in named if not _ignored(p)}
-            gone = {p for p in wanted if not os.path.lexists(self.root / p)}
-            look_at = sorted(wanted - gone)
-            all_paths = sorted((set(known) | wanted) - gone)
-        if seedless:  # before the files are read: a first index learns here that it needs the seed
-            unknown = sum(1 for p in look_at if (rebuild or p not in known) and language_for(p) is not None)
-            if unknown >= PARALLEL_THRESHOLD:
-                raise HashSeedNeeded(f"{unknown} new files to parse")
-        go_mods = _go_mods(self.root, all_paths)
-        path_set = set(all_paths)
-
-        cands = []
-        root = os.fspath(self.root)  # (joined with every path: a string once, not a Path each time)
-        for p in look_at:
-            c = _inspect(root, p, known.get(p), self.max_file_bytes)
-            if c is not None:
-                cands.append(c)
-        if changed_paths is not None:  # untouched files count as present and unchanged
-            looked = set(look_at)
-            cands += [_Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
-                                 skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
-                      for p, row in known.items() if p not in looked and p in path_set
-                      and (spec := language_for(p)) is not None]
-        report.files_seen = len(cands)
-        # Read again (the stat moved) but the same content: only the stat is refreshed.
-        same_content = [c for c in cands if not c.skip and c.content is not None and
-                        (p := known.get(c.path)) is not None and p["content_hash"] == c.content_hash and
-                        p["parse_status"] in ("ok", "partial")]
-        same = {c.path for c in same_content}
-        changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
+        tree = self._look(changed_paths, seedless, report)
         report.phases["discover"] = time.perf_counter() - started
-        if seedless and len(changed) >= PARALLEL_THRESHOLD:
-            raise HashSeedNeeded(f"{len(changed)} files to parse")  # (before the work: most such runs need it)
-        parsed = _parse_all(changed, progress)  # parsed while the loop below stores what is done
+        if seedless and len(tree.changed) >= workers.PARALLEL_THRESHOLD:
+            raise HashSeedNeeded(f"{len(tree.changed)} files to parse")  # (before the work: most such runs need it)
+        parsed = workers.parse_all(tree.changed, progress)  # parsed while `_store_parsed` stores what is done
 
         db = self.store.db
-        with db.first_fill() if not known else db.transaction():
-            if rebuild:
+        with db.first_fill() if not tree.known else db.transaction():
+            if tree.rebuild:
                 self.store.drop_analyses()  # (another build's resolver made them)
-            touched: set[str] = set()
-            edits: dict[str, ItemEdit | None] = {}  # module -> the items its edit changed (`_item_edit`)
-            before_edit: dict[str, FileFacts] = {}  # module -> its edited file's facts before (`_spared`)
-            moved_from: list[FileFacts] = []  # facts before an edit that only moved code (`_carry`)
-            changed_ids: set[int] = set()
             now = datetime.now(UTC).isoformat(timespec="seconds")
-            kept = {c.path for c in cands if not c.skip} - {c.path for c in changed}
-            before = self.store.fingerprints(paths=[p for p in known if p not in kept])
-            # files that vanished
-            present = {c.path for c in cands}
-            for path, row in known.items():
-                if path not in present:
-                    touched |= self._touched(row)
-                    self.store.delete_file(path)
-                    report.files_removed += 1
-            # files that were skipped
-            for c in cands:
-                if c.skip:
-                    report.skipped.append((c.path, c.skip))
-                    if c.path in known:
-                        touched |= self._touched(known[c.path])
-                        self.store.forget_parse(known[c.path]["id"])
-                    self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
-            # unchanged content with a new stat, and files whose module name changed
-            for c in same_content:
-                self.store.upsert_file(self._row(c, known[c.path]["parse_status"], known[c.path]["status_detail"],
-                                                 known[c.path]["module"], known[c.path]["indexed_at"]))
-            # An unchanged file's module name moves only when the __init__.py files or the go.mod
-            # files' modules do (`naming`): the full check reads every file's name again.
-            naming = _naming_inputs(path_set, go_mods)
-            renamed = [] if naming == self.store.get_meta("naming") and not rebuild else self._modules_changed(
-                cands, known, path_set, go_mods)
-            self.store.set_meta("naming", naming)
-            # changed files
-            for c, (blob, note) in zip(changed, parsed, strict=True):
-                old = known.get(c.path)
-                old_facts = self.store.load_facts(c.path) if old is not None and not rebuild else None
-                old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
-                if blob is None:
-                    report.skipped.append((c.path, note))
-                    self.store.upsert_file(self._row(c, "error", note, "", now))
-                    touched |= _old_keys(old_facts, old_symbols)
-                    if old is not None:
-                        self.store.forget_parse(old["id"])
-                    continue
-                facts = decode_facts(blob)
-                self._finish_facts(facts, c.spec, path_set, go_mods)
-                moved: dict[int, int] | None = None  # old line -> new line, when the code only moved
-                if old_facts is not None and old_facts.module == facts.module:
-                    (old_shape, old_lines), (new_shape, new_lines) = (
-                        shape(f, c.spec.extractor) for f in (old_facts, facts))
-                    moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
-                status = "partial" if facts.error_nodes or note else "ok"
-                detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
-                                                if facts.error_nodes else "", note) if x)
-                if status == "partial":
-                    report.partial.append((c.path, detail))
-                file_id = self._store_facts(c, facts, status, detail, now)
-                self._parsed[c.path] = facts
-                report.files_parsed += 1
-                if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
-                    changed_ids.add(file_id)
-                elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
-                    moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
-                if old_facts is not None and moved is None:
-                    touched |= changed_keys(old_facts, old_symbols, facts, self._stored[c.path])
-                    if old_facts.module == facts.module:
-                        before_edit[facts.module] = old_facts
-                elif moved is None:
-                    touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[c.path])
-                if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
-                    _item_edit(edits, c.spec, old_facts, facts, moved is not None)
-            for c in renamed:
-                file_id, keys = self._refresh_module(c, known[c.path], path_set, go_mods, now)
-                changed_ids.add(file_id)
-                touched |= keys
-            report.files_unchanged = len(cands) - len(changed) - len(renamed) - sum(1 for c in cands if c.skip)
-
-            # An edit whose changed items are known touches their keys, not its module's items key;
-            # only for a module of one file, before the run and after it (readers read the first of
-            # several: a run that takes one away leaves another, which was never the one read).
-            # (So two files of one module edited in one run never pass: the module had both before.)
-            files_before = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
-            one_file = {module for module in edits.keys() | before_edit.keys()
-                        if files_before[module] == 1 and self.store.files_of_module(module) == 1}
-            item_edits = {module: edit for module, edit in edits.items() if edit is not None and module in one_file}
-            before_edit = {module: old for module, old in before_edit.items() if module in one_file}
-            for module, edit in item_edits.items():
-                touched = (touched - {items_key(module)}) | edit[2]
-            if kept:
-                new_modules = self._new_modules(files_before.keys(), changed_ids)
-                looked_for_new = self.store.files_missing(new_modules)
-                touched_by_file = self.store.keys_read(touched)  # file id -> which touched keys it read
-            else:  # every file is new or changed (a first index): no other holds reads to look up
-                looked_for_new, touched_by_file = set(), {}
-            # Checked by a process that died before recording what the checks read: resolved again.
-            unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
-            dependants = set(touched_by_file) - changed_ids - looked_for_new - unrecorded
-            affected = changed_ids | dependants | looked_for_new | unrecorded
+            kept = {c.path for c in tree.cands if not c.skip} - {c.path for c in tree.changed}
+            before = self.store.fingerprints(paths=[p for p in tree.known if p not in kept])
+            changes = _Changes()
+            self._remove_vanished(tree, changes, report)
+            self._store_skipped(tree, changes, report, now)
+            self._refresh_stats(tree)
+            renamed = self._renamed(tree)
+            self._store_parsed(tree, parsed, changes, report, now)
+            self._rename_modules(renamed, tree, changes, now)
+            report.files_unchanged = (len(tree.cands) - len(tree.changed) - len(renamed)
+                                      - sum(1 for c in tree.cands if c.skip))
+            item_edits, before_edit = self._item_edits_of_one_file_modules(tree, changes)
+            affected, dependants, touched_by_file = self._affected(tree, kept, changes)
             mark = time.perf_counter()
             report.phases["parse and store"] = mark - started - sum(report.phases.values())
-            rewritten = (set(known) - kept) | {c.path for c in (*changed, *renamed)}
+            rewritten = (set(tree.known) - kept) | {c.path for c in (*tree.changed, *renamed)}
             generation = f"{now}/{os.getpid()}/{time.perf_counter_ns()}"
             try:
                 report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit, moved_from, seedless, report.unresolved)
+                    defer, item_edits, before_edit, changes.moved_from, seedless, report.unresolved)
                 if seedless and order_dependence() != order_dependent:
                     raise HashSeedNeeded("resolution followed the order of string hashing")
             except BaseException:
@@ -646,22 +254,219 @@ class Indexer:
                 self._index = None  # it may hold state the rolled-back transaction never committed (rebuilt
                 # next run, which also forgets `_recorded`)
                 raise
-            self._index.generation = generation
-            self.store.set_meta("generation", generation)
-            if not defer:
-                self._keep_analyses(self._index)
-            self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
+            self._record_state(generation, defer)
             report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
-            after = self.store.fingerprints(fqns=list(before))
-            report.drifted = sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
-            self.store.set_meta("indexed_at", now)
-            self.store.set_meta("extractor_version", extractor_version())
-            self.store.set_meta("root", str(self.root))
+            report.drifted = self._drifted(before)
+            self._stamp(now)
         counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
         report.symbols, report.edges = counts["s"], counts["e"]
         report.seconds = time.perf_counter() - started
         report.phases["commit"] = report.seconds - sum(report.phases.values())
         return report
+
+    # the steps of a run, in order ----------------------------------------------------------------
+    def _look(self, changed_paths: set[str] | None, seedless: bool, report: IndexReport) -> _Tree:
+        """What the run finds of the tree before it writes anything: the files the store knew, the
+        paths there are now, and each file to look at by its stat (read when the stat moved)."""
+        known = self.store.files()
+        # Another build of the extractor wrote this index: parse everything again, and read none of
+        # its stored facts (their shape may not be this build's).
+        rebuild = self.store.get_meta("extractor_version") != extractor_version()
+        if rebuild:
+            known = {p: {**row, "content_hash": None} for p, row in known.items()}
+        look_at, all_paths = self._paths(changed_paths, known, report)
+        if seedless:  # before the files are read: a first index learns here that it needs the seed
+            unknown = sum(1 for p in look_at if (rebuild or p not in known) and language_for(p) is not None)
+            if unknown >= workers.PARALLEL_THRESHOLD:
+                raise HashSeedNeeded(f"{unknown} new files to parse")
+        go_mods = _go_mods(self.root, all_paths)
+        path_set = set(all_paths)
+        cands = self._candidates(look_at, known, changed_paths, path_set)
+        report.files_seen = len(cands)
+        # Read again (the stat moved) but the same content: only the stat is refreshed.
+        same_content = [c for c in cands if not c.skip and c.content is not None and
+                        (p := known.get(c.path)) is not None and p["content_hash"] == c.content_hash and
+                        p["parse_status"] in ("ok", "partial")]
+        same = {c.path for c in same_content}
+        changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
+        modules = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
+        return _Tree(known, rebuild, path_set, go_mods, cands, same_content, changed, modules)
+
+    def _paths(self, changed_paths: set[str] | None, known: dict[str, dict],
+               report: IndexReport) -> tuple[list[str], list[str]]:
+        """The paths to look at, and every path of the project: all that discovery finds, or (from a
+        watcher) the changed paths, and the known ones but those gone."""
+        if changed_paths is None:
+            all_paths, walk_skips = discover(self.root)
+            all_paths, unnamed = named_in_utf8(all_paths)
+            report.skipped.extend(walk_skips + unnamed)
+            return all_paths, all_paths
+        named, unnamed = named_in_utf8(changed_paths)
+        report.skipped.extend(unnamed)
+        wanted = {p for p in named if not ignored(p)}
+        gone = {p for p in wanted if not os.path.lexists(self.root / p)}
+        return sorted(wanted - gone), sorted((set(known) | wanted) - gone)
+
+    def _candidates(self, look_at: list[str], known: dict[str, dict], changed_paths: set[str] | None,
+                    path_set: set[str]) -> list[Candidate]:
+        """What the index needs of each path it looks at (`inspect_file`), and from a watcher, of
+        every other known file as the store has it."""
+        cands = []
+        root = os.fspath(self.root)  # (joined with every path: a string once, not a Path each time)
+        for p in look_at:
+            c = inspect_file(root, p, known.get(p), self.max_file_bytes)
+            if c is not None:
+                cands.append(c)
+        if changed_paths is not None:  # untouched files count as present and unchanged
+            looked = set(look_at)
+            cands += [Candidate(p, spec, row["size"], row["mtime_ns"], content_hash=row["content_hash"] or "",
+                                skip=row["status_detail"] if row["parse_status"] == "skipped" else "")
+                      for p, row in known.items() if p not in looked and p in path_set
+                      and (spec := language_for(p)) is not None]
+        return cands
+
+    def _remove_vanished(self, tree: _Tree, changes: _Changes, report: IndexReport) -> None:
+        present = {c.path for c in tree.cands}
+        for path, row in tree.known.items():
+            if path not in present:
+                changes.touched |= self._touched(row)
+                self.store.delete_file(path)
+                report.files_removed += 1
+
+    def _store_skipped(self, tree: _Tree, changes: _Changes, report: IndexReport, now: str) -> None:
+        """Files passed over (too large, binary, a link out of the tree, …): what their last parse
+        made goes."""
+        for c in tree.cands:
+            if c.skip:
+                report.skipped.append((c.path, c.skip))
+                if c.path in tree.known:
+                    changes.touched |= self._touched(tree.known[c.path])
+                    self.store.forget_parse(tree.known[c.path]["id"])
+                self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
+
+    def _refresh_stats(self, tree: _Tree) -> None:
+        """Unchanged content with a new stat: the stat is stored, nothing else."""
+        for c in tree.same_content:
+            row = tree.known[c.path]
+            self.store.upsert_file(self._row(c, row["parse_status"], row["status_detail"], row["module"],
+                                             row["indexed_at"]))
+
+    def _renamed(self, tree: _Tree) -> list[Candidate]:
+        """Unchanged files whose module name moved. It moves only when the __init__.py files or the
+        go.mod files' modules do (`naming`): only then is every file's name made again."""
+        naming = _naming_inputs(tree.paths, tree.go_mods)
+        renamed = [] if naming == self.store.get_meta("naming") and not tree.rebuild else self._modules_changed(
+            tree.cands, tree.known, tree.paths, tree.go_mods)
+        self.store.set_meta("naming", naming)
+        return renamed
+
+    def _store_parsed(self, tree: _Tree, parsed: Iterable[tuple[bytes | None, str]], changes: _Changes,
+                      report: IndexReport, now: str) -> None:
+        """The changed files' new facts and symbols, stored as the workers parse them, and what each
+        edit changed for the files that read them."""
+        for c, (blob, note) in zip(tree.changed, parsed, strict=True):
+            old = tree.known.get(c.path)
+            old_facts = self.store.load_facts(c.path) if old is not None and not tree.rebuild else None
+            old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
+            if blob is None:
+                report.skipped.append((c.path, note))
+                self.store.upsert_file(self._row(c, "error", note, "", now))
+                changes.touched |= _old_keys(old_facts, old_symbols)
+                if old is not None:
+                    self.store.forget_parse(old["id"])
+                continue
+            facts = decode_facts(blob)
+            self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
+            moved: dict[int, int] | None = None  # old line -> new line, when the code only moved
+            if old_facts is not None and old_facts.module == facts.module:
+                (old_shape, old_lines), (new_shape, new_lines) = (
+                    shape(f, c.spec.extractor) for f in (old_facts, facts))
+                moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
+            status = "partial" if facts.error_nodes or note else "ok"
+            detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
+                                            if facts.error_nodes else "", note) if x)
+            if status == "partial":
+                report.partial.append((c.path, detail))
+            file_id = self._store_facts(c, facts, status, detail, now)
+            self._parsed[c.path] = facts
+            report.files_parsed += 1
+            self._note_edit(c, file_id, old_facts, old_symbols, facts, moved, changes)
+
+    def _note_edit(self, c: Candidate, file_id: int, old_facts: FileFacts | None,
+                   old_symbols: list[SymbolInfo], facts: FileFacts, moved: dict[int, int] | None,
+                   changes: _Changes) -> None:
+        """What storing a file's new facts changed: the file to resolve again (or, when its code only
+        moved, its edges moved with it), the keys its edit touched, and the items it changed."""
+        if moved is None or not self.store.move_edge_lines(file_id, moved):  # (moved: edges follow)
+            changes.files.add(file_id)
+        elif old_facts is not None and self.store.keys_read({module_key(facts.module)}):
+            changes.moved_from.append(old_facts)  # (its analysis, carried for readers of it whole: else none)
+        if old_facts is not None and moved is None:
+            changes.touched |= changed_keys(old_facts, old_symbols, facts, self._stored[c.path])
+            if old_facts.module == facts.module:
+                changes.before_edit[facts.module] = old_facts
+        elif moved is None:
+            changes.touched |= _old_keys(old_facts, old_symbols) | touched_keys(facts, self._stored[c.path])
+        if old_facts is not None and self.store.keys_read({items_key(facts.module)}):  # (else: no reader)
+            _item_edit(changes.edits, c.spec, old_facts, facts, moved is not None)
+
+    def _rename_modules(self, renamed: list[Candidate], tree: _Tree, changes: _Changes, now: str) -> None:
+        for c in renamed:
+            file_id, keys = self._refresh_module(c, tree.known[c.path], tree.paths, tree.go_mods, now)
+            changes.files.add(file_id)
+            changes.touched |= keys
+
+    def _item_edits_of_one_file_modules(
+        self, tree: _Tree, changes: _Changes,
+    ) -> tuple[dict[str, ItemEdit], dict[str, FileFacts]]:
+        """The edits whose changed items are known, and the facts before them (`_spared`), of modules
+        of one file before the run and after it (readers read the first of several: a run that takes
+        one away leaves another, which was never the one read). Such an edit touches its items' keys,
+        not its module's items key. (So two files of one module edited in one run never pass: the
+        module had both before.)"""
+        one_file = {module for module in changes.edits.keys() | changes.before_edit.keys()
+                    if tree.modules[module] == 1 and self.store.files_of_module(module) == 1}
+        item_edits = {module: edit for module, edit in changes.edits.items() if edit is not None and module in one_file}
+        before_edit = {module: old for module, old in changes.before_edit.items() if module in one_file}
+        for module, edit in item_edits.items():
+            changes.touched = (changes.touched - {items_key(module)}) | edit[2]
+        return item_edits, before_edit
+
+    def _affected(self, tree: _Tree, kept: set[str],
+                  changes: _Changes) -> tuple[set[int], set[int], dict[int, set[str]]]:
+        """The files to resolve again, those of them to check first (dependants: they read keys the
+        run touched), and which touched keys each file read."""
+        if kept:
+            new_modules = self._new_modules(tree.modules.keys(), changes.files)
+            looked_for_new = self.store.files_missing(new_modules)
+            touched_by_file = self.store.keys_read(changes.touched)  # file id -> which touched keys it read
+        else:  # every file is new or changed (a first index): no other holds reads to look up
+            looked_for_new, touched_by_file = set(), {}
+        # Checked by a process that died before recording what the checks read: resolved again.
+        unrecorded = {int(i) for i in self.store.get_meta(PENDING_META).split()}  # (gone ones are skipped)
+        dependants = set(touched_by_file) - changes.files - looked_for_new - unrecorded
+        return changes.files | dependants | looked_for_new | unrecorded, dependants, touched_by_file
+
+    def _record_state(self, generation: str, defer: bool) -> None:
+        """The new index state's generation, the analyses to keep (now, unless deferred), and the
+        files whose bookkeeping is deferred."""
+        self._index.generation = generation
+        self.store.set_meta("generation", generation)
+        if not defer:
+            self._keep_analyses(self._index)
+        self.store.set_meta(PENDING_META, " ".join(str(f) for verified, _ in self._pending for f in verified))
+
+    def _drifted(self, before: dict[str, str]) -> list[str]:
+        """The symbols whose fingerprint the run changed or that it removed (`before`: of the files
+        it rewrote)."""
+        after = self.store.fingerprints(fqns=list(before))
+        return sorted(fqn for fqn, fp in before.items() if after.get(fqn) != fp)
+
+    def _stamp(self, now: str) -> None:
+        """When, by which build and of which root the index was made."""
+        self.store.set_meta("indexed_at", now)
+        self.store.set_meta("extractor_version", extractor_version())
+        self.store.set_meta("root", str(self.root))
 
     def warm(self, seconds: float) -> bool:
         """Analyse ahead of the next update, for at most `seconds`, the modules other files'
@@ -694,7 +499,7 @@ class Indexer:
         return not self._to_warm
 
     # helpers -----------------------------------------------------------------------------------
-    def _row(self, c: _Candidate, status: str, detail: str, module: str, now: str) -> dict:
+    def _row(self, c: Candidate, status: str, detail: str, module: str, now: str) -> dict:
         return {"path": c.path, "language": c.spec.name, "module": module, "size": c.size, "mtime_ns": c.mtime_ns,
                 "content_hash": c.content_hash if status != "skipped" else "", "parse_status": status,
                 "status_detail": detail, "indexed_at": now}
@@ -704,9 +509,10 @@ class Indexer:
         again, or renamed), the only ones whose module can be new."""
         if not written:
             return set()
-        now = {r["module"] for r in self.store.db.query(
-            "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')"
-            " AND id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(written)),))}
+        db = self.store.db
+        now = {r["module"] for r in db.query(
+            f"SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial') AND id IN {db.each}",
+            (db.many(sorted(written)),))}
         return now - before
 
     def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:
@@ -719,7 +525,7 @@ class Indexer:
     def _finish_facts(self, facts: FileFacts, spec: LanguageSpec, path_set: set[str], go_mods: dict) -> None:
         facts.module = module_name(spec, facts.path, facts.package, path_set, go_mods)
 
-    def _store_facts(self, c: _Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
+    def _store_facts(self, c: Candidate, facts: FileFacts, status: str, detail: str, now: str) -> int:
         file_id = self.store.upsert_file(self._row(c, status, detail, facts.module, now))
         syms, extra = symbols_of(facts, c.spec, c.content_hash)
         self.store.replace_symbols(file_id, syms, extra)
@@ -727,7 +533,7 @@ class Indexer:
         self.store.save_facts(file_id, facts)
         return file_id
 
-    def _modules_changed(self, cands: list[_Candidate], known: dict, path_set: set[str], go_mods: dict) -> list:
+    def _modules_changed(self, cands: list[Candidate], known: dict, path_set: set[str], go_mods: dict) -> list:
         """Unchanged files whose module name moved (an __init__.py or go.mod appeared or went)."""
         out = []
         for c in cands:
@@ -741,7 +547,7 @@ class Indexer:
         return out
 
     def _refresh_module(
-        self, c: _Candidate, row: dict, path_set: set[str], go_mods: dict, now: str
+        self, c: Candidate, row: dict, path_set: set[str], go_mods: dict, now: str
     ) -> tuple[int, set[str]]:
         """Rename an unchanged file's symbols after its module name moved; returns touched keys."""
         facts = self.store.load_facts(c.path)
@@ -802,7 +608,7 @@ class Indexer:
         if not file_ids:
             return 0, len(kept), len(spared)
         todo = [(r["id"], r["path"], r["language"]) for r in rows if r["id"] in file_ids]
-        if seedless and len(todo) >= PARALLEL_THRESHOLD:
+        if seedless and len(todo) >= workers.PARALLEL_THRESHOLD:
             raise HashSeedNeeded(f"{len(todo)} files to resolve")  # (in workers, whose order nobody sees)
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
@@ -815,7 +621,7 @@ class Indexer:
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
-            for done, resolved in enumerate(_resolve_all(index, todo), 1):
+            for done, resolved in enumerate(workers.resolve_all(index, todo), 1):
                 mark = time.perf_counter()
                 write.add(resolved)
                 phases["write edges"] += time.perf_counter() - mark
@@ -963,94 +769,3 @@ def _reads_digest(read: Recording, view: ProjectView) -> bytes:
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
 # found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
 _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
-
-
-# The index the resolve workers read: set before they are forked, so they share it copy-on-write.
-_SHARED_INDEX: ProjectIndex | None = None
-# Where the resolve workers leave each other the analyses they made (`_share_analysis`): a popular
-# module is then analysed by one worker, and read by the others (a fifth of the work).
-_SHARED_ANALYSES = ""
-
-
-_BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, bytes]]])
-
-
-def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
-    """One file's edges; a file its resolver fails on (code nested deeper than Python's recursion
-    limit lets it follow) keeps its definitions, gets no edges and is reported, and the run goes on."""
-    facts = index.facts(path)
-    view = ProjectView(index)
-    edges, failed = [], ""
-    try:
-        edges = resolver_for(language_table()[language].resolver).resolve(facts, view) if facts is not None else []
-    except Exception as exc:  # noqa: BLE001 — bad input never stops an index
-        failed = f"{type(exc).__name__}: {str(exc)[:200]}"
-    answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed)
-
-
-def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
-    """A batch's resolutions, and the analyses made for them that the store is to keep (the next
-    process to check the files that read those modules takes them instead of analysing again)."""
-    index = _SHARED_INDEX
-    assert index is not None, "workers are forked after the index is shared"
-    resolved, kept = [], []
-    for item in batch:
-        resolved.append(_resolve_one(index, *item))
-        made, index.analyses_to_keep = index.analyses_to_keep, {}
-        for path, encode in made.items():
-            if (blob := encode()) is not None:
-                kept.append((path, blob))
-                _share_analysis(path, blob)
-    return msgspec.msgpack.encode((resolved, kept))
-
-
-def _shared_analysis_file(path: str) -> str:
-    return os.path.join(_SHARED_ANALYSES, hashlib.blake2b(path.encode(), digest_size=12).hexdigest())
-
-
-def _share_analysis(path: str, blob: bytes) -> None:
-    """An analysis a worker made, for the others at once (written, then renamed: a reader sees it
-    whole or not at all). They check it holds, as they check what an earlier process kept."""
-    target = _shared_analysis_file(path)
-    with open(f"{target}.{os.getpid()}", "wb") as out:
-        out.write(blob)
-    os.replace(f"{target}.{os.getpid()}", target)
-
-
-def _shared_analysis(path: str) -> bytes | None:
-    """A worker's `load_analysis`: what another worker analysed of the file, if one did yet."""
-    try:
-        with open(_shared_analysis_file(path), "rb") as found:
-            return found.read()
-    except OSError:
-        return None
-
-
-def _resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
-    """Resolve files, in worker processes when there are many (results arrive in order)."""
-    global _SHARED_INDEX, _SHARED_ANALYSES
-    workers = min(os.cpu_count() or 1, 8)
-    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or _fork_context() is None:
-        for item in todo:
-            yield _resolve_one(index, *item)
-        return
-    index.complete()  # read in the parent: workers cannot see this uncommitted transaction
-    for paths in index.module_paths.values():
-        for path in paths:
-            index.facts(path)
-    _SHARED_INDEX = index
-    stored = index.load_analysis, index.load_digest
-    index.load_analysis, index.load_digest = _shared_analysis, None  # (workers read no store)
-    try:
-        batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, _pool(workers, fork=True) as pool:
-            _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
-            for results in pool.map(_resolve_batch, batches):
-                resolved, analyses = _BATCH_DECODER.decode(results)
-                for path, blob in analyses:
-                    index.analyses_to_keep[path] = partial(bytes, blob)
-                yield from resolved
-    finally:
-        _SHARED_INDEX, _SHARED_ANALYSES = None, ""
-        index.load_analysis, index.load_digest = stored

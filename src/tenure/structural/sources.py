@@ -1,39 +1,49 @@
-"""Sources that run after tree-sitter's pass (bytecode, DI wiring, language servers, …).
+"""The sources `tenure index` runs after tree-sitter's pass (their contract: after_index.py).
 
-Each one looks at the project, writes its evidence as `source_edges` (and source symbols) through
-the structural store, and returns a short JSON-ready report that `tenure index` prints. A source
-that fails is reported with its reason and never fails the index: tree-sitter's graph stands.
+A source that fails is reported with its reason and never fails the index: tree-sitter's graph stands.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from tenure.structural.jvm.after_index import JvmSource
 from tenure.structural.lsp.background import LspSource
 from tenure.structural.traces.after_index import TraceEdgesCheck
 
 if TYPE_CHECKING:
-    from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
-
-
-class AfterIndex(Protocol):
-    name: str
-
-    def run(self, tenure: Tenure, report: IndexReport) -> dict: ...
+    from tenure.structural.after_index import AfterIndex, SourceContext
+    from tenure.structural.report import IndexReport
 
 
 def after_index_sources() -> list[AfterIndex]:
-    """The sources `tenure index` runs, in order (later ones may build on earlier ones' edges)."""
-    # bytecode and wiring first: the language servers then verify what remains unresolved
-    return [JvmSource(), TraceEdgesCheck(), LspSource()]
+    """The sources `tenure index` runs, in the order their `after` declarations give."""
+    return in_order([JvmSource(), TraceEdgesCheck(), LspSource()])
 
 
-def run_after_index(tenure: Tenure, report: IndexReport) -> None:
+def in_order(sources: list[AfterIndex]) -> list[AfterIndex]:
+    """`sources` with each one after those it names in `after`, and otherwise as listed. A name no
+    source has, or sources waiting for each other, is a mistake in their declarations: an error."""
+    names = {source.name for source in sources}
+    for source in sources:
+        if unknown := set(source.after) - names:
+            raise ValueError(f"source {source.name!r} runs after {', '.join(sorted(unknown))}: no such source")
+    ordered: list[AfterIndex] = []
+    placed: set[str] = set()
+    while len(ordered) < len(sources):
+        ready = next((s for s in sources if s.name not in placed and placed.issuperset(s.after)), None)
+        if ready is None:
+            waiting = sorted(s.name for s in sources if s.name not in placed)
+            raise ValueError(f"sources {', '.join(waiting)} each wait for another of them")
+        ordered.append(ready)
+        placed.add(ready.name)
+    return ordered
+
+
+def run_after_index(context: SourceContext, report: IndexReport) -> None:
     for source in after_index_sources():
         try:
-            if summary := source.run(tenure, report):  # a source with nothing to read says nothing
+            if summary := source.run(context, report):  # a source with nothing to read says nothing
                 report.sources[source.name] = summary
         except Exception as exc:  # noqa: BLE001 — one broken source must not cost the index
             report.sources[source.name] = {"error": f"{type(exc).__name__}: {exc}"}

@@ -27,7 +27,7 @@ def join(*states: State) -> State:
 
 def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
     """The line numbers in a flow program whose `sites` start with their line, and a way to rebuild
-    it with each line mapped (the indexer compares programs up to where code moved, see indexer.shape)."""
+    it with each line mapped (the indexer compares programs up to where code moved, see parse.shape)."""
     program = msgspec.msgpack.decode(flow)
     lines = [site[0] for site in program["sites"]]
 

@@ -55,7 +55,7 @@ from tree_sitter import Node, Tree
 
 from tenure.structural.extract import extract_located, text_of
 from tenure.structural.extractors import State, join
-from tenure.structural.extractors import flow_lines as flow_lines  # (indexer.shape asks the extractor)
+from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
 from tenure.structural.facts import FileFacts
 from tenure.structural.languages import LanguageSpec
 

@@ -47,7 +47,7 @@ from tree_sitter import Node, Tree
 
 from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
 from tenure.structural.extractors import State, join
-from tenure.structural.extractors import flow_lines as flow_lines  # (indexer.shape asks the extractor)
+from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 

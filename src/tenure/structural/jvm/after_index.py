@@ -11,8 +11,8 @@ from tenure.structural.jvm.inputs import CONFIG, may_be_input
 from tenure.structural.languages import language_table
 
 if TYPE_CHECKING:
-    from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.after_index import SourceContext
+    from tenure.structural.report import IndexReport
 
 STATE_KEY = "jvm.state"
 
@@ -28,26 +28,27 @@ class JvmState:
     fingerprint: str = ""
 
     @classmethod
-    def load(cls, tenure: Tenure) -> JvmState:
-        raw = tenure.structural.get_meta(STATE_KEY)
+    def load(cls, context: SourceContext) -> JvmState:
+        raw = context.structural.get_meta(STATE_KEY)
         return cls(**json.loads(raw)) if raw else cls()
 
-    def save(self, tenure: Tenure) -> None:
-        tenure.structural.set_meta(STATE_KEY, json.dumps(self.__dict__))
+    def save(self, context: SourceContext) -> None:
+        context.structural.set_meta(STATE_KEY, json.dumps(self.__dict__))
 
 
 class JvmSource:
     name = "jvm"
+    after = ()  # (tree-sitter's symbols and edges only)
 
-    def run(self, tenure: Tenure, report: IndexReport) -> dict:
-        if JvmState.load(tenure) == JvmState() and not _may_have_inputs(tenure, report):
+    def run(self, context: SourceContext, report: IndexReport) -> dict:
+        if JvmState.load(context) == JvmState() and not _may_have_inputs(context, report):
             return {}  # no walk of the tree
         from tenure.structural.jvm.source import index_jvm  # (the readers: only where there may be input)
 
-        return index_jvm(tenure, force=bool(report.files_parsed or report.files_removed))
+        return index_jvm(context, force=bool(report.files_parsed or report.files_removed))
 
 
-def _may_have_inputs(tenure: Tenure, report: IndexReport) -> bool:
+def _may_have_inputs(context: SourceContext, report: IndexReport) -> bool:
     """Whether a project in which no JVM input was ever found may have one now: a watched edit that
     could add one (`may_be_input`), or else a project with files of a language compiled to class
     files (languages.toml: `bytecode`), or a tenure.toml that may name inputs. (A jar in a project
@@ -55,4 +56,4 @@ def _may_have_inputs(tenure: Tenure, report: IndexReport) -> bool:
     if report.changed_paths is not None:
         return any(map(may_be_input, report.changed_paths))
     jvm = [spec.name for spec in language_table().values() if spec.extra.get("bytecode") == "jvm"]
-    return (tenure.root / CONFIG).is_file() or tenure.structural.has_files_in(jvm)
+    return (context.root / CONFIG).is_file() or context.structural.has_files_in(jvm)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tenure.config import ConfigError, project_table
-from tenure.structural.indexer import ALWAYS_IGNORED
+from tenure.structural.discover import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, TOOL_JARS
 from tenure.structural.jvm.model import ClassModel, OriginClasses

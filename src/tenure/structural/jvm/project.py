@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tenure.namespace.tiers import Relation
-from tenure.storage import Database
 from tenure.structural.jvm.model import ClassModel, is_abstract
+from tenure.structural.store import StructuralStore
 
 TYPE_KINDS = ("class", "interface", "enum")
 
@@ -23,15 +23,12 @@ class SourceSide:
     mtimes: dict[str, int] = field(default_factory=dict)  # source path -> mtime_ns when indexed
 
     @classmethod
-    def load(cls, db: Database) -> SourceSide:
-        side = cls()
-        for r in db.iter_query(
-            "SELECT fqn, name, kind, path, start_line, end_line, parent_fqn FROM symbols WHERE file_id IS NOT NULL"
-        ):
-            side.spans.setdefault(r["fqn"], []).append((r["kind"], r["path"] or "", r["start_line"] or 0,
-                                                        r["end_line"] or 0))
-            if r["parent_fqn"]:
-                side.members.setdefault(r["parent_fqn"], set()).add(r["name"])
+    def load(cls, store: StructuralStore) -> SourceSide:
+        side, db = cls(), store.db
+        for s in store.defined_symbols():
+            side.spans.setdefault(s.fqn, []).append((s.kind, s.path, s.start, s.end))
+            if s.parent:
+                side.members.setdefault(s.parent, set()).add(s.name)
         for r in db.iter_query("SELECT src_fqn, dst_fqn, relation, line FROM edges WHERE dst_fqn IS NOT NULL"
                                " AND relation IN ('calls', 'instantiates', 'inherits', 'implements')"):
             if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS):

@@ -27,32 +27,32 @@ from tenure.structural.jvm.model import ClassModel
 from tenure.structural.jvm.project import Hierarchy, SourceSide
 
 if TYPE_CHECKING:
-    from tenure.api import Tenure
+    from tenure.structural.after_index import SourceContext
 
 CACHE_DIR = "jvm"
 
 
-def ingest_classpath(tenure: Tenure, path: Path) -> dict:
+def ingest_classpath(context: SourceContext, path: Path) -> dict:
     """Add a jar or class directory by hand; it is read again on every index from now on."""
-    state = JvmState.load(tenure)
+    state = JvmState.load(context)
     entry = str(path.resolve())
     if not path.exists():
         raise JvmInputError(f"{path}: no such jar or class directory")
     if entry not in state.classpath:
         state.classpath.append(entry)
-        state.save(tenure)
-    return index_jvm(tenure, force=True)
+        state.save(context)
+    return index_jvm(context, force=True)
 
 
-def ingest_beans(tenure: Tenure, path: Path, profile: str = "") -> dict:
+def ingest_beans(context: SourceContext, path: Path, profile: str = "") -> dict:
     """Add an actuator beans file by hand (its content is kept: the file may go away)."""
     contexts = di.read_beans_file(path, profile)  # raises BeansFileError before anything is stored
-    state = JvmState.load(tenure)
+    state = JvmState.load(context)
     origin = str(path.resolve()) + (f"#{profile}" if profile else "")
     state.manual_beans = [b for b in state.manual_beans if b["origin"] != origin]
     state.manual_beans.append({"origin": origin, "profile": profile, "data": json.loads(path.read_bytes())})
-    state.save(tenure)
-    report = index_jvm(tenure, force=True)
+    state.save(context)
+    report = index_jvm(context, force=True)
     report["contexts"] = len(contexts)
     return report
 
@@ -68,9 +68,9 @@ class _Run:
     skipped_classes: int = 0
 
 
-def index_jvm(tenure: Tenure, force: bool = False) -> dict:
-    state = JvmState.load(tenure)
-    inputs = find_inputs(tenure.root, state.classpath)
+def index_jvm(context: SourceContext, force: bool = False) -> dict:
+    state = JvmState.load(context)
+    inputs = find_inputs(context.root, state.classpath)
     if not inputs and not state.manual_beans and not state.origins and not state.beans:
         return {}
     run = _Run()
@@ -78,12 +78,12 @@ def index_jvm(tenure: Tenure, force: bool = False) -> dict:
     fingerprint = _fingerprint(run.digests, inputs.beans, state.manual_beans)
     if fingerprint == state.fingerprint and not force and not run.problems:
         return {"origins": len(origins), "unchanged": "yes"}
-    _read_origins(ModelCache(tenure.root / ".tenure" / CACHE_DIR), origins, state, run)
-    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(tenure.db))
+    _read_origins(ModelCache(context.state_dir / CACHE_DIR), origins, state, run)
+    hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(context.structural))
     wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
     graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
     wiring.decide_calls(graph.virtual_sites, hierarchy)
-    _store(tenure, state, run, graph, wiring, fingerprint)
+    _store(context, state, run, graph, wiring, fingerprint)
     result = {
         "origins": len(run.digests), "classes": graph.classes, "methods": graph.methods,
         "bytecode edges": sum(len(e) for e in graph.edges.values()),
@@ -158,13 +158,13 @@ def _wiring(beans: list[BeansInput], manual_beans: list[dict], hierarchy: Hierar
     return wiring
 
 
-def _store(tenure: Tenure, state: JvmState, run: _Run, graph: merge.BytecodeGraph, wiring: di.Wiring,
+def _store(context: SourceContext, state: JvmState, run: _Run, graph: merge.BytecodeGraph, wiring: di.Wiring,
            fingerprint: str) -> None:
     """Swap in every origin's edges and symbols in one transaction; origins gone from the repository
     lose theirs, origins that failed to read this time keep their last good ones."""
-    store = tenure.structural
+    store = context.structural
     gone = [o for o in state.origins if o not in run.digests and o not in run.unreadable]
-    with tenure.db.transaction():
+    with context.db.transaction():
         store.delete_source_edges(merge.SOURCE, gone)
         for name in [*gone, *run.digests]:
             for generated in (False, True):
@@ -179,7 +179,7 @@ def _store(tenure: Tenure, state: JvmState, run: _Run, graph: merge.BytecodeGrap
         state.origins = {**{o: d for o, d in state.origins.items() if o in run.unreadable}, **run.digests}
         state.beans = sorted(set(wiring.edges) | (set(state.beans) & run.unreadable))
         state.fingerprint = fingerprint
-        state.save(tenure)
+        state.save(context)
 
 
 def _symbol_origin(origin: str, generated: bool) -> str:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from tenure.entry import cli_argv
 from tenure.structural.lsp.servers import servers_for
-from tenure.structural.lsp.state import lock_held
+from tenure.structural.lsp.state import LspState, lock_held
 
 if TYPE_CHECKING:
-    from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.after_index import SourceContext
+    from tenure.structural.report import IndexReport
 
 ENV_SWITCH = "TENURE_ENRICH"
 LOG_FILE = "enrich.log"
@@ -26,13 +26,14 @@ LOG_FILE = "enrich.log"
 
 class LspSource:
     name = "lsp"
+    after = ("jvm",)  # bytecode and wiring first: the language servers then verify what remains unresolved
 
-    def run(self, tenure: Tenure, report: IndexReport) -> dict:
-        state = tenure.enrichment
+    def run(self, context: SourceContext, report: IndexReport) -> dict:
+        state = LspState(context.db)
         dropped = state.invalidate()
-        languages = {r["language"] for r in tenure.db.query(
+        languages = {r["language"] for r in context.db.query(
             "SELECT DISTINCT language FROM files WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")}
-        servers = servers_for(tenure.root, languages)
+        servers = servers_for(context.root, languages)
         missing = sorted(lang for lang, spec in servers.items() if spec.argv() is None)
         out: dict = {"dropped": len(dropped)} if dropped else {}
         for language, reason in state.take_failures().items():
@@ -44,11 +45,11 @@ class LspSource:
             return {**out, "status": "nothing to enrich"}
         if os.environ.get(ENV_SWITCH, "on").lower() in ("off", "0", "false", "no"):
             return {**out, "status": f"not scheduled ({ENV_SWITCH}=off)"}
-        state_dir = tenure.root / ".tenure"
-        if lock_held(state_dir):
+        if lock_held(context.state_dir):
             return {**out, "status": "already running"}
-        pid = spawn_enrich(tenure.root, state_dir)
-        return {**out, "status": f"scheduled for {', '.join(runnable)} (pid {pid}, log .tenure/{LOG_FILE})"}
+        pid = spawn_enrich(context.root, context.state_dir)
+        log = os.path.relpath(context.state_dir / LOG_FILE, context.root)
+        return {**out, "status": f"scheduled for {', '.join(runnable)} (pid {pid}, log {log})"}
 
 
 def spawn_enrich(root: Path, state_dir: Path) -> int:

@@ -25,13 +25,13 @@ from lsprotocol import types as lsp
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
-from tenure.structural.indexer import ALWAYS_IGNORED
+from tenure.structural.discover import ignored
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
-from tenure.structural.store import SourceEdge, StructuralStore
+from tenure.structural.store import SourceEdge, StructuralStore, Symbol
 
 DEFAULT_TIMEOUT_S = 60.0  # per request: the first ones wait for the server's initial analysis
 CALL_RELATIONS = (Relation.CALLS.value, Relation.INSTANTIATES.value)
@@ -85,39 +85,25 @@ class EnrichReport:
         return "; ".join(parts) or "nothing to verify"
 
 
-@dataclass(frozen=True)
-class Sym:
-    fqn: str
-    name: str
-    kind: str
-    parent: str
-    path: str
-    start: int
-    end: int
-
-
 class SymbolIndex:
     """The index's symbols by file, to map a server's locations back to names."""
 
-    def __init__(self, db: Database) -> None:
-        self.by_path: dict[str, list[Sym]] = {}
-        self.by_fqn: dict[str, Sym] = {}
-        for r in db.iter_query("SELECT fqn, name, kind, parent_fqn, path, start_line, end_line FROM symbols"
-                               " WHERE file_id IS NOT NULL"):
-            sym = Sym(r["fqn"], r["name"], r["kind"], r["parent_fqn"], r["path"], r["start_line"] or 0,
-                      r["end_line"] or r["start_line"] or 0)
+    def __init__(self, store: StructuralStore) -> None:
+        self.by_path: dict[str, list[Symbol]] = {}
+        self.by_fqn: dict[str, Symbol] = {}
+        for sym in store.defined_symbols():
             self.by_path.setdefault(sym.path, []).append(sym)
             self.by_fqn.setdefault(sym.fqn, sym)
 
-    def _containing(self, path: str, line: int) -> list[Sym]:
+    def _containing(self, path: str, line: int) -> list[Symbol]:
         found = [s for s in self.by_path.get(path, ()) if s.start <= line <= s.end]
         return sorted(found, key=lambda s: (s.end - s.start, -s.start))  # innermost first
 
-    def defined_at(self, path: str, line: int, name: str) -> Sym | None:
+    def defined_at(self, path: str, line: int, name: str) -> Symbol | None:
         """The definition named `name` whose span holds `line` (where a server's definition points)."""
         return next((s for s in self._containing(path, line) if s.name == name and s.kind != "module"), None)
 
-    def enclosing(self, path: str, line: int) -> Sym | None:
+    def enclosing(self, path: str, line: int) -> Symbol | None:
         """The code a call on `line` belongs to: the innermost function or module whose body holds the
         line (a call on a definition's first line, `f(lambda: 1)`, belongs to the code around it), else
         the type."""
@@ -147,7 +133,7 @@ class Enricher:
         self._wrapped: dict[str, set[tuple[int, str]]] = {}  # path -> (line, name) of decorated definitions
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
-        self.symbols = SymbolIndex(db)
+        self.symbols = SymbolIndex(self.store)
         self.constructors = {lang: frozenset(spec.extra.get("constructor_names", ()))
                              for lang, spec in language_table().items()}
 
@@ -343,7 +329,7 @@ class Enricher:
         return (sym.start, sym.name) in self._wrapped[sym.path]
 
     @staticmethod
-    def _named_at_site(dst: str, target: Sym | None, name: str, constructors: frozenset[str]) -> bool:
+    def _named_at_site(dst: str, target: Symbol | None, name: str, constructors: frozenset[str]) -> bool:
         """Whether a candidate is the name written at the site (`run` for `x.run()`, `Foo` or its
         constructor for `Foo()`). Other candidates of the site are edges tree-sitter derived (a function
         passed to `map`, returned by the callee, an inherited `__init__`): `definition` on the name says
@@ -358,7 +344,7 @@ class Enricher:
         """("project", fqn) | ("external", builtin name or None) | ("unknown", None)."""
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
-        if rel is None or rel not in self.symbols.by_path or _ignored(rel):
+        if rel is None or rel not in self.symbols.by_path or ignored(rel):
             builtin = spec.external_names.get(file.name) if file else None
             if builtin and self._top_level(file, loc.range.start.line):  # a builtin function, not a method
                 return "external", f"{builtin}.{name}"
@@ -367,7 +353,7 @@ class Enricher:
         sym = self.symbols.defined_at(rel, loc.range.start.line + 1, defined)
         return ("project", sym.fqn) if sym else ("unknown", None)
 
-    def _references_to(self, client: LspClient, spec: ServerSpec, uri: str, sym: Sym,
+    def _references_to(self, client: LspClient, spec: ServerSpec, uri: str, sym: Symbol,
                        detail: str) -> list[SourceEdge]:
         if sym.kind == "module":
             return []
@@ -389,7 +375,7 @@ class Enricher:
                     out.append(edge)
         return out
 
-    def _call_edge(self, loc: lsp.Location, sym: Sym, relation: str, detail: str) -> SourceEdge | None:
+    def _call_edge(self, loc: lsp.Location, sym: Symbol, relation: str, detail: str) -> SourceEdge | None:
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
         if rel is None or rel not in self.symbols.by_path:
@@ -417,7 +403,7 @@ class Enricher:
         enclosing = self.symbols.enclosing(rel, line)
         return enclosing.fqn if enclosing else None
 
-    def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Sym) -> bool:
+    def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Symbol) -> bool:
         """Whether the call at a reference really resolves to `sym` (not to a relative in its family)."""
         opened = spec.open_files and loc.uri != self._open_now
         if opened:
@@ -435,7 +421,7 @@ class Enricher:
                     client.close_document(loc.uri)
         return any(self._classify(spec, t, sym.name) == ("project", sym.fqn) for t in targets)
 
-    def _implementation_edge(self, loc: lsp.Location, sym: Sym, detail: str) -> SourceEdge | None:
+    def _implementation_edge(self, loc: lsp.Location, sym: Symbol, detail: str) -> SourceEdge | None:
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
         if rel is None or rel not in self.symbols.by_path:
@@ -476,7 +462,7 @@ class Enricher:
         line = lines[rng.start.line]
         return line[_char_index(line, rng.start.character):_char_index(line, rng.end.character)]
 
-    def _name_position(self, sym: Sym) -> tuple[int, int] | None:
+    def _name_position(self, sym: Symbol) -> tuple[int, int] | None:
         """(0-based line, UTF-16 column) of a definition's name: its first line that declares it."""
         lines = self._file_lines(sym.path)
         for number in range(sym.start, min(sym.end, len(lines)) + 1):
@@ -538,5 +524,3 @@ def _relative(file: Path, root: Path) -> str | None:
         return None
 
 
-def _ignored(rel: str) -> bool:
-    return any(part in ALWAYS_IGNORED for part in rel.split("/")[:-1])

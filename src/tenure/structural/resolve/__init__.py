@@ -587,7 +587,7 @@ class Resolver(ABC):
         return {}
 
     def code_moved(self, old: FileFacts, new: FileFacts, view: ProjectView) -> None:
-        """A file's edit only moved its code (`indexer.shape`): what the resolver kept of the old
+        """A file's edit only moved its code (`parse.shape`): what the resolver kept of the old
         facts (`ProjectView.keep_analysis`) holds for the new ones, to be kept again so that the next
         edit finds it. Nothing by default."""
         return None

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 from tenure.structural.traces import SOURCE
 
 if TYPE_CHECKING:
-    from tenure.api import Tenure
-    from tenure.structural.indexer import IndexReport
+    from tenure.structural.after_index import SourceContext
+    from tenure.structural.report import IndexReport
 
 
 class TraceEdgesCheck:
     name = "traces"
+    after = ()  # (trace edges name tree-sitter's symbols and the services traces add)
 
-    def run(self, tenure: Tenure, report: IndexReport) -> dict:
-        row = tenure.db.query(
+    def run(self, context: SourceContext, report: IndexReport) -> dict:
+        row = context.db.query(
             "SELECT COUNT(*) AS edges, SUM(NOT EXISTS (SELECT 1 FROM symbols s WHERE s.fqn = e.src_fqn)"
             " OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.fqn = e.dst_fqn)) AS stale"
             " FROM source_edges e WHERE e.source = ?", (SOURCE,),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tenure.structural.naming import has_suffix, short_name
-from tenure.structural.store import StructuralStore
+from tenure.structural.store import StructuralStore, Symbol
 from tenure.structural.traces import conventions as cv
 from tenure.structural.traces.otlp import Span
 
@@ -32,36 +32,21 @@ UNMAPPED = Mapped(None, "")
 
 
 @dataclass
-class _Definition:
-    fqn: str
-    name: str
-    kind: str
-    language: str
-    path: str
-    start: int
-    end: int
-    parent: str
-
-
-@dataclass
 class SymbolIndex:
     """The indexed symbols that have a source file, as the mapper needs them."""
 
     root: Path
     store: StructuralStore
-    by_fqn: dict[str, _Definition] = field(default_factory=dict)
-    by_name: dict[str, list[_Definition]] = field(default_factory=dict)
-    by_path: dict[str, list[_Definition]] = field(default_factory=dict)
+    by_fqn: dict[str, Symbol] = field(default_factory=dict)
+    by_name: dict[str, list[Symbol]] = field(default_factory=dict)
+    by_path: dict[str, list[Symbol]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: StructuralStore, root: Path) -> SymbolIndex:
         index = cls(root, store)
-        for r in store.db.iter_query(
-            "SELECT fqn, name, kind, language, path, start_line, end_line, parent_fqn FROM symbols"
-            " WHERE file_id IS NOT NULL AND kind != 'module'"
-        ):
-            d = _Definition(r["fqn"], r["name"], r["kind"], r["language"], r["path"] or "", r["start_line"] or 0,
-                            r["end_line"] or r["start_line"] or 0, r["parent_fqn"])
+        for d in store.defined_symbols():
+            if d.kind == "module":
+                continue
             index.by_fqn[d.fqn] = d
             index.by_name.setdefault(d.name, []).append(d)
             index.by_path.setdefault(d.path, []).append(d)
@@ -210,7 +195,7 @@ class _Decorations:
         self._python: dict[str, dict[int, str]] = {}
         self._lines: dict[str, list[str]] = {}
 
-    def of(self, path: str, d: _Definition) -> str:
+    def of(self, path: str, d: Symbol) -> str:
         if d.language == "python":
             return self._python_decorators(path).get(d.start, "")
         lines = self._source(path)
