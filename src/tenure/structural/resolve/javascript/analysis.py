@@ -706,8 +706,10 @@ class Analysis:
                 self.replay(site, callee, args)
             if "g" in self.flags(callee):
                 return {(GENERATOR, callee[1], callee[2])}
+            if callee[1] == self.module:
+                return self.passed_back(callee, args) or self.returns(callee)
             result = self.returns(callee)
-            if callee[1] == self.module or not any(v[0] == PARAM for v in result):
+            if not any(v[0] == PARAM for v in result):
                 return result
             given: set[Value] = set()  # what another module's function returns of its own arguments
             for value in result:
@@ -736,6 +738,16 @@ class Analysis:
             name = self.p.sites[site][1]  # type: ignore[index]
             self.note_param_call(callee, src, name, args)
         return EMPTY
+
+    def passed_back(self, fn: Value, args: list) -> Values:
+        """What a function of this file that returns its own parameters returns at this call: the
+        arguments given there (nothing known when a spread, a missing argument or two definitions
+        of the name leave it open)."""
+        scopes = self.p.scopes_of(fn[2])  # type: ignore[arg-type]
+        positions = self.p.passes_through.get(scopes[0]) if len(scopes) == 1 else None
+        if not positions or positions[-1] >= len(args) or any(isinstance(a, tuple) for a in args):
+            return EMPTY
+        return set().union(*(args[i] for i in positions))
 
     def note_param_call(self, token: Value, src: str, name: str, args: list) -> None:
         given = self.param_calls.setdefault(token[2], {}).setdefault((token[3], src, name), [])  # type: ignore[arg-type, index]

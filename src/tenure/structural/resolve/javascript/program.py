@@ -32,6 +32,8 @@ class Program:
                 self.by_qualname.setdefault(scope[0], []).append(idx)
         # a class scope -> its own class, whose instances `this` in its field initialisers is
         self.classes = {idx: scope[0] for idx, scope in enumerate(self.scopes) if scope[1] == "class"}
+        self.passes_through = _passes_through(self.scopes, self.stmts)
+
 
     def fqn(self, scope: int) -> str:
         qualname = self.scopes[scope][0]
@@ -55,6 +57,29 @@ class Program:
 
     def scopes_of(self, qualname: str) -> list[int]:
         return self.by_qualname.get(qualname, [])
+
+
+def _passes_through(scopes: list[list], stmts: list[list]) -> dict[int, list[int]]:
+    """Functions whose every return gives back one of their own parameters, untouched (`return arg`):
+    scope -> those parameters' positions. A call of one returns what that call passes there."""
+    position = {p[0]: (idx, i) for idx, scope in enumerate(scopes) for i, p in enumerate(scope[3]) if not p[1]}
+    reassigned = {v for s in stmts if s[0] in ("=", "for") for v in _ints(s[2])}  # (more than vars: safe)
+    returned: dict[int, list[int] | None] = {}
+    for stmt in stmts:
+        if stmt[0] in ("y", "r") and returned.get(stmt[1], ()) is not None:
+            expr = stmt[2] if stmt[0] == "r" else None
+            reads = [expr] if isinstance(expr, int) else expr[1] if isinstance(expr, list) and expr[0] == "v" else None
+            if reads is None or any(position.get(v, (None,))[0] != stmt[1] or v in reassigned for v in reads):
+                returned[stmt[1]] = None
+            else:
+                returned.setdefault(stmt[1], []).extend(position[v][1] for v in reads)
+    return {idx: sorted(set(found)) for idx, found in returned.items() if found and "g" not in scopes[idx][4]}
+
+
+def _ints(part: object) -> list[int]:
+    if isinstance(part, int):
+        return [part]
+    return [i for item in part for i in _ints(item)] if isinstance(part, list) else []
 
 
 def program_of(facts: FileFacts) -> Program:
