@@ -51,13 +51,15 @@ subscript ["s", obj, key, site] calls __getitem__ / __setitem__ on an instance, 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 
 import msgspec
 from tree_sitter import Node, Tree
 
 from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
+from tenure.structural.extractors import State, join
+from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
@@ -95,7 +97,6 @@ _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generat
 _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_statement", "type",
                       "ellipsis", "future_import_statement", "line_continuation"})
 
-State = dict[str, list[int]]
 _NOTHING: tuple = ()
 
 
@@ -237,17 +238,6 @@ class _Walker:
     # flow through branches -------------------------------------------------------------------------
     def fork(self) -> State:
         return dict(self.scope.state)
-
-    def join(self, *states: State) -> State:
-        joined: State = {}
-        for state in states:
-            for name, vars_ in state.items():
-                have = joined.get(name)
-                if have is None:
-                    joined[name] = vars_
-                elif have is not vars_:
-                    joined[name] = [*have, *(v for v in vars_ if v not in have)]
-        return joined
 
     def branch(self, start: State, node: Node | None) -> State:
         self.scope.state = dict(start)
@@ -394,7 +384,7 @@ class _Walker:
             else:
                 has_else = True
                 branches.append(self.branch(start, alt.child_by_field_name("body")))
-        self.scope.state = self.join(*branches) if has_else else self.join(start, *branches)
+        self.scope.state = join(*branches) if has_else else join(start, *branches)
 
     def s_for_statement(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -405,7 +395,7 @@ class _Walker:
             if tgt is not None:
                 self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, _iterates(node)))
         body = self.branch(self.scope.state, node.child_by_field_name("body"))
-        self.scope.state = self.join(start, body)
+        self.scope.state = join(start, body)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self.block(alternative)
@@ -416,7 +406,7 @@ class _Walker:
             self.effects(cond)
         start = self.fork()
         body = self.branch(start, node.child_by_field_name("body"))
-        self.scope.state = self.join(start, body)
+        self.scope.state = join(start, body)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self.block(alternative)
@@ -428,12 +418,12 @@ class _Walker:
         finally_ = None
         for clause in node.named_children:
             if clause.type in ("except_clause", "except_group_clause"):
-                ends.append(self._except(self.join(start, body), clause))
+                ends.append(self._except(join(start, body), clause))
             elif clause.type == "else_clause":
                 body = self.branch(body, clause.child_by_field_name("body"))
             elif clause.type == "finally_clause":
                 finally_ = clause
-        self.scope.state = self.join(body, *ends)
+        self.scope.state = join(body, *ends)
         if finally_ is not None:
             self.block(finally_)
 
@@ -486,7 +476,7 @@ class _Walker:
                     elif part.type == "if_clause":
                         self.effects(part)
                 branches.append(self.branch(self.scope.state, case.child_by_field_name("consequence")))
-        self.scope.state = self.join(*branches)
+        self.scope.state = join(*branches)
 
     def s_import_statement(self, node: Node) -> None:
         for name in node.children_by_field_name("name"):
@@ -1189,15 +1179,3 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker.block(tree.root_node)
     facts.flow = walker.flow()
     return facts
-
-
-def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
-    """The line numbers in a flow program, and a way to rebuild it with each line mapped (the
-    indexer compares programs up to where code moved, see parse.shape)."""
-    program = msgspec.msgpack.decode(flow)
-    lines = [site[0] for site in program["sites"]]
-
-    def remap(rank: Callable[[int], int]) -> object:
-        return {**program, "sites": [[rank(site[0]), *site[1:]] for site in program["sites"]]}
-
-    return lines, remap
