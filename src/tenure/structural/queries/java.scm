@@ -9,6 +9,10 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration type: (_) @returns name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
+; an anonymous class is its body (its arguments are evaluated outside it); the Java extractor names
+; it as javac does (`Outer$1`), as it does local classes (`Outer$1Local`)
+(object_creation_expression type: (_) @name (class_body) @definition.class)
+(enum_constant name: (identifier) @name body: (class_body) @definition.class)
 
 (superclass (type_identifier) @name @reference.inherits)
 (superclass (generic_type (type_identifier) @name @reference.inherits))
@@ -24,11 +28,17 @@
 ; `new Outer.Inner()`: the qualifier is the receiver, as for a call
 (object_creation_expression
   type: (scoped_type_identifier (_) @receiver . (type_identifier) @name)) @reference.new
+; method references: `Foo::bar`, `this::m` call the method; `Foo::new` makes a Foo
+(method_reference . (_) @receiver . "::" . (type_arguments)? . (identifier) @name .) @reference.call
+(method_reference . (_) @name . "::" . "new" .) @reference.new
 ; `super(...)` in a constructor: a call of the super class's constructor
 (explicit_constructor_invocation constructor: (super) @name) @reference.call
 
 ; --- bindings: declared types of fields, parameters and locals (receiver types for calls)
 (field_declaration
+  type: (_) @binding.type
+  declarator: (variable_declarator name: (identifier) @binding.name)) @binding
+(constant_declaration
   type: (_) @binding.type
   declarator: (variable_declarator name: (identifier) @binding.name)) @binding
 (formal_parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
