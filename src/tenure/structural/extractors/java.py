@@ -44,10 +44,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgspec
 from tree_sitter import Node, Tree
 
 from tenure.structural.extract import Located, Span, extract_located, text_of
-from tenure.structural.facts import Binding, Definition, FileFacts, Reference
+from tenure.structural.facts import Binding, FileFacts, Reference
 from tenure.structural.languages import LanguageSpec
 
 # Declarations whose body holds members (and names nested member types `Outer$Inner`).
@@ -157,9 +158,8 @@ class _Walk:
     def run(self, root: Node) -> dict:
         self._walk(root, _Env(), -1)
         if self.bases:
-            self.facts.definitions = [
-                Definition(**{**{f: getattr(d, f) for f in d.__struct_fields__}, "bases": tuple(self.bases[d.qualname])})
-                if d.qualname in self.bases else d for d in self.facts.definitions]
+            self.facts.definitions = [msgspec.structs.replace(d, bases=tuple(self.bases[d.qualname]))
+                                      if d.qualname in self.bases else d for d in self.facts.definitions]
         return {"sites": self.sites, "defs": self.defs, "locals": self.locals, "lambdas": self.lambdas,
                 "lexical": self.lexical}
 

@@ -301,6 +301,10 @@ class _Builder:
 
 
 def _simple(name: str) -> str:
-    """javac's simple name: `Inner` of `Outer$Inner`; a proxy's whole name (`Foo$$SpringCGLIB$$0`)."""
+    """javac's simple name: `Inner` of `Outer$Inner`, `Local` of a local class `Outer$1Local`, `1` of an
+    anonymous class `Outer$1`; a proxy's whole name (`Foo$$SpringCGLIB$$0`)."""
     last = name.rpartition(".")[2]
-    return last if any(m in last for m in GENERATED_MARKERS) else last.rpartition("$")[2] or last
+    if any(m in last for m in GENERATED_MARKERS):
+        return last
+    simple = last.rpartition("$")[2] or last
+    return simple.lstrip("0123456789") or simple

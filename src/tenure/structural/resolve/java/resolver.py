@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from tenure.namespace.tiers import Relation, Tier
+from tenure.namespace.tiers import Relation
 from tenure.structural.facts import Binding, FileFacts, Reference
 from tenure.structural.resolve import EdgeOut, ProjectView
 from tenure.structural.resolve.generic import MEMBER_KINDS, FileResolver
@@ -117,7 +117,9 @@ class JavaFileResolver(FileResolver):
             bound = self.jtype(parse(bound_text), self.outer(home_scope)) if bound_text else None
             if keep_vars:
                 return JType(name, dims=dims, kind="var", note=(bound,))
-            return JType(bound.name, bound.args, bound.dims + dims, bound.project) if bound else JType(OBJECT, dims=dims)
+            if bound is None:
+                return JType(OBJECT, dims=dims)
+            return JType(bound.name, bound.args, bound.dims + dims, bound.project)
         found = self.types_among(self.resolve_type(name, scope))
         if found:
             return JType(found[0].fqn, args, dims, project=True)
@@ -236,7 +238,8 @@ class JavaFileResolver(FileResolver):
                 return []
             qual = home.qualname_of(owner.name)
             subst = home.type_arguments(qual, owner.args)
-            member = f"{qual}.{qual.rpartition('$')[2].rpartition('.')[2] if name == '<init>' else name}"
+            simple = next((home.facts.definitions[i].name for i in home.indexes.get(qual, ())), "")
+            member = f"{qual}.{simple if name == '<init>' else name}"
             return [home.method(i, subst) for i, _ in home.declared(member)
                     if home.facts.definitions[i].kind in MEMBER_KINDS]
         entry = jdk().types.get(owner.name)
