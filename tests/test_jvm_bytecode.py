@@ -298,20 +298,20 @@ RUN_TIME = ("jvm: %", "reflection: %")
 
 
 @pytest.mark.parametrize("case", JAVA_CASES)
-def test_bytecode_judges_every_tree_sitter_edge_under_the_same_names(compiled, case: str, tmp_path: Path) -> None:
+def test_bytecode_confirms_every_tree_sitter_edge_under_the_same_names(compiled, case: str, tmp_path: Path) -> None:
     repo = compiled_graph_fixture(compiled, case, tmp_path)
     with Tenure.open(repo, discover=False) as t:
         t.index()
         ts = t.db.query("SELECT src_fqn, dst_fqn, relation, line FROM edges WHERE dst_fqn IS NOT NULL"
                         " AND relation != 'imports'"  # bytecode has no imports
                         " AND detail NOT LIKE ? AND detail NOT LIKE ?", RUN_TIME)
-        bc = t.db.query("SELECT src_fqn, dst_fqn, relation, line FROM source_edges WHERE source = 'bytecode'")
+        bc = t.db.query("SELECT src_fqn, dst_fqn, relation, line, verdict FROM source_edges WHERE source = 'bytecode'")
         names = {r["fqn"] for r in t.db.query("SELECT fqn FROM symbols")}
-    judged = {(r["src_fqn"], r["dst_fqn"], r["relation"], r["line"]) for r in bc}
+    confirmed = {(r["src_fqn"], r["dst_fqn"], r["relation"], r["line"]) for r in bc if r["verdict"] == "confirms"}
     assert ts
     for e in ts:
         key = (e["src_fqn"], e["dst_fqn"], e["relation"])
-        assert (*key, e["line"]) in judged or (*key, 0) in judged, e
+        assert (*key, e["line"]) in confirmed or (*key, 0) in confirmed, e
     assert {n for r in bc for n in (r["src_fqn"], r["dst_fqn"]) if n} <= names
 
 

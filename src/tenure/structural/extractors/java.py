@@ -23,7 +23,8 @@
     site   ["call", receiver | None, [args], cast]      a method call (`Iface.super.m()`: receiver ["super", "Iface"])
            ["new", type, [args], anonymous qualname, outer | None, cast]      (`outer.new Inner()`)
            ["ref", qualifier]                          a method reference (`Foo::bar`, `this::m`, `Foo::new`)
-           ["super", [args]]                           `super(...)`; ["super", [args], "implicit"] where javac adds it
+           ["super", [args]] ["this", [args]]          `super(...)` (["super", [args], "implicit"] where javac
+                                                       adds it), `this(...)`
            ["iter", expr] ["close", expr] ["str", expr]    compiler- and JVM-made calls on a value
     def    [flags, [[type, name]], [[type variable, bound]], [constant]]   flags: s static, a abstract,
            d default, p private, v varargs, i (a type) has static initialiser code, r a record (params:
@@ -395,7 +396,9 @@ class _Walk:
                 return ["ref", ["n", self._type(qualifier, env)]]
             return ["ref", self._expr(qualifier, env)]
         if kind == "explicit_constructor_invocation":
-            return ["super", [self._expr(a, env) for a in _arguments(node)]]
+            which = node.child_by_field_name("constructor")
+            return ["this" if which is not None and which.type == "this" else "super",
+                    [self._expr(a, env) for a in _arguments(node)]]
         return None
 
     def _string_operands(self, node: Node, env: _Env, owner: int) -> None:

@@ -239,7 +239,7 @@ class _Builder:
             return
         if site.kind == "methodref" and site.owner == cls.name and site.name.startswith("lambda$"):
             return  # a lambda body: its calls are already its enclosing method's
-        declaring = self.h.declaring(site.owner, site.name)
+        declaring = self.h.declaring(site.owner, site.name, site.descriptor)
         if declaring is None:
             return
         dst = f"{declaring}.{site.name}"

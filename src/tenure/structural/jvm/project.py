@@ -52,7 +52,7 @@ class Hierarchy:
     classes: dict[str, ClassModel]
     source: SourceSide
     _subtypes: dict[str, set[str]] = field(default_factory=dict)
-    _declaring: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _declaring: dict[tuple[str, str, str], str | None] = field(default_factory=dict)
     _all_subtypes: dict[str, set[str]] = field(default_factory=dict)
     _implementations: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _bodies: dict[str, dict[str, bool]] = field(default_factory=dict)  # class -> method name -> has a body
@@ -92,14 +92,16 @@ class Hierarchy:
                                                 if self.is_concrete(sub, member))
         return self._implementations[key]
 
-    def declaring(self, name: str, member: str) -> str | None:
-        """The class whose `member` a call on `name` reaches: itself, else the nearest super type."""
-        key = (name, member)
+    def declaring(self, name: str, member: str, descriptor: str = "") -> str | None:
+        """The class whose `member` a call on `name` reaches: itself, else the nearest super type. With
+        the call's descriptor, as the JVM resolves it: a class whose bytecode is known declares the
+        member only with that descriptor (an overload of another class in the hierarchy is not it)."""
+        key = (name, member, descriptor)
         if key not in self._declaring:
-            self._declaring[key] = self._find_declaring(name, member)
+            self._declaring[key] = self._find_declaring(name, member, descriptor)
         return self._declaring[key]
 
-    def _find_declaring(self, name: str, member: str) -> str | None:
+    def _find_declaring(self, name: str, member: str, descriptor: str) -> str | None:
         seen: set[str] = set()
         queue = [name]
         while queue:
@@ -107,7 +109,11 @@ class Hierarchy:
             if current in seen:
                 continue
             seen.add(current)
-            if self.declares(current, member):
+            cls = self.classes.get(current)
+            if cls is not None and descriptor:
+                if any(m.name == member and m.descriptor == descriptor for m in cls.methods):
+                    return current
+            elif self.declares(current, member):
                 return current
             queue += self.supers(current)
         return None

@@ -31,8 +31,8 @@
 ; method references: `Foo::bar`, `this::m` call the method; `Foo::new` makes a Foo
 (method_reference . (_) @receiver . "::" . (type_arguments)? . (identifier) @name .) @reference.call
 (method_reference . (_) @name . "::" . "new" .) @reference.new
-; `super(...)` in a constructor: a call of the super class's constructor
-(explicit_constructor_invocation constructor: (super) @name) @reference.call
+; `super(...)` in a constructor: a call of the super class's constructor; `this(...)`, of another of its own
+(explicit_constructor_invocation constructor: [(super) (this)] @name) @reference.call
 
 ; --- bindings: declared types of fields, parameters and locals (receiver types for calls)
 (field_declaration

@@ -492,11 +492,13 @@ class JavaFileResolver(FileResolver):
             args = site[2]
             ctors = [m for t in made for m in self.methods(t, "<init>")]
             return Call(self.applicable(ctors, args, ref.scope), owners=tuple(made))
-        if kind == "super":
+        if kind in ("super", "this"):
             classes = self.classes_around(ref.scope)
-            supers = self.super_type("", ref.scope) if classes else []
-            ctors = [m for t in supers if t.project for m in self.methods(_instance(t), "<init>")]
-            return Call(self.applicable(ctors, site[1], ref.scope), owners=tuple(supers))
+            if not classes:
+                return Call([])
+            owners = self.super_type("", ref.scope) if kind == "super" else [self.own_type(classes[0])]
+            ctors = [m for t in owners if t.project for m in self.methods(_instance(t), "<init>")]
+            return Call(self.applicable(ctors, site[1], ref.scope), owners=tuple(owners))
         return Call([])
 
     def made(self, index: int) -> Types:
@@ -560,32 +562,35 @@ class JavaFileResolver(FileResolver):
         return Call(out, unknown=True)
 
     def applicable(self, methods: list[Method], args: list, scope: str) -> list[Method]:
-        """The methods a call with these arguments can reach: by arity, then by the arguments' types,
-        then the most specific (JLS 15.12.2, as far as the types are known)."""
+        """The methods a call with these arguments can reach (JLS 15.12.2, as far as the types are
+        known): those that apply without boxing or varargs, else with boxing, else with varargs; of
+        those, the most specific. Where the argument types rule out every one, all that fit by arity."""
         n = len(args)
-        fits = [m for m in methods if len(m.params) == n or (m.varargs and n >= len(m.params) - 1)]
-        if len(fits) <= 1:
-            return fits
+        fixed = [m for m in methods if len(m.params) == n]
+        variable = [m for m in methods if m.varargs and n >= len(m.params) - 1]
+        if len(fixed) + len(variable) <= 1:
+            return fixed or variable
         arg_types = [self.type_of(a, scope) for a in args]
-        typed = [m for m in fits if all(self.accepts(m.param(i), t) for i, t in enumerate(arg_types))]
-        if typed:
-            fits = typed
-        best = [m for m in fits if not any(o is not m and self.more_specific(o, m) and not self.more_specific(m, o)
-                                           for o in fits)]
-        return best or fits
+        for candidates, boxing, spread in ((fixed, False, False), (fixed, True, False), (variable, True, True)):
+            found = [m for m in candidates
+                     if all(self.accepts(m.param(i, spread), t, boxing) for i, t in enumerate(arg_types))]
+            if found:
+                return [m for m in found if not any(o is not m and self.more_specific(o, m)
+                                                    and not self.more_specific(m, o) for o in found)] or found
+        return list(dict.fromkeys(fixed + variable))
 
     def more_specific(self, m1: Method, m2: Method) -> bool:
         if len(m1.params) != len(m2.params):
             return False
-        return all(self.accepts(p2, [p1]) for p1, p2 in zip(m1.params, m2.params, strict=True))
+        return all(self.accepts(p2, [p1], boxing=False) for p1, p2 in zip(m1.params, m2.params, strict=True))
 
-    def accepts(self, param: JType | None, arg: Types) -> bool:
+    def accepts(self, param: JType | None, arg: Types, boxing: bool = True) -> bool:
         """Whether an argument of one of the types `arg` may be passed for `param` ([]: not known, yes)."""
         if param is None or not arg or param.kind == "var" or not param.name:
             return True
-        return any(self._accepts(param, a) for a in arg)
+        return any(self._accepts(param, a, boxing) for a in arg)
 
-    def _accepts(self, param: JType, a: JType) -> bool:
+    def _accepts(self, param: JType, a: JType, boxing: bool) -> bool:
         if a.kind in ("lambda", "ref"):
             if param.primitive or param.name == STRING or param.dims:
                 return False
@@ -600,9 +605,9 @@ class JavaFileResolver(FileResolver):
         if param.dims != a.dims:
             return param.name == OBJECT and not param.dims
         if param.primitive:
-            return assignable_primitive(param.name, a.name)
+            return assignable_primitive(param.name, a.name) if boxing or a.primitive else False
         if a.primitive:  # boxed: to its box, Object, Number, Comparable, ... never to a project type
-            return not param.project and param.name != STRING and (
+            return boxing and not param.project and param.name != STRING and (
                 param.name == BOXES.get(a.name) or param.name not in BOXES.values())
         if param.project and a.project:
             return self.subtype(a, param)

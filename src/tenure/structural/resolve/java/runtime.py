@@ -51,7 +51,7 @@ def site_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> lis
         return _new_edges(r, index, src, ref)
     if kind == "ref":
         return _reference_edges(r, site, src, ref)
-    if kind == "super":
+    if kind in ("super", "this"):
         detail = "implicit super()" if len(site) > 2 else ""
         return r.targets(src, r.call(index).methods, Relation.CALLS, ref, detail)
     if kind in IMPLICIT:

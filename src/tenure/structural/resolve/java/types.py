@@ -177,12 +177,12 @@ class Method:
     def varargs(self) -> bool:
         return "v" in self.flags
 
-    def param(self, i: int) -> JType | None:
-        if i < len(self.params) - 1 or (i == len(self.params) - 1 and not self.varargs):
-            return self.params[i]
-        if self.varargs and self.params:
-            return self.params[-1].element()  # (an array passed whole is accepted too: see accepts)
-        return None
+    def param(self, i: int, spread: bool = True) -> JType | None:
+        """The type argument `i` is passed for; `spread`: a varargs method's trailing arguments are its
+        array's elements (else, as javac tries first, the array is passed whole)."""
+        if spread and self.varargs and self.params and i >= len(self.params) - 1:
+            return self.params[-1].element()
+        return self.params[i] if i < len(self.params) else None
 
 
 @dataclass
