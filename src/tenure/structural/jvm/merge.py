@@ -17,9 +17,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.graph import DISPATCH_DETAIL
-from tenure.structural.jvm.classfile import ACC_BRIDGE, ACC_SYNTHETIC
+from tenure.structural.jvm.classfile import ACC_BRIDGE, ACC_SYNTHETIC, INVOKE_OPCODES
 from tenure.structural.jvm.discover import Origin
 from tenure.structural.jvm.model import ClassModel, MethodModel, Site
 from tenure.structural.jvm.project import Hierarchy, SourceSide
@@ -29,6 +31,7 @@ from tenure.structural.store import SourceEdge
 SOURCE = "bytecode"
 JAVA = "java"
 VIRTUAL = {"invokevirtual", "invokeinterface"}
+INVOKE_KINDS = frozenset(INVOKE_OPCODES.values())
 # Reflection: (class, method) -> whether a constant name argument makes the target known.
 REFLECTION = {
     ("java.lang.reflect.Method", "invoke"): False,
@@ -108,8 +111,8 @@ class _Builder:
         for method in cls.methods:
             if method.access & ACC_BRIDGE or (method.access & ACC_SYNTHETIC and not method.name.startswith("lambda$")):
                 continue  # bridges and accessors forward to real methods, whose edges are counted
-            src = where if where not in (None, cls.name) else self._method_fqn(cls, method)
             for site in method.sites:
+                src = where if where not in (None, cls.name) else self._method_fqn(cls, method, site.line)
                 self._add_site(origin, cls, src, site)
 
     def _up_to_date(self, origin: Origin, cls: ClassModel, where: str) -> bool:
@@ -189,11 +192,14 @@ class _Builder:
             if sup and self.h.known(sup):
                 self._edge(origin, cls.name, sup, relation, path, 0, detail="")
 
-    def _method_fqn(self, cls: ClassModel, method: MethodModel) -> str:
+    def _method_fqn(self, cls: ClassModel, method: MethodModel, line: int) -> str:
+        """Whose code a site on `line` of the method is. A constructor's code holds the field
+        initialisers too (javac copies them into each constructor), which tree-sitter gives the class:
+        so a site is the constructor's only on a line of the constructor's."""
         if method.name.startswith("lambda$"):  # lambda$<enclosing method>$<n>: the body is its enclosing method's code
-            return self._named_member(cls.name, method.name.split("$")[1])
+            return self._named_member(cls.name, method.name.split("$")[1], line)
         if method.name in ("<init>", "<clinit>"):
-            return self._named_member(cls.name, method.name, method.line)
+            return self._named_member(cls.name, method.name, line)
         return f"{cls.name}.{method.name}"
 
     def _named_member(self, cls: str, method: str, line: int = 0) -> str:
@@ -242,6 +248,12 @@ class _Builder:
         declaring = self.h.declaring(site.owner, site.name, site.descriptor)
         if declaring is None:
             return
+        if (accessor := self._accessor(declaring, site)) is not None:
+            # `Outer.super.m()` from an inner class: javac calls a synthetic `access$001`, which calls m
+            for inner in accessor.sites:
+                if inner.kind in INVOKE_KINDS:
+                    self._add_site(origin, cls, src, msgspec.structs.replace(inner, line=site.line))
+            return
         dst = f"{declaring}.{site.name}"
         detail = "method reference" if site.kind == "methodref" else ""
         line = self._edge(origin, src, dst, Relation.CALLS, path, site.line, name=site.name, detail=detail)
@@ -253,6 +265,13 @@ class _Builder:
         self._compiled_to(origin, src, site.line, site.name, {dst, *impls})
         if impls and (cls.name, site.owner) not in self.decided:
             self._dispatch_candidates(origin, src, path, site, dst, line, impls)
+
+    def _accessor(self, declaring: str, site: Site) -> MethodModel | None:
+        cls = self.h.classes.get(declaring)
+        if cls is None or not site.name.startswith("access$"):
+            return None
+        return next((m for m in cls.methods if m.name == site.name and m.descriptor == site.descriptor
+                     and m.access & ACC_SYNTHETIC), None)
 
     def _compiled_to(self, origin: Origin, src: str, line: int, name: str, targets: set[str]) -> None:
         if self._fresh and line:

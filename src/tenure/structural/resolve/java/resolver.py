@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from tenure.namespace.tiers import Relation
+from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Reference
 from tenure.structural.resolve import EdgeOut, ProjectView
 from tenure.structural.resolve.generic import MEMBER_KINDS, FileResolver
@@ -771,6 +771,20 @@ class JavaFileResolver(FileResolver):
             elif ref.kind in ("call", "new"):
                 out += runtime.site_edges(self, index, src, ref)
         return out + self.import_edges()
+
+    def import_edges(self) -> list[EdgeOut]:
+        """As the generic resolver's, and a static import of a field (`import static a.Checks.LIMIT`)
+        imports from its class."""
+        out = super().import_edges()
+        done = {e.line for e in out}
+        for imp in self.facts.imports:
+            if imp.line in done or imp.wildcard or "." not in imp.module:
+                continue
+            owner = self.types_among(self.dotted_symbols(imp.module.rpartition(".")[0]))
+            if owner:
+                out.append(EdgeOut(self.fqn(imp.scope), owner[0].fqn, Relation.IMPORTS, Tier.INFERRED, imp.line,
+                                   imp.name))
+        return out
 
     def supertype_edges(self, src: str, ref: Reference) -> list[EdgeOut]:
         """`extends` / `implements` (an anonymous class's super type: by what it is)."""
