@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from tenure import Tenure
 from tenure.cli import app
+from tenure.structural.graph import JVM_DETAIL, REFLECTION_DETAIL
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm import source as jvm_source
 from tests.conftest import FIXTURES
@@ -294,7 +295,7 @@ def compiled_graph_fixture(compiled, case: str, tmp_path: Path) -> Path:
 JAVA_CASES = sorted(p.name for p in (FIXTURES / "graph").iterdir() if p.name.startswith("java_"))
 # What no class file holds: calls the JVM makes at run time, and reflection's targets (javac compiled
 # a call of Method.invoke, not of what it invokes).
-RUN_TIME = ("jvm: %", "reflection: %")
+RUN_TIME = (JVM_DETAIL + "%", REFLECTION_DETAIL + "%")
 
 
 @pytest.mark.parametrize("case", JAVA_CASES)

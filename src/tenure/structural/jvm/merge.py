@@ -32,17 +32,18 @@ SOURCE = "bytecode"
 JAVA = "java"
 VIRTUAL = {"invokevirtual", "invokeinterface"}
 INVOKE_KINDS = frozenset(INVOKE_OPCODES.values())
-# Reflection: (class, method) -> whether a constant name argument makes the target known.
+MAX_SYNTHETIC_DEPTH = 3  # synthetic methods calling synthetic methods: followed this deep
+# Reflection that runs code of a target the class file does not name: (class, method) -> whether a
+# constant name argument makes the target known. (Looking a method up, getMethod, runs nothing: the
+# invoke that follows is the call.)
 REFLECTION = {
     ("java.lang.reflect.Method", "invoke"): False,
     ("java.lang.reflect.Constructor", "newInstance"): False,
+    ("java.lang.Class", "newInstance"): False,
     ("java.lang.invoke.MethodHandle", "invoke"): False,
     ("java.lang.invoke.MethodHandle", "invokeExact"): False,
     ("java.lang.invoke.MethodHandle", "invokeWithArguments"): False,
-    ("java.lang.Class", "forName"): True,
-    ("java.lang.Class", "getMethod"): True,
-    ("java.lang.Class", "getDeclaredMethod"): True,
-    ("java.lang.ClassLoader", "loadClass"): True,
+    ("java.lang.Class", "forName"): True,  # runs the class's static initialiser
 }
 # Members the compiler writes into every enum or record: part of the language, not generated code.
 IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
@@ -215,10 +216,12 @@ class _Builder:
             return cls
         return f"{cls}.{method}"
 
-    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site) -> None:
+    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site, depth: int = 0) -> None:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
         reflective = REFLECTION.get((site.owner, site.name))
         if reflective is not None and site.kind != "methodref":
+            if (src, site.line) in self.source.reflective:
+                return  # the source named the target (constants): tree-sitter's edge says which
             if not reflective or site.constant is None:
                 self._edge(origin, src, None, Relation.CALLS, path, site.line, Tier.DYNAMIC, name=site.name,
                            detail=f"reflection: {site.owner}.{site.name}")
@@ -248,11 +251,13 @@ class _Builder:
         declaring = self.h.declaring(site.owner, site.name, site.descriptor)
         if declaring is None:
             return
-        if (accessor := self._accessor(declaring, site)) is not None:
-            # `Outer.super.m()` from an inner class: javac calls a synthetic `access$001`, which calls m
-            for inner in accessor.sites:
-                if inner.kind in INVOKE_KINDS:
-                    self._add_site(origin, cls, src, msgspec.structs.replace(inner, line=site.line))
+        if (synthetic := self._synthetic(declaring, site)) is not None:
+            # compiler plumbing (`Outer.super.m()` from an inner class calls an `access$001` that calls
+            # m; an enum's `$values()`): a call of what it calls
+            if depth < MAX_SYNTHETIC_DEPTH:
+                for inner in synthetic.sites:
+                    if inner.kind in INVOKE_KINDS:
+                        self._add_site(origin, cls, src, msgspec.structs.replace(inner, line=site.line), depth + 1)
             return
         dst = f"{declaring}.{site.name}"
         detail = "method reference" if site.kind == "methodref" else ""
@@ -266,9 +271,9 @@ class _Builder:
         if impls and (cls.name, site.owner) not in self.decided:
             self._dispatch_candidates(origin, src, path, site, dst, line, impls)
 
-    def _accessor(self, declaring: str, site: Site) -> MethodModel | None:
+    def _synthetic(self, declaring: str, site: Site) -> MethodModel | None:
         cls = self.h.classes.get(declaring)
-        if cls is None or not site.name.startswith("access$"):
+        if cls is None or site.name.startswith("lambda$"):
             return None
         return next((m for m in cls.methods if m.name == site.name and m.descriptor == site.descriptor
                      and m.access & ACC_SYNTHETIC), None)
@@ -285,6 +290,8 @@ class _Builder:
                 continue
             name = dst.rpartition(".")[2]
             for line in lines:
+                if (src, dst, line) in self.source.run_time:
+                    continue  # a call the JVM makes: no instruction of that line is it
                 origin, compiled = self._compiled.get((src, line), ("", {}))
                 targets = compiled.get(name)
                 if targets and dst not in targets:

@@ -375,7 +375,9 @@ class JavaFileResolver(FileResolver):
             if value is not None and value[0] != "el":
                 # what the value is known to hold that its declared type does not say
                 for v in self.type_of(value, scope):
-                    if v.note:
+                    if types and v.name == types[0].name and all(a.name == OBJECT for a in types[0].args):
+                        types = [v]  # `Class<?> c = Class.forName("a.Foo")`: a Class<Foo>
+                    elif v.note:
                         types = [t.noting(*v.note) for t in types]
                     elif v.project and types and v.name != types[0].name:
                         types = [t.noting("runtime", v) for t in types]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
+from tenure.structural.graph import JVM_DETAIL, REFLECTION_DETAIL
 from tenure.structural.resolve import EdgeOut
 from tenure.structural.resolve.java.types import Call, JType, Types, parse
 
@@ -36,7 +37,7 @@ WRITE_HOOKS = (("writeObject", 1), ("writeReplace", 0), ("writeExternal", 1))
 READ_HOOKS = (("readObject", 1), ("readResolve", 0), ("readObjectNoData", 0), ("readExternal", 1))
 IMPLICIT = {"iter": ("iterator", "for-each calls iterator()"),
             "close": ("close", "try-with-resources calls close()"),
-            "str": ("toString", "jvm: string concatenation calls toString()")}
+            "str": ("toString", f"{JVM_DETAIL}string concatenation calls toString()")}
 INVOKERS = {METHOD: ("invoke",), METHOD_HANDLE: ("invoke", "invokeExact", "invokeWithArguments")}
 
 
@@ -79,10 +80,11 @@ def _call_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> li
     elif ref.name == "addShutdownHook" and len(args) == 1:
         out += _thread_runs(r, tuple(r.type_of(args[0], ref.scope)), src, ref)
     elif ref.name == "writeObject" and len(args) == 1 and _any_is(r, owners, "java.io.ObjectOutputStream"):
-        out += _hooks(r, r.type_of(args[0], ref.scope), WRITE_HOOKS, src, ref, "jvm: serialization calls ")
+        out += _hooks(r, r.type_of(args[0], ref.scope), WRITE_HOOKS, src, ref, f"{JVM_DETAIL}serialization calls ")
     elif ref.name == "readObject" and not args and _any_is(r, owners, "java.io.ObjectInputStream"):
-        cast = r.jtype(parse(r.sites[index][3]), ref.scope) if r.sites[index][3] else None
-        out += _hooks(r, [cast] if cast is not None else [], READ_HOOKS, src, ref, "jvm: deserialization calls ")
+        cast = r.jtype(parse(r.sites[index][3]), ref.scope) if r.sites[index][3] else None  # `(Foo) in.readObject()`
+        read = [cast] if cast is not None else []
+        out += _hooks(r, read, READ_HOOKS, src, ref, f"{JVM_DETAIL}deserialization calls ")
     out += _reflective(r, call, index, src, ref)
     return out
 
@@ -98,7 +100,7 @@ def _new_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> lis
     for t in made:
         out += static_initialisers(r, t.name, src, ref)
         finalizers = [m for m in r.methods(t, "finalize") if not m.params]
-        out += r.targets(src, finalizers, Relation.CALLS, ref, "jvm: the garbage collector calls finalize()")
+        out += r.targets(src, finalizers, Relation.CALLS, ref, f"{JVM_DETAIL}the garbage collector calls finalize()")
     return out
 
 
@@ -132,7 +134,7 @@ def static_initialisers(r: JavaFileResolver, cls: str, src: str, ref: Reference)
         if c in around or c == src or "i" not in r.type_flags(c):
             continue
         out.append(EdgeOut(src, c, Relation.CALLS, Tier.INFERRED, ref.line, ref.name,
-                           f"jvm: static initialiser of {c.rpartition('.')[2]} (first use)"))
+                           f"{JVM_DETAIL}static initialiser of {c.rpartition('.')[2]} (first use)"))
     return out
 
 
@@ -176,7 +178,7 @@ def _thread_runs(r: JavaFileResolver, threads: tuple[JType, ...] | Types, src: s
             if t.note and t.note[0] == "runs":
                 runnables += t.note[1]
     methods = [m for x in runnables for m in r.methods(x, "run") if not m.params and m.sym is not None]
-    return r.targets(src, methods, Relation.CALLS, ref, "jvm: Thread.start() runs run()")
+    return r.targets(src, methods, Relation.CALLS, ref, f"{JVM_DETAIL}Thread.start() runs run()")
 
 
 def _hooks(r: JavaFileResolver, values: Types, hooks: tuple[tuple[str, int], ...], src: str, ref: Reference,
@@ -249,7 +251,9 @@ def _reflective(r: JavaFileResolver, call: Call, index: int, src: str, ref: Refe
     for o in invoked:
         if o.note and o.note[0] == "method" and o.note[1].project:
             methods = r.methods(o.note[1], o.note[2])
-            out += r.targets(src, methods, Relation.CALLS, ref, f"reflection: {o.note[2]} named by a constant")
+            out += r.targets(src, methods, Relation.CALLS, ref, f"{REFLECTION_DETAIL}{o.note[2]} named by a constant")
+            if any(m.static for m in methods):  # invoking a static method initialises its class
+                out += static_initialisers(r, o.note[1].name, src, ref)
         elif o.note and o.note[0] == "ctor" and o.note[1].project:
             out += _constructed(r, o.note[1], src, ref)
         else:
@@ -261,15 +265,17 @@ def _reflective(r: JavaFileResolver, call: Call, index: int, src: str, ref: Refe
             unknown = True
     if unknown or not out:
         out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name,
-                           f"reflection: {owners[0].name.rpartition('.')[2]}.{ref.name}"))
+                           f"{REFLECTION_DETAIL}{owners[0].name.rpartition('.')[2]}.{ref.name}"))
     return out
 
 
 def _constructed(r: JavaFileResolver, t: JType, src: str, ref: Reference) -> list[EdgeOut]:
-    detail = "reflection: constructor named by a constant"
+    detail = f"{REFLECTION_DETAIL}constructor named by a constant"
     types = r.types_among(r.view.symbols(t.name))
-    return (r.edges_to(src, types, Relation.INSTANTIATES, ref)
-            + r.targets(src, r.methods(JType(t.name, project=True), "<init>"), Relation.CALLS, ref, detail))
+    made = [EdgeOut(e.src, e.dst, e.relation, e.tier, e.line, e.name, detail)
+            for e in r.edges_to(src, types, Relation.INSTANTIATES, ref)]
+    return (made + r.targets(src, r.methods(JType(t.name, project=True), "<init>"), Relation.CALLS, ref, detail)
+            + static_initialisers(r, t.name, src, ref))
 
 
 def _constant(r: JavaFileResolver, expr: list, scope: str) -> str:
