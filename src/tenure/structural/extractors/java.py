@@ -154,7 +154,7 @@ class _Walk:
         self.lambdas: list[list] = []
         self.lambda_ids: dict[Span, int] = {}
         self.lexical: dict[int, int] = {}
-        self.bases: dict[str, list[str]] = {}  # anonymous class -> its super type
+        self.bases: dict[str, list[str]] = {}  # a type -> its super types as written
 
     def run(self, root: Node) -> dict:
         self._walk(root, _Env(), -1)
@@ -307,6 +307,8 @@ class _Walk:
                         self._local(env, name, type_text, None)
         if d.kind in ("class", "interface", "enum") and _has_static_initialiser(decl):
             flags += "i"
+        if decl.type in TYPE_DECLARATIONS and (written := _super_types(decl)):
+            self.bases[d.qualname] = [self._type(t, env) for t in written]  # with their type arguments
         self.defs[index] = [flags, params, _type_parameters(decl), _constants(decl)]
         body = decl.child_by_field_name("body")
         if decl.type == "constructor_declaration" and body is not None and not any(
@@ -527,6 +529,17 @@ def _arguments(node: Node) -> list[Node]:
     if args is None:
         args = next((c for c in node.named_children if c.type == "argument_list"), None)
     return list(args.named_children) if args is not None else []
+
+
+def _super_types(decl: Node) -> list[Node]:
+    """The super types a declaration writes, the super class first (`extends Box<Item> implements I`)."""
+    out = []
+    for child in decl.named_children:
+        if child.type == "superclass":
+            out += [t for t in child.named_children]
+        elif child.type in ("super_interfaces", "extends_interfaces"):
+            out += [t for lst in child.named_children if lst.type == "type_list" for t in lst.named_children]
+    return out
 
 
 def _modifiers(node: Node) -> Iterator[str]:

@@ -9,6 +9,9 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration type: (_) @returns name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.constructor
+; a record component declares its accessor: `record Pair(Item left)` has a method `left()` returning an Item
+(record_declaration
+  parameters: (formal_parameters (formal_parameter type: (_) @returns name: (identifier) @name) @definition.method))
 ; an anonymous class is its body (its arguments are evaluated outside it); the Java extractor names
 ; it as javac does (`Outer$1`), as it does local classes (`Outer$1Local`)
 (object_creation_expression type: (_) @name (class_body) @definition.class)
