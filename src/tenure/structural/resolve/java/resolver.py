@@ -503,6 +503,19 @@ class JavaFileResolver(FileResolver):
             return Call(self.applicable(ctors, site[1], ref.scope), owners=tuple(owners))
         return Call([])
 
+    def reference(self, index: int) -> tuple[Types, list[Method]]:
+        """What method reference `index` names: the types it makes (`Foo::new`) and the methods it
+        calls or the constructors it makes them with."""
+        ref, site = self.facts.references[index], self.sites[index]
+        owners = [t for t in self.type_of(site[1], ref.scope) if t.kind != "package"]
+        if ref.kind == "new":
+            made = [_instance(t) for t in owners if t.project] or [
+                t for t in [self.jtype(parse(ref.name), ref.scope)] if t is not None and t.project]
+            return made, [m for t in made for m in self.methods(t, "<init>")]
+        if not owners:
+            return [], self.guess(ref.name, -1).methods
+        return [], [m for o in owners for m in self.methods(_instance(o), ref.name)]
+
     def made(self, index: int) -> Types:
         """The types a `new` site constructs (an anonymous class: itself)."""
         ref, site = self.facts.references[index], self.sites[index]
@@ -549,17 +562,16 @@ class JavaFileResolver(FileResolver):
 
     def guess(self, name: str, arity: int) -> Call:
         """A call on a receiver of unknown type: every project method of that name that takes as many
-        arguments (Java is typed: the receiver is something; which, this resolution cannot tell)."""
+        arguments (any number: `arity` < 0) (Java is typed: the receiver is something; which, this
+        resolution cannot tell)."""
         out = []
-        for s in self.same_language(self.view.named(name)):
-            if s.kind != "method":
-                continue
-            home = self.peer(s)
+        for s in {s.fqn: s for s in self.same_language(self.view.named(name))}.values():
+            home = self.peer(s) if s.kind == "method" else None
             if not isinstance(home, JavaFileResolver):
                 continue
             for i, _ in home.declared(home.qualname_of(s.fqn)):
                 m = home.method(i, {})
-                if len(m.params) == arity or (m.varargs and arity >= len(m.params) - 1):
+                if arity < 0 or len(m.params) == arity or (m.varargs and arity >= len(m.params) - 1):
                     out.append(m)
         return Call(out, unknown=True)
 
@@ -695,6 +707,9 @@ class JavaFileResolver(FileResolver):
             if arg and arg[0] == "lam":
                 self.bind_lambda(param, arg[1], bound, m.tparams, scope)
                 continue
+            if arg and arg[0] == "mr":
+                self.bind_reference(param, arg[1], bound, m.tparams)
+                continue
             for a in self.type_of(arg, scope):
                 self.unify(param, a, bound, m.tparams)
         return bound
@@ -724,6 +739,17 @@ class JavaFileResolver(FileResolver):
         if sam is None or sam.returns is None or result is None:
             return
         for t in self.type_of(result, scope):
+            self.unify(sam.returns, t, bound, variables)
+
+    def bind_reference(self, param: JType, index: int, bound: Substitution, variables: tuple[str, ...]) -> None:
+        """A method reference passed for a functional `param`: what its method returns (what a
+        constructor reference makes) binds the SAM's result."""
+        sam = self.sam(param)
+        if sam is None or sam.returns is None or index < 0:
+            return
+        made, methods = self.reference(index)
+        results = made or [x for m in methods if m.returns is not None and (x := erased(m.returns)) is not None]
+        for t in results:
             self.unify(sam.returns, t, bound, variables)
 
     def lambda_param(self, lam: int, i: int, scope: str) -> Types:

@@ -51,7 +51,7 @@ def site_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> lis
     if kind == "new":
         return _new_edges(r, index, src, ref)
     if kind == "ref":
-        return _reference_edges(r, site, src, ref)
+        return _reference_edges(r, index, src, ref)
     if kind in ("super", "this"):
         detail = "implicit super()" if len(site) > 2 else ""
         return r.targets(src, r.call(index).methods, Relation.CALLS, ref, detail)
@@ -104,20 +104,14 @@ def _new_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> lis
     return out
 
 
-def _reference_edges(r: JavaFileResolver, site: list, src: str, ref: Reference) -> list[EdgeOut]:
+def _reference_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> list[EdgeOut]:
     """`Foo::bar`, `this::bar`, `gateway::charge` call bar (any of its overloads: the functional
     type they are given for picks one); `Foo::new` makes a Foo."""
-    owners = [t for t in r.type_of(site[1], ref.scope) if t.kind != "package"]
+    made, methods = r.reference(index)
     if ref.kind == "new":
-        made = [t for t in owners if t.project] or [
-            t for t in [r.jtype(parse(ref.name), ref.scope)] if t is not None and t.project]
         types = [s for t in made for s in r.types_among(r.view.symbols(t.name))]
-        ctors = [m for t in made for m in r.methods(JType(t.name, t.args, 0, True), "<init>")]
         return (r.edges_to(src, types, Relation.INSTANTIATES, ref)
-                + r.targets(src, ctors, Relation.CALLS, ref, "constructor reference"))
-    if not owners:
-        return r.targets(src, r.guess(ref.name, -1).methods, Relation.CALLS, ref, "method reference")
-    methods = [m for o in owners for m in r.methods(JType(o.name, o.args, o.dims, o.project), ref.name)]
+                + r.targets(src, methods, Relation.CALLS, ref, "constructor reference"))
     return r.targets(src, methods, Relation.CALLS, ref, "method reference")
 
 
