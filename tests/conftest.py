@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
+from tenure.storage import Database, open_database
 
 FIXTURES = Path(__file__).parent / "fixtures"
-pytest_plugins = ["tests.memory_support", "tests.incremental_support"]
+pytest_plugins = ["tests.memory_support", "tests.incremental_support", "tests.git_support"]
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +18,20 @@ def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory keys go to a per-test config directory, never the real ~/.config."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TENURE_KEY", raising=False)
+
+
+# Each backend the stores run on, as a way to open an empty database in a test's directory. A
+# PostgreSQL backend joins here (skipped where no server is configured); tests of SQLite's own
+# behaviour (its pragmas, its files) open it with open_database instead.
+BACKENDS = {"sqlite": lambda tmp: open_database(tmp / "tenure.db")}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """An opened, empty database of each backend."""
+    database = BACKENDS[request.param](tmp_path)
+    yield database
+    database.close()
 
 
 @pytest.fixture

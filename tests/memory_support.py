@@ -12,7 +12,7 @@ import pytest
 
 from tenure import Tenure
 from tenure.memories.api import Memories
-from tenure.memories.terms import stem, words
+from tenure.namespace.terms import stem, words
 from tenure.structural.report import IndexReport
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -51,9 +51,11 @@ def test_claude_merges_installs_hooks_and_uninstalls_exactly(project: Path) -> N
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
     assert hooks["SessionStart"][0]["hooks"][0]["command"] == "tenure hook session-start"
     assert hooks["SessionEnd"][0]["hooks"][0]["command"] == "tenure hook session-end"
+    assert hooks["PostToolUse"] == [{"matcher": "Bash", "hooks": [{"type": "command",
+                                                                   "command": "tenure hook post-tool-use"}]}]
 
     again = json.loads(tenure("setup", "claude", "--bridge", "--repo", str(project), "--json"))
-    assert again["written"] == [str(project / "CLAUDE.md")] and len(again["alreadyPresent"]) == 3
+    assert again["written"] == [str(project / "CLAUDE.md")] and len(again["alreadyPresent"]) == 4
     assert (project / "CLAUDE.md").read_text() == "@AGENTS.md\n"
 
     tenure("setup", "--uninstall", "--repo", str(project))

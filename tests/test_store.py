@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tenure.storage import Migrations, StorageError, open_database
+from tenure.storage import Database, DatabaseDamaged, DatabaseLocked, Migrations, StorageError, open_database
 from tenure.structural.resolve import EdgeOut, Resolved
 from tenure.structural.store import ResolutionWriter, StructuralStore
 
@@ -18,8 +18,7 @@ def test_database_uses_wal_and_foreign_keys(tmp_path: Path) -> None:
     assert db.query("PRAGMA foreign_keys")[0]["foreign_keys"] == 1
 
 
-def test_migrations_apply_once_and_record_their_names(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "t.db")
+def test_migrations_apply_once_and_record_their_names(db: Database) -> None:
     steps = Migrations("demo")
     calls = []
 
@@ -50,8 +49,7 @@ def test_a_bulk_write_drops_the_indexes_it_defers_and_builds_them_again_after(tm
     assert db.query("SELECT a FROM t INDEXED BY t_b WHERE b = -7") == [{"a": 7}]
 
 
-def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "t.db")
+def test_a_failing_migration_leaves_nothing_behind(db: Database) -> None:
     steps = Migrations("bad")
 
     @steps
@@ -65,18 +63,16 @@ def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
     assert db.query("SELECT name FROM _migrations") == []
 
 
-def test_structural_store_creates_its_tables(tmp_path: Path) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
+def test_structural_store_creates_its_tables(db: Database) -> None:
+    store = StructuralStore(db)
     for table in ("files", "symbols", "edges", "source_edges", "file_facts", "resolution_deps"):
         assert store.db.table_exists(table)
 
 
-def test_deleting_a_file_cascades_to_its_symbols_and_edges(tmp_path: Path) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
-    db = store.db
-    file_id = db.execute(
-        "INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')"
-    )
+def test_deleting_a_file_cascades_to_its_symbols_and_edges(db: Database) -> None:
+    store = StructuralStore(db)
+    [(file_id,)] = db.rows("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')"
+                           " RETURNING id")
     db.execute("INSERT INTO symbols (fqn, name, kind, language, file_id) VALUES ('a.f', 'f', 'function', 'python', ?)",
                (file_id,))
     db.execute("INSERT INTO edges (src_fqn, dst_fqn, relation, tier, file_id) VALUES ('a', 'a.f', 'calls', "
@@ -123,8 +119,8 @@ def _database_before_m005(path: Path):
 
 def test_an_existing_database_migrates_its_reads_to_the_file_clustered_table(tmp_path: Path) -> None:
     db = _database_before_m005(tmp_path / "t.db")
-    a = db.execute("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')")
-    b = db.execute("INSERT INTO files (path, parse_status, indexed_at) VALUES ('b.py', 'ok', 'now')")
+    [(a,), (b,)] = db.rows("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now'),"
+                           " ('b.py', 'ok', 'now') RETURNING id")
     db.executemany("INSERT INTO resolution_deps (file_id, key) VALUES (?, ?)",
                    [(a, "mod:b"), (a, "sym:b.f"), (b, "name:g")])
     store = StructuralStore(db)
@@ -150,8 +146,8 @@ def _resolution(file_id: int, target: str) -> Resolved:
     return _resolved(file_id, f"m{file_id}.py", [edge, edge], {f"sym:{target}"}, {"gone.module"}, b"answers")
 
 
-def test_the_resolution_writer_writes_every_file_of_every_batch_once(tmp_path: Path, monkeypatch) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
+def test_the_resolution_writer_writes_every_file_of_every_batch_once(db: Database, monkeypatch) -> None:
+    store = StructuralStore(db)
     ids = [_add_file(store, f"m{i}.py") for i in range(5)]
     monkeypatch.setattr(ResolutionWriter, "BATCH_FILES", 2)
     write = store.resolution_writer(update=False)
@@ -168,8 +164,8 @@ def test_the_resolution_writer_writes_every_file_of_every_batch_once(tmp_path: P
     assert store.answers(ids[:2]) == {} and store.files_missing({"gone.module"}) == set(ids[2:])
 
 
-def test_an_update_rewrites_only_the_rows_that_changed(tmp_path: Path) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
+def test_an_update_rewrites_only_the_rows_that_changed(db: Database) -> None:
+    store = StructuralStore(db)
     file_id = _add_file(store, "a.py")
     calls = {name: EdgeOut(src="a.f", dst=f"lib.{name}", relation="calls", tier="inferred", line=2) for name in "xyz"}
     write = store.resolution_writer(update=False)
@@ -185,8 +181,8 @@ def test_an_update_rewrites_only_the_rows_that_changed(tmp_path: Path) -> None:
     assert store.answers([file_id]) == {} and store.files_missing({"gone"}) == set()
 
 
-def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(tmp_path: Path) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
+def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(db: Database) -> None:
+    store = StructuralStore(db)
     file_id = _add_file(store, "a.py")
     write = store.resolution_writer(update=False)
     write.add(_resolved(file_id, "a.py", [], {"mod:b"}, {"gone"}, b"old"))
@@ -198,8 +194,8 @@ def test_a_verified_file_records_each_read_once_and_adds_the_modules_it_missed(t
     assert store.files_missing({"also.gone"}) == {file_id}
 
 
-def test_keys_are_listed_by_how_many_files_read_them(tmp_path: Path) -> None:
-    store = StructuralStore(open_database(tmp_path / "t.db"))
+def test_keys_are_listed_by_how_many_files_read_them(db: Database) -> None:
+    store = StructuralStore(db)
     a, b = _add_file(store, "a.py"), _add_file(store, "b.py")
     write = store.resolution_writer(update=False)
     write.add(_resolved(a, "a.py", [], {"mod:x", "mod:y"}, set(), None))
@@ -229,3 +225,52 @@ def test_a_database_a_newer_build_migrated_is_refused_not_written_past(tmp_path:
     newer.commit()
     with pytest.raises(StorageError, match="written by a newer tenure .*m999_from_the_future"):
         StructuralStore(open_database(tmp_path / "t.db"))
+
+
+def test_many_values_pass_as_one_parameter_to_in_not_in_and_insert(db: Database) -> None:
+    db.execute("CREATE TABLE t (n INTEGER, s TEXT)")
+    numbers = list(range(5000))  # more than any backend's limit of parameters per statement
+    db.executemany("INSERT INTO t (n, s) SELECT ?, value FROM " + db.each + " AS listed",
+                   [(n % 2, db.many([f"s{n}"])) for n in numbers])
+    assert db.rows(f"SELECT COUNT(*) FROM t WHERE s IN {db.each}", (db.many(f"s{n}" for n in numbers[:4000]),)) \
+        == [(4000,)]
+    assert db.rows(f"SELECT COUNT(*) FROM t WHERE n = ? AND s NOT IN {db.each}", (1, db.many(["s1", "s3"]))) \
+        == [(2498,)]
+    assert db.rows(f"SELECT COUNT(*) FROM t WHERE n IN {db.each}", (db.many([]),)) == [(0,)]
+
+
+def test_an_insert_reads_back_the_ids_it_made(db: Database) -> None:
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT NOT NULL)")
+    assert db.rows("INSERT INTO t (s) VALUES ('a'), ('b') RETURNING id") == [(1,), (2,)]
+    assert db.execute("INSERT INTO t (s) VALUES ('c')") is None
+
+
+def test_a_statement_the_database_refuses_is_a_storage_error(db: Database) -> None:
+    db.execute("CREATE TABLE t (s TEXT NOT NULL UNIQUE)")
+    db.execute("INSERT INTO t (s) VALUES ('a')")
+    with pytest.raises(StorageError, match="UNIQUE"):
+        db.execute("INSERT INTO t (s) VALUES ('a')")
+    db.execute("INSERT INTO t (s) VALUES ('a') ON CONFLICT DO NOTHING")
+    assert db.rows("SELECT COUNT(*) FROM t") == [(1,)]
+
+
+def test_a_database_another_process_holds_past_the_wait_raises_database_locked(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    db.execute("PRAGMA busy_timeout = 50")
+    writer = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(DatabaseLocked, match="locked"), db.transaction():
+            db.execute("INSERT INTO t (x) VALUES (1)")
+    finally:
+        writer.execute("ROLLBACK")
+    with db.transaction():  # and nothing is left half-open
+        db.execute("INSERT INTO t (x) VALUES (1)")
+    assert db.rows("SELECT x FROM t") == [(1,)]
+
+
+def test_a_file_that_is_not_a_database_raises_database_damaged(tmp_path: Path) -> None:
+    (tmp_path / "t.db").write_bytes(b"not a database" * 100)
+    with pytest.raises(DatabaseDamaged, match="not a database"):
+        open_database(tmp_path / "t.db")

@@ -6,11 +6,12 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.history.store import migrations as history_migrations
 from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
@@ -20,6 +21,7 @@ from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
 from tenure.structural.discover import new_source_files
+from tenure.structural.graph import dependants_of
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
 from tenure.structural.lsp.state import migrations as lsp_migrations
@@ -27,9 +29,14 @@ from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
+    from tenure.episodic.api import Episodes
+    from tenure.history import GitHistory
+    from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.procedural.api import Rules
 
 RULES_LIMIT = 200
+HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -63,8 +70,14 @@ class Tenure:
         self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
+        history_migrations.apply(db)  # ... and reads the git history (tenure.history)
         self._memories: Memories | None = None
+        self._knowledge: Knowledge | None = None
         self._memories_loading = threading.Lock()  # (a server's threads may ask for them at once)
+        self._history: GitHistory | None = None
+        self._episodes: Episodes | None = None
+        self._rules: Rules | None = None
+        self.history_report: dict | None = None  # what the last index read of the git history (read_history)
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -101,11 +114,58 @@ class Tenure:
             with self._memories_loading:
                 if self._memories is None:
                     self._memories = Memories(self.db, self.root)
+                    self._memories.rules = self._rule_lines
         return self._memories
 
     @memories.setter
     def memories(self, memories: Memories) -> None:
         self._memories = memories
+        memories.rules = self._rule_lines
+
+    @property
+    def history(self) -> GitHistory:
+        """The repository's git history (tenure.history), read by `index`."""
+        if self._history is None:
+            from tenure.history import GitHistory
+
+            self._history = GitHistory(self.db, self.root)
+        return self._history
+
+    @property
+    def episodes(self) -> Episodes:
+        """Episodic memory: attempts and their outcomes (tenure.episodic)."""
+        if self._episodes is None:
+            from tenure.episodic.api import Episodes
+
+            self._episodes = Episodes(
+                self.db, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
+                lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants,
+                lambda session: self.memories.session(session)["task"])
+        return self._episodes
+
+    @property
+    def rules_store(self) -> Rules:
+        """Procedural memory: mined and stated rules, promoted into the instructions (tenure.procedural)."""
+        if self._rules is None:
+            from tenure.procedural.api import Rules
+
+            self._rules = Rules(self.db, self.root, self.episodes)
+        return self._rules
+
+    def _direct_dependants(self, fqn: str) -> list[str]:
+        return sorted({e.src for e in dependants_of(self.db, [fqn]) if not e.refuted})
+
+    def _rule_lines(self) -> list[str]:
+        return self.rules_store.lines()
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """The knowledge store (SPEC 2.2), loaded on first use like the memories."""
+        if self._knowledge is None:
+            from tenure.knowledge import Knowledge
+
+            self._knowledge = Knowledge(self.db, self.root, self.structural)
+        return self._knowledge
 
     # structural --------------------------------------------------------------------------------
     def index(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
@@ -119,12 +179,52 @@ class Tenure:
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
             report = self._indexer.run(progress, changed_paths, defer_bookkeeping, seedless)
             run_after_index(self.source_context, report)
+        if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
+            # (not a watcher's update: git's history changes with a commit, not with a saved file)
+            self.history_report = self.read_history(progress)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
             drift.on_index(self.db, report.drifted, datetime.now(UTC))
         self._freshness = None
         return report
+
+    def read_history(self, progress: Progress | None = None) -> dict:
+        """Read the commits not read yet, map them onto symbols, turn them into episodes and mine the
+        rules they support; a summary of what was done (or why nothing could be)."""
+        report = self.history.update(progress=(lambda done, total: progress("history", done, total)) if progress
+                                     else None)
+        if "reason" in report:
+            return {"unavailable": report["reason"]}
+        summary = {"commits new": report["commits_new"], "commits": report["commits_total"],
+                   "reverts": report["reverts"], "thin": report["thin"], "files mapped": report["files_mapped"]}
+        added = self.episodes.sync()
+        summary.update({f"episodes {k}": v for k, v in added.items() if v})
+        if any(added.values()):
+            mined = self.rules_store.mine()
+            summary.update({k: v for k, v in (("rules promoted", len(mined["promoted"])),
+                                              ("rules demoted", len(mined["demoted"]))) if v})
+        return summary
+
+    # work sessions (one concept: memories/sessions.py; its end becomes an episode) -------------------
+    def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
+        started = self.memories.start_session(agent, task, elements)
+        self.episodes.session_started(started["session"])
+        return started
+
+    def end_session(self, session: str, summary: str, used: Iterable[int | str] = (), outcome: str = "success",
+                    edited: Iterable[str] = (), conclusions: Iterable[str] = (), keep_empty: bool = True) -> dict:
+        """End a work session: its outcome memory (memories) and its episode — what really changed (the
+        commits since it started, the working tree's edits, mapped onto the index brought up to date
+        first), the outcomes recorded into it, and the agent's conclusions apart from them — then mine
+        the rules again."""
+        self.memories.session(session)  # (an unknown session is refused before anything is done)
+        self.index()
+        ended = self.memories.end_session(session, summary, used, outcome, edited, keep_empty)
+        episode = self.episodes.session_ended(self.memories.session(session), list(conclusions))
+        ended["episode"] = episode
+        ended["rules"] = self.rules_store.mine()
+        return ended
 
     def flush(self) -> None:
         """Record the bookkeeping updates deferred (`index(defer_bookkeeping=True)`)."""
@@ -180,8 +280,8 @@ class Tenure:
             return self._freshness[1]
         indexed_at = self.structural.get_meta("indexed_at")
         stale: list[str] = []
-        every = self.db.query("SELECT path, size, mtime_ns, parse_status FROM files")
-        rows = [r for r in every if r["parse_status"] != "skipped"]
+        every = self.structural.files()
+        rows = [r for r in every.values() if r["parse_status"] != "skipped"]
         for r in rows:
             try:
                 st = os.stat(self.root / r["path"])
@@ -193,7 +293,7 @@ class Tenure:
         age = None
         if indexed_at:
             age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
-        new = new_source_files(self.root, {r["path"] for r in every}) if indexed_at else []
+        new = new_source_files(self.root, set(every)) if indexed_at else []
         info = {
             "indexed_at": indexed_at or None,
             "age_seconds": age,
@@ -223,12 +323,16 @@ class Tenure:
 
     # procedural ------------------------------------------------------------------------------
     def rules(self) -> dict:
-        """The always-loaded house rules (SPEC §2.4). Until candidate rules are promoted from episodes,
-        these are the project's live conventions."""
+        """The always-loaded house rules (SPEC §2.4): the promoted rules (the managed section of
+        AGENTS.md), then the project's live conventions (memories)."""
+        promoted = self.rules_store.promoted()
         conventions = [m for m in self.memories.recall("", limit=RULES_LIMIT)["results"]
                        if m["kind"] == "convention" and not m["via"]]
         lines = [f"- {m['title'] + ': ' if m['title'] else ''}{excerpt(m)}" for m in conventions]
-        return {"rules": conventions, "text": "\n".join(["# House rules", *lines]) if lines else "No rules yet."}
+        text = ["# House rules", *self.rules_store.lines()] if promoted else []
+        if lines:
+            text += (["", "## Conventions"] if promoted else ["# House rules"]) + lines
+        return {"rules": promoted, "conventions": conventions, "text": "\n".join(text).strip() or "No rules yet."}
 
     def watch(self, on_update: Callable[[IndexReport], None], stop: threading.Event | None = None,
               on_warmed: Callable[[dict], None] | None = None) -> None:

@@ -1,14 +1,20 @@
-"""The project's own settings: `tenure.toml` at its root, a table per part of tenure (`[jvm]`, `[lsp]`)."""
+"""The project's own settings: `tenure.toml` at its root, a table per part of tenure (`[jvm]`, `[lsp]`,
+`[episodic]`, `[procedural]`, `[procedures.*]`)."""
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import fields
 from pathlib import Path
+from typing import TypeVar
+
+from tenure.refusal import Refusal
 
 CONFIG_FILE = "tenure.toml"
+T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(Refusal):
     """tenure.toml cannot be read: the message names the file and what is wrong with it."""
 
 
@@ -26,3 +32,22 @@ def project_table(root: Path, name: str) -> dict:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{name}` must be a table ([{name}])")
     return table
+
+
+def load_settings(root: Path, name: str, cls: type[T]) -> T:
+    """The `[name]` table as the dataclass `cls` (defaults for what it leaves out): numbers must be
+    positive, strings strings; an unknown key is an error (a typo would silently keep the default)."""
+    table = project_table(root, name)
+    known = {f.name: f for f in fields(cls)}
+    if unknown := sorted(set(table) - set(known)):
+        raise ConfigError(f"{CONFIG_FILE}: [{name}] has no setting {unknown[0]!r} (known: {', '.join(known)})")
+    values = {}
+    for key, value in table.items():
+        default = getattr(cls, key)
+        if isinstance(default, str):
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{CONFIG_FILE}: [{name}] {key} must be a non-empty string, not {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ConfigError(f"{CONFIG_FILE}: [{name}] {key} must be a positive number, not {value!r}")
+        values[key] = type(default)(value)
+    return cls(**values)

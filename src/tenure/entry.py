@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from tenure.state import DB_NAME, STATE_DIR, database_path
+from tenure.state import database_path, state_error
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
 
@@ -89,7 +89,7 @@ def run_cli(argv: list[str]) -> None:
         with_hash_seed(restart)
         raise  # (a seed was set: not this process's doing, and not expected)
     except Exception as exc:
-        if (message := _state_error(exc)) is None:
+        if (message := state_error(exc)) is None:
             raise
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2) from exc
@@ -106,30 +106,6 @@ def _not_utf8(argv: list[str]) -> str | None:
         except UnicodeEncodeError:
             return (f"the argument {os.fsencode(arg)!r} is not valid UTF-8: tenure reads names, text and paths "
                     "as UTF-8 (check the terminal's encoding, or rename the file)")
-    return None
-
-
-def _state_error(exc: Exception) -> str | None:
-    """One line for a project state tenure cannot use (its database locked, unreadable, or its
-    directory not creatable), instead of a traceback; None for any other error."""
-    import sqlite3
-
-    from tenure.storage.database import StorageError
-
-    where = f"the project's database ({STATE_DIR}/{DB_NAME})"
-    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-        return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
-    if isinstance(exc, sqlite3.OperationalError):  # disk full, no permission: nothing written was kept
-        return f"{where} could not be used: {exc}"
-    if isinstance(exc, sqlite3.DatabaseError):  # not a database, or a damaged one
-        return (f"{where} is damaged ({exc}). Do not delete it: besides the graph, which an index builds again, it "
-                "holds the memories, work sessions and the record of their key, which nothing else holds. Run "
-                "`tenure repair`: it copies the database aside first, keeps every readable memory and session, and "
-                "rebuilds the graph")
-    if isinstance(exc, StorageError):
-        return str(exc)
-    if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
-        return f"cannot use the state directory {exc.filename}: {exc.strerror}"
     return None
 
 

@@ -13,15 +13,14 @@ copy stays: rows that could not be read may still be recovered from it by hand.
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tenure.memories.store import migrations as memories_schema
 from tenure.state import DB_NAME, STATE_DIR
-from tenure.storage import Database, Migrations, StorageError, open_database
-from tenure.storage.salvage import clear_dangling, copy_readable
+from tenure.storage import Migrations, StorageError, open_database
+from tenure.storage.salvage import salvage
 from tenure.structural.lsp.state import migrations as lsp_schema
 from tenure.structural.store import migrations as structural_schema
 from tenure.structural.traces.spans import migrations as spans_schema
@@ -47,21 +46,14 @@ def repair(root: Path, index: Callable[[], dict]) -> dict:
     fresh = database.with_name(DB_NAME + ".repairing")
     _remove(fresh)
     made = _fresh_schema(fresh)
-    source = sqlite3.connect(f"file:{backup / DB_NAME}?mode=ro", uri=True)
-    target = sqlite3.connect(fresh, isolation_level=None)
-    try:
-        integrity = _integrity(source)
-        target.execute("BEGIN")
-        found = {table: copy_readable(source, target, table) for table, kept in made.items() if kept}
-        clear_dangling(target, found)
-        target.execute("COMMIT")
-        target.execute("PRAGMA journal_mode=DELETE")  # all of it in the one file that is moved into place
-        kept_meta = {r[0] for r in target.execute("SELECT key FROM memory_meta")}
-    finally:
-        source.close()
-        target.close()
+    integrity, found = salvage(backup / DB_NAME, fresh, [table for table, kept in made.items() if kept])
     _remove(database)  # the log of the damaged database must not be replayed into the fresh one
     fresh.replace(database)
+    repaired = open_database(database)
+    try:
+        kept_meta = {r["key"] for r in repaired.query("SELECT key FROM memory_meta")}
+    finally:
+        repaired.close()
     return {"backup": str(backup), "integrity": integrity, "kept": [f.as_dict() for f in found.values()],
             "key_record_lost": bool(found["memories"].rows) and not {"project_id", "key_id"} <= kept_meta,
             "rebuilt": [table for table, kept in made.items() if not kept], "index": index()}
@@ -73,24 +65,13 @@ def _fresh_schema(path: Path) -> dict[str, bool]:
     try:
         made: dict[str, bool] = {}
         for schema, keep in STORES:
-            before = _tables(db)
+            before = db.table_names()
             schema.apply(db)
-            made.update((t, keep) for t in _tables(db) if t not in before and not t.startswith("_"))  # (_migrations)
+            made.update((t, keep) for t in db.table_names()
+                        if t not in before and not t.startswith("_"))  # (_migrations)
         return made
     finally:
         db.close()
-
-
-def _tables(db: Database) -> list[str]:
-    return [r["name"] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
-
-
-def _integrity(source: sqlite3.Connection) -> str:
-    """SQLite's own verdict on the damaged file, in its first line."""
-    try:
-        return source.execute("PRAGMA quick_check").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
 
 
 def _remove(database: Path) -> None:

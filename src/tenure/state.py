@@ -1,5 +1,5 @@
-"""Where tenure keeps a project's state: `<root>/.tenure/tenure.db`. A module of its own, so that the
-entry point can look before the product is loaded."""
+"""Where tenure keeps a project's state: `<root>/.tenure/tenure.db`, and what to say when it cannot be
+used. A module of its own, so that the entry point can look before the product is loaded."""
 
 from pathlib import Path
 
@@ -25,3 +25,25 @@ def make_state_dir(root: Path) -> Path:
     if not ignore.exists():
         ignore.write_text("*\n")
     return state
+
+
+def state_error(exc: BaseException) -> str | None:
+    """One line for a project state tenure cannot use (its database locked, unreadable, or its
+    directory not creatable), instead of a traceback; None for any other error."""
+    from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, StorageError
+
+    where = f"the project's database ({STATE_DIR}/{DB_NAME})"
+    if isinstance(exc, DatabaseLocked):
+        return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
+    if isinstance(exc, DatabaseUnavailable):  # disk full, no permission: nothing written was kept
+        return f"{where} could not be used: {exc}"
+    if isinstance(exc, DatabaseDamaged):  # not a database, or a damaged one
+        return (f"{where} is damaged ({exc}). Do not delete it: besides the graph, which an index builds again, it "
+                "holds the memories, work sessions and the record of their key, which nothing else holds. Run "
+                "`tenure repair`: it copies the database aside first, keeps every readable memory and session, and "
+                "rebuilds the graph")
+    if isinstance(exc, StorageError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
+        return f"cannot use the state directory {exc.filename}: {exc.strerror}"
+    return None

@@ -19,11 +19,13 @@ COMMANDS: dict[str, str] = {
     "index": "structural", "what-breaks": "structural", "find": "structural", "status": "structural",
     "enrich": "enrich",
     "remember": "memories", "recall": "memories", "confirm": "memories", "supersede": "memories",
-    "history": "memories", "review": "memories", "brief": "memories", "backfill": "memories",
+    "history": "episodic", "review": "memories", "brief": "memories", "backfill": "memories",
     "map": "memories",
     "serve": "serve", "setup": "setup", "ui": "ui",
     "export": "structural", "session": "memories", "hook": "setup",
     "di": "jvm", "bytecode": "jvm", "traces": "traces", "repair": "repair",
+    "why": "knowledge", "knowledge": "knowledge",
+    "ci": "episodic", "pr": "episodic", "epoch": "episodic", "rules": "procedural",
 }
 
 

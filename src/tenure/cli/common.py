@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -12,6 +14,8 @@ import typer
 
 from tenure.api import Tenure
 from tenure.mcp.auth import HostCheck, check_bind
+from tenure.refusal import Refusal
+from tenure.state import state_error
 from tenure.storage import StorageError
 
 if TYPE_CHECKING:
@@ -76,8 +80,26 @@ def open_project(repo: Path, create: bool = True) -> Tenure:
     try:
         return Tenure.open(repo, create=create)
     except StorageError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
+
+
+@contextmanager
+def project(repo: Path) -> Iterator[Tenure]:
+    """Open the project; a refused request (any store's) prints what to do and exits 2."""
+    with open_project(repo) as t:
+        try:
+            yield t
+        except Refusal as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
+            raise typer.Exit(2) from exc
+
+
+def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        human(result)
 
 
 def check_listen(host: str, port: int, token: str | None, also: list[str] | None) -> HostCheck:

@@ -3,17 +3,13 @@ session start/lease/end, backfill."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project
-from tenure.memories import KINDS, MemoriesError
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, new_table, project
+from tenure.memories import KINDS
 from tenure.memories.briefing import line
 
 session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",
@@ -26,28 +22,10 @@ SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="Work se
 
 
 def register(app: typer.Typer) -> None:
-    for command in (remember, recall, confirm, supersede, history, review, brief, backfill):
+    for command in (remember, recall, confirm, supersede, review, brief, backfill):
         app.command()(command)
     app.command("map")(map_cmd)
     app.add_typer(session_app, name="session")
-
-
-@contextmanager
-def project(repo: Path) -> Iterator[Tenure]:
-    """Open the project; a refused memory operation prints what to do and exits 2."""
-    with open_project(repo) as t:
-        try:
-            yield t
-        except MemoriesError as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
-            raise typer.Exit(2) from exc
-
-
-def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
-    if as_json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        human(result)
 
 
 def remember(
@@ -145,18 +123,8 @@ def supersede(
     emit(result, as_json, _print_written)
 
 
-def history(
-    memory: Annotated[str, typer.Argument(help="Id or title.")],
-    repo: RepoOpt = Path("."),
-    as_json: JsonOpt = False,
-) -> None:
-    """Every version of a memory and what happened to it."""
-    with project(repo) as t:
-        result = t.memories.history(memory)
-    emit(result, as_json, _print_history)
-
-
-def _print_history(r: dict) -> None:
+def print_versions(r: dict) -> None:
+    """A memory's versions (`tenure history ID`: cli/episodic.py)."""
     for v in r["versions"]:
         state = "live" if v["id"] == r["live"] else f"superseded by #{v['supersededBy']}"
         console.print(f"[bold]#{v['id']}[/bold] ({state}) " + escape(line(v, limit=None)))
@@ -237,7 +205,7 @@ def session_start(
 ) -> None:
     """Start a work session: prints its id, the leases and the briefing."""
     with project(repo) as t:
-        result = t.memories.start_session(agent, task, element or [])
+        result = t.start_session(agent, task, element or [])
     emit(result, as_json, _print_started)
 
 
@@ -271,16 +239,29 @@ def session_end(
     used: Annotated[list[str] | None, typer.Option("--used", "-u", help="Id of a memory you relied on; repeat.")]
     = None,
     edited: Annotated[list[str] | None, typer.Option("--edited", help="A file you changed; repeat.")] = None,
+    conclusion: Annotated[list[str] | None, typer.Option(
+        "--conclusion", "-c", help="What you concluded (kept apart from outcomes, low confidence, decaying); repeat.")]
+    = None,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """End a session: records citations and writes one session_outcome memory."""
+    """End a session: records citations, writes one session_outcome memory and the session's episode."""
     with project(repo) as t:
-        result = t.memories.end_session(session, summary, used or [], outcome, edited or [])
-    emit(result, as_json, lambda r: console.print(
-        f"session {r['session']} ended ({r['outcome']}): outcome memory #{r['outcomeMemory']} on "
-        f"{', '.join(r['elements'])}; cited {r['citations']['declared']} declared, {r['citations']['inferred']} "
-        "inferred"))
+        result = t.end_session(session, summary, used or [], outcome, edited or [], conclusion or [])
+    emit(result, as_json, _print_ended)
+
+
+def _print_ended(r: dict) -> None:
+    console.print(f"session {r['session']} ended ({r['outcome']}): outcome memory #{r['outcomeMemory']} on "
+                  f"{escape(', '.join(r['elements']))}; cited {r['citations']['declared']} declared, "
+                  f"{r['citations']['inferred']} inferred")
+    e = r["episode"]
+    console.print(f"episode #{e['episode']}: {len(e['touched'])} symbols touched, {len(e['commits'])} commits, "
+                  f"{len(e['uncommitted'])} files with uncommitted edits, {e['conclusions']} conclusions")
+    for rule in r["rules"]["promoted"]:
+        console.print(f"rule {rule} promoted (`tenure rules explain {rule}`)")
+    for rule in r["rules"]["demoted"]:
+        console.print(f"rule {rule} demoted (`tenure rules explain {rule}`)")
 
 
 assert "pitfall" in KINDS  # the --kind help above names the writable kinds

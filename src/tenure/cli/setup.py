@@ -10,8 +10,7 @@ from typing import Annotated
 import typer
 
 from tenure.api import find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape
-from tenure.cli.memories import emit, project
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project
 from tenure.setup import hooks
 from tenure.setup.clients import CLIENTS
 from tenure.setup.edits import SetupConflict
@@ -86,6 +85,14 @@ def hook_session_start(repo: RepoOpt = Path(".")) -> None:
     payload = _payload()
     with project(Path(payload.get("cwd") or repo)) as t:
         sys.stdout.write(hooks.session_start(t, payload))
+
+
+@hook_app.command("post-tool-use")
+def hook_post_tool_use(repo: RepoOpt = Path(".")) -> None:
+    """PostToolUse (Bash): record what the session ran, and a test run's verdict, into the open work session."""
+    payload = _payload()
+    with project(Path(payload.get("cwd") or repo)) as t:
+        err.print(escape(hooks.post_tool_use(t, payload)))
 
 
 @hook_app.command("session-end")

@@ -38,7 +38,7 @@ def index(
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
     with Tenure.open(path, discover=False) as t:
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json)
+        _print_report(report, as_json, history=t.history_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -54,9 +54,9 @@ def _print_warmed(warmed: dict) -> None:
                       f"{escape(error)}")
 
 
-def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> None:
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None) -> None:
     if as_json:
-        print(json.dumps(report.as_dict()))
+        print(json.dumps({**report.as_dict(), **({"history": history} if history else {})}))
         return
     console.print(
         f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
@@ -67,7 +67,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False) -> No
            if report.files_spared else "")
         + f"; {report.symbols} symbols, {report.edges} edges"
     )
-    for name, summary in report.sources.items():
+    for name, summary in [*report.sources.items(), *([("history", history)] if history else [])]:
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
         console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "

@@ -21,8 +21,9 @@ class Registry:
     tools: list[Tool] = field(default_factory=list)
     resources: list[Resource] = field(default_factory=list)
 
-    def tool(self, fn: Callable[..., Any], description: str, annotations: ToolAnnotations) -> None:
-        tool = Tool.from_function(fn, description=description, annotations=annotations)
+    def tool(self, fn: Callable[..., Any], description: str, annotations: ToolAnnotations,
+             name: str | None = None) -> None:
+        tool = Tool.from_function(fn, name=name, description=description, annotations=annotations)
         tool.parameters = lean(tool.parameters)
         self.tools.append(tool)
 

@@ -15,15 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, selection, sessions, usage
+from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, sessions, usage
 from tenure.memories.crypto import Cipher, key_file, load_key
-from tenure.memories.elements import PROJECT, Place, contains, display, places, try_resolve
-from tenure.memories.elements import resolve as resolve_element
 from tenure.memories.errors import KeyProblem, MemoriesError
 from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
-from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, query_in, stamp
-from tenure.memories.terms import normalised, terms
-from tenure.memories.vectors import AUTO, Provider, Vectors
+from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, stamp
+from tenure.memories.vectors import AUTO, ElementVectors, Provider, Vectors
+from tenure.namespace import selection
+from tenure.namespace.elements import PROJECT, ElementError, Place, contains, display, kind_of, places, try_resolve
+from tenure.namespace.elements import resolve as resolve_element
+from tenure.namespace.terms import normalised, terms
 from tenure.storage import Database
 
 Clock = Callable[[], datetime]
@@ -41,6 +42,7 @@ _SHORTER = {
     "task": "say the task in a sentence or two",
     "author": "name who says so, e.g. claude-code/sarah",
 }
+MEMORY_MIN = 0.2  # relevance a recalled memory needs for its elements to count in selection
 
 
 def utc_now() -> datetime:
@@ -72,6 +74,8 @@ class Memories:
         migrations.apply(db)
         self._cipher: Cipher | None = None
         self.vectors = Vectors(db, self.cipher, provider)
+        # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
+        self.rules: Callable[[], list[str]] | None = None
 
     # keys ---------------------------------------------------------------------------------------
     def cipher(self) -> Cipher:
@@ -109,7 +113,7 @@ class Memories:
             raise MemoriesError(f"kind {kind!r} is not one of {', '.join(WRITABLE_KINDS)} "
                                 "(session_outcome is written when a work session ends)")
         names = list(elements or [])
-        resolved = [resolve_element(self.db, self.root, e) for e in names] if names else \
+        resolved = [self._element(e) for e in names] if names else \
             (self._elements_of(old["id"]) if old else [PROJECT])
         if old and title is None and old["title"]:
             title = self.cipher().decrypt(old["title"], "title")  # the new version keeps the address
@@ -202,9 +206,9 @@ class Memories:
 
     def _insert(self, draft: Draft, now: datetime) -> int:
         cipher = self.cipher()
-        memory_id = self.db.execute(
+        [(memory_id,)] = self.db.rows(
             """INSERT INTO memories (kind, title, content, title_key, content_key, author, session_id, outcome,
-               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
             (draft.kind, cipher.encrypt(draft.title, "title") if draft.title else None,
              cipher.encrypt(draft.content, "content"), self._title_key(draft.title) if draft.title else None,
              self._content_key(draft.content), draft.author, draft.session, draft.outcome,
@@ -239,8 +243,15 @@ class Memories:
         return rows[0]["id"] if rows else None
 
     # addressing ---------------------------------------------------------------------------------
+    def _element(self, text: str) -> str:
+        """The element id for what was typed; a name that names nothing is refused like any write."""
+        try:
+            return resolve_element(self.db, self.root, text)
+        except ElementError as exc:
+            raise MemoriesError(str(exc)) from exc
+
     def _rows(self, ids: list[int]) -> list[dict]:
-        return query_in(self.db, "SELECT * FROM memories WHERE id IN ({placeholders}) ORDER BY id", ids)
+        return self.db.query(f"SELECT * FROM memories WHERE id IN {self.db.each} ORDER BY id", (self.db.many(ids),))
 
     def _find(self, ref: int | str) -> dict:
         """A memory by id (`12`, `#12`) or by title (the live one, else the latest version)."""
@@ -275,8 +286,8 @@ class Memories:
 
     def _elements_by_memory(self, ids: list[int]) -> dict[int, list[str]]:
         found: dict[int, list[str]] = {i: [] for i in ids}
-        for r in query_in(self.db, "SELECT memory_id, element FROM memory_elements WHERE memory_id IN ({placeholders})"
-                                   " ORDER BY element", ids):
+        for r in self.db.query(f"SELECT memory_id, element FROM memory_elements WHERE memory_id IN {self.db.each}"
+                               " ORDER BY element", (self.db.many(ids),)):
             found[r["memory_id"]].append(r["element"])
         return found
 
@@ -334,7 +345,7 @@ class Memories:
         names = list(elements or [])
         if not names:
             return None
-        outer = list(places(self.db, {resolve_element(self.db, self.root, e) for e in names}).values())
+        outer = list(places(self.db, {self._element(e) for e in names}).values())
         attached = self.db.query("SELECT memory_id, element FROM memory_elements")
         inner = places(self.db, {r["element"] for r in attached})
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
@@ -419,8 +430,8 @@ class Memories:
         while (nxt := self._rows([chain[-1]])[0]["superseded_by"]) is not None:
             chain.append(nxt)
         described = self.describe(chain)
-        events = query_in(self.db, "SELECT memory_id, at, event, detail FROM memory_events"
-                                   " WHERE memory_id IN ({placeholders}) ORDER BY at, id", chain)
+        events = self.db.query(f"SELECT memory_id, at, event, detail FROM memory_events"
+                               f" WHERE memory_id IN {self.db.each} ORDER BY at, id", (self.db.many(chain),))
         usage_by = usage.usage_of(self.db, chain)
         return {"versions": [{**described[i], "usage": usage_by[i].__dict__,
                               "events": [{k: e[k] for k in ("at", "event", "detail")}
@@ -460,7 +471,7 @@ class Memories:
             raise MemoriesError("a work session needs an agent name and, if given, a task, e.g. "
                                 "agent='claude-code/sarah' task='make the settlement retry policy configurable'")
         check_sizes(task=task, author=agent)
-        resolved = [resolve_element(self.db, self.root, e) for e in elements]
+        resolved = [self._element(e) for e in elements]
         with self.db.transaction():
             now = self.clock()
             session_id = sessions.create(self.db, agent, self.cipher().encrypt(task or "", "task"), now)
@@ -478,7 +489,7 @@ class Memories:
                 "outcomeMemory": state.outcome_memory_id, "leases": sessions.leased(self.db, session)}
 
     def lease(self, session: str, elements: Iterable[str]) -> dict:
-        resolved = [resolve_element(self.db, self.root, e) for e in elements]
+        resolved = [self._element(e) for e in elements]
         with self.db.transaction():
             sessions.open_session(self.db, session)
             conflicts = sessions.lease(self.db, session, resolved, self.clock())
@@ -540,7 +551,8 @@ class Memories:
     def select_elements(self, task: str, limit: int = 5) -> list[dict]:
         """The elements a task is about, by meaning: names and code, embeddings, and memories."""
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
-        return selection.select(self.db, self.root, task, self.vectors, hits, limit)
+        return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
+                                limit)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
         """The text an agent reads at the start of a session: pitfalls first, drift warnings in words."""
@@ -549,8 +561,9 @@ class Memories:
         by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
                                limit=limit)["results"] if scope else []
         memories = briefing.merge(by_task, by_scope, limit=limit)
-        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"])
-        return {"task": task, "elements": scope, "memories": memories, "text": text}
+        rules = self.rules() if self.rules else []
+        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"], rules)
+        return {"task": task, "elements": scope, "memories": memories, "rules": rules, "text": text}
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""
@@ -568,6 +581,18 @@ def check_sizes(**texts: str | None) -> None:
         if text is not None and len(text) > LIMITS[what]:
             raise MemoriesError(f"a memory's {what} holds at most {LIMITS[what]:,} characters; this one has "
                                 f"{len(text):,}: {_SHORTER[what]}")
+
+
+def memory_signals(hits: list[dict]) -> list[selection.Signal]:
+    """What recall of a task says for selection: the elements of the memories that match it."""
+    found = []
+    for hit in hits:
+        rel = hit["explain"]["relevance"]["value"]
+        if rel < MEMORY_MIN:
+            continue
+        name = f"#{hit['id']}" + (f" “{hit['title']}”" if hit["title"] else "")
+        found += [(e, rel, f"memory {name} speaks of it") for e in hit["elements"] if kind_of(e) != "project"]
+    return found
 
 
 def embed_text(title: str | None, content: str) -> str:

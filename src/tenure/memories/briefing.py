@@ -6,7 +6,9 @@ One line per memory, in the words of SPEC §3:
 
 from __future__ import annotations
 
-from tenure.memories.elements import display
+from collections.abc import Sequence
+
+from tenure.namespace.elements import display
 
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
@@ -72,8 +74,11 @@ def lease_text(leases: list[str], conflicts: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int) -> str:
+def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int,
+           rules: Sequence[str] = ()) -> str:
     out = [f"# Briefing: {task}" if task else "# Briefing: the project", ""]
+    if rules:  # always loaded: the rules promoted from episodes or stated (`tenure rules`)
+        out += ["## House rules", *rules, ""]
     if scope:
         out.append("Elements this task is about:")
         out += [f"- {display(s['element'])} ({s['element']}): {'; '.join(s['why'])}" for s in scope]

@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from tenure.memories.store import query_in
 from tenure.memories.vectors import Vectors
 from tenure.storage import Database
 
@@ -51,19 +50,18 @@ def by_terms(db: Database, terms: set[str], exclude: int | None) -> list[tuple[i
     if not terms:
         return []
     needed = math.ceil(SIMILAR_JACCARD * len(terms))
-    marks = ", ".join("?" * len(terms))
     shared = {r["memory_id"]: r["n"] for r in db.query(
-        f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE term IN ({marks}) GROUP BY memory_id"
-        " HAVING COUNT(*) >= ?", [*sorted(terms), needed])}
-    sizes = {r["memory_id"]: r["n"] for r in query_in(
-        db, "SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({placeholders})"
-            " GROUP BY memory_id", list(shared))}
+        f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE term IN {db.each} GROUP BY memory_id"
+        " HAVING COUNT(*) >= ?", (db.many(sorted(terms)), needed))}
+    sizes = {r["memory_id"]: r["n"] for r in db.query(
+        f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN {db.each} GROUP BY memory_id",
+        (db.many(shared),))}
     jaccard = {m: n / (len(terms) + sizes[m] - n) for m, n in shared.items()}
     live = live_ids(db, [m for m, j in jaccard.items() if j >= SIMILAR_JACCARD], exclude)
     return sorted(((m, jaccard[m]) for m in live), key=lambda x: -x[1])[:SHOWN]
 
 
 def live_ids(db: Database, ids: list[int], exclude: int | None) -> set[int]:
-    rows = query_in(db, "SELECT id FROM memories WHERE id IN ({placeholders}) AND superseded_by IS NULL"
-                        " AND kind != 'session_outcome'", ids)
+    rows = db.query(f"SELECT id FROM memories WHERE id IN {db.each} AND superseded_by IS NULL"
+                    " AND kind != 'session_outcome'", (db.many(ids),))
     return {r["id"] for r in rows} - {exclude}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tenure.memories.elements import Place, kind_of, places
-from tenure.memories.store import add_event, query_in, stamp
+from tenure.memories.store import add_event, stamp
+from tenure.namespace.elements import Place, kind_of, places
+from tenure.namespace.symbols import fingerprints, module_files, module_of, symbols_named
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
 
@@ -23,8 +24,7 @@ def ancestors(fqn: str) -> set[str]:
 def _home_module(db: Database, fqn: str, module_elements: set[str]) -> str | None:
     """The module a removed symbol lived in: the longest name it lived under that is a module."""
     names = ancestors(fqn)
-    known = module_elements | {r["module"] for r in query_in(
-        db, "SELECT DISTINCT module FROM files WHERE module IN ({placeholders})", sorted(names))}
+    known = module_elements | set(module_files(db, sorted(names)))
     return max(names & known, key=len, default=None)
 
 
@@ -35,15 +35,14 @@ def drifted_elements(db: Database, fqns: list[str], elements: set[str]) -> dict[
     its file or any symbol in it changed; a directory when a file under it did. Services, documents
     and the project have no code of their own here and never drift."""
     drifted = set(fqns)
-    present = {r["fqn"]: r for r in query_in(db, "SELECT fqn, module, path FROM symbols WHERE fqn IN ({placeholders})",
-                                              sorted(drifted))}
+    present = {s.fqn: s for s in symbols_named(db, sorted(drifted))}
     module_elements = {e.partition(":")[2] for e in elements if kind_of(e) == "module"}
     module_cause: dict[str, str] = {}
     for fqn in sorted(drifted):
         row = present.get(fqn)
-        for module in ({row["module"], fqn} if row else {_home_module(db, fqn, module_elements)} - {None}):
+        for module in ({row.module, fqn} if row else {_home_module(db, fqn, module_elements)} - {None}):
             module_cause.setdefault(module, fqn)
-    path_cause = {r["path"]: fqn for fqn, r in sorted(present.items()) if r["path"]}
+    path_cause = {s.path: fqn for fqn, s in sorted(present.items()) if s.path}
     found: dict[str, str] = {}
     for element in elements:
         kind, name = kind_of(element), element.partition(":")[2]
@@ -90,30 +89,31 @@ def stamp_drift(db: Database, fqns: list[str], now: datetime) -> list[int]:
     return sorted(stamped)
 
 
-# The symbol whose fingerprint stands for an element: the symbol itself, or a module's own symbol
-# (Python and path-named modules have one: its fingerprint is the file's content hash).
-_SYMBOL = ("CASE WHEN memory_elements.element LIKE 'module:%' THEN substr(memory_elements.element, 8)"
-           " ELSE memory_elements.element END")
-_CURRENT = f"(SELECT s.fingerprint FROM symbols s WHERE s.fqn = {_SYMBOL} LIMIT 1)"
-
-
 def symbol_of(element: str) -> str:
+    """The symbol whose fingerprint stands for an element: the symbol itself, or a module's own
+    symbol (Python and path-named modules have one: its fingerprint is the file's content hash).
+    Other elements name no symbol, unless a source made one of that name (`service:checkout`)."""
     return element.removeprefix("module:")
 
 
 def record_fingerprints(db: Database, memory_id: int) -> None:
     """Remember the code a memory's elements have now (it was just written, confirmed or stamped)."""
-    db.execute(f"UPDATE memory_elements SET fingerprint = {_CURRENT} WHERE memory_id = ?", (memory_id,))
+    elements = [r["element"] for r in db.query("SELECT element FROM memory_elements WHERE memory_id = ?",
+                                               (memory_id,))]
+    current = fingerprints(db, {symbol_of(e) for e in elements})
+    db.executemany("UPDATE memory_elements SET fingerprint = ? WHERE memory_id = ? AND element = ?",
+                   [(current.get(symbol_of(e)), memory_id, e) for e in elements])
 
 
 def fingerprint_changes(db: Database) -> list[dict]:
     """Attachments of live, unflagged memories whose symbol changed or went away since recorded."""
-    return db.query(
-        f"""SELECT memory_elements.memory_id, memory_elements.element FROM memory_elements
-            JOIN memories m ON m.id = memory_elements.memory_id
-            WHERE m.superseded_by IS NULL AND m.verify = 0 AND memory_elements.fingerprint IS NOT NULL
-            AND memory_elements.fingerprint IS NOT {_CURRENT}
-            ORDER BY memory_elements.memory_id, memory_elements.element""")
+    recorded = db.query(
+        """SELECT e.memory_id, e.element, e.fingerprint FROM memory_elements e JOIN memories m ON m.id = e.memory_id
+           WHERE m.superseded_by IS NULL AND m.verify = 0 AND e.fingerprint IS NOT NULL
+           ORDER BY e.memory_id, e.element""")
+    current = fingerprints(db, {symbol_of(r["element"]) for r in recorded})
+    return [{"memory_id": r["memory_id"], "element": r["element"]} for r in recorded
+            if current.get(symbol_of(r["element"])) != r["fingerprint"]]
 
 
 def edited_places(db: Database, since: datetime, until: datetime, paths: list[str]) -> list[Place]:
@@ -122,6 +122,6 @@ def edited_places(db: Database, since: datetime, until: datetime, paths: list[st
                                         (stamp(since), stamp(until)))}
     found = list(places(db, fqns).values())
     for path in dict.fromkeys(p.strip().removeprefix("./") for p in paths if p.strip()):
-        modules = {r["module"] for r in db.query("SELECT module FROM files WHERE path = ?", (path,)) if r["module"]}
-        found.append(Place(f"path:{path}", frozenset(modules), frozenset({path})))
+        module = module_of(db, path)
+        found.append(Place(f"path:{path}", frozenset({module} if module else ()), frozenset({path})))
     return found

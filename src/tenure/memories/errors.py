@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tenure.refusal import Refusal
 
-class MemoriesError(ValueError):
+
+class MemoriesError(Refusal):
     """A memory operation was refused; nothing was written."""
 
 

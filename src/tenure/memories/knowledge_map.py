@@ -8,22 +8,19 @@ documents a cell when one of its elements lies in it at that level or finer: a p
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from tenure.memories import ranking
-from tenure.memories.elements import Place, kind_of, places
 from tenure.memories.errors import MemoriesError
 from tenure.memories.store import parse_stamp
+from tenure.namespace.elements import Place, directory_of, kind_of, places, services
+from tenure.namespace.symbols import parsed_files
 from tenure.storage import Database
-from tenure.structural.discover import discover
 
 LEVELS = ("module", "package", "service")
-MANIFESTS = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "package.json", "go.mod", "pyproject.toml",
-                       "setup.py", "Cargo.toml", "composer.json", "Gemfile", "mix.exs", "build.sbt"})
 TITLES_PER_CELL = 3
 
 
@@ -55,30 +52,17 @@ def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[
 
 def universe(db: Database, root: Path, level: str) -> dict[str, Place]:
     """Every element at the level, documented or not: the gaps are the point."""
-    files = db.query("SELECT path, module FROM files WHERE parse_status IN ('ok', 'partial')")
+    files = parsed_files(db)
     if level == "module":
         by_module: dict[str, set[str]] = defaultdict(set)
-        for f in files:
-            if f["module"]:
-                by_module[f["module"]].add(f["path"])
+        for path, module in files.items():
+            if module:
+                by_module[module].add(path)
         return {f"module:{m}": Place(f"module:{m}", frozenset({m}), frozenset(p)) for m, p in by_module.items()}
     if level == "package":
-        dirs = {_dir(f["path"]) for f in files}
+        dirs = {directory_of(path) for path in files}
         return {_path_element(d): Place(_path_element(d), frozenset(), frozenset({d})) for d in dirs}
     return services(root)
-
-
-def services(root: Path) -> dict[str, Place]:
-    """Directories with a build manifest; the project root is one when it has one (or nothing has)."""
-    paths, _ = discover(root)
-    dirs = sorted({_dir(p) for p in paths if posixpath.basename(p) in MANIFESTS})
-    if not dirs:
-        dirs = [""]
-    found = {}
-    for d in dirs:
-        name = posixpath.basename(d.rstrip("/")) or root.name
-        found[f"service:{name}"] = Place(f"service:{name}", frozenset(), frozenset({d}))
-    return found
 
 
 def cells_of(place: Place, level: str, cells: dict[str, Place]) -> set[str]:
@@ -88,7 +72,7 @@ def cells_of(place: Place, level: str, cells: dict[str, Place]) -> set[str]:
     if level == "module":
         return {f"module:{m}" for m in place.modules} & set(cells)
     if level == "package":
-        return {_path_element(_dir(p)) for p in place.paths if not p.endswith("/")} & set(cells)
+        return {_path_element(directory_of(p)) for p in place.paths if not p.endswith("/")} & set(cells)
     homes = set()
     for p in place.paths:
         inside = [c for c, cp in cells.items() if cp.paths and p.startswith(next(iter(cp.paths)))]
@@ -124,11 +108,6 @@ def _live(db: Database) -> dict[int, dict]:
                                        "drifted": bool(r["verify"])})
         m["elements"].append(r["element"])
     return found
-
-
-def _dir(path: str) -> str:
-    d = posixpath.dirname(path)
-    return f"{d}/" if d else ""
 
 
 def _path_element(directory: str) -> str:

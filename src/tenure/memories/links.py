@@ -9,9 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenure.memories.elements import DECISION
-from tenure.memories.store import query_in
-from tenure.memories.terms import normalised
+from tenure.namespace.elements import DECISION
+from tenure.namespace.terms import normalised
 from tenure.storage import Database
 
 LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]")  # [[Target]] or [[Target|shown text]]
@@ -70,10 +69,10 @@ def attach_pending(db: Database, memory_id: int, title_key: str) -> int:
 
 
 def outgoing(db: Database, memory_ids: list[int]) -> list[dict]:
-    return query_in(db, "SELECT source_id, kind, target_id, element FROM memory_links"
-                        " WHERE source_id IN ({placeholders}) AND kind != 'pending' ORDER BY id", memory_ids)
+    return db.query(f"SELECT source_id, kind, target_id, element FROM memory_links"
+                    f" WHERE source_id IN {db.each} AND kind != 'pending' ORDER BY id", (db.many(memory_ids),))
 
 
 def incoming(db: Database, memory_ids: list[int]) -> list[dict]:
-    return query_in(db, "SELECT source_id, target_id FROM memory_links WHERE kind = 'memory'"
-                        " AND target_id IN ({placeholders}) ORDER BY id", memory_ids)
+    return db.query(f"SELECT source_id, target_id FROM memory_links WHERE kind = 'memory'"
+                    f" AND target_id IN {db.each} ORDER BY id", (db.many(memory_ids),))

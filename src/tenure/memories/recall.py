@@ -13,7 +13,7 @@ from datetime import datetime
 import numpy as np
 
 from tenure.memories import ranking
-from tenure.memories.store import parse_stamp, query_in
+from tenure.memories.store import parse_stamp
 from tenure.memories.usage import usage_of
 from tenure.memories.vectors import Vectors
 from tenure.storage import Database
@@ -68,11 +68,10 @@ def top_by_terms(db: Database, terms: set[str], within: set[int] | None) -> set[
     """The memories sharing most of the query's terms (all of them inside an element filter)."""
     if not terms:
         return set()
-    marks = ", ".join("?" * len(terms))
     if within is not None:
         return set(overlaps_of(db, terms, within))
-    rows = db.query(f"SELECT memory_id FROM memory_terms WHERE term IN ({marks}) GROUP BY memory_id"
-                    " ORDER BY COUNT(*) DESC, memory_id DESC LIMIT ?", [*sorted(terms), CANDIDATES])
+    rows = db.query(f"SELECT memory_id FROM memory_terms WHERE term IN {db.each} GROUP BY memory_id"
+                    " ORDER BY COUNT(*) DESC, memory_id DESC LIMIT ?", (db.many(sorted(terms)), CANDIDATES))
     return {r["memory_id"] for r in rows}
 
 
@@ -80,9 +79,8 @@ def overlaps_of(db: Database, terms: set[str], memory_ids: set[int]) -> dict[int
     """Share of the query's terms each of `memory_ids` holds (absent: none)."""
     if not terms or not memory_ids:
         return {}
-    marks = ", ".join("?" * len(terms))
-    rows = query_in(db, f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN ({{placeholders}})"
-                        f" AND term IN ({marks}) GROUP BY memory_id", sorted(memory_ids), sorted(terms))
+    rows = db.query(f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN {db.each}"
+                    f" AND term IN {db.each} GROUP BY memory_id", (db.many(sorted(memory_ids)), db.many(sorted(terms))))
     return {r["memory_id"]: r["n"] / len(terms) for r in rows}
 
 
@@ -120,8 +118,8 @@ def newest(db: Database, within: set[int] | None, retired: set[int]) -> list[int
 
 def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
     usage = usage_of(db, memory_ids)
-    rows = query_in(db, "SELECT id, kind, confirmed_at, drifted_at, verify FROM memories WHERE id IN ({placeholders})",
-                    memory_ids)
+    rows = db.query(f"SELECT id, kind, confirmed_at, drifted_at, verify FROM memories WHERE id IN {db.each}",
+                    (db.many(memory_ids),))
     return {
         r["id"]: ranking.Signals(
             kind=r["kind"], last_true=parse_stamp(r["confirmed_at"]), drifted_at=parse_stamp(r["drifted_at"]),

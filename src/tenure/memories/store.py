@@ -6,14 +6,11 @@ readable is structure: kinds, elements, timestamps, counts, and keyed hashes of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
 
-from tenure.storage import Database, Migrations
+from tenure.storage import Database, Migrations, get_value
 
 migrations = Migrations("memories")
-CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
 
 
 @migrations
@@ -162,22 +159,8 @@ def parse_stamp(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-def chunked(values: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(values), CHUNK):
-        yield values[i : i + CHUNK]
-
-
-def query_in(db: Database, sql: str, values: Iterable[Any], params: Sequence[Any] = ()) -> list[dict]:
-    """Run `sql` with `{placeholders}` replaced by a `?` list, in chunks; `params` come after the list."""
-    rows: list[dict] = []
-    for chunk in chunked(list(values)):
-        rows.extend(db.query(sql.format(placeholders=", ".join("?" * len(chunk))), [*chunk, *params]))
-    return rows
-
-
 def get_meta(db: Database, key: str) -> str | None:
-    rows = db.query("SELECT value FROM memory_meta WHERE key = ?", (key,))
-    return rows[0]["value"] if rows else None
+    return get_value(db, "memory_meta", key)
 
 
 def ensure_meta(db: Database, key: str, value: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from tenure.memories.store import add_event, query_in, stamp
+from tenure.memories.store import add_event, stamp
 from tenure.storage import Database
 
 DECLARED = "declared"
@@ -61,12 +61,13 @@ def cite(db: Database, session: str, memory_ids: Iterable[int], how: str, now: d
 
 def usage_of(db: Database, memory_ids: list[int]) -> dict[int, Usage]:
     found = {m: Usage() for m in memory_ids}
-    for r in query_in(db, """SELECT memory_id, SUM(count) AS n, COUNT(*) AS s FROM memory_impressions
-                             WHERE memory_id IN ({placeholders}) GROUP BY memory_id""", memory_ids):
+    ids = (db.many(memory_ids),)
+    for r in db.query(f"""SELECT memory_id, SUM(count) AS n, COUNT(*) AS s FROM memory_impressions
+                          WHERE memory_id IN {db.each} GROUP BY memory_id""", ids):
         found[r["memory_id"]] = Usage(impressions=r["n"], sessions_served=r["s"])
-    for r in query_in(db, """SELECT memory_id, SUM(how = 'declared') AS d, SUM(how = 'inferred') AS i
-                             FROM memory_citations WHERE memory_id IN ({placeholders}) GROUP BY memory_id""",
-                      memory_ids):
+    for r in db.query(f"""SELECT memory_id, COUNT(*) FILTER (WHERE how = 'declared') AS d,
+                                 COUNT(*) FILTER (WHERE how = 'inferred') AS i
+                          FROM memory_citations WHERE memory_id IN {db.each} GROUP BY memory_id""", ids):
         u = found[r["memory_id"]]
         found[r["memory_id"]] = Usage(u.impressions, u.sessions_served, r["d"], r["i"])
     return found

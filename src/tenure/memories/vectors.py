@@ -46,7 +46,7 @@ class Vectors:
         self._why_none = "" if provider is not None else "no embedding provider was given"
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray | None = None
-        self._seen_rowid = 0
+        self._seen_id = 0
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
 
     @property
@@ -91,8 +91,8 @@ class Vectors:
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         rows = self.db.query(
-            "SELECT rowid AS r, memory_id, vector FROM memory_vectors WHERE model = ? AND rowid > ? ORDER BY rowid",
-            (provider.name, self._seen_rowid),
+            "SELECT memory_id, vector FROM memory_vectors WHERE model = ? AND memory_id > ? ORDER BY memory_id",
+            (provider.name, self._seen_id),
         )
         if rows:
             self._append(rows)
@@ -105,11 +105,11 @@ class Vectors:
         plain = b"".join(cipher.decrypt_bytes(r["vector"], "vector") for r in rows)
         fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
         ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
-        # An upsert gives the row a new rowid: drop the stale copy of a re-embedded memory.
+        # A memory read again (embedded anew) replaces its stale copy.
         self._ids = np.where(np.isin(self._ids, ids), -1, self._ids)
         self._ids = np.concatenate([self._ids, ids])
         self._matrix = fresh if self._matrix is None else np.vstack([self._matrix, fresh])
-        self._seen_rowid = rows[-1]["r"]
+        self._seen_id = rows[-1]["memory_id"]
 
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
@@ -125,3 +125,36 @@ class Vectors:
         if not rows:
             self._complete_upto = newest
         return [r["id"] for r in rows]
+
+
+class ElementVectors:
+    """Vectors of elements' descriptions for selection (`tenure.namespace.selection.ElementVectors`),
+    kept in `element_vectors` by the fingerprint of the code they were made from. Plain float32:
+    made from code, which the repository holds anyway."""
+
+    def __init__(self, db: Database, vectors: Vectors) -> None:
+        self.db = db
+        self.vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray | None:
+        return self.vectors.embed(texts)
+
+    def stored(self) -> dict[str, tuple[str, np.ndarray]]:
+        return {r["element"]: (r["fingerprint"], np.frombuffer(r["vector"], dtype=np.float32))
+                for r in self.db.query("SELECT element, fingerprint, vector FROM element_vectors WHERE model = ?",
+                                       (self._model(),))}
+
+    def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
+        model = self._model()
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO element_vectors (element, fingerprint, model, vector) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (element) DO UPDATE SET fingerprint = excluded.fingerprint, model = excluded.model,"
+                " vector = excluded.vector",
+                [(element, fingerprint, model, vector.tobytes()) for element, fingerprint, vector in vectors],
+            )
+
+    def _model(self) -> str:
+        provider = self.vectors.provider
+        assert provider is not None  # (asked only after `embed` gave a vector)
+        return provider.name

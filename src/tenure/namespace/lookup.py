@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tenure.namespace.symbols import Symbol, symbols_called, symbols_named
 from tenure.storage import Database
 from tenure.structural.naming import has_suffix, short_name
 
@@ -51,21 +52,15 @@ class Lookup:
 
 def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
     query = query.strip().lstrip(".")  # (`.retry`: a suffix written as one)
-    rows = db.query(_SELECT + " WHERE fqn = ?", (query,))
-    if rows:
-        return Lookup(query, "exact", _matches(rows), len(rows))
-    rows = [r for r in db.query(_SELECT + " WHERE name = ?", (short_name(query),)) if has_suffix(r["fqn"], query)]
-    if not rows:
+    exact = symbols_named(db, [query])
+    if exact:
+        return Lookup(query, "exact", _matches(exact), len(exact))
+    found = [s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)]
+    if not found:
         return Lookup(query, "none", [])
-    how = "suffix" if len({r["fqn"] for r in rows}) == 1 else "ambiguous"
-    return Lookup(query, how, _matches(rows[:limit]), len(rows))
+    how = "suffix" if len({s.fqn for s in found}) == 1 else "ambiguous"
+    return Lookup(query, how, _matches(found[:limit]), len(found))
 
 
-_SELECT = "SELECT fqn, kind, language, path, start_line, generated FROM symbols"
-
-
-def _matches(rows: list[dict]) -> list[SymbolMatch]:
-    return [
-        SymbolMatch(r["fqn"], r["kind"], r["language"], r["path"] or "", r["start_line"] or 0, bool(r["generated"]))
-        for r in rows
-    ]
+def _matches(symbols: list[Symbol]) -> list[SymbolMatch]:
+    return [SymbolMatch(s.fqn, s.kind, s.language, s.path, s.start, s.generated) for s in symbols]

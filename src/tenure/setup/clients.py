@@ -10,17 +10,20 @@ from tenure.setup.edits import Edit
 SERVER = "tenure"
 CODEX_STARTUP_TIMEOUT_S = 30  # Codex gives a server 10 s by default; importing the MCP SDK takes a few
 BRIDGE_LINE = "@AGENTS.md"  # Claude Code reads CLAUDE.md, which imports the AGENTS.md other agents read
-HOOK_EVENTS = {"SessionStart": "session-start", "SessionEnd": "session-end"}
+HOOK_EVENTS = {"SessionStart": "session-start", "PostToolUse": "post-tool-use", "SessionEnd": "session-end"}
+TOOL_HOOKS = {"PostToolUse": "Bash"}  # events about a tool: the tool they are for (test runs are shell commands)
 
 
 def claude(root: Path, home: Path) -> list[Edit]:
     """Project-scoped `.mcp.json` (the server; Claude Code starts it in the project) and
-    `.claude/settings.json` hooks: the briefing at session start, the session closed at its end."""
+    `.claude/settings.json` hooks: the briefing at session start, test outcomes recorded after each shell
+    command, the session closed at its end."""
     server = Edit("claude", str(root / ".mcp.json"), "json-key", {"command": "tenure", "args": ["serve"]},
                   ["mcpServers", SERVER])
     hooks = [
         Edit("claude", str(root / ".claude" / "settings.json"), "json-item",
-             {"hooks": [{"type": "command", "command": f"tenure hook {command}"}]}, ["hooks", event])
+             {**({"matcher": TOOL_HOOKS[event]} if event in TOOL_HOOKS else {}),
+              "hooks": [{"type": "command", "command": f"tenure hook {command}"}]}, ["hooks", event])
         for event, command in HOOK_EVENTS.items()
     ]
     return [server, *hooks]

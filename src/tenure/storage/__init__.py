@@ -1,11 +1,21 @@
 """Storage: the one database a project's stores share, behind a small API.
 
-The stores speak portable SQL with `?` placeholders through :class:`Database`; a backend
-(today SQLite, later PostgreSQL) owns connections, transactions and dialect details.
+The stores speak portable SQL with `?` placeholders through :class:`Database` (many values as one
+parameter: `IN {db.each}` with `db.many(values)`); a backend (today SQLite, later PostgreSQL) owns
+connections, transactions and dialect details, and raises its errors as :class:`StorageError`s.
 """
 
-from tenure.storage.database import Database, StorageError
+from tenure.storage.database import (
+                                     Database,
+                                     DatabaseDamaged,
+                                     DatabaseLocked,
+                                     DatabaseUnavailable,
+                                     StorageError,
+                                     get_value,
+                                     set_value,
+)
 from tenure.storage.migrations import Migrations
 from tenure.storage.sqlite import SQLiteDatabase, open_database
 
-__all__ = ["Database", "Migrations", "SQLiteDatabase", "StorageError", "open_database"]
+__all__ = ["Database", "DatabaseDamaged", "DatabaseLocked", "DatabaseUnavailable", "Migrations", "SQLiteDatabase",
+           "StorageError", "get_value", "open_database", "set_value"]

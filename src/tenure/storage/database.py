@@ -13,9 +13,31 @@ class StorageError(RuntimeError):
     """The database could not be opened or written; the message says what to do."""
 
 
+class DatabaseLocked(StorageError):
+    """Another process held the database past the wait for it (a long index): trying again works."""
+
+
+class DatabaseUnavailable(StorageError):
+    """The database could not be read or written as it stands: disk full, read-only, no permission,
+    an I/O error. Nothing of the statement was kept."""
+
+
+class DatabaseDamaged(StorageError):
+    """The file is not a database this backend can read, or its content is damaged."""
+
+
 class Database(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run one statement; returns the last inserted row id (0 when none)."""
+    each: str
+    """SQL for the values of one parameter made by :meth:`many`: a subquery with one column, `value`.
+    `WHERE fqn IN {db.each}`, `WHERE path NOT IN {db.each}`, `INSERT … SELECT ?, value FROM {db.each} AS listed`:
+    one statement however many values there are."""
+
+    def many(self, values: Iterable[Any]) -> Any:
+        """Values (text or integers) as the one parameter that `each` reads."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement (an insert that needs its row's id says `RETURNING id` and reads it with
+        `rows`)."""
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
@@ -39,4 +61,18 @@ class Database(Protocol):
 
     def table_exists(self, name: str) -> bool: ...
 
+    def table_names(self) -> list[str]:
+        """Every table, in the order they were made."""
+
     def close(self) -> None: ...
+
+
+def get_value(db: Database, table: str, key: str) -> str | None:
+    """A value of a store's key/value table (`key TEXT PRIMARY KEY, value TEXT`)."""
+    rows = db.query(f"SELECT value FROM {table} WHERE key = ?", (key,))
+    return rows[0]["value"] if rows else None
+
+
+def set_value(db: Database, table: str, key: str, value: str) -> None:
+    db.execute(f"INSERT INTO {table} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+               (key, value))

@@ -7,6 +7,7 @@ is recorded in `_migrations`. Never edit a released migration: add a new one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from tenure.storage.database import Database, StorageError
 
@@ -38,16 +39,15 @@ class Migrations:
                 if db.query("SELECT 1 FROM _migrations WHERE name = ?", (name,)):
                     continue
                 fn(db)
-                db.execute(
-                    "INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,)
-                )
+                db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                           (name, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")))
             applied.append(name)
         return applied
 
     def _all_applied(self, db: Database) -> bool:
         """Whether nothing is pending; a database a newer build migrated further is refused (this
         build would write past columns and tables it does not know)."""
-        if not db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"):
+        if not db.table_exists("_migrations"):
             return False
         prefix = f"{self.store}:"  # (not a LIKE pattern: `_` in a store's name would match any character)
         done = {r["name"] for r in db.query("SELECT name FROM _migrations") if r["name"].startswith(prefix)}

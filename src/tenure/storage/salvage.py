@@ -10,8 +10,9 @@ they had is said (where two damaged pages lie close, the rows between them may b
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 _FIRST = -(2**63)
 _LAST = 2**63 - 1
@@ -28,6 +29,33 @@ class Salvaged:
     def as_dict(self) -> dict:
         return {"table": self.table, "rows": self.rows, "dropped": self.dropped, "cleared": self.cleared,
                 "unreadable": [{"after": None if a == _FIRST else a, "through": b} for a, b in self.unreadable]}
+
+
+def salvage(damaged: Path, fresh: Path, tables: Iterable[str]) -> tuple[str, dict[str, Salvaged]]:
+    """SQLite's own verdict on the `damaged` database file (its first line), and every readable row
+    of `tables` copied from it into the database at `fresh` (which has them, empty) in one
+    transaction, references to lost rows then settled (`clear_dangling`). The fresh database is left
+    in its one file (no log beside it), ready to be moved into place."""
+    source = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
+    target = sqlite3.connect(fresh, isolation_level=None)
+    try:
+        integrity = _integrity(source)
+        target.execute("BEGIN")
+        found = {table: copy_readable(source, target, table) for table in tables}
+        clear_dangling(target, found)
+        target.execute("COMMIT")
+        target.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        source.close()
+        target.close()
+    return integrity, found
+
+
+def _integrity(source: sqlite3.Connection) -> str:
+    try:
+        return source.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
 
 
 def copy_readable(source: sqlite3.Connection, target: sqlite3.Connection, table: str) -> Salvaged:

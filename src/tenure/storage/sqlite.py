@@ -7,15 +7,56 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
-from tenure.storage.database import Row, StorageError
+import msgspec
+
+from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, Row, StorageError
 
 # A writer waits this long for another process's write lock before giving up with a clear error.
 BUSY_TIMEOUT_S = 30.0
 
+# SQLite's primary result codes (https://sqlite.org/rescode.html) by what they mean to a user.
+_LOCKED = frozenset({5, 6})  # BUSY, LOCKED
+_DAMAGED = frozenset({11, 26})  # CORRUPT, NOTADB
+# PERM, NOMEM, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL, NOLFS, AUTH
+_UNAVAILABLE = frozenset({3, 7, 8, 10, 13, 14, 15, 22, 23})
+
+
+def storage_error(exc: sqlite3.Error, message: str | None = None) -> StorageError:
+    """sqlite3's error as the storage layer's own type (its message kept, unless one is given)."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in _LOCKED:
+        kind: type[StorageError] = DatabaseLocked
+    elif code in _DAMAGED:
+        kind = DatabaseDamaged
+    elif code in _UNAVAILABLE or isinstance(exc, sqlite3.OperationalError):
+        kind = DatabaseUnavailable
+    else:  # a statement the database refused (a constraint, a misuse): the store's mistake
+        kind = StorageError
+    return kind(message or str(exc))
+
+
+class _Translated:
+    """`with _TRANSLATED:` raises sqlite3's errors as the storage layer's types (a class, not a
+    generator-based context manager: it wraps every statement, hot paths included)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if isinstance(exc, sqlite3.Error):
+            raise storage_error(exc) from exc
+
+
+_TRANSLATED = _Translated()
+_json = msgspec.json.Encoder()
+
 
 class SQLiteDatabase:
+    each = "(SELECT value FROM json_each(?))"
+
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
         try:
@@ -23,31 +64,38 @@ class SQLiteDatabase:
                 str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StorageError(f"cannot open the database at {path}: {exc}") from exc
+            raise storage_error(exc, f"cannot open the database at {path}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
         # A 64 MB page cache (the default is 2 MB) keeps index B-trees in memory during bulk writes.
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "cache_size=-65536"):
-            self._conn.execute(f"PRAGMA {pragma}")
+        with _TRANSLATED:
+            for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "cache_size=-65536"):
+                self._conn.execute(f"PRAGMA {pragma}")
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        with self._lock:
-            cur = self._conn.execute(sql, params)
-            return cur.lastrowid or 0
+    def many(self, values: Iterable[Any]) -> str:
+        """A JSON array, which `each` unpacks with json_each."""
+        listed = values if isinstance(values, list | tuple) else list(values)
+        if listed and isinstance(listed[0], bytes | bytearray):  # JSON would carry them as base64 text: no match
+            raise TypeError("Database.many carries text and integers, not bytes")
+        return _json.encode(listed).decode()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self._lock, _TRANSLATED:
+            self._conn.execute(sql, params)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self._lock:
+        with self._lock, _TRANSLATED:
             self._conn.executemany(sql, rows)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        with self._lock:
+        with self._lock, _TRANSLATED:
             cur = self._conn.execute(sql, params)
             # zip over plain tuples builds dicts in about half the time sqlite3.Row + dict() takes.
             columns = [d[0] for d in cur.description or ()]
             return [dict(zip(columns, r, strict=True)) for r in cur]
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._lock:
+        with self._lock, _TRANSLATED:
             return self._conn.execute(sql, params).fetchall()
 
     def iter_query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
@@ -60,18 +108,18 @@ class SQLiteDatabase:
             name = f"sp{self._depth}"
             # BEGIN IMMEDIATE takes the write lock up front so two writers queue instead of
             # failing half-way with SQLITE_BUSY on lock upgrade.
-            self._conn.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT {name}")
+            self.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT {name}")
             self._depth += 1
             try:
                 yield
             except BaseException:
                 self._depth -= 1
-                self._conn.execute("ROLLBACK" if outer else f"ROLLBACK TO {name}")
+                self.execute("ROLLBACK" if outer else f"ROLLBACK TO {name}")
                 if not outer:
-                    self._conn.execute(f"RELEASE {name}")
+                    self.execute(f"RELEASE {name}")
                 raise
             self._depth -= 1
-            self._conn.execute("COMMIT" if outer else f"RELEASE {name}")
+            self.execute("COMMIT" if outer else f"RELEASE {name}")
 
     @contextmanager
     def first_fill(self) -> Iterator[None]:
@@ -90,17 +138,16 @@ class SQLiteDatabase:
                     yield
             finally:
                 if switched:
-                    self._conn.execute("PRAGMA journal_mode=WAL")
+                    self.execute("PRAGMA journal_mode=WAL")
 
     @contextmanager
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> Iterator[None]:
         """Drop the tables' secondary indexes (but those named in `keep`) for a bulk write and build
         them again after it: one sort per index instead of a B-tree insert per row. Use inside a
         transaction."""
-        marks = ", ".join("?" * len(tables))
         indexes = [ix for ix in self.query(
-            f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ({marks})",
-            tables,
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN {self.each}",
+            (self.many(tables),),
         ) if ix["name"] not in keep]
         for ix in indexes:
             self.execute(f"DROP INDEX {ix['name']}")
@@ -115,8 +162,11 @@ class SQLiteDatabase:
             self.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,))
         )
 
+    def table_names(self) -> list[str]:
+        return [r["name"] for r in self.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+
     def close(self) -> None:
-        with self._lock:
+        with self._lock, _TRANSLATED:
             self._conn.close()
 
 

@@ -88,15 +88,8 @@ _SOURCE_SQL = f"SELECT e.*, {_GENERATED} FROM source_edges e"
 
 def dependants_of(db: Database, fqns: Iterable[str]) -> list[GraphEdge]:
     """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included."""
-    fqns = list(fqns)
-    ts_rows: list[dict] = []
-    source_rows: list[dict] = []
-    for i in range(0, len(fqns), 500):
-        chunk = fqns[i : i + 500]
-        where = f" WHERE e.dst_fqn IN ({', '.join('?' * len(chunk))}) AND e.src_fqn != e.dst_fqn"
-        ts_rows += db.query(_TS_SQL + where, chunk)
-        source_rows += db.query(_SOURCE_SQL + where, chunk)
-    edges = merge(ts_rows, source_rows)
+    where, params = f" WHERE e.dst_fqn IN {db.each} AND e.src_fqn != e.dst_fqn", (db.many(fqns),)
+    edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params))
     edges.sort(key=lambda e: (e.relation, _RANK[e.tier], e.src, e.line))
     return edges
 
@@ -152,7 +145,6 @@ def _from_tree_sitter(row: dict) -> GraphEdge:
 def unknown_target_sites(db: Database, languages: list[str], name: str | None = None) -> int:
     """Call sites with no known target in code of these languages: dynamic ones (`name` None), or
     the unresolved sites of one method name. A site two sources both saw counts once."""
-    marks = ", ".join("?" * len(languages))
     if name is None:
         cond, params = "dst_fqn IS NULL AND tier = ?", [Tier.DYNAMIC.value]
     else:
@@ -160,11 +152,11 @@ def unknown_target_sites(db: Database, languages: list[str], name: str | None = 
     sql = (
         f"SELECT COUNT(*) AS n FROM ("
         f" SELECT src_fqn, line FROM edges WHERE {cond}"
-        f"  AND file_id IN (SELECT id FROM files WHERE language IN ({marks}))"
+        f"  AND file_id IN (SELECT id FROM files WHERE language IN {db.each})"
         f" UNION SELECT src_fqn, line FROM source_edges WHERE {cond} AND verdict = 'confirms'"
-        f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN ({marks})))"
+        f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN {db.each}))"
     )
-    return db.query(sql, (*params, *languages, *params, *languages))[0]["n"]
+    return db.query(sql, (*params, db.many(languages), *params, db.many(languages)))[0]["n"]
 
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:

@@ -509,9 +509,10 @@ class Indexer:
         again, or renamed), the only ones whose module can be new."""
         if not written:
             return set()
-        now = {r["module"] for r in self.store.db.query(
-            "SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial')"
-            " AND id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(written)),))}
+        db = self.store.db
+        now = {r["module"] for r in db.query(
+            f"SELECT DISTINCT module FROM files WHERE parse_status IN ('ok', 'partial') AND id IN {db.each}",
+            (db.many(sorted(written)),))}
         return now - before
 
     def _touched(self, row: dict, old_facts: FileFacts | None = None) -> set[str]:

@@ -1,4 +1,11 @@
-"""The structural store: files, symbols, edges and their sources, in the project database."""
+"""The structural store: files, symbols, edges and their sources, in the project database.
+
+It owns these tables: every other store reads them through `tenure.namespace.symbols`, which asks
+the reading methods below. Its SQL is portable but for what is SQLite's own on purpose: the tables
+clustered by file (`WITHOUT ROWID`, m005 and m009: a PostgreSQL schema would declare the same primary
+key), and the bulk writes of an index, which ride on the backend's `first_fill` (SQLite: a rollback
+journal instead of the WAL) and `deferred_indexes` (SQLite: indexes dropped and built again).
+"""
 
 from __future__ import annotations
 
@@ -167,7 +174,7 @@ def m005_cheaper_resolution_writes(db: Database) -> None:
     # the index cost a sort of every edge per full index and 19 MB on Django.
     db.execute("DROP INDEX IF EXISTS edges_src")
     # Reads clustered by file: a file's rows are one range (deletes, "already recorded?" is the key
-    # itself, so re-recording is INSERT OR IGNORE); the key index then holds (key, file_id) and
+    # itself, so re-recording does nothing on conflict); the key index then holds (key, file_id) and
     # answers "who read these keys" without visiting the table.
     db.execute(
         """CREATE TABLE resolution_deps_by_file (
@@ -176,7 +183,8 @@ def m005_cheaper_resolution_writes(db: Database) -> None:
             PRIMARY KEY (file_id, key)
         ) WITHOUT ROWID"""
     )
-    db.execute("INSERT OR IGNORE INTO resolution_deps_by_file (file_id, key) SELECT file_id, key FROM resolution_deps")
+    db.execute("INSERT INTO resolution_deps_by_file (file_id, key) SELECT file_id, key FROM resolution_deps"
+               " WHERE true ON CONFLICT DO NOTHING")  # (WHERE true: as in _insert_reads)
     db.execute("DROP TABLE resolution_deps")
     db.execute("ALTER TABLE resolution_deps_by_file RENAME TO resolution_deps")
     db.execute("CREATE INDEX resolution_deps_key ON resolution_deps(key)")
@@ -234,7 +242,7 @@ def m009_read_keys_as_ids(db: Database) -> None:
             PRIMARY KEY (file_id, key_id)
         ) WITHOUT ROWID"""
     )
-    db.executemany("INSERT OR IGNORE INTO resolution_deps (file_id, key_id) VALUES (?, ?)",
+    db.executemany("INSERT INTO resolution_deps (file_id, key_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                    ((file_id, _KEY_IDS[key]) for file_id, key in rows))
     db.execute("CREATE INDEX resolution_deps_key ON resolution_deps(key_id)")
 
@@ -259,24 +267,80 @@ class SourceEdge(msgspec.Struct, frozen=True):
     detail: str = ""
 
 
-class DefinedSymbol(msgspec.Struct, frozen=True):
-    """A symbol defined in an indexed file, with the lines it spans: what the sources that map a
-    location to a name read (language servers, bytecode, traces)."""
+class Symbol(msgspec.Struct, frozen=True):
+    """A symbol as it is read to map a location or a name to it: by the sources that do (language
+    servers, bytecode, traces) and by the other stores (through `tenure.namespace.symbols`)."""
 
     fqn: str
-    name: str
-    kind: str
+    name: str  # the short name (`retry` of `settlement.Service.retry`)
+    kind: str  # module, class, method, function, … as the language's extractor names them
     language: str
-    path: str
-    start: int
-    end: int
-    parent: str  # fqn of the enclosing definition or module
+    path: str  # '' for a symbol no file defines (a service or topic from traces)
+    start: int  # its first line, 1-based; 0 when it has none
+    end: int  # its last line (inclusive); its first when it has none
+    module: str
+    parent: str  # the fqn of the definition or module it is declared in
+    fingerprint: str  # a digest of its code: changes when the code does (drift)
+    generated: bool  # made by a compiler or framework (bytecode), not written in a source file
+
+
+_SYMBOL_COLUMNS = "fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated"
 
 
 class StructuralStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         migrations.apply(db)
+
+    # what other stores read (through tenure.namespace.symbols) ---------------------------------
+    def symbols_named(self, fqns: Iterable[str]) -> list[Symbol]:
+        """The symbols of these full names, in the order they were stored (a name defined twice:
+        its first definition first)."""
+        return self._symbol_records(f"fqn IN {self.db.each} ORDER BY id", (self.db.many(fqns),))
+
+    def symbols_called(self, name: str, path: str | None = None) -> list[Symbol]:
+        """The symbols of this short name in the project, or in the file at `path`, in the order stored."""
+        if path is None:
+            return self._symbol_records("name = ? ORDER BY id", (name,))
+        return self._symbol_records("name = ? AND file_id = (SELECT id FROM files WHERE path = ?) ORDER BY id",
+                                    (name, path))
+
+    def symbols_in(self, path: str) -> list[Symbol]:
+        """The symbols the file at `path` defines, by their first line (an enclosing one first)."""
+        return self._symbol_records("file_id = (SELECT id FROM files WHERE path = ?)"
+                                    " ORDER BY start_line, end_line DESC, id", (path,))
+
+    def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
+        """Every symbol of these kinds that is written in the code (not generated)."""
+        return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
+
+    def _symbol_records(self, where: str, params: tuple) -> list[Symbol]:
+        return [Symbol(fqn, name, kind, language, path or "", start or 0, end or start or 0, module, parent,
+                       fingerprint, bool(generated))
+                for fqn, name, kind, language, path, start, end, module, parent, fingerprint, generated
+                in self.db.rows(f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {where}", params)]
+
+    def module_of(self, path: str) -> str | None:
+        """The module the file at `path` is part of (None: not indexed, or in no module)."""
+        rows = self.db.rows("SELECT module FROM files WHERE path = ?", (path,))
+        return (rows[0][0] or None) if rows else None
+
+    def module_files(self, modules: Iterable[str]) -> dict[str, list[str]]:
+        """module -> the paths of its indexed files, for those of `modules` that exist."""
+        found: dict[str, list[str]] = {}
+        for module, path in self.db.rows(f"SELECT module, path FROM files WHERE module IN {self.db.each} ORDER BY path",
+                                         (self.db.many(modules),)):
+            found.setdefault(module, []).append(path)
+        return found
+
+    def modules_like(self, text: str, limit: int) -> list[str]:
+        """Module names that contain `text`, in name order."""
+        return [m for (m,) in self.db.rows("SELECT DISTINCT module FROM files WHERE module LIKE ? ORDER BY module"
+                                           " LIMIT ?", (f"%{text}%", limit))]
+
+    def parsed_files(self) -> dict[str, str | None]:
+        """path -> module of every file the index parsed (with or without syntax errors)."""
+        return dict(self.db.rows("SELECT path, module FROM files WHERE parse_status IN ('ok', 'partial')"))
 
     # files -------------------------------------------------------------------------------------
     def files(self) -> dict[str, dict]:
@@ -289,8 +353,8 @@ class StructuralStore:
 
     def has_files_in(self, languages: list[str]) -> bool:
         """Whether any file of these languages is indexed (parsed or not)."""
-        return bool(self.db.rows("SELECT 1 FROM files WHERE language IN (SELECT value FROM json_each(?)) LIMIT 1",
-                                 (_json(languages),)))
+        return bool(self.db.rows(f"SELECT 1 FROM files WHERE language IN {self.db.each} LIMIT 1",
+                                 (self.db.many(languages),)))
 
     def upsert_file(self, row: dict) -> int:
         cols = ["language", "module", "size", "mtime_ns", "content_hash", "parse_status", "status_detail", "indexed_at"]
@@ -322,8 +386,8 @@ class StructuralStore:
         """Every symbol, but those of the source files `except_paths`, in `symbol_order`."""
         if not except_paths:
             return self._symbols_where(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
-        return self._symbols_where(f"(file_id IS NULL OR path NOT IN (SELECT value FROM json_each(?)))"
-                                   f" ORDER BY {_SYMBOL_ORDER}", (_json(sorted(except_paths)),))
+        return self._symbols_where(f"(file_id IS NULL OR path NOT IN {self.db.each}) ORDER BY {_SYMBOL_ORDER}",
+                                   (self.db.many(sorted(except_paths)),))
 
     def symbols_with(self, column: str, value: str) -> list[SymbolInfo]:
         """The symbols whose `column` (fqn, name or parent_fqn, each indexed) is `value`, in
@@ -331,13 +395,9 @@ class StructuralStore:
         assert column in ("fqn", "name", "parent_fqn"), column
         return list(self._symbols_where(f"{column} = ? ORDER BY {_SYMBOL_ORDER}", (value,)))
 
-    def defined_symbols(self) -> Iterator[DefinedSymbol]:
-        """Every symbol of an indexed file (not those a source added), streamed."""
-        for r in self.db.iter_query("SELECT fqn, name, kind, language, path, start_line, end_line, parent_fqn"
-                                    " FROM symbols WHERE file_id IS NOT NULL"):
-            start = r["start_line"] or 0
-            yield DefinedSymbol(r["fqn"], r["name"], r["kind"], r["language"], r["path"] or "", start,
-                                r["end_line"] or start, r["parent_fqn"])
+    def defined_symbols(self) -> list[Symbol]:
+        """Every symbol of an indexed file (not those a source added)."""
+        return self._symbol_records("file_id IS NOT NULL ORDER BY id", ())
 
     def symbols_of_file(self, file_id: int) -> list[SymbolInfo]:
         return list(self._symbols_where("file_id = ?", (file_id,)))
@@ -355,9 +415,24 @@ class StructuralStore:
         if paths is not None:  # through the files' ids: symbols are indexed by file, not by path
             return dict(self.db.rows(
                 "SELECT s.fqn, s.fingerprint FROM files f JOIN symbols s ON s.file_id = f.id"
-                " WHERE f.path IN (SELECT value FROM json_each(?))", (_json(paths),)))
+                f" WHERE f.path IN {self.db.each}", (self.db.many(paths),)))
         return dict(self.db.rows(
-            "SELECT fqn, fingerprint FROM symbols WHERE fqn IN (SELECT value FROM json_each(?))", (_json(fqns or []),)))
+            f"SELECT fqn, fingerprint FROM symbols WHERE fqn IN {self.db.each}", (self.db.many(fqns or []),)))
+
+    def symbol_spans(self, paths: list[str]) -> list[tuple[str, str, str, str, int, int]]:
+        """(path, fqn, name, kind, start_line, end_line) of the symbols defined in the files `paths`."""
+        return self.db.rows(
+            "SELECT f.path, s.fqn, s.name, s.kind, s.start_line, s.end_line FROM files f JOIN symbols s"
+            f" ON s.file_id = f.id WHERE f.path IN {self.db.each}"
+            " ORDER BY f.path, s.start_line, s.end_line DESC", (self.db.many(paths),))
+
+    def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
+        """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""
+        marks = self.db.many(fqns)
+        return self.db.rows(
+            f"SELECT src_fqn, dst_fqn, relation FROM edges WHERE src_fqn IN {self.db.each}"
+            " AND dst_fqn IS NOT NULL UNION SELECT src_fqn, dst_fqn, relation FROM edges"
+            f" WHERE dst_fqn IN {self.db.each}", (marks, marks))
 
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
         blob = encode_facts(facts)
@@ -413,9 +488,9 @@ class StructuralStore:
     # edges -------------------------------------------------------------------------------------
     def delete_resolutions(self, file_ids: list[int]) -> None:
         """Drop what these files' resolution produced and read, before writing it again."""
-        ids = _json(file_ids)
+        ids = self.db.many(file_ids)
         for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing"):
-            self.db.execute(f"DELETE FROM {table} WHERE file_id IN (SELECT value FROM json_each(?))", (ids,))
+            self.db.execute(f"DELETE FROM {table} WHERE file_id IN {self.db.each}", (ids,))
 
     def move_edge_lines(self, file_id: int, moved: dict[int, int]) -> bool:
         """Move the file's edges to new lines (old line -> new line) after an edit that only moved
@@ -434,23 +509,23 @@ class StructuralStore:
 
     def answers(self, file_ids: Iterable[int]) -> dict[int, bytes]:
         return dict(self.db.rows(
-            "SELECT file_id, answers FROM resolution_answers WHERE file_id IN (SELECT value FROM json_each(?))",
-            (_json(sorted(file_ids)),),
+            f"SELECT file_id, answers FROM resolution_answers WHERE file_id IN {self.db.each}",
+            (self.db.many(sorted(file_ids)),),
         ))
 
     def keys_by_readers(self, keys: Iterable[str]) -> list[str]:
         """Those of these dependency keys that some file read, the most read first."""
         by_id = {_KEY_IDS[key]: key for key in keys}
         counts = self.db.rows(
-            "SELECT key_id, COUNT(*) FROM resolution_deps WHERE key_id IN (SELECT value FROM json_each(?))"
-            " GROUP BY key_id", (_json(sorted(by_id)),))
+            f"SELECT key_id, COUNT(*) FROM resolution_deps WHERE key_id IN {self.db.each} GROUP BY key_id",
+            (self.db.many(sorted(by_id)),))
         return [key for _, key in sorted((-count, by_id[key_id]) for key_id, count in counts)]
 
     def recorded_reads_digests(self, file_ids: Iterable[int]) -> dict[int, bytes]:
         """The digest `keep_verified` last stored of what checking each file read (none: not known)."""
         return dict(self.db.rows(
             "SELECT file_id, recorded FROM resolution_answers"
-            " WHERE file_id IN (SELECT value FROM json_each(?)) AND recorded IS NOT NULL", (_json(sorted(file_ids)),)))
+            f" WHERE file_id IN {self.db.each} AND recorded IS NOT NULL", (self.db.many(sorted(file_ids)),)))
 
     def keep_verified(self, verified: dict[int, tuple[bytes | None, set[str], set[str]]],
                       digests: dict[int, bytes] | None = None) -> None:
@@ -464,14 +539,15 @@ class StructuralStore:
         )
         self.db.executemany("UPDATE resolution_answers SET recorded = ? WHERE file_id = ?",
                             [(digest, file_id) for file_id, digest in (digests or {}).items()])
-        # (file_id, key) is the primary key: a read already recorded is skipped by SQLite.
-        _insert_reads(self.db, {f: {_KEY_IDS[k] for k in keys} for f, (_, keys, _) in verified.items()}, "OR IGNORE")
+        # (file_id, key) is the primary key: a read already recorded is skipped.
+        _insert_reads(self.db, {f: {_KEY_IDS[k] for k in keys} for f, (_, keys, _) in verified.items()},
+                      only_new=True)
         grown = {f: missing for f, (_, _, missing) in verified.items() if missing}
         if not grown:
             return
         stored = dict(self.db.rows(
-            "SELECT file_id, modules FROM resolution_missing WHERE file_id IN (SELECT value FROM json_each(?))",
-            (_json(sorted(grown)),),
+            f"SELECT file_id, modules FROM resolution_missing WHERE file_id IN {self.db.each}",
+            (self.db.many(sorted(grown)),),
         ))
         changed = []
         for file_id, names in grown.items():
@@ -490,8 +566,8 @@ class StructuralStore:
             by_id.setdefault(_KEY_IDS[key], []).append(key)
         found: dict[int, set[str]] = {}
         for file_id, key_id in self.db.rows(
-            "SELECT file_id, key_id FROM resolution_deps WHERE key_id IN (SELECT value FROM json_each(?))",
-            (_json(sorted(by_id)),),
+            f"SELECT file_id, key_id FROM resolution_deps WHERE key_id IN {self.db.each}",
+            (self.db.many(sorted(by_id)),),
         ):
             found.setdefault(file_id, set()).update(by_id[key_id])
         return found
@@ -528,7 +604,8 @@ class StructuralStore:
                    DO UPDATE SET count = count + excluded.count, tier = excluded.tier, detail = excluded.detail,
                        first_seen = CASE WHEN first_seen = '' OR excluded.first_seen < first_seen
                                          THEN excluded.first_seen ELSE first_seen END,
-                       last_seen = MAX(last_seen, excluded.last_seen)""",
+                       last_seen = CASE WHEN excluded.last_seen > last_seen THEN excluded.last_seen
+                                        ELSE last_seen END""",
                 rows,
             )
         return len(rows)
@@ -627,10 +704,10 @@ class ResolutionWriter:
     ) -> tuple[list[tuple], dict[int, set[int]]]:
         """Delete the batch's stored edges and reads that are not among the new ones (or repeat
         one); returns the new ones not stored yet."""
-        ids = (_json([r.file_id for r in batch]),)
+        ids = (self.db.many([r.file_id for r in batch]),)
         wanted, stored, gone = set(edges), set(), []
         for edge_id, *row in self.db.rows(
-            f"SELECT id, {_EDGE_COLUMNS} FROM edges WHERE file_id IN (SELECT value FROM json_each(?))", ids
+            f"SELECT id, {_EDGE_COLUMNS} FROM edges WHERE file_id IN {self.db.each}", ids
         ):
             row_key = tuple(row)
             if row_key in wanted and row_key not in stored:
@@ -640,7 +717,7 @@ class ResolutionWriter:
         self.db.executemany("DELETE FROM edges WHERE id = ?", gone)
         old: dict[int, set[int]] = {}
         for file_id, key_id in self.db.rows(
-            "SELECT file_id, key_id FROM resolution_deps WHERE file_id IN (SELECT value FROM json_each(?))", ids
+            f"SELECT file_id, key_id FROM resolution_deps WHERE file_id IN {self.db.each}", ids
         ):
             old.setdefault(file_id, set()).add(key_id)
         self.db.executemany("DELETE FROM resolution_deps WHERE file_id = ? AND key_id = ?",
@@ -649,20 +726,17 @@ class ResolutionWriter:
         return [e for e in edges if e not in stored], {f: keys - old.get(f, set()) for f, keys in deps.items()}
 
 
-def _insert_reads(db: Database, reads: dict[int, set[int]], ignore: str = "") -> None:
-    """Rows of `resolution_deps`, a statement per file (its key ids unpacked by SQLite from one JSON
-    array: a third of the cost of binding each row). `ignore`: "OR IGNORE" for rows perhaps there."""
-    db.executemany(f"INSERT {ignore} INTO resolution_deps (file_id, key_id) SELECT ?, value FROM json_each(?)",
-                   ((file_id, _json(sorted(key_ids))) for file_id, key_ids in reads.items() if key_ids))
+def _insert_reads(db: Database, reads: dict[int, set[int]], only_new: bool = False) -> None:
+    """Rows of `resolution_deps`, a statement per file (its key ids as one parameter, `db.many`: a
+    third of the cost of binding each row). `only_new`: rows perhaps there already are skipped."""
+    # (WHERE true: SQLite would read the ON of an upsert after a bare SELECT as a join's)
+    conflict = " WHERE true ON CONFLICT DO NOTHING" if only_new else ""
+    db.executemany(f"INSERT INTO resolution_deps (file_id, key_id) SELECT ?, value FROM {db.each} AS listed{conflict}",
+                   ((file_id, db.many(sorted(key_ids))) for file_id, key_ids in reads.items() if key_ids))
 
 
 _EMPTY_LIST = _msgpack.encode([])
 _SYMBOL_ORDER = "COALESCE(path, ''), COALESCE(start_line, 0), fqn"  # `resolve.symbol_order`
-
-
-def _json(values: list) -> str:
-    """Many values as one parameter, read back with json_each: one statement however many there are."""
-    return msgspec.json.encode(values).decode()
 
 
 def _dedupe(edges: Iterable[EdgeOut]) -> list[EdgeOut]:

@@ -37,7 +37,8 @@ REMEMBER = (
 CONFIRM = "Call when you checked that a memory (id or title) still holds: resets its freshness, clears [VERIFY]."
 SESSION_END = (
     "Call when the task is done: `used` = ids of memories you relied on (this is what raises their rank); "
-    "writes one session_outcome memory for the leased elements."
+    "writes one session_outcome memory for the leased elements and the session's episode (what changed, "
+    "test outcomes)."
 )
 BRIEF = "Call when the task changes within a session: the briefing for the new task (session_start returns the first)."
 KNOWLEDGE_MAP = (
@@ -64,7 +65,7 @@ def register(registry: Registry, tenure: Tenure) -> None:
         elements: Elements = None,
     ) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.start_session(agent, task, elements or ()))
+            return structured(tenure.start_session(agent, task, elements or ()))
 
     def recall(
         query: str, session: Session = None, elements: Elements = None,
@@ -95,9 +96,11 @@ def register(registry: Registry, tenure: Tenure) -> None:
         summary: Annotated[str, Field(description="What was done and what was learned")],
         used: Annotated[list[int | str] | None, Field(description="Ids of memories you relied on")] = None,
         outcome: Literal["success", "failure", "partial", "abandoned"] = "success",
+        conclusions: Annotated[list[str] | None, Field(description="What you concluded; kept apart, low "
+                                                                    "confidence")] = None,
     ) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.end_session(session, summary, used or (), outcome))
+            return structured(tenure.end_session(session, summary, used or (), outcome, conclusions=conclusions or ()))
 
     def brief(task: str | None = None, session: Session = None) -> CallToolResult:
         with refusals(MemoriesError):

@@ -31,7 +31,7 @@ from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
-from tenure.structural.store import DefinedSymbol, SourceEdge, StructuralStore
+from tenure.structural.store import SourceEdge, StructuralStore, Symbol
 
 DEFAULT_TIMEOUT_S = 60.0  # per request: the first ones wait for the server's initial analysis
 CALL_RELATIONS = (Relation.CALLS.value, Relation.INSTANTIATES.value)
@@ -89,21 +89,21 @@ class SymbolIndex:
     """The index's symbols by file, to map a server's locations back to names."""
 
     def __init__(self, store: StructuralStore) -> None:
-        self.by_path: dict[str, list[DefinedSymbol]] = {}
-        self.by_fqn: dict[str, DefinedSymbol] = {}
+        self.by_path: dict[str, list[Symbol]] = {}
+        self.by_fqn: dict[str, Symbol] = {}
         for sym in store.defined_symbols():
             self.by_path.setdefault(sym.path, []).append(sym)
             self.by_fqn.setdefault(sym.fqn, sym)
 
-    def _containing(self, path: str, line: int) -> list[DefinedSymbol]:
+    def _containing(self, path: str, line: int) -> list[Symbol]:
         found = [s for s in self.by_path.get(path, ()) if s.start <= line <= s.end]
         return sorted(found, key=lambda s: (s.end - s.start, -s.start))  # innermost first
 
-    def defined_at(self, path: str, line: int, name: str) -> DefinedSymbol | None:
+    def defined_at(self, path: str, line: int, name: str) -> Symbol | None:
         """The definition named `name` whose span holds `line` (where a server's definition points)."""
         return next((s for s in self._containing(path, line) if s.name == name and s.kind != "module"), None)
 
-    def enclosing(self, path: str, line: int) -> DefinedSymbol | None:
+    def enclosing(self, path: str, line: int) -> Symbol | None:
         """The code a call on `line` belongs to: the innermost function or module whose body holds the
         line (a call on a definition's first line, `f(lambda: 1)`, belongs to the code around it), else
         the type."""
@@ -329,7 +329,7 @@ class Enricher:
         return (sym.start, sym.name) in self._wrapped[sym.path]
 
     @staticmethod
-    def _named_at_site(dst: str, target: DefinedSymbol | None, name: str, constructors: frozenset[str]) -> bool:
+    def _named_at_site(dst: str, target: Symbol | None, name: str, constructors: frozenset[str]) -> bool:
         """Whether a candidate is the name written at the site (`run` for `x.run()`, `Foo` or its
         constructor for `Foo()`). Other candidates of the site are edges tree-sitter derived (a function
         passed to `map`, returned by the callee, an inherited `__init__`): `definition` on the name says
@@ -353,7 +353,7 @@ class Enricher:
         sym = self.symbols.defined_at(rel, loc.range.start.line + 1, defined)
         return ("project", sym.fqn) if sym else ("unknown", None)
 
-    def _references_to(self, client: LspClient, spec: ServerSpec, uri: str, sym: DefinedSymbol,
+    def _references_to(self, client: LspClient, spec: ServerSpec, uri: str, sym: Symbol,
                        detail: str) -> list[SourceEdge]:
         if sym.kind == "module":
             return []
@@ -375,7 +375,7 @@ class Enricher:
                     out.append(edge)
         return out
 
-    def _call_edge(self, loc: lsp.Location, sym: DefinedSymbol, relation: str, detail: str) -> SourceEdge | None:
+    def _call_edge(self, loc: lsp.Location, sym: Symbol, relation: str, detail: str) -> SourceEdge | None:
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
         if rel is None or rel not in self.symbols.by_path:
@@ -403,7 +403,7 @@ class Enricher:
         enclosing = self.symbols.enclosing(rel, line)
         return enclosing.fqn if enclosing else None
 
-    def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: DefinedSymbol) -> bool:
+    def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Symbol) -> bool:
         """Whether the call at a reference really resolves to `sym` (not to a relative in its family)."""
         opened = spec.open_files and loc.uri != self._open_now
         if opened:
@@ -421,7 +421,7 @@ class Enricher:
                     client.close_document(loc.uri)
         return any(self._classify(spec, t, sym.name) == ("project", sym.fqn) for t in targets)
 
-    def _implementation_edge(self, loc: lsp.Location, sym: DefinedSymbol, detail: str) -> SourceEdge | None:
+    def _implementation_edge(self, loc: lsp.Location, sym: Symbol, detail: str) -> SourceEdge | None:
         file = _uri_path(loc.uri)
         rel = _relative(file, self.root) if file else None
         if rel is None or rel not in self.symbols.by_path:
@@ -462,7 +462,7 @@ class Enricher:
         line = lines[rng.start.line]
         return line[_char_index(line, rng.start.character):_char_index(line, rng.end.character)]
 
-    def _name_position(self, sym: DefinedSymbol) -> tuple[int, int] | None:
+    def _name_position(self, sym: Symbol) -> tuple[int, int] | None:
         """(0-based line, UTF-16 column) of a definition's name: its first line that declares it."""
         lines = self._file_lines(sym.path)
         for number in range(sym.start, min(sym.end, len(lines)) + 1):

@@ -96,25 +96,21 @@ class LspState:
         Returns the paths whose verdicts were dropped."""
         stale = [r["path"] for r in self.db.query(
             "SELECT v.path FROM lsp_files v LEFT JOIN files f ON f.path = v.path"
-            " WHERE f.id IS NULL OR f.content_hash IS NOT v.content_hash")]
+            " WHERE f.id IS NULL OR f.content_hash IS DISTINCT FROM v.content_hash")]
         if not stale:
             return []
-        with self.db.transaction():
-            for i in range(0, len(stale), 500):
-                chunk = stale[i : i + 500]
-                marks = ", ".join("?" * len(chunk))
-                # other files' symbols were referenced from here: their refs: origin is re-asked
-                holders = [r["origin"][len(REFS_PREFIX):] for r in self.db.query(
-                    f"SELECT DISTINCT origin FROM source_edges WHERE source = ? AND path IN ({marks})"
-                    f" AND origin LIKE '{REFS_PREFIX}%'", (SOURCE, *chunk))]
-                self.db.execute(f"DELETE FROM source_edges WHERE source = ? AND path IN ({marks})", (SOURCE, *chunk))
-                origins = chunk + [REFS_PREFIX + p for p in chunk]
-                self.db.executemany("DELETE FROM source_edges WHERE source = ? AND origin = ?",
-                                    [(SOURCE, o) for o in origins])
-                self.db.execute(f"DELETE FROM lsp_files WHERE path IN ({marks})", chunk)
-                if holders:
-                    hm = ", ".join("?" * len(holders))
-                    self.db.execute(f"UPDATE lsp_files SET sites_hash = '' WHERE path IN ({hm})", holders)
+        db, paths = self.db, self.db.many(stale)
+        with db.transaction():
+            # other files' symbols were referenced from here: their refs: origin is re-asked
+            holders = [r["origin"][len(REFS_PREFIX):] for r in db.query(
+                f"SELECT DISTINCT origin FROM source_edges WHERE source = ? AND path IN {db.each}"
+                f" AND origin LIKE '{REFS_PREFIX}%'", (SOURCE, paths))]
+            db.execute(f"DELETE FROM source_edges WHERE source = ? AND path IN {db.each}", (SOURCE, paths))
+            origins = stale + [REFS_PREFIX + p for p in stale]
+            db.executemany("DELETE FROM source_edges WHERE source = ? AND origin = ?", [(SOURCE, o) for o in origins])
+            db.execute(f"DELETE FROM lsp_files WHERE path IN {db.each}", (paths,))
+            if holders:
+                db.execute(f"UPDATE lsp_files SET sites_hash = '' WHERE path IN {db.each}", (db.many(holders),))
         return stale
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tenure.structural.naming import has_suffix, short_name
-from tenure.structural.store import DefinedSymbol, StructuralStore
+from tenure.structural.store import StructuralStore, Symbol
 from tenure.structural.traces import conventions as cv
 from tenure.structural.traces.otlp import Span
 
@@ -37,9 +37,9 @@ class SymbolIndex:
 
     root: Path
     store: StructuralStore
-    by_fqn: dict[str, DefinedSymbol] = field(default_factory=dict)
-    by_name: dict[str, list[DefinedSymbol]] = field(default_factory=dict)
-    by_path: dict[str, list[DefinedSymbol]] = field(default_factory=dict)
+    by_fqn: dict[str, Symbol] = field(default_factory=dict)
+    by_name: dict[str, list[Symbol]] = field(default_factory=dict)
+    by_path: dict[str, list[Symbol]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: StructuralStore, root: Path) -> SymbolIndex:
@@ -195,7 +195,7 @@ class _Decorations:
         self._python: dict[str, dict[int, str]] = {}
         self._lines: dict[str, list[str]] = {}
 
-    def of(self, path: str, d: DefinedSymbol) -> str:
+    def of(self, path: str, d: Symbol) -> str:
         if d.language == "python":
             return self._python_decorators(path).get(d.start, "")
         lines = self._source(path)

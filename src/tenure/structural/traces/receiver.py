@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 import threading
 import time
 import zlib
@@ -34,6 +33,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tenure.mcp.auth import HostCheck, HostGuard
+from tenure.storage import DatabaseLocked, DatabaseUnavailable
 from tenure.structural.traces.ingest import TraceIngestor
 from tenure.structural.traces.otlp import MAX_REQUEST_BYTES, Decoded, MalformedRequest, decode_json, decode_protobuf
 
@@ -146,8 +146,9 @@ def build_app(receiver: TraceReceiver, check: HostCheck, in_flight: InFlight | N
             del body
             try:
                 await run_in_threadpool(receiver.accept, decoded)
-            except sqlite3.OperationalError as exc:
-                # the database stayed locked past its busy timeout (a long index): the batch rolled back whole
+            except (DatabaseLocked, DatabaseUnavailable) as exc:
+                # the database stayed locked past its busy timeout (a long index) or could not be written
+                # (disk full): the batch rolled back whole
                 return _retry_later(f"database busy, retry: {exc}", content_type)
         return _success(decoded, content_type)
 

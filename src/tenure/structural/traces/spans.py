@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from tenure.storage import Database, Migrations
 
 migrations = Migrations("traces")
-_CHUNK = 500
 
 
 @migrations
@@ -96,25 +95,30 @@ class SpanIndex:
 
     def get(self, keys: Iterable[bytes]) -> dict[bytes, SpanNode]:
         wanted = set(keys)
-        rows = self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE id IN ({{}})", [span_number(k) for k in wanted])
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM trace_spans WHERE id IN {self.db.each}",
+                             (self.db.many([span_number(k) for k in wanted]),))
         return {n.key: n for n in map(_node, rows) if n.key in wanted}
 
     def waiting_children(self, parents: list[bytes]) -> list[SpanNode]:
         wanted = set(parents)
-        rows = self._chunked(f"SELECT {_COLUMNS} FROM trace_spans WHERE parent IN ({{}})",
-                             [span_number(k) for k in parents])
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM trace_spans WHERE parent IN {self.db.each}",
+                             (self.db.many([span_number(k) for k in parents]),))
         return [n for n in map(_node, rows) if n.parent in wanted]
 
     def waiting_links(self, targets: list[bytes]) -> list[tuple[bytes, bytes]]:
-        """(target, linking span) for links whose target is one of these spans."""
-        return [(r["target"], r["span"])
-                for r in self._chunked("SELECT target, span FROM trace_links WHERE target IN ({})", targets)]
+        """(target, linking span) for links whose target is one of these spans: a lookup each (the
+        keys are bytes, which `Database.many` does not carry), none while no link waits (most traces
+        have no span links)."""
+        if not self.db.rows("SELECT 1 FROM trace_links LIMIT 1"):
+            return []
+        return [(target, span) for target in targets
+                for (span,) in self.db.rows("SELECT span FROM trace_links WHERE target = ?", (target,))]
 
     def add(self, nodes: Iterable[SpanNode]) -> None:
-        # OR IGNORE: two traces sharing a 64-bit span id (odds about 3 in 10^8 for a million spans)
+        # DO NOTHING: two traces sharing a 64-bit span id (odds about 3 in 10^8 for a million spans)
         # keep the first in the index; the second still gives its own edges
         self.db.executemany(
-            f"INSERT OR IGNORE INTO trace_spans ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO trace_spans ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [(span_number(n.key), n.key[:16], span_number(n.parent) if n.parent else None, n.service, n.symbol,
               n.kind, n.role, n.destination, n.start_ns, n.detail, n.origin_id) for n in nodes],
         )
@@ -134,10 +138,10 @@ class SpanIndex:
 
     def orphans(self, origin_ids: list[int]) -> int:
         """Spans of these origins whose parent has not been seen."""
-        marks = ", ".join("?" * len(origin_ids))
         return self.db.query(
-            f"SELECT COUNT(*) AS n FROM trace_spans s WHERE s.origin_id IN ({marks}) AND s.parent IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM trace_spans p WHERE p.id = s.parent AND p.trace = s.trace)", origin_ids,
+            f"SELECT COUNT(*) AS n FROM trace_spans s WHERE s.origin_id IN {self.db.each} AND s.parent IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM trace_spans p WHERE p.id = s.parent AND p.trace = s.trace)",
+            (self.db.many(origin_ids),),
         )[0]["n"]
 
     def prune(self, retention_ns: int) -> int:
@@ -150,13 +154,6 @@ class SpanIndex:
         self.db.execute("DELETE FROM trace_spans WHERE start_ns < ?", (cutoff,))
         self.db.execute("DELETE FROM trace_links WHERE start_ns < ?", (cutoff,))
         return before
-
-    def _chunked(self, sql: str, keys: list) -> list[dict]:
-        rows: list[dict] = []
-        for i in range(0, len(keys), _CHUNK):
-            chunk = keys[i : i + _CHUNK]
-            rows += self.db.query(sql.format(", ".join("?" * len(chunk))), chunk)
-        return rows
 
 
 def _node(r: dict) -> SpanNode:

@@ -1,30 +1,39 @@
-"""Elements: what a memory is attached to, named in the structural namespace.
+"""Elements: what the stores attach what they know to (a memory, an episode, a rule), named in the
+structural namespace.
 
   <fqn>              a symbol of the index (`settlement.service.SettlementService`; a unique suffix
                      such as `SettlementService` is resolved to it)
   module:<name>      a module as the index names it (`module:settlement.policy`, `module:com.acme.ledger`)
   path:<dir>/        a directory (`path:src/settlement/`)
-  service:<name>     a deployable service (`service:ledger`)
+  service:<name>     a deployable service (`service:ledger`): a directory with a build manifest, or
+                     one named by hand
   doc:<name>         a document or decision (`doc:ADR-17`; a bare `ADR-17` means the same)
   project            the project as a whole
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from tenure.memories.errors import MemoriesError
-from tenure.memories.store import query_in
 from tenure.namespace.lookup import find_symbols
+from tenure.namespace.symbols import Symbol, module_files, modules_like, symbols_named
 from tenure.storage import Database
+from tenure.structural.discover import discover
 from tenure.structural.naming import SEPARATORS, short_name
 
 PROJECT = "project"
 KINDS = ("module", "path", "service", "doc")
 DECISION = re.compile(r"^(ADR|RFC|DECISION)-\d+$", re.IGNORECASE)
+MANIFESTS = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "package.json", "go.mod", "pyproject.toml",
+                       "setup.py", "Cargo.toml", "composer.json", "Gemfile", "mix.exs", "build.sbt"})
+
+
+class ElementError(ValueError):
+    """A name that names no element, or several: the message says what to write instead."""
 
 
 def kind_of(element: str) -> str:
@@ -47,7 +56,7 @@ def resolve(db: Database, root: Path, text: str) -> str:
     nothing or several things."""
     text = text.strip()
     if not text:
-        raise MemoriesError("an element name is empty: name a symbol, module:<name>, path:<dir>/, "
+        raise ElementError("an element name is empty: name a symbol, module:<name>, path:<dir>/, "
                             "service:<name>, doc:<name> or project")
     if text == PROJECT:
         return PROJECT
@@ -61,7 +70,7 @@ def resolve(db: Database, root: Path, text: str) -> str:
         return _path(root, name)
     if kind in ("service", "doc"):
         if not name:
-            raise MemoriesError(f"{text!r} has no name after the colon, e.g. {kind}:payments")
+            raise ElementError(f"{text!r} has no name after the colon, e.g. {kind}:payments")
         return f"{kind}:{name}"
     return _symbol(db, text)
 
@@ -69,38 +78,42 @@ def resolve(db: Database, root: Path, text: str) -> str:
 def try_resolve(db: Database, root: Path, text: str) -> str | None:
     try:
         return resolve(db, root, text)
-    except MemoriesError:
+    except ElementError:
         return None
+
+
+def element_of(fqn: str, kind: str) -> str:
+    """The element a symbol is: a module is one element whichever way it is named (`settlement.policy`
+    is module:settlement.policy)."""
+    return f"module:{fqn}" if kind == "module" else fqn
 
 
 def _symbol(db: Database, text: str) -> str:
     lookup = find_symbols(db, text)
     if lookup.unique is not None:
-        # a module is one element whichever way it is named: `settlement.policy` is module:settlement.policy
-        return f"module:{lookup.unique.fqn}" if lookup.unique.kind == "module" else lookup.unique.fqn
+        return element_of(lookup.unique.fqn, lookup.unique.kind)
     if lookup.how == "ambiguous":
         names = sorted({m.fqn for m in lookup.matches})
-        raise MemoriesError(f"{text!r} names {len(names)} symbols: {', '.join(names[:10])}"
+        raise ElementError(f"{text!r} names {len(names)} symbols: {', '.join(names[:10])}"
                             f"{' …' if len(names) > 10 else ''}. Name one of them in full.")
-    raise MemoriesError(f"no symbol matches {text!r}. If the code is new, run `tenure index`; to attach to "
+    raise ElementError(f"no symbol matches {text!r}. If the code is new, run `tenure index`; to attach to "
                         "something else use module:<name>, path:<dir>/, service:<name>, doc:<name> or project.")
 
 
 def _module(db: Database, name: str) -> str:
     if not name:
-        raise MemoriesError("module: needs a name, e.g. module:settlement.policy")
-    if db.query("SELECT 1 FROM files WHERE module = ? LIMIT 1", (name,)):
+        raise ElementError("module: needs a name, e.g. module:settlement.policy")
+    if module_files(db, [name]):
         return f"module:{name}"
-    near = [r["module"] for r in db.query(
-        "SELECT DISTINCT module FROM files WHERE module LIKE ? ORDER BY module LIMIT 5", (f"%{name}%",))]
+    near = modules_like(db, name)
     hint = f" Did you mean: {', '.join('module:' + m for m in near)}?" if near else " Run `tenure index` first?"
-    raise MemoriesError(f"no indexed module is named {name!r}.{hint}")
+    raise ElementError(f"no indexed module is named {name!r}.{hint}")
 
 
 def _path(root: Path, name: str) -> str:
     directory = name.strip().removeprefix("./").strip("/")
     if not (root / directory).is_dir():
-        raise MemoriesError(f"path:{name} is not a directory under {root}; name a directory relative to "
+        raise ElementError(f"path:{name} is not a directory under {root}; name a directory relative to "
                             "the project root, e.g. path:src/settlement/")
     return f"path:{directory}/" if directory else "path:./"
 
@@ -116,22 +129,16 @@ class Place:
 
 def places(db: Database, elements: set[str]) -> dict[str, Place]:
     """The modules and paths of many elements in a few queries."""
-    symbols = [e for e in elements if kind_of(e) == "symbol"]
-    modules = [e.partition(":")[2] for e in elements if kind_of(e) == "module"]
-    sym_rows = query_in(db, "SELECT fqn, module, path FROM symbols WHERE fqn IN ({placeholders})", symbols)
-    mod_rows = query_in(db, "SELECT module, path FROM files WHERE module IN ({placeholders})", modules)
-    by_fqn: dict[str, list[dict]] = defaultdict(list)
-    for r in sym_rows:
-        by_fqn[r["fqn"]].append(r)
-    files_of: dict[str, set[str]] = defaultdict(set)
-    for r in mod_rows:
-        files_of[r["module"]].add(r["path"])
+    by_fqn: dict[str, list[Symbol]] = defaultdict(list)
+    for s in symbols_named(db, [e for e in elements if kind_of(e) == "symbol"]):
+        by_fqn[s.fqn].append(s)
+    files_of = module_files(db, [e.partition(":")[2] for e in elements if kind_of(e) == "module"])
     found: dict[str, Place] = {}
     for e in elements:
         kind = kind_of(e)
         if kind == "symbol":
-            rows = by_fqn.get(e, [])
-            found[e] = Place(e, frozenset(r["module"] for r in rows), frozenset(r["path"] for r in rows if r["path"]))
+            symbols = by_fqn.get(e, [])
+            found[e] = Place(e, frozenset(s.module for s in symbols), frozenset(s.path for s in symbols if s.path))
         elif kind == "module":
             name = e.partition(":")[2]
             found[e] = Place(e, frozenset({name}), frozenset(files_of.get(name, ())))
@@ -162,3 +169,23 @@ def contains(outer: Place, inner: Place) -> bool:
 def is_ancestor(outer_fqn: str, inner_fqn: str) -> bool:
     return inner_fqn.startswith(outer_fqn) and len(inner_fqn) > len(outer_fqn) and \
         inner_fqn[len(outer_fqn)] in SEPARATORS
+
+
+def services(root: Path) -> dict[str, Place]:
+    """The services of the project: directories with a build manifest; the project root is one when
+    it has one (or nothing has)."""
+    paths, _ = discover(root)
+    dirs = sorted({directory_of(p) for p in paths if posixpath.basename(p) in MANIFESTS})
+    if not dirs:
+        dirs = [""]
+    found = {}
+    for d in dirs:
+        name = posixpath.basename(d.rstrip("/")) or root.name
+        found[f"service:{name}"] = Place(f"service:{name}", frozenset(), frozenset({d}))
+    return found
+
+
+def directory_of(path: str) -> str:
+    """`src/shop/orders.py` -> `src/shop/`; a file at the root -> ''."""
+    d = posixpath.dirname(path)
+    return f"{d}/" if d else ""

@@ -1,0 +1,228 @@
+"""`tenure why` and `tenure knowledge check|build|ask|import-threads`: the knowledge store (SPEC 2.2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+
+knowledge_app = typer.Typer(help="Knowledge: why the code is this way (decisions, incidents, threads, history).",
+                            no_args_is_help=True)
+Offline = Annotated[bool, typer.Option("--offline", help="Use no model even when one is configured.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("why")(why_cmd)
+    app.add_typer(knowledge_app, name="knowledge")
+
+
+def why_cmd(
+    symbol: Annotated[str, typer.Argument(help="A symbol (full name or unique suffix) or a phrase, e.g. SECRET_KEY")],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Passages listed.")] = 12,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Why SYMBOL is the way it is: decisions, incidents, threads and commits, each with source and tier."""
+    with open_project(repo, create=False) as t:
+        result = t.knowledge.why(symbol, limit)
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        _print_why(result)
+    if not result["evidence"] and not result["commits"]["total"]:
+        raise typer.Exit(1)
+
+
+def _print_why(result: dict) -> None:
+    console.print(f"[bold]{escape(result['symbol'] or result['query'])}[/bold]  mode: {result['mode']}")
+    if result.get("resolved"):
+        r = result["resolved"]
+        console.print(f"  ({escape(result['query'])} → {escape(r['fqn'])}: {r['tier']}, {escape(r['how'])})")
+    console.print(escape(result["summary"]["text"]))
+    for item in result["evidence"]:
+        source = item["source"]
+        where = source["ref"] + (f" › {source['section']}" if source["section"] else "") + \
+            (f":{source['line']}" if source.get("line") else "")
+        via = f", via {item['symbol']}" if item["symbol"] and item["symbol"] != result["symbol"] else ""
+        label = escape(f"[{item['tier']}{via}, {item['mode']}]")
+        console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
+        console.print(f"    “{escape(item['quote'])}”")
+    if result["evidence_total"] > len(result["evidence"]):
+        console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
+    for rel in result["related"][:5]:
+        console.print(f"- related {rel['type']} [bold]{escape(rel['entity'])}[/bold]: {escape(rel['relationship'])}")
+    commits = result["commits"]
+    for c in commits["listed"]:
+        console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "
+                      f"{escape(c['subject'])} ({c['how']})")
+    if commits.get("history"):
+        console.print(f"  history: {escape(commits['history'])}")
+    for c in result["communities"][:2]:
+        console.print(f"- community “{escape(c['title'])}” ({c['size']} entities, {c['mode']}): {escape(c['summary'])}")
+
+
+@knowledge_app.command()
+def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """What the sources hold, and what a model build would cost (tenure's settings and graphrag's defaults)."""
+    with open_project(repo) as t:
+        report = _config_errors(lambda: t.knowledge.check())
+    if as_json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    corpus = report["corpus"]
+    console.print(f"{corpus['documents']} documents, {corpus['sections']} sections (threads and commits included), "
+                  f"{corpus['threads']} threads, {corpus['commits']} commits ({corpus['commits_thin']} thin), "
+                  f"{corpus['tokens']:,} tokens counted with {report['tokenizer']}")
+    table = new_table("kind", "count", "thin", "tokens")
+    for kind, row in corpus["by_kind"].items():
+        table.add_row(kind, str(row["count"]), str(row["thin"]), f"{row['tokens']:,}")
+    console.print(table)
+    console.print(f"model: {escape(report['model'])}")
+    table = new_table("step", "tenure calls", "tenure tokens", "graphrag calls", "graphrag tokens",
+                      title="estimated model build")
+    ours, theirs = report["estimate"]["tenure"], report["estimate"]["graphrag_defaults"]
+    for step in ("extraction", "gleaning", "summarisation", "community_reports", "total"):
+        a, b = ours[step], theirs[step]
+        table.add_row(step.replace("_", " "), f"{a['calls']:,}", f"{a['prompt_tokens'] + a['completion_tokens']:,}",
+                      f"{b['calls']:,}", f"{b['prompt_tokens'] + b['completion_tokens']:,}")
+    console.print(table)
+    per = report["per_100k_corpus_tokens"]
+    console.print(f"per 100k corpus tokens: tenure {per['tenure']['calls']} calls, {per['tenure']['tokens']:,} tokens; "
+                  f"graphrag defaults {per['graphrag']['calls']} calls, {per['graphrag']['tokens']:,} tokens")
+    if "price" in report:
+        console.print(f"price: tenure ${report['price']['tenure']}, graphrag ${report['price']['graphrag_defaults']}")
+    console.print("[green]worth a model build[/green]" if report["worth_a_model_build"]
+                  else "[yellow]not worth a model build[/yellow]")
+    for reason in report["why"]:
+        console.print(f"- {escape(reason)}")
+    for note in report["assumptions"]:
+        console.print(f"  assumed: {escape(note)}")
+
+
+@knowledge_app.command()
+def build(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be read and asked; write nothing.")]
+    = False,
+    max_calls: Annotated[int | None, typer.Option("--max-calls", min=0, help="Stop before the call past this.")]
+    = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=0, help="Stop before passing this.")]
+    = None,
+    offline: Offline = False,
+    no_embed: Annotated[bool, typer.Option("--no-embed", help="Leave embeddings out (queries match by name).")] = False,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Build or update the knowledge graph: only new or changed material is read; a rebuild asks nothing."""
+    with open_project(repo) as t:
+        report = _config_errors(lambda: with_progress(
+            lambda progress: t.knowledge.build(dry_run, offline, max_calls, max_tokens, not no_embed, progress),
+            as_json))
+    if as_json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    if report.get("dry_run"):
+        console.print(f"dry run ({report['mode']}{', ' + report['model'] if report['model'] else ''}): "
+                      f"{report['documents']} documents, {report['new_or_changed']} new or changed, "
+                      f"{report['removed']} gone; {report['chunks_to_read']} chunks to read, "
+                      f"{report['extraction_calls']} extraction calls")
+        console.print(escape(report["note"]))
+        return
+    steps = report["steps"]
+    ingest = steps.get("ingest", {})
+    console.print(f"mode: {report['mode']}; {ingest.get('documents', 0)} documents: {ingest.get('new', 0)} new, "
+                  f"{ingest.get('changed', 0)} changed, {ingest.get('removed', 0)} removed, "
+                  f"{ingest.get('unchanged', 0)} unchanged")
+    if "merge" in steps:
+        m = steps["merge"]
+        console.print(f"graph: {m['entities']} entities, {m['relationships']} relationships "
+                      f"({m['described']} described again, {m['removed_entities']} entities retracted)")
+    if "join" in steps:
+        j = steps["join"]
+        console.print(f"join: {j['exact']} exact, {j['strong']} strong, {j['weak']} weak, {j['unresolved']} unresolved "
+                      f"of {j['entities_asked']} phrases that can name code")
+    if "communities" in steps:
+        c = steps["communities"]
+        console.print(f"communities: {c['communities']} ({c['kept']} kept, {c['new']} new, {c['removed']} gone)")
+    if "reports" in steps:
+        r = steps["reports"]
+        console.print(f"reports: {r['model']} by the model, {r['offline']} extractive, {r['kept']} kept")
+    if "embeddings" in steps:
+        e = steps["embeddings"]
+        console.print("embeddings (" + e["model"] + "): " + ", ".join(
+            f"{kind} {v['items']}" + (f" (failed: {v['failed']})" if v.get("failed") else "")
+            for kind, v in e.items() if isinstance(v, dict)))
+    if report["model"]:
+        m = report["model"]
+        console.print(f"model {m['model']}: {m['calls']} calls ({m['cached']} answered from the cache), "
+                      f"{m['prompt_tokens'] + m['completion_tokens']:,} tokens")
+    history = report["history"]
+    if history.get("available"):
+        console.print(f"history: {history.get('commits_total')} commits ({history.get('commits_new')} new)")
+    elif history:
+        console.print(f"history: not read ({escape(history.get('reason', ''))})")
+    for skipped in report["skipped"][:10]:
+        err.print(f"skipped {escape(skipped['path'])}: {escape(skipped['reason'])}")
+    console.print(f"{sum(report['seconds'].values()):.2f}s")
+    if report["stopped"]:
+        err.print(f"[yellow]stopped:[/yellow] {escape(report['stopped'])}")
+        raise typer.Exit(3)
+
+
+@knowledge_app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question about the project")],
+    global_: Annotated[bool, typer.Option("--global", help="Search the whole corpus (map-reduce over reports).")]
+    = False,
+    offline: Offline = False,
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Ask the knowledge graph: local search around the entities the question names, or --global."""
+    with open_project(repo, create=False) as t:
+        answer = _config_errors(lambda: t.knowledge.ask(question, global_, offline))
+    if as_json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return
+    console.print(f"[bold]{answer['search']} search[/bold], mode: {answer['mode']}")
+    console.print(escape(answer["answer"]))
+    for source in answer.get("sources", [])[:10]:
+        section = f" › {source['section']}" if source.get("section") else ""
+        label = source.get("title") or source.get("ref", "") + section
+        console.print(f"  [{escape(source['id'])}] {escape(label)}")
+
+
+@knowledge_app.command("import-threads")
+def import_threads(
+    files: Annotated[list[Path], typer.Argument(help="JSON exports of `gh pr view N --json ...` / `gh issue view`")],
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Copy PR and issue exports into .tenure/threads/ (one file per thread); the next build reads them."""
+    with open_project(repo) as t:
+        report = t.knowledge.import_threads(files)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        console.print(f"imported {len(report['imported'])} threads into {report['folder']}/")
+        for failure in report["failed"]:
+            err.print(f"[red]error:[/red] {escape(failure['reason'])}")
+    if report["failed"]:
+        raise typer.Exit(1)
+
+
+def _config_errors(work):
+    """A wrong setting (tenure.toml, TENURE_LLM_*) is one line naming it, not a traceback."""
+    from tenure.knowledge.providers import ProviderError
+
+    try:
+        return work()
+    except (ValueError, ProviderError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    finally:
+        sys.stdout.flush()

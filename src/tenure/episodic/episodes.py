@@ -1,0 +1,90 @@
+"""Episodes: one attempt at a change each — a work session, a commit, a pull request — with the
+symbols it touched, each recorded with a snapshot of that symbol's code and edges at the time (what
+expiry compares against later)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import msgspec
+
+from tenure.namespace.code import fingerprints, neighbours
+from tenure.storage import Database
+
+SESSION, COMMIT, PR = "session", "commit", "pr"
+_PACK = msgspec.msgpack.Encoder()
+_UNPACK = msgspec.msgpack.Decoder(list[str])
+
+
+@dataclass(frozen=True)
+class Touch:
+    fqn: str
+    path: str
+    how: str
+    lines: int
+
+
+def snapshots(db: Database, fqns: Iterable[str]) -> dict[str, int]:
+    """fqn -> the snapshot of its code and edges as the index holds them now (made once per
+    fingerprint); symbols the index does not hold get none."""
+    fqns = sorted(set(fqns))
+    prints = fingerprints(db, fqns)
+    if not prints:
+        return {}
+    known = {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
+        f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
+    missing = [f for f, p in prints.items() if (f, p) not in known]
+    edges = neighbours(db, missing) if missing else {}
+    for fqn in missing:
+        rows = db.rows("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                       " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
+                       (fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))))
+        known[(fqn, prints[fqn])] = rows[0][0] if rows else db.rows(
+            "SELECT id FROM symbol_snapshots WHERE fqn = ? AND fingerprint = ?", (fqn, prints[fqn]))[0][0]
+    return {f: known[(f, p)] for f, p in prints.items()}
+
+
+def neighbours_of(blob: bytes) -> set[str]:
+    return set(_UNPACK.decode(blob))
+
+
+def record(db: Database, kind: str, ref: str, actor: str, started_at: str, ended_at: str, touched: list[Touch],
+           snapshot: dict[str, int], *, task: str | None = None, declared: str | None = None,
+           commit_sha: str | None = None, base_sha: str | None = None, pr: int | None = None,
+           thin: bool = False, files: Iterable[str] = ()) -> int | None:
+    """Write an episode and its symbols; None when it exists already (a history read twice)."""
+    rows = db.rows(
+        """INSERT INTO episodes (kind, ref, actor, task, started_at, ended_at, declared, commit_sha, base_sha, pr, thin)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, ref) DO NOTHING RETURNING id""",
+        (kind, ref, actor, task, started_at, ended_at, declared, commit_sha, base_sha, pr, thin))
+    if not rows:
+        return None
+    episode = rows[0][0]
+    set_symbols(db, episode, touched, snapshot)
+    set_files(db, episode, files)
+    return episode
+
+
+def set_files(db: Database, episode: int, files: Iterable[str]) -> None:
+    db.executemany("INSERT INTO episode_files (episode_id, path) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                   [(episode, p) for p in sorted(set(files))])
+
+
+def set_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
+    merged: dict[str, Touch] = {}
+    for t in touched:
+        old = merged.get(t.fqn)
+        merged[t.fqn] = t if old is None else Touch(t.fqn, old.path, old.how, old.lines + t.lines)
+    db.execute("DELETE FROM episode_symbols WHERE episode_id = ?", (episode,))
+    db.executemany("INSERT INTO episode_symbols (episode_id, fqn, path, how, lines, snapshot_id)"
+                   " VALUES (?, ?, ?, ?, ?, ?)",
+                   [(episode, t.fqn, t.path, t.how, t.lines, snapshot.get(t.fqn)) for t in merged.values()])
+
+
+def attach_commits(db: Database, whole: int, shas: list[str], pr: int | None = None) -> None:
+    """The commit episodes made in a pull request or work session are part of it (one story)."""
+    for i in range(0, len(shas), 500):
+        part = shas[i:i + 500]
+        db.execute(f"UPDATE episodes SET part_of = ?, pr = COALESCE(?, pr) WHERE kind = 'commit' AND ref IN"
+                   f" ({', '.join('?' * len(part))}) AND part_of IS NULL", [whole, pr, *part])

@@ -1,0 +1,91 @@
+"""Expiry: a lesson about code that has since been restructured misleads. An episode leaves retrieval
+(and stays in history, with the reason) when every symbol it is retrieved by was, since the episode:
+removed or renamed; rewritten past a threshold (the share of its lines today that commits after the
+episode last wrote, by the history's blame; its own revert excepted: that puts back what was there);
+or rewired (its edges differ past a threshold from when the episode was recorded) — or when an
+architecture epoch was marked after it."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tenure.episodic.episodes import neighbours_of
+from tenure.episodic.settings import EpisodicSettings
+from tenure.namespace.code import fingerprints, neighbours, spans_of
+from tenure.storage import Database
+
+LastWritten = Callable[[str, int, int], list]  # GitHistory.last_written
+MIN_EDGES = 4  # fewer edges than this, before and after together, say too little to call a change a rewiring
+
+
+@dataclass(frozen=True)
+class Row:
+    """One symbol an episode touched, as retrieval found it."""
+
+    episode: int
+    fqn: str
+    path: str
+    how: str
+    lines: int
+    snapshot: int | None
+    ended_at: str
+    commit: str | None  # the episode's commit (its revert's lines do not make it rewritten)
+
+
+class Expiry:
+    """Why (episode, symbol) pairs no longer hold, computed for one query's rows at once."""
+
+    def __init__(self, db: Database, rows: list[Row], settings: EpisodicSettings, written: LastWritten) -> None:
+        self.settings = settings
+        fqns = sorted({r.fqn for r in rows})
+        self.present = set(fingerprints(db, fqns))
+        spans = spans_of(db, sorted({r.path for r in rows if r.fqn in self.present}))
+        self.span = {s.fqn: (path, s.start, s.end) for path, found in spans.items() for s in found}
+        self.written = written
+        self._lines: dict[str, tuple[int, list[str], dict[str, list[str]]]] = {}
+        snapshot_ids = sorted({r.snapshot for r in rows if r.snapshot is not None})
+        self.then = {i: neighbours_of(n) for i, n in db.rows(
+            f"SELECT id, neighbours FROM symbol_snapshots WHERE id IN {db.each}", (db.many(snapshot_ids),))}
+        with_snapshot = sorted({r.fqn for r in rows if r.snapshot is not None and r.fqn in self.present})
+        self.now = neighbours(db, with_snapshot) if with_snapshot else {}
+        epoch = db.query("SELECT label, at FROM epochs ORDER BY at DESC, id DESC LIMIT 1")
+        self.epoch = epoch[0] if epoch else None
+
+    def _blame(self, fqn: str) -> tuple[int, list[str], dict[str, list[str]]]:
+        """A symbol's lines today: how many, when each was last written (sorted; lines the history does
+        not date left out), and those times by the commit that the writing commit reverted."""
+        if fqn not in self._lines:
+            lines = self.written(*self.span[fqn])
+            by_revert: dict[str, list[str]] = {}
+            for w in lines:
+                if w and w[2]:
+                    by_revert.setdefault(w[2], []).append(w[1])
+            self._lines[fqn] = (len(lines), sorted(w[1] for w in lines if w), by_revert)
+        return self._lines[fqn]
+
+    def epoch_reason(self, ended_at: str) -> str | None:
+        if self.epoch and ended_at < self.epoch["at"]:
+            return f"before the epoch \"{self.epoch['label']}\" ({self.epoch['at'][:10]})"
+        return None
+
+    def reason(self, row: Row) -> str | None:
+        """Why the symbol this row touched is not the code it was then, or None."""
+        if row.fqn not in self.present:
+            return f"{row.fqn} was removed or renamed since"
+        if row.fqn in self.span:
+            size, times, by_revert = self._blame(row.fqn)
+            later = len(times) - bisect.bisect_right(times, row.ended_at)
+            later -= sum(1 for at in by_revert.get(row.commit or "", ()) if at > row.ended_at)  # its revert puts back
+            if size and later >= self.settings.expiry_rewritten * size:
+                return f"{row.fqn} was rewritten since: {later} of its {size} lines were last written after this"
+        if row.snapshot is not None and row.snapshot in self.then:
+            before, after = self.then[row.snapshot], self.now.get(row.fqn, set())
+            union = before | after
+            if len(union) >= MIN_EDGES:
+                distance = 1 - len(before & after) / len(union)
+                if distance >= self.settings.expiry_edges:
+                    return (f"{row.fqn} was rewired since: {distance:.0%} of its edges differ from when this was "
+                            "recorded")
+        return None

@@ -1,0 +1,1 @@
+"""Readers of reports and exports that come from outside: untrusted input, streamed."""

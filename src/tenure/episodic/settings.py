@@ -1,0 +1,31 @@
+"""The episodic store's settings: the `[episodic]` table of tenure.toml.
+
+```toml
+[episodic]
+conclusion_half_life_days = 30   # an agent's conclusion loses half its confidence in this many days
+recency_half_life_days = 365     # an attempt's weight in the timeline halves over this many days
+expiry_rewritten = 0.8           # a symbol whose lines today were last written after the episode past this share ...
+expiry_edges = 0.5               # ... or its edges changed past this (Jaccard distance): the episode leaves retrieval
+fixup_days = 3                   # a fix to the same symbols within this many days marks the attempt fixed up
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tenure.config import load_settings
+
+
+@dataclass(frozen=True)
+class EpisodicSettings:
+    conclusion_half_life_days: float = 30.0
+    recency_half_life_days: float = 365.0
+    expiry_rewritten: float = 0.8
+    expiry_edges: float = 0.5
+    fixup_days: float = 3.0
+
+
+def load(root: Path) -> EpisodicSettings:
+    return load_settings(root, "episodic", EpisodicSettings)

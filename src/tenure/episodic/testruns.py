@@ -1,0 +1,104 @@
+"""What a shell command an agent ran was, and what a test runner's output said (runners.toml)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from tenure.episodic.reports.tests import TestCase, TestReport
+
+MAX_OUTPUT = 4 << 20  # of a command's output read for test lines (a runner's summary is at its end)
+_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
+
+
+@dataclass(frozen=True)
+class Runner:
+    name: str
+    command: re.Pattern[str]
+    failed: re.Pattern[str] | None
+    failed_summary: re.Pattern[str] | None
+    passed: re.Pattern[str] | None
+    any: bool = False
+
+
+@cache
+def _table() -> dict:
+    return tomllib.loads(resources.files("tenure.episodic").joinpath("runners.toml").read_text("utf-8"))
+
+
+@cache
+def runners() -> tuple[Runner, ...]:
+    def compiled(entry: dict, key: str) -> re.Pattern[str] | None:
+        return re.compile(entry[key], re.MULTILINE) if key in entry else None
+
+    return tuple(Runner(name, re.compile(e["command"]), compiled(e, "failed"), compiled(e, "failed_summary"),
+                        compiled(e, "passed"), e.get("any", False))
+                 for name, e in _table().items() if name != "commands")
+
+
+def runner_for(command: str) -> Runner | None:
+    return next((r for r in runners() if r.command.search(command)), None)
+
+
+def any_runner(name: str) -> Runner:
+    """A named step whose output may hold any runner's lines (a procedure of tenure.toml)."""
+    return Runner(name, re.compile(re.escape(name)), None, None, None, any=True)
+
+
+def read_output(runner: Runner, output: str) -> TestReport | None:
+    """The verdict a runner's output gives (failing test ids, passed count), or None when it says none
+    (output cut off, a command that only looked like a test run)."""
+    text = output[-MAX_OUTPUT:]
+    report = TestReport("hook")
+    said = False
+    for r in (runners() if runner.any else (runner,)):
+        if r.failed:
+            for m in r.failed.finditer(text):
+                report.add(TestCase(m.group("id").strip(), "failed"))
+                said = True
+        if r.failed_summary and r.failed_summary.search(text):
+            report.exit_code, said = 1, True
+        if r.passed and (m := r.passed.search(text)):
+            counted = m.groupdict().get("passed")
+            report.passed = max(report.passed, int(counted) if counted else 1)
+            said = True
+    unique = {c.id: c for c in report.failures}
+    report.failures = list(unique.values())
+    return report if said else None
+
+
+def shapes(command: str) -> list[str]:
+    """The steps a command line runs, each as its program and the words that say what it runs:
+    `cd app && make generate && python -m pytest -q tests/` -> ["make generate", "python -m pytest"]."""
+    commands = _table()["commands"]
+    wrappers, prefixes, ignored = set(commands["wrappers"]), set(commands["prefixes"]), set(commands["ignored"])
+    out: list[str] = []
+    for part in _SEPARATORS.split(command.strip()):
+        try:
+            words = shlex.split(part, comments=True)
+        except ValueError:  # an unbalanced quote: the words as they are
+            words = part.split()
+        while words and (words[0] in prefixes or re.match(r"^[A-Za-z_]\w*=", words[0])):
+            words = words[1:]
+        if not words:
+            continue
+        program = words[0].rsplit("/", 1)[-1]
+        if program in ignored:
+            continue
+        shape = [program]
+        if program in wrappers or program.endswith(".py"):
+            for word in words[1:]:
+                if word == "-m" and len(shape) == 1:
+                    shape.append(word)
+                    continue
+                script = len(shape) == 1 and word.endswith(".py") and "/" not in word  # python manage.py
+                if word.startswith("-") or any(ch in word for ch in "/=:\\\"'") or len(shape) >= 3 or (
+                        "." in word and shape[-1] != "-m" and not script):
+                    break
+                shape.append(word)
+        out.append(" ".join(shape))
+    return out

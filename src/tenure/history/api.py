@@ -1,0 +1,468 @@
+"""`GitHistory`: the repository's git history, read once, incrementally, shared by the knowledge
+store (commits as rationale) and the episodic store (commits as attempts, reverts as failures).
+See /work/brief/history-api.md for the contract."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from tenure.history import gitlog, store
+from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
+from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
+from tenure.history.thin import thin_reason
+from tenure.namespace.code import IndexedFile, indexed_files, spans_of
+from tenure.storage import Database, get_value, set_value
+from tenure.structural.naming import SEPARATORS
+
+if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
+    import numpy as np
+
+    from tenure.history import mapping
+
+Progress = Callable[[int, int], None]  # (commits read, commits to read)
+BATCH = 500  # commits per transaction
+HEAD_TTL_S = 2.0
+_PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
+_REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
+RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, not a failed attempt taken back
+_REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
+_HUNKS = msgspec.msgpack.Encoder()
+_READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
+_BLAME = msgspec.msgpack.Encoder()
+_READ_BLAME = msgspec.msgpack.Decoder(list[int])
+
+
+class GitHistory:
+    def __init__(self, db: Database, root: Path) -> None:
+        self.db = db
+        self.root = Path(root)
+        store.migrations.apply(db)
+        self._available: tuple[bool, str | None] | None = None
+        self._inside = False
+        self._head: tuple[float, str] | None = None
+
+    # state ---------------------------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        """False: no git, not a work tree, or no commits yet (`reason` says which)."""
+        return self._probe()[0]
+
+    @property
+    def reason(self) -> str | None:
+        return self._probe()[1]
+
+    def _probe(self) -> tuple[bool, str | None]:
+        if self._available is None:
+            try:
+                if gitlog.git(self.root, "rev-parse", "--is-inside-work-tree", check=False).strip() != "true":
+                    self._available = (False, f"{self.root} is not inside a git work tree")
+                elif not gitlog.git(self.root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip():
+                    self._available = (False, "the repository has no commits yet")
+                else:
+                    self._available = (True, None)
+                    # a project in a directory of a larger repository reads only the commits that change it
+                    self._inside = bool(gitlog.git(self.root, "rev-parse", "--show-prefix").strip())
+            except GitError as exc:  # no git on PATH
+                self._available = (False, f"git is not usable here: {exc}")
+        return self._available
+
+    def head(self, fresh: bool = True) -> str | None:
+        """The commit checked out now (None without history); `fresh=False` accepts one asked of git
+        in the last HEAD_TTL_S (a burst of questions shares one git process)."""
+        if not self.available:
+            return None
+        now = time.monotonic()
+        if fresh or self._head is None or now - self._head[0] > HEAD_TTL_S:
+            self._head = (now, gitlog.git(self.root, "rev-parse", "HEAD").strip())
+        return self._head[1]
+
+    def status(self) -> dict:
+        """How far the history is read, without reading git's log: for answers to say so."""
+        total = self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
+        if not self.available:
+            return {"available": False, "reason": self.reason, "commits": total}
+        head = self.head(fresh=False)
+        read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
+        return {"available": True, "commits": total, "head": head, "head_read": read,
+                "text": f"{total} commits read" + ("" if read else "; the latest commits are not read yet "
+                                                                  "(`tenure index` reads them)")}
+
+    # reading git --------------------------------------------------------------------------------
+    def update(self, progress: Progress | None = None) -> dict:
+        """Read the commits not seen yet (reachable from HEAD), one transaction per batch, then map
+        the changed files' history onto the index's symbols where the index changed."""
+        started = time.perf_counter()
+        if not self.available:
+            return {"commits_new": 0, "commits_total": self._count(), "thin": 0, "reverts": 0,
+                    "seconds": 0.0, "reason": self.reason}
+        tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
+        revisions = ["HEAD", *(f"^{t}" for t in tips if self._exists(t))]
+        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
+                              *(["."] if self._inside else [])).strip() or 0)
+        new = 0
+        batch: list[RawCommit] = []
+        changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
+        for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
+            batch.append(raw)
+            changed |= {c.path for c in raw.changes}
+            if len(batch) >= BATCH:
+                new += self._store(batch)
+                batch = []
+                if progress:
+                    progress(new, todo)
+        if batch:
+            new += self._store(batch)
+        with self.db.transaction():
+            head = self.head()
+            self.db.execute("DELETE FROM history_tips")
+            independent = gitlog.git(self.root, "merge-base", "--independent", head, *[t for t in tips
+                                                                                        if self._exists(t)])
+            self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
+                                [(s,) for s in independent.split()])
+            set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
+        mapped = self.remap(also=changed)
+        if progress:
+            progress(todo, todo)
+        report = {"commits_new": new, "commits_total": self._count(),
+                  "thin": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE thin_reason IS NOT NULL")[0][0],
+                  "reverts": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE reverts IS NOT NULL")[0][0],
+                  "files_mapped": mapped, "seconds": round(time.perf_counter() - started, 3)}
+        if get_value(self.db, "history_meta", "shallow") == "1":
+            report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
+        return report
+
+    def _count(self) -> int:
+        return self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
+
+    def _exists(self, sha: str) -> bool:
+        """(A tip can vanish: a rebased branch whose old commits git collected.)"""
+        return gitlog.git_ok(self.root, "cat-file", "-e", f"{sha}^{{commit}}")
+
+    def _shallow(self) -> bool:
+        return gitlog.git(self.root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
+
+    def _store(self, batch: list[RawCommit]) -> int:
+        """Write a batch of commits (oldest first) and what they changed; find the reverts among them."""
+        stored = 0
+        with self.db.transaction():
+            for raw in batch:
+                subject, _, body = raw.message.partition("\n")
+                rows = self.db.rows(
+                    """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at,
+                       committed_at, subject, subject_key, body, is_merge, thin_reason)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha) DO NOTHING RETURNING id""",
+                    (raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
+                     raw.committed_at, subject.strip(), subject_key(subject), body.strip(), len(raw.parents) > 1,
+                     thin_reason(raw.message, len(raw.parents) > 1)))
+                if not rows:  # read before by a run that stopped before it recorded its tips
+                    continue
+                commit_id = rows[0][0]
+                self.db.executemany(
+                    """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
+                       new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    [(commit_id, c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
+                      _HUNKS.encode(c.hunks) if c.hunks is not None else None) for c in raw.changes])
+                reverted = self._reverted_by_message(raw, subject.strip(), body) or \
+                    self._restored_by_content(raw, commit_id)
+                if reverted:
+                    self.db.execute("UPDATE history_commits SET reverts = ?, reverts_how = ? WHERE id = ?",
+                                    (*reverted, commit_id))
+                stored += 1
+        return stored
+
+    def _reverted_by_message(self, raw: RawCommit, subject: str, body: str) -> tuple[str, str] | None:
+        """`This reverts commit SHA` (git revert's own words), else `Revert "<subject>"`: the latest
+        earlier commit with that subject."""
+        if m := _REVERTS_SHA.search(body):
+            found = self.db.query("SELECT sha FROM history_commits WHERE sha >= ? AND sha < ? AND sha != ?"
+                                  " ORDER BY sha LIMIT 2", (m.group(1), m.group(1) + "g", raw.sha))
+            if len(found) == 1:
+                return found[0]["sha"], "message"
+        if m := _REVERT_SUBJECT.match(subject):
+            found = self.db.query(
+                "SELECT sha FROM history_commits WHERE subject_key = ? AND sha != ? AND committed_at <= ?"
+                " ORDER BY committed_at DESC, id DESC LIMIT 1", (subject_key(m.group(1)), raw.sha, raw.committed_at))
+            if found:
+                return found[0]["sha"], "message"
+        return None
+
+    def _restored_by_content(self, raw: RawCommit, commit_id: int) -> tuple[str, str] | None:
+        """An earlier commit this one undoes, whatever its message says: every file this one changes is
+        put back as it was before that commit, with nothing else changing it in between (that commit
+        may have changed more files: a partial revert), within RESTORE_WITHIN_DAYS (removing, years
+        later, a file someone added is a clean-up)."""
+        undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
+        if len(raw.parents) != 1 or not undone or len(undone) != len(raw.changes):
+            return None
+        path, blob, now = min(undone)
+        earliest = (datetime.fromisoformat(raw.committed_at) - timedelta(days=RESTORE_WITHIN_DAYS)).isoformat()
+        candidates = self.db.query(
+            """SELECT c.commit_id, h.sha FROM history_changes c JOIN history_commits h ON h.id = c.commit_id
+               WHERE c.path = ? AND c.old_blob = ? AND c.new_blob = ? AND c.commit_id != ? AND h.is_merge = 0
+               AND h.committed_at <= ? AND h.committed_at >= ? ORDER BY h.committed_at DESC, h.id DESC""",
+            (path, blob, now, commit_id, raw.committed_at, earliest))
+        for candidate in candidates:
+            theirs = self.db.query("SELECT path, old_blob, new_blob, status FROM history_changes WHERE commit_id = ?",
+                                   (candidate["commit_id"],))
+            changes = {(t["path"], t["old_blob"], t["new_blob"]) for t in theirs}
+            if undone <= changes:
+                return candidate["sha"], "content" if undone == changes else "content-partial"
+        return None
+
+    # mapping onto symbols ----------------------------------------------------------------------
+    def remap(self, also: Iterable[str] = ()) -> int:
+        """Map the history of indexed files onto their symbols again where the index holds other
+        content than the last mapping used, and of the files `also` names (new commits changed them).
+        Returns how many files were mapped."""
+        files = indexed_files(self.db)
+        done = {r["path"]: r["content_hash"] for r in self.db.query("SELECT path, content_hash FROM history_mapped")}
+        todo = sorted(p for p in files if done.get(p) != files[p].content_hash or p in set(also))
+        if not todo and not set(done) - set(files):
+            return 0
+        lineage = self._lineage()
+        dirty = {c.path: c for c in self._working_tree()} if todo else {}
+        spans = spans_of(self.db, todo)
+        with self.db.transaction():
+            for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
+                self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
+                self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
+                self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
+            for path in todo:
+                self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
+            set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
+        return len(todo)
+
+    def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
+                  uncommitted: RawChange | None) -> None:
+        from tenure.history import mapping
+
+        try:
+            content = (self.root / file.path).read_bytes()
+        except OSError:
+            content = None
+        names = _names_of(file.path, lineage)
+        changes = [self._change(r) for r in self.db.query(
+            f"SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path IN {self.db.each}",
+            (self.db.many(sorted(names)),))]
+        touched: dict[int, mapping.Touched] = {}
+        if content is not None and hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash:
+            symbols = mapping.FileSymbols(file.path, file.language, spans, content)
+            first = None
+            if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
+                first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
+            touched, blame = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
+            self._store_blame(file, blame)
+        else:  # the file changed since it was indexed: names are all there is to go by
+            symbols = mapping.FileSymbols(file.path, file.language, spans, b"")
+            self.db.execute("DELETE FROM history_blame WHERE path = ?", (file.path,))
+        for change in changes:
+            if change.id not in touched and change.hunks:
+                touched[change.id] = mapping.by_names(change.hunks, symbols)
+        # (only this file's rows: a change before a split is mapped onto both files' symbols)
+        self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
+        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
+                                      (self.db.many(list(touched)),)))
+        self.db.executemany(
+            "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES (?, ?, ?, ?, ?, ?)",
+            [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
+             for fqn, (how, lines) in found.items()])
+        self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
+                        " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
+
+    def _store_blame(self, file: IndexedFile, blame: np.ndarray) -> None:
+        """Today's lines of a file with the commit that last wrote each (0: before the history says;
+        -1: the uncommitted edits)."""
+        ids = sorted({int(i) for i in blame if i > 0})
+        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
+                                      (self.db.many(ids),)))
+        commits = [commit_of.get(int(i), 0) if i > 0 else int(i) for i in blame[1:]]
+        self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
+                        " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
+
+    def last_written(self, path: str, start: int, end: int) -> list[tuple[str, str, str | None] | None]:
+        """For lines start..end of an indexed file as the index holds it: the commit that last wrote
+        each, as (sha, committed_at, the sha that commit reverts); None where the history does not say
+        (older than it, or an uncommitted edit)."""
+        rows = self.db.rows("SELECT commits FROM history_blame WHERE path = ?", (path,))
+        if not rows:
+            return [None] * max(end - start + 1, 0)
+        ids = _READ_BLAME.decode(rows[0][0])[max(start, 1) - 1:end]
+        known = {r[0]: tuple(r[1:]) for r in self.db.rows(
+            f"SELECT id, sha, committed_at, reverts FROM history_commits WHERE id IN {self.db.each}",
+            (self.db.many(sorted({i for i in ids if i > 0})),))}
+        return [known.get(i) for i in ids]
+
+    def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
+
+        return [self._change(r) for r in self.db.query(
+            "SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path = ? AND new_blob = ?"
+            " ORDER BY id DESC", (path, blob))]
+
+    @staticmethod
+    def _change(r: dict) -> mapping.Change:
+        from tenure.history import mapping
+
+        return mapping.Change(r["id"], r["path"], r["old_path"], r["old_blob"], r["new_blob"],
+                              _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None)
+
+    def _lineage(self) -> dict[str, set[str]]:
+        """path -> the paths it was renamed from (directly)."""
+        found: dict[str, set[str]] = {}
+        for r in self.db.query("SELECT path, old_path FROM history_changes WHERE status = 'R'"):
+            found.setdefault(r["path"], set()).add(r["old_path"])
+        return found
+
+    def _working_tree(self) -> list[RawChange]:
+        try:
+            return gitlog.working_tree_changes(self.root, self._inside)
+        except GitError:
+            return []
+
+    def working_tree(self) -> tuple[list[FileChange], list[TouchedSymbol]]:
+        """The uncommitted edits (tracked files against HEAD) and the symbols they touch: `span` where
+        the index holds the file as it is on disk, else by name."""
+        from tenure.history import mapping
+
+        if not self.available:
+            return [], []
+        changes = self._working_tree()
+        files = indexed_files(self.db)
+        spans = spans_of(self.db, [c.path for c in changes if c.path in files])
+        touched: list[TouchedSymbol] = []
+        for c in changes:
+            if c.path not in files or not c.hunks:
+                continue
+            file = files[c.path]
+            try:
+                content = (self.root / c.path).read_bytes()
+            except OSError:
+                continue
+            fresh = hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash
+            symbols = mapping.FileSymbols(c.path, file.language, spans.get(c.path, []), content if fresh else b"")
+            found = mapping.in_place(c.hunks, symbols) if fresh else mapping.by_names(c.hunks, symbols)
+            touched += [TouchedSymbol(fqn, c.path, how, n) for fqn, (how, n) in sorted(found.items())]
+        return [FileChange(c.path, c.old_path, c.status, c.added, c.deleted) for c in changes], touched
+
+    # answers ------------------------------------------------------------------------------------
+    def commits(self, limit: int | None = None, since: str | datetime | None = None) -> Iterator[Commit]:
+        """Newest first; `since`: committed at or after (ISO 8601 or a datetime)."""
+        where, params = ("WHERE committed_at >= ?", [_iso(since)]) if since else ("", [])
+        sql = f"SELECT * FROM history_commits {where} ORDER BY committed_at DESC, id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        rows = self.db.query(sql, params)
+        for i in range(0, len(rows), BATCH):
+            yield from self._assemble(rows[i:i + BATCH])
+
+    def commit(self, sha_or_prefix: str) -> Commit | None:
+        ref = sha_or_prefix.strip().lower()
+        if not re.fullmatch(r"[0-9a-f]{4,40}", ref):
+            return None
+        rows = self.db.query("SELECT * FROM history_commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT 2",
+                             (ref, ref + "g"))
+        return self._assemble(rows)[0] if len(rows) == 1 else None
+
+    def read_after(self, cursor: int, limit: int = BATCH) -> tuple[list[Commit], int]:
+        """The commits stored after `cursor` (0: from the first), in the order they were read: ancestors
+        before descendants. Returns them and the cursor to pass next time (a consumer's bookmark)."""
+        rows = self.db.query("SELECT * FROM history_commits WHERE id > ? ORDER BY id LIMIT ?", (cursor, limit))
+        return self._assemble(rows), rows[-1]["id"] if rows else cursor
+
+    def lookup(self, shas: Iterable[str]) -> dict[str, Commit]:
+        """Stored commits by full sha (those not read are missing)."""
+        rows = list(self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}",
+                                  (self.db.many(list(shas)),)))
+        return {c.sha: c for c in self._assemble(rows)}
+
+    def mapping_version(self) -> int:
+        """Grows whenever commits are mapped onto symbols again: a consumer that copied touched symbols
+        refreshes what it copied before a newer mapping."""
+        return int(get_value(self.db, "history_meta", "mapping_version") or 0)
+
+    def since(self, base: str) -> list[Commit]:
+        """The commits reachable from HEAD and not from `base` (what was committed since it), newest
+        first; those not read yet are read first."""
+        if not self.available:
+            return []
+        shas = gitlog.git(self.root, "rev-list", "HEAD", f"^{base}", "--", *(["."] if self._inside else []),
+                          check=False).split()
+        if shas and not self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (shas[0],)):
+            self.update()
+        rows = self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}", (self.db.many(shas),))
+        rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
+        return self._assemble(rows)
+
+    def touching(self, fqns: Iterable[str]) -> list[Commit]:
+        """Commits whose diff touched any of these symbols or a symbol inside one (a method of a class),
+        newest first."""
+        ids: set[int] = set()
+        for fqn in dict.fromkeys(fqns):
+            ids |= {r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn = ?", (fqn,))}
+            for sep in SEPARATORS:  # members: fqn + separator + anything, as index range scans
+                ids |= {r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn > ? AND fqn < ?",
+                                                   (fqn + sep, fqn + chr(ord(sep) + 1)))}
+        rows = self.db.query(f"SELECT * FROM history_commits WHERE id IN {self.db.each}", (self.db.many(sorted(ids)),))
+        rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
+        return self._assemble(rows)
+
+    def _assemble(self, rows: list[dict]) -> list[Commit]:
+        ids = [r["id"] for r in rows]
+        files: dict[int, list[FileChange]] = {i: [] for i in ids}
+        symbols: dict[int, list[TouchedSymbol]] = {i: [] for i in ids}
+        for i in range(0, len(ids), BATCH):  # tuples: a merge of a long-lived branch brings thousands of rows
+            chunk, marks = ids[i:i + BATCH], ", ".join("?" * len(ids[i:i + BATCH]))
+            for commit_id, *change in self.db.rows(
+                    "SELECT commit_id, path, old_path, status, added, deleted FROM history_changes"
+                    f" WHERE commit_id IN ({marks}) ORDER BY id", chunk):
+                files[commit_id].append(FileChange(*change))
+            for commit_id, *symbol in self.db.rows(
+                    f"SELECT commit_id, fqn, path, how, lines FROM history_symbols WHERE commit_id IN ({marks})"
+                    " ORDER BY fqn", chunk):
+                symbols[commit_id].append(TouchedSymbol(*symbol))
+        return [Commit(r["sha"], tuple(r["parents"].split()), r["author_name"], r["author_email"], r["authored_at"],
+                       r["committed_at"], r["subject"], r["body"], bool(r["is_merge"]), r["thin_reason"] is not None,
+                       r["thin_reason"], r["reverts"], r["reverts_how"], tuple(files[r["id"]]),
+                       tuple(_merged(symbols[r["id"]]))) for r in rows]
+
+
+def subject_key(subject: str) -> str:
+    """A subject as `Revert "…"` quotes it: without the pull request number GitHub appends."""
+    return _PR_SUFFIX.sub("", subject.strip())
+
+
+def _merged(symbols: list[TouchedSymbol]) -> list[TouchedSymbol]:
+    """One entry per symbol (a commit can touch it in two files' changes: a move), lines summed, the
+    strongest mapping kept."""
+    best: dict[str, TouchedSymbol] = {}
+    for s in symbols:
+        old = best.get(s.fqn)
+        if old is None:
+            best[s.fqn] = s
+        else:
+            how = min(old.how, s.how, key=HOW.index)
+            best[s.fqn] = TouchedSymbol(s.fqn, old.path if how == old.how else s.path, how, old.lines + s.lines)
+    return list(best.values())
+
+
+def _names_of(path: str, lineage: dict[str, set[str]]) -> set[str]:
+    """A path and every path it was renamed from, transitively."""
+    names, todo = {path}, [path]
+    while todo:
+        for older in lineage.get(todo.pop(), ()):
+            if older not in names:
+                names.add(older)
+                todo.append(older)
+    return names
+
+
+def _iso(value: str | datetime) -> str:
+    return value.isoformat() if isinstance(value, datetime) else gitlog.utc(value) if "T" in value else value

@@ -1,0 +1,217 @@
+"""Diffs onto symbols, deterministically, each mapping labelled with how it was made (model.HOW).
+
+A change's changed lines are in the coordinates of the file as that commit left it. Where that is
+the very content the index holds (same git blob), the lines fall inside symbols' spans: `span`.
+An older change is carried forward: every later change of the file whose old blob is the one the
+change before it produced is a step that maps old line numbers to new ones (unchanged lines shift;
+a rewritten line goes to the line that replaced it, in order; a deleted line goes nowhere), so
+the chain from the indexed content back through the file's history (renames included) maps each
+change's lines onto today's symbols: `carried` (what `git blame` does, in reverse). A change the
+chain does not reach (the other side of a merge, a file whose index is stale) is matched by name:
+the definitions its changed lines make, else the one git's hunk header shows, among the file's
+symbols today (`hunk`, or `hunk-ambiguous` when several share the name; `file` for module-level
+lines before any definition).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tenure.history import languages
+from tenure.history.gitlog import NULL_BLOB, Hunk
+from tenure.history.model import CARRIED, FILE, HUNK, HUNK_AMBIGUOUS, SPAN
+from tenure.namespace.code import Span
+
+
+@dataclass(frozen=True)
+class Change:
+    """A stored file change, as mapping needs it."""
+
+    id: int
+    path: str
+    old_path: str | None
+    old_blob: str
+    new_blob: str
+    hunks: list[Hunk] | None
+
+
+ChangesInto = Callable[[str, str], list[Change]]  # (path, blob) -> the changes that produced that blob there
+Touched = dict[str, tuple[str, int]]  # fqn -> (how, lines)
+
+
+def blob_id(content: bytes) -> str:
+    """git's id of a file with this content (`git hash-object`)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def line_count(content: bytes) -> int:
+    return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
+
+
+class FileSymbols:
+    """An indexed file's symbols, and which of them owns each line (the innermost whose span holds it;
+    decorator lines belong to the definition below them; lines outside every definition to the module)."""
+
+    def __init__(self, path: str, language: str, spans: list[Span], content: bytes) -> None:
+        self.path, self.spans, self.lines = path, spans, line_count(content)
+        module = next((i for i, s in enumerate(spans) if s.kind == "module"), -1)
+        self.module = module
+        self.owner = np.full(self.lines + 2, module, dtype=np.int32)
+        self.parent = [-1] * len(spans)
+        decorator = languages.decorators(language)
+        text = content.split(b"\n") if decorator is not None else []
+        for i, span in enumerate(spans):  # outermost first: an inner span paints over its parent's
+            if i == module:
+                continue
+            lo, hi = max(span.start, 1), min(span.end, self.lines)
+            if lo > hi:
+                continue
+            while decorator is not None and lo > 1 and decorator.match(text[lo - 2]):
+                lo -= 1
+            self.parent[i] = int(self.owner[lo])
+            self.owner[lo:hi + 1] = i
+
+    def common(self, a: int, b: int) -> int:
+        """The innermost symbol holding both of two symbols."""
+        ancestors = set()
+        while a >= 0:
+            ancestors.add(a)
+            a = self.parent[a]
+        while b >= 0 and b not in ancestors:
+            b = self.parent[b]
+        return b
+
+    def by_name(self, name: str) -> list[int]:
+        return [i for i, s in enumerate(self.spans) if s.name == name and i != self.module]
+
+
+def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Counter[int]:
+    """Symbols (indices) whose lines today hold a change's changed lines, with how many; `to_now`
+    maps the change's new-side line numbers to today's (0: the line is gone)."""
+    found: Counter[int] = Counter()
+    size = len(to_now) - 1
+    for h in hunks:
+        if h.new_count:
+            lines = np.arange(h.new_start, min(h.new_start + h.new_count, size + 1))
+            if h.blank and len(h.blank) < h.new_count:
+                lines = lines[~np.isin(lines, h.blank)]
+            now = to_now[lines]
+            for owner, n in Counter(symbols.owner[now[now > 0]].tolist()).items():
+                if owner >= 0:
+                    found[owner] += n
+            continue
+        # a deletion between new lines new_start and new_start + 1: the symbol holding both sides
+        sides = [int(to_now[n]) for n in (h.new_start, h.new_start + 1) if 1 <= n <= size and to_now[n] > 0]
+        if sides:
+            owner = symbols.common(int(symbols.owner[sides[0]]), int(symbols.owner[sides[-1]]))
+            if owner >= 0:
+                found[owner] += 1
+    return found
+
+
+def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
+    """The line map of one change, old line -> new line (0: deleted), indexed from 1; None when its
+    hunks do not fit a file of `new_len` lines (then the chain stops here)."""
+    old_len = new_len - sum(h.new_count for h in hunks) + sum(h.old_count for h in hunks)
+    if old_len < 0:
+        return None
+    out = np.zeros(old_len + 1, dtype=np.int64)
+    next_old, delta = 1, 0
+    for h in sorted(hunks, key=lambda h: h.old_start):
+        first_changed = h.old_start if h.old_count else h.old_start + 1
+        if first_changed < next_old or first_changed > old_len + 1:
+            return None
+        out[next_old:first_changed] = np.arange(next_old, first_changed) + delta
+        if h.old_count:
+            out[h.old_start:h.old_start + h.old_count] = (
+                h.new_start + np.minimum(np.arange(h.old_count), h.new_count - 1) if h.new_count else 0)
+        next_old = h.old_start + h.old_count if h.old_count else h.old_start + 1
+        delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
+    out[next_old:] = np.arange(next_old, old_len + 1) + delta
+    if old_len and out.max() > new_len:
+        return None
+    return out
+
+
+UNCOMMITTED = -1  # in a blame: the line was written by the working tree's uncommitted edits
+
+
+def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
+          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], np.ndarray]:
+    """Every change the blob chain reaches from the indexed content (`blob`, at symbols.path), mapped
+    onto today's symbols; and the blame of today's lines (the change that last wrote each: the first
+    the walk back meets; 0 where the history does not say). `first`: start instead at (path, blob,
+    hunks of the uncommitted edits) — the commit the working tree's edits are based on."""
+    identity = np.arange(symbols.lines + 1, dtype=np.int64)
+    blame = np.zeros(symbols.lines + 1, dtype=np.int64)
+    start = (symbols.path, blob, identity, 0)
+    if first is not None:
+        moved = step(first[2], symbols.lines)
+        if moved is not None:
+            _blame(blame, first[2], identity, UNCOMMITTED)
+            start = (first[0], first[1], moved, 1)
+    queue = deque([start])
+    seen = {start[:2]}
+    found: dict[int, Touched] = {}
+    while queue:
+        path, node_blob, to_now, depth = queue.popleft()
+        for change in changes_into(path, node_blob):
+            if change.id in found or change.hunks is None:
+                continue
+            _blame(blame, change.hunks, to_now, change.id)
+            owners = attribute(change.hunks, to_now, symbols)
+            how = SPAN if depth == 0 else CARRIED
+            if owners or not change.hunks:
+                found[change.id] = {symbols.spans[i].fqn: (how, n) for i, n in owners.items()}
+            before = (change.old_path or change.path, change.old_blob)
+            if change.old_blob == NULL_BLOB or before in seen:
+                continue
+            moved = step(change.hunks, len(to_now) - 1)
+            if moved is None:
+                continue
+            seen.add(before)
+            queue.append((*before, to_now[moved], depth + 1))
+    return found, blame
+
+
+def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int) -> None:
+    """Today's lines a change wrote that no later change wrote again."""
+    size = len(to_now) - 1
+    for h in hunks:
+        if h.new_count:
+            now = to_now[h.new_start:min(h.new_start + h.new_count, size + 1)]
+            now = now[now > 0]
+            blame[now[blame[now] == 0]] = writer
+
+
+def in_place(hunks: list[Hunk], symbols: FileSymbols) -> Touched:
+    """A change whose new side is the content the index holds (the working tree's edits)."""
+    identity = np.arange(symbols.lines + 1, dtype=np.int64)
+    return {symbols.spans[i].fqn: (SPAN, n) for i, n in attribute(hunks, identity, symbols).items()}
+
+
+def by_names(hunks: list[Hunk], symbols: FileSymbols) -> Touched:
+    """A change the chain did not reach, matched by the names its hunks give."""
+    found: Touched = {}
+    for h in hunks:
+        lines = max(h.new_count, 1)
+        names = h.defined or ([h.header] if h.header else [])
+        if not names:
+            if symbols.module >= 0:
+                _add(found, symbols.spans[symbols.module].fqn, FILE, lines)
+            continue
+        for name in names:
+            matches = symbols.by_name(name)
+            for i in matches:
+                _add(found, symbols.spans[i].fqn, HUNK if len(matches) == 1 else HUNK_AMBIGUOUS, lines)
+    return found
+
+
+def _add(found: Touched, fqn: str, how: str, lines: int) -> None:
+    old = found.get(fqn)
+    found[fqn] = (how, lines + (old[1] if old else 0))

@@ -1,0 +1,54 @@
+"""What the history store answers with: commits, the files they changed, the symbols they touched."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+# How a change was mapped to a symbol, strongest first (see mapping.py)
+SPAN = "span"  # the changed lines fall inside the symbol's span, in the very content the index holds
+CARRIED = "carried"  # ... after carrying them through the file's later diffs (an unbroken chain of blobs)
+HUNK = "hunk"  # named by git's hunk header or a definition in the changed lines: one symbol of the file
+HUNK_AMBIGUOUS = "hunk-ambiguous"  # ... a name several symbols of the file share: each is listed
+FILE = "file"  # module-level lines (before any definition the hunk header could name): the file's module
+HOW = (SPAN, CARRIED, HUNK, HUNK_AMBIGUOUS, FILE)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    old_path: str | None
+    status: str  # A | M | D | R
+    added: int
+    deleted: int
+
+
+@dataclass(frozen=True)
+class TouchedSymbol:
+    fqn: str
+    path: str
+    how: str
+    lines: int  # changed lines attributed to it (a deletion counts one)
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    author_name: str
+    author_email: str
+    authored_at: str  # ISO 8601, UTC
+    committed_at: str
+    subject: str
+    body: str
+    is_merge: bool
+    thin: bool
+    thin_reason: str | None
+    reverts: str | None  # the sha this commit reverts
+    # message (`Revert "…"`, `This reverts commit …`) | content (puts every file it changed back) |
+    # content-partial (puts some of the files it changed back, and changes no other)
+    reverts_how: str | None
+    files: tuple[FileChange, ...]
+    symbols: tuple[TouchedSymbol, ...]
+
+    def as_dict(self) -> dict:
+        return asdict(self)

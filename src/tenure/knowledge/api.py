@@ -1,0 +1,128 @@
+"""Knowledge (= Tenure.knowledge): the store's verbs, each returning a JSON-ready dict. The CLI and the
+MCP tools are thin layers over these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenure.knowledge import config as settings
+from tenure.knowledge import pipeline
+from tenure.knowledge.cache import Budget, CachedModel
+from tenure.knowledge.chunking import chunk_sections
+from tenure.knowledge.discovery import discover
+from tenure.knowledge.providers import ChatProvider, get_chat_provider
+from tenure.knowledge.sources import threads
+from tenure.knowledge.store import digest, migrations
+from tenure.knowledge.why import why
+from tenure.namespace.lookup import find_symbols
+from tenure.namespace.phrases import PhraseIndex, PhraseMatch
+from tenure.storage import Database
+from tenure.structural.store import StructuralStore
+
+if TYPE_CHECKING:
+    from tenure.embeddings import EmbeddingProvider
+
+Progress = Callable[[str, int, int], None]
+
+
+class Knowledge:
+    def __init__(self, db: Database, root: Path, structural: StructuralStore) -> None:
+        self.db = db
+        self.root = root
+        self.structural = structural
+        migrations.apply(db)
+        self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
+        self._phrases: tuple[str, PhraseIndex] | None = None
+
+    def config(self) -> settings.KnowledgeConfig:
+        return settings.load(self.root)
+
+    def provider(self, offline: bool = False) -> ChatProvider | None:
+        """The configured model, None in offline mode (nothing configured, or `offline`)."""
+        return None if offline else get_chat_provider(self.config().model)
+
+    def embedder(self) -> EmbeddingProvider | None:
+        if self._embedder is False:
+            from tenure.embeddings import get_provider  # (numpy and the model: only to embed)
+
+            self._embedder = get_provider()
+        return self._embedder or None
+
+    def check(self) -> dict:
+        """What the sources hold and what a model build would cost (ours and graphrag's defaults)."""
+        from tenure.knowledge import cost
+
+        config = self.config()
+        found = discover(self.db, self.root, config, incremental=False)
+        provider = self.provider()
+        prices = (float(config.model["price_in"]), float(config.model["price_out"])) \
+            if "price_in" in config.model and "price_out" in config.model else None
+        report = cost.check(found.documents, config, provider.name if provider else None, prices)
+        report["skipped"] = [s.as_dict() for s in found.skipped]
+        report["history"] = found.history
+        return report
+
+    def build(self, dry_run: bool = False, offline: bool = False, max_calls: int | None = None,
+              max_tokens: int | None = None, embed: bool = True, progress: Progress | None = None,
+              provider: ChatProvider | None = None) -> dict:
+        """Bring the store up to date (see pipeline.build); `provider` overrides the configured model
+        (MCP sampling passes the client's)."""
+        config = self.config()
+        model = provider if provider is not None else self.provider(offline)
+        if dry_run:
+            return self._plan(config, model)
+        report = pipeline.build(self.db, self.root, config, self.structural, model,
+                                self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
+        return report.as_dict()
+
+    def _plan(self, config: settings.KnowledgeConfig, model: ChatProvider | None) -> dict:
+        """What a build would read and ask, written nowhere."""
+        found = discover(self.db, self.root, config)
+        stored = dict(self.db.rows("SELECT key, content_hash FROM knowledge_documents"))
+        known_chunks = {r[0] for r in self.db.rows("SELECT text_hash FROM knowledge_chunks")}
+        changed = [d for d in found.documents if stored.get(d.key) != d.content_hash]
+        new_chunks = [c for d in changed if not d.thin_reason
+                      for c in chunk_sections(list(d.sections), config.chunk_size, config.chunk_overlap)
+                      if digest(c.text) not in known_chunks]
+        pending = self.db.rows("SELECT tokens FROM knowledge_chunks WHERE model_state IS NULL")
+        listed = {d.key for d in found.documents}
+        removed = [k for k, origin in self.db.rows("SELECT key, origin FROM knowledge_documents")
+                   if origin in found.complete and k not in listed]
+        sizes = [c.tokens + 20 for c in new_chunks] + [r[0] + 20 for r in pending]
+        from tenure.knowledge.cost import batch_sizes
+
+        batches = batch_sizes(sizes, config.batch_tokens)
+        calls = sum(1 + (config.gleanings if b >= config.glean_min_tokens else 0) for b in batches)
+        return {"dry_run": True, "mode": "model" if model else "offline", "model": model.name if model else None,
+                "documents": len(found.documents), "new_or_changed": len(changed), "removed": len(removed),
+                "chunks_to_read": len(sizes),
+                "extraction_calls": calls if model else 0,
+                "note": "summaries and reports are asked for only where their inputs change: see "
+                        "`tenure knowledge check` for the whole corpus's estimate" if model else
+                        "offline mode: no model call"}
+
+    def why(self, symbol: str, limit: int = 12) -> dict:
+        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve)
+
+    def _resolve(self, phrase: str) -> PhraseMatch:
+        """The ladder over the index's symbols, read once per index state (a server answers many)."""
+        indexed_at = self.structural.get_meta("indexed_at")
+        if self._phrases is None or self._phrases[0] != indexed_at:
+            self._phrases = (indexed_at, PhraseIndex.of(self.structural))
+        return self._phrases[1].resolve(phrase)
+
+    def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
+        from tenure.knowledge.ask import Searcher  # (numpy: vectors are searched in process)
+
+        provider = self.provider(offline)
+        model = CachedModel(provider, self.db) if provider is not None else None
+        answer = Searcher(self.db, model, self.embedder()).ask(question, global_)
+        if model is not None:
+            answer["model_use"] = model.totals()
+        return answer
+
+    def import_threads(self, files: list[Path]) -> dict:
+        return threads.import_files(self.root, files)
+

@@ -1,0 +1,246 @@
+"""`knowledge ask QUESTION [--global]`.
+
+Local search starts from the entities the question names (code phrases, names of entities, and with
+vectors the nearest entity descriptions), and gathers their descriptions, strongest relationships,
+source passages and community reports. Global search is map-reduce over community reports: each
+report relevant to the question gives scored points, the best are combined, every claim cites its
+reports. With a model the answer is written by it (and cached like every call); offline the answer
+is extractive, the passages quoted as they are, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from tenure.embeddings import EmbeddingError, EmbeddingProvider
+from tenure.knowledge import prompts, tokens
+from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists, has_text
+from tenure.knowledge.cache import CachedModel
+from tenure.knowledge.offline import entity_key, extract, sentences
+from tenure.knowledge.providers.base import ProviderError
+from tenure.knowledge.store import get_meta
+from tenure.knowledge.vectors import Vectors
+from tenure.namespace.phrases import words_of
+from tenure.storage import Database
+
+SEED_ENTITIES = 10
+RELATIONSHIPS = 12
+PASSAGES = 8
+REPORTS_MAPPED = 40  # global search maps the most relevant reports, not all of them
+MAP_BATCH_TOKENS = 6000
+POINTS_REDUCED = 20
+ANSWER_TOKENS = 1500
+_NGRAM = re.compile(r"[\w.#:/-]+")
+_ADORNED = re.compile(r"[-=~^*#]{4,}")
+
+
+@dataclass
+class Searcher:
+    db: Database
+    model: CachedModel | None = None
+    embedder: EmbeddingProvider | None = None
+
+    def ask(self, question: str, global_: bool = False) -> dict:
+        built = get_meta(self.db, "last_build")
+        if built is None:
+            return {"question": question, "mode": "offline", "search": "global" if global_ else "local",
+                    "answer": "The knowledge store is not built yet: run `tenure knowledge build`.", "sources": []}
+        out = self._global(question) if global_ else self._local(question)
+        return {"question": question, "mode": "model" if self.model else "offline",
+                "search": "global" if global_ else "local", **out}
+
+    # local -------------------------------------------------------------------------------------
+    def _local(self, question: str) -> dict:
+        seeds = self.seed_entities(question)
+        titled = self._sections_about(question)
+        if not seeds and not titled:
+            return {"answer": "No entity of the knowledge graph and no section title is named in the question"
+                              + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
+                    "entities": [], "sources": []}
+        marks = ", ".join("?" * len(seeds))
+        entities = self.db.query("SELECT key, name, type, description, mode FROM knowledge_entities"
+                                 f" WHERE key IN ({marks})", tuple(seeds))
+        entities.sort(key=lambda e: seeds.index(e["key"]))
+        relationships = self.db.query(
+            f"SELECT source, target, description, weight, mode FROM knowledge_relationships WHERE source IN ({marks})"
+            f" OR target IN ({marks}) ORDER BY weight DESC LIMIT {RELATIONSHIPS}", tuple(seeds) * 2)
+        passages = self.db.query(
+            "SELECT DISTINCT c.id, c.section, c.text, d.ref, d.kind, d.path FROM knowledge_mentions m"
+            " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
+            f" WHERE m.entity IN ({marks}) ORDER BY c.id LIMIT 200", tuple(seeds)) if seeds else []
+        passages = self._rank_passages(question, titled + [p for p in passages if p not in titled])[:PASSAGES]
+        sources = [{"id": f"t:{p['id']}", "ref": p["ref"], "section": p["section"], "path": p["path"]}
+                   for p in passages]
+        if self.model is None:
+            lines = [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
+                     + "]" for p in passages[:4]]
+            lines += [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
+            lines += [f"- {r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
+                      if not r["description"].startswith("both named in section")]
+            return {"answer": "Extractive (offline mode: quoted, not composed):\n" + "\n".join(lines),
+                    "entities": entities, "relationships": relationships, "sources": sources}
+        context = "\n".join(
+            ["Entities:"] + [f"[e:{e['key']}] {e['name']} ({e['type']}): {e['description']}" for e in entities]
+            + ["Relationships:"] + [f"[r:{r['source']}|{r['target']}] {r['description']}" for r in relationships]
+            + ["Source passages:"] + [f"[t:{p['id']}] ({p['ref']}, {p['section']}) {p['text']}" for p in passages])
+        messages = [{"role": "system", "content": prompts.LOCAL},
+                    {"role": "user", "content": f"Question: {question}\n\n{tokens.cut(context, 10000)}"}]
+        try:
+            answer, _ = ask_json(self.model, "local search", messages, ANSWER_TOKENS, has_text("answer"))
+            text = answer["answer"]
+        except (MalformedAnswer, ProviderError) as exc:
+            text = f"The model gave no usable answer ({exc}); the entities and passages found are listed."
+        return {"answer": text, "entities": entities, "relationships": relationships, "sources": sources}
+
+    def seed_entities(self, question: str) -> list[str]:
+        """Entity keys the question names: its code phrases, word n-grams that are entity names, then the
+        entities nearest in meaning (with vectors)."""
+        found: list[str] = []
+        candidates = list(extract(question, "").mentions)
+        words = _NGRAM.findall(question)
+        for n in (3, 2, 1):
+            candidates += [entity_key(" ".join(words[i:i + n])) for i in range(len(words) - n + 1)]
+        known = {r["key"] for r in self.db.query(f"SELECT key FROM knowledge_entities WHERE key IN {self.db.each}",
+                                                 (self.db.many(candidates),))}
+        found += [c for c in candidates if c in known and c not in found]
+        for key, score in self._nearest("entity", question, SEED_ENTITIES):
+            if score > 0.35 and key not in found:
+                found.append(key)
+        return found[:SEED_ENTITIES]
+
+    def _rank_passages(self, question: str, passages: list[dict]) -> list[dict]:
+        """By the question's words in the section's title (counted thrice), then in the text."""
+        asked = words_of(question)
+        def score(p: dict) -> int:
+            return 3 * len(asked & words_of(p["section"])) + len(asked & words_of(p["text"]))
+
+        return sorted(passages, key=lambda p: (-score(p), p["id"]))
+
+    def _sections_about(self, question: str) -> list[dict]:
+        """Chunks of the documents (not commits) whose section title has two of the question's words or more:
+        "why is the application object explicit" finds "The Explicit Application Object"."""
+        asked = words_of(question)
+        rows = self.db.query("SELECT c.id, c.section, c.text, d.ref, d.kind, d.path FROM knowledge_chunks c"
+                             " JOIN knowledge_documents d ON d.id = c.document_id WHERE d.kind <> 'commit'")
+        scored = [(len(asked & words_of(r["section"])), r) for r in rows]
+        return [r for n, r in sorted(scored, key=lambda x: (-x[0], x[1]["id"])) if n >= 2][:PASSAGES]
+
+    # global ------------------------------------------------------------------------------------
+    def _global(self, question: str) -> dict:
+        reports = self.db.query("SELECT r.community, r.title, r.summary, r.findings, r.rating, r.mode, c.level, c.size"
+                                " FROM knowledge_reports r JOIN knowledge_communities c ON c.id = r.community")
+        if not reports:
+            return {"answer": "No community reports yet (the graph has no relationships): nothing to search globally.",
+                    "sources": []}
+        ranked = self._rank_reports(question, reports)
+        chosen = [r for r, score in ranked if score > 0][:REPORTS_MAPPED]
+        if not chosen:
+            return {"answer": "No community report is about the question's terms"
+                              + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
+                    "sources": [], "reports_considered": len(reports)}
+        if self.model is None:
+            return self._global_extractive(chosen, len(reports))
+        points = self._map(question, chosen)
+        best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
+        sources = [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]
+        if not best:
+            return {"answer": "The reports mapped hold nothing that answers the question.", "points": [],
+                    "sources": sources, "reports_considered": len(reports), "reports_mapped": len(chosen)}
+        messages = [{"role": "system", "content": prompts.REDUCE},
+                    {"role": "user", "content": f"Question: {question}\n\nPoints:\n" + "\n".join(
+                        f"- ({p['score']}) {p['description']}" for p in best)}]
+        try:
+            answer, _ = ask_json(self.model, "global search", messages, ANSWER_TOKENS, has_text("answer"))
+            text = answer["answer"]
+        except (MalformedAnswer, ProviderError) as exc:
+            text = f"The model could not combine the points ({exc}); the best points are listed."
+        return {"answer": text, "points": best, "sources": sources, "reports_considered": len(reports),
+                "reports_mapped": len(chosen)}
+
+    def _global_extractive(self, chosen: list[dict], considered: int) -> dict:
+        """Offline map-reduce: each relevant report's findings are its partial answer, scored by the
+        report's relevance and the finding's weight; the best are combined with their citations."""
+        points = []
+        for rank, report in enumerate(chosen):
+            for finding in json.loads(report["findings"])[:3]:
+                points.append({"description": finding["summary"], "report": report["community"],
+                               "refs": finding.get("refs", []), "score": round(100 / (1 + rank), 1)})
+        best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
+        lines = [f"- {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in best[:10]]
+        return {"answer": "Extractive (offline mode: the most relevant community reports' central sentences, "
+                          "quoted, not composed):\n" + "\n".join(lines),
+                "points": best, "reports_considered": considered, "reports_mapped": len(chosen),
+                "sources": [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]}
+
+    def _map(self, question: str, chosen: list[dict]) -> list[dict]:
+        assert self.model is not None
+        points: list[dict] = []
+        batch: list[str] = []
+        used = 0
+        batches: list[list[str]] = []
+        for report in chosen:
+            text = f"[{report['community']}] {report['title']}: {report['summary']}\n" + "\n".join(
+                f"- {f['summary']}" for f in json.loads(report["findings"]))
+            size = tokens.count(text)
+            if batch and used + size > MAP_BATCH_TOKENS:
+                batches.append(batch)
+                batch, used = [], 0
+            batch.append(text)
+            used += size
+        if batch:
+            batches.append(batch)
+        for part in batches:
+            messages = [{"role": "system", "content": prompts.MAP},
+                        {"role": "user", "content": f"Question: {question}\n\nReports:\n" + "\n\n".join(part)}]
+            try:
+                answer, _ = ask_json(self.model, "global search", messages, ANSWER_TOKENS, has_lists("points"))
+            except (MalformedAnswer, ProviderError):
+                continue
+            for point in answer.get("points") or []:
+                if isinstance(point, dict) and isinstance(point.get("description"), str):
+                    try:
+                        score = float(point.get("score", 0))
+                    except (TypeError, ValueError):
+                        score = 0.0
+                    if score > 0:
+                        points.append({"description": point["description"], "score": score})
+        return points
+
+    def _rank_reports(self, question: str, reports: list[dict]) -> list[tuple[dict, float]]:
+        asked = words_of(question)
+        near = dict(self._nearest("report", question, len(reports)))
+        scored = []
+        for report in reports:
+            overlap = len(asked & words_of(f"{report['title']} {report['summary']} {report['findings']}"))
+            score = overlap / max(1, len(asked)) + max(0.0, near.get(report["community"], 0.0) - 0.2)
+            scored.append((report, round(score, 4)))
+        return sorted(scored, key=lambda x: (-x[1], -x[0]["rating"], x[0]["community"]))
+
+    # vectors -----------------------------------------------------------------------------------
+    def _vector_model(self) -> str | None:
+        if self.embedder is None:
+            return None
+        return self.embedder.name if self.db.rows("SELECT 1 FROM knowledge_vectors WHERE model = ? LIMIT 1",
+                                                  (self.embedder.name,)) else None
+
+    def _nearest(self, kind: str, text: str, k: int) -> list[tuple[str, float]]:
+        model = self._vector_model()
+        if model is None or self.embedder is None:
+            return []
+        try:
+            query = self.embedder.embed([text])[0]
+        except EmbeddingError:
+            return []
+        return Vectors.load(self.db, kind, model).nearest(np.asarray(query), k)
+
+
+def _excerpt(text: str, question: str, chars: int = 300) -> str:
+    """The sentence of a passage that shares most words with the question."""
+    asked = words_of(question)
+    prose = [s for s in sentences(text) if not _ADORNED.search(s)] or [text]  # (a heading is no answer)
+    best = max(prose, key=lambda s: len(asked & words_of(s)))
+    return best[:chars]

@@ -1,0 +1,92 @@
+"""The knowledge store's settings: the `[knowledge]` table of the project's tenure.toml.
+
+```toml
+[knowledge]
+documents = ["docs/**", "*.md"]   # globs of documents to read (default: every .md/.rst/.txt git lists)
+exclude = ["docs/_build/**"]      # globs to leave out (added to vendored and build directories)
+threads = [".tenure/threads", "prs"]   # folders of `gh pr view --json` / `gh issue view --json` exports
+history = true                    # read the git history (commit messages and the symbols they touched)
+chunk_size = 1200                 # tokens per chunk, cut at headings first (graphrag: 1200)
+chunk_overlap = 100               # tokens repeated between chunks of one section (graphrag: 100)
+gleanings = 1                     # extra extraction passes asking for what the first one missed
+glean_min_tokens = 600            # ... only for batches at least this long (a short text has little to miss)
+batch_tokens = 1200               # small chunks (commits, short sections) share one extraction call up to this
+max_cluster_size = 30             # Leiden splits larger communities again (graphrag: 10)
+min_report_size = 3               # smaller communities get an extractive report, never a model call
+
+[knowledge.model]                 # or TENURE_LLM, TENURE_LLM_URL, TENURE_LLM_MODEL, TENURE_LLM_API_KEY
+provider = "openai"               # openai (any OpenAI-compatible server) | ollama | none
+url = "http://127.0.0.1:8080/v1"
+model = "qwen2.5-7b-instruct"
+price_in = 0.15                   # optional: price per million input / output tokens, for `knowledge check`
+price_out = 0.60
+```
+A config key wins over its environment variable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tenure.config import CONFIG_FILE, ConfigError, project_table
+
+DEFAULT_THREADS = (".tenure/threads", "prs")
+
+
+class KnowledgeConfigError(ConfigError):
+    """A [knowledge] setting is wrong; the message names the file and the setting."""
+
+
+@dataclass(frozen=True)
+class KnowledgeConfig:
+    documents: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    threads: tuple[str, ...] = DEFAULT_THREADS
+    history: bool = True
+    chunk_size: int = 1200
+    chunk_overlap: int = 100
+    gleanings: int = 1
+    glean_min_tokens: int = 600
+    batch_tokens: int = 1200
+    max_cluster_size: int = 30
+    min_report_size: int = 3
+    model: dict[str, Any] = field(default_factory=dict)
+
+
+_INTS = ("chunk_size", "chunk_overlap", "gleanings", "glean_min_tokens", "batch_tokens", "max_cluster_size",
+         "min_report_size")
+_LISTS = ("documents", "exclude", "threads")
+
+
+def load(root: Path) -> KnowledgeConfig:
+    """The project's settings (the defaults without a tenure.toml); a broken file is an error naming it."""
+    return parse(project_table(root, "knowledge"), str(root / CONFIG_FILE))
+
+
+def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in _INTS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be a whole number >= 0, not {value!r}")
+            values[key] = value
+        elif key in _LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be a list of strings")
+            values[key] = tuple(value)
+        elif key == "history":
+            if not isinstance(value, bool):
+                raise KnowledgeConfigError(f"{where}: [knowledge] history must be true or false")
+            values[key] = value
+        elif key == "model":
+            if not isinstance(value, dict):
+                raise KnowledgeConfigError(f"{where}: [knowledge.model] must be a table")
+            values[key] = value
+        else:
+            raise KnowledgeConfigError(f"{where}: [knowledge] has no setting {key!r}")
+    config = KnowledgeConfig(**values)
+    if config.chunk_size < 50 or config.chunk_overlap >= config.chunk_size:
+        raise KnowledgeConfigError(f"{where}: [knowledge] chunk_size must be >= 50 and above chunk_overlap")
+    return config

@@ -1,0 +1,106 @@
+"""The build: discover -> ingest (chunks, offline extraction) -> model extraction -> merge and
+summarise -> join to symbols -> communities -> reports -> embeddings. Every step works from what the
+store holds, so a build stopped anywhere (a budget, a crash, Ctrl-C) resumes where it stopped, and a
+build with nothing new to read makes no model call at all."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenure.knowledge import extraction, graph, ingest, join, reports, writing
+from tenure.knowledge.cache import Budget, BudgetExhausted, CachedModel
+from tenure.knowledge.config import KnowledgeConfig
+from tenure.knowledge.discovery import discover
+from tenure.knowledge.providers.base import ChatProvider
+from tenure.knowledge.store import set_meta
+from tenure.storage import Database
+from tenure.structural.store import StructuralStore
+
+if TYPE_CHECKING:
+    from tenure.embeddings import EmbeddingProvider
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class BuildReport:
+    mode: str  # offline | model
+    steps: dict[str, dict] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    model: dict | None = None  # calls and tokens spent, per step
+    stopped: str | None = None  # why the build stopped before its end (a budget); run it again to resume
+    skipped: list[dict] = field(default_factory=list)  # files that could not be read, with the reason
+    history: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "stopped": self.stopped, "model": self.model, "steps": self.steps,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "skipped": self.skipped,
+                "history": self.history}
+
+
+def build(db: Database, root: Path, config: KnowledgeConfig, structural: StructuralStore,
+          provider: ChatProvider | None = None, embedder: EmbeddingProvider | None = None,
+          budget: Budget | None = None, progress: Progress | None = None) -> BuildReport:
+    model = CachedModel(provider, db, budget or Budget()) if provider is not None else None
+    report = BuildReport(mode="model" if model else "offline")
+
+    def step(name: str, work: Callable[[], dict]) -> None:
+        started = time.perf_counter()
+        try:
+            report.steps[name] = work()
+        finally:
+            report.seconds[name] = time.perf_counter() - started
+
+    try:
+        found_holder: dict = {}
+
+        def discovered() -> dict:
+            found = discover(db, root, config)
+            found_holder["found"] = found
+            report.skipped = [s.as_dict() for s in found.skipped]
+            report.history = found.history
+            return {"documents": len(found.documents), "skipped": len(found.skipped)}
+
+        step("discover", discovered)
+        found = found_holder["found"]
+        step("ingest", lambda: ingest.ingest(db, found.documents, found.complete, config, progress).as_dict())
+        if found.history.get("head"):
+            with db.transaction():
+                set_meta(db, "history_head", found.history["head"])
+        if model is not None:
+            step("extraction", lambda: extraction.extract_all(db, model, config, progress))
+        merged: list[graph.MergeReport] = []
+
+        def merge() -> dict:
+            merged.append(graph.merge(db, writing.summarizer(model) if model else None))
+            return merged[0].as_dict()
+
+        step("merge", merge)
+        touched = merged[0].touched
+        step("join", lambda: join.join(db, structural, touched))
+        if touched is None or touched:  # an unchanged graph keeps its communities (Leiden is deterministic)
+            from tenure.knowledge import communities  # (graspologic: only when there is a graph to cluster)
+
+            step("communities", lambda: communities.cluster(db, config.max_cluster_size))
+        step("reports", lambda: reports.build_reports(db, writing.report_writer(model, db) if model else None,
+                                                      config.min_report_size, progress, touched))
+        if embedder is not None:
+            from tenure.knowledge import vectors  # (numpy: only when embedding)
+
+            step("embeddings", lambda: vectors.embed(db, embedder, progress))
+    except BudgetExhausted as exc:
+        report.stopped = f"{exc}: run the build again (with a larger budget) to resume; nothing is asked twice"
+    if model is not None:
+        report.model = model.totals()
+    with db.transaction():
+        if report.history:
+            set_meta(db, "history", report.history)
+        set_meta(db, "last_build", {"at": datetime.now(UTC).isoformat(timespec="seconds"), "mode": report.mode,
+                                    "model": provider.name if provider else None, "stopped": report.stopped,
+                                    "calls": report.model["calls"] if report.model else 0})
+    return report

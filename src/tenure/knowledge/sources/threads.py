@@ -1,0 +1,166 @@
+"""PR and issue threads exported with the GitHub CLI:
+
+    gh pr view 412 --json number,title,body,comments,reviews,state,author,createdAt,mergedAt,files > prs/412.json
+    gh issue view 88 --json number,title,body,comments,state,author,createdAt,closedAt > prs/issue-88.json
+
+one thread per file or a JSON list of them, in the folders of `[knowledge] threads` (default
+`.tenure/threads/` and `prs/`). `tenure knowledge import-threads FILE...` copies exports into
+`.tenure/threads/`, one file per thread. A thread is a PR when it has what only PRs have (reviews,
+files, mergedAt, a /pull/ URL). Its description and every comment and review are sections.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tenure.knowledge.sections import Section
+from tenure.knowledge.sources import THIN_WORDS, Skipped, SourceDocument, word_count
+
+MAX_BYTES = 20 * 1024 * 1024
+IMPORT_DIR = ".tenure/threads"
+_PR_ONLY = ("reviews", "files", "mergedAt", "baseRefName", "headRefName", "additions", "reviewDecision")
+
+
+class ThreadError(ValueError):
+    """A file that holds no thread export; the message says what is wrong with it."""
+
+
+def is_pr(thread: dict[str, Any]) -> bool:
+    return any(k in thread for k in _PR_ONLY) or "/pull/" in str(thread.get("url", ""))
+
+
+def threads_in(data: Any, where: str) -> list[dict[str, Any]]:
+    """The threads of one export (an object or a list of them), each checked for number and title."""
+    items = data if isinstance(data, list) else [data]
+    out = []
+    for position, item in enumerate(items):
+        label = f"{where}[{position}]" if isinstance(data, list) else where
+        if not isinstance(item, dict):
+            raise ThreadError(f"{label}: a thread is a JSON object, not {type(item).__name__}")
+        number = item.get("number")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise ThreadError(f"{label}: no 'number' (export with gh pr view N --json number,title,body,...)")
+        if not isinstance(item.get("title"), str):
+            raise ThreadError(f"{label}: no 'title'")
+        out.append(item)
+    return out
+
+
+def load_file(path: Path) -> list[dict[str, Any]]:
+    if path.stat().st_size > MAX_BYTES:
+        raise ThreadError(f"{path}: over {MAX_BYTES // (1024 * 1024)} MB")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ThreadError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise ThreadError(f"{path}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    except RecursionError as exc:
+        raise ThreadError(f"{path}: JSON nested too deep to read") from exc
+    return threads_in(data, str(path))
+
+
+def read(root: Path, folders: tuple[str, ...]) -> Iterator[SourceDocument | Skipped]:
+    seen: set[str] = set()
+    for folder in folders:
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*.json")):
+            rel = path.relative_to(root).as_posix()
+            try:
+                threads = load_file(path)
+            except (ThreadError, OSError) as exc:
+                yield Skipped(rel, str(exc).replace(str(path), rel))
+                continue
+            for thread in threads:
+                doc = document(thread, rel)
+                if doc.key not in seen:  # the same thread exported twice: the first file read wins
+                    seen.add(doc.key)
+                    yield doc
+
+
+def document(thread: dict[str, Any], path: str) -> SourceDocument:
+    pr = is_pr(thread)
+    number = thread["number"]
+    kind = "pr" if pr else "issue"
+    sections = [Section((f"{'PR' if pr else 'Issue'} #{number}: {thread['title']}",), 0,
+                        f"{thread['title']}\n\n{_text(thread.get('body'))}".strip())]
+    for entry in _discussion(thread):
+        sections.append(Section((f"#{number}", entry[0]), 0, entry[1]))
+    prose = _text(thread.get("body")) + " " + " ".join(s.text for s in sections[1:])
+    words = word_count(prose)
+    files = [f.get("path") for f in thread.get("files") or [] if isinstance(f, dict) and isinstance(f.get("path"), str)]
+    meta = {"number": number, "state": thread.get("state"), "author": _login(thread.get("author")),
+            "url": thread.get("url"), "merged_at": thread.get("mergedAt"), "closed_at": thread.get("closedAt"),
+            "files": files, "file": path}
+    return SourceDocument(
+        key=f"{kind}:{number}", kind=kind, origin="threads", ref=f"#{number}", title=thread["title"],
+        sections=tuple(s for s in sections if s.text.strip()), path=path,
+        thin_reason=f"no description or discussion ({words} words)" if words < THIN_WORDS else None,
+        authored_at=thread.get("createdAt") if isinstance(thread.get("createdAt"), str) else None,
+        meta={k: v for k, v in meta.items() if v not in (None, [])},
+    )
+
+
+def _discussion(thread: dict[str, Any]) -> list[tuple[str, str]]:
+    """(heading, text) of every review and comment with text, in time order."""
+    entries: list[tuple[str, str, str]] = []
+    for review in thread.get("reviews") or []:
+        if isinstance(review, dict) and _text(review.get("body")).strip():
+            state = str(review.get("state") or "").lower().replace("_", " ")
+            entries.append((str(review.get("submittedAt") or ""),
+                            f"review by {_login(review.get('author'))}" + (f" ({state})" if state else ""),
+                            _text(review.get("body"))))
+    for comment in thread.get("comments") or []:
+        if isinstance(comment, dict) and _text(comment.get("body")).strip():
+            entries.append((str(comment.get("createdAt") or ""), f"comment by {_login(comment.get('author'))}",
+                            _text(comment.get("body"))))
+    entries.sort(key=lambda e: e[0])
+    return [(heading, body) for _, heading, body in entries]
+
+
+def _text(value: Any) -> str:
+    return value.replace("\r\n", "\n") if isinstance(value, str) else ""
+
+
+def _login(author: Any) -> str:
+    if isinstance(author, dict):
+        return str(author.get("login") or author.get("name") or "someone")
+    return str(author) if isinstance(author, str) and author else "someone"
+
+
+def import_files(root: Path, files: list[Path]) -> dict:
+    """Copy the threads of these exports into .tenure/threads/ (one file each, written atomically);
+    a file that holds no export is reported with its reason and nothing of it is written."""
+    target = root / IMPORT_DIR
+    imported: list[str] = []
+    failed: list[dict] = []
+    for file in files:
+        try:
+            threads = load_file(file)
+        except (ThreadError, OSError) as exc:
+            failed.append({"file": str(file), "reason": str(exc)})
+            continue
+        target.mkdir(parents=True, exist_ok=True)
+        for thread in threads:
+            name = f"{'pr' if is_pr(thread) else 'issue'}-{thread['number']}.json"
+            _write_atomic(target / name, json.dumps(thread, ensure_ascii=False, indent=1))
+            imported.append(f"{IMPORT_DIR}/{name}")
+    return {"imported": imported, "failed": failed, "folder": IMPORT_DIR}
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,234 @@
+"""The knowledge schema (its own migrations) and the row helpers the pipeline steps share.
+
+Everything extracted is attributed to the chunk it came from (mentions, links), and a chunk to its
+document, so deleting or editing a document retracts exactly what it gave (foreign keys cascade).
+Entities, relationships and reports are derived: each keeps the hash of what it was made from, and a
+step redoes only those whose inputs changed. Rows name symbols by fqn so every store can join them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
+
+from tenure.storage import Database, Migrations
+
+migrations = Migrations("knowledge")
+CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
+
+
+@migrations
+def m001_initial(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE knowledge_documents (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,         -- doc:<path> | pr:<n> | issue:<n> | commit:<sha>
+            kind TEXT NOT NULL,               -- adr postmortem rfc design changelog readme doc | pr issue | commit
+            origin TEXT NOT NULL,             -- documents | threads | history: the source that found it
+            path TEXT,                        -- the file it was read from (documents, thread exports)
+            ref TEXT NOT NULL,                -- how answers cite it: ADR-0003, docs/x.rst, #412, commit 1a2b3c4
+            title TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            sections INTEGER NOT NULL,
+            thin INTEGER NOT NULL DEFAULT 0,  -- too little content to extract from (kept, counted)
+            thin_reason TEXT,
+            authored_at TEXT,
+            meta TEXT NOT NULL DEFAULT '{}'   -- JSON: author, state, files, ...
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE knowledge_chunks (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES knowledge_documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            section TEXT NOT NULL,            -- the heading path, 'Design Decisions > Thread Locals'
+            line INTEGER NOT NULL,            -- first line in the file (1-based); 0 where lines do not apply
+            text TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            text_hash TEXT NOT NULL,
+            model_state TEXT,                 -- NULL: no model read it yet | done | failed
+            model_reason TEXT                 -- why it failed
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_chunks_document ON knowledge_chunks(document_id)")
+    db.execute(
+        """CREATE TABLE knowledge_mentions (  -- an entity named in a chunk
+            chunk_id INTEGER NOT NULL REFERENCES knowledge_chunks(id) ON DELETE CASCADE,
+            entity TEXT NOT NULL,             -- the entity's key (entity_key of its name)
+            mode TEXT NOT NULL,               -- offline | model: what extracted it
+            name TEXT NOT NULL,               -- as written
+            type TEXT NOT NULL,
+            description TEXT NOT NULL,        -- offline: the sentence that names it; model: its description
+            PRIMARY KEY (chunk_id, entity, mode)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_mentions_entity ON knowledge_mentions(entity)")
+    db.execute(
+        """CREATE TABLE knowledge_links (     -- a relationship claimed in a chunk
+            chunk_id INTEGER NOT NULL REFERENCES knowledge_chunks(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            target TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            description TEXT NOT NULL,        -- offline: the sentence both are named in; model: its claim
+            weight REAL NOT NULL,
+            PRIMARY KEY (chunk_id, source, target, mode)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_links_pair ON knowledge_links(source, target)")
+    db.execute(
+        """CREATE TABLE knowledge_entities (
+            key TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            type TEXT NOT NULL,
+            description TEXT NOT NULL,
+            mode TEXT NOT NULL,               -- offline: extractive | model: summarised by a model
+            inputs_hash TEXT NOT NULL,        -- hash of the mentions it was made from
+            mentions INTEGER NOT NULL,
+            degree INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE knowledge_entity_symbols (  -- the join (SPEC 2.5): an entity's phrase -> symbols
+            entity TEXT NOT NULL REFERENCES knowledge_entities(key) ON DELETE CASCADE,
+            fqn TEXT NOT NULL,
+            tier TEXT NOT NULL,               -- exact | strong | weak
+            how TEXT NOT NULL,
+            PRIMARY KEY (entity, fqn)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_entity_symbols_fqn ON knowledge_entity_symbols(fqn)")
+    db.execute(
+        """CREATE TABLE knowledge_relationships (
+            source TEXT NOT NULL REFERENCES knowledge_entities(key) ON DELETE CASCADE,
+            target TEXT NOT NULL REFERENCES knowledge_entities(key) ON DELETE CASCADE,
+            description TEXT NOT NULL,
+            weight REAL NOT NULL,
+            mode TEXT NOT NULL,
+            inputs_hash TEXT NOT NULL,
+            mentions INTEGER NOT NULL,
+            PRIMARY KEY (source, target)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_relationships_target ON knowledge_relationships(target)")
+    db.execute(
+        """CREATE TABLE knowledge_communities (
+            id TEXT PRIMARY KEY,              -- hash of level and members: the same members keep the id
+            level INTEGER NOT NULL,
+            parent TEXT,
+            size INTEGER NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE knowledge_community_members (
+            community TEXT NOT NULL REFERENCES knowledge_communities(id) ON DELETE CASCADE,
+            entity TEXT NOT NULL,
+            PRIMARY KEY (community, entity)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_community_members_entity ON knowledge_community_members(entity)")
+    db.execute(
+        """CREATE TABLE knowledge_reports (
+            community TEXT PRIMARY KEY REFERENCES knowledge_communities(id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            findings TEXT NOT NULL,           -- JSON [{summary, explanation, citations: [chunk ids]}]
+            rating REAL NOT NULL,
+            mode TEXT NOT NULL,               -- offline: extractive | model
+            inputs_hash TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE knowledge_calls (     -- every model answer, by the hash of its exact input
+            key TEXT PRIMARY KEY,
+            step TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            answer TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE knowledge_vectors (
+            kind TEXT NOT NULL,               -- entity | report | chunk
+            item TEXT NOT NULL,
+            model TEXT NOT NULL,              -- provider name: vectors of different models never mix
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,             -- float32, unit length
+            PRIMARY KEY (kind, item)
+        )"""
+    )
+    db.execute("CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migrations
+def m002_commit_symbols(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE knowledge_commit_symbols (  -- what a commit document's diff touched (tenure.history)
+            document_id INTEGER NOT NULL REFERENCES knowledge_documents(id) ON DELETE CASCADE,
+            fqn TEXT NOT NULL,
+            how TEXT NOT NULL,                -- how the history mapped the diff to it: span, hunk, carried, ...
+            PRIMARY KEY (document_id, fqn)
+        )"""
+    )
+    db.execute("CREATE INDEX knowledge_commit_symbols_fqn ON knowledge_commit_symbols(fqn)")
+
+
+@migrations
+def m003_dirty_entities(db: Database) -> None:
+    # entities whose mentions or links changed since the last merge: the merge redoes only these
+    db.execute("CREATE TABLE knowledge_dirty (entity TEXT PRIMARY KEY)")
+    db.execute("""INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value""")  # a store built before: all once
+
+
+def mark_dirty(db: Database, keys: Iterable[str]) -> None:
+    db.executemany("INSERT INTO knowledge_dirty (entity) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in keys])
+
+
+def mark_chunks_dirty(db: Database, chunk_ids: Sequence[int]) -> None:
+    """The entities of chunks about to go (their mentions and the ends of their links)."""
+    sql = f"SELECT entity FROM knowledge_mentions WHERE chunk_id IN {db.each}"
+    keys = {r["entity"] for r in db.query(sql, (db.many(chunk_ids),))}
+    for row in db.query(f"SELECT source, target FROM knowledge_links WHERE chunk_id IN {db.each}",
+                        (db.many(chunk_ids),)):
+        keys.update((row["source"], row["target"]))
+    mark_dirty(db, keys)
+
+
+def digest(*parts: str) -> str:
+    """A stable hash of text parts (separated, so ('ab', 'c') and ('a', 'bc') differ)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def chunked(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def marks(items: Sized) -> str:
+    return ", ".join("?" * len(items))
+
+
+def get_meta(db: Database, key: str) -> Any:
+    rows = db.query("SELECT value FROM knowledge_meta WHERE key = ?", (key,))
+    return json.loads(rows[0]["value"]) if rows else None
+
+
+def set_meta(db: Database, key: str, value: Any) -> None:
+    db.execute("INSERT INTO knowledge_meta (key, value) VALUES (?, ?)"
+               " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+
+
+def delete_keys(db: Database, table: str, column: str, keys: Iterable[Any]) -> None:
+    keys = list(keys)
+    for part in chunked(keys):
+        db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(part)})", tuple(part))
+

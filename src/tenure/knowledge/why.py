@@ -1,0 +1,202 @@
+"""`why SYMBOL`: the decisions, incidents, constraints, threads and commits behind a symbol, each with
+its source (document and section, PR number, commit), a quoted passage, the tier of the link between
+the prose and the symbol, and the mode that extracted it.
+
+Everything is read from what the build stored (a handful of indexed queries): nothing is extracted
+or embedded at query time. A name that is no symbol (a config key, a concept) is looked up as a
+phrase: what the documents say about it, marked ``unresolved``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tenure.knowledge.offline import entity_key
+from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
+from tenure.knowledge.store import get_meta
+from tenure.namespace.lookup import Lookup
+from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
+from tenure.storage import Database
+
+EVIDENCE_LIMIT = 12
+COMMITS_LIMIT = 10
+MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
+
+
+@dataclass(frozen=True)
+class _Link:
+    entity: str
+    fqn: str
+    tier: str
+    how: str
+
+
+def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
+        resolve: Callable[[str], PhraseMatch] | None = None) -> dict:
+    """`resolve`: the join's ladder, asked when the query is neither a symbol's name nor a phrase the
+    documents use (``flask.Flask.make_response`` for ``flask.app.Flask.make_response``)."""
+    built = get_meta(db, "last_build")
+    answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
+                    "mode": built["mode"] if built else "offline", "built": built}
+    fqn = lookup.unique.fqn if lookup.unique else None
+    key = entity_key(lookup.query)
+    if fqn is None:  # not one symbol's name: as the documents' phrase, through the join's ladder
+        joined = db.rows("SELECT fqn, tier, how FROM knowledge_entity_symbols WHERE entity = ?", (key,))
+        if len(joined) == 1:
+            fqn = joined[0][0]
+            answer["resolved"] = {"fqn": fqn, "tier": joined[0][1], "how": joined[0][2]}
+        elif not joined and resolve is not None:
+            match = resolve(lookup.query)
+            if len(match.symbols) == 1 and match.tier in (EXACT, STRONG):
+                fqn = match.symbols[0]
+                answer["resolved"] = {"fqn": fqn, "tier": match.tier, "how": match.how}
+    if fqn is not None:
+        answer["symbol"] = fqn
+        links = _links(db, fqn)
+    else:
+        links = [_Link(key, "", UNRESOLVED, "no one symbol by this name: what the documents say of the phrase")] \
+            if db.rows("SELECT 1 FROM knowledge_entities WHERE key = ?", (key,)) else []
+    evidence, counts = _evidence(db, links, limit)
+    answer["evidence"] = evidence
+    answer["evidence_total"] = sum(counts.values())
+    answer["related"] = _related(db, links)
+    answer["communities"] = _communities(db, [link.entity for link in links])
+    answer["commits"] = _commits(db, fqn, links)
+    answer["summary"] = {"text": _summary(answer, counts, built)}
+    return answer
+
+
+def _links(db: Database, fqn: str) -> list[_Link]:
+    """The entities whose phrase names the symbol or one of its members (``fqn.*``)."""
+    rows = db.rows("SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ? OR (fqn > ? AND fqn < ?)",
+                   (fqn, fqn + ".", fqn + "/"))  # '/' sorts right after '.': the range is fqn's dotted members
+    return [_Link(*r) for r in rows]
+
+
+def _rank(link: _Link, fqn_of_symbol: str | None) -> int:
+    rank = TIERS.index(link.tier) if link.tier in TIERS else len(TIERS)
+    return rank + (MEMBER_TIER_PENALTY if fqn_of_symbol and link.fqn != fqn_of_symbol else 0)
+
+
+def _evidence(db: Database, links: list[_Link], limit: int) -> tuple[list[dict], Counter]:
+    if not links:
+        return [], Counter()
+    by_entity: dict[str, _Link] = {}
+    own = min((link.fqn for link in links if link.fqn), key=len, default=None)
+    for link in links:
+        if link.entity not in by_entity or _rank(link, own) < _rank(by_entity[link.entity], own):
+            by_entity[link.entity] = link
+    rows = db.query("SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
+                        " d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
+                        " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
+                        f" WHERE m.entity IN {db.each} AND d.kind <> 'commit'", (db.many(sorted(by_entity)),))
+    items: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at = row.values()
+        link = by_entity[entity]
+        item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
+                "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
+                           "chunk": chunk_id, **({"date": authored_at} if authored_at else {})},
+                "quote": quote, "phrase": name, "symbol": link.fqn or None, "tier": link.tier, "how": link.how,
+                "mode": mode, "_rank": (_rank(link, own), link.fqn != own, kind_rank(kind), -(len(quote) > 40), ref,
+                                    line or 0)}
+        seen = items.get((ref, quote))
+        if seen is None or item["_rank"] < seen["_rank"]:
+            items[(ref, quote)] = item
+    ranked = sorted(items.values(), key=lambda i: i["_rank"])
+    counts = Counter(i["what"] for i in ranked)
+    for item in ranked:
+        del item["_rank"]
+    return ranked[:limit], counts
+
+
+def _related(db: Database, links: list[_Link]) -> list[dict]:
+    """Decisions, incidents, constraints and tickets linked to the symbol's entities in the graph."""
+    keys = sorted({link.entity for link in links})
+    if not keys:
+        return []
+    marks = ", ".join("?" * len(keys))
+    rows = db.rows(
+        "SELECT r.source, r.target, r.description, r.weight, r.mode, e.key, e.name, e.type"
+        " FROM knowledge_relationships r JOIN knowledge_entities e"
+        f" ON e.key = CASE WHEN r.source IN ({marks}) THEN r.target ELSE r.source END"
+        f" WHERE (r.source IN ({marks}) OR r.target IN ({marks})) AND e.type IN"
+        " ('decision', 'incident', 'constraint', 'requirement', 'rfc', 'ticket')"
+        " ORDER BY r.weight DESC LIMIT 10", tuple(keys) * 3)
+    return [{"entity": name, "type": type_, "relationship": description, "weight": round(weight, 2), "mode": mode}
+            for _, _, description, weight, mode, _, name, type_ in rows]
+
+
+def _communities(db: Database, keys: list[str]) -> list[dict]:
+    if not keys:
+        return []
+    keys = sorted(set(keys))[:400]
+    rows = db.rows(
+        "SELECT DISTINCT c.id, c.level, c.size, r.title, r.summary, r.mode, r.rating FROM knowledge_community_members m"
+        " JOIN knowledge_communities c ON c.id = m.community JOIN knowledge_reports r ON r.community = c.id"
+        f" WHERE m.entity IN ({', '.join('?' * len(keys))}) ORDER BY c.level DESC, r.rating DESC LIMIT 3", tuple(keys))
+    return [{"id": cid, "level": level, "size": size, "title": title, "summary": summary, "mode": mode}
+            for cid, level, size, title, summary, mode, _ in rows]
+
+
+def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
+    """Commits whose diff touched the symbol (as tenure.history mapped it: deterministic) and commits
+    whose message names it; thin ones are counted, not listed."""
+    listed: dict[str, dict] = {}
+    thin = 0
+    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how, cs.fqn FROM knowledge_commit_symbols cs"
+                   " JOIN knowledge_documents d ON d.id = cs.document_id"
+                   " WHERE cs.fqn = ? OR (cs.fqn > ? AND cs.fqn < ?) ORDER BY d.authored_at DESC",
+                   (fqn, fqn + ".", fqn + "/")) if fqn else []
+    counted: set[str] = set()
+    for meta, title, authored_at, is_thin, how, touched in rows:
+        info = json.loads(meta)
+        sha = info.get("sha", "")
+        if sha in counted:
+            continue
+        counted.add(sha)
+        if is_thin:
+            thin += 1
+            continue
+        what = "it" if touched == fqn else touched.removeprefix(fqn)
+        listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
+                                "subject": title, "how": f"diff touched {what} ({how})"})
+    keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
+    for row in db.query("SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
+                            " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
+                            f" ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN {db.each}",
+                                (db.many(keys),)):
+        info = json.loads(row["meta"])
+        sha = info.get("sha", "")
+        listed.setdefault(sha, {"sha": sha[:10], "date": row["authored_at"], "author": info.get("author"),
+                                "subject": row["title"], "how": "its message names it"})
+    commits = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
+    out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin}
+    history = get_meta(db, "history")
+    if history and not history.get("available"):
+        out["history"] = f"not read ({history.get('reason')})"
+    return out
+
+
+def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
+    name = answer["symbol"] or answer["query"]
+    if built is None:
+        return f"{name}: the knowledge store is not built yet (run `tenure knowledge build`); mode: offline"
+    parts = [f"{n} {plural(what, n)}" for what, n in counts.most_common()]
+    commits = answer["commits"]
+    if commits["total"]:
+        parts.append(f"{commits['total']} {plural('commit', commits['total'])}")
+    thin = f" ({commits['thin']} thin commits left out)" if commits["thin"] else ""
+    mode = answer["mode"]
+    how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "
+           "that name them together; descriptions and reports are extractive" if mode == "offline"
+           else f"model {built.get('model')}, with offline links")
+    if not parts:
+        found = "nothing in the documents, threads or history names it"
+        if answer["symbol"] is None and answer["lookup"]["how"] == "none":
+            found = "no symbol or phrase by that name"
+        return f"{name}: {found}{thin}; mode: {how}"
+    return f"{name}: {', '.join(parts)}{thin}; mode: {how}"

@@ -1,0 +1,280 @@
+"""The join's ladder (SPEC 2.5): a phrase from prose mapped to the symbols it names, and how surely.
+
+- ``exact``: the phrase is a symbol's full name, a file's path, or a dotted name / path suffix that
+  names exactly one symbol;
+- ``strong``: a normalised phrase points at one symbol unambiguously ("the settlement service" and
+  ``SettlementService``; ``flask.Flask`` and ``flask.app.Flask``: its package and its name; ``url_for``
+  naming several symbols of which one is defined at module level outside tests);
+- ``weak``: a concept spanning several symbols with unclear borders: the set is returned (cut at
+  ``WEAK_LIMIT``, with the total) for the agent to check;
+- ``unresolved``: nothing in the code: kept and returned as it is, never forced onto a symbol.
+
+Symbols are read through :class:`tenure.structural.store.StructuralStore` (``all_symbols``) once per
+index state; resolving a phrase is then a few dictionary lookups.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tenure.structural.naming import has_suffix
+from tenure.structural.resolve import SymbolInfo
+from tenure.structural.store import StructuralStore
+
+EXACT, STRONG, WEAK, UNRESOLVED = "exact", "strong", "weak", "unresolved"
+TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
+WEAK_LIMIT = 20
+TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
+SKIPPED_KINDS = {"lambda"}
+
+_FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
+_EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
+               "cs", "php", "scala", "swift", "sh", "sql", "toml", "yaml", "yml", "json", "cfg", "ini"}
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_ARTICLES = ("the ", "a ", "an ", "our ", "this ")
+_GENERIC = ("class", "function", "method", "module", "package", "object", "decorator", "attribute")
+_STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "are", "was", "not", "all", "its"}
+
+
+@dataclass(frozen=True)
+class PhraseMatch:
+    phrase: str
+    tier: str
+    symbols: tuple[str, ...] = ()
+    how: str = ""
+    total: int = 0  # symbols matched; more than `symbols` lists when the set was cut
+
+    def as_dict(self) -> dict:
+        return {"phrase": self.phrase, "tier": self.tier, "symbols": list(self.symbols), "how": self.how,
+                "total": self.total}
+
+
+def clean(phrase: str) -> str:
+    """The phrase without the marks prose puts around code: quotes, backticks, a leading ``~`` (Sphinx),
+    ``@`` (a decorator), trailing ``()`` and punctuation."""
+    text = phrase.strip().strip("`'\"").strip()
+    text = text.lstrip("~@").rstrip(".,;:!?")
+    while text.endswith("()"):
+        text = text[:-2]
+    return text.strip()
+
+
+def normalised(phrase: str) -> str:
+    """Case and separators folded away: "the Settlement service" and SettlementService agree."""
+    text = phrase.lower().strip()
+    for article in _ARTICLES:
+        if text.startswith(article):
+            text = text[len(article):]
+    words = text.split()
+    if len(words) > 1 and words[-1] in _GENERIC:
+        words = words[:-1]
+    return re.sub(r"[^a-z0-9]", "", "".join(words))
+
+
+def words_of(name: str) -> set[str]:
+    """The words of an identifier or a phrase (camelCase and snake_case split), folded, crudely singular."""
+    out = set()
+    for word in _WORDS.findall(name):
+        word = word.lower()
+        if len(word) < 3 or word in _STOP:
+            continue
+        out.add(word[:-1] if word.endswith("s") and len(word) > 3 else word)
+    return out
+
+
+@dataclass
+class _Entry:
+    fqn: str
+    kind: str
+    path: str
+    top_level: bool  # defined directly in its module
+    in_tests: bool
+    bases: tuple[str, ...] = ()
+    module: str = ""
+
+
+@dataclass
+class PhraseIndex:
+    """What resolving needs of the symbols, built once from the structural store."""
+
+    fqns: dict[str, _Entry] = field(default_factory=dict)
+    by_name: dict[str, list[_Entry]] = field(default_factory=lambda: defaultdict(list))
+    by_normalised: dict[str, list[_Entry]] = field(default_factory=lambda: defaultdict(list))
+    by_word: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    modules_by_path: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, store: StructuralStore) -> PhraseIndex:
+        return cls.from_symbols(store.all_symbols())
+
+    @classmethod
+    def from_symbols(cls, symbols: Iterable[SymbolInfo]) -> PhraseIndex:
+        index = cls()
+        for s in symbols:
+            if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
+                continue
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
+                           s.module or "")
+            index.fqns[s.fqn] = entry
+            index.by_name[s.name].append(entry)
+            index.by_normalised[normalised(s.name)].append(entry)
+            for word in words_of(s.name):
+                index.by_word[word].add(s.fqn)
+            if s.kind == "module" and s.path:
+                index.modules_by_path[s.path] = s.fqn
+        return index
+
+    def __bool__(self) -> bool:
+        return bool(self.fqns)
+
+    def resolve(self, phrase: str) -> PhraseMatch:
+        text = clean(phrase)
+        if not text or not self.fqns:
+            return PhraseMatch(phrase, UNRESOLVED, how="no symbols indexed" if not self.fqns else "empty")
+        if _is_path(text):
+            found = self._path(phrase, text)
+            if found is not None:
+                return found
+        return self._name(phrase, text) or self._concept(phrase, text)
+
+    # the rungs ---------------------------------------------------------------------------------
+    def _path(self, phrase: str, path: str) -> PhraseMatch | None:
+        path = path.lstrip("./")
+        if path in self.modules_by_path:
+            return PhraseMatch(phrase, EXACT, (self.modules_by_path[path],), f"the module of file {path}", 1)
+        if path.endswith("/"):
+            inside = sorted(m for p, m in self.modules_by_path.items() if p.startswith(path) or f"/{path}" in p)
+            return _set(phrase, inside, f"the modules under {path}") if inside else None
+        suffix = [m for p, m in self.modules_by_path.items() if p.endswith("/" + path)]
+        if len(suffix) == 1:
+            return PhraseMatch(phrase, EXACT, (suffix[0],), f"the module of the one file ending in {path}", 1)
+        if suffix:
+            return _set(phrase, sorted(suffix), f"{len(suffix)} files end in {path}")
+        return None
+
+    def _name(self, phrase: str, text: str) -> PhraseMatch | None:
+        if text in self.fqns:
+            return PhraseMatch(phrase, EXACT, (text,), "its full name", 1)
+        name = re.split(r"[.:#$/]", text)[-1]
+        candidates = self.by_name.get(name, [])
+        if not candidates:
+            return self._inherited(phrase, text) if text != name else None
+        if text != name:  # a dotted name: a suffix of full names, or package + name (a re-export)
+            suffix = [e for e in candidates if has_suffix(e.fqn, text)]
+            if len(suffix) == 1:
+                return PhraseMatch(phrase, EXACT, (suffix[0].fqn,), f"the one symbol named …{text}", 1)
+            if suffix:
+                return self._pick(phrase, suffix, f"{len(suffix)} symbols end in {text}")
+            parts = text.split(".")
+            # a re-export skips modules, never a class: flask.Flask.url_for is flask.app.Flask.url_for, but
+            # flask.session is no method AppContext.session
+            packaged = [e for e in candidates if e.fqn.split(".")[0] == parts[0]
+                        and _reexported(text, e)]
+            if len(packaged) == 1:
+                return PhraseMatch(phrase, STRONG, (packaged[0].fqn,),
+                                   f"{text} names its package and its name (re-exported from {packaged[0].fqn})", 1)
+            if packaged:
+                return self._pick(phrase, packaged, f"{len(packaged)} symbols of package {parts[0]} named {name}")
+            return self._inherited(phrase, text)
+        if all(e.in_tests for e in candidates):  # prose means the project's code, not a test's local helper
+            return PhraseMatch(phrase, UNRESOLVED, how=f"only symbols in tests are named {name}", total=len(candidates))
+        if len(candidates) == 1 and (candidates[0].top_level or candidates[0].kind in ("class", "module")):
+            return PhraseMatch(phrase, EXACT, (candidates[0].fqn,), f"the one symbol named {name}", 1)
+        if len(candidates) == 1:  # a bare name that only a class member has may mean something else
+            return _set(phrase, [candidates[0].fqn], f"only a member is named {name}")
+        return self._pick(phrase, candidates, f"{len(candidates)} symbols are named {name}")
+
+    def _inherited(self, phrase: str, text: str) -> PhraseMatch | None:
+        """``Flask.route``: a member the class inherits (``route`` is defined on a base class)."""
+        owner_text, _, member = text.rpartition(".")
+        owner = self._name(owner_text, owner_text) if owner_text else None
+        if owner is None or len(owner.symbols) != 1 or self.fqns[owner.symbols[0]].kind != "class":
+            return None
+        seen: set[str] = set()
+        todo = [owner.symbols[0]]
+        while todo:
+            cls = todo.pop(0)
+            if cls in seen:
+                continue
+            seen.add(cls)
+            if f"{cls}.{member}" in self.fqns and cls != owner.symbols[0]:
+                return PhraseMatch(phrase, STRONG, (f"{cls}.{member}",),
+                                   f"{owner.symbols[0]} inherits {member} from {cls}", 1)
+            for base in self.fqns[cls].bases:
+                found = [e.fqn for e in self.by_name.get(base.rpartition(".")[2], []) if e.kind == "class"]
+                if base in self.fqns:
+                    found = [base]
+                todo += found if len(found) == 1 else []
+        return None
+
+    def _pick(self, phrase: str, entries: list[_Entry], why: str) -> PhraseMatch:
+        """Several symbols by one name: one defined at module level outside tests is what prose means
+        by it (``url_for`` is the helper, not the method of the same name); otherwise all of them."""
+        outside = [e for e in entries if not e.in_tests]
+        top = [e for e in outside if e.top_level and e.kind != "module"]
+        if len(top) == 1:
+            return PhraseMatch(phrase, STRONG, (top[0].fqn,),
+                               f"{why}; the one defined at module level outside tests", len(entries))
+        classes = [e for e in outside if e.kind == "class"]
+        if len(classes) == 1:
+            return PhraseMatch(phrase, STRONG, (classes[0].fqn,), f"{why}; the one class outside tests", len(entries))
+        if not outside:
+            return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
+        return _set(phrase, sorted(e.fqn for e in outside), why)
+
+    def _concept(self, phrase: str, text: str) -> PhraseMatch:
+        norm = normalised(text)
+        # folding names a class, a module or a module-level function ("the request context" is no method)
+        same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
+                and (e.kind in ("class", "module") or e.top_level)] if norm else []
+        if len(same) == 1:
+            how = f"'{text}' is {same[0].fqn} with case and spaces folded"
+            return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
+        if same:
+            return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
+        words = words_of(text)
+        if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
+            return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
+        # the symbols sharing the most of the phrase's words, at least two ("the settlement retry path":
+        # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
+        shared: Counter = Counter()
+        for word in words:
+            shared.update(f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests)
+        best = max(shared.values(), default=0)
+        if best < 2:
+            return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name or with those words")
+        matched = {f for f, n in shared.items() if n == best}
+        common = sorted(w for w in words if all(w in words_of(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
+        if len(matched) > TOO_VAGUE:
+            return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
+                               + ", ".join(sorted(words)), total=len(matched))
+        return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
+
+
+def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
+    return PhraseMatch(phrase, WEAK, tuple(fqns[:WEAK_LIMIT]), why, len(fqns))
+
+
+def _reexported(text: str, entry: _Entry) -> bool:
+    """``pkg.Name.member`` for ``pkg.sub.Name.member``: the phrase is a package above the symbol's module,
+    then the symbol's whole name inside that module."""
+    if not entry.module or not entry.fqn.startswith(entry.module + "."):
+        return False
+    inside = entry.fqn[len(entry.module) + 1:]
+    head = text[:-len(inside) - 1]
+    return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
+
+
+def _in_tests(path: str) -> bool:
+    parts = path.split("/")
+    return any(p in ("tests", "test", "testing") for p in parts[:-1]) or parts[-1].startswith("test_")
+
+
+def _is_path(text: str) -> bool:
+    """A file or directory path (``src/flask/app.py``, ``docs/``, ``app.py``), not a dotted name."""
+    if " " in text:
+        return False
+    return "/" in text or (_FILE.match(text) is not None and text.rsplit(".", 1)[1] in _EXTENSIONS)

@@ -1,0 +1,255 @@
+"""Rules: how things are done here (SPEC §2.4). `Tenure.rules_store`.
+
+Candidate rules are mined from episodes (mining.py) or stated by people; each keeps its counts and
+source episodes. One that passes the threshold is promoted into the always-loaded instructions (the
+managed section of AGENTS.md, `tenure://rules`, the briefing); one that starts failing is demoted.
+Every change is an event: `explain` shows why a rule says what it says, and since when.
+
+```toml
+[procedural]
+promote_after = 3        # episodes counting for a rule before it is promoted …
+min_agreement = 0.8      # … with at least this share of its evidence for it …
+min_explained = 2        # … and at least this many failures of episodes that did not follow it
+demote_after = 2         # episodes counting against a promoted rule (since its promotion) that demote it
+agents_file = "AGENTS.md"
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tenure.config import load_settings
+from tenure.episodic.api import Episodes
+from tenure.namespace.code import indexed_files
+from tenure.procedural import agents_md, mining
+from tenure.procedural.mining import Mined, rule_text
+from tenure.procedural.procedures import Procedure, execute, procedures
+from tenure.procedural.store import migrations
+from tenure.refusal import Refusal
+from tenure.storage import Database
+
+Clock = Callable[[], datetime]
+EVIDENCE = "tenure (evidence)"  # the author of what mining does
+
+
+class RulesError(Refusal):
+    """A refused request; the message says what to do instead."""
+
+
+@dataclass(frozen=True)
+class ProceduralSettings:
+    promote_after: int = 3
+    min_agreement: float = 0.8
+    min_explained: int = 2
+    demote_after: int = 2
+    agents_file: str = "AGENTS.md"
+
+
+class Rules:
+    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None) -> None:
+        self.db, self.root, self.episodes = db, Path(root), episodes
+        self.clock = clock or (lambda: datetime.now(UTC))
+        migrations.apply(db)
+        self.settings = load_settings(self.root, "procedural", ProceduralSettings)
+
+    # learning ------------------------------------------------------------------------------------
+    def mine(self) -> dict:
+        """Count every rule's evidence again, add the new candidates, promote and demote; the managed
+        section of AGENTS.md follows."""
+        runs, decided = self.episodes.runs(), self.episodes.decided()
+        known = self.db.query("SELECT * FROM rules WHERE kind != 'stated'")
+        pairs = {kind: {(r["first"], r["second"]) for r in known if r["kind"] == kind} for kind in ("ordering",
+                                                                                                  "co-change")}
+        code = set(indexed_files(self.db))
+        found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
+        found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
+                      mining.co_change(decided, code, pairs["co-change"])})
+        changed: dict[str, list[int]] = {"new": [], "promoted": [], "demoted": []}
+        with self.db.transaction():
+            rows = {r["key"]: r for r in known}
+            for key, rule in sorted(found.items()):
+                row = rows.get(key)
+                if row is None:
+                    changed["new"].append(self._insert(rule))
+                    row = self._row(changed["new"][-1])
+                self._count(row, rule, changed)
+        written = self.write_agents_file() if changed["promoted"] or changed["demoted"] else None
+        return {"candidatesNew": changed["new"], "promoted": changed["promoted"], "demoted": changed["demoted"],
+                "rules": len(found), "agentsFile": written}
+
+    def _insert(self, rule: Mined) -> int:
+        at = self.clock().isoformat()
+        rule_id = self.db.rows(
+            """INSERT INTO rules (kind, key, text, first, second, status, successes, failures, source, created_at,
+               changed_at) VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, 'mined', ?, ?) RETURNING id""",
+            (rule.kind, rule.key, rule.text, rule.first, rule.second, rule.successes, rule.failures, at, at))[0][0]
+        self._event(rule_id, "mined", f"{rule.successes} for, {rule.failures} against", EVIDENCE)
+        return rule_id
+
+    def _count(self, row: dict, rule: Mined, changed: dict[str, list[int]]) -> None:
+        s, f = rule.successes, rule.failures
+        grouped: dict[tuple[int, str], list[str]] = {}
+        for o in rule.evidence:
+            grouped.setdefault((o.episode, o.counts_as), []).append(o.why)
+        self.db.execute("DELETE FROM rule_evidence WHERE rule_id = ?", (row["id"],))
+        self.db.executemany("INSERT INTO rule_evidence (rule_id, episode_id, counts_as, times, why)"
+                            " VALUES (?, ?, ?, ?, ?)",
+                            [(row["id"], e, c, len(w), w[0]) for (e, c), w in sorted(grouped.items())])
+        if (s, f) != (row["successes"], row["failures"]):
+            self.db.execute("UPDATE rules SET successes = ?, failures = ? WHERE id = ?", (s, f, row["id"]))
+            self._event(row["id"], "counted", f"{row['successes']} → {s} for, {row['failures']} → {f} against",
+                        EVIDENCE)
+        agreement = s / (s + f) if s + f else 0.0
+        if row["status"] == "promoted":
+            since = f - row["failures_at_change"]
+            if since >= self.settings.demote_after or (s + f >= self.settings.promote_after and
+                                                       agreement < self.settings.min_agreement):
+                self._set_status(row["id"], "demoted", f"{since} episodes against it since it was promoted; "
+                                 f"{s} for, {f} against ({agreement:.0%})", EVIDENCE, by_hand=False)
+                changed["demoted"].append(row["id"])
+        elif not row["by_hand"] and s - (row["successes_at_change"] if row["status"] == "demoted" else 0) >= \
+                self.settings.promote_after and agreement >= self.settings.min_agreement and \
+                rule.explained >= self.settings.min_explained:
+            self._set_status(row["id"], "promoted", f"{s} episodes for it ({rule.explained} failed without it), {f} "
+                             f"against ({agreement:.0%}): past the threshold ({self.settings.promote_after} for, "
+                             f"{self.settings.min_agreement:.0%}, {self.settings.min_explained} failed without)",
+                             EVIDENCE, by_hand=False)
+            changed["promoted"].append(row["id"])
+
+    # people --------------------------------------------------------------------------------------
+    def add(self, text: str | None, author: str, before: str | None = None, then: str | None = None,
+            change: str | None = None, also: str | None = None, candidate: bool = False) -> dict:
+        """A rule a person states: in words, or as an ordering (`before` … `then`) or a co-change
+        (`change` … `also`) that episodes then count. Promoted at once unless `candidate`."""
+        if before or then:
+            if not (before and then):
+                raise RulesError("an ordering rule names both commands: --before 'make generate' --then 'pytest'")
+            kind, first, second = "ordering", before.strip(), then.strip()
+        elif change or also:
+            if not (change and also):
+                raise RulesError("a co-change rule names both files: --change api/schema.py --also "
+                                 "api/generated/client.py")
+            kind, first, second = "co-change", change.strip(), also.strip()
+        else:
+            if not text or not text.strip():
+                raise RulesError("say the rule, e.g. tenure rules add \"migrations are applied before deploying\"")
+            kind, first, second = "stated", None, None
+        words = " ".join(text.split()) if text and text.strip() else rule_text(kind, first or "", second or "")
+        key = Mined(kind, first, second).key if first else "stated:" + words.lower()
+        at = self.clock().isoformat()
+        with self.db.transaction():
+            existing = self.db.rows("SELECT id FROM rules WHERE key = ?", (key,))
+            if existing:
+                raise RulesError(f"rule {existing[0][0]} says that already: `tenure rules explain {existing[0][0]}`")
+            rule_id = self.db.rows(
+                """INSERT INTO rules (kind, key, text, first, second, status, source, created_at, changed_at)
+                   VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, ?) RETURNING id""",
+                (kind, key, words, first, second, author, at, at))[0][0]
+            self._event(rule_id, "stated", words, author)
+            if not candidate:
+                self._set_status(rule_id, "promoted", "stated by a person", author, by_hand=True)
+        mined = self.mine() if kind != "stated" else None
+        written = self.write_agents_file() if not candidate else None
+        return {"rule": self.describe(rule_id), "agentsFile": written or (mined or {}).get("agentsFile")}
+
+    def promote(self, rule_id: int, author: str) -> dict:
+        return self._by_hand(rule_id, "promoted", author)
+
+    def demote(self, rule_id: int, author: str, reason: str | None = None) -> dict:
+        return self._by_hand(rule_id, "demoted", author, reason)
+
+    def _by_hand(self, rule_id: int, status: str, author: str, reason: str | None = None) -> dict:
+        with self.db.transaction():
+            row = self._row(rule_id)
+            if row["status"] == status:
+                raise RulesError(f"rule {rule_id} is {status} already")
+            self._set_status(rule_id, status, reason or f"by {author}", author, by_hand=True)
+        return {"rule": self.describe(rule_id), "agentsFile": self.write_agents_file()}
+
+    def _set_status(self, rule_id: int, status: str, why: str, author: str, by_hand: bool) -> None:
+        self.db.execute("""UPDATE rules SET status = ?, by_hand = ?, changed_at = ?, successes_at_change = successes,
+                           failures_at_change = failures WHERE id = ?""",
+                        (status, int(by_hand), self.clock().isoformat(), rule_id))
+        self._event(rule_id, status, why, author)
+
+    def _event(self, rule_id: int, event: str, detail: str, author: str) -> None:
+        self.db.execute("INSERT INTO rule_events (rule_id, at, event, detail, author) VALUES (?, ?, ?, ?, ?)",
+                        (rule_id, self.clock().isoformat(), event, detail, author))
+
+    # reading -------------------------------------------------------------------------------------
+    def _row(self, rule_id: int) -> dict:
+        rows = self.db.query("SELECT * FROM rules WHERE id = ?", (rule_id,))
+        if not rows:
+            raise RulesError(f"no rule {rule_id}: `tenure rules list` shows them")
+        return rows[0]
+
+    def describe(self, rule_id: int) -> dict:
+        return _public(self._row(rule_id))
+
+    def list(self, status: str | None = None) -> dict:
+        rows = self.db.query("SELECT * FROM rules" + (" WHERE status = ?" if status else "") +
+                             " ORDER BY status != 'promoted', status != 'candidate', successes DESC, id",
+                             (status,) if status else ())
+        return {"rules": [_public(r) for r in rows], "procedures": [
+                {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when} for p in procedures(self.root)],
+                "thresholds": self.settings.__dict__}
+
+    def explain(self, rule_id: int) -> dict:
+        """A rule with every episode that counts for or against it, and every change it went through."""
+        row = self._row(rule_id)
+        evidence = self.db.query("SELECT episode_id, counts_as, times, why FROM rule_evidence WHERE rule_id = ?"
+                                 " ORDER BY counts_as, episode_id", (rule_id,))
+        described = self.episodes.describe([e["episode_id"] for e in evidence])
+        events = self.db.query("SELECT at, event, detail, author FROM rule_events WHERE rule_id = ? ORDER BY id",
+                               (rule_id,))
+        return {"rule": _public(row), "evidence": [{**described.get(e["episode_id"], {"episode": e["episode_id"]}),
+                                                     "countsAs": e["counts_as"], "times": e["times"], "why": e["why"]}
+                                                    for e in evidence], "events": events}
+
+    def promoted(self) -> list[dict]:
+        return [_public(r) for r in self.db.query("SELECT * FROM rules WHERE status = 'promoted' ORDER BY id")]
+
+    def lines(self) -> list[str]:
+        """The promoted rules as the instructions show them, each with a one-line reference to its evidence."""
+        out = []
+        for r in self.promoted():
+            if r["kind"] == "stated":
+                evidence = f"stated by {r['source']}"
+            else:
+                evidence = f"{r['successes']} episodes for, {r['failures']} against"
+            out.append(f"- {r['text']} (rule {r['id']}: {evidence}; `tenure rules explain {r['id']}`)")
+        return out
+
+    def write_agents_file(self) -> dict:
+        path = self.root / self.settings.agents_file
+        try:
+            return {"path": str(path), "changed": agents_md.write(path, self.lines())}
+        except (agents_md.AgentsFileError, OSError) as exc:
+            return {"path": str(path), "changed": False, "error": str(exc)}
+
+    # situational procedures ----------------------------------------------------------------------
+    def procedures(self) -> list[Procedure]:
+        return procedures(self.root)
+
+    def run_procedure(self, name: str, session: str | None = None) -> dict:
+        """Run a procedure; when it runs tests and a session is named, its verdict is an outcome of it."""
+        procedure = next((p for p in procedures(self.root) if p.name == name), None)
+        if procedure is None:
+            raise RulesError(f"no procedure {name!r} in tenure.toml ([procedures.{name}] run = … when = …)")
+        result, output = execute(self.root, procedure)
+        if session:
+            result["recorded"] = self.episodes.record_step(session, procedure.run, output, procedure.name)
+        return result
+
+
+def _public(row: dict) -> dict:
+    total = row["successes"] + row["failures"]
+    return {"id": row["id"], "kind": row["kind"], "text": row["text"], "status": row["status"],
+            "successes": row["successes"], "failures": row["failures"],
+            "agreement": round(row["successes"] / total, 3) if total else None, "source": row["source"],
+            "byHand": bool(row["by_hand"]), "created": row["created_at"], "changed": row["changed_at"]}
+

@@ -1,0 +1,53 @@
+"""The procedural store's schema (its own migrations): rules, the episodes that count for or against
+each, and every change of a rule, so that a promotion can be audited."""
+
+from __future__ import annotations
+
+from tenure.storage import Database, Migrations
+
+migrations = Migrations("procedural")
+
+
+@migrations
+def m001_initial(db: Database) -> None:
+    db.execute(
+        """CREATE TABLE rules (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,              -- ordering | co-change | stated
+            key TEXT NOT NULL UNIQUE,        -- what makes two rules the same (ordering:X>Y, co-change:A+B)
+            text TEXT NOT NULL,              -- the rule as the instructions say it
+            first TEXT,                      -- ordering: run this … | co-change: when this changes …
+            second TEXT,                     -- … before this | … this changes too
+            status TEXT NOT NULL,            -- candidate | promoted | demoted
+            successes INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            successes_at_change INTEGER NOT NULL DEFAULT 0,  -- the counts when its status last changed
+            failures_at_change INTEGER NOT NULL DEFAULT 0,
+            by_hand INTEGER NOT NULL DEFAULT 0,  -- its status was last set by a person: evidence may demote it,
+                                                  -- never promote it again on its own
+            source TEXT NOT NULL,            -- mined | the person who stated it
+            created_at TEXT NOT NULL,
+            changed_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE rule_evidence (
+            rule_id INTEGER NOT NULL REFERENCES rules(id),
+            episode_id INTEGER NOT NULL,     -- episodes.id
+            counts_as TEXT NOT NULL,         -- success | failure
+            times INTEGER NOT NULL,
+            why TEXT NOT NULL,
+            PRIMARY KEY (rule_id, episode_id, counts_as)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE rule_events (
+            id INTEGER PRIMARY KEY,
+            rule_id INTEGER NOT NULL REFERENCES rules(id),
+            at TEXT NOT NULL,
+            event TEXT NOT NULL,             -- mined | stated | counted | promoted | demoted
+            detail TEXT NOT NULL,
+            author TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX rule_events_rule ON rule_events(rule_id)")

@@ -1,0 +1,178 @@
+"""Reading git history: commits with their files, incrementally; reverts; thin messages; no git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tenure.history import GitHistory
+from tenure.storage import open_database
+from tests.git_support import GitRepo
+
+SERVICE = '''class Settlement:
+    def retry(self, payment):
+        return self.book(payment)
+
+    def book(self, payment):
+        return payment
+'''
+
+
+def history(repo: GitRepo) -> GitHistory:
+    return GitHistory(open_database(repo.root.parent / "history.db"), repo.root)  # (outside: never committed)
+
+
+def test_every_commit_is_read_with_its_files_and_authors(git_repo: GitRepo) -> None:
+    first = git_repo.commit("Add the settlement service", {"pay/service.py": SERVICE, "README.md": "# pay\n"})
+    second = git_repo.commit("Book twice to survive a lost acknowledgement\n\nThe bank drops one in a thousand.",
+                             {"pay/service.py": SERVICE.replace("return payment", "return [payment, payment]")})
+    h = history(git_repo)
+    report = h.update()
+    assert (report["commits_new"], report["commits_total"]) == (2, 2)
+    newest, oldest = list(h.commits())
+    assert (newest.sha, oldest.sha) == (second, first)
+    assert newest.parents == (first,) and newest.author_name == "Ada" and newest.author_email == "ada@example.com"
+    assert newest.authored_at == "2026-01-07T09:00:00+00:00"
+    assert newest.subject == "Book twice to survive a lost acknowledgement"
+    assert newest.body == "The bank drops one in a thousand."
+    assert [(f.path, f.status, f.added, f.deleted) for f in newest.files] == [("pay/service.py", "M", 1, 1)]
+    assert sorted((f.path, f.status) for f in oldest.files) == [("README.md", "A"), ("pay/service.py", "A")]
+    assert h.commit(second[:8]) == newest and h.commit("ffff") is None
+
+
+def test_a_second_update_reads_only_the_new_commits(git_repo: GitRepo) -> None:
+    for n in range(3):
+        git_repo.commit(f"step {n} of the migration to ledger v2", {"pay/service.py": SERVICE + f"# {n}\n"})
+    h = history(git_repo)
+    assert h.update()["commits_new"] == 3
+    assert h.update()["commits_new"] == 0
+    git_repo.commit("step 3 of the migration to ledger v2", {"pay/service.py": SERVICE + "# 3\n"})
+    report = h.update()
+    assert (report["commits_new"], report["commits_total"]) == (1, 4)
+
+
+def test_commits_read_by_a_run_that_stopped_early_are_not_read_twice(git_repo: GitRepo) -> None:
+    git_repo.commit("one", {"a.py": "x = 1\n"})
+    git_repo.commit("two", {"a.py": "x = 2\n"})
+    h = history(git_repo)
+    h.update()
+    h.db.execute("DELETE FROM history_tips")  # as if killed after storing the commits, before the tips
+    report = h.update()
+    assert (report["commits_new"], report["commits_total"]) == (0, 2)
+
+
+def test_git_revert_names_the_commit_it_reverts(git_repo: GitRepo) -> None:
+    git_repo.commit("Add the settlement service", {"pay/service.py": SERVICE})
+    attempt = git_repo.commit("Retry settlement without booking", {"pay/service.py": SERVICE.replace(
+        "return self.book(payment)", "return payment")})
+    revert = git_repo.revert(attempt)
+    h = history(git_repo)
+    assert h.update()["reverts"] == 1
+    found = h.commit(revert)
+    assert (found.reverts, found.reverts_how) == (attempt, "message")
+    assert found.subject == 'Revert "Retry settlement without booking"'
+
+
+def test_a_revert_written_by_hand_is_found_by_the_subject_it_quotes(git_repo: GitRepo) -> None:
+    git_repo.commit("base", {"a.py": "x = 1\n"})
+    attempt = git_repo.commit("Cache the rates (#41)", {"a.py": "x = 2\n"})
+    git_repo.commit("unrelated", {"b.py": "y = 1\n"})
+    revert = git_repo.commit('Revert "Cache the rates"', {"a.py": "x = 3\n"})
+    h = history(git_repo)
+    h.update()
+    assert (h.commit(revert).reverts, h.commit(revert).reverts_how) == (attempt, "message")
+
+
+def test_a_commit_that_puts_the_content_back_reverts_by_content(git_repo: GitRepo) -> None:
+    git_repo.commit("base", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    attempt = git_repo.commit("Use the fast path", {"a.py": "x = 2\n", "b.py": "y = 2\n"})
+    undo = git_repo.commit("the fast path loses rounding, back to the old one", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    partial = git_repo.commit("Try the fast path in b only", {"b.py": "y = 2\n"}, days=2)
+    h = history(git_repo)
+    h.update()
+    assert (h.commit(undo).reverts, h.commit(undo).reverts_how) == (attempt, "content")
+    # b.py only, as `undo` found it: a partial revert of `undo`
+    assert (h.commit(partial).reverts, h.commit(partial).reverts_how) == (undo, "content-partial")
+    back = git_repo.commit("b as it was", {"b.py": "y = 1\n"})
+    h.update()
+    assert (h.commit(back).reverts, h.commit(back).reverts_how) == (partial, "content")
+
+
+def test_putting_content_back_after_months_is_a_clean_up_not_a_revert(git_repo: GitRepo) -> None:
+    git_repo.commit("base", {"a.py": "x = 1\n"})
+    git_repo.commit("Add a manifest", {"MANIFEST.in": "include *.txt\n"})
+    cleanup = git_repo.commit("drop the manifest", remove=("MANIFEST.in",), days=200)
+    h = history(git_repo)
+    h.update()
+    assert h.commit(cleanup).reverts is None
+
+
+def test_thin_messages_are_kept_counted_and_say_why(git_repo: GitRepo) -> None:
+    git_repo.commit("Add the settlement service", {"a.py": "x = 1\n"})
+    fix = git_repo.commit("fix bug", {"a.py": "x = 2\n"})
+    wip = git_repo.commit("wip", {"a.py": "x = 3\n"})
+    readme = git_repo.commit("Update README.md", {"README.md": "hi\n"})
+    reasoned = git_repo.commit("fix bug\n\nThe rate was read before the lock: two payments got the same one.",
+                               {"a.py": "x = 4\n"})
+    h = history(git_repo)
+    assert h.update()["thin"] == 3
+    assert h.commit(fix).thin_reason == "says only that something was fixed"
+    assert h.commit(wip).thin_reason == "a placeholder message"
+    assert h.commit(readme).thin_reason == "names only the file it changed"
+    assert not h.commit(reasoned).thin and h.commit(reasoned).thin_reason is None
+
+
+def test_a_merge_is_diffed_against_its_first_parent(git_repo: GitRepo) -> None:
+    git_repo.commit("base", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    git_repo.git("checkout", "-q", "-b", "feature")
+    git_repo.commit("feature work", {"b.py": "y = 2\n"})
+    git_repo.git("checkout", "-q", "main")
+    git_repo.commit("mainline work", {"a.py": "x = 2\n"})
+    git_repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature")
+    h = history(git_repo)
+    h.update()
+    merge = next(h.commits(limit=1))
+    assert merge.is_merge and len(merge.parents) == 2
+    assert merge.thin_reason == "merge commit without a body"
+    assert [f.path for f in merge.files] == ["b.py"]  # what the merge brought to main
+
+
+def test_unusual_paths_are_read_as_they_are(git_repo: GitRepo) -> None:
+    sha = git_repo.commit("odd names", {'dir with "quotes"/tab\there.py': "x = 1\n", "é.py": "y = 1\n"})
+    h = history(git_repo)
+    h.update()
+    assert sorted(f.path for f in h.commit(sha).files) == ['dir with "quotes"/tab\there.py', "é.py"]
+
+
+def test_without_git_the_history_is_unavailable_and_says_why(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    h = GitHistory(open_database(":memory:"), plain)
+    assert not h.available
+    report = h.update()
+    assert report["commits_new"] == 0 and "not inside a git work tree" in report["reason"]
+    assert list(h.commits()) == [] and h.touching(["a.b"]) == []
+
+
+def test_a_repository_without_commits_is_unavailable(git_repo: GitRepo) -> None:
+    h = history(git_repo)
+    assert not h.available and h.reason == "the repository has no commits yet"
+
+
+def test_a_project_inside_a_larger_repository_reads_the_commits_that_change_it(git_repo: GitRepo) -> None:
+    git_repo.commit("the web app", {"web/app.js": "x\n"})
+    ours = git_repo.commit("the payments service", {"payments/service.py": SERVICE})
+    git_repo.commit("web again", {"web/app.js": "y\n"})
+    h = GitHistory(open_database(git_repo.root.parent / "inside.db"), git_repo.root / "payments")
+    assert h.update()["commits_total"] == 1
+    (only,) = h.commits()
+    assert only.sha == ours and [f.path for f in only.files] == ["service.py"]
+
+
+def test_commits_are_read_again_in_order_from_a_cursor(git_repo: GitRepo) -> None:
+    shas = [git_repo.commit(f"change {n}", {"a.py": f"x = {n}\n"}) for n in range(3)]
+    h = history(git_repo)
+    h.update()
+    first, cursor = h.read_after(0, limit=2)
+    rest, end = h.read_after(cursor)
+    assert [c.sha for c in first + rest] == shas and h.read_after(end) == ([], end)
+    assert set(h.lookup([shas[1], "0" * 40])) == {shas[1]}

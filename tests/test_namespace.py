@@ -1,0 +1,86 @@
+"""The namespace: what other stores read of the code through tenure.namespace, never through SQL of
+their own; and elements, which name what they attach their knowledge to."""
+
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+from tenure.namespace import symbols
+from tenure.namespace.elements import ElementError, resolve, services
+
+ORDERS = """class OrderProcessor:
+    def checkout(self, basket):
+        self.charge(basket)
+
+    def charge(self, basket):
+        return basket.total
+
+
+def refund(amount):
+    return amount
+"""
+
+
+@pytest.fixture
+def shop(make_indexed_repo) -> Tenure:
+    root = make_indexed_repo({"shop/__init__.py": "", "shop/orders.py": ORDERS, "shop/pyproject.toml": "",
+                              "billing/__init__.py": "",
+                              "billing/invoice.py": "def charge(invoice):\n    return invoice\n"})
+    with Tenure.open(root, discover=False) as t:
+        yield t
+
+
+def test_a_files_symbols_come_outermost_first_with_their_spans(shop: Tenure) -> None:
+    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, "shop/orders.py")]
+    assert found[:3] == [("shop.orders", "module", 1, 10), ("shop.orders.OrderProcessor", "class", 1, 6),
+                         ("shop.orders.OrderProcessor.checkout", "function", 2, 3)]
+    assert symbols.symbols_in(shop.db, "shop/missing.py") == []
+
+
+def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
+    touched = symbols.symbols_at(shop.db, "shop/orders.py", [(6, 6), (10, 11)])
+    assert [s.fqn for s in touched] == ["shop.orders", "shop.orders.OrderProcessor",
+                                        "shop.orders.OrderProcessor.charge", "shop.orders.refund"]
+    assert [s.fqn for s in symbols.symbols_at(shop.db, "shop/orders.py", [(4, 4)])] == \
+        ["shop.orders", "shop.orders.OrderProcessor"]  # a blank line inside the class
+    assert symbols.symbols_at(shop.db, "shop/orders.py", []) == []
+
+
+def test_symbols_are_found_by_short_name_in_the_project_or_in_one_file(shop: Tenure) -> None:
+    assert {s.fqn for s in symbols.symbols_called(shop.db, "charge")} == \
+        {"shop.orders.OrderProcessor.charge", "billing.invoice.charge"}
+    assert [s.fqn for s in symbols.symbols_called(shop.db, "charge", "billing/invoice.py")] == \
+        ["billing.invoice.charge"]
+
+
+def test_a_symbols_fingerprint_follows_its_code(shop: Tenure) -> None:
+    before = symbols.fingerprints(shop.db, ["shop.orders.refund", "shop.orders.OrderProcessor", "nowhere.x"])
+    assert set(before) == {"shop.orders.refund", "shop.orders.OrderProcessor"}
+    (shop.root / "shop/orders.py").write_text(ORDERS.replace("return amount", "return -amount"))
+    shop.index()
+    after = symbols.fingerprints(shop.db, before)
+    assert after["shop.orders.refund"] != before["shop.orders.refund"]
+    assert after["shop.orders.OrderProcessor"] == before["shop.orders.OrderProcessor"]
+
+
+def test_modules_are_found_by_name_and_by_file(shop: Tenure) -> None:
+    assert symbols.module_of(shop.db, "shop/orders.py") == "shop.orders"
+    assert symbols.module_of(shop.db, "shop/missing.py") is None
+    assert symbols.module_files(shop.db, ["shop.orders", "shop.missing"]) == {"shop.orders": ["shop/orders.py"]}
+    assert symbols.modules_like(shop.db, "invo") == ["billing.invoice"]
+    assert symbols.parsed_files(shop.db)["billing/invoice.py"] == "billing.invoice"
+
+
+def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(shop: Tenure) -> None:
+    assert resolve(shop.db, shop.root, "OrderProcessor") == "shop.orders.OrderProcessor"
+    assert resolve(shop.db, shop.root, "shop.orders") == "module:shop.orders"  # a module is one element
+    assert resolve(shop.db, shop.root, "adr-3") == "doc:ADR-3"
+    with pytest.raises(ElementError, match="names 2 symbols"):
+        resolve(shop.db, shop.root, "charge")
+    with pytest.raises(ElementError, match="Did you mean: module:shop.orders"):
+        resolve(shop.db, shop.root, "module:orders")
+
+
+def test_a_directory_with_a_build_manifest_is_a_service(shop: Tenure) -> None:
+    assert {e: sorted(p.paths) for e, p in services(Path(shop.root)).items()} == {"service:shop": ["shop/"]}

@@ -1,0 +1,64 @@
+"""The join's ladder (SPEC 2.5): exact, strong, weak, unresolved, each with how it was reached."""
+
+from __future__ import annotations
+
+from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex
+from tenure.structural.resolve import SymbolInfo
+
+
+def symbol(fqn: str, kind: str = "function", path: str = "pay/settlement.py", parent: str | None = None,
+           bases: tuple[str, ...] = ()) -> SymbolInfo:
+    module = "pay.settlement"
+    return SymbolInfo(fqn=fqn, name=fqn.rsplit(".", 1)[-1], kind=kind, language="python", path=path, line=1,
+                      parent=parent if parent is not None else fqn.rsplit(".", 1)[0], module=module, bases=bases)
+
+
+INDEX = PhraseIndex.from_symbols([
+    symbol("pay.settlement", "module", parent=""),
+    symbol("pay.settlement.SettlementService", "class"),
+    symbol("pay.settlement.SettlementService.retry", parent="pay.settlement.SettlementService"),
+    symbol("pay.settlement.reconcile"),
+    symbol("pay.base.Base", "class", path="pay/base.py"),
+    symbol("pay.base.Base.close", path="pay/base.py", parent="pay.base.Base"),
+    symbol("pay.settlement.Ledger", "class", bases=("Base",)),
+    symbol("pay.settlement.SettlementReport", "class"),
+    symbol("pay.settlement.SettlementRetryPolicy", "class"),
+    symbol("pay.settlement.SettlementRetryQueue", "class"),
+    symbol("pay.settlement.Ledger.reconcile", parent="pay.settlement.Ledger"),
+    symbol("test_pay.test_retry", path="tests/test_pay.py", parent="test_pay"),
+    symbol("test_pay.helper.g", path="tests/test_pay.py", parent="test_pay.helper"),
+])
+
+
+def test_a_full_name_a_file_and_a_unique_suffix_are_exact() -> None:
+    assert INDEX.resolve("pay.settlement.SettlementService.retry").tier == EXACT
+    assert INDEX.resolve("pay/settlement.py").symbols == ("pay.settlement",)
+    found = INDEX.resolve("`SettlementService.retry()`")
+    assert (found.tier, found.symbols) == (EXACT, ("pay.settlement.SettlementService.retry",))
+
+
+def test_a_folded_phrase_a_re_export_an_inherited_member_and_the_module_level_one_are_strong() -> None:
+    assert INDEX.resolve("the settlement service").symbols == ("pay.settlement.SettlementService",)
+    assert INDEX.resolve("the settlement service").tier == STRONG
+    assert INDEX.resolve("pay.SettlementService").tier == STRONG  # package and name: a re-export
+    inherited = INDEX.resolve("Ledger.close")
+    assert (inherited.tier, inherited.symbols) == (STRONG, ("pay.base.Base.close",))
+    assert "inherits" in inherited.how
+    several = INDEX.resolve("reconcile")  # a function and a method: prose means the module-level one
+    assert (several.tier, several.symbols, several.total) == (STRONG, ("pay.settlement.reconcile",), 2)
+
+
+def test_a_concept_spanning_several_symbols_is_weak_with_the_set() -> None:
+    found = INDEX.resolve("the settlement retry path")
+    assert found.tier == WEAK and found.symbols == ("pay.settlement.SettlementRetryPolicy",
+                                                    "pay.settlement.SettlementRetryQueue")
+    assert found.total == 2 and "retry, settlement" in found.how
+    assert INDEX.resolve("settlement objects").tier == UNRESOLVED  # no name has both words
+    assert INDEX.resolve("Retry").tier == UNRESOLVED  # one word inside several names names none of them
+
+
+def test_a_constraint_with_no_symbol_and_a_name_only_tests_use_stay_unresolved() -> None:
+    assert INDEX.resolve("the counterparty SLA").tier == UNRESOLVED
+    only_tests = INDEX.resolve("g")
+    assert only_tests.tier == UNRESOLVED and "tests" in only_tests.how
+    assert PhraseIndex().resolve("SettlementService").how == "no symbols indexed"

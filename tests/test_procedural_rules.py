@@ -1,0 +1,136 @@
+"""Rules that earn their place: mined from episodes or stated, promoted into AGENTS.md's managed
+section, demoted by later failures, every change auditable; situational procedures as tools."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tenure import Tenure
+from tenure.cli import app
+from tenure.mcp.server import build_server
+from tenure.procedural.agents_md import BEGIN, END
+from tests.git_support import GitRepo
+
+PASSED = "========== 3 passed in 0.05s ==========\n"
+FAILED = "FAILED tests/test_api.py::test_client - ImportError\n========== 1 failed, 2 passed in 0.05s ==========\n"
+AGENTS = "# How we work here\n\nSmall commits. Tests before pushing.\n"
+
+
+@pytest.fixture
+def repo(git_repo: GitRepo) -> Iterator[GitRepo]:
+    git_repo.commit("api", {"api/__init__.py": "", "api/schema.py": "VERSION = 1\n", "api/client.py": "V = 1\n",
+                            "AGENTS.md": AGENTS})
+    git_repo.index()
+    yield git_repo
+
+
+def session(t: Tenure, steps: list[tuple[str, str]]) -> dict:
+    """A work session that ran these commands (with these outputs) and ended."""
+    sid = t.start_session("agent", "change the api")["session"]
+    for command, output in steps:
+        t.episodes.record_step(sid, command, output)
+    return t.end_session(sid, "done")
+
+
+def test_an_ordering_rule_is_mined_promoted_into_agents_md_and_demoted_by_later_failures(repo: GitRepo) -> None:
+    with Tenure.open(repo.root, discover=False) as t:
+        for steps in ([("make generate", ""), ("pytest", PASSED)], [("pytest", FAILED)],
+                      [("make generate", ""), ("pytest", PASSED)]):
+            session(t, steps)
+        assert t.rules_store.promoted() == []  # one failure without it is not enough
+        ended = session(t, [("pytest", FAILED), ("make generate", ""), ("pytest", PASSED)])
+        (rule_id,) = ended["rules"]["promoted"]
+        rule = t.rules_store.describe(rule_id)
+        assert (rule["kind"], rule["text"], rule["status"]) == ("ordering", "Run `make generate` before `pytest`.",
+                                                                "promoted")
+        agents = (repo.root / "AGENTS.md").read_text()
+        assert agents.startswith(AGENTS) and BEGIN in agents and END in agents  # the rest untouched
+        assert f"- Run `make generate` before `pytest`. (rule {rule_id}: 5 episodes for, 0 against; " \
+               f"`tenure rules explain {rule_id}`)" in agents
+        explained = t.rules_store.explain(rule_id)
+        assert {e["countsAs"] for e in explained["evidence"]} == {"success"}
+        assert any(e["why"] == "ran `pytest` without `make generate` before it: failed" for e in explained["evidence"])
+        assert [e["event"] for e in explained["events"]] == ["mined", "counted", "promoted"]
+
+        for _ in range(2):  # it starts failing
+            ended = session(t, [("make generate", ""), ("pytest", FAILED)])
+        assert ended["rules"]["demoted"] == [rule_id]
+        events = [e["event"] for e in t.rules_store.explain(rule_id)["events"]]
+    assert events[-1] == "demoted" and "promoted" in events
+    agents = (repo.root / "AGENTS.md").read_text()
+    assert agents.startswith(AGENTS) and "make generate" not in agents and "No rule is promoted" in agents
+
+
+def test_a_co_change_rule_is_mined_from_commits_and_their_test_outcomes(repo: GitRepo, tmp_path: Path) -> None:
+    with Tenure.open(repo.root, discover=False) as t:
+        for n in range(2, 5):
+            repo.commit(f"schema v{n} with its client", {"api/schema.py": f"VERSION = {n}\n",
+                                                           "api/client.py": f"V = {n}\n"})
+            t.episodes.record_tests("exit-code", exit_code=0)
+        for n in range(5, 7):
+            repo.commit(f"schema v{n}", {"api/schema.py": f"VERSION = {n}\n"})
+            t.episodes.record_tests("exit-code", exit_code=1, failed=["tests/test_api.py::test_client"])
+        t.index()
+        rules = t.rules_store.list()["rules"]
+    rule = next(r for r in rules if r["text"] == "When you change `api/schema.py`, change `api/client.py` too.")
+    assert (rule["status"], rule["successes"], rule["failures"]) == ("promoted", 5, 0)
+
+
+def test_a_stated_rule_is_always_loaded_until_demoted_and_every_change_is_recorded(repo: GitRepo) -> None:
+    runner = CliRunner()
+    added = runner.invoke(app, ["rules", "add", "Migrations run before the deploy.", "--author", "human/ada",
+                                "--repo", str(repo.root)])
+    assert added.exit_code == 0, added.output
+    with Tenure.open(repo.root, discover=False) as t:
+        (rule,) = t.rules_store.promoted()
+        assert rule["source"] == "human/ada" and rule["byHand"]
+        assert "Migrations run before the deploy." in t.rules()["text"]  # tenure://rules
+        assert "## House rules" in t.memories.brief()["text"] and "Migrations run" in t.memories.brief()["text"]
+    assert "Migrations run before the deploy. (rule 1: stated by human/ada" in (repo.root / "AGENTS.md").read_text()
+    demoted = runner.invoke(app, ["rules", "demote", "1", "--reason", "we deploy with migrations inside now",
+                                  "--author", "human/bob", "--repo", str(repo.root)])
+    assert demoted.exit_code == 0, demoted.output
+    explained = runner.invoke(app, ["rules", "explain", "1", "--repo", str(repo.root)]).stdout
+    assert "stated by human/ada" in explained
+    assert "demoted by human/bob: we deploy with migrations inside now" in explained
+    assert "Migrations run" not in (repo.root / "AGENTS.md").read_text()
+    again = runner.invoke(app, ["rules", "add", "Migrations run before the deploy.", "--repo", str(repo.root)])
+    assert again.exit_code == 2 and "rule 1 says that already" in again.output
+
+
+def test_broken_markers_in_agents_md_are_reported_and_nothing_is_written(repo: GitRepo) -> None:
+    broken = AGENTS + "\n" + BEGIN + "\nsomeone cut the end marker\n"
+    (repo.root / "AGENTS.md").write_text(broken)
+    with Tenure.open(repo.root, discover=False) as t:
+        result = t.rules_store.add("Keep the changelog.", "human/ada")
+    assert "1 begin and 0 end markers" in result["agentsFile"]["error"]
+    assert (repo.root / "AGENTS.md").read_text() == broken
+
+
+def test_a_situational_procedure_is_an_mcp_tool_with_its_trigger_and_records_its_verdict(repo: GitRepo) -> None:
+    (repo.root / "tenure.toml").write_text(
+        '[procedures.integration-tests]\nrun = "echo ==== 4 passed in 0.1s ===="\n'
+        'when = "after changing anything under api/"\n')
+    with Tenure.open(repo.root, discover=False) as t:
+        server = build_server(t)
+        tools = {tool.name: tool for tool in asyncio.run(server.list_tools())}
+        assert tools["procedure_integration_tests"].description.startswith(
+            "Call after changing anything under api/: runs `echo ==== 4 passed in 0.1s ====`")
+        sid = t.start_session("agent", "api change")["session"]
+        ran = t.rules_store.run_procedure("integration-tests", sid)
+        assert ran["exitCode"] == 0 and "4 passed" in ran["output"]
+        assert ran["recorded"]["verdict"] == "passed"
+        listed = t.rules_store.list()["procedures"]
+    assert listed == [{"name": "integration-tests", "tool": "procedure_integration_tests",
+                       "run": "echo ==== 4 passed in 0.1s ====", "when": "after changing anything under api/"}]
+
+
+def test_a_broken_procedure_table_is_a_clear_error(repo: GitRepo) -> None:
+    (repo.root / "tenure.toml").write_text('[procedures.x]\nrun = "make x"\n')
+    result = CliRunner().invoke(app, ["rules", "list", "--repo", str(repo.root)])
+    assert result.exit_code == 2 and "[procedures.x] needs run" in result.output
