@@ -60,9 +60,8 @@
   declarator: (variable_declarator
     name: (identifier) @binding.name
     value: (method_invocation object: (_)? @binding.call name: (identifier) @binding.call))) @binding
-(assignment_expression
-  left: (field_access object: (this) @binding.field field: (identifier) @binding.name)
-  right: (object_creation_expression type: (_) @binding.type)) @binding
+; No binding from `this.x = new X()`: a Java field has the type its declaration writes, and a call
+; through it names that type's method whatever the field holds.
 
 ; One pattern with an optional wildcard, so `import a.b.*;` yields one import, not two.
 (import_declaration (scoped_identifier) @import.module (asterisk)? @import.wildcard) @import
