@@ -58,6 +58,7 @@ TYPE_DECLARATIONS = frozenset({"class_declaration", "interface_declaration", "en
 MEMBER_PARENTS = frozenset({"program", "class_body", "interface_body", "enum_body_declarations",
                             "annotation_type_body", "enum_body"})
 CALLABLES = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
+COMMENTS = frozenset({"line_comment", "block_comment"})
 LITERALS = {"string_literal": "String", "character_literal": "char", "true": "boolean", "false": "boolean",
             "null_literal": "null", "decimal_floating_point_literal": "double",
             "hex_floating_point_literal": "double"}
@@ -494,7 +495,7 @@ class _Walk:
         if parent.type == "argument_list" and parent.parent is not None:
             sites = self.sites_by_anchor.get((parent.parent.start_byte, parent.parent.end_byte), [])
             site = next((i for i in sites if self.facts.references[i].kind in ("call", "new")), -1)
-            position = [c for c in parent.named_children].index(node)
+            position = _code(parent).index(node)
             return ["a", site, position] if site >= 0 else ["?"]
         if parent.type == "variable_declarator" and parent.parent is not None:
             written = parent.parent.child_by_field_name("type")
@@ -528,7 +529,12 @@ def _arguments(node: Node) -> list[Node]:
     args = node.child_by_field_name("arguments")
     if args is None:
         args = next((c for c in node.named_children if c.type == "argument_list"), None)
-    return list(args.named_children) if args is not None else []
+    return _code(args) if args is not None else []
+
+
+def _code(node: Node) -> list[Node]:
+    """The named children but comments (`f(x, true /* add */)` passes two arguments)."""
+    return [c for c in node.named_children if c.type not in COMMENTS]
 
 
 def _super_types(decl: Node) -> list[Node]:

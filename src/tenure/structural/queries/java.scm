@@ -17,12 +17,12 @@
 (object_creation_expression type: (_) @name (class_body) @definition.class)
 (enum_constant name: (identifier) @name body: (class_body) @definition.class)
 
-(superclass (type_identifier) @name @reference.inherits)
-(superclass (generic_type (type_identifier) @name @reference.inherits))
-(super_interfaces (type_list (type_identifier) @name @reference.implements))
-(super_interfaces (type_list (generic_type (type_identifier) @name @reference.implements)))
-(extends_interfaces (type_list (type_identifier) @name @reference.inherits))
-(extends_interfaces (type_list (generic_type (type_identifier) @name @reference.inherits)))
+(superclass [(type_identifier) (scoped_type_identifier)] @name @reference.inherits)
+(superclass (generic_type [(type_identifier) (scoped_type_identifier)] @name @reference.inherits))
+(super_interfaces (type_list [(type_identifier) (scoped_type_identifier)] @name @reference.implements))
+(super_interfaces (type_list (generic_type [(type_identifier) (scoped_type_identifier)] @name @reference.implements)))
+(extends_interfaces (type_list [(type_identifier) (scoped_type_identifier)] @name @reference.inherits))
+(extends_interfaces (type_list (generic_type [(type_identifier) (scoped_type_identifier)] @name @reference.inherits)))
 
 (method_invocation object: (_) @receiver name: (identifier) @name) @reference.call
 (method_invocation !object name: (identifier) @name) @reference.call

@@ -11,8 +11,8 @@ from functools import cached_property
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Reference
-from tenure.structural.resolve import EdgeOut, ProjectView
-from tenure.structural.resolve.generic import MEMBER_KINDS, FileResolver
+from tenure.structural.resolve import EdgeOut, ProjectView, SymbolInfo
+from tenure.structural.resolve.generic import MEMBER_KINDS, FileResolver, type_name
 from tenure.structural.resolve.java import runtime
 from tenure.structural.resolve.java.jdk import jdk
 from tenure.structural.resolve.java.types import (
@@ -101,15 +101,18 @@ class JavaFileResolver(FileResolver):
                         return s, bound
         return None
 
-    def jtype(self, written: Written | None, scope: str, keep_vars: bool = False) -> JType | None:
+    def jtype(self, written: Written | None, scope: str, keep_vars: bool = False,
+              names_at: str | None = None) -> JType | None:
         """A written type resolved at `scope` of this file; None when it names nothing known. Type
-        variables stay variables (`keep_vars`: in signatures, to be substituted) or become their bound."""
+        variables stay variables (`keep_vars`: in signatures, to be substituted) or become their bound.
+        `names_at`: where type names are looked up when not at `scope` (a class's `extends` and
+        `implements` sit outside its body: its member types are not in scope there, its variables are)."""
         if written is None:
             return None
         name, dims = written.name, written.dims
         if name in PRIMITIVES:
             return JType(name, dims=dims)
-        args = tuple(a for w in written.args if (a := self.jtype(w, scope, keep_vars)) is not None)
+        args = tuple(a for w in written.args if (a := self.jtype(w, scope, keep_vars, names_at)) is not None)
         if name.startswith(LOCAL_CLASS):
             return JType(self.fqn(name[1:]), args, dims, project=True)
         if "." not in name and (var := self.type_variable(name, scope)) is not None:
@@ -120,7 +123,7 @@ class JavaFileResolver(FileResolver):
             if bound is None:
                 return JType(OBJECT, dims=dims)
             return JType(bound.name, bound.args, bound.dims + dims, bound.project)
-        found = self.types_among(self.resolve_type(name, scope))
+        found = self.types_among(self.resolve_type(name, scope if names_at is None else names_at))
         if found:
             return JType(found[0].fqn, args, dims, project=True)
         return JType(self.external(name), args, dims)
@@ -170,7 +173,7 @@ class JavaFileResolver(FileResolver):
             out = []
             for i in home.indexes.get(qual, ()):
                 for base in home.facts.definitions[i].bases:
-                    found = home.jtype(parse(base), qual, keep_vars=True)
+                    found = home.jtype(parse(base), qual, keep_vars=True, names_at=home.outer(qual))
                     if found is not None:
                         out.append(substitute(found, subst))
             if not any(s.project and home.is_class(s) for s in out):
@@ -813,6 +816,13 @@ class JavaFileResolver(FileResolver):
                 out.append(EdgeOut(self.fqn(imp.scope), owner[0].fqn, Relation.IMPORTS, Tier.INFERRED, imp.line,
                                    imp.name))
         return out
+
+    def resolve_type(self, name: str, scope: str) -> list[SymbolInfo]:
+        """As the generic resolver's, a qualified name first the project type of that full name
+        (`a.b.Builder` in a class Builder of its own is not that class)."""
+        if "." in name and (found := self.types_among(self.view.symbols(type_name(name)))):
+            return found
+        return super().resolve_type(name, scope)
 
     def supertype_edges(self, src: str, ref: Reference) -> list[EdgeOut]:
         """`extends` / `implements` (an anonymous class's super type: by what it is)."""
