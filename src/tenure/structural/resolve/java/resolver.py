@@ -488,7 +488,7 @@ class JavaFileResolver(FileResolver):
             else:
                 owners = self.type_of(receiver, ref.scope)
                 if not owners:
-                    return self.guess(ref.name, len(args))
+                    return Call([]) if self.jdk_value(receiver) else self.guess(ref.name, len(args))
                 candidates = [m for o in owners if o.kind not in ("package",)
                               for m in self.methods(_instance(o), ref.name)]
             return Call(self.applicable(candidates, args, ref.scope), owners=tuple(owners))
@@ -562,6 +562,16 @@ class JavaFileResolver(FileResolver):
         if syms:
             return [JType(syms[0].fqn, project=True)]
         return [JType(dotted)] if dotted in jdk().types else []
+
+    def jdk_value(self, expr: list | None) -> bool:
+        """Whether `expr` is what a method jdk.toml does not list gives on a value of a JDK type
+        without type arguments (`sb.append(x)`, `s.codePoints().boxed()`): a JDK value, no project
+        type (only a JDK type's type arguments or a static method's type variables make one)."""
+        if not expr or expr[0] != "c" or (site := self.sites[expr[1]]) is None or site[0] != "call":
+            return False
+        call = self.call(expr[1])
+        return bool(call.owners) and not call.methods and not call.unknown and all(
+            not o.project and not o.args and not o.kind and not o.dims for o in call.owners)
 
     def guess(self, name: str, arity: int) -> Call:
         """A call on a receiver of unknown type: every project method of that name that takes as many
