@@ -65,6 +65,12 @@ def checkout(git: Path, rev: str, module: str, into: Path) -> Path:
     return repo
 
 
+def project_name(git: Path) -> str:
+    """owner/name for a mirror (/work/.mirror/owner+name/repo), else the clone's folder name."""
+    folder = git.parent.name if git.name == "repo" else git.name
+    return folder.replace("+", "/", 1)
+
+
 def compile_classes(repo: Path, classpath: str) -> int:
     sources = sorted(str(p) for p in repo.rglob("*.java") if p.name != "module-info.java")
     out = repo / "target" / "classes"
@@ -138,7 +144,7 @@ def main() -> None:
     called = sorted({callee for _, callee in truth})
     sample = set(random.Random(args.seed).sample(called, min(args.sample, len(called))))
     sampled, every = score(found, truth, sample), score(found, truth, set(methods))
-    print(f"{args.git.name if args.git != MIRROR else 'google/gson'} {args.rev[:10]} module {args.module}: "
+    print(f"{project_name(args.git)} {args.rev[:10]} module {args.module or '.'}: "
           f"{len(methods)} methods, {classes} class files; {len(called)} methods with a caller in javac's classes")
     rows = [[name, s["reference"], s["found"], s["right"], fmt_ratio(s["recall"]), fmt_ratio(s["precision"])]
             for name, s in ((f"{len(sample)} sampled methods", sampled), ("every project method", every))]

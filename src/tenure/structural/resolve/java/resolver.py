@@ -829,10 +829,34 @@ class JavaFileResolver(FileResolver):
 
     def resolve_type(self, name: str, scope: str) -> list[SymbolInfo]:
         """As the generic resolver's, a qualified name first the project type of that full name
-        (`a.b.Builder` in a class Builder of its own is not that class)."""
-        if "." in name and (found := self.types_among(self.view.symbols(type_name(name)))):
+        (`a.b.Builder` in a class Builder of its own is not that class), a simple one also a member
+        type the classes around inherit."""
+        written = type_name(name)
+        if "." in written and (found := self.types_among(self.view.symbols(written))):
             return found
-        return super().resolve_type(name, scope)
+        found = super().resolve_type(name, scope)
+        if found or "." in written:
+            return found
+        # A member type the classes around inherit (`class Builder extends LVBuilder<...>` where a
+        # super class of the enclosing class declares LVBuilder).
+        key = (written, scope, "member type")
+        if key in self._busy:  # (cyclic headers in broken code)
+            return []
+        self._busy.add(key)
+        try:
+            for cls in self.classes_around(scope):
+                queue, visited = self.supertypes_of(self.own_type(cls)), set()
+                while queue and len(visited) < MAX_DEPTH * 4:
+                    t = queue.pop(0)
+                    if not t.project or t.name in visited:
+                        continue
+                    visited.add(t.name)
+                    if found := [m for m in self.types_among(self.view.members(t.name)) if m.name == written]:
+                        return found
+                    queue += self.supertypes_of(t)
+            return []
+        finally:
+            self._busy.discard(key)
 
     def supertype_edges(self, src: str, ref: Reference) -> list[EdgeOut]:
         """`extends` / `implements` (an anonymous class's super type: by what it is)."""
