@@ -42,6 +42,7 @@ def may_build_unseeded() -> bool:
 
 
 
+
 def with_hash_seed(argv: list[str]) -> None:
     """Run `argv` (a Python command line) in place of this process when no seed is set yet.
     Also for scripts that drive the Python API and must see the graph the command builds."""

@@ -53,6 +53,9 @@ _ITERATES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "min", "ma
 _ITERATION = {"__iter__": "__next__", "__aiter__": "__anext__"}
 _CONTEXT = {"__enter__": "__exit__", "__aenter__": "__aexit__"}
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
+_NAMED = frozenset({"v", "n"})  # callees written as a name (not `f()()`, `fs[0]()`)
+_OPEN = frozenset({INST, CLASS, MODULE, SUPER})  # values whose members the project defines
+_ATTR_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
 
 
 class Analysis:
@@ -77,6 +80,8 @@ class Analysis:
         # receiver may be a subclass's instance), a definition found by its name alone
         self.guesses: dict[object, dict[str, set[str]]] = {}
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
+        self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
         self._calling: tuple[object, Value] | None = None  # (site, value) whose call is being followed
         self._guessing = False
         self._guessed_names: set[str] = set()  # free names found only by a definition of that name
@@ -678,32 +683,7 @@ class Analysis:
     # calls ---------------------------------------------------------------------------------------
     def e_call(self, expr: list) -> frozenset | set:
         site = expr[1]
-        func = expr[2]
-        hooks: frozenset | set = EMPTY  # what only a subclass has, the receiver's class not
-        overrides: frozenset | set = EMPTY  # on `self`: a subclass's own version of what was found
-        if func.__class__ is list and func[0] == "a":
-            receivers = self.eval(func[1])
-            callees: frozenset | set = set()
-            on_self = func[1].__class__ is int and func[1] in self.mf.instance_params
-            for receiver in receivers:
-                if receiver[0] != INST:
-                    callees |= self.attr(receiver, func[2])  # type: ignore[operator]
-                    continue
-                found = self.instance_member(receiver, func[2])
-                if not found:
-                    hooks = hooks | self._from_subclasses(receiver, func[2])
-                    continue
-                callees |= found  # type: ignore[operator]
-                if on_self:
-                    overrides = overrides | self.overrides(receiver, func[2])
-            if receivers:
-                self.blind.pop(site, None)
-            else:
-                self.blind[site] = func[2]
-        else:
-            callees = self.eval(func)
-            if func.__class__ is list and func[0] == "n" and func[1] in self._guessed_names:
-                callees, hooks = EMPTY, callees
+        callees, hooks, overrides = self.callee(site, expr[2])
         args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
         kwargs = [(k, self.eval(v)) for k, v in expr[4]]
         out: set = set()
@@ -721,8 +701,51 @@ class Analysis:
                 self._guessing = False
         return out
 
+    def callee(self, site: int, func: object) -> tuple[frozenset | set, frozenset | set, frozenset | set]:
+        """What the callee of a call or a decorator names: (callees, hooks, overrides). Hooks are what
+        only a subclass has, the receiver's class not; overrides, on `self`, are a subclass's own
+        versions of what was found: both only guesses. A member of a receiver nothing is known of (a
+        parameter no caller in the module passes, a pytest fixture) makes the site blind: every
+        method of that name may be meant."""
+        hooks: frozenset | set = EMPTY
+        overrides: frozenset | set = EMPTY
+        if func.__class__ is list and func[0] == "a":  # type: ignore[index]
+            receivers = self.eval(func[1])  # type: ignore[index]
+            callees: frozenset | set = set()
+            on_self = func[1].__class__ is int and func[1] in self.mf.instance_params  # type: ignore[index]
+            for receiver in receivers:
+                if receiver[0] != INST:
+                    callees |= self.attr(receiver, func[2])  # type: ignore[index, operator]
+                    continue
+                found = self.instance_member(receiver, func[2])  # type: ignore[index]
+                if not found:
+                    hooks = hooks | self._from_subclasses(receiver, func[2])  # type: ignore[index]
+                    continue
+                callees |= found  # type: ignore[operator]
+                if on_self:
+                    overrides = overrides | self.overrides(receiver, func[2])  # type: ignore[index]
+            if receivers:
+                self.blind.pop(site, None)
+            else:
+                self.blind[site] = func[2]  # type: ignore[index]
+            # an object of the project lacking the member (set at run time, `__getattr__`) may still
+            # reach a method of that name; a literal's (`n.bit_length()`) never does
+            lost = not callees and not hooks and any(r[0] in _OPEN for r in receivers)
+        else:
+            callees = self.eval(func)
+            if func.__class__ is list and func[0] == "n" and func[1] in self._guessed_names:  # type: ignore[index]
+                callees, hooks = EMPTY, callees
+            # (a parameter called: its name says nothing of what a caller passes, and so names no target)
+            lost = not callees and not hooks and (func.__class__ is int and func not in self.mf.param_vars
+                                                  or func.__class__ is list and func[0] in _NAMED)  # type: ignore[index]
+        if lost:
+            self.targetless.add(site)
+        else:
+            self.targetless.discard(site)
+        return callees, hooks, overrides
+
     def e_decorate(self, expr: list) -> frozenset | set:
-        decorators = self.eval(expr[2])
+        decorators = self.callee(expr[1], expr[2])[0]
         inner = self.eval(expr[3])
         out: set = set()
         known = False  # a decorator of the project: the name is what it returns
@@ -831,6 +854,10 @@ class Analysis:
     def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
         self.edge(site, Relation.CALLS, f"<builtin>.{name}")
         plain = [a for a in args if not isinstance(a, tuple)]
+        if name in _ATTR_LOOKUPS and len(plain) >= 2 and isinstance(site, int) and self.mf.sites[site][3]:
+            # a member looked up at run time: of which objects, by which names, as far as known
+            objects, names = self.looked_up.get(site, (EMPTY, EMPTY))
+            self.looked_up[site] = (objects | plain[0], names | plain[1])
         if name == "super":
             if plain:
                 return frozenset({(SUPER, c[1], c[2]) for c in plain[0] if c[0] == CLASS})

@@ -108,6 +108,11 @@ class ModuleFlow:
         return self._statements[5]
 
     @cached_property
+    def param_vars(self) -> frozenset[int]:
+        """The variables of every scope's parameters: what they hold comes from callers."""
+        return frozenset(param[1] for scope in self.scopes for param in scope[3])
+
+    @cached_property
     def assigned_attrs(self) -> frozenset[str]:
         """Every attribute name the module assigns (`x.name = ...`, also as a loop's or `with`'s
         target): an analysis gives a module object no field of another name."""
