@@ -634,7 +634,8 @@ class Analysis:
             lost = not callees and any(r[0] in _OPEN for r in receivers)
         else:
             callees = self.eval(func)
-            lost = not callees and (func.__class__ is int or func[0] in _NAMED)  # type: ignore[index]
+            # (a callee that is no name, `(c_ubyte * n)()`, names nothing it could be counted by)
+            lost = not callees and (func.__class__ is int or func.__class__ is list and func[0] in _NAMED)  # type: ignore[index]
         if lost:
             self.targetless.add(site)
         else:
