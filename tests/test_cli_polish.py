@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -79,6 +80,48 @@ def test_a_query_of_a_project_not_indexed_says_so_and_leaves_no_state_behind(
     assert not (root / ".tenure").exists()  # (one in a home directory would claim every directory under it)
     assert result.exit_code == exit_code, result.output
     assert says in result.output
+
+
+READ_ONLY = [["recall", "x"], ["brief"], ["brief", "--task", "fix the cache"], ["map"], ["review"],
+             ["history", "f"], ["rules", "list"], ["rules", "explain", "1"], ["epoch", "list"]]
+
+
+@pytest.mark.parametrize("command", READ_ONLY, ids=" ".join)
+def test_a_read_only_command_where_no_project_is_indexed_says_so_and_creates_nothing(
+    make_repo, tmp_path: Path, command: list[str]
+) -> None:
+    root = make_repo({"a.py": "def f():\n    return 1\n"})
+    result = runner.invoke(app, [*command, "--repo", str(root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1, result.output
+    assert f"no project is indexed at {root}" in result.output
+    assert not (root / ".tenure").exists()
+    assert not (tmp_path / "config" / "tenure").exists()  # no key file made for memories that are not there
+
+
+def test_index_from_inside_an_indexed_project_indexes_that_project(make_repo) -> None:
+    root = make_repo({"a.py": "def f():\n    return 1\n", "examples/demo.py": "from a import f\n\nf()\n"})
+    assert runner.invoke(app, ["index", "--repo", str(root)]).exit_code == 0
+    for how in (["index", str(root / "examples")], ["index", "--repo", str(root / "examples")]):
+        result = runner.invoke(app, [*how, "--json"])
+        assert result.exit_code == 0, result.output
+        assert not (root / "examples" / ".tenure").exists()  # no project nested in the project
+        assert json.loads(result.output)["files_seen"] == 2
+    said = runner.invoke(app, ["index", "--repo", str(root / "examples")])
+    assert f"indexing the project at {root}" in said.output
+    found = runner.invoke(app, ["recall", "x", "--repo", str(root / "examples")])  # ... which the queries read
+    assert found.exit_code == 0, found.output
+    clash = runner.invoke(app, ["index", str(root), "--repo", str(root / "examples")])
+    assert clash.exit_code == 2 and "give one" in clash.output
+
+
+def test_a_folder_its_git_repository_ignores_is_a_project_of_its_own(git_repo) -> None:
+    from tenure.api import find_root
+
+    git_repo.commit("start", {".gitignore": "vendor/\n", "a.py": "x = 1\n", "vendor/lib/b.py": "y = 2\n"})
+    assert find_root(git_repo.root / "vendor" / "lib") == (git_repo.root / "vendor" / "lib").resolve()
+    (git_repo.root / "src").mkdir()
+    assert find_root(git_repo.root / "src") == git_repo.root.resolve()
 
 
 def test_missing_directory_names_the_option(tmp_path: Path) -> None:

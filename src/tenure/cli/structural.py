@@ -29,18 +29,32 @@ def register(app: typer.Typer) -> None:
 
 
 def index(
-    path: Annotated[Path, typer.Argument(help="Directory to index.")] = Path("."),
+    path: Annotated[Path | None, typer.Argument(help="Directory to index (or --repo).", show_default=".")] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Keep following the working tree.")] = False,
+    repo: Annotated[Path | None, typer.Option("--repo", "-r", help="Project directory, as for every command "
+                                                                    "(default: the current one).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index a repository (incremental: only changed files are parsed again)."""
-    if not path.is_dir():
-        err.print(f"[red]error:[/red] {path} is not a directory")
+    """Index a repository (incremental: only changed files are parsed again).
+
+    The project is found as every query finds it: from inside an indexed project (`cd examples &&
+    tenure index`) that project is indexed, never a new one nested in it."""
+    if path is not None and repo is not None and path.resolve() != repo.resolve():
+        err.print(f"[red]error:[/red] {escape(str(path))} and --repo {escape(str(repo))} name two directories: "
+                  "give one")
+        raise typer.Exit(2)
+    start = path or repo or Path(".")
+    if not start.is_dir():
+        err.print(f"[red]error:[/red] {escape(str(start))} is not a directory")
         raise typer.Exit(2)
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
-    with Tenure.open(path, discover=False) as t:
+    with Tenure.open(start) as t:
+        if t.root != start.resolve() and not as_json:
+            console.print(f"indexing the project at {escape(str(t.root))} (the directory {escape(str(start))} "
+                          "belongs to)")
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json, history=t.history_report)
+        _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report,
+                      knowledge=t.knowledge_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -56,9 +70,12 @@ def _print_warmed(warmed: dict) -> None:
                       f"{escape(error)}")
 
 
-def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None) -> None:
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None,
+                  embedding: dict | None = None, knowledge: dict | None = None) -> None:
+    extra = {name: summary for name, summary in (("history", history), ("embeddings", embedding),
+                                                 ("knowledge", knowledge)) if summary}
     if as_json:
-        print(json.dumps({**report.as_dict(), **({"history": history} if history else {})}))
+        print(json.dumps({**report.as_dict(), **extra}))
         return
     console.print(
         f"indexed {counted(report.files_seen, 'file')} in {report.seconds:.2f}s: {report.files_parsed} parsed, "
@@ -71,7 +88,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
     )
     if report.listing:
         console.print(f"files listed by {report.listing}")
-    for name, summary in [*report.sources.items(), *([("history", history)] if history else [])]:
+    for name, summary in [*report.sources.items(), *extra.items()]:
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
         console.print(f"{counted(len(report.unresolved), 'file')} the resolver gave up on (definitions kept, calls "

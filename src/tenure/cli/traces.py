@@ -22,7 +22,7 @@ from tenure.cli.common import (
     new_table,
     open_project,
 )
-from tenure.mcp.auth import TOKEN_ENV, BearerAuth
+from tenure.http_guard import TOKEN_ENV, BearerAuth
 from tenure.words import counted
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)

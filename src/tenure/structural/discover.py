@@ -151,8 +151,14 @@ def inspect_file(root: str, path: str, known: dict | None, max_bytes: int) -> Ca
         cand.skip = "UTF-16 text (not read: save it as UTF-8 to index it)"
     elif b"\0" in cand.content[:8192]:
         cand.skip = "binary content"
-    cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
+    cand.content_hash = content_hash(cand.content)
     return cand
+
+
+def content_hash(content: bytes) -> str:
+    """The digest the index keeps of a file's content (files.content_hash): a reader of a file compares
+    against it to know whether the index holds the file as it is on disk."""
+    return hashlib.blake2b(content, digest_size=16).hexdigest()
 
 
 def _inside(path: str, directory: str) -> bool:

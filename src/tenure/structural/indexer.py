@@ -165,6 +165,7 @@ class Indexer:
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[tuple[str, set[str]]] | None = None  # (module, its resolvers): see `warm`
         self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
+        self.warm_rounds = 0  # how many warm-ups began: one per index built (see `warm`)
         self._pending: list[tuple[Verified, ProjectIndex]] = []  # deferred bookkeeping, see `run`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
@@ -482,6 +483,7 @@ class Indexer:
         if index is None or warmed or index.generation != self.store.get_meta("generation"):
             return True
         if self._to_warm is None:
+            self.warm_rounds += 1
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
             # completing starts a new change log, which what is warmed after it can rely on)
             read = self.store.keys_by_readers(map(module_key, index.module_paths))

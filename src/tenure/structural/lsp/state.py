@@ -11,13 +11,13 @@ once (cheap SQL, run after every index) so a stale confirmation never counts on 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.state import process_lock
 from tenure.storage import Database, Migrations
 from tenure.words import counted
 
@@ -149,23 +149,9 @@ class LspState:
         return stale
 
 
-@contextlib.contextmanager
-def enrich_lock(state_dir: Path) -> Iterator[bool]:
-    """Hold the project's enrichment lock while inside; yields False (and holds nothing) when another
-    process has it. An advisory flock: it goes away with the process, so a crash never leaves it held."""
-    state_dir.mkdir(exist_ok=True)
-    fd = os.open(state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        yield True
-    finally:
-        os.close(fd)
+def enrich_lock(state_dir: Path) -> contextlib.AbstractContextManager[bool]:
+    """Hold the project's enrichment lock while inside; yields False when another process has it."""
+    return process_lock(state_dir, LOCK_FILE)
 
 
 def lock_held(state_dir: Path) -> bool:
