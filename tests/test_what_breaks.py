@@ -214,6 +214,9 @@ def test_a_dynamic_site_counts_only_against_what_it_may_reach(make_repo) -> None
         # eval(code) may reach anything: listed once by `tenure status`, not counted in each answer
         assert not any("dynamic" in reason for reason in helper["reasons"])
         assert helper["dynamic_anywhere"] == 1
+        # nothing else makes its answer partial: no dependants is no lower bound (flask's `what-breaks conf`)
+        assert not helper["lower_bound"]
+        assert helper["text"].endswith("— complete but for 1 dynamic call site that may reach anything")
         status = t.status()["dynamic_anywhere"]
         assert (status["count"], [(s["path"], s["line"]) for s in status["sites"]]) == (1, [("app/events.py", 15)])
 

@@ -735,7 +735,8 @@ class Analysis:
             callees = self.eval(func)
             if func.__class__ is list and func[0] == "n" and func[1] in self._guessed_names:  # type: ignore[index]
                 callees, hooks = EMPTY, callees
-            # (a parameter called: its name says nothing of what a caller passes, and so names no target)
+            # (a parameter called: its name says nothing of what a caller passes; a callee that is no
+            # name, `(c_ubyte * n)()`, names nothing it could be counted by)
             lost = not callees and not hooks and (func.__class__ is int and func not in self.mf.param_vars
                                                   or func.__class__ is list and func[0] in _NAMED)  # type: ignore[index]
         if lost:
