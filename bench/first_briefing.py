@@ -9,7 +9,7 @@ directory and indexed there (`tenure index`, language servers off); then, at onc
 - `tenure brief --task TEXT --json` in a new process: wall time and CPU time (user + system: the
   figure a loaded machine changes least);
 - `tenure serve` over stdio with the SDK's client: the server's start, then its first
-  `session_start` (which returns the briefing) and a second one;
+  `session_start` (which returns the briefing) and a second one (`--mcp-first`: before the CLI's);
 
 and the same again once the background backfill the index started has finished (unless
 `--no-wait`). Whether the briefing read the meaning of every element is printed beside each
@@ -85,14 +85,17 @@ def background_running(root: Path) -> bool:
     return False
 
 
-def measure(cmd: list[str], root: Path, task: str, label: str) -> None:
+def measure(cmd: list[str], root: Path, task: str, label: str, mcp_first: bool) -> None:
     print(f"-- {label} (load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    b = brief(cmd, root, task)
-    print(f"   tenure brief --task: {b['wall_s']:.2f} s wall, {b['cpu_s']:.2f} s CPU; "
-          f"elements not embedded: {b['unembedded']}{'' if b['ok'] else ' (FAILED)'}")
-    m = anyio.run(mcp_session_starts, cmd, root, task)
-    print(f"   MCP: server start {m['server_start_s']:.2f} s; first session_start {m['first_s']:.2f} s, second "
-          f"{m['second_s']:.2f} s{' (ERROR)' if m['error'] else ''}; {m['briefing_says']}")
+    for step in ("mcp", "cli") if mcp_first else ("cli", "mcp"):
+        if step == "cli":
+            b = brief(cmd, root, task)
+            print(f"   tenure brief --task: {b['wall_s']:.2f} s wall, {b['cpu_s']:.2f} s CPU; "
+                  f"elements not embedded: {b['unembedded']}{'' if b['ok'] else ' (FAILED)'}")
+        else:
+            m = anyio.run(mcp_session_starts, cmd, root, task)
+            print(f"   MCP: server start {m['server_start_s']:.2f} s; first session_start {m['first_s']:.2f} s, "
+                  f"second {m['second_s']:.2f} s{' (ERROR)' if m['error'] else ''}; {m['briefing_says']}")
 
 
 def main() -> None:
@@ -100,6 +103,8 @@ def main() -> None:
     parser.add_argument("project", type=Path)
     parser.add_argument("--task", default=TASK)
     parser.add_argument("--no-wait", action="store_true", help="Do not wait for the background backfill.")
+    parser.add_argument("--mcp-first", action="store_true",
+                        help="The MCP session_start first (the first call after the index), then the CLI.")
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
     args = parser.parse_args()
     cmd = tenure_command(args.tenure)
@@ -109,14 +114,14 @@ def main() -> None:
         start = time.perf_counter()
         indexed = run([*cmd, "index", str(root)], cwd=root, timeout=3600)
         print(f"tenure index: {time.perf_counter() - start:.1f} s wall; {indexed.stdout.strip().splitlines()[-1:]}")
-        measure(cmd, root, args.task, "right after the index")
+        measure(cmd, root, args.task, "right after the index", args.mcp_first)
         if args.no_wait:
             return
         waited = time.perf_counter()
         while background_running(root):
             time.sleep(2)
         print(f"background backfill finished {time.perf_counter() - waited:.0f} s after the first calls")
-        measure(cmd, root, args.task, "after the background backfill")
+        measure(cmd, root, args.task, "after the background backfill", args.mcp_first)
 
 
 if __name__ == "__main__":
