@@ -32,10 +32,10 @@ def shop(make_indexed_repo) -> Tenure:
 
 
 def test_a_files_symbols_come_outermost_first_with_their_spans(shop: Tenure) -> None:
-    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, "shop/orders.py")]
+    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, ["shop/orders.py"])["shop/orders.py"]]
     assert found[:3] == [("shop.orders", "module", 1, 10), ("shop.orders.OrderProcessor", "class", 1, 6),
                          ("shop.orders.OrderProcessor.checkout", "function", 2, 3)]
-    assert symbols.symbols_in(shop.db, "shop/missing.py") == []
+    assert symbols.symbols_in(shop.db, ["shop/missing.py"]) == {}
 
 
 def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
@@ -69,7 +69,7 @@ def test_modules_are_found_by_name_and_by_file(shop: Tenure) -> None:
     assert symbols.module_of(shop.db, "shop/missing.py") is None
     assert symbols.module_files(shop.db, ["shop.orders", "shop.missing"]) == {"shop.orders": ["shop/orders.py"]}
     assert symbols.modules_like(shop.db, "invo") == ["billing.invoice"]
-    assert symbols.parsed_files(shop.db)["billing/invoice.py"] == "billing.invoice"
+    assert symbols.indexed_files(shop.db)["billing/invoice.py"].module == "billing.invoice"
 
 
 def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(shop: Tenure) -> None:
@@ -128,8 +128,8 @@ def pick():
 def test_two_definitions_of_one_name_in_a_file_keep_their_own_spans_and_fingerprints(make_indexed_repo) -> None:
     root = make_indexed_repo({"box.py": TWICE})
     with Tenure.open(root, discover=False) as t:
-        found = [(s.fqn, s.start, s.end) for s in symbols.symbols_in(t.db, "box.py") if s.kind != "module"]
-        prints = {s.start: s.fingerprint for s in symbols.symbols_in(t.db, "box.py")}
+        found = [(s.fqn, s.start, s.end) for s in symbols.symbols_in(t.db, ["box.py"])["box.py"] if s.kind != "module"]
+        prints = {s.start: s.fingerprint for s in symbols.symbols_in(t.db, ["box.py"])["box.py"]}
     assert sorted(found, key=lambda f: f[1]) == [("box.Box", 1, 9), ("box.Box.size", 3, 4), ("box.Box.size", 7, 9),
                                                  ("box.pick", 12, 13), ("box.pick", 16, 17)]
     assert prints[12] != prints[16] and prints[3] != prints[7]

@@ -23,6 +23,7 @@ import os
 import sys
 from pathlib import Path
 
+from tenure.relaunch import cli_argv
 from tenure.state import database_path, state_error
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
@@ -40,22 +41,6 @@ def may_build_unseeded() -> bool:
     return _restarts and not hash_seed_fixed()
 
 
-def cli_argv(args: list[str]) -> list[str]:
-    """`tenure ARGS` as the arguments of a new Python process. `-P`: `python -m` would put the current
-    directory first on sys.path, where a project's own typing.py or json.py shadows the standard
-    library's (`cd src/flask && tenure index` crashed in its restart)."""
-    return ["-P", "-m", "tenure.cli", *args]
-
-
-def spawn_detached(args: list[str], root: Path, log: Path) -> int:
-    """A detached `tenure ARGS` in `root`, its output appended to `log`: its own session, so it
-    outlives the command that started it and its terminal. Its pid."""
-    import subprocess
-
-    with open(log, "ab") as out:
-        process = subprocess.Popen([sys.executable, *cli_argv(args)], stdin=subprocess.DEVNULL, stdout=out,
-                                   stderr=out, cwd=root, start_new_session=True)
-    return process.pid
 
 
 def with_hash_seed(argv: list[str]) -> None:

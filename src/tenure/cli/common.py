@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from tenure.api import Tenure, find_root
-from tenure.mcp.auth import HostCheck, check_bind
+from tenure.http_guard import HostCheck, check_bind
 from tenure.refusal import Refusal
 from tenure.state import database_path, state_error
 from tenure.storage import StorageError

@@ -13,6 +13,7 @@ from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, new_
 from tenure.memories import KINDS
 from tenure.memories.briefing import line
 from tenure.state import process_lock, state_dir
+from tenure.words import counted
 
 session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",
                           no_args_is_help=True)
@@ -49,7 +50,7 @@ def remember(
 
 def _print_written(r: dict) -> None:
     if r["deduplicated"]:
-        console.print(f"already known as #{r['id']}: confirmed it ({r['confirmations']} confirmations)")
+        console.print(f"already known as #{r['id']}: confirmed it ({counted(r['confirmations'], 'confirmation')})")
     else:
         console.print(f"remembered #{r['id']}")
     for s in r["similarTo"]:
@@ -96,9 +97,9 @@ def factors(e: dict) -> str:
     relevance = (f"terms {rel['terms']:.2f}" if rel["semantic"] is None
                  else f"0.55×semantic {rel['semantic']:.2f} + 0.45×terms {rel['terms']:.2f}")
     return (f"{relevance} × kind {e['kind']['factor']} × freshness {e['freshness']['factor']:.2f} "
-            f"({e['freshness']['days']:.0f} days) × citations {e['citations']['factor']:.2f} "
+            f"({counted(round(e['freshness']['days']), 'day')}) × citations {e['citations']['factor']:.2f} "
             f"({e['citations']['declared']} declared, {e['citations']['inferred']} inferred) × ignored "
-            f"{e['ignored']['factor']} ({e['ignored']['sessions_served']} sessions served) "
+            f"{e['ignored']['factor']} ({counted(e['ignored']['sessions_served'], 'session')} served) "
             f"× drift {e['drift']['factor']}")
 
 
@@ -112,8 +113,8 @@ def confirm(
     with project(repo) as t:
         result = t.memories.confirm(memory, author)
     emit(result, as_json, lambda r: console.print(
-        f"confirmed #{r['id']} ({r['confirmations']} confirmations)" + ("; drift warning cleared" if r["clearedDrift"]
-                                                                        else "")))
+        f"confirmed #{r['id']} ({counted(r['confirmations'], 'confirmation')})"
+        + ("; drift warning cleared" if r["clearedDrift"] else "")))
 
 
 def supersede(
@@ -189,11 +190,12 @@ def _print_map(r: dict) -> None:
         if c["gap"]:
             table.add_row(escape(c["element"]), "[red]— nothing written —[/red]", "", "", "", "")
             continue
-        table.add_row(escape(c["element"]), str(c["memories"]), str(c["pitfalls"]), f"{c['freshestDays']} days",
+        table.add_row(escape(c["element"]), str(c["memories"]), str(c["pitfalls"]), counted(c["freshestDays"], "day"),
                       str(c["verify"] or ""), escape("; ".join(c["known"])))
     console.print(table)
     if r["projectWide"]["memories"]:
-        console.print(f"{r['projectWide']['memories']} memories about the project as a whole or coarser elements")
+        console.print(f"{counted(r['projectWide']['memories'], 'memory')} about the project as a whole or coarser "
+                      "elements")
 
 
 def backfill(

@@ -183,8 +183,7 @@ def is_ancestor(outer_fqn: str, inner_fqn: str) -> bool:
 def services(root: Path) -> dict[str, Place]:
     """The services of the project: directories with a build manifest; the project root is one when
     it has one (or nothing has)."""
-    paths, _ = discover(root)
-    dirs = sorted({directory_of(p) for p in paths if posixpath.basename(p) in MANIFESTS})
+    dirs = sorted({directory_of(p) for p in discover(root).paths if posixpath.basename(p) in MANIFESTS})
     if not dirs:
         dirs = [""]
     found = {}

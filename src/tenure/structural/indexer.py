@@ -298,9 +298,10 @@ class Indexer:
         """The paths to look at, and every path of the project: all that discovery finds, or (from a
         watcher) the changed paths, and the known ones but those gone."""
         if changed_paths is None:
-            all_paths, walk_skips = discover(self.root)
-            all_paths, unnamed = named_in_utf8(all_paths)
-            report.skipped.extend(walk_skips + unnamed)
+            listing = discover(self.root)
+            report.listing = listing.how
+            all_paths, unnamed = named_in_utf8(listing.paths)
+            report.skipped.extend(listing.skipped + unnamed)
             return all_paths, all_paths
         named, unnamed = named_in_utf8(changed_paths)
         report.skipped.extend(unnamed)

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.entry import spawn_detached
+from tenure.relaunch import spawn_detached
 from tenure.structural.lsp.servers import servers_for
 from tenure.structural.lsp.state import LspState, lock_held
 
