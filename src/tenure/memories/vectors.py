@@ -64,6 +64,11 @@ class Vectors:
             return f"semantic + lexical (embeddings: {self.provider.name})"
         return f"lexical only: {self._why_none}; ranked by term overlap"
 
+    def warm(self) -> None:
+        """Load the model ahead of the first query: a server does this in a thread as it starts, so
+        that its first `session_start` does not wait for the weights. Touches no database."""
+        self.embed(["warm up"])
+
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors for `texts`, or None when there is no working provider (then: lexical)."""
         provider = self.provider
