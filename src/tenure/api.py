@@ -226,16 +226,19 @@ class Tenure:
         return summary
 
     def schedule_embedding(self) -> dict:
-        """Start a detached `tenure backfill` when code elements have no vector for their code yet:
+        """Keep the terms of the code's elements that changed (selection reads them), and start a
+        detached `tenure backfill` when code elements have no vector for their code yet:
         a briefing reads their meaning once it has run, and never waits for it (it says how many it
         could not read). {} when there is nothing to embed."""
-        from tenure.memories.vectors import element_fingerprints
-        from tenure.namespace.selection import candidates
+        from tenure.memories.vectors import ElementVectors, element_fingerprints
+        from tenure.namespace.selection import candidates, prepare_terms
 
+        rows = candidates(self.db)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (cheap: only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
         kept = element_fingerprints(self.db)
-        stale = sum(1 for c in candidates(self.db) if kept.get(c.element) != c.fingerprint)
+        stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
         if os.environ.get(EMBED_SWITCH, "on").lower() in ("off", "0", "false", "no"):
