@@ -234,7 +234,7 @@ class Tenure:
         from tenure.namespace.selection import candidates, prepare_terms
 
         rows = candidates(self.db)
-        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (cheap: only vectors wait)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
         kept = element_fingerprints(self.db)
