@@ -21,6 +21,7 @@ from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, set_value
 from tenure.structural.naming import SEPARATORS
+from tenure.words import counted
 
 if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
     import numpy as np
@@ -95,7 +96,7 @@ class GitHistory:
         head = self.head(fresh=False)
         read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
         return {"available": True, "commits": total, "head": head, "head_read": read,
-                "text": f"{total} commits read" + ("" if read else "; the latest commits are not read yet "
+                "text": f"{counted(total, 'commit')} read" + ("" if read else "; the latest commits are not read yet "
                                                                   "(`tenure index` reads them)")}
 
     # reading git --------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ class Discovered:
 def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
     """`incremental`: the history gives only the commits since the last build (see commits.read)."""
     found = Discovered()
-    listed, _ = repository_files(root)
+    listed = repository_files(root).paths
     for item in documents.read(root, documents.candidates(root, config, listed),
                                _stored_documents(db, config) if incremental else None):
         _take(found, item)

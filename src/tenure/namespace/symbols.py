@@ -16,6 +16,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     module_of(db, path)                the module a file is part of
     module_files(db, modules)          the files of each of these modules that exists
     modules_like(db, text)             module names containing `text` (suggestions)
+    supertypes(db, fqn)                the types a class derives from, nearest first
     index_state(db)                    when the index last changed: a key for what is derived from it
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
@@ -29,12 +30,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tenure.storage import Database
+from tenure.structural import graph
 from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
-           "indexed_files", "module_files", "module_of", "modules_like", "neighbours", "symbols_at",
-           "symbols_called", "symbols_in", "symbols_named"]
+           "indexed_files", "module_files", "module_of", "modules_like", "neighbours", "supertypes",
+           "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,11 @@ def module_files(db: Database, modules: Iterable[str]) -> dict[str, list[str]]:
 
 def modules_like(db: Database, text: str, limit: int = 5) -> list[str]:
     return _structure(db).modules_like(text, limit)
+
+
+def supertypes(db: Database, fqn: str) -> list[str]:
+    """The types the class `fqn` derives from, nearest first, as every source of the graph has them."""
+    return graph.supertypes(db, fqn)
 
 
 def index_state(db: Database) -> str:

@@ -66,7 +66,7 @@ def m001_initial(db: Database) -> None:
             id INTEGER PRIMARY KEY,
             src_fqn TEXT NOT NULL,
             dst_fqn TEXT,                  -- NULL: target unknown (dynamic, too many candidates)
-            dst_name TEXT NOT NULL DEFAULT '',
+            dst_name TEXT NOT NULL DEFAULT '',  -- the name called; of a dynamic site, what it may reach
             relation TEXT NOT NULL,
             tier TEXT NOT NULL,            -- tree-sitter's tier; graph.py merges other sources'
             file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,  -- the file that produced it
@@ -377,17 +377,18 @@ class StructuralStore:
         self.db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     # symbols and facts -------------------------------------------------------------------------
-    def replace_symbols(self, file_id: int, symbols: Iterable[SymbolInfo], extra: dict[str, tuple]) -> None:
-        """`extra` maps fqn -> (end_line, signature, fingerprint) for the columns SymbolInfo lacks."""
+    def replace_symbols(self, file_id: int, symbols: list[SymbolInfo], extra: list[tuple[int, str, str]]) -> None:
+        """`extra`: the (end_line, signature, fingerprint) of each symbol, in order (the columns
+        SymbolInfo lacks; by position, not by name: two definitions may share one)."""
         self.db.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
         self.db.executemany(
             """INSERT INTO symbols (fqn, name, kind, language, file_id, path, start_line, end_line,
                signature, fingerprint, parent_fqn, module, bases)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
-                (s.fqn, s.name, s.kind, s.language, file_id, s.path, s.line, *extra.get(s.fqn, (s.line, "", "")),
-                 s.parent, s.module, "\n".join(s.bases))
-                for s in symbols
+                (s.fqn, s.name, s.kind, s.language, file_id, s.path, s.line, *more, s.parent, s.module,
+                 "\n".join(s.bases))
+                for s, more in zip(symbols, extra, strict=True)
             ],
         )
 

@@ -65,9 +65,3 @@ KIND_NOUNS = {"adr": "decision", "postmortem": "incident review", "rfc": "RFC", 
 
 def kind_rank(kind: str) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
-
-
-def plural(noun: str, count: int) -> str:
-    if count == 1:
-        return noun
-    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"

@@ -29,7 +29,8 @@ from tenure.structural.store import SourceEdge
 SOURCE = "bytecode"
 JAVA = "java"
 VIRTUAL = {"invokevirtual", "invokeinterface"}
-# Reflection: (class, method) -> whether a constant name argument makes the target known.
+# Reflection: (class, method) -> True for a lookup by name (its constant names what a later call
+# reaches), False for the call itself (a dynamic site).
 REFLECTION = {
     ("java.lang.reflect.Method", "invoke"): False,
     ("java.lang.reflect.Constructor", "newInstance"): False,
@@ -41,6 +42,8 @@ REFLECTION = {
     ("java.lang.Class", "getDeclaredMethod"): True,
     ("java.lang.ClassLoader", "loadClass"): True,
 }
+METHOD_LOOKUPS = frozenset({"getMethod", "getDeclaredMethod"})
+METHOD_INVOKE = ("java.lang.reflect.Method", "invoke")
 # Members the compiler writes into every enum or record: part of the language, not generated code.
 IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
                     "record": {"equals", "hashCode", "toString"}}
@@ -70,6 +73,28 @@ class BytecodeGraph:
     classes: int = 0
     methods: int = 0
     stale_classes: int = 0  # class files older than their source: they confirm, never refute
+
+
+class _Reflection:
+    """One method's reflective calls and what each may reach (graph.dynamic_sites): Method.invoke a
+    method it looked up by a constant name before (`getMethod("charge")`: `*.charge`), every other
+    call anything (""); one dynamic site per line."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []  # names looked up, "*" for one computed
+        self.calls: dict[int, tuple[str, str]] = {}  # line -> (detail, reach)
+
+    def add(self, site: Site, lookup: bool) -> None:
+        if lookup:
+            if site.name in METHOD_LOOKUPS:
+                self.methods.append(site.constant or "*")
+            return
+        named = (site.owner, site.name) == METHOD_INVOKE and self.methods and "*" not in self.methods
+        reach = " ".join(sorted({f"*.{m}" for m in self.methods})) if named else ""
+        held = self.calls.get(site.line)
+        if held is not None and held[1] != reach:
+            reach = ""  # two reflective calls on a line that may reach different things: anything
+        self.calls[site.line] = (held[0] if held else f"reflection: {site.owner}.{site.name}", reach)
 
 
 def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
@@ -109,8 +134,12 @@ class _Builder:
             if method.access & ACC_BRIDGE or (method.access & ACC_SYNTHETIC and not method.name.startswith("lambda$")):
                 continue  # bridges and accessors forward to real methods, whose edges are counted
             src = where if where not in (None, cls.name) else self._method_fqn(cls, method)
+            reflection = _Reflection()
             for site in method.sites:
-                self._add_site(origin, cls, src, site)
+                self._add_site(origin, cls, src, site, reflection)
+            path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
+            for line, (detail, reach) in sorted(reflection.calls.items()):
+                self._edge(origin, src, None, Relation.CALLS, path, line, Tier.DYNAMIC, name=reach, detail=detail)
 
     def _up_to_date(self, origin: Origin, cls: ClassModel, where: str) -> bool:
         """Compiled after its source was last indexed: what javac says about each line holds."""
@@ -209,13 +238,11 @@ class _Builder:
             return cls
         return f"{cls}.{method}"
 
-    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site) -> None:
+    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site, reflection: _Reflection) -> None:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
-        reflective = REFLECTION.get((site.owner, site.name))
-        if reflective is not None and site.kind != "methodref":
-            if not reflective or site.constant is None:
-                self._edge(origin, src, None, Relation.CALLS, path, site.line, Tier.DYNAMIC, name=site.name,
-                           detail=f"reflection: {site.owner}.{site.name}")
+        lookup = REFLECTION.get((site.owner, site.name))
+        if lookup is not None and site.kind != "methodref":
+            reflection.add(site, lookup)
             return
         if site.kind == "class":
             return
