@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor, Tree
@@ -99,13 +100,30 @@ def _count_errors(tree: Tree) -> int:
     return count
 
 
+Span = tuple[int, int]  # a node's start and end byte
+
+
+@dataclass
+class Located:
+    """Where the facts of one extraction sit in the tree, for a dedicated extractor that walks the
+    same tree: each definition's qualname by its node's span, and the anchor node's span of each
+    reference (in the order of `FileFacts.references`)."""
+
+    spans: dict[Span, str] = field(default_factory=dict)
+    anchors: list[Span] = field(default_factory=list)
+
+
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     return extract_located(spec, tree, path)[0]
 
 
-def extract_located(spec: LanguageSpec, tree: Tree, path: str) -> tuple[FileFacts, dict[tuple[int, int], str]]:
-    """The facts, and the qualname of each definition by its node's span (start and end byte): for a
-    dedicated extractor that walks the same tree (extractors/javascript.py)."""
+def extract_located(
+    spec: LanguageSpec, tree: Tree, path: str, renamed: dict[Span, tuple[str, str]] | None = None
+) -> tuple[FileFacts, Located]:
+    """The facts and where they sit. `renamed`: (name, qualname) of definitions the language names
+    otherwise than by their name in their enclosing definition (javac's `Outer$1` for an anonymous
+    class, `Outer$1Local` for a local one), by their node's span."""
+    located = Located()
     matches = QueryCursor(spec.query).matches(tree.root_node)
     facts = FileFacts(
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
@@ -134,7 +152,6 @@ def extract_located(spec: LanguageSpec, tree: Tree, path: str) -> tuple[FileFact
 
     scopes = _Scopes()
     seen: set[tuple[int, int]] = set()
-    spans: dict[tuple[int, int], str] = {}
     named = {(d[0].start_byte, d[0].end_byte) for d in defs if d[1] is not None}
     anonymous: dict[tuple[str, str], int] = {}  # (parent, label) -> how many so far
     # Outermost first. When several patterns match the same node, one naming an @owner wins,
@@ -158,8 +175,10 @@ def extract_located(spec: LanguageSpec, tree: Tree, path: str) -> tuple[FileFact
         if parent and kind in spec.type_kinds and _is_type(facts, parent, spec):
             sep = spec.nested_type_separator
         qualname = f"{parent}{sep}{name}" if parent else name
+        if renamed and (node.start_byte, node.end_byte) in renamed:
+            name, qualname = renamed[node.start_byte, node.end_byte]
         scopes.add(node.start_byte, node.end_byte, qualname)
-        spans[node.start_byte, node.end_byte] = qualname
+        located.spans[node.start_byte, node.end_byte] = qualname
         facts.definitions.append(
             Definition(
                 name=name, kind=kind, qualname=qualname,
@@ -184,11 +203,11 @@ def extract_located(spec: LanguageSpec, tree: Tree, path: str) -> tuple[FileFact
             if ("receiver" not in caps and key in qualified) or key in emitted:
                 continue
             emitted.add(key)
-        _add_reference_or_import(facts, caps, scopes, import_roots)
+        _add_reference_or_import(facts, caps, scopes, import_roots, located.anchors)
     facts.imports = _without_subsumed(facts.imports, import_roots)
     facts.bindings = _bindings(bindings, facts, scopes, spec)
     _attach_bases(facts)
-    return facts, spans
+    return facts, located
 
 
 def _ref_key(caps: dict[str, list[Node]]) -> tuple[str, int, int] | None:
@@ -205,7 +224,7 @@ def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
 
 
 def _add_reference_or_import(
-    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[tuple[int, int]]
+    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[Span], anchors: list[Span]
 ) -> None:
     anchor_key = next((k for k in caps if k.startswith(("reference.", "import"))), None)
     if anchor_key is None:
@@ -231,6 +250,7 @@ def _add_reference_or_import(
         return
     kind = anchor_key.split(".", 1)[1]
     name_node = caps.get("name", [anchor])[0]
+    anchors.append((anchor.start_byte, anchor.end_byte))
     facts.references.append(
         Reference(
             kind=kind,

@@ -995,7 +995,8 @@ _EXPRESSIONS: dict[str, Callable[[_Walker, Node], object]] = {
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
-    facts, spans = extract_located(spec, tree, path)
+    facts, located = extract_located(spec, tree, path)
+    spans = located.spans
     walker = _Walker(spans)
     walker.block(tree.root_node)
     facts.flow = walker.flow()

@@ -6,7 +6,7 @@ needed: Python's calls are resolved from the flow, not from call captures.)
 file's facts does not build it (the resolver decodes it when it reads the file):
 
     {"scopes": [[qualname, kind, parent, params, flags, names]],   # 0 is the module
-     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, dynamic]],
+     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, looked_up]],
      "star": [[module, level]], "nvars": int}
 
 Names are resolved here, once per file: every binding of a name is a fresh variable (an int), and a
@@ -16,29 +16,41 @@ from a nested scope sees every binding of the name. `kind` is module, function, 
 `params` is `[[name, var, mode]]` (mode: see PARAM_*); `flags` holds g (generator), s (staticmethod),
 c (classmethod), p (property); `names` maps a module's or class's names to all their variables.
 
+A site's `looked_up` is "" unless its target is computed at run time (a dynamic site); then it says
+what the target is looked up by, as a glob of the constant parts (`*` where computed): `.visit_*`
+for a member of a value (getattr, globals()[...]), a full name for a module (import_module), `*`
+for code (eval).
+
 Statements (`scope` is where calls in them are attributed):
-    ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key]
-                                             | ["t", [targets], star position or -1]
+    ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key, site]
+                                             | ["t", [targets], star position or -1, site]
     ["e", scope, expr]               evaluated for its calls
-    ["r", scope, expr] / ["y", scope, expr] / ["Y", scope, expr]    return, yield, yield from
-    ["for", scope, target, iterable, site]      also comprehension clauses
-    ["w", scope, target, context]    `with context as target`
+    ["r", scope, expr] / ["y", scope, expr]    return, yield
+    ["Y", scope, expr, site]         yield from
+    ["for", scope, target, iterable, site]      also comprehension clauses (site: __iter__ or __aiter__)
+    ["w", scope, target or None, context, site]    `with context as target` (site: __enter__ or __aenter__)
     ["raise", scope, expr, site]     raising a class instantiates it
     ["b", scope, class scope, [bases]]
 Expressions:
     var (an int: a read that only one binding reaches)  ["v", [vars]]
     ["n", name] (bound nowhere in the file: a star import, a builtin, or unknown)
-    ["a", obj, attr]  ["s", obj, key]  ["s:", obj, lo, hi]  ["c", site, func, [args], [[kw, value]]]
-    ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)
+    ["a", obj, attr]  ["s", obj, key, site]  ["s:", obj, lo, hi, site]  ["c", site, func, [args], [[kw, value]]]
+    ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)  ["kb"] (some bytes)
     ["l", alloc, [items]] (list, tuple, set; ["*", e] for a starred item)  ["d", alloc, [[key, value]]]
     (alloc: "scope qualname#n", the n-th allocation in that scope)
     ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
     ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
     ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
+    ["op", site, receiver, other, [methods], reflected, keep] (an operator: the first of the methods the
+    receiver's class has, called with `other`, else `reflected` on `other`; `keep`: values with neither
+    are the result, as `x += y` keeps x's and y's)
+Sites are named by what they call: the callee's last identifier, or the method Python calls (a
+subscript ["s", obj, key, site] calls __getitem__ / __setitem__ on an instance, a tuple target __iter__).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import suppress
 
@@ -63,15 +75,27 @@ _INT64 = 2**63
 _DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cached_property": "p",
                 "functools.cached_property": "p", "abstractmethod": "", "abc.abstractmethod": ""}
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+# The methods Python calls on an operand's behalf: `a + b` is a.__add__(b), else b.__radd__(a);
+# `a += b` a.__iadd__(b), else as `a + b`; a comparison its method, else the reflected one on the right.
+_BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "@": "matmul", "/": "truediv", "//": "floordiv",
+                     "%": "mod", "**": "pow", "<<": "lshift", ">>": "rshift", "&": "and", "|": "or", "^": "xor"}
+_COMPARISONS = {"<": (["__lt__"], "__gt__"), "<=": (["__le__"], "__ge__"), ">": (["__gt__"], "__lt__"),
+                ">=": (["__ge__"], "__le__"), "==": (["__eq__"], "__eq__"),
+                "!=": (["__ne__", "__eq__"], "__ne__")}  # (object.__ne__ calls __eq__)
+_MEMBERSHIP = frozenset({"in", "not in"})  # `a in b` is b.__contains__(a)
+_UNARY_OPERATORS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
+_DYNAMIC_IMPORTS = frozenset({"__import__", "import_module", "importlib.import_module"})
 _MAYBE_DYNAMIC = frozenset({*_DYNAMIC_ATTR, "eval", "exec", "__import__", "import_module"})  # or a subscript
+_PERCENT_FIELD = re.compile(r"%[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[a-zA-Z]")  # "get_%s" % x
+_BRACE_FIELD = re.compile(r"\{[^{}]*\}")  # "get_{}".format(x)
 _TARGET_SEQUENCES = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"})
 _SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list"})
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression",
                              "dictionary_comprehension"})
 _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_statement", "type",
-                      "ellipsis", "future_import_statement", "delete_statement", "line_continuation"})
+                      "ellipsis", "future_import_statement", "line_continuation"})
 
 _NOTHING: tuple = ()
 
@@ -284,11 +308,13 @@ class _Walker:
             value = node.child_by_field_name("value")
             keys = node.children_by_field_name("subscript")
             key = self.expr(keys[0]) if len(keys) == 1 else None
-            return ["s", self.expr(value), key] if value is not None else None
+            return ["s", self.expr(value), key, self._site(node.start_point[0] + 1, "__setitem__")] \
+                if value is not None else None
         if kind in _TARGET_SEQUENCES or kind == "parenthesized_expression":
             items = [c for c in node.named_children if c.type != "comment"]
             star = next((i for i, c in enumerate(items) if c.type in ("list_splat_pattern", "list_splat")), -1)
-            return ["t", [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)], star]
+            targets = [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)]
+            return ["t", targets, star, self._site(node.start_point[0] + 1, "__iter__")]  # (unpacking iterates)
         if kind in ("list_splat_pattern", "list_splat") and node.named_children:
             return self.target(node.named_children[0])
         if kind == "as_pattern_target" and node.named_children:
@@ -301,9 +327,28 @@ class _Walker:
         if left is None or right is None:
             return
         value = self.expr(right)
-        if left.type == "identifier":  # `x += y` keeps what x was and adds y
+        operator = node.child_by_field_name("operator")
+        name = _BINARY_OPERATORS.get(operator.type[:-1]) if operator is not None else None
+        if name is not None:  # keeps what the target was and adds the right side, or what its methods give
+            site = self._site(node.start_point[0] + 1, f"__i{name}__")
+            value = ["op", site, self.expr(left), value, [f"__i{name}__", f"__{name}__"], f"__r{name}__", 1]
+        elif left.type == "identifier":
             value = ["u", [self.read(self.text(left)), value]]
         self.assign(left, value)
+
+    def s_delete_statement(self, node: Node) -> None:
+        targets = [c for c in node.named_children if c.type != "comment"]
+        if len(targets) == 1 and targets[0].type == "expression_list":
+            targets = [c for c in targets[0].named_children if c.type != "comment"]
+        for target in targets:
+            value = target.child_by_field_name("value") if target.type == "subscript" else None
+            if value is None:
+                self.effects(target)
+                continue
+            keys = target.children_by_field_name("subscript")
+            key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
+            site = self._site(target.start_point[0] + 1, "__delitem__")
+            self.emit("e", self.scope.idx, ["op", site, self.expr(value), key, ["__delitem__"], None, 0])
 
     def s_return_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -348,7 +393,7 @@ class _Walker:
         if left is not None:
             tgt = self.target(left)
             if tgt is not None:
-                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, "__iter__"))
+                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, _iterates(node)))
         body = self.branch(self.scope.state, node.child_by_field_name("body"))
         self.scope.state = join(start, body)
         alternative = node.child_by_field_name("alternative")
@@ -394,27 +439,26 @@ class _Walker:
         return self.scope.state
 
     def s_with_statement(self, node: Node) -> None:
+        enter = "__aenter__" if _is_async(node) else "__enter__"
         for clause in node.named_children:
             if clause.type == "with_clause":
                 for item in clause.named_children:
-                    self._with_item(item)
+                    self._with_item(item, enter)
             elif clause.type == "block":
                 self.block(clause)
 
-    def _with_item(self, item: Node) -> None:
+    def _with_item(self, item: Node, enter: str) -> None:
         value = item.child_by_field_name("value")
         if value is None:
             return
+        tgt = None
         if value.type == "as_pattern" and value.named_children:
             alias = value.child_by_field_name("alias")
             context = self.expr(value.named_children[0])
             tgt = self.target(alias) if alias is not None else None
-            if tgt is not None:
-                self.emit("w", self.scope.idx, tgt, context)
-            else:
-                self.emit("e", self.scope.idx, context)
         else:
-            self.effects(value)
+            context = self.expr(value)
+        self.emit("w", self.scope.idx, tgt, context, self._site(item.start_point[0] + 1, enter))
 
     def s_match_statement(self, node: Node) -> None:
         subject = node.child_by_field_name("subject")
@@ -640,9 +684,45 @@ class _Walker:
         if len(keys) == 1 and keys[0].type == "slice":
             bounds = [c for c in keys[0].children if c.type != "comment"]
             lo, hi = _slice_bounds(bounds)
-            return ["s:", value, lo, hi]
+            return ["s:", value, lo, hi, self._site(node.start_point[0] + 1, "__getitem__")]
         key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
-        return ["s", value, key]
+        return ["s", value, key, self._site(node.start_point[0] + 1, "__getitem__")]
+
+    def e_binary_operator(self, node: Node) -> Expr:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        name = _BINARY_OPERATORS.get(operator.type) if operator is not None else None
+        if name is None or left is None or right is None:
+            return self._only_calls(node.named_children)
+        site = self._site(node.start_point[0] + 1, f"__{name}__")
+        return ["op", site, self.expr(left), self.expr(right), [f"__{name}__"], f"__r{name}__", 0]
+
+    def e_comparison_operator(self, node: Node) -> Expr:
+        operands = [c for c in node.children if c.is_named and c.type != "comment"]
+        operators = [c.type for c in node.children if not c.is_named]
+        values = [self.expr(c) for c in operands]
+        line = node.start_point[0] + 1
+        calls: list = []
+        used: set[int] = set()  # operands some method is called with (evaluated there)
+        for i, operator in enumerate(operators[: len(values) - 1]):
+            left, right = values[i], values[i + 1]
+            if operator in _MEMBERSHIP:
+                calls.append(["op", self._site(line, "__contains__"), right, left, ["__contains__"], None, 0])
+            elif operator in _COMPARISONS:
+                methods, reflected = _COMPARISONS[operator]
+                calls.append(["op", self._site(line, methods[0]), left, right, methods, reflected, 0])
+            else:
+                continue  # `is`: no method
+            used |= {i, i + 1}
+        calls += [v for i, v in enumerate(values) if i not in used and v is not None]
+        return ["o", calls] if calls else None  # (a truth value: not followed)
+
+    def e_unary_operator(self, node: Node) -> Expr:
+        operator, argument = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+        method = _UNARY_OPERATORS.get(operator.type) if operator is not None else None
+        if method is None or argument is None or argument.type in ("integer", "float"):
+            return self._only_calls(node.named_children)  # (a negative number calls nothing)
+        return ["op", self._site(node.start_point[0] + 1, method), self.expr(argument), None, [method], None, 0]
 
     def e_call(self, node: Node) -> Expr:
         parts = node.children  # function arguments
@@ -671,7 +751,7 @@ class _Walker:
                 Reference(kind="dynamic", name=dynamic, scope=self._named_scope().qualname, line=line,
                           detail=self.text(node)[:120])
             )
-        site = self._site(line, name, dynamic=bool(dynamic))
+        site = self._site(line, name, _looked_up(dynamic, func, arg_nodes) if dynamic else "")
         # A plain name as callee is the name just read (its read, made after the site, is the same).
         callee = self.read(name) if func is not None and func.type == "identifier" else self.expr(func)
         return ["c", site, callee, positional, keywords]
@@ -681,7 +761,7 @@ class _Walker:
         middle = node.child(1) if node.child_count == 3 and not node.has_error else None
         if middle is not None and middle.type == "string_content":
             if b"b" in self.source[node.start_byte : middle.start_byte].lower():  # string_start: prefix, quotes
-                return None  # bytes: not a str, never a key we could match
+                return ["kb"]  # bytes: not a str, never a key we could match
             content = self.text(middle)
             return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
         parts = node.children  # string_start, string_content and interpolation in any order, string_end
@@ -690,12 +770,14 @@ class _Walker:
             calls = self._only_calls(interpolations)
             return ["u", [["ks"], calls]] if calls else ["ks"]
         if parts and "b" in self.text(parts[0]).lower():
-            return None  # bytes: not a str, never a key we could match
+            return ["kb"]
         content = "".join([self.text(part) for part in parts if part.type == "string_content"])
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
         parts = [self.e_string(c) for c in node.named_children if c.type == "string"]
+        if any(p == ["kb"] for p in parts):
+            return ["kb"]
         if all(isinstance(p, list) and p[0] == "k" for p in parts):
             joined = "".join(p[1] for p in parts)  # type: ignore[index]
             return ["k", joined] if len(joined) <= MAX_CONST_LEN else ["ks"]
@@ -762,7 +844,7 @@ class _Walker:
                 left = clause.child_by_field_name("left")
                 tgt = self.target(left) if left is not None else None
                 if tgt is not None:
-                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, "__iter__"))
+                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, _iterates(clause)))
             else:
                 self.scope = comp
                 for cond in clause.named_children:
@@ -809,7 +891,10 @@ class _Walker:
             self.scopes[owner.idx][4] += "g"
         if children:
             delegates = any(c.type == "from" for c in node.children)
-            self.emit("Y" if delegates else "y", owner.idx, self.expr(children[0]))
+            if delegates:
+                self.emit("Y", owner.idx, self.expr(children[0]), self._site(node.start_point[0] + 1, "__iter__"))
+            else:
+                self.emit("y", owner.idx, self.expr(children[0]))
         return None
 
     # helpers ---------------------------------------------------------------------------------------
@@ -836,8 +921,8 @@ class _Walker:
             node = node.child_by_field_name("function")
         return ""
 
-    def _site(self, line: int, name: str, dynamic: bool = False) -> int:
-        self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
+    def _site(self, line: int, name: str, looked_up: str = "") -> int:
+        self.sites.append([line, name, self.scope.idx, looked_up])
         return len(self.sites) - 1
 
     def _alloc(self) -> str:
@@ -853,6 +938,7 @@ _STATEMENTS = {
     "expression_statement": _Walker.s_expression_statement,
     "assignment": _Walker.s_assignment,
     "augmented_assignment": _Walker.s_augmented_assignment,
+    "delete_statement": _Walker.s_delete_statement,
     "return_statement": _Walker.s_return_statement,
     "raise_statement": _Walker.s_raise_statement,
     "global_statement": _Walker.s_global_statement,
@@ -876,6 +962,9 @@ _EXPRESSIONS = {
     "identifier": _Walker.e_identifier,
     "attribute": _Walker.e_attribute,
     "subscript": _Walker.e_subscript,
+    "binary_operator": _Walker.e_binary_operator,
+    "comparison_operator": _Walker.e_comparison_operator,
+    "unary_operator": _Walker.e_unary_operator,
     "call": _Walker.e_call,
     "string": _Walker.e_string,
     "concatenated_string": _Walker.e_concatenated_string,
@@ -903,6 +992,15 @@ _ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
 
 def _qualify(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent else name
+
+
+def _is_async(node: Node) -> bool:
+    return any(c.type == "async" for c in node.children)
+
+
+def _iterates(node: Node) -> str:
+    """The method a `for` (statement or comprehension clause) calls first: __iter__, or __aiter__."""
+    return "__aiter__" if _is_async(node) else "__iter__"
 
 
 def _first_named(node: Node) -> Node | None:
@@ -1020,7 +1118,7 @@ def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
         return name if len(positional) < 2 or not _is_constant_string(positional[1]) else ""
     if name in ("eval", "exec"):
         return name
-    if name in ("__import__", "import_module", "importlib.import_module"):
+    if name in _DYNAMIC_IMPORTS:
         return name if not positional or not _is_constant_string(positional[0]) else ""
     if func.type == "subscript":
         value = func.child_by_field_name("value")
@@ -1029,6 +1127,49 @@ def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
             if inner is not None and text_of(inner) in _DYNAMIC_NAMESPACES:
                 return text_of(inner) + "()[...]"
     return ""
+
+
+def _looked_up(kind: str, func: Node | None, args: list[Node]) -> str:
+    """What a dynamic site looks its target up by (see the module's docstring)."""
+    positional = [a for a in args if a.type not in ("keyword_argument", "comment")]
+    if kind in _DYNAMIC_ATTR:
+        return "." + _name_glob(positional[1] if len(positional) > 1 else None)
+    if kind in _DYNAMIC_IMPORTS:
+        module = _name_glob(positional[0] if positional else None)
+        return "*" if module.startswith(".") else module  # relative to a package computed too
+    if kind.endswith("()[...]") and func is not None:
+        return "." + _name_glob(func.child_by_field_name("subscript"))
+    return "*"
+
+
+def _name_glob(node: Node | None) -> str:
+    """The string an expression computes, as a glob of its constant parts: `"visit_" + kind` ->
+    `visit_*`, `f"get_{x}_display"` -> `get_*_display`, `"do_%s" % x` -> `do_*`; `*` for the rest."""
+    kind = node.type if node is not None else ""
+    if node is None:
+        glob = "*"
+    elif kind == "string":
+        glob = "".join(text_of(c) if c.type == "string_content" else "*" if c.type == "interpolation" else ""
+                       for c in node.children)
+    elif kind == "concatenated_string":
+        glob = "".join(_name_glob(c) for c in node.named_children if c.type == "string")
+    elif kind == "parenthesized_expression" and node.named_children:
+        glob = _name_glob(node.named_children[0])
+    elif kind == "binary_operator":
+        left, op, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+        if op is not None and op.type == "+":
+            glob = _name_glob(left) + _name_glob(right)
+        elif op is not None and op.type == "%" and left is not None and left.type == "string":
+            glob = _PERCENT_FIELD.sub("*", _name_glob(left)).replace("%%", "%")
+        else:
+            glob = "*"
+    elif kind == "call" and (callee := node.child_by_field_name("function")) is not None \
+            and callee.type == "attribute" and text_of(callee.children[-1]) == "format" \
+            and callee.children[0].type == "string":
+        glob = _BRACE_FIELD.sub("*", _name_glob(callee.children[0]))
+    else:
+        glob = "*"
+    return re.sub(r"\*+", "*", glob) or "*"
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:

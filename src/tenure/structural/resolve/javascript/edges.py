@@ -60,9 +60,10 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
             continue  # a variable of the file holding nothing known: no guess by its name (no self-loop)
         ref = Reference("new" if kind in _NEW_KINDS else "call", name, p.qualname(source(scope)), line, receiver)
         out += a.syntax.reference_edges(ref)
-    for site, (line, name, scope, _, kind, detail) in enumerate(p.sites):
+    for site, (line, _, scope, _, kind, detail) in enumerate(p.sites):
         if site not in a.edges and (site in a.dynamic or kind == "x" and site in a.unknown):
-            out.append(EdgeOut(p.fqn(source(scope)), None, Relation.CALLS, Tier.DYNAMIC, line, name, detail))
+            # (a dynamic edge's name is what it may reach, graph.DynamicSite: nothing told, anything)
+            out.append(EdgeOut(p.fqn(source(scope)), None, Relation.CALLS, Tier.DYNAMIC, line, "", detail))
     return out
 
 
