@@ -10,7 +10,9 @@ each step in a fresh process (peak RSS is the process's own):
   history reads the one new commit (and maps the files it changed again);
 - `history` latency: `what_happened_before` in a warm process for a seeded sample of symbols with
   past attempts, p50/p95; the most touched symbol (a package: every attempt inside it) apart; and once
-  through the CLI, process start included.
+  through the CLI, process start included;
+- `GitHistory.touching` (every commit that touched a symbol, whole commits with their files and
+  symbols) on the ten symbols the most commits touched, p50/p95.
 
 The peer in the same run is git itself: the same `git log` (raw, zero-context patch, first-parent
 merge diffs) written to /dev/null, the floor any reader of git's output stands on.
@@ -76,7 +78,17 @@ with Tenure.open(sys.argv[1], discover=False) as t:
     start = time.perf_counter()
     widest = t.episodes.what_happened_before(busiest[0]["fqn"], include_expired=True)
     widest_s = time.perf_counter() - start
-print(json.dumps({"times": times, "first": first, "symbols": len(sample), "busiest": busiest[0]["fqn"],
+    touched = [r["fqn"] for r in t.db.query("SELECT fqn FROM history_symbols GROUP BY fqn ORDER BY COUNT(*) DESC"
+                                            " LIMIT 10")]  # the busiest: packages, the app class and its module
+    touching, touching_commits = [], 0
+    for fqn in touched:
+        for _ in range(5):
+            start = time.perf_counter()
+            found = t.history.touching([fqn])
+            touching.append(time.perf_counter() - start)
+        touching_commits = max(touching_commits, len(found))
+print(json.dumps({"touching": touching, "touching_most": touching_commits, "times": times, "first": first,
+                  "symbols": len(sample), "busiest": busiest[0]["fqn"],
                   "widest": widest_s, "widest_attempts": widest["attempts"] + widest["expired"], "live": live,
                   "expired": expired}))
 """
@@ -154,6 +166,10 @@ def main() -> None:
          f"{query['widest'] * 1000:.0f} ms"),
         ("CLI, process start included", f"{cli.seconds:.2f} s" + ("" if cli.ok else f" ({cli.describe_failure()})")),
         ("attempts live / expired over the sample", f"{query['live']} / {query['expired']}")])
+    touching = query["touching"]
+    print_table("GitHistory.touching on the 10 busiest symbols (x 5)", ["figure", "value"], [
+        ("p50", f"{percentile(touching, 50) * 1000:.1f} ms"), ("p95", f"{percentile(touching, 95) * 1000:.1f} ms"),
+        ("most commits returned", query["touching_most"])])
     write_json(args.json_out, {"whole": whole, "one": one, "query": query, "git_log_floor": floor,
                                "cli_seconds": cli.seconds, "load": os.getloadavg()})
 

@@ -57,7 +57,9 @@ def _worker(root: Path, rel: str) -> dict:
         known = t.structural.files()
 
         def walk() -> tuple[list, list]:
-            paths, skipped = discovery.discover(root)
+            listed = discovery.discover(root)
+            # (a baseline's discover gives a tuple)
+            paths, skipped = (listed.paths, listed.skipped) if hasattr(listed, "paths") else listed
             top = os.fspath(root)
             cands = [c for p in paths if (c := inspect_file(top, p, known.get(p), discovery.MAX_FILE_BYTES))]
             return cands, skipped

@@ -88,3 +88,4 @@ def indexed(tmp_path: Path) -> Iterator:
 def _no_background_enrichment(monkeypatch: pytest.MonkeyPatch) -> None:
     """`tenure index` would start a detached language-server run; tests that test it turn it on."""
     monkeypatch.setenv("TENURE_ENRICH", "off")
+    monkeypatch.setenv("TENURE_EMBED_BACKGROUND", "off")  # (nor a detached embedding of the code's elements)

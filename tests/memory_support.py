@@ -132,8 +132,10 @@ def memories(shop: Tenure, clock: Clock) -> Memories:
 
 @pytest.fixture
 def semantic(shop: Tenure, clock: Clock) -> Memories:
-    """As `memories`, with the concept provider (semantic + lexical recall)."""
+    """As `memories`, with the concept provider (semantic + lexical recall), the code's elements
+    embedded as the background backfill after `tenure index` embeds them."""
     shop.memories = Memories(shop.db, shop.root, clock=clock, provider=ConceptProvider())
+    shop.memories.prepare_elements()
     return shop.memories
 
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from tenure import Tenure
 from tenure.cli import app
-from tenure.mcp.auth import HostCheck
+from tenure.http_guard import HostCheck
 from tenure.memories import MemoriesError
 from tenure.structural.traces.ingest import TraceIngestor
 from tenure.structural.traces.receiver import TRACES_PATH, TraceReceiver, build_app

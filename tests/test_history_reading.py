@@ -50,6 +50,23 @@ def test_a_second_update_reads_only_the_new_commits(git_repo: GitRepo) -> None:
     assert (report["commits_new"], report["commits_total"]) == (1, 4)
 
 
+def test_a_branch_reset_away_leaves_the_commits_listed_and_comes_back_when_merged(git_repo: GitRepo) -> None:
+    base = git_repo.commit("Add the settlement service", {"pay/service.py": SERVICE})
+    git_repo.git("checkout", "-q", "-b", "experiment")
+    tried = git_repo.commit("Try booking through the queue", {"pay/service.py": SERVICE + "# queue\n"})
+    h = history(git_repo)
+    h.update()
+    assert [c.sha for c in h.commits()] == [tried, base]
+    git_repo.git("checkout", "-q", "main")
+    git_repo.git("branch", "-q", "-D", "experiment")  # given up: HEAD no longer reaches it
+    report = h.update()
+    assert [c.sha for c in h.commits()] == [base] and report["commits_total"] == 1
+    assert h.commit(tried) is not None  # kept: asked for by name, it is still there
+    git_repo.git("checkout", "-q", "-b", "again", tried)  # the same commit reached once more
+    h.update()
+    assert [c.sha for c in h.commits()] == [tried, base]
+
+
 def test_commits_read_by_a_run_that_stopped_early_are_not_read_twice(git_repo: GitRepo) -> None:
     git_repo.commit("one", {"a.py": "x = 1\n"})
     git_repo.commit("two", {"a.py": "x = 2\n"})

@@ -66,7 +66,8 @@ def test_bulk_reindex_rebuilds_its_indexes_and_the_same_graph(make_repo, tmp_pat
         t.index()  # nothing changed: nothing to re-resolve
         assert snapshot(t) == expected
         after = {r["name"] for r in t.db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert after == before and "edges_dst" in after
+        # every index dropped for the bulk path is back (the first index also made the knowledge store's)
+        assert before <= after and "edges_dst" in after
 
 
 def test_an_index_written_by_another_build_is_rebuilt_without_reading_its_facts(make_repo, tmp_path: Path) -> None:

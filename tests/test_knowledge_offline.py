@@ -19,8 +19,9 @@ TENURE = [sys.executable, "-c", "from tenure.cli import app; app()"]
 
 
 @pytest.fixture
-def built(tmp_path: Path):
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     repo = make_repo(tmp_path)
+    monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the build below is the one under test
     with Tenure.open(repo) as t:
         t.index()
         report = t.knowledge.build(embed=False)
@@ -152,8 +153,32 @@ def test_a_new_commit_is_read_alone_and_a_history_moved_back_is_listed_again_who
     assert update["steps"]["ingest"]["new"] == 2 and update["steps"]["ingest"]["removed"] == 0
     git(t.root, "reset", "-q", "--hard", "HEAD~1")
     moved_back = t.knowledge.build(embed=False)
-    assert moved_back["steps"]["discover"]["documents"] == 4 + 8  # listed whole: HEAD no longer descends
-    assert moved_back["steps"]["ingest"]["removed"] == 1  # notes.md; the history keeps every commit it read
+    assert moved_back["steps"]["discover"]["documents"] == 4 + 7  # listed whole: HEAD no longer descends
+    # notes.md and the commit reset away (the history keeps it, off HEAD: it is no rationale of this code)
+    assert moved_back["steps"]["ingest"]["removed"] == 2
+
+
+def test_one_index_builds_the_store_offline_so_why_answers(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    run = subprocess.run([*TENURE, "index", str(repo), "--json"], capture_output=True, text=True, check=True)
+    knowledge = json.loads(run.stdout)["knowledge"]
+    assert knowledge["mode"] == "offline" and knowledge["new"] == 4 + 7 and knowledge["entities"] > 0
+    why = subprocess.run([*TENURE, "why", "SettlementService.retry", "--json", "--repo", str(repo)],
+                         capture_output=True, text=True, check=True)
+    assert "ADR-0001" in {e["source"]["ref"] for e in json.loads(why.stdout)["evidence"]}
+    again = subprocess.run([*TENURE, "index", str(repo), "--json"], capture_output=True, text=True, check=True)
+    assert "new" not in json.loads(again.stdout)["knowledge"]  # incremental: nothing read twice
+
+
+def test_index_leaves_a_model_build_to_the_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path)
+    monkeypatch.setenv("TENURE_LLM", "openai")
+    monkeypatch.setenv("TENURE_LLM_URL", "http://127.0.0.1:9/v1")  # never asked: the index makes no model call
+    monkeypatch.setenv("TENURE_LLM_MODEL", "any")
+    with Tenure.open(repo) as t:
+        t.index()
+        assert "model is configured" in t.knowledge_report["skipped"]
+        assert t.db.rows("SELECT COUNT(*) FROM knowledge_documents")[0][0] == 0
 
 
 def test_import_threads_copies_exports_and_refuses_malformed_json_without_losing_anything(built,

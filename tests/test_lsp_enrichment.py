@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.structural.lsp.enrich import Enricher
-from tenure.structural.lsp.state import enrich_lock, lock_held
+from tenure.structural.lsp.state import LspState, enrich_lock, lock_held
 
 BROKEN_SERVER = Path(__file__).with_name("broken_lsp_server.py")
 FILES = {
@@ -106,6 +107,32 @@ def test_an_inferred_edge_the_checker_contradicts_is_kept_as_refuted_with_proven
         assert edge["sources"] == ["lsp", "tree-sitter"]  # not deleted: demoted, with where the verdict came from
 
 
+DISPATCH = {
+    "app/__init__.py": "",
+    "app/base.py": "class Base:\n    def register(self):\n        self.add()\n\n    def add(self):\n        return 1\n",
+    "app/child.py": "from app.base import Base\n\n\nclass Child(Base):\n    def add(self):\n        return 2\n",
+}
+
+
+def test_a_server_naming_the_method_an_override_overrides_rules_the_override_out_no_more(make_indexed_repo) -> None:
+    # `self.add()` in Base: the server answers Base.add (the declaration it types `self` by), and on
+    # a Child the call runs Child.add. That answer is no refutation of Child.add: it keeps its tier
+    # and counts as unverified.
+    root = make_indexed_repo(DISPATCH)
+    with Tenure.open(root, discover=False) as t:
+        assert dependants(t.what_breaks("app.child.Child.add"))["app.base.Base.register"]["tier"] == "ambiguous"
+    report = enrich(root)["languages"]["python"]
+    with Tenure.open(root, discover=False) as t:
+        base = dependants(t.what_breaks("app.base.Base.add"))["app.base.Base.register"]
+        assert (base["tier"], base["sources"]) == ("resolved", ["lsp", "tree-sitter"])
+        child = t.what_breaks("app.child.Child.add")
+        assert child["refuted"] == []
+        register = dependants(child)["app.base.Base.register"]
+        assert (register["tier"], register["sources"]) == ("ambiguous", ["tree-sitter"])
+        assert child["summary"]["coverage"]["verified"] == 0
+    assert (report["refuted"], report["dispatched"]) == (0, 1)
+
+
 def test_a_call_tree_sitter_could_not_resolve_is_added_as_resolved_with_the_server_named(make_indexed_repo) -> None:
     root = make_indexed_repo({"many.py": MANY})
     with Tenure.open(root, discover=False) as t:
@@ -129,9 +156,30 @@ def test_what_breaks_answers_at_once_and_states_the_lsp_coverage(make_indexed_re
     enrich(root)
     with Tenure.open(root, discover=False) as t:
         after = t.what_breaks("app.shapes.Circle")["summary"]
-    assert after["coverage"] | {"text": ""} == {"source": "lsp", "enriched": True, "in_scope": 1, "verified": 1,
-                                                "percent": 100, "text": ""}
-    assert "lsp verified 100% of call edges in scope (1 of 1)" in after["text"]
+    assert after["coverage"] | {"text": "", "run": None} == {"source": "lsp", "enriched": True, "in_scope": 1,
+                                                             "verified": 1, "unlinked": 0, "percent": 100, "text": "",
+                                                             "run": None}
+    assert not after["coverage"]["run"]["running"]
+    assert "lsp verified 100% of the call sites that may reach it (1 of 1)" in after["text"]
+
+
+def test_a_call_site_the_server_could_not_type_keeps_the_coverage_below_complete(make_indexed_repo) -> None:
+    # `@app.before` on a parameter nothing types: the server is silent there, so the answer is not
+    # "100% verified" while the site may reach the method
+    root = make_indexed_repo({
+        "app/__init__.py": "",
+        "app/hooks.py": "class Hooks:\n    def before(self, f):\n        return f\n",
+        "app/use.py": (
+            "from app.hooks import Hooks\n\n\ndef typed():\n    Hooks().before(print)\n\n\n"
+            "def untyped(app):\n    @app.before\n    def handler():\n        pass\n"
+        ),
+    })
+    enrich(root)
+    with Tenure.open(root, discover=False) as t:
+        result = t.what_breaks("app.hooks.Hooks.before")
+    assert {d["symbol"]: d["sources"] for d in result["dependants"]} == {
+        "app.use.typed": ["lsp", "tree-sitter"], "app.use.untyped": ["tree-sitter"]}
+    assert "lsp verified 50% of the call sites that may reach it (1 of 2)" in result["summary"]["text"]
 
 
 def test_only_files_whose_code_or_call_sites_changed_are_verified_again(make_indexed_repo) -> None:
@@ -218,7 +266,11 @@ def test_index_schedules_enrichment_in_the_background_once(make_repo, monkeypatc
         # has released the lock, so no server outlives the test
         while lock_held(t.root / ".tenure") and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert t.db.query("SELECT 1 FROM lsp_files"), (t.root / ".tenure/enrich.log").read_text()
+        log = (t.root / ".tenure/enrich.log").read_text()
+        assert t.db.query("SELECT 1 FROM lsp_files"), log
+        # the log is written as it goes: when it started, how far it got, how it ended
+        assert "enrichment started (pid" in log and "lsp python: 3 of 3 files verified" in log, log
+        assert log.index("enrichment started") < log.index("3 of 3 files") < log.index("enriched in"), log
 
 
 def test_tenure_enrich_prints_what_each_server_did(make_indexed_repo) -> None:
@@ -246,3 +298,42 @@ def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_re
         first = t.index().sources["lsp"]
         assert "exited with code 3" in first["last run gave up python"]
         assert "last run gave up python" not in t.index().sources["lsp"]
+
+
+def test_a_running_enrichment_is_shown_by_status_and_the_answers_it_changes(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    seen: list[tuple[dict, dict]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if done == 2:  # two files verified, one to go: what another process sees meanwhile
+            with Tenure.open(root, discover=False) as other:
+                seen.append((other.status()["enrichment"], other.what_breaks(CIRCLE)["summary"]))
+
+    with Tenure.open(root, discover=False) as t:
+        t.enrich(progress=progress)
+    [(enrichment, summary)] = seen
+    run = enrichment["run"]
+    assert (run["running"], run["files_done"], run["files_total"]) == (True, 2, 3)
+    assert enrichment["text"].startswith(f"lsp enrichment running since {run['started_at']} (pid {os.getpid()}): "
+                                         "2 of 3 files verified")
+    assert summary["coverage"]["run"]["changed"] == 1  # report.py's site, verified since the run started
+    assert f"enrichment running since {run['started_at']} (2 of 3 files): 1 edge of this answer changed" \
+        in summary["text"]
+    with Tenure.open(root, discover=False) as t:
+        done = t.status()["enrichment"]
+    assert not done["run"]["running"] and done["run"]["files_done"] == 3
+    assert done["text"].startswith("lsp enrichment: last run ") and "python (basedpyright" in done["text"]
+    out = CliRunner().invoke(app, ["status", "--repo", str(root)]).output
+    assert "lsp enrichment: last run" in out and "enrich.log" in out
+
+
+def test_an_enrichment_whose_process_died_is_shown_stopped(make_indexed_repo) -> None:
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        state = LspState(t.db)
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        run = state.start_run(3)
+        t.db.execute("UPDATE lsp_runs SET pid = ?, files_done = 1 WHERE id = ?", (int(gone), run))
+        text = t.status()["enrichment"]["text"]
+    assert text.startswith("lsp enrichment stopped at 1 of 3 files") and "the next `tenure index`" in text

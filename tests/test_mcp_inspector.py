@@ -82,7 +82,7 @@ def test_inspector_over_streamable_http(inspector: Path, repo: Path, tmp_path: P
         listed = run(inspector, env, url, "--transport", "http", "--method", "tools/list")
         assert len(listed["tools"]) == 14
         found = run(inspector, env, url, "--transport", "http", "--method", "tools/call", "--tool-name",
-                    "find_symbol", "--tool-arg", "name=send")
+                    "find_symbol", "--tool-arg", "symbol=send")
         assert found["structuredContent"]["matches"][0]["fqn"] == "pay.gateway.Gateway.send"
     with http_server(repo, tmp_path / "home", token="t0ken") as url:
         refused = subprocess.run([str(inspector), "--cli", url, "--transport", "http", "--method", "tools/list"],

@@ -45,8 +45,18 @@ async def exercise(client: Client) -> None:
     assert "lower bound" in data["summary"]["text"]
     assert data["freshness"]["text"].endswith("up to date")
     assert json.loads(result.content[0].text) == data  # the same, as text, for clients that show only text
-    found = (await client.call_tool("find_symbol", {"name": "total"})).structured_content
-    assert found["how"] == "ambiguous" and len(found["matches"]) == 2
+    # both tools take the symbol by the same name; a name that is not unique is an error with the candidates
+    found = await client.call_tool("find_symbol", {"symbol": "total"})
+    assert found.is_error and found.structured_content["how"] == "ambiguous"
+    assert len(found.structured_content["matches"]) == 2 and "names 2 symbols" in found.structured_content["message"]
+    unique = await client.call_tool("find_symbol", {"symbol": "Order.total"})
+    assert not unique.is_error and unique.structured_content["how"] == "suffix"
+    for tool in ("what_breaks", "find_symbol"):
+        unknown = await client.call_tool(tool, {"symbol": "NoSuchThing"})
+        assert unknown.is_error and unknown.structured_content["matches"] == []
+        assert "freshness" in unknown.structured_content
+    ambiguous = await client.call_tool("what_breaks", {"symbol": "total"})
+    assert ambiguous.is_error and len(ambiguous.structured_content["matches"]) == 2
 
 
 def test_stdio(repo: Path, tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ from tenure import Tenure
 from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
 from tenure.memories.briefing import EXCERPT_CHARS
-from tests.memory_support import Clock
+from tenure.namespace import selection
+from tenure.namespace.selection import INLINE_EMBED
+from tests.memory_support import Clock, ConceptProvider
 
 
 def test_the_briefing_lists_pitfalls_first(memories: Memories) -> None:
@@ -68,6 +70,54 @@ def test_a_task_finds_an_element_by_meaning_with_embeddings(semantic: Memories) 
     selected = semantic.select_elements("purchase")
     assert [s["element"] for s in selected] == ["shop.orders.OrderProcessor"]  # not also its module
     assert selected[0]["why"][0].startswith("meaning close to the task")
+
+
+class CountingProvider(ConceptProvider):
+    """The concept model, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]):
+        self.texts += texts
+        return super().embed(texts)
+
+
+def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_indexed_repo, clock: Clock,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    classes = "".join(f"class Ledger{i}:\n    def post_entry(self, amount):\n        return amount * {i}\n\n\n"
+                      for i in range(INLINE_EMBED * 3))
+    classes += "class Ledger0:  # defined again: one element still\n    pass\n"
+    root = make_indexed_repo({"ledger.py": classes})
+    with Tenure.open(root, discover=False) as t:
+        model = CountingProvider()
+        t.memories = Memories(t.db, t.root, clock=clock, provider=model)
+        first = t.memories.brief(task := "post an entry to the ledger")
+        assert len([x for x in model.texts if x != task]) == INLINE_EMBED  # a few elements, never the whole project
+        waiting = INLINE_EMBED * 3 + 1 - INLINE_EMBED  # the classes and the module, but those just embedded
+        assert first["elementsUnembedded"] == waiting
+        assert f"the meaning of {waiting} of {INLINE_EMBED * 3 + 1} code elements is not read yet" in first["text"]
+        assert first["elements"]  # chosen by name and code meanwhile
+
+        assert t.memories.prepare_elements()["left"] == 0  # what `tenure index` starts in the background
+        model.texts.clear()
+
+        def unread(*_: object) -> None:
+            raise AssertionError("the briefing read the project's code again")
+
+        monkeypatch.setattr(selection._Lines, "lines", unread)  # its terms are kept too
+        after = t.memories.brief(task)
+        assert set(model.texts) == {task}  # only the task, now
+        assert after["elementsUnembedded"] == 0 and "not read yet" not in after["text"]
+        assert t.schedule_embedding() == {}  # nothing left to start
+
+
+def test_an_index_starts_the_embedding_of_new_code_elements(make_indexed_repo) -> None:
+    root = make_indexed_repo({"a.py": "class Ledger:\n    def post(self):\n        return 1\n"})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.embedding_report == {"status": "2 elements to embed, not scheduled (TENURE_EMBED_BACKGROUND=off): "
+                                                "`tenure backfill` embeds them"}
 
 
 def test_the_map_has_one_cell_per_module_and_a_headline(memories: Memories) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tenure import Tenure
 from tenure.memories.api import Memories
+from tests.memory_support import ConceptProvider
 
 PROCESSES = 4
 WRITES = 50
@@ -83,3 +84,30 @@ def test_a_process_killed_mid_write_leaves_the_database_consistent(shop: Tenure)
         orphans = shop.db.query(f"SELECT COUNT(*) AS n FROM {table} WHERE memory_id NOT IN (SELECT id FROM memories)")
         assert orphans[0]["n"] == 0, table
     assert m.remember("half written fact", title="Half")["deduplicated"] is False  # the title is free again
+
+
+def test_a_running_process_sees_a_vector_filled_in_later_for_an_older_memory(shop: Tenure) -> None:
+    """A server holds the vectors it read; another process backfills an older memory's vector."""
+    old = Memories(shop.db, shop.root, provider=None).remember("requests are throttled per client")["id"]
+    server = Memories(shop.db, shop.root, provider=ConceptProvider())
+    server.remember("orders are booked after payment")  # newer, with its vector
+    assert list(server.vectors.matrix()[0]) == [old + 1]  # what the server holds: not the old one yet
+    with Tenure.open(shop.root, discover=False) as other:
+        assert Memories(other.db, other.root, provider=ConceptProvider()).backfill() == 1
+    [hit] = [h for h in server.recall("rate limiting")["results"] if h["id"] == old]
+    assert hit["explain"]["relevance"]["semantic"] > 0.3  # by meaning: "throttled" is rate limiting
+
+
+def test_a_memory_embedded_again_replaces_its_vector_in_a_running_process(shop: Tenure) -> None:
+    provider = ConceptProvider()
+    server = Memories(shop.db, shop.root, provider=provider)
+    first = server.remember("requests are throttled per client")["id"]
+    server.remember("orders are booked after payment")
+    server.vectors.matrix()
+    with Tenure.open(shop.root, discover=False) as other:
+        again = Memories(other.db, other.root, provider=provider)
+        with other.db.transaction():
+            again.vectors.put(first, provider.embed(["invoices are rendered at night"])[0])
+    ids, matrix = server.vectors.matrix()
+    assert sorted(ids) == [first, first + 1]  # each memory once
+    assert float(matrix[list(ids).index(first)] @ provider.embed(["invoices are rendered at night"])[0]) > 0.99

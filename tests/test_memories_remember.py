@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tenure import Tenure
+from tenure.embeddings import get_provider
 from tenure.memories import MemoriesError
 from tenure.memories.api import LIMITS, Memories
+from tenure.memories.dedupe import specifics
 from tests.memory_support import Clock, FixedProvider, at_angle
 
 
@@ -102,7 +104,49 @@ def test_between_082_and_094_a_write_is_stored_and_names_its_near_misses(shop: T
     first = m.remember("the gateway strips long headers", title="Header limit")
     second = m.remember("the gateway strips headers over 8KB")
     assert second["deduplicated"] is False and second["id"] != first["id"]
-    assert second["similarTo"] == [{"id": first["id"], "title": "Header limit", "similarity": 0.9}]
+    assert second["similarTo"] == [{"id": first["id"], "title": "Header limit", "similarity": 0.9,
+                                    "differs": {"written": ["8kb"], "existing": []}}]
+
+
+@pytest.mark.parametrize("first, second, differs", [
+    ("the ledger 1 rounds half-even", "the ledger 2 rounds half-even", (["2"], ["1"])),  # cosine 0.98
+    ("the gateway strips headers over 8KB", "the gateway strips headers over 16KB", (["16kb"], ["8kb"])),  # 0.95
+    ("flask 3.0.3 needs Werkzeug 3.0", "flask 3.0.2 needs Werkzeug 3.0", (["3.0.2"], ["3.0.3"])),  # 0.998
+])
+def test_facts_a_sentence_model_reads_alike_stay_apart_when_a_number_version_or_size_differs(
+        shop: Tenure, clock: Clock, first: str, second: str, differs: tuple[list[str], list[str]]) -> None:
+    m = Memories(shop.db, shop.root, clock=clock, provider=get_provider({"provider": "minilm"}))
+    kept = m.remember(first)
+    written = m.remember(second)
+    assert written["deduplicated"] is False and written["id"] != kept["id"]
+    [near] = written["similarTo"]
+    assert near["id"] == kept["id"] and near["similarity"] > 0.94  # above the line: only its specifics differ
+    assert near["differs"] == {"written": differs[0], "existing": differs[1]}
+    assert [r["content"] for r in m.recall("", limit=5)["results"]] == [second, first]  # both live
+
+
+def test_above_094_the_same_fact_is_the_closest_memory_naming_the_same_specifics(shop: Tenure, clock: Clock) -> None:
+    provider = FixedProvider()
+    provider.set("the ledger 1 rounds half-even", at_angle(1.0))
+    provider.set("the ledger 2 rounds half-even", at_angle(0.99))
+    provider.set("ledger 1 rounds every amount half-even", at_angle(0.98))
+    m = Memories(shop.db, shop.root, clock=clock, provider=provider)
+    first = m.remember("the ledger 1 rounds half-even")
+    m.remember("the ledger 2 rounds half-even")
+    again = m.remember("ledger 1 rounds every amount half-even")
+    assert again["deduplicated"] is True and again["id"] == first["id"]
+
+
+@pytest.mark.parametrize("text, named", [
+    ("the ledger 1 rounds half-even", {"1"}),
+    ("headers over 8KB are stripped; bodies over 1.5 MB too", {"8kb", "1.5"}),
+    ("needs Python 3.11 and flask==3.0.3, see ADR-17 and #412", {"3.11", "3.0.3", "adr-17", "412"}),
+    ("`charge` calls OrderProcessor.book and max_retries in src/app.py", {"charge", "orderprocessor.book",
+                                                                          "max_retries", "src/app.py"}),
+    ("NEVER round half-up, e.g. in the read-only ledger", set()),  # words, in capitals or hyphenated
+])
+def test_specifics_are_the_numbers_versions_sizes_and_identifiers_a_fact_names(text: str, named: set[str]) -> None:
+    assert specifics(text) == named
 
 
 def test_below_082_a_write_has_no_near_misses(shop: Tenure, clock: Clock) -> None:

@@ -23,6 +23,7 @@ def minilm():
 @pytest.fixture
 def real(shop: Tenure, clock: Clock, minilm) -> Memories:
     shop.memories = Memories(shop.db, shop.root, clock=clock, provider=minilm)
+    shop.memories.prepare_elements()  # (what the background backfill after `tenure index` does)
     return shop.memories
 
 

@@ -32,10 +32,10 @@ def shop(make_indexed_repo) -> Tenure:
 
 
 def test_a_files_symbols_come_outermost_first_with_their_spans(shop: Tenure) -> None:
-    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, "shop/orders.py")]
+    found = [(s.fqn, s.kind, s.start, s.end) for s in symbols.symbols_in(shop.db, ["shop/orders.py"])["shop/orders.py"]]
     assert found[:3] == [("shop.orders", "module", 1, 10), ("shop.orders.OrderProcessor", "class", 1, 6),
                          ("shop.orders.OrderProcessor.checkout", "function", 2, 3)]
-    assert symbols.symbols_in(shop.db, "shop/missing.py") == []
+    assert symbols.symbols_in(shop.db, ["shop/missing.py"]) == {}
 
 
 def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
@@ -69,7 +69,7 @@ def test_modules_are_found_by_name_and_by_file(shop: Tenure) -> None:
     assert symbols.module_of(shop.db, "shop/missing.py") is None
     assert symbols.module_files(shop.db, ["shop.orders", "shop.missing"]) == {"shop.orders": ["shop/orders.py"]}
     assert symbols.modules_like(shop.db, "invo") == ["billing.invoice"]
-    assert symbols.parsed_files(shop.db)["billing/invoice.py"] == "billing.invoice"
+    assert symbols.indexed_files(shop.db)["billing/invoice.py"].module == "billing.invoice"
 
 
 def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(shop: Tenure) -> None:
@@ -82,5 +82,54 @@ def test_an_element_is_named_by_kind_and_a_name_that_names_nothing_is_refused(sh
         resolve(shop.db, shop.root, "module:orders")
 
 
+def test_a_path_element_is_a_directory_inside_the_project_however_it_is_typed(shop: Tenure) -> None:
+    root = Path(shop.root)
+    (root / "shop" / "alias").symlink_to(root / "billing", target_is_directory=True)
+    assert resolve(shop.db, root, "path:./shop//") == "path:shop/"
+    assert resolve(shop.db, root, "path:shop/../billing") == "path:billing/"
+    assert resolve(shop.db, root, f"path:{root / 'shop'}") == "path:shop/"
+    assert resolve(shop.db, root, "path:shop/alias") == "path:billing/"  # a link is named by what it leads to
+    assert resolve(shop.db, root, "path:.") == "path:./"
+    deep = "../" * len(root.resolve().parts)
+    for outside in (f"path:{deep}etc", "path:/etc", "path:..", f"path:{root.parent}"):
+        with pytest.raises(ElementError, match="lies outside the project"):
+            resolve(shop.db, root, outside)
+    (root / "shop" / "out").symlink_to("/etc", target_is_directory=True)
+    with pytest.raises(ElementError, match="lies outside the project"):
+        resolve(shop.db, root, "path:shop/out")
+    with pytest.raises(ElementError, match="is not a directory"):
+        resolve(shop.db, root, "path:shop/orders.py")
+
+
 def test_a_directory_with_a_build_manifest_is_a_service(shop: Tenure) -> None:
     assert {e: sorted(p.paths) for e, p in services(Path(shop.root)).items()} == {"service:shop": ["shop/"]}
+
+
+TWICE = """class Box:
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        self._size = value
+        self.changed = True
+
+
+def pick():
+    return 1
+
+
+def pick():
+    return 2
+"""
+
+
+def test_two_definitions_of_one_name_in_a_file_keep_their_own_spans_and_fingerprints(make_indexed_repo) -> None:
+    root = make_indexed_repo({"box.py": TWICE})
+    with Tenure.open(root, discover=False) as t:
+        found = [(s.fqn, s.start, s.end) for s in symbols.symbols_in(t.db, ["box.py"])["box.py"] if s.kind != "module"]
+        prints = {s.start: s.fingerprint for s in symbols.symbols_in(t.db, ["box.py"])["box.py"]}
+    assert sorted(found, key=lambda f: f[1]) == [("box.Box", 1, 9), ("box.Box.size", 3, 4), ("box.Box.size", 7, 9),
+                                                 ("box.pick", 12, 13), ("box.pick", 16, 17)]
+    assert prints[12] != prints[16] and prints[3] != prints[7]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex
-from tenure.structural.resolve import SymbolInfo
+from tenure.namespace.symbols import Symbol
 
 
 def symbol(fqn: str, kind: str = "function", path: str = "pay/settlement.py", parent: str | None = None,
-           bases: tuple[str, ...] = ()) -> SymbolInfo:
+           bases: tuple[str, ...] = ()) -> Symbol:
     module = "pay.settlement"
-    return SymbolInfo(fqn=fqn, name=fqn.rsplit(".", 1)[-1], kind=kind, language="python", path=path, line=1,
-                      parent=parent if parent is not None else fqn.rsplit(".", 1)[0], module=module, bases=bases)
+    return Symbol(fqn=fqn, name=fqn.rsplit(".", 1)[-1], kind=kind, language="python", path=path, start=1, end=1,
+                  module=module, parent=parent if parent is not None else fqn.rsplit(".", 1)[0], fingerprint="",
+                  generated=False, bases=bases)
 
 
 INDEX = PhraseIndex.from_symbols([

@@ -100,6 +100,22 @@ def test_codex_appends_to_the_user_config_with_a_startup_timeout(project: Path, 
     assert config.read_text() == CODEX_BEFORE
 
 
+def test_print_shows_exactly_what_setup_then_writes(project: Path, home: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": ["Bash(ls)"]}}')  # the user's, merged into
+    shown = json.loads(tenure("setup", "claude", "--print", "--json", "--repo", str(project)))
+    assert not (project / ".mcp.json").exists()
+    assert {p["path"] for p in shown} == {str(project / ".mcp.json"), str(settings)}
+    text = tenure("setup", "claude", "--print", "--repo", str(project))
+    assert f"+++ {settings}" in text and '-{"permissions": {"allow": ["Bash(ls)"]}}' in text  # a diff of the file
+    tenure("setup", "claude", "--repo", str(project))
+    assert {p["path"]: p["writes"] for p in shown} == {p["path"]: Path(p["path"]).read_text() for p in shown}
+    again = json.loads(tenure("setup", "claude", "--print", "--json", "--repo", str(project)))
+    assert [p["writes"] for p in again] == [None, None]  # written already: nothing more would be
+    assert "already has it" in tenure("setup", "claude", "--print", "--repo", str(project))
+
+
 def test_print_writes_nothing(project: Path, home: Path) -> None:
     shown = json.loads(tenure("setup", "codex", "--print", "--json", "--repo", str(project)))
     assert "startup_timeout_sec = 30" in shown[0]["writes"]

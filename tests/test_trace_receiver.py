@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from tenure import Tenure
-from tenure.mcp.auth import HostCheck
+from tenure.http_guard import HostCheck
 from tenure.structural.traces.ingest import TraceIngestor
 from tenure.structural.traces.otlp import MAX_REQUEST_BYTES
 from tenure.structural.traces.receiver import TRACES_PATH, InFlight, TraceReceiver, build_app

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tenure import Tenure
@@ -30,7 +31,9 @@ def test_without_git_every_file_is_found_but_those_in_ignored_directories(make_r
         "pkg/.tenure/x.py": "",
     })
     (root / "empty").mkdir()
-    assert discover(root) == (["app.py", "pkg/__init__.py", "pkg/data.txt", "pkg/sub/deep.py"], [])
+    listing = discover(root)
+    assert (listing.paths, listing.skipped) == (["app.py", "pkg/__init__.py", "pkg/data.txt", "pkg/sub/deep.py"], [])
+    assert listing.how == "a walk of the folder (not in a git work tree)"
 
 
 def test_without_git_every_directory_link_is_reported_and_none_is_followed(make_repo, tmp_path: Path) -> None:
@@ -40,9 +43,9 @@ def test_without_git_every_directory_link_is_reported_and_none_is_followed(make_
     os.symlink(root / "pkg", root / "pkg_again")
     os.symlink(tmp_path / "elsewhere", root / "vendor")
     os.symlink(root / "pkg", root / "node_modules")  # an ignored name: passed over without a word
-    paths, skipped = discover(root)
-    assert paths == ["pkg/a.py"]
-    assert skipped == [(link, "symlinked directory not followed") for link in ("pkg_again", "vendor")]
+    listing = discover(root)
+    assert listing.paths == ["pkg/a.py"]
+    assert listing.skipped == [(link, "symlinked directory not followed") for link in ("pkg_again", "vendor")]
 
 
 def test_a_link_to_a_file_inside_the_repository_is_indexed_and_one_to_a_file_outside_is_skipped(
@@ -67,11 +70,31 @@ def test_in_a_git_work_tree_the_index_sees_what_git_sees(make_repo) -> None:
     git(root, "commit", "-q", "-m", "start")
     (root / "new.py").write_text("def h():\n    pass\n")  # untracked, not ignored: indexed
     (root / "gone.py").unlink()  # tracked, then deleted from the work tree: passed over
-    assert discover(root)[0] == [".gitignore", "app.py", "gone.py", "new.py"]
+    assert discover(root).paths == [".gitignore", "app.py", "gone.py", "new.py"]
+    assert discover(root).how == "git ls-files"
     with Tenure.open(root, discover=False) as t:
         report = t.index()
         assert not report.skipped
         assert {r["path"] for r in t.db.query("SELECT path FROM files")} == {"app.py", "new.py"}
+
+
+def test_a_project_in_a_folder_its_git_repository_ignores_is_walked_and_says_so(make_repo) -> None:
+    outer = make_repo({".gitignore": "vendor/\n", "vendor/flask/src/flask/__init__.py": "",
+                       "vendor/flask/src/flask/app.py": "def route():\n    pass\n"})
+    git(outer, "init", "-q")
+    root = outer / "vendor" / "flask"
+    listing = discover(root)  # git lists nothing of it: it would index 0 files and say "up to date"
+    assert listing.paths == ["src/flask/__init__.py", "src/flask/app.py"]
+    assert listing.how == "a walk of the folder (the git repository around it ignores it)"
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert (report.files_seen, report.listing) == (2, listing.how)
+        assert t.find_symbol("flask.app.route").unique is not None
+        (root / "src/flask/new.py").write_text("def g():\n    pass\n")
+        assert t.freshness()["files_new"] == 1  # what is not indexed yet is seen the same way
+    out = subprocess.run([sys.executable, "-m", "tenure.cli", "index", str(root)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "TENURE_ENRICH": "off"}).stdout
+    assert "files listed by a walk of the folder (the git repository around it ignores it)" in out
 
 
 def test_build_output_that_git_ignores_is_found_by_the_jvm_walk(make_repo) -> None:
@@ -86,7 +109,7 @@ def test_build_output_that_git_ignores_is_found_by_the_jvm_walk(make_repo) -> No
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "start")
-    assert discover(root)[0] == [".gitignore", "ops/actuator-beans-prod.json", "web/beans.json"]
+    assert discover(root).paths == [".gitignore", "ops/actuator-beans-prod.json", "web/beans.json"]
     inputs = find_inputs(root)
     assert [(o.name, o.kind) for o in inputs.origins] == [
         ("app/target/classes", "classes"), ("lib/build/classes", "classes"), ("libs/dep.jar", "jar")]

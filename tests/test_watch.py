@@ -6,8 +6,6 @@ import queue
 import shutil
 import threading
 
-import pytest
-
 from tenure import Tenure
 from tenure.storage import StorageError
 
@@ -79,10 +77,6 @@ def test_an_idle_watcher_warms_its_indexer_then_still_takes_changes(make_repo) -
         assert report.files_parsed == 1 and report.files_verified == 1  # b.py checked, not resolved again
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "Tenure.watch announces a warm-up again only when it takes more than one slice (WARM_SLICE_S): "
-    "`warming_cpu` is set back to 0.0 only when a slice did not finish, so a small index that warms "
-    "again in one slice after another process indexed is warmed without on_warmed"))
 def test_a_watcher_warms_again_and_says_so_once_another_process_has_indexed(make_repo) -> None:
     root = make_repo({"a.py": A, "b.py": B_READS_A})
     events: queue.Queue = queue.Queue()

@@ -16,17 +16,21 @@ from tenure.memories import drift, links
 from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.state import database_path, make_state_dir, state_dir
+from tenure.relaunch import spawn_detached
+from tenure.state import database_path, make_state_dir, process_lock, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
 from tenure.structural.discover import new_source_files
-from tenure.structural.graph import dependants_of
+from tenure.structural.graph import dependants_of, dynamic_sites
 from tenure.structural.impact import what_breaks
 from tenure.structural.indexer import Indexer
+from tenure.structural.lsp.background import LOG_FILE
+from tenure.structural.lsp.state import last_run, run_text
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
+from tenure.words import counted
 
 if TYPE_CHECKING:
     from tenure.episodic.api import Episodes
@@ -36,7 +40,13 @@ if TYPE_CHECKING:
     from tenure.procedural.api import Rules
 
 RULES_LIMIT = 200
+STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
 HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
+# `off`: an index starts no background embedding of the code's elements (the test suite sets it)
+EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
+EMBED_LOCK = "embed.lock"
+EMBED_LOG = "embed.log"
+KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
@@ -45,8 +55,8 @@ WARM_POLL_MS = 50
 
 
 def find_root(start: Path) -> Path:
-    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree,
-    else the path itself."""
+    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree
+    (unless that repository ignores the path: then it is a project of its own), else the path itself."""
     start = start.resolve()
     for candidate in (start, *start.parents):
         if state_dir(candidate).is_dir():
@@ -54,8 +64,10 @@ def find_root(start: Path) -> Path:
     try:
         top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
                              capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-        if top:
-            return Path(top)
+        if top and Path(top).resolve() != start:
+            ignored = subprocess.run(["git", "-C", top, "check-ignore", "-q", "--", str(start)],
+                                     capture_output=True, timeout=10).returncode == 0
+            return start if ignored else Path(top)
     except (OSError, subprocess.SubprocessError):
         pass
     return start
@@ -78,6 +90,8 @@ class Tenure:
         self._episodes: Episodes | None = None
         self._rules: Rules | None = None
         self.history_report: dict | None = None  # what the last index read of the git history (read_history)
+        self.embedding_report: dict | None = None  # whether the last index started embedding (schedule_embedding)
+        self.knowledge_report: dict | None = None  # what the last index built of the knowledge store
         self._freshness: tuple[float, dict] | None = None
 
     @classmethod
@@ -164,7 +178,7 @@ class Tenure:
         if self._knowledge is None:
             from tenure.knowledge import Knowledge
 
-            self._knowledge = Knowledge(self.db, self.root, self.structural)
+            self._knowledge = Knowledge(self.db, self.root)
         return self._knowledge
 
     # structural --------------------------------------------------------------------------------
@@ -182,6 +196,11 @@ class Tenure:
         if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
             # (not a watcher's update: git's history changes with a commit, not with a saved file)
             self.history_report = self.read_history(progress)
+            # ... and of the knowledge store (offline; it reads the commits just read), so `why` answers
+            if os.environ.get(KNOWLEDGE_SWITCH) != "off":
+                self.knowledge_report = self.knowledge.after_index(progress)
+        if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
+            self.embedding_report = self.schedule_embedding()
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
@@ -205,6 +224,30 @@ class Tenure:
             summary.update({k: v for k, v in (("rules promoted", len(mined["promoted"])),
                                               ("rules demoted", len(mined["demoted"]))) if v})
         return summary
+
+    def schedule_embedding(self) -> dict:
+        """Start a detached `tenure backfill` when code elements have no vector for their code yet:
+        a briefing reads their meaning once it has run, and never waits for it (it says how many it
+        could not read). {} when there is nothing to embed."""
+        from tenure.memories.vectors import element_fingerprints
+        from tenure.namespace.selection import candidates
+
+        if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
+            return {}
+        kept = element_fingerprints(self.db)
+        stale = sum(1 for c in candidates(self.db) if kept.get(c.element) != c.fingerprint)
+        if not stale:
+            return {}
+        if os.environ.get(EMBED_SWITCH, "on").lower() in ("off", "0", "false", "no"):
+            return {"status": f"{stale} elements to embed, not scheduled ({EMBED_SWITCH}=off): `tenure backfill` "
+                              "embeds them"}
+        state = state_dir(self.root)
+        with process_lock(state, EMBED_LOCK) as free:
+            if not free:
+                return {"status": f"{stale} elements to embed, a backfill already running"}
+        pid = spawn_detached(["backfill", "--repo", str(self.root), "--background"], self.root, state / EMBED_LOG)
+        return {"status": f"{stale} elements to embed, scheduled (pid {pid}, log "
+                          f"{os.path.relpath(state / EMBED_LOG, self.root)})"}
 
     # work sessions (one concept: memories/sessions.py; its end becomes an episode) -------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
@@ -307,6 +350,16 @@ class Tenure:
         self._freshness = (now, info)
         return info
 
+    def status(self) -> dict:
+        """How fresh the index is; the language servers' enrichment (running since, files done of all,
+        the last result); and what no answer counts: the dynamic call sites that may reach anything
+        (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
+        run = last_run(self.db)
+        return {**self.freshness(), "dynamic_anywhere": {
+            "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]},
+            "enrichment": {"run": run, "text": run_text(run), "log": str(state_dir(self.root) / LOG_FILE)}}
+
     def memory_detail(self, ref: int | str) -> dict:
         """A memory as a person inspects it: every version (supersedes chain) with its events, usage
         and drift stamps, and the links from and to any version."""
@@ -368,10 +421,11 @@ class Tenure:
                     on_update(self.index(changed_paths=paths, defer_bookkeeping=True))
                     continue
                 self.flush()  # idle: the last update's bookkeeping first
+                rounds = self._indexer.warm_rounds
                 started = time.process_time()
                 done = self.warm(WARM_SLICE_S)
-                if warming_cpu is None and not done:
-                    warming_cpu = 0.0  # a run rebuilt the index: warming it again
+                if self._indexer.warm_rounds != rounds:
+                    warming_cpu = 0.0  # a run rebuilt the index: warming it began again (in one slice or more)
                 if warming_cpu is not None:
                     warming_cpu += time.process_time() - started
                     if done:
@@ -386,6 +440,6 @@ def _freshness_text(indexed_at: str, age: int | None, stale: int, new: int = 0) 
     if not indexed_at:
         return "not indexed yet: run `tenure index`"
     when = f"indexed {age}s ago" if age is not None and age < 120 else f"indexed at {indexed_at}"
-    since = [f"{stale} files changed since"] if stale else []
-    since += [f"{new} new files not indexed"] if new else []
+    since = [f"{counted(stale, 'file')} changed since"] if stale else []
+    since += [f"{counted(new, 'new file')} not indexed"] if new else []
     return f"{when}; {', '.join(since)}" if since else f"{when}; up to date"

@@ -23,6 +23,7 @@ import os
 import sys
 from pathlib import Path
 
+from tenure.relaunch import cli_argv
 from tenure.state import database_path, state_error
 
 _restarts = False  # `run_cli` is running the CLI: it restarts a run that raises HashSeedNeeded
@@ -40,11 +41,6 @@ def may_build_unseeded() -> bool:
     return _restarts and not hash_seed_fixed()
 
 
-def cli_argv(args: list[str]) -> list[str]:
-    """`tenure ARGS` as the arguments of a new Python process. `-P`: `python -m` would put the current
-    directory first on sys.path, where a project's own typing.py or json.py shadows the standard
-    library's (`cd src/flask && tenure index` crashed in its restart)."""
-    return ["-P", "-m", "tenure.cli", *args]
 
 
 def with_hash_seed(argv: list[str]) -> None:

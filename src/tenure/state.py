@@ -1,6 +1,10 @@
 """Where tenure keeps a project's state: `<root>/.tenure/tenure.db`, and what to say when it cannot be
 used. A module of its own, so that the entry point can look before the product is loaded."""
 
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 STATE_DIR = ".tenure"
@@ -47,3 +51,23 @@ def state_error(exc: BaseException) -> str | None:
     if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
         return f"cannot use the state directory {exc.filename}: {exc.strerror}"
     return None
+
+
+@contextlib.contextmanager
+def process_lock(state: Path, name: str) -> Iterator[bool]:
+    """Hold the lock file `name` of a state directory while inside, so that one background job of
+    a kind runs per project; yields False (and holds nothing) when another process has it. An
+    advisory flock: it goes away with the process, so a crash never leaves it held."""
+    state.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(state / name, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield True
+    finally:
+        os.close(fd)

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from tenure.api import Tenure
-from tenure.mcp.auth import HostCheck, check_bind
+from tenure.api import Tenure, find_root
+from tenure.http_guard import HostCheck, check_bind
 from tenure.refusal import Refusal
-from tenure.state import state_error
+from tenure.state import database_path, state_error
 from tenure.storage import StorageError
 
 if TYPE_CHECKING:
@@ -72,22 +72,32 @@ AllowHostOpt = Annotated[list[str] | None, typer.Option(
     "--allow-host", help="Another name clients reach the server by (the Host they send); repeat for several.")]
 
 
-def open_project(repo: Path, create: bool = True) -> Tenure:
-    """The project a command works on; a command that only reads (`create` False) makes no state."""
+def open_project(repo: Path, create: bool = True, existing: bool = False) -> Tenure:
+    """The project a command works on, found from `repo` as `tenure index` finds it (`find_root`).
+    A command that only reads (`create` False) makes no state; one that reads what only a project
+    holds (`existing`: memories, sessions, rules) says there is none and exits 1 rather than answer
+    from nothing."""
     if not repo.is_dir():
         err.print(f"[red]error:[/red] {escape(str(repo))} is not a directory: pass --repo with the project's directory")
         raise typer.Exit(2)
+    root = find_root(repo)
+    if existing and not database_path(root).exists():
+        err.print(f"[yellow]no project is indexed at {escape(str(root))}[/yellow] (nor in a directory above it): run "
+                  "`tenure index` in the project's directory, or pass --repo with an indexed project. Nothing was "
+                  "written.")
+        raise typer.Exit(1)
     try:
-        return Tenure.open(repo, create=create)
+        return Tenure.open(root, discover=False, create=create)
     except StorageError as exc:
         err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
 
 
 @contextmanager
-def project(repo: Path) -> Iterator[Tenure]:
-    """Open the project; a refused request (any store's) prints what to do and exits 2."""
-    with open_project(repo) as t:
+def project(repo: Path, reads: bool = False) -> Iterator[Tenure]:
+    """Open the project (`reads`: a command that writes nothing, and needs an indexed project); a
+    refused request (any store's) prints what to do and exits 2."""
+    with open_project(repo, create=not reads, existing=reads) as t:
         try:
             yield t
         except Refusal as exc:

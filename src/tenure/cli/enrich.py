@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -14,8 +18,10 @@ from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
 from tenure.state import state_dir
 from tenure.structural.lsp.state import LOCK_FILE, enrich_lock
+from tenure.words import counted
 
 MORE_PASSES = 3
+LOG_EVERY_S = 5.0  # a background run's progress lines in enrich.log, at most this often
 
 
 def register(app: typer.Typer) -> None:
@@ -43,14 +49,16 @@ def enrich(
             err.print("[yellow]an enrichment is already running for this project[/yellow] "
                       f"(see {state_dir(t.root) / LOCK_FILE}); what-breaks shows what it verified so far")
             raise typer.Exit(1)
+        if background:
+            _log(f"enrichment started (pid {os.getpid()})")
         try:
-            report = _enrich(t, set(language) if language else None, quiet=as_json or background)
+            report = _enrich(t, set(language) if language else None, as_json, background)
             for _ in range(MORE_PASSES if background else 0):
                 if any(r["failed"] for r in report["languages"].values()):
                     break  # given up: said once, not retried until the next index
                 # an index that ran meanwhile found this run holding the lock and scheduled nothing:
                 # verify what it changed now (a pass with nothing to do starts no server)
-                again = _enrich(t, set(language) if language else None, quiet=True)
+                again = _enrich(t, set(language) if language else None, True, background)
                 if not any(r["pending"] for r in again["languages"].values()):
                     break
                 report = again
@@ -59,11 +67,31 @@ def enrich(
             raise typer.Exit(2) from exc
     if as_json:
         print(json.dumps(report))
+    elif background:
+        _log(f"enriched in {report['seconds']:.1f}s: {report['text']}")
     else:
         console.print(f"enriched in {report['seconds']:.1f}s: {report['text']}")
         if report["dropped"]:
-            console.print(f"{report['dropped']} files changed or went away since verified: their verdicts were dropped")
+            console.print(f"{counted(report['dropped'], 'file')} changed or went away since verified: "
+                          f"{'its' if report['dropped'] == 1 else 'their'} verdicts were dropped")
 
 
-def _enrich(t: Tenure, languages: set[str] | None, quiet: bool) -> dict:
+def _enrich(t: Tenure, languages: set[str] | None, quiet: bool, background: bool) -> dict:
+    if background:  # its output is .tenure/enrich.log: a line as it goes, not a bar
+        return t.enrich(languages, progress=_progress_lines())
     return with_progress(lambda progress: t.enrich(languages, progress=progress), quiet)
+
+
+def _progress_lines() -> Callable[[str, int, int], None]:
+    said = [-LOG_EVERY_S]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if done == total or time.monotonic() - said[0] >= LOG_EVERY_S:
+            said[0] = time.monotonic()
+            _log(f"{phase}: {done} of {counted(total, 'file')} verified")
+
+    return progress
+
+
+def _log(line: str) -> None:
+    print(f"{datetime.now(UTC).isoformat(timespec='seconds')} {line}", flush=True)

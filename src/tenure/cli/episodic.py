@@ -40,7 +40,7 @@ def history(
 ) -> None:
     """What happened when we tried before: past attempts on a symbol and its close dependants, failures first.
     A memory id (or, with --memory or when no symbol has the name, a memory's title) shows its versions."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         if memory or MEMORY_ID.match(target.strip()) or _memory_title(t, target):
             emit(t.memories.history(target), as_json, print_versions)
             return
@@ -200,7 +200,7 @@ def epoch_mark(
 @epoch_app.command("list")
 def epoch_list(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """The epochs marked, oldest first."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = {"epochs": t.episodes.epochs()}
     emit(result, as_json, _print_epochs)
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+from tenure.words import counted
 
 knowledge_app = typer.Typer(help="Knowledge: why the code is this way (decisions, incidents, threads, history).",
                             no_args_is_help=True)
@@ -63,7 +64,8 @@ def _print_why(result: dict) -> None:
     if commits.get("history"):
         console.print(f"  history: {escape(commits['history'])}")
     for c in result["communities"][:2]:
-        console.print(f"- community “{escape(c['title'])}” ({c['size']} entities, {c['mode']}): {escape(c['summary'])}")
+        console.print(f"- community “{escape(c['title'])}” ({counted(c['size'], 'entity')}, {c['mode']}): "
+                      f"{escape(c['summary'])}")
 
 
 @knowledge_app.command()
@@ -75,8 +77,9 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
     corpus = report["corpus"]
-    console.print(f"{corpus['documents']} documents, {corpus['sections']} sections (threads and commits included), "
-                  f"{corpus['threads']} threads, {corpus['commits']} commits ({corpus['commits_thin']} thin), "
+    console.print(f"{counted(corpus['documents'], 'document')}, {counted(corpus['sections'], 'section')} (threads "
+                  f"and commits included), {counted(corpus['threads'], 'thread')}, "
+                  f"{counted(corpus['commits'], 'commit')} ({corpus['commits_thin']} thin), "
                   f"{corpus['tokens']:,} tokens counted with {report['tokenizer']}")
     table = new_table("kind", "count", "thin", "tokens")
     for kind, row in corpus["by_kind"].items():
@@ -127,24 +130,24 @@ def build(
         return
     if report.get("dry_run"):
         console.print(f"dry run ({report['mode']}{', ' + report['model'] if report['model'] else ''}): "
-                      f"{report['documents']} documents, {report['new_or_changed']} new or changed, "
-                      f"{report['removed']} gone; {report['chunks_to_read']} chunks to read, "
-                      f"{report['extraction_calls']} extraction calls")
+                      f"{counted(report['documents'], 'document')}, {report['new_or_changed']} new or changed, "
+                      f"{report['removed']} gone; {counted(report['chunks_to_read'], 'chunk')} to read, "
+                      f"{counted(report['extraction_calls'], 'extraction call')}")
         console.print(escape(report["note"]))
         return
     steps = report["steps"]
     ingest = steps.get("ingest", {})
-    console.print(f"mode: {report['mode']}; {ingest.get('documents', 0)} documents: {ingest.get('new', 0)} new, "
-                  f"{ingest.get('changed', 0)} changed, {ingest.get('removed', 0)} removed, "
-                  f"{ingest.get('unchanged', 0)} unchanged")
+    console.print(f"mode: {report['mode']}; {counted(ingest.get('documents', 0), 'document')}: "
+                  f"{ingest.get('new', 0)} new, {ingest.get('changed', 0)} changed, "
+                  f"{ingest.get('removed', 0)} removed, {ingest.get('unchanged', 0)} unchanged")
     if "merge" in steps:
         m = steps["merge"]
-        console.print(f"graph: {m['entities']} entities, {m['relationships']} relationships "
-                      f"({m['described']} described again, {m['removed_entities']} entities retracted)")
+        console.print(f"graph: {counted(m['entities'], 'entity')}, {counted(m['relationships'], 'relationship')} "
+                      f"({m['described']} described again, {counted(m['removed_entities'], 'entity')} retracted)")
     if "join" in steps:
         j = steps["join"]
         console.print(f"join: {j['exact']} exact, {j['strong']} strong, {j['weak']} weak, {j['unresolved']} unresolved "
-                      f"of {j['entities_asked']} phrases that can name code")
+                      f"of {counted(j['entities_asked'], 'phrase')} that can name code")
     if "communities" in steps:
         c = steps["communities"]
         console.print(f"communities: {c['communities']} ({c['kept']} kept, {c['new']} new, {c['removed']} gone)")
@@ -158,11 +161,12 @@ def build(
             for kind, v in e.items() if isinstance(v, dict)))
     if report["model"]:
         m = report["model"]
-        console.print(f"model {m['model']}: {m['calls']} calls ({m['cached']} answered from the cache), "
-                      f"{m['prompt_tokens'] + m['completion_tokens']:,} tokens")
+        console.print(f"model {m['model']}: {counted(m['calls'], 'call')} ({m['cached']} answered from the cache), "
+                      f"{counted(m['prompt_tokens'] + m['completion_tokens'], 'token')}")
     history = report["history"]
     if history.get("available"):
-        console.print(f"history: {history.get('commits_total')} commits ({history.get('commits_new')} new)")
+        console.print(f"history: {counted(history.get('commits_total') or 0, 'commit')} "
+                      f"({history.get('commits_new')} new)")
     elif history:
         console.print(f"history: not read ({escape(history.get('reason', ''))})")
     for skipped in report["skipped"][:10]:
@@ -208,7 +212,7 @@ def import_threads(
     if as_json:
         print(json.dumps(report, indent=2))
     else:
-        console.print(f"imported {len(report['imported'])} threads into {report['folder']}/")
+        console.print(f"imported {counted(len(report['imported']), 'thread')} into {report['folder']}/")
         for failure in report["failed"]:
             err.print(f"[red]error:[/red] {escape(failure['reason'])}")
     if report["failed"]:

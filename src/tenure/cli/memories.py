@@ -8,9 +8,12 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, new_table, project
+from tenure.api import EMBED_LOCK
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, new_table, project, with_progress
 from tenure.memories import KINDS
 from tenure.memories.briefing import line
+from tenure.state import process_lock, state_dir
+from tenure.words import counted
 
 session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",
                           no_args_is_help=True)
@@ -47,16 +50,23 @@ def remember(
 
 def _print_written(r: dict) -> None:
     if r["deduplicated"]:
-        console.print(f"already known as #{r['id']}: confirmed it ({r['confirmations']} confirmations)")
+        console.print(f"already known as #{r['id']}: confirmed it ({counted(r['confirmations'], 'confirmation')})")
     else:
         console.print(f"remembered #{r['id']}")
     for s in r["similarTo"]:
-        console.print(f"  similar to #{s['id']} {escape(s['title'] or '')} ({s['similarity']}): pass "
+        title = f" {escape(s['title'])}" if s["title"] else ""
+        differs = f"; it names {_listed(s['differs']['existing'])}, this {_listed(s['differs']['written'])}" \
+            if s.get("differs") else ""
+        console.print(f"  similar to #{s['id']}{title} ({s['similarity']}{escape(differs)}): pass "
                       f"--supersedes {s['id']} if this replaces it")
     for link in r.get("links", []):
         if link["kind"] == "pending":
             console.print(f"  [[{escape(link['target'])}]] is pending: it attaches when a memory with that title "
                           "is written")
+
+
+def _listed(specifics: list[str]) -> str:
+    return ", ".join(specifics) if specifics else "none of them"
 
 
 def recall(
@@ -68,7 +78,7 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Recall memories by meaning; every result explains its score."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.recall(query, session, element, limit)
     emit(result, as_json, _print_recall)
 
@@ -87,9 +97,9 @@ def factors(e: dict) -> str:
     relevance = (f"terms {rel['terms']:.2f}" if rel["semantic"] is None
                  else f"0.55×semantic {rel['semantic']:.2f} + 0.45×terms {rel['terms']:.2f}")
     return (f"{relevance} × kind {e['kind']['factor']} × freshness {e['freshness']['factor']:.2f} "
-            f"({e['freshness']['days']:.0f} days) × citations {e['citations']['factor']:.2f} "
+            f"({counted(round(e['freshness']['days']), 'day')}) × citations {e['citations']['factor']:.2f} "
             f"({e['citations']['declared']} declared, {e['citations']['inferred']} inferred) × ignored "
-            f"{e['ignored']['factor']} ({e['ignored']['sessions_served']} sessions served) "
+            f"{e['ignored']['factor']} ({counted(e['ignored']['sessions_served'], 'session')} served) "
             f"× drift {e['drift']['factor']}")
 
 
@@ -103,8 +113,8 @@ def confirm(
     with project(repo) as t:
         result = t.memories.confirm(memory, author)
     emit(result, as_json, lambda r: console.print(
-        f"confirmed #{r['id']} ({r['confirmations']} confirmations)" + ("; drift warning cleared" if r["clearedDrift"]
-                                                                        else "")))
+        f"confirmed #{r['id']} ({counted(r['confirmations'], 'confirmation')})"
+        + ("; drift warning cleared" if r["clearedDrift"] else "")))
 
 
 def supersede(
@@ -134,7 +144,7 @@ def print_versions(r: dict) -> None:
 
 def review(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """Memories to look at: drifted (their code changed) and ignored (served, never cited)."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.review()
     emit(result, as_json, _print_review)
 
@@ -158,7 +168,7 @@ def brief(
     as_json: JsonOpt = False,
 ) -> None:
     """The briefing an agent reads before it starts: pitfalls first, drift warnings in words."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.brief(task, session, limit)
     emit(result, as_json, lambda r: print(r["text"], end=""))
 
@@ -169,7 +179,7 @@ def map_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The knowledge map: one cell per element, what is known, how fresh, and the gaps."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.memories.knowledge_map(level)
     emit(result, as_json, _print_map)
 
@@ -180,19 +190,37 @@ def _print_map(r: dict) -> None:
         if c["gap"]:
             table.add_row(escape(c["element"]), "[red]— nothing written —[/red]", "", "", "", "")
             continue
-        table.add_row(escape(c["element"]), str(c["memories"]), str(c["pitfalls"]), f"{c['freshestDays']} days",
+        table.add_row(escape(c["element"]), str(c["memories"]), str(c["pitfalls"]), counted(c["freshestDays"], "day"),
                       str(c["verify"] or ""), escape("; ".join(c["known"])))
     console.print(table)
     if r["projectWide"]["memories"]:
-        console.print(f"{r['projectWide']['memories']} memories about the project as a whole or coarser elements")
+        console.print(f"{counted(r['projectWide']['memories'], 'memory')} about the project as a whole or coarser "
+                      "elements")
 
 
-def backfill(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """Embed the memories written before an embedding provider was configured."""
-    with project(repo) as t:
+def backfill(
+    repo: RepoOpt = Path("."),
+    as_json: JsonOpt = False,
+    background: Annotated[bool, typer.Option("--background", hidden=True,
+                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
+    = False,
+) -> None:
+    """Embed the memories written before an embedding provider was configured, and the code's
+    elements not embedded yet (`tenure index` starts this in the background; briefings never wait for it)."""
+    with project(repo) as t, process_lock(state_dir(t.root), EMBED_LOCK) as acquired:
+        if not acquired:
+            if background:
+                return
+            err.print(f"[yellow]a backfill is already running for this project[/yellow] (see "
+                      f"{escape(str(state_dir(t.root) / EMBED_LOCK))})")
+            raise typer.Exit(1)
         done = t.memories.backfill()
+        elements = with_progress(lambda progress: t.memories.prepare_elements(
+            (lambda d, n: progress("elements", d, n)) if progress else None), quiet=as_json or background)
         mode = t.memories.vectors.mode_note()
-    emit({"embedded": done, "mode": mode}, as_json, lambda r: console.print(f"embedded {r['embedded']}; {r['mode']}"))
+    emit({"embedded": done, "elements": elements, "mode": mode}, as_json,
+         lambda r: console.print(f"embedded {r['embedded']} memories and {r['elements']['embedded']} code elements; "
+                                 f"{r['mode']}"))
 
 
 @session_app.command("start")

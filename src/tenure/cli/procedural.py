@@ -33,7 +33,7 @@ def rules_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Every rule with its counts, promoted first; the situational procedures (MCP tools) of tenure.toml."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.rules_store.list(status)
     emit(result, as_json, _print_list)
 
@@ -107,7 +107,7 @@ def _print_changed(r: dict) -> None:
 @rules_app.command("explain")
 def rules_explain(rule: RuleArg, repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     """Why a rule says what it says: every episode counting for or against it, and every change it went through."""
-    with project(repo) as t:
+    with project(repo, reads=True) as t:
         result = t.rules_store.explain(rule)
     emit(result, as_json, _print_explained)
 

@@ -11,6 +11,7 @@ import typer
 from tenure.api import Tenure, find_root
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, with_progress
 from tenure.storage import StorageError
+from tenure.words import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -40,10 +41,10 @@ def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     console.print(f"the damaged database is copied to {escape(result['backup'])} (SQLite said: "
                   f"{escape(result['integrity'])})")
     for table in result["kept"]:
-        console.print(f"kept {table['rows']} rows of {table['table']}" + "".join(
+        console.print(f"kept {counted(table['rows'], 'row')} of {table['table']}" + "".join(
             f"; unreadable: ids {_span(u['after'], u['through'])}" for u in table["unreadable"])
             + (f"; {table['dropped']} dropped (what they belonged to was lost)" if table["dropped"] else "")
-            + (f"; {table['cleared']} references to a lost row cleared" if table["cleared"] else ""))
+            + (f"; {counted(table['cleared'], 'reference')} to a lost row cleared" if table["cleared"] else ""))
     if any(table["unreadable"] for table in result["kept"]):
         console.print(f"the rows that could not be read stay in the copy (`sqlite3 {escape(result['backup'])}/"
                       "tenure.db .recover` may read more of them)")
@@ -51,8 +52,9 @@ def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         err.print("[yellow]the record of this project's id and key id was unreadable:[/yellow] set TENURE_KEY to "
                   "the key the memories were written with (a file in ~/.config/tenure/) before using them")
     index = result["index"]
-    console.print(f"rebuilt from the repository: {index['files_seen']} files, {index['symbols']} symbols, "
-                  f"{index['edges']} edges ({', '.join(result['rebuilt'])}); traces and wiring ingested by hand come "
+    console.print(f"rebuilt from the repository: {counted(index['files_seen'], 'file')}, "
+                  f"{counted(index['symbols'], 'symbol')}, {counted(index['edges'], 'edge')} "
+                  f"({', '.join(result['rebuilt'])}); traces and wiring ingested by hand come "
                   "back when their files are ingested again")
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from tenure.cli.common import AllowHostOpt, RepoOpt, check_listen, err, escape, open_project
-from tenure.mcp.auth import TOKEN_ENV
+from tenure.http_guard import TOKEN_ENV
 
 
 def register(app: typer.Typer) -> None:

@@ -14,7 +14,7 @@ from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, proj
 from tenure.setup import hooks
 from tenure.setup.clients import CLIENTS
 from tenure.setup.edits import SetupConflict
-from tenure.setup.install import install, plan, uninstall
+from tenure.setup.install import install, preview, uninstall
 
 hook_app = typer.Typer(help="Run by coding agents' hooks (Claude Code passes the event as JSON on stdin).",
                        no_args_is_help=True)
@@ -47,11 +47,10 @@ def setup(
     if client is None:
         err.print(f"[red]error:[/red] name a client: tenure setup {'|'.join(CLIENTS)} (or --uninstall)")
         raise typer.Exit(2)
-    if show:
-        planned = [{"path": e.path, "writes": e.snippet()} for e in plan(client, root, Path.home(), bridge)]
-        emit(planned, as_json, _print_planned)
-        return
     try:
+        if show:
+            emit(preview(client, root, Path.home(), bridge), as_json, _print_planned)
+            return
         result = install(client, root, Path.home(), bridge)
     except SetupConflict as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
@@ -76,7 +75,12 @@ def _print_removed(result: dict) -> None:
 
 def _print_planned(planned: list[dict]) -> None:
     for p in planned:
-        console.print(f"[bold]{escape(p['path'])}[/bold]\n{escape(p['writes'])}\n")
+        if p["writes"] is None:
+            console.print(f"{escape(p['path'])} already has it")
+        else:  # the change, as a diff of the file: exactly what `tenure setup` without --print writes
+            console.print(escape(p["diff"]), end="", soft_wrap=True, highlight=False)
+    console.print("(nothing written; without --print tenure writes this, and records it in .tenure/setup.json "
+                  "for `tenure setup --uninstall`)")
 
 
 @hook_app.command("session-start")

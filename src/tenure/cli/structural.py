@@ -13,7 +13,9 @@ import typer
 from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
 from tenure.entry import may_build_unseeded
+from tenure.structural.impact import by_dependant
 from tenure.structural.report import IndexReport
+from tenure.words import counted, plural
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
 
@@ -27,18 +29,32 @@ def register(app: typer.Typer) -> None:
 
 
 def index(
-    path: Annotated[Path, typer.Argument(help="Directory to index.")] = Path("."),
+    path: Annotated[Path | None, typer.Argument(help="Directory to index (or --repo).", show_default=".")] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Keep following the working tree.")] = False,
+    repo: Annotated[Path | None, typer.Option("--repo", "-r", help="Project directory, as for every command "
+                                                                    "(default: the current one).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index a repository (incremental: only changed files are parsed again)."""
-    if not path.is_dir():
-        err.print(f"[red]error:[/red] {path} is not a directory")
+    """Index a repository (incremental: only changed files are parsed again).
+
+    The project is found as every query finds it: from inside an indexed project (`cd examples &&
+    tenure index`) that project is indexed, never a new one nested in it."""
+    if path is not None and repo is not None and path.resolve() != repo.resolve():
+        err.print(f"[red]error:[/red] {escape(str(path))} and --repo {escape(str(repo))} name two directories: "
+                  "give one")
+        raise typer.Exit(2)
+    start = path or repo or Path(".")
+    if not start.is_dir():
+        err.print(f"[red]error:[/red] {escape(str(start))} is not a directory")
         raise typer.Exit(2)
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
-    with Tenure.open(path, discover=False) as t:
+    with Tenure.open(start) as t:
+        if t.root != start.resolve() and not as_json:
+            console.print(f"indexing the project at {escape(str(t.root))} (the directory {escape(str(start))} "
+                          "belongs to)")
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
-        _print_report(report, as_json, history=t.history_report)
+        _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report,
+                      knowledge=t.knowledge_report)
         if watch:
             console.print(f"watching {escape(str(t.root))} for changes (Ctrl-C to stop)")
             with contextlib.suppress(KeyboardInterrupt):
@@ -54,30 +70,35 @@ def _print_warmed(warmed: dict) -> None:
                       f"{escape(error)}")
 
 
-def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None) -> None:
+def _print_report(report: IndexReport, as_json: bool, brief: bool = False, history: dict | None = None,
+                  embedding: dict | None = None, knowledge: dict | None = None) -> None:
+    extra = {name: summary for name, summary in (("history", history), ("embeddings", embedding),
+                                                 ("knowledge", knowledge)) if summary}
     if as_json:
-        print(json.dumps({**report.as_dict(), **({"history": history} if history else {})}))
+        print(json.dumps({**report.as_dict(), **extra}))
         return
     console.print(
-        f"indexed {report.files_seen} files in {report.seconds:.2f}s: {report.files_parsed} parsed, "
+        f"indexed {counted(report.files_seen, 'file')} in {report.seconds:.2f}s: {report.files_parsed} parsed, "
         f"{report.files_unchanged} unchanged, {report.files_removed} removed, "
         f"{report.files_resolved} re-resolved"
-        + (f", {report.files_verified} dependants checked and kept" if report.files_verified else "")
+        + (f", {counted(report.files_verified, 'dependant')} checked and kept" if report.files_verified else "")
         + (f", {report.files_spared} spared (the edited module's analysis reads the same)"
            if report.files_spared else "")
-        + f"; {report.symbols} symbols, {report.edges} edges"
+        + f"; {counted(report.symbols, 'symbol')}, {counted(report.edges, 'edge')}"
     )
-    for name, summary in [*report.sources.items(), *([("history", history)] if history else [])]:
+    if report.listing:
+        console.print(f"files listed by {report.listing}")
+    for name, summary in [*report.sources.items(), *extra.items()]:
         console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
     if report.unresolved:
-        console.print(f"{len(report.unresolved)} files their resolver gave up on (their definitions are kept, "
-                      "their calls not linked):")
+        console.print(f"{counted(len(report.unresolved), 'file')} the resolver gave up on (definitions kept, calls "
+                      "not linked):")
         for path, why in report.unresolved[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
     if brief:
         return
     if report.partial:
-        console.print(f"{len(report.partial)} files parsed with recovered syntax errors (their code is kept):")
+        console.print(f"{counted(len(report.partial), 'file')} parsed with recovered syntax errors (the code is kept):")
         for path, why in report.partial[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
     if report.skipped:
@@ -90,28 +111,42 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
 def what_breaks_cmd(
     symbol: Annotated[str, typer.Argument(help="Full name or unique suffix, e.g. SettlementService.retry")],
     depth: Annotated[int, typer.Option("--depth", "-d", min=1, max=10)] = 1,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Dependants listed (the summary counts all).")]
+    = 50,
+    show_all: Annotated[bool, typer.Option("--all", help="List every dependant.")] = False,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """What a change to SYMBOL breaks: its dependants, each with tier and source, and a lower-bound summary."""
+    """What a change to SYMBOL breaks: the summary (a lower bound, and why), then its dependants, one row
+    each with the sites it depends at, its tier and sources. --json gives every site."""
     with open_project(repo, create=False) as t:
         result = t.what_breaks(symbol, depth)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
-        _print_impact(result)
+        _print_impact(result, None if show_all else limit)
     if result["symbol"] is None:
         raise typer.Exit(1)
 
 
-def _where(d: dict) -> str:
-    """The call site, and how often a trace saw the edge (trace edges have no site of their own)."""
-    seen = f"seen {d['count']}x, last {d['last_seen']}" if d.get("count") and d.get("last_seen") else ""
-    site = f"{d['path']}:{d['line']}" if d["path"] else ""
-    return "; ".join(x for x in (site, seen) if x)
+def _where(row: dict) -> str:
+    """The sites, a file named once (`a.py:3, 7; b.py:12`), and how often a trace saw the edge (trace
+    edges have no site of their own)."""
+    lines: dict[str, list[str]] = {}
+    for site in row["sites"]:
+        if site["path"]:
+            lines.setdefault(site["path"], []).append(str(site["line"]))
+    seen = f"seen {row['count']}x, last {row['last_seen']}" if row.get("count") and row.get("last_seen") else ""
+    return "; ".join(x for x in (*(f"{path}:{', '.join(ls)}" for path, ls in lines.items()), seen) if x)
 
 
-def _print_impact(result: dict) -> None:
+def _tiers(row: dict) -> str:
+    if len(row["tiers"]) == 1:
+        return row["tier"]
+    return ", ".join(f"{n} {tier}" for tier, n in row["tiers"].items())
+
+
+def _print_impact(result: dict, limit: int | None) -> None:
     summary = result["summary"]
     if result["symbol"] is None:
         err.print(f"[yellow]{escape(summary['text'])}[/yellow]")
@@ -121,17 +156,24 @@ def _print_impact(result: dict) -> None:
             err.print(escape(_not_found_hint(result["freshness"])))
         return
     console.print(f"[bold]{escape(result['symbol'])}[/bold]")
-    if result["dependants"]:
-        table = new_table("depth", "dependant", "relation", "tier", "sources", "where")
-        for d in result["dependants"]:
-            context = escape(f" [{', '.join(d['contexts'])}]") if d.get("contexts") else ""  # profiles DI names
-            table.add_row(str(d["depth"]), escape(d["symbol"]), d["relation"], d["tier"],
-                          escape(",".join(d["sources"])) + context, escape(_where(d)))
-        console.print(table)
-    for d in result["refuted"]:
-        console.print(f"[dim]ruled out by {escape(', '.join(d['refuted_by']))}: {escape(d['symbol'])} "
-                      f"({d['tier']} name match, {escape(d['path'])}:{d['line']})[/dim]")
+    if result["lookup"] == "inherited":
+        console.print(escape(result["lookup_message"]))
     console.print(escape(summary["text"]))
+    rows = by_dependant(result["dependants"])
+    if rows:
+        table = new_table("depth", "dependant", "relation", "tier", "sources", "sites", "where")
+        for row in rows[:limit]:
+            context = escape(f" [{', '.join(row['contexts'])}]") if row["contexts"] else ""  # profiles DI names
+            table.add_row(str(row["depth"]), escape(row["symbol"]), row["relation"], _tiers(row),
+                          escape(",".join(row["sources"])) + context, str(len(row["sites"])), escape(_where(row)))
+        console.print(table)
+    refuted = by_dependant(result["refuted"])
+    for row in refuted[:limit]:
+        console.print(f"[dim]ruled out by {escape(', '.join(row['refuted_by']))}: {escape(row['symbol'])} "
+                      f"({row['tier']} name match, {escape(_where(row))})[/dim]")
+    hidden = max(len(rows) - (limit or len(rows)), 0) + max(len(refuted) - (limit or len(refuted)), 0)
+    if hidden:
+        console.print(f"… {hidden} more {plural('dependant', hidden)} (--all lists them; --json gives every site)")
     console.print(f"[dim]{escape(result['freshness']['text'])}[/dim]")
 
 
@@ -151,25 +193,45 @@ def find(
     with open_project(repo, create=False) as t:
         lookup = t.find_symbol(symbol)
         freshness = t.freshness() if not lookup.matches else None
-    if as_json:
-        print(json.dumps(lookup.as_dict()))
+    if as_json:  # nothing found: how fresh the index is tells a name not there from a project not indexed
+        print(json.dumps({**lookup.as_dict(), **({"freshness": freshness} if freshness is not None else {})}))
+        if freshness is not None:
+            raise typer.Exit(1)
         return
     if freshness is not None:
         err.print(escape(lookup.message()))
         err.print(escape(_not_found_hint(freshness)))
         raise typer.Exit(1)
     cut = f" (the first {len(lookup.matches)} of {lookup.total})" if lookup.total > len(lookup.matches) else ""
-    table = new_table("symbol", "kind", "where", title=f"{lookup.how} match{cut}")
+    inherited = any(m.member_of for m in lookup.matches)
+    table = new_table("symbol", "kind", "where", *(["inherited by"] if inherited else []),
+                      title=f"{lookup.how} match{cut}")
     for m in lookup.matches:
-        table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"))
+        by = [escape(m.member_of)] if inherited else []
+        table.add_row(escape(m.fqn), m.kind, escape(f"{m.path}:{m.line}"), *by)
     console.print(table)
+    if lookup.how == "inherited":
+        console.print(escape(lookup.message()))
 
 
 def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """How fresh the index is."""
+    """How fresh the index is, and the dynamic call sites that may reach anything (no answer counts them)."""
     with open_project(repo, create=False) as t:
-        info = t.freshness()
-    print(json.dumps(info)) if as_json else console.print(escape(info["text"]))
+        info = t.status()
+    if as_json:
+        print(json.dumps(info))
+        return
+    console.print(escape(info["text"]))
+    enrichment = info["enrichment"]
+    console.print(escape(enrichment["text"] + (f"; log {enrichment['log']}" if enrichment["run"] else "")))
+    dynamic = info["dynamic_anywhere"]
+    if dynamic["count"]:
+        console.print(f"{counted(dynamic['count'], 'dynamic call site')} may reach anything (what-breaks counts "
+                      "only those that may reach its symbol, by the objects or names they look up):")
+        for site in dynamic["sites"]:
+            console.print(f"  {escape(site['path'])}:{site['line']}  {escape(site['detail'])}")
+        if dynamic["count"] > len(dynamic["sites"]):
+            console.print(f"  … {dynamic['count'] - len(dynamic['sites'])} more")
 
 
 @export_app.command("edges")
@@ -180,6 +242,9 @@ def export_edges(
 ) -> None:
     """Print every edge of the graph."""
     with open_project(repo, create=False) as t:
+        freshness = t.freshness()
+        if not freshness["indexed_at"]:  # (said on stderr: the export itself is empty, and valid)
+            err.print(f"[yellow]{escape(freshness['text'])}[/yellow]")
         if fmt == "jsonl":
             for edge in t.export_edges():
                 sys.stdout.write(json.dumps(edge) + "\n")

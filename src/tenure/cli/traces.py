@@ -22,7 +22,8 @@ from tenure.cli.common import (
     new_table,
     open_project,
 )
-from tenure.mcp.auth import TOKEN_ENV, BearerAuth
+from tenure.http_guard import TOKEN_ENV, BearerAuth
+from tenure.words import counted
 
 traces_app = typer.Typer(help="Observed edges from OpenTelemetry traces (OTLP).", no_args_is_help=True)
 
@@ -68,13 +69,13 @@ def _ingest_with_progress(t: Tenure, paths: list[Path]) -> dict:
 def print_report(report: dict) -> None:
     mapped = ", ".join(f"{n} by {how.replace('_', ' ')}" for how, n in report["mapped_by"].items())
     console.print(
-        f"{report['spans']} spans from {report['requests']} requests in {report['seconds']:.2f}s "
+        f"{counted(report['spans'], 'span')} from {counted(report['requests'], 'request')} in {report['seconds']:.2f}s "
         f"({report['spans_per_second']} spans/s); {report['spans_mapped']} mapped to symbols"
         + (f" ({mapped})" if mapped else "")
     )
     console.print(f"services: {', '.join(report['services']) or 'none'}; "
                   f"topics: {', '.join(report['topics']) or 'none'}")
-    edges = ", ".join(f"{n} {rel} ({report['observations'].get(rel, 0)} observations)"
+    edges = ", ".join(f"{n} {rel} ({counted(report['observations'].get(rel, 0), 'observation')})"
                       for rel, n in sorted(report["edges"].items()))
     console.print(f"observed edges: {edges or 'none'}")
     if report["unmapped_by_service"]:
@@ -86,7 +87,7 @@ def print_report(report: dict) -> None:
             table.add_row(PROBLEMS.get(reason, reason), str(n))
         console.print(table)
     if report["skipped_bytes"]:
-        console.print(f"{report['skipped_bytes']} bytes skipped (over the size bound, not read into memory)")
+        console.print(f"{counted(report['skipped_bytes'], 'byte')} skipped (over the size bound, not read into memory)")
     for error in report["errors"]:
         err.print(f"[red]error:[/red] {error}")
 
@@ -135,7 +136,7 @@ def receive(
 
     def said(r: Received) -> None:
         problems = "".join(f", {n} {reason}" for reason, n in r.problems.items())
-        console.print(f"{r.spans} spans from {', '.join(s or '(unknown)' for s in r.services)}"
+        console.print(f"{counted(r.spans, 'span')} from {', '.join(s or '(unknown)' for s in r.services)}"
                       f"{f', {r.rejected} rejected' if r.rejected else ''}{problems}")
 
     with open_project(repo) as t:

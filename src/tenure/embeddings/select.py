@@ -19,11 +19,13 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tenure.embeddings import minilm
 from tenure.embeddings.base import EmbeddingConfigError, EmbeddingProvider
-from tenure.embeddings.remote import Endpoint, OllamaProvider, OpenAIProvider, check_url
+
+if TYPE_CHECKING:
+    from tenure.embeddings.remote import Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,8 @@ def get_provider(config: Mapping[str, Any] | None = None) -> EmbeddingProvider |
         return None
     if kind == "minilm":
         return local_provider(explicit=choice.value is not None)
+    from tenure.embeddings.remote import OllamaProvider, OpenAIProvider  # (httpx: only for a remote provider)
+
     if kind == "openai":
         return OpenAIProvider(openai_endpoint(config), dim(config))
     return OllamaProvider(ollama_endpoint(config), dim(config))
@@ -98,6 +102,8 @@ def ollama_endpoint(config: Mapping[str, Any]) -> Endpoint:
 
 
 def endpoint(config: Mapping[str, Any], url: str, url_label: str, model: str, model_label: str) -> Endpoint:
+    from tenure.embeddings.remote import Endpoint, check_url
+
     key = setting(config, "api_key", "TENURE_EMBEDDINGS_API_KEY")
     return Endpoint(
         url=check_url(url, url_label),

@@ -17,8 +17,8 @@ from tenure.episodic.reports.tests import ReportError, TestReport, exit_report, 
 from tenure.episodic.settings import load
 from tenure.episodic.store import migrations
 from tenure.history import GitHistory
-from tenure.namespace.code import fingerprints, indexed_files
 from tenure.namespace.lookup import find_symbols
+from tenure.namespace.symbols import fingerprints, indexed_files
 from tenure.refusal import Refusal
 from tenure.storage import Database
 

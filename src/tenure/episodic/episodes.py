@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from tenure.namespace.code import fingerprints, neighbours
+from tenure.namespace.symbols import fingerprints, neighbours
 from tenure.storage import Database
 
 SESSION, COMMIT, PR = "session", "commit", "pr"

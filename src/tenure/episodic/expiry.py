@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tenure.episodic.episodes import neighbours_of
 from tenure.episodic.settings import EpisodicSettings
-from tenure.namespace.code import fingerprints, neighbours, spans_of
+from tenure.namespace.symbols import fingerprints, neighbours, symbols_in
 from tenure.storage import Database
 
 LastWritten = Callable[[str, int, int], list]  # GitHistory.last_written
@@ -41,7 +41,7 @@ class Expiry:
         self.settings = settings
         fqns = sorted({r.fqn for r in rows})
         self.present = set(fingerprints(db, fqns))
-        spans = spans_of(db, sorted({r.path for r in rows if r.fqn in self.present}))
+        spans = symbols_in(db, {r.path for r in rows if r.fqn in self.present})
         self.span = {s.fqn: (path, s.start, s.end) for path, found in spans.items() for s in found}
         self.written = written
         self._lines: dict[str, tuple[int, list[str], dict[str, list[str]]]] = {}

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from tenure.episodic.reports.tests import TestCase, node_parts
-from tenure.namespace.code import callees, fingerprints, indexed_files
 from tenure.namespace.lookup import find_symbols
+from tenure.namespace.symbols import callees, fingerprints, indexed_files
 from tenure.storage import Database
 
 # How far each source's verdict can be trusted. A report the build system wrote is the strongest

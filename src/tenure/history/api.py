@@ -4,9 +4,9 @@ See /work/brief/history-api.md for the contract."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,9 +18,10 @@ from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
 from tenure.history.thin import thin_reason
-from tenure.namespace.code import IndexedFile, indexed_files, spans_of
+from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, set_value
 from tenure.structural.naming import SEPARATORS
+from tenure.words import counted
 
 if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
     import numpy as np
@@ -30,12 +31,15 @@ if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
 HEAD_TTL_S = 2.0
+NOT_TOUCHED = frozenset({"lambda"})
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
 RESTORE_WITHIN_DAYS = 90  # an undo by content: later than this is a clean-up, not a failed attempt taken back
 _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _HUNKS = msgspec.msgpack.Encoder()
 _READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
+_COLUMNS = ("id, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,"
+            " thin_reason, reverts, reverts_how")  # what _assemble reads, in its order
 _BLAME = msgspec.msgpack.Encoder()
 _READ_BLAME = msgspec.msgpack.Decoder(list[int])
 
@@ -86,13 +90,13 @@ class GitHistory:
 
     def status(self) -> dict:
         """How far the history is read, without reading git's log: for answers to say so."""
-        total = self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
+        total = self._count()
         if not self.available:
             return {"available": False, "reason": self.reason, "commits": total}
         head = self.head(fresh=False)
         read = bool(self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (head,)))
         return {"available": True, "commits": total, "head": head, "head_read": read,
-                "text": f"{total} commits read" + ("" if read else "; the latest commits are not read yet "
+                "text": f"{counted(total, 'commit')} read" + ("" if read else "; the latest commits are not read yet "
                                                                   "(`tenure index` reads them)")}
 
     # reading git --------------------------------------------------------------------------------
@@ -128,6 +132,7 @@ class GitHistory:
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
                                 [(s,) for s in independent.split()])
             set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
+            self._mark_reachable(head)
         mapped = self.remap(also=changed)
         if progress:
             progress(todo, todo)
@@ -140,7 +145,24 @@ class GitHistory:
         return report
 
     def _count(self) -> int:
-        return self.db.rows("SELECT COUNT(*) FROM history_commits")[0][0]
+        return self.db.rows("SELECT COUNT(*) FROM history_commits WHERE off_head = 0")[0][0]
+
+    def _mark_reachable(self, head: str) -> None:
+        """Which stored commits HEAD reaches. A HEAD that only moved forward reaches all it reached
+        before and every commit just read: nothing to do. Otherwise (a reset, a rebase, another branch
+        checked out, commits off HEAD that a merge may have brought back, or a store that never
+        recorded its HEAD) ask git once."""
+        before = get_value(self.db, "history_meta", "head")
+        if before == head:
+            return
+        off = self.db.rows("SELECT 1 FROM history_commits WHERE off_head = 1 LIMIT 1")
+        forward = before is not None and gitlog.git_ok(self.root, "merge-base", "--is-ancestor", before, head)
+        if off or not forward:
+            reached = gitlog.git(self.root, "rev-list", head, "--", *(["."] if self._inside else [])).split()
+            self.db.execute("UPDATE history_commits SET off_head = 1")
+            self.db.execute(f"UPDATE history_commits SET off_head = 0 WHERE sha IN {self.db.each}",
+                            (self.db.many(reached),))
+        set_value(self.db, "history_meta", "head", head)
 
     def _exists(self, sha: str) -> bool:
         """(A tip can vanish: a rebased branch whose old commits git collected.)"""
@@ -229,7 +251,7 @@ class GitHistory:
             return 0
         lineage = self._lineage()
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
-        spans = spans_of(self.db, todo)
+        spans = _spans_of(self.db, todo)
         with self.db.transaction():
             for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
@@ -240,7 +262,7 @@ class GitHistory:
             set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
         return len(todo)
 
-    def _map_file(self, file: IndexedFile, spans: list, lineage: dict[str, set[str]],
+    def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:
         from tenure.history import mapping
 
@@ -253,7 +275,7 @@ class GitHistory:
             f"SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path IN {self.db.each}",
             (self.db.many(sorted(names)),))]
         touched: dict[int, mapping.Touched] = {}
-        if content is not None and hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash:
+        if content is not None and file.holds(content):
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
             first = None
             if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
@@ -335,7 +357,7 @@ class GitHistory:
             return [], []
         changes = self._working_tree()
         files = indexed_files(self.db)
-        spans = spans_of(self.db, [c.path for c in changes if c.path in files])
+        spans = _spans_of(self.db, [c.path for c in changes if c.path in files])
         touched: list[TouchedSymbol] = []
         for c in changes:
             if c.path not in files or not c.hunks:
@@ -345,7 +367,7 @@ class GitHistory:
                 content = (self.root / c.path).read_bytes()
             except OSError:
                 continue
-            fresh = hashlib.blake2b(content, digest_size=16).hexdigest() == file.content_hash
+            fresh = file.holds(content)
             symbols = mapping.FileSymbols(c.path, file.language, spans.get(c.path, []), content if fresh else b"")
             found = mapping.in_place(c.hunks, symbols) if fresh else mapping.by_names(c.hunks, symbols)
             touched += [TouchedSymbol(fqn, c.path, how, n) for fqn, (how, n) in sorted(found.items())]
@@ -353,34 +375,36 @@ class GitHistory:
 
     # answers ------------------------------------------------------------------------------------
     def commits(self, limit: int | None = None, since: str | datetime | None = None) -> Iterator[Commit]:
-        """Newest first; `since`: committed at or after (ISO 8601 or a datetime)."""
-        where, params = ("WHERE committed_at >= ?", [_iso(since)]) if since else ("", [])
-        sql = f"SELECT * FROM history_commits {where} ORDER BY committed_at DESC, id DESC"
+        """The commits HEAD reaches, newest first; `since`: committed at or after (ISO 8601 or a datetime)."""
+        where, params = ("AND committed_at >= ?", [_iso(since)]) if since else ("", [])
+        sql = f"SELECT {_COLUMNS} FROM history_commits WHERE off_head = 0 {where} ORDER BY committed_at DESC, id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        rows = self.db.query(sql, params)
+        rows = self.db.rows(sql, params)
         for i in range(0, len(rows), BATCH):
             yield from self._assemble(rows[i:i + BATCH])
 
     def commit(self, sha_or_prefix: str) -> Commit | None:
+        """A stored commit by sha or unique prefix, reachable from HEAD or not (asked for by name)."""
         ref = sha_or_prefix.strip().lower()
         if not re.fullmatch(r"[0-9a-f]{4,40}", ref):
             return None
-        rows = self.db.query("SELECT * FROM history_commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT 2",
-                             (ref, ref + "g"))
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE sha >= ? AND sha < ? ORDER BY sha LIMIT 2",
+                            (ref, ref + "g"))
         return self._assemble(rows)[0] if len(rows) == 1 else None
 
     def read_after(self, cursor: int, limit: int = BATCH) -> tuple[list[Commit], int]:
         """The commits stored after `cursor` (0: from the first), in the order they were read: ancestors
-        before descendants. Returns them and the cursor to pass next time (a consumer's bookmark)."""
-        rows = self.db.query("SELECT * FROM history_commits WHERE id > ? ORDER BY id LIMIT ?", (cursor, limit))
-        return self._assemble(rows), rows[-1]["id"] if rows else cursor
+        before descendants, those HEAD no longer reaches included (an attempt given up is history too).
+        Returns them and the cursor to pass next time (a consumer's bookmark)."""
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE id > ? ORDER BY id LIMIT ?", (cursor, limit))
+        return self._assemble(rows), rows[-1][0] if rows else cursor
 
     def lookup(self, shas: Iterable[str]) -> dict[str, Commit]:
         """Stored commits by full sha (those not read are missing)."""
-        rows = list(self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}",
-                                  (self.db.many(list(shas)),)))
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE sha IN {self.db.each}",
+                            (self.db.many(list(shas)),))
         return {c.sha: c for c in self._assemble(rows)}
 
     def mapping_version(self) -> int:
@@ -397,41 +421,48 @@ class GitHistory:
                           check=False).split()
         if shas and not self.db.query("SELECT 1 FROM history_commits WHERE sha = ?", (shas[0],)):
             self.update()
-        rows = self.db.query(f"SELECT * FROM history_commits WHERE sha IN {self.db.each}", (self.db.many(shas),))
-        rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE sha IN {self.db.each}"
+                            " ORDER BY committed_at DESC, id DESC", (self.db.many(shas),))
         return self._assemble(rows)
 
     def touching(self, fqns: Iterable[str]) -> list[Commit]:
-        """Commits whose diff touched any of these symbols or a symbol inside one (a method of a class),
-        newest first."""
+        """The commits HEAD reaches whose diff touched any of these symbols or a symbol inside one (a
+        method of a class, every symbol of a package), newest first."""
         ids: set[int] = set()
         for fqn in dict.fromkeys(fqns):
-            ids |= {r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn = ?", (fqn,))}
+            ids.update(r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn = ?", (fqn,)))
             for sep in SEPARATORS:  # members: fqn + separator + anything, as index range scans
-                ids |= {r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn > ? AND fqn < ?",
-                                                   (fqn + sep, fqn + chr(ord(sep) + 1)))}
-        rows = self.db.query(f"SELECT * FROM history_commits WHERE id IN {self.db.each}", (self.db.many(sorted(ids)),))
-        rows.sort(key=lambda r: (r["committed_at"], r["id"]), reverse=True)
+                ids.update(r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn > ? AND fqn < ?",
+                                                      (fqn + sep, fqn + chr(ord(sep) + 1))))
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE id IN {self.db.each} AND off_head = 0"
+                            " ORDER BY committed_at DESC, id DESC", (self.db.many(sorted(ids)),))
         return self._assemble(rows)
 
-    def _assemble(self, rows: list[dict]) -> list[Commit]:
-        ids = [r["id"] for r in rows]
-        files: dict[int, list[FileChange]] = {i: [] for i in ids}
-        symbols: dict[int, list[TouchedSymbol]] = {i: [] for i in ids}
-        for i in range(0, len(ids), BATCH):  # tuples: a merge of a long-lived branch brings thousands of rows
-            chunk, marks = ids[i:i + BATCH], ", ".join("?" * len(ids[i:i + BATCH]))
-            for commit_id, *change in self.db.rows(
-                    "SELECT commit_id, path, old_path, status, added, deleted FROM history_changes"
-                    f" WHERE commit_id IN ({marks}) ORDER BY id", chunk):
-                files[commit_id].append(FileChange(*change))
-            for commit_id, *symbol in self.db.rows(
-                    f"SELECT commit_id, fqn, path, how, lines FROM history_symbols WHERE commit_id IN ({marks})"
-                    " ORDER BY fqn", chunk):
-                symbols[commit_id].append(TouchedSymbol(*symbol))
-        return [Commit(r["sha"], tuple(r["parents"].split()), r["author_name"], r["author_email"], r["authored_at"],
-                       r["committed_at"], r["subject"], r["body"], bool(r["is_merge"]), r["thin_reason"] is not None,
-                       r["thin_reason"], r["reverts"], r["reverts_how"], tuple(files[r["id"]]),
-                       tuple(_merged(symbols[r["id"]]))) for r in rows]
+    def _assemble(self, rows: list[tuple]) -> list[Commit]:
+        """Commits from rows of `_COLUMNS`, with their files and touched symbols: one query each for
+        all of them (a package's commits are thousands)."""
+        ids = self.db.many([r[0] for r in rows])
+        files: dict[int, list[FileChange]] = defaultdict(list)
+        symbols: dict[int, list[TouchedSymbol]] = defaultdict(list)
+        for commit_id, path, old_path, status, added, deleted in self.db.rows(
+                "SELECT commit_id, path, old_path, status, added, deleted FROM history_changes"
+                f" WHERE commit_id IN {self.db.each} ORDER BY id", (ids,)):
+            files[commit_id].append(FileChange(path, old_path, status, added, deleted))
+        for commit_id, fqn, path, how, lines in self.db.rows(
+                f"SELECT commit_id, fqn, path, how, lines FROM history_symbols WHERE commit_id IN {self.db.each}"
+                " ORDER BY fqn", (ids,)):
+            symbols[commit_id].append(TouchedSymbol(fqn, path, how, lines))
+        return [Commit(sha, tuple(parents.split()), author_name, author_email, authored_at, committed_at, subject, body,
+                       bool(is_merge), thin_reason is not None, thin_reason, reverts, reverts_how,
+                       tuple(files.get(i, ())), tuple(_merged(symbols[i]) if i in symbols else ()))
+                for (i, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,
+                     thin_reason, reverts, reverts_how) in rows]
+
+
+def _spans_of(db: Database, paths: list[str]) -> dict[str, list[Symbol]]:
+    """The symbols of each file that an edit can touch, outermost first (an edit inside a lambda is
+    an edit of the function around it)."""
+    return {path: [s for s in found if s.kind not in NOT_TOUCHED] for path, found in symbols_in(db, paths).items()}
 
 
 def subject_key(subject: str) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 from tenure.history import languages
 from tenure.history.gitlog import NULL_BLOB, Hunk
 from tenure.history.model import CARRIED, FILE, HUNK, HUNK_AMBIGUOUS, SPAN
-from tenure.namespace.code import Span
+from tenure.namespace.symbols import Symbol
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class FileSymbols:
     """An indexed file's symbols, and which of them owns each line (the innermost whose span holds it;
     decorator lines belong to the definition below them; lines outside every definition to the module)."""
 
-    def __init__(self, path: str, language: str, spans: list[Span], content: bytes) -> None:
+    def __init__(self, path: str, language: str, spans: list[Symbol], content: bytes) -> None:
         self.path, self.spans, self.lines = path, spans, line_count(content)
         module = next((i for i, s in enumerate(spans) if s.kind == "module"), -1)
         self.module = module
@@ -68,7 +68,8 @@ class FileSymbols:
         for i, span in enumerate(spans):  # outermost first: an inner span paints over its parent's
             if i == module:
                 continue
-            lo, hi = max(span.start, 1), min(span.end, self.lines)
+            lo = max(span.start, 1)  # (a symbol with no lines of its own holds its first)
+            hi = min(max(span.end, lo), self.lines)
             if lo > hi:
                 continue
             while decorator is not None and lo > 1 and decorator.match(text[lo - 2]):

@@ -1,8 +1,11 @@
-"""What the history store answers with: commits, the files they changed, the symbols they touched."""
+"""What the history store answers with: commits, the files they changed, the symbols they touched.
+
+Frozen msgspec structs rather than dataclasses: a package's history is thousands of commits with tens
+of thousands of files and symbols, built in a tenth of the time."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import msgspec
 
 # How a change was mapped to a symbol, strongest first (see mapping.py)
 SPAN = "span"  # the changed lines fall inside the symbol's span, in the very content the index holds
@@ -13,8 +16,7 @@ FILE = "file"  # module-level lines (before any definition the hunk header could
 HOW = (SPAN, CARRIED, HUNK, HUNK_AMBIGUOUS, FILE)
 
 
-@dataclass(frozen=True)
-class FileChange:
+class FileChange(msgspec.Struct, frozen=True):
     path: str
     old_path: str | None
     status: str  # A | M | D | R
@@ -22,16 +24,14 @@ class FileChange:
     deleted: int
 
 
-@dataclass(frozen=True)
-class TouchedSymbol:
+class TouchedSymbol(msgspec.Struct, frozen=True):
     fqn: str
     path: str
     how: str
     lines: int  # changed lines attributed to it (a deletion counts one)
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(msgspec.Struct, frozen=True):
     sha: str
     parents: tuple[str, ...]
     author_name: str
@@ -51,4 +51,4 @@ class Commit:
     symbols: tuple[TouchedSymbol, ...]
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return msgspec.to_builtins(self)

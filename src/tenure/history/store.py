@@ -76,3 +76,10 @@ def m001_initial(db: Database) -> None:
     )
     db.execute("CREATE TABLE history_tips (sha TEXT PRIMARY KEY)")  # every commit reachable from one was read
     db.execute("CREATE TABLE history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migrations
+def m002_off_head(db: Database) -> None:
+    # 1: read from an earlier HEAD and no longer reachable from this one (a branch reset away, a
+    # rebase's old commits): kept (an attempt given up is history too) but out of commits()/touching()
+    db.execute("ALTER TABLE history_commits ADD COLUMN off_head INTEGER NOT NULL DEFAULT 0")

@@ -14,12 +14,12 @@ from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers import ChatProvider, get_chat_provider
 from tenure.knowledge.sources import threads
-from tenure.knowledge.store import digest, migrations
+from tenure.knowledge.store import digest, get_meta, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
+from tenure.namespace.symbols import index_state
 from tenure.storage import Database
-from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
@@ -28,10 +28,9 @@ Progress = Callable[[str, int, int], None]
 
 
 class Knowledge:
-    def __init__(self, db: Database, root: Path, structural: StructuralStore) -> None:
+    def __init__(self, db: Database, root: Path) -> None:
         self.db = db
         self.root = root
-        self.structural = structural
         migrations.apply(db)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
         self._phrases: tuple[str, PhraseIndex] | None = None
@@ -73,9 +72,34 @@ class Knowledge:
         model = provider if provider is not None else self.provider(offline)
         if dry_run:
             return self._plan(config, model)
-        report = pipeline.build(self.db, self.root, config, self.structural, model,
+        report = pipeline.build(self.db, self.root, config, model,
                                 self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
         return report.as_dict()
+
+    def after_index(self, progress: Progress | None = None) -> dict:
+        """The build `tenure index` runs, so that `why` answers after one index: offline, incremental
+        (only new or changed material is read), never a model call. It stands aside where a model
+        builds the store (one is configured, or built it last): an offline pass would put extractive
+        descriptions and reports in place of the model's for what changed. A summary ({} when
+        `[knowledge] on_index = false`)."""
+        try:
+            config = self.config()
+            if not config.on_index:
+                return {}
+            if self.provider() is not None:
+                return {"skipped": "a model is configured: `tenure knowledge build` builds with it"}
+        except settings.ConfigError as exc:
+            return {"unavailable": str(exc)}
+        if (get_meta(self.db, "last_build") or {}).get("mode") == "model":
+            return {"skipped": "a model built the store: `tenure knowledge build` keeps it up to date"}
+        report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        ingested, merged = report.steps["ingest"], report.steps["merge"]
+        return {"mode": "offline", "documents": ingested["documents"],
+                **{k: ingested[k] for k in ("new", "changed", "removed") if ingested[k]},
+                "entities": merged["entities"], "relationships": merged["relationships"],
+                **({"communities": report.steps["communities"]["communities"]} if "communities" in report.steps
+                   else {}),
+                "seconds": round(sum(report.seconds.values()), 2)}
 
     def _plan(self, config: settings.KnowledgeConfig, model: ChatProvider | None) -> dict:
         """What a build would read and ask, written nowhere."""
@@ -108,9 +132,9 @@ class Knowledge:
 
     def _resolve(self, phrase: str) -> PhraseMatch:
         """The ladder over the index's symbols, read once per index state (a server answers many)."""
-        indexed_at = self.structural.get_meta("indexed_at")
-        if self._phrases is None or self._phrases[0] != indexed_at:
-            self._phrases = (indexed_at, PhraseIndex.of(self.structural))
+        state = index_state(self.db)
+        if self._phrases is None or self._phrases[0] != state:
+            self._phrases = (state, PhraseIndex.of(self.db))
         return self._phrases[1].resolve(phrase)
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:

@@ -6,6 +6,7 @@ documents = ["docs/**", "*.md"]   # globs of documents to read (default: every .
 exclude = ["docs/_build/**"]      # globs to leave out (added to vendored and build directories)
 threads = [".tenure/threads", "prs"]   # folders of `gh pr view --json` / `gh issue view --json` exports
 history = true                    # read the git history (commit messages and the symbols they touched)
+on_index = true                   # `tenure index` brings the store up to date offline (incremental, no model)
 chunk_size = 1200                 # tokens per chunk, cut at headings first (graphrag: 1200)
 chunk_overlap = 100               # tokens repeated between chunks of one section (graphrag: 100)
 gleanings = 1                     # extra extraction passes asking for what the first one missed
@@ -45,6 +46,7 @@ class KnowledgeConfig:
     exclude: tuple[str, ...] = ()
     threads: tuple[str, ...] = DEFAULT_THREADS
     history: bool = True
+    on_index: bool = True
     chunk_size: int = 1200
     chunk_overlap: int = 100
     gleanings: int = 1
@@ -58,6 +60,7 @@ class KnowledgeConfig:
 _INTS = ("chunk_size", "chunk_overlap", "gleanings", "glean_min_tokens", "batch_tokens", "max_cluster_size",
          "min_report_size")
 _LISTS = ("documents", "exclude", "threads")
+_BOOLS = ("history", "on_index")
 
 
 def load(root: Path) -> KnowledgeConfig:
@@ -76,9 +79,9 @@ def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be a list of strings")
             values[key] = tuple(value)
-        elif key == "history":
+        elif key in _BOOLS:
             if not isinstance(value, bool):
-                raise KnowledgeConfigError(f"{where}: [knowledge] history must be true or false")
+                raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be true or false")
             values[key] = value
         elif key == "model":
             if not isinstance(value, dict):

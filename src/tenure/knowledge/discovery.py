@@ -24,8 +24,9 @@ class Discovered:
 def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
     """`incremental`: the history gives only the commits since the last build (see commits.read)."""
     found = Discovered()
-    listed, _ = repository_files(root)
-    for item in documents.read(root, documents.candidates(root, config, listed)):
+    listed = repository_files(root).paths
+    for item in documents.read(root, documents.candidates(root, config, listed),
+                               _stored_documents(db, config) if incremental else None):
         _take(found, item)
     found.complete.add("documents")
     for item in threads.read(root, config.threads):
@@ -41,6 +42,16 @@ def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: boo
     else:
         found.history = {"available": False, "reason": "[knowledge] history = false"}
     return found
+
+
+def _stored_documents(db: Database, config: KnowledgeConfig) -> dict[str, tuple[str, str]]:
+    """path -> (source_hash, content_hash) of the document files stored, while their chunks are cut as
+    configured (another chunking re-stores every document: each must then be read whole)."""
+    if get_meta(db, "chunking") != f"{config.chunk_size}/{config.chunk_overlap}":
+        return {}
+    return {path: (source, content) for path, source, content in db.rows(
+        "SELECT path, source_hash, content_hash FROM knowledge_documents WHERE origin = 'documents'"
+        " AND source_hash IS NOT NULL")}
 
 
 def _take(found: Discovered, item: SourceDocument | Skipped) -> None:

@@ -52,7 +52,7 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     for doc in docs:
         report.by_origin[doc.origin] = report.by_origin.get(doc.origin, 0) + 1
         old = known.get(doc.key)
-        if old is not None and old[1] == doc.content_hash and not rechunk_all:
+        if doc.known_hash is not None or (old is not None and old[1] == doc.content_hash and not rechunk_all):
             report.unchanged += 1
             continue
         todo.append(doc)
@@ -91,16 +91,18 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
     chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
     size = sum(c.tokens for c in chunks) if chunks else sum(tokens.count(s.text) for s in doc.sections)
     values = (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
-              1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True))
+              1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
+              doc.source_hash)
     if document_id is None:
         document_id = db.rows(
             "INSERT INTO knowledge_documents (key, kind, origin, path, ref, title, content_hash, tokens, sections,"
-            " thin, thin_reason, authored_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " thin, thin_reason, authored_at, meta, source_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING id",
             (doc.key, *values))[0][0]
     else:
         db.execute("UPDATE knowledge_documents SET kind = ?, origin = ?, path = ?, ref = ?, title = ?,"
-                   " content_hash = ?, tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ?"
-                   " WHERE id = ?",
+                   " content_hash = ?, tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ?,"
+                   " source_hash = ? WHERE id = ?",
                    (*values, document_id))
     if doc.kind == "commit":  # kept queryable by symbol: `why` lists the commits that shaped one
         db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))

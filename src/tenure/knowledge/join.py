@@ -9,17 +9,17 @@ from collections import Counter
 
 from tenure.knowledge.store import get_meta, set_meta
 from tenure.namespace.phrases import PhraseIndex
+from tenure.namespace.symbols import index_state
 from tenure.storage import Database
-from tenure.structural.store import StructuralStore
 
 NAMES_NO_CODE = {"decision", "rfc", "ticket", "config", "incident", "person", "organization", "event"}
 
 
-def join(db: Database, structural: StructuralStore, touched: set[str] | None) -> dict:
+def join(db: Database, touched: set[str] | None) -> dict:
     """Entities are asked again when the index changed since the last join, else only `touched` ones
     (None: all). The symbols are read only when some entity is to be asked."""
-    indexed_at = structural.get_meta("indexed_at")
-    if get_meta(db, "joined_index") != indexed_at:
+    state = index_state(db)
+    if get_meta(db, "joined_index") != state:
         touched = None
     if touched is None:
         entities = db.rows("SELECT key, name, type FROM knowledge_entities")
@@ -30,7 +30,7 @@ def join(db: Database, structural: StructuralStore, touched: set[str] | None) ->
         sql = f"SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE entity IN {db.each}"
         current_rows = [tuple(r.values()) for r in db.query(sql, (db.many(sorted(touched)),))]
     asked = [(key, name) for key, name, type_ in entities if type_ not in NAMES_NO_CODE]
-    index = PhraseIndex.of(structural) if asked else PhraseIndex()
+    index = PhraseIndex.of(db) if asked else PhraseIndex()
     tiers: Counter = Counter()
     wanted: dict[tuple[str, str], tuple[str, str]] = {}
     for key, name in asked:
@@ -45,7 +45,7 @@ def join(db: Database, structural: StructuralStore, touched: set[str] | None) ->
         db.executemany("INSERT INTO knowledge_entity_symbols (entity, fqn, tier, how) VALUES (?, ?, ?, ?)"
                        " ON CONFLICT (entity, fqn) DO UPDATE SET tier = excluded.tier, how = excluded.how",
                        [(*k, *v) for k, v in wanted.items() if current.get(k) != v])
-        set_meta(db, "joined_index", indexed_at)
+        set_meta(db, "joined_index", state)
     return {"entities_asked": sum(tiers.values()), **{tier: tiers.get(tier, 0) for tier in
                                                       ("exact", "strong", "weak", "unresolved")},
             "symbols_indexed": len(index.fqns)}

@@ -19,7 +19,6 @@ from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers.base import ChatProvider
 from tenure.knowledge.store import set_meta
 from tenure.storage import Database
-from tenure.structural.store import StructuralStore
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
@@ -43,9 +42,9 @@ class BuildReport:
                 "history": self.history}
 
 
-def build(db: Database, root: Path, config: KnowledgeConfig, structural: StructuralStore,
-          provider: ChatProvider | None = None, embedder: EmbeddingProvider | None = None,
-          budget: Budget | None = None, progress: Progress | None = None) -> BuildReport:
+def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvider | None = None,
+          embedder: EmbeddingProvider | None = None, budget: Budget | None = None,
+          progress: Progress | None = None) -> BuildReport:
     model = CachedModel(provider, db, budget or Budget()) if provider is not None else None
     report = BuildReport(mode="model" if model else "offline")
 
@@ -82,7 +81,7 @@ def build(db: Database, root: Path, config: KnowledgeConfig, structural: Structu
 
         step("merge", merge)
         touched = merged[0].touched
-        step("join", lambda: join.join(db, structural, touched))
+        step("join", lambda: join.join(db, touched))
         if touched is None or touched:  # an unchanged graph keeps its communities (Leiden is deterministic)
             from tenure.knowledge import communities  # (graspologic: only when there is a graph to cluster)
 

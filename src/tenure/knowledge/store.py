@@ -185,6 +185,12 @@ def m003_dirty_entities(db: Database) -> None:
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value""")  # a store built before: all once
 
 
+@migrations
+def m004_source_hash(db: Database) -> None:
+    # the digest of a document file's text as last read: an unchanged file is not split into sections again
+    db.execute("ALTER TABLE knowledge_documents ADD COLUMN source_hash TEXT")
+
+
 def mark_dirty(db: Database, keys: Iterable[str]) -> None:
     db.executemany("INSERT INTO knowledge_dirty (entity) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in keys])
 

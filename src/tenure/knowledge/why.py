@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tenure.knowledge.offline import entity_key
-from tenure.knowledge.sources import KIND_NOUNS, kind_rank, plural
+from tenure.knowledge.sources import KIND_NOUNS, kind_rank
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
 from tenure.storage import Database
+from tenure.words import counted
 
 EVIDENCE_LIMIT = 12
 COMMITS_LIMIT = 10
@@ -185,10 +186,10 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     name = answer["symbol"] or answer["query"]
     if built is None:
         return f"{name}: the knowledge store is not built yet (run `tenure knowledge build`); mode: offline"
-    parts = [f"{n} {plural(what, n)}" for what, n in counts.most_common()]
+    parts = [counted(n, what) for what, n in counts.most_common()]
     commits = answer["commits"]
     if commits["total"]:
-        parts.append(f"{commits['total']} {plural('commit', commits['total'])}")
+        parts.append(counted(commits['total'], 'commit'))
     thin = f" ({commits['thin']} thin commits left out)" if commits["thin"] else ""
     mode = answer["mode"]
     how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "

@@ -7,7 +7,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from tenure.mcp.auth import BearerAuth, HostCheck, check_bind
+from tenure.http_guard import BearerAuth, HostCheck, check_bind
 
 MCP_PATH = "/mcp"
 

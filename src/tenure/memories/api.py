@@ -170,21 +170,31 @@ class Memories:
         same = dedupe.same_content(self.db, self._content_key(draft.content), draft.supersedes)
         if same is not None:
             return {"id": same, "similarity": 1.0, "how": "identical content"}, []
+        mine = dedupe.specifics(draft.content)
         if draft.vector is None:
-            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes))
-        close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes)
+            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes), mine)
+        close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes,
+                                          lambda memory_id: self._specifics(memory_id) != mine)
         if close is not None:
             return {"id": close[0], "similarity": round(close[1], 4), "how": "cosine"}, []
-        return None, self._describe_similar(similar)
+        return None, self._describe_similar(similar, mine)
 
     def _content_key(self, content: str) -> str:
         return self.cipher().term_hash("content:" + normalised(content))
 
-    def _describe_similar(self, scored: list[tuple[int, float]]) -> list[dict]:
+    def _specifics(self, memory_id: int) -> frozenset[str]:
+        return dedupe.specifics(self.cipher().decrypt(self._rows([memory_id])[0]["content"], "content"))
+
+    def _describe_similar(self, scored: list[tuple[int, float]], mine: frozenset[str]) -> list[dict]:
+        """The near misses, each with the specifics it differs in (`dedupe.differences`) when it does."""
         rows = {r["id"]: r for r in self._rows([i for i, _ in scored])}
         cipher = self.cipher()
-        return [{"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
-                for i, s in scored]
+        found = []
+        for i, s in scored:
+            near = {"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
+            differs = dedupe.differences(mine, dedupe.specifics(cipher.decrypt(rows[i]["content"], "content")))
+            found.append({**near, "differs": differs} if differs else near)
+        return found
 
     def _deduplicate(self, same: dict, draft: Draft, now: datetime) -> dict:
         row = self._rows([same["id"]])[0]
@@ -550,20 +560,39 @@ class Memories:
     # briefing and map ---------------------------------------------------------------------------
     def select_elements(self, task: str, limit: int = 5) -> list[dict]:
         """The elements a task is about, by meaning: names and code, embeddings, and memories."""
+        return self._select(task, limit).elements
+
+    def _select(self, task: str, limit: int) -> selection.Selected:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
                                 limit)
 
+    def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
+        """Read the terms of the code's elements, and embed the descriptions of those with no vector of
+        the current model (what `tenure index` starts in the background, so that a briefing's first
+        call reads neither the project's code nor the model's work on it)."""
+        return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
+
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
-        """The text an agent reads at the start of a session: pitfalls first, drift warnings in words."""
-        scope = self.select_elements(task, limit=5) if task else []
+        """The text an agent reads at the start of a session: pitfalls first, drift warnings in words.
+        It never waits for the project's elements to be embedded: those not embedded yet are chosen
+        by name and code alone, and the briefing says how many."""
+        selected = self._select(task, limit=5) if task else None
+        scope = selected.elements if selected else []
         by_task = self.recall(task or "", session=session, limit=limit)["results"]
         by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
                                limit=limit)["results"] if scope else []
         memories = briefing.merge(by_task, by_scope, limit=limit)
         rules = self.rules() if self.rules else []
-        text = briefing.render(task, scope, memories, self.vectors.mode_note(), self.review()["count"], rules)
-        return {"task": task, "elements": scope, "memories": memories, "rules": rules, "text": text}
+        note = self.vectors.mode_note()
+        unread = selected.unembedded if selected else 0
+        if unread:
+            note += (f"; the meaning of {unread} of {selected.candidates} code elements is not read yet (they are "
+                     "embedded in the background after `tenure index`; `tenure backfill` does it now): they were "
+                     "matched by name and code only")
+        text = briefing.render(task, scope, memories, note, self.review()["count"], rules)
+        return {"task": task, "elements": scope, "elementsUnembedded": unread, "memories": memories, "rules": rules,
+                "text": text}
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""

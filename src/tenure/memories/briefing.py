@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tenure.namespace.elements import display
+from tenure.words import counted
 
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
@@ -21,7 +22,7 @@ TITLE_CHARS = 200  # of its title (longer ones predate the limit on what a memor
 def age_text(days: int) -> str:
     if days <= 0:
         return "today"
-    return "1 day ago" if days == 1 else f"{days} days ago"
+    return f"{counted(days, 'day')} ago"
 
 
 def label(memory: dict) -> str:
@@ -94,9 +95,12 @@ def render(task: str | None, scope: list[dict], memories: list[dict], mode_note:
             out += [f"## {HEADINGS[kind]}", *map(line, group), ""]
     drifted = sum(1 for m in memories if m["verify"])
     if drifted:
-        out.append(f"{drifted} of these were written before their element's code changed: verify before relying "
-                   "on them, then `tenure confirm ID`.")
+        one = drifted == 1
+        out.append(f"{drifted} of these {'was' if one else 'were'} written before {'its' if one else 'their'} "
+                   f"element's code changed: verify before relying on {'it' if one else 'them'}, then "
+                   "`tenure confirm ID`.")
     if review_count:
-        out.append(f"{review_count} memories wait for review (`tenure review`).")
+        out.append(f"{counted(review_count, 'memory')} {'waits' if review_count == 1 else 'wait'} for review "
+                   "(`tenure review`).")
     out.append(f"Recall: {mode_note}.")
     return "\n".join(out).rstrip() + "\n"

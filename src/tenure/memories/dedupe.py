@@ -4,11 +4,18 @@ With vectors: cosine above 0.94 to a live memory is the same fact; 0.82 to 0.94 
 returned in `similarTo`. Without vectors the rule is lexical: an identical normalised content
 (same words, any case, spacing or punctuation) is the same fact, and memories sharing at least 60%
 of their terms (Jaccard) are near misses. Session outcomes are episodes: never merged, never matched.
+
+A sentence model reads "the ledger 1 rounds half-even" and "the ledger 2 rounds half-even" as the
+same sentence (cosine 0.98): what tells such facts apart is what it hardly sees, the numbers,
+versions, sizes and identifiers they name (`specifics`). Above 0.94, a memory naming other
+specifics is a near miss, never the same fact; every near miss says which specifics differ.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -21,6 +28,36 @@ SIMILAR_JACCARD = 0.6
 SHOWN = 5  # near misses returned
 
 
+# A token: word characters, joined by the separators of versions, dotted names, paths and ids
+# (`3.0.3`, `os.path`, `src/app.py`, `ADR-17`); text in backticks is code whatever it looks like.
+_TOKEN = re.compile(r"[A-Za-z0-9_$]+(?:(?:[.:/-]|::)[A-Za-z0-9_$]+)*")
+_CODE = re.compile(r"`([^`]+)`")
+_HUMP = re.compile(r"[a-z][A-Z]")  # camelCase, PascalCase
+_DOTTED = re.compile(r"\w\w(?:\.|::)\w|\w(?:\.|::)\w\w")  # `os.path`, `app.py`, not `e.g`
+
+
+def specifics(text: str) -> frozenset[str]:
+    """The numbers, versions, sizes and identifiers `text` names (lower-cased): `1`, `8kb`,
+    `3.0.3`, `adr-17`, `max_retries`, `orderprocessor`, `flask.app`, anything in backticks.
+    Plain words, even hyphenated (`half-even`) or in capitals, are not specifics."""
+    found = {token.lower() for token in _TOKEN.findall(text) if _specific(token)}
+    found |= {token.lower() for code in _CODE.findall(text) for token in _TOKEN.findall(code)}
+    return frozenset(found)
+
+
+def _specific(token: str) -> bool:
+    return (any(c.isdigit() or c in "_$" for c in token) or _HUMP.search(token) is not None
+            or _DOTTED.search(token) is not None)
+
+
+def differences(written: frozenset[str], existing: frozenset[str]) -> dict | None:
+    """What only the memory being written names and what only the existing one does; None when they
+    name the same specifics."""
+    if written == existing:
+        return None
+    return {"written": sorted(written - existing), "existing": sorted(existing - written)}
+
+
 def same_content(db: Database, content_key: str, exclude: int | None) -> int | None:
     for r in db.query("SELECT id FROM memories WHERE content_key = ? AND superseded_by IS NULL"
                       " AND kind != 'session_outcome' ORDER BY id", (content_key,)):
@@ -29,18 +66,22 @@ def same_content(db: Database, content_key: str, exclude: int | None) -> int | N
     return None
 
 
-def by_vector(db: Database, vectors: Vectors, vector: np.ndarray,
-              exclude: int | None) -> tuple[tuple[int, float] | None, list[tuple[int, float]]]:
-    """(the live memory above 0.94 with its cosine, or None; the near misses, closest first)."""
+def by_vector(db: Database, vectors: Vectors, vector: np.ndarray, exclude: int | None,
+              differs: Callable[[int], bool]) -> tuple[tuple[int, float] | None, list[tuple[int, float]]]:
+    """(the closest live memory above 0.94 that `differs` does not tell apart, with its cosine, or
+    None; else the near misses, closest first)."""
     ids, matrix = vectors.matrix()
     if not len(ids):
         return None, []
     cos = matrix @ vector
-    close = np.flatnonzero((cos >= SIMILAR_COSINE) & (ids >= 0))
+    close = np.flatnonzero(cos >= SIMILAR_COSINE)
     live = live_ids(db, [int(ids[k]) for k in close], exclude)
     ranked = sorted(((int(ids[k]), float(cos[k])) for k in close if int(ids[k]) in live), key=lambda x: -x[1])
-    if ranked and ranked[0][1] > DUPLICATE_COSINE:
-        return ranked[0], []
+    for memory_id, similarity in ranked:
+        if similarity <= DUPLICATE_COSINE:
+            break
+        if not differs(memory_id):
+            return (memory_id, similarity), []
     return None, ranked[:SHOWN]
 
 

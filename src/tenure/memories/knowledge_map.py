@@ -17,7 +17,7 @@ from tenure.memories import ranking
 from tenure.memories.errors import MemoriesError
 from tenure.memories.store import parse_stamp
 from tenure.namespace.elements import Place, directory_of, kind_of, places, services
-from tenure.namespace.symbols import parsed_files
+from tenure.namespace.symbols import indexed_files
 from tenure.storage import Database
 
 LEVELS = ("module", "package", "service")
@@ -52,12 +52,12 @@ def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[
 
 def universe(db: Database, root: Path, level: str) -> dict[str, Place]:
     """Every element at the level, documented or not: the gaps are the point."""
-    files = parsed_files(db)
+    files = indexed_files(db)
     if level == "module":
         by_module: dict[str, set[str]] = defaultdict(set)
-        for path, module in files.items():
-            if module:
-                by_module[module].add(path)
+        for path, file in files.items():
+            if file.module:
+                by_module[file.module].add(path)
         return {f"module:{m}": Place(f"module:{m}", frozenset({m}), frozenset(p)) for m, p in by_module.items()}
     if level == "package":
         dirs = {directory_of(path) for path in files}

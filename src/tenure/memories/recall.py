@@ -88,7 +88,7 @@ def top_by_cosine(ids: np.ndarray, cos: np.ndarray, within: set[int] | None, ret
     if not len(cos):
         return set()
     rank = np.array(cos, dtype=np.float32)
-    excluded = (ids < 0) | np.isin(ids, list(retired))  # ids < 0: a stale copy of a re-embedded memory
+    excluded = np.isin(ids, list(retired))
     if within is not None:
         excluded |= ~np.isin(ids, list(within))
     rank[excluded] = -np.inf
@@ -97,7 +97,7 @@ def top_by_cosine(ids: np.ndarray, cos: np.ndarray, within: set[int] | None, ret
 
 
 def values_at(ids: np.ndarray, values: np.ndarray, wanted: set[int]) -> dict[int, float]:
-    """{id: value} for the wanted ids present in `ids` (unsorted, possibly with -1 holes)."""
+    """{id: value} for the wanted ids present in `ids` (unsorted)."""
     if not len(ids) or not wanted:
         return {}
     order = np.argsort(ids)

@@ -150,6 +150,22 @@ def m003_element_fingerprints(db: Database) -> None:
     db.execute("ALTER TABLE memory_elements ADD COLUMN fingerprint TEXT")
 
 
+@migrations
+def m004_vector_writes(db: Database) -> None:
+    # the order vectors were written in: a process holding them reads what was written since, and a
+    # vector filled in or embedded again for an older memory is written later, whatever its memory's id
+    db.execute("ALTER TABLE memory_vectors ADD COLUMN written INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE memory_vectors SET written = memory_id")
+    db.execute("CREATE INDEX memory_vectors_written ON memory_vectors(written)")
+
+
+@migrations
+def m005_element_terms(db: Database) -> None:
+    # the terms of each element's code, for selection (tenure.namespace.selection): read after an
+    # index, so that a briefing's first call does not read the whole project's code
+    db.execute("CREATE TABLE element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, terms TEXT NOT NULL)")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

@@ -46,7 +46,7 @@ class Vectors:
         self._why_none = "" if provider is not None else "no embedding provider was given"
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray | None = None
-        self._seen_id = 0
+        self._seen_written = 0  # the last vector write `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
 
     @property
@@ -78,21 +78,25 @@ class Vectors:
     def put(self, memory_id: int, vector: np.ndarray) -> None:
         assert self.provider is not None
         blob = self._cipher().encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
+        # (`written`: one past the last write, taken under the write lock, so every process that holds
+        # vectors reads this one at its next `matrix`, whichever memory it belongs to)
         self.db.execute(
-            "INSERT INTO memory_vectors (memory_id, model, vector) VALUES (?, ?, ?) ON CONFLICT (memory_id)"
-            " DO UPDATE SET model = excluded.model, vector = excluded.vector",
+            "INSERT INTO memory_vectors (memory_id, model, vector, written)"
+            " VALUES (?, ?, ?, (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors)) ON CONFLICT (memory_id)"
+            " DO UPDATE SET model = excluded.model, vector = excluded.vector, written = excluded.written",
             (memory_id, self.provider.name, blob),
         )
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """(memory ids, unit vectors) of every memory with a vector of the current model. Rows
-        written since the last call (by any process) are read and decrypted once."""
+        """(memory ids, unit vectors) of every memory with a vector of the current model, each once.
+        Vectors written since the last call (by any process, for any memory: a new one, one filled
+        in by a backfill, one embedded again) are read and decrypted once."""
         provider = self.provider
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         rows = self.db.query(
-            "SELECT memory_id, vector FROM memory_vectors WHERE model = ? AND memory_id > ? ORDER BY memory_id",
-            (provider.name, self._seen_id),
+            "SELECT memory_id, vector, written FROM memory_vectors WHERE model = ? AND written > ? ORDER BY written",
+            (provider.name, self._seen_written),
         )
         if rows:
             self._append(rows)
@@ -105,11 +109,13 @@ class Vectors:
         plain = b"".join(cipher.decrypt_bytes(r["vector"], "vector") for r in rows)
         fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
         ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
-        # A memory read again (embedded anew) replaces its stale copy.
-        self._ids = np.where(np.isin(self._ids, ids), -1, self._ids)
-        self._ids = np.concatenate([self._ids, ids])
-        self._matrix = fresh if self._matrix is None else np.vstack([self._matrix, fresh])
-        self._seen_id = rows[-1]["memory_id"]
+        if self._matrix is None:
+            self._ids, self._matrix = ids, fresh
+        else:  # a memory read again (embedded anew) replaces its copy
+            kept = ~np.isin(self._ids, ids)
+            self._ids = np.concatenate([self._ids[kept], ids])
+            self._matrix = np.vstack([self._matrix[kept], fresh])
+        self._seen_written = rows[-1]["written"]
 
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
@@ -127,10 +133,18 @@ class Vectors:
         return [r["id"] for r in rows]
 
 
+def element_fingerprints(db: Database) -> dict[str, str]:
+    """element -> the fingerprint of the code its kept vector and terms were both made from (a
+    vector of any model: a model changed is rare, and `tenure backfill` then embeds again)."""
+    return dict(db.rows("SELECT v.element, v.fingerprint FROM element_vectors v JOIN element_terms t"
+                        " ON t.element = v.element AND t.fingerprint = v.fingerprint"))
+
+
 class ElementVectors:
-    """Vectors of elements' descriptions for selection (`tenure.namespace.selection.ElementVectors`),
-    kept in `element_vectors` by the fingerprint of the code they were made from. Plain float32:
-    made from code, which the repository holds anyway."""
+    """Vectors of elements' descriptions and the terms of their code, for selection
+    (`tenure.namespace.selection.ElementVectors`), kept in `element_vectors` and `element_terms` by
+    the fingerprint of the code they were made from. Plain: made from code, which the repository
+    holds anyway."""
 
     def __init__(self, db: Database, vectors: Vectors) -> None:
         self.db = db
@@ -140,11 +154,25 @@ class ElementVectors:
         return self.vectors.embed(texts)
 
     def stored(self) -> dict[str, tuple[str, np.ndarray]]:
+        if self.vectors.provider is None:
+            return {}
         return {r["element"]: (r["fingerprint"], np.frombuffer(r["vector"], dtype=np.float32))
                 for r in self.db.query("SELECT element, fingerprint, vector FROM element_vectors WHERE model = ?",
                                        (self._model(),))}
 
+    def stored_terms(self) -> dict[str, tuple[str, str]]:
+        return {element: (fingerprint, terms) for element, fingerprint, terms in
+                self.db.rows("SELECT element, fingerprint, terms FROM element_terms")}
+
+    def store_terms(self, terms: list[tuple[str, str, str]]) -> None:
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO element_terms (element, fingerprint, terms) VALUES (?, ?, ?) ON CONFLICT (element)"
+                " DO UPDATE SET fingerprint = excluded.fingerprint, terms = excluded.terms", terms)
+
     def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
+        if self.vectors.provider is None or not vectors:
+            return
         model = self._model()
         with self.db.transaction():
             self.db.executemany(

@@ -111,11 +111,20 @@ def _module(db: Database, name: str) -> str:
 
 
 def _path(root: Path, name: str) -> str:
-    directory = name.strip().removeprefix("./").strip("/")
-    if not (root / directory).is_dir():
-        raise ElementError(f"path:{name} is not a directory under {root}; name a directory relative to "
+    """A directory of the project, named by its real path from the root (`path:src/settlement/`,
+    however it was typed: `./src//settlement`, an absolute path, a link to it). Anything that leads
+    out of the project (`..`, an absolute path elsewhere, a link out) is refused."""
+    typed = name.strip()
+    top = root.resolve()
+    real = (top / typed).resolve()  # (an absolute `typed` replaces `top`)
+    if not real.is_relative_to(top):
+        raise ElementError(f"path:{typed} lies outside the project {top} (it is {real}); name a directory inside "
+                            "it, relative to the project root, e.g. path:src/settlement/")
+    if not real.is_dir():
+        raise ElementError(f"path:{typed} is not a directory under {top}; name a directory relative to "
                             "the project root, e.g. path:src/settlement/")
-    return f"path:{directory}/" if directory else "path:./"
+    directory = real.relative_to(top).as_posix()
+    return f"path:{directory}/" if directory != "." else "path:./"
 
 
 @dataclass(frozen=True)
@@ -174,8 +183,7 @@ def is_ancestor(outer_fqn: str, inner_fqn: str) -> bool:
 def services(root: Path) -> dict[str, Place]:
     """The services of the project: directories with a build manifest; the project root is one when
     it has one (or nothing has)."""
-    paths, _ = discover(root)
-    dirs = sorted({directory_of(p) for p in paths if posixpath.basename(p) in MANIFESTS})
+    dirs = sorted({directory_of(p) for p in discover(root).paths if posixpath.basename(p) in MANIFESTS})
     if not dirs:
         dirs = [""]
     found = {}

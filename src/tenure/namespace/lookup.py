@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tenure.namespace.symbols import Symbol, symbols_called, symbols_named
+from tenure.namespace.symbols import Symbol, supertypes, symbols_called, symbols_named
 from tenure.storage import Database
+from tenure.structural.languages import language_table
 from tenure.structural.naming import has_suffix, short_name
 
 
@@ -17,6 +18,7 @@ class SymbolMatch:
     path: str
     line: int
     generated: bool = False
+    member_of: str = ""  # the class it was asked of, when it is inherited from a super type of it
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -25,7 +27,7 @@ class SymbolMatch:
 @dataclass
 class Lookup:
     query: str
-    how: str  # exact | suffix | ambiguous | none
+    how: str  # exact | suffix | inherited (a member of a super type) | ambiguous | none
     matches: list[SymbolMatch]
     total: int = 0  # how many symbols matched: more than `matches` lists when the list was cut short
 
@@ -37,6 +39,8 @@ class Lookup:
     def message(self) -> str:
         if self.how == "none":
             return f"no symbol matches {self.query!r}"
+        if self.how == "inherited" and (m := self.unique) is not None:
+            return (f"{m.member_of}.{short_name(m.fqn)} is inherited: defined as {m.fqn} ({m.path}:{m.line})")
         if self.how == "ambiguous":
             names = sorted({m.fqn for m in self.matches})
             shown = f" (the first {len(self.matches)} listed)" if self.total > len(self.matches) else ""
@@ -57,9 +61,32 @@ def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
         return Lookup(query, "exact", _matches(exact), len(exact))
     found = [s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)]
     if not found:
-        return Lookup(query, "none", [])
+        return _inherited(db, query, limit) or Lookup(query, "none", [])
     how = "suffix" if len({s.fqn for s in found}) == 1 else "ambiguous"
     return Lookup(query, how, _matches(found[:limit]), len(found))
+
+
+def _inherited(db: Database, query: str, limit: int) -> Lookup | None:
+    """`Flask.route` where Flask defines no `route`: the member of the nearest super type that does,
+    for each type the rest of the name finds."""
+    owner, _, member = query.rpartition(".")
+    if not owner or not member:
+        return None
+    named = symbols_called(db, member)
+    matches: list[SymbolMatch] = []
+    for cls in find_symbols(db, owner, limit).matches:
+        spec = language_table().get(cls.language)
+        if spec is None or cls.kind not in spec.type_kinds:
+            continue
+        for above in supertypes(db, cls.fqn):
+            found = [s for s in named if s.parent == above]
+            if found:
+                matches += [replace(m, member_of=cls.fqn) for m in _matches(found)]
+                break
+    if not matches:
+        return None
+    how = "inherited" if len({m.fqn for m in matches}) == 1 else "ambiguous"
+    return Lookup(query, how, matches[:limit], len(matches))
 
 
 def _matches(symbols: list[Symbol]) -> list[SymbolMatch]:

@@ -9,8 +9,8 @@
   ``WEAK_LIMIT``, with the total) for the agent to check;
 - ``unresolved``: nothing in the code: kept and returned as it is, never forced onto a symbol.
 
-Symbols are read through :class:`tenure.structural.store.StructuralStore` (``all_symbols``) once per
-index state; resolving a phrase is then a few dictionary lookups.
+Symbols are read through :mod:`tenure.namespace.symbols` (``every_symbol``) once per index state;
+resolving a phrase is then a few dictionary lookups.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tenure.namespace.symbols import Symbol, every_symbol
+from tenure.storage import Database
 from tenure.structural.naming import has_suffix
-from tenure.structural.resolve import SymbolInfo
-from tenure.structural.store import StructuralStore
 
 EXACT, STRONG, WEAK, UNRESOLVED = "exact", "strong", "weak", "unresolved"
 TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
@@ -107,11 +107,11 @@ class PhraseIndex:
     modules_by_path: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, store: StructuralStore) -> PhraseIndex:
-        return cls.from_symbols(store.all_symbols())
+    def of(cls, db: Database) -> PhraseIndex:
+        return cls.from_symbols(every_symbol(db))
 
     @classmethod
-    def from_symbols(cls, symbols: Iterable[SymbolInfo]) -> PhraseIndex:
+    def from_symbols(cls, symbols: Iterable[Symbol]) -> PhraseIndex:
         index = cls()
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:

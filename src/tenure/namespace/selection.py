@@ -14,9 +14,8 @@ The most specific answer wins: a module is dropped when an element inside it sco
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -38,7 +37,13 @@ MIN_DESCRIPTION_WORDS = 3
 COLLAPSE = 2 / 3  # an inner element scoring at least this share of its container's score replaces it
 MAX_LINES = 400  # of one element's source read for its terms
 DESCRIPTION_WORDS = 160  # sentence models read 256 tokens at most
-EMBED_BATCH = 256  # element vectors computed per call; the rest on later calls
+EMBED_BATCH = 64  # element descriptions embedded, then stored, at a time by `prepare`
+# Element vectors a query computes itself (an edit the watcher just indexed); the rest are left to
+# `prepare`, which `tenure index` starts in the background: embedding a project's elements is a
+# minute of CPU on flask (240 elements), an hour on Django, and an agent's first call must answer in
+# a second or two.
+INLINE_EMBED = 4
+NOT_DESCRIBED = np.zeros(0, dtype=np.float32)
 
 
 @dataclass
@@ -66,8 +71,9 @@ class Candidate(NamedTuple):
 
 
 class ElementVectors(Protocol):
-    """Vectors of elements' descriptions, which the caller keeps between calls by the fingerprint
-    of the code each was made from (memories: the `element_vectors` table)."""
+    """Vectors of elements' descriptions and the terms of their code, which the caller keeps
+    between calls by the fingerprint of the code each was made from (memories: the
+    `element_vectors` and `element_terms` tables)."""
 
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors for `texts`; None when there is no working embedding provider."""
@@ -78,18 +84,63 @@ class ElementVectors(Protocol):
     def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
         """Keep these (element, fingerprint, vector), replacing what an element had."""
 
+    def stored_terms(self) -> dict[str, tuple[str, str]]:
+        """element -> (fingerprint, its code's terms joined by spaces, with a space either side)."""
+
+    def store_terms(self, terms: list[tuple[str, str, str]]) -> None:
+        """Keep these (element, fingerprint, terms as `stored_terms` gives them)."""
+
+
+class Selected(NamedTuple):
+    elements: list[dict]  # the elements the task is most about, each with its score and why
+    candidates: int  # elements selection could answer
+    unembedded: int  # of them, those whose meaning was not read (no vector yet: `prepare` makes them)
+
+
+def candidates(db: Database) -> list[Candidate]:
+    """One per element: of a name defined twice (a class under `if`/`else`), the first definition."""
+    found: dict[str, Candidate] = {}
+    for s in definitions(db, CANDIDATE_KINDS):
+        found.setdefault(element_of(s.fqn, s.kind), Candidate(element_of(s.fqn, s.kind), s.path, s.start or 1, s.end,
+                                                              s.fingerprint))
+    return list(found.values())
+
 
 def select(db: Database, root: Path, task: str, vectors: ElementVectors, signals: Iterable[Signal],
-           limit: int) -> list[dict]:
-    """The `limit` elements the task is most about, each with its score and why."""
-    rows = [Candidate(element_of(s.fqn, s.kind), s.path, s.start or 1, s.end, s.fingerprint)
-            for s in definitions(db, CANDIDATE_KINDS)]
+           limit: int) -> Selected:
+    """The `limit` elements the task is most about, and how much of the project's meaning was read."""
+    rows = candidates(db)
+    meant, unembedded = by_vectors(root, task, rows, vectors)
     found: dict[str, Match] = {}
-    for element, score, why in [*by_terms(root, task, rows), *by_vectors(root, task, rows, vectors), *signals]:
+    for element, score, why in [*by_terms(root, task, rows, vectors), *meant, *signals]:
         found.setdefault(element, Match(element)).add(score, why)
     ranked = sorted(found.values(), key=lambda m: (-m.score, m.element))[: limit * 3]
     best = most_specific(db, ranked)[:limit]
-    return [{"element": m.element, "score": round(m.score, 4), "why": m.why} for m in best]
+    return Selected([{"element": m.element, "score": round(m.score, 4), "why": m.why} for m in best], len(rows),
+                    unembedded)
+
+
+def prepare(db: Database, root: Path, vectors: ElementVectors,
+            progress: Callable[[int, int], None] | None = None) -> dict:
+    """Embed every element whose vector is missing or older than its code, a batch at a time, each
+    stored as it is made (a run stopped halfway keeps what it did): the work a query leaves undone."""
+    rows = candidates(db)
+    kept = vectors.stored_terms()
+    files = _Lines(root)
+    vectors.store_terms([(r.element, r.fingerprint, _joined(files.terms(r.path, r.start, r.end))) for r in rows
+                         if kept.get(r.element, ("",))[0] != r.fingerprint])
+    stale = _stale(rows, vectors.stored())
+    done = 0
+    for start in range(0, len(stale), EMBED_BATCH):
+        batch = stale[start : start + EMBED_BATCH]
+        fresh = _embed_elements(root, batch, vectors)
+        if fresh is None:
+            return {"embedded": done, "elements": len(rows), "left": len(stale) - done, "reason": "no embeddings"}
+        vectors.store([(r.element, r.fingerprint, fresh[r.element]) for r in batch])
+        done += len(batch)
+        if progress:
+            progress(done, len(stale))
+    return {"embedded": done, "elements": len(rows), "left": 0}
 
 
 def most_specific(db: Database, matches: list[Match]) -> list[Match]:
@@ -100,68 +151,111 @@ def most_specific(db: Database, matches: list[Match]) -> list[Match]:
         and contains(where[outer.element], where[inner.element]) for inner in matches)]
 
 
-def by_terms(root: Path, task: str, rows: list[Candidate]) -> list[Signal]:
+def by_terms(root: Path, task: str, rows: list[Candidate], kept: ElementVectors) -> list[Signal]:
+    """Signals by the task's terms in an element's name and code (its code's terms as kept, else read
+    now and kept: `prepare` reads them all after an index)."""
     wanted = terms(task)
     if not wanted:
         return []
     found = []
+    files = _Lines(root)
+    stored = kept.stored_terms()
+    read: list[tuple[str, str, str]] = []
     for r in rows:
         name_terms = set(terms(" ".join(words(display(r.element)))))
-        code_terms = element_terms(str(root), r.path, r.start, r.end, r.fingerprint)
+        fingerprint, code_terms = stored.get(r.element, ("", ""))
+        if fingerprint != r.fingerprint:
+            code_terms = _joined(files.terms(r.path, r.start, r.end))
+            read.append((r.element, r.fingerprint, code_terms))
         in_name = [t for t in wanted if t in name_terms]
-        in_code = [t for t in wanted if t in code_terms and t not in name_terms]
+        in_code = [t for t in wanted if f" {t} " in code_terms and t not in name_terms]
         score = (NAME_WEIGHT * len(in_name) + CODE_WEIGHT * len(in_code)) / len(wanted)
         if score > 0:
             parts = ([f"name has {', '.join(in_name)}"] if in_name else []) + \
                     ([f"code speaks of {', '.join(in_code)}"] if in_code else [])
             found.append((r.element, score, "; ".join(parts)))
+    if read:
+        kept.store_terms(read)
     return found
 
 
-@lru_cache(maxsize=65536)
-def element_terms(root: str, path: str, start: int, end: int, fingerprint: str) -> frozenset[str]:
-    """The terms of an element's source (cached by fingerprint: unchanged code is read once)."""
-    return frozenset(terms(source(Path(root), path, start, end)))
+def _joined(found: set[str]) -> str:
+    return f" {' '.join(sorted(found))} "
+
+
+class _Lines:
+    """The files of one selection, each read once, and the terms of each line (words never cross a
+    line: an element's terms are its lines' terms)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, list[str]] = {}
+        self._terms: dict[str, list[frozenset[str] | None]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._files:
+            try:
+                self._files[path] = (self.root / path).read_text("utf-8", "replace").splitlines()
+            except OSError:
+                self._files[path] = []
+        return self._files[path]
+
+    def terms(self, path: str, start: int, end: int) -> set[str]:
+        """The terms of the lines `start` to `end` (at most MAX_LINES)."""
+        lines = self.lines(path)
+        cached = self._terms.setdefault(path, [None] * len(lines))
+        out: set[str] = set()
+        for i in range(start - 1, min(end, start - 1 + MAX_LINES, len(lines))):
+            if cached[i] is None:
+                cached[i] = frozenset(terms(lines[i]))
+            out |= cached[i]
+        return out
 
 
 def source(root: Path, path: str, start: int, end: int) -> str:
-    try:
-        lines = (root / path).read_text("utf-8", "replace").splitlines()
-    except OSError:
-        return ""
+    lines = _Lines(root).lines(path)
     return "\n".join(lines[start - 1 : min(end, start - 1 + MAX_LINES)])
 
 
-def by_vectors(root: Path, task: str, rows: list[Candidate], vectors: ElementVectors) -> list[Signal]:
+def by_vectors(root: Path, task: str, rows: list[Candidate], vectors: ElementVectors) -> tuple[list[Signal], int]:
+    """Signals by meaning, and how many candidates have no vector yet (their meaning unread)."""
     query = vectors.embed([task]) if task.strip() else None
     if query is None:
-        return []
-    known = _element_vectors(rows, root, vectors)
-    cosines = {fqn: float(vector @ query[0]) for fqn, vector in known.items()}
+        return [], 0
+    known, unembedded = _element_vectors(rows, root, vectors)
+    cosines = {fqn: float(vector @ query[0]) for fqn, vector in known.items() if vector.size}
     return [(fqn, cos, f"meaning close to the task (cosine {cos:.2f})") for fqn, cos in cosines.items()
-            if cos >= SEMANTIC_MIN]
+            if cos >= SEMANTIC_MIN], unembedded
 
 
-def _element_vectors(rows: list[Candidate], root: Path, vectors: ElementVectors) -> dict[str, np.ndarray]:
-    """Kept vectors of the candidates whose code is unchanged; a batch of the missing ones added."""
+def _stale(rows: list[Candidate], stored: dict[str, tuple[str, np.ndarray]]) -> list[Candidate]:
+    return [r for r in rows if r.element not in stored or stored[r.element][0] != r.fingerprint]
+
+
+def _element_vectors(rows: list[Candidate], root: Path, vectors: ElementVectors) -> tuple[dict[str, np.ndarray], int]:
+    """Kept vectors of the candidates whose code is unchanged, with at most INLINE_EMBED missing
+    ones made now; and how many are still missing."""
     stored = vectors.stored()
-    current = {r.element: r for r in rows}
-    stale = [r for e, r in current.items() if e not in stored or stored[e][0] != r.fingerprint]
-    fresh = _embed_elements(root, stale[:EMBED_BATCH], vectors)
-    vectors.store([(e, current[e].fingerprint, v) for e, v in fresh.items()])
-    known = {e: vector for e, (fingerprint, vector) in stored.items()
-             if e in current and fingerprint == current[e].fingerprint}
-    return {**known, **fresh}
+    stale = _stale(rows, stored)
+    now, later = stale[:INLINE_EMBED], stale[INLINE_EMBED:]
+    fresh = _embed_elements(root, now, vectors)
+    if fresh:
+        vectors.store([(r.element, r.fingerprint, fresh[r.element]) for r in now])
+    current = {r.element: r.fingerprint for r in rows}
+    known = {e: vector for e, (fingerprint, vector) in stored.items() if current.get(e) == fingerprint}
+    return {**known, **(fresh or {})}, len(later) + (len(now) if fresh is None else 0)
 
 
-def _embed_elements(root: Path, rows: list[Candidate], vectors: ElementVectors) -> dict[str, np.ndarray]:
-    if not rows:
-        return {}
+def _embed_elements(root: Path, rows: list[Candidate], vectors: ElementVectors) -> dict[str, np.ndarray] | None:
+    """The vector of each element's description (None: no embeddings). An element with almost no
+    code has no description: it is kept with an empty vector (`NOT_DESCRIBED`), close to no task,
+    so that it is not described again until its code changes."""
     described = [(r, d) for r in rows if len((d := description(root, r)).split()) > MIN_DESCRIPTION_WORDS]
-    embedded = vectors.embed([d for _, d in described]) if described else None
+    embedded = vectors.embed([d for _, d in described]) if described else []
     if embedded is None:
-        return {}
-    return {r.element: np.asarray(v, dtype=np.float32) for (r, _), v in zip(described, embedded, strict=True)}
+        return None
+    out = {r.element: np.asarray(v, dtype=np.float32) for (r, _), v in zip(described, embedded, strict=True)}
+    return {r.element: out.get(r.element, NOT_DESCRIBED) for r in rows}
 
 
 def description(root: Path, row: Candidate) -> str:

@@ -1,19 +1,23 @@
 """What the code defines, as every store that joins on its names reads it.
 
-The structural store owns the index's tables; the other stores (memories, knowledge, episodic,
-procedural) never query them, they ask here. Each function takes the project's database and reads
-through :class:`~tenure.structural.store.StructuralStore` (whose methods hold the queries):
+The structural store owns the index's tables; the other stores (memories, knowledge, history,
+episodic, procedural) never query them, they ask here. Each function takes the project's database
+and reads through :class:`~tenure.structural.store.StructuralStore` (whose methods hold the queries):
 
     symbols_named(db, fqns)            the symbols of these full names
     symbols_called(db, name, path)     by short name, in the project or one file
-    symbols_in(db, path)               what a file defines, outermost first
+    symbols_in(db, paths)              what each file defines, outermost first
     symbols_at(db, path, lines)        what a file defines across these line ranges (a diff's hunks)
     definitions(db, kinds)             every symbol of these kinds written in the code
-    fingerprints(db, fqns)             the digest of each name's code (drift)
+    every_symbol(db)                   all of them, by path and line (the join's phrase index)
+    fingerprints(db, fqns)             the digest of each name's code (drift, expiry)
+    neighbours(db, fqns), callees(db, fqn)   the edges around symbols (rewiring, what a test calls)
+    indexed_files(db)                  every file the index parsed: language, module, content hash
     module_of(db, path)                the module a file is part of
     module_files(db, modules)          the files of each of these modules that exists
     modules_like(db, text)             module names containing `text` (suggestions)
-    parsed_files(db)                   path -> module of every file the index parsed
+    supertypes(db, fqn)                the types a class derives from, nearest first
+    index_state(db)                    when the index last changed: a key for what is derived from it
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
 definition, in the order they were stored; `fingerprints` takes the first.
@@ -21,13 +25,30 @@ definition, in the order they were stored; `fingerprints` takes the first.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from tenure.storage import Database
+from tenure.structural import graph
+from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
-__all__ = ["Symbol", "definitions", "fingerprints", "module_files", "module_of", "modules_like", "parsed_files",
+__all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
+           "indexed_files", "module_files", "module_of", "modules_like", "neighbours", "supertypes",
            "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    path: str
+    language: str
+    module: str  # '' for a file in no module
+    content_hash: str  # of the content the index parsed (structural/discover.py)
+
+    def holds(self, content: bytes) -> bool:
+        """Whether the index parsed this very content of the file (its spans are those lines)."""
+        return content_hash(content) == self.content_hash
 
 
 def _structure(db: Database) -> StructuralStore:
@@ -43,10 +64,14 @@ def symbols_called(db: Database, name: str, path: str | None = None) -> list[Sym
     return _structure(db).symbols_called(name, path)
 
 
-def symbols_in(db: Database, path: str) -> list[Symbol]:
-    """The symbols the file at `path` (relative to the project root) defines, by first line; an
-    enclosing symbol (the module, a class) comes before those inside it."""
-    return _structure(db).symbols_in(path)
+def symbols_in(db: Database, paths: Iterable[str]) -> dict[str, list[Symbol]]:
+    """path -> the symbols that file (relative to the project root) defines, by first line; an
+    enclosing symbol (the module, a class) comes before those inside it. A file that defines
+    nothing (or is not indexed) is missing."""
+    found: dict[str, list[Symbol]] = defaultdict(list)
+    for s in _structure(db).symbols_in(sorted(set(paths))):
+        found[s.path].append(s)
+    return dict(found)
 
 
 def symbols_at(db: Database, path: str, lines: Iterable[tuple[int, int]]) -> list[Symbol]:
@@ -54,12 +79,18 @@ def symbols_at(db: Database, path: str, lines: Iterable[tuple[int, int]]) -> lis
     1-based, inclusive): every definition a change of those lines touched, the ones around it
     (its class, its module) included. In the order of `symbols_in`."""
     ranges = [(first, last) for first, last in lines if first <= last]
-    return [s for s in symbols_in(db, path) if any(s.start <= last and first <= s.end for first, last in ranges)]
+    return [s for s in symbols_in(db, [path]).get(path, [])
+            if any(s.start <= last and first <= s.end for first, last in ranges)]
 
 
 def definitions(db: Database, kinds: Iterable[str]) -> list[Symbol]:
     """Every symbol of these kinds (`class`, `module`, …) written in the code, not generated."""
     return _structure(db).definitions(kinds)
+
+
+def every_symbol(db: Database) -> list[Symbol]:
+    """Every symbol of the index (those sources added too), by path, then line."""
+    return _structure(db).every_symbol()
 
 
 def fingerprints(db: Database, fqns: Iterable[str]) -> dict[str, str]:
@@ -69,6 +100,30 @@ def fingerprints(db: Database, fqns: Iterable[str]) -> dict[str, str]:
     for s in symbols_named(db, fqns):
         found.setdefault(s.fqn, s.fingerprint)
     return found
+
+
+def neighbours(db: Database, fqns: Iterable[str]) -> dict[str, set[str]]:
+    """fqn -> the symbols it has a tree-sitter edge to or from (calls, imports, inheritance …), as
+    `relation>target` and `relation<source`."""
+    found: dict[str, set[str]] = {f: set() for f in fqns}
+    for src, dst, relation in _structure(db).edge_ends(list(found)):
+        if src in found:
+            found[src].add(f"{relation}>{dst}")
+        if dst in found:
+            found[dst].add(f"{relation}<{src}")
+    return found
+
+
+def callees(db: Database, fqn: str) -> list[str]:
+    """What a function calls or instantiates (targets the index knows), in name order."""
+    return sorted({dst for src, dst, relation in _structure(db).edge_ends([fqn])
+                   if src == fqn and relation in ("calls", "instantiates") and dst != fqn})
+
+
+def indexed_files(db: Database) -> dict[str, IndexedFile]:
+    """path -> every file the index parsed (with or without syntax errors), by path."""
+    return {path: IndexedFile(path, language or "", module or "", content_hash or "")
+            for path, language, module, content_hash in _structure(db).parsed_files()}
 
 
 def module_of(db: Database, path: str) -> str | None:
@@ -85,6 +140,12 @@ def modules_like(db: Database, text: str, limit: int = 5) -> list[str]:
     return _structure(db).modules_like(text, limit)
 
 
-def parsed_files(db: Database) -> dict[str, str | None]:
-    """path -> module (None: in none) of every file the index parsed, with or without syntax errors."""
-    return _structure(db).parsed_files()
+def supertypes(db: Database, fqn: str) -> list[str]:
+    """The types the class `fqn` derives from, nearest first, as every source of the graph has them."""
+    return graph.supertypes(db, fqn)
+
+
+def index_state(db: Database) -> str:
+    """When the index last changed ('' before the first index): what is derived from the symbols
+    (a phrase index, a join) is made again when this differs from the state it was made from."""
+    return _structure(db).get_meta("indexed_at")

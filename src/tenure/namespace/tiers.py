@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from tenure.words import plural
+
 
 class Tier(StrEnum):
     """Declared strongest first: iteration order is trust order."""
@@ -28,20 +30,18 @@ class Relation(StrEnum):
     MESSAGE = "message"  # producer -> topic -> consumer (traces)
 
     def dependant_noun(self, count: int) -> str:
-        plural = _NOUNS[self]
-        return plural if count != 1 else _SINGULAR.get(plural, plural[:-1])
+        return plural(_NOUNS[self], count)
 
 
 _NOUNS = {
-    Relation.CALLS: "callers",
-    Relation.INSTANTIATES: "instantiations",
-    Relation.INHERITS: "subclasses",
-    Relation.IMPLEMENTS: "implementers",
-    Relation.IMPORTS: "importers",
-    Relation.REFERENCES: "references",
-    Relation.OVERRIDES: "overriding methods",
-    Relation.INJECTS: "injection points",
-    Relation.HTTP: "HTTP callers",
-    Relation.MESSAGE: "message senders",
+    Relation.CALLS: "caller",
+    Relation.INSTANTIATES: "instantiation",
+    Relation.INHERITS: "subclass",
+    Relation.IMPLEMENTS: "implementer",
+    Relation.IMPORTS: "importer",
+    Relation.REFERENCES: "reference",
+    Relation.OVERRIDES: "overriding method",
+    Relation.INJECTS: "injection point",
+    Relation.HTTP: "HTTP caller",
+    Relation.MESSAGE: "message sender",
 }
-_SINGULAR = {"subclasses": "subclass", "overriding methods": "overriding method"}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tenure.config import load_settings
 from tenure.episodic.api import Episodes
-from tenure.namespace.code import indexed_files
+from tenure.namespace.symbols import indexed_files
 from tenure.procedural import agents_md, mining
 from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures

@@ -32,29 +32,38 @@ class Edit:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def snippet(self) -> str:
-        """What the edit writes, as a person would paste it."""
-        if self.kind == "text":
-            return self.value
-        shown = self.value
-        for key in reversed(self.keys if self.kind == "json-key" else self.keys + ["[+]"]):
-            shown = {key: shown}
-        return json.dumps(shown, indent=2)
-
 
 def apply(edit: Edit) -> bool:
     """Write the edit; False when the file already holds exactly this (nothing to record)."""
     path = Path(edit.path)
     edit.created_file = not path.exists()
+    text = updated(edit, _read_text(path) if path.exists() else "")
+    if text is None:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return True
+
+
+def updated(edit: Edit, text: str) -> str | None:
+    """The file's text with the edit made (what `apply` writes, and `--print` shows); None when it holds
+    exactly this already. Raises SetupConflict where something else is in the way."""
+    path = edit.path
     if edit.kind == "text":
-        return _apply_text(edit, path)
-    doc = _load_json(path)
+        if edit.value in text:
+            return None
+        if edit.toml_table and _has_table(text, edit.toml_table):
+            raise SetupConflict(f"{path} already defines [{'.'.join(edit.toml_table)}], which tenure did not write: "
+                                "remove or rename it, then run this again")
+        separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        return text + separator + edit.value
+    doc = _parse_json(text, path)
     parent, edit.created_from = _walk(doc, edit.keys[:-1], create=True)
     last = edit.keys[-1]
     if edit.kind == "json-key":
         if last in parent:
             if parent[last] == edit.value:
-                return False
+                return None
             raise SetupConflict(f"{path} already has {'.'.join(edit.keys)} = {json.dumps(parent[last])}, which tenure "
                                 "did not write: remove or rename it, then run this again")
         parent[last] = edit.value
@@ -65,10 +74,9 @@ def apply(edit: Edit) -> bool:
         if not isinstance(items, list):
             raise SetupConflict(f"{path}: {'.'.join(edit.keys)} is not a JSON list: fix it, then run this again")
         if edit.value in items:
-            return False
+            return None
         items.append(edit.value)
-    _save_json(path, doc)
-    return True
+    return _json_text(doc)
 
 
 def undo(edit: Edit) -> str:
@@ -101,19 +109,6 @@ def undo(edit: Edit) -> str:
     return f"{path}: removed {'.'.join(edit.keys)}"
 
 
-def _apply_text(edit: Edit, path: Path) -> bool:
-    text = _read_text(path) if path.exists() else ""
-    if edit.value in text:
-        return False
-    if edit.toml_table and _has_table(text, edit.toml_table):
-        raise SetupConflict(f"{path} already defines [{'.'.join(edit.toml_table)}], which tenure did not write: "
-                            "remove or rename it, then run this again")
-    separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text + separator + edit.value)
-    return True
-
-
 def _undo_text(edit: Edit, path: Path) -> str:
     text = _read_text(path)
     if edit.value not in text:
@@ -142,7 +137,10 @@ def _has_table(text: str, table: list[str]) -> bool:
 
 
 def _load_json(path: Path) -> dict[str, Any]:
-    text = _read_text(path) if path.exists() else ""
+    return _parse_json(_read_text(path) if path.exists() else "", str(path))
+
+
+def _parse_json(text: str, path: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
@@ -163,7 +161,11 @@ def _read_text(path: Path) -> str:
 
 def _save_json(path: Path, doc: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n")
+    path.write_text(_json_text(doc))
+
+
+def _json_text(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def _walk(doc: dict[str, Any], keys: list[str], create: bool) -> tuple[Any, int | None]:

@@ -3,6 +3,7 @@ uninstalling removes exactly what was written."""
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,24 @@ def install(client: str, root: Path, home: Path, with_bridge: bool = False) -> d
         else:
             present.append(edit.path)
     return {"client": client, "written": written, "alreadyPresent": present, "offer": offer(client, root)}
+
+
+def preview(client: str, root: Path, home: Path, with_bridge: bool = False) -> list[dict[str, Any]]:
+    """What `install` would write, file by file, writing nothing: each file's whole text after the
+    edits (`writes`, None when it holds them already) and the change as a unified diff."""
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for edit in plan(client, root, home, with_bridge):
+        path = Path(edit.path)
+        if edit.path not in before:
+            before[edit.path] = after[edit.path] = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = edits.updated(edit, after[edit.path])
+        if text is not None:
+            after[edit.path] = text
+    return [{"path": path, "creates": not Path(path).exists(), "writes": after[path] if after[path] != old else None,
+             "diff": "".join(difflib.unified_diff(old.splitlines(keepends=True), after[path].splitlines(keepends=True),
+                                                  path if Path(path).exists() else "/dev/null", path))}
+            for path, old in before.items()]
 
 
 def uninstall(root: Path, client: str | None = None) -> dict[str, Any]:

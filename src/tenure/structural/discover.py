@@ -37,9 +37,22 @@ class Candidate:
     skip: str = ""
 
 
-def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Relative paths of the files to consider (git's view when it is a repository), and the
-    paths passed over with a reason."""
+@dataclass
+class Listing:
+    """The files of the project to consider, the paths passed over with a reason, and how they were
+    listed (git's view of the work tree, or a walk of the folder and why)."""
+
+    paths: list[str]
+    skipped: list[tuple[str, str]]
+    how: str
+
+
+GIT = "git ls-files"
+
+
+def discover(root: Path) -> Listing:
+    """The files to consider: git's view when the folder is in a work tree that does not ignore it,
+    else a walk of the folder (a project inside an ignored folder lists nothing through git)."""
     try:
         # git lists paths relative to the directory it runs in, subdirectory or not.
         out = subprocess.run(
@@ -47,23 +60,33 @@ def discover(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
             capture_output=True, check=True, timeout=60,
         ).stdout
         paths = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
-        return sorted(p for p in paths if not ignored(p)), []
+        if paths or not _ignored_by_git(root):
+            return Listing(sorted(p for p in paths if not ignored(p)), [], GIT)
+        how = "a walk of the folder (the git repository around it ignores it)"
     except (OSError, subprocess.SubprocessError):
-        pass  # not a git work tree (or no git): walk it ourselves
+        how = "a walk of the folder (not in a git work tree)"  # (or no git)
     found: list[str] = []
     skipped: list[tuple[str, str]] = []
     for rel, _, files, links in walk(os.fspath(root), ALWAYS_IGNORED):
         prefix = f"{rel}/" if rel else ""
         found += [prefix + f for f in files]
         skipped += [(prefix + d, "symlinked directory not followed") for d in links]
-    return sorted(found), sorted(skipped)
+    return Listing(sorted(found), sorted(skipped), how)
+
+
+def _ignored_by_git(root: Path) -> bool:
+    """Whether the git repository around `root` ignores the folder itself (`vendor/` in its .gitignore)."""
+    try:
+        return subprocess.run(["git", "-C", str(root), "check-ignore", "-q", "."], capture_output=True,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def new_source_files(root: Path, known: AbstractSet[str]) -> list[str]:
     """Source files under `root` that an index would take and has no row for (a file it skipped has
     one; what it passes over without one, a FIFO or a path git lists but the tree lacks, is left out)."""
-    found, _ = discover(root)
-    named, _ = named_in_utf8(p for p in found if p not in known)
+    named, _ = named_in_utf8(p for p in discover(root).paths if p not in known)
     return [p for p in named if language_for(p) is not None and os.path.isfile(root / p)]
 
 
@@ -128,8 +151,14 @@ def inspect_file(root: str, path: str, known: dict | None, max_bytes: int) -> Ca
         cand.skip = "UTF-16 text (not read: save it as UTF-8 to index it)"
     elif b"\0" in cand.content[:8192]:
         cand.skip = "binary content"
-    cand.content_hash = hashlib.blake2b(cand.content, digest_size=16).hexdigest()
+    cand.content_hash = content_hash(cand.content)
     return cand
+
+
+def content_hash(content: bytes) -> str:
+    """The digest the index keeps of a file's content (files.content_hash): a reader of a file compares
+    against it to know whether the index holds the file as it is on disk."""
+    return hashlib.blake2b(content, digest_size=16).hexdigest()
 
 
 def _inside(path: str, directory: str) -> bool:

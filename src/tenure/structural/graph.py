@@ -11,10 +11,12 @@ method, a trace between services).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
-from tenure.namespace.tiers import Tier
+from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 
 TREE_SITTER = "tree-sitter"
@@ -142,21 +144,97 @@ def _from_tree_sitter(row: dict) -> GraphEdge:
     )
 
 
-def unknown_target_sites(db: Database, languages: list[str], name: str | None = None) -> int:
-    """Call sites with no known target in code of these languages: dynamic ones (`name` None), or
-    the unresolved sites of one method name. A site two sources both saw counts once."""
-    if name is None:
-        cond, params = "dst_fqn IS NULL AND tier = ?", [Tier.DYNAMIC.value]
-    else:
-        cond, params = "dst_fqn IS NULL AND dst_name = ? AND tier != ?", [name, Tier.DYNAMIC.value]
+@dataclass(frozen=True)
+class DynamicSite:
+    """A call whose target is computed at run time, and what it may reach: globs over full names
+    (`flask.views.MethodView.*`, `*.create_app`, `django.db.backends.*.base`), none when anything."""
+
+    src: str
+    path: str
+    line: int
+    detail: str
+    reach: tuple[str, ...]
+
+    def reaches(self, names: Iterable[str]) -> bool:
+        return any(_glob(g).fullmatch(n) for g in self.reach for n in names)
+
+    def as_dict(self) -> dict:
+        return {"src": self.src, "path": self.path, "line": self.line, "detail": self.detail, "reach": list(self.reach)}
+
+
+def dynamic_sites(db: Database, languages: list[str] | None = None) -> list[DynamicSite]:
+    """The dynamic call sites in code of these languages (of all, when None), in path and line order.
+    A dynamic edge's name is what it may reach, globs separated by spaces ("" for anything); a site two
+    sources both saw is one, reaching anything when one of them says so."""
+    where, params = "", []
+    if languages is not None:
+        where, params = f" AND file_id IN (SELECT id FROM files WHERE language IN {db.each})", [db.many(languages)]
+    rows = db.query("SELECT src_fqn, path, line, dst_name, detail FROM edges WHERE dst_fqn IS NULL AND tier = ?"
+                    + where, (Tier.DYNAMIC.value, *params))
+    where = where.replace("file_id IN (SELECT id FROM files", "src_fqn IN (SELECT fqn FROM symbols")
+    rows += db.query("SELECT src_fqn, path, line, dst_name, detail FROM source_edges WHERE dst_fqn IS NULL"
+                     " AND tier = ? AND verdict = 'confirms'" + where, (Tier.DYNAMIC.value, *params))
+    by_site: dict[tuple[str, int], tuple[str, str, set[str]]] = {}
+    for r in rows:
+        path, detail, reach = by_site.setdefault((r["src_fqn"], r["line"] or 0), (r["path"] or "", r["detail"], set()))
+        reach.update(r["dst_name"].split() or [""])
+    return sorted((DynamicSite(src, path, line, detail, () if "" in reach else tuple(sorted(reach)))
+                   for (src, line), (path, detail, reach) in by_site.items()), key=lambda d: (d.path, d.line, d.src))
+
+
+@cache
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+
+
+def related_types(db: Database, cls: str) -> set[str]:
+    """`cls`, the types it derives from and those deriving from it: a member looked up on a `cls`
+    may be any of theirs."""
+    return {cls, *supertypes(db, cls), *_type_walk(db, cls, "dst_fqn", "src_fqn")}
+
+
+def supertypes(db: Database, cls: str) -> list[str]:
+    """The types `cls` derives from, nearest first, through every source's inherits and implements
+    edges."""
+    return _type_walk(db, cls, "src_fqn", "dst_fqn")
+
+
+def _type_walk(db: Database, cls: str, near: str, far: str) -> list[str]:
+    relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
+    found: list[str] = []
+    frontier = [cls]
+    while frontier:
+        step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
+                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN {db.each} AND relation IN (?, ?)"
+                                  f" AND {far} IS NOT NULL{also} ORDER BY line", (db.many(frontier), *relations))]
+        frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
+        found += frontier
+    return found
+
+
+def unlinked_sites(db: Database, languages: list[str], name: str) -> int:
+    """Call sites of `name` in code of these languages that were linked to no target: too many
+    candidates, or none found (a member of a receiver whose type nothing tells). Any of them may reach
+    a symbol of that name. A site a later source linked (a language server's definition) is linked."""
+    sites = _sites_without_target(db, languages, "dst_name = ? AND tier != ?", [name, Tier.DYNAMIC.value])
+    if sites:
+        sites -= {(r["src_fqn"], r["line"]) for r in db.query(
+            "SELECT src_fqn, line FROM source_edges WHERE dst_name = ? AND dst_fqn IS NOT NULL"
+            " AND verdict = 'confirms'", (name,))}
+    return len(sites)
+
+
+def _sites_without_target(db: Database, languages: list[str], cond: str, params: list) -> set[tuple[str, int]]:
+    """(caller, line) of the sites with no known target in code of these languages that meet `cond`,
+    in tree-sitter's edges or another source's: a site two sources both saw is one."""
     sql = (
-        f"SELECT COUNT(*) AS n FROM ("
-        f" SELECT src_fqn, line FROM edges WHERE {cond}"
-        f"  AND file_id IN (SELECT id FROM files WHERE language IN {db.each})"
-        f" UNION SELECT src_fqn, line FROM source_edges WHERE {cond} AND verdict = 'confirms'"
-        f"  AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN {db.each}))"
+        f"SELECT src_fqn, line FROM edges WHERE dst_fqn IS NULL AND {cond}"
+        f" AND file_id IN (SELECT id FROM files WHERE language IN {db.each})"
+        f" UNION SELECT src_fqn, line FROM source_edges WHERE dst_fqn IS NULL AND {cond} AND verdict = 'confirms'"
+        f" AND src_fqn IN (SELECT fqn FROM symbols WHERE language IN {db.each})"
     )
-    return db.query(sql, (*params, db.many(languages), *params, db.many(languages)))[0]["n"]
+    return {(r["src_fqn"], r["line"]) for r in db.query(sql, (*params, db.many(languages), *params,
+                                                               db.many(languages)))}
 
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:

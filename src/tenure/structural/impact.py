@@ -9,12 +9,20 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
-from tenure.structural.graph import GraphEdge, dependants_of, undecided_dispatch_sites, unknown_target_sites
+from tenure.structural.graph import (
+    GraphEdge,
+    dependants_of,
+    dynamic_sites,
+    related_types,
+    undecided_dispatch_sites,
+    unlinked_sites,
+)
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.state import SOURCE as LSP
-from tenure.structural.lsp.state import files_verified
+from tenure.structural.lsp.state import files_verified, last_run, verified_since
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
+from tenure.words import counted, plural
 
 
 @dataclass
@@ -45,41 +53,50 @@ class Impact:
     lookup: Lookup
     dependants: list[Dependant] = field(default_factory=list)
     refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
-    unresolved_dynamic: int = 0  # dynamic call sites anywhere: any of them may reach the symbol
-    unresolved_by_name: int = 0  # call sites of the same name left unresolved (too many candidates)
+    unresolved_dynamic: int = 0  # dynamic call sites that may reach it (by the objects or names they look up)
+    dynamic_anywhere: int = 0  # dynamic call sites that may reach anything (listed once, by `tenure status`)
+    unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
     interface_method: bool = False  # its overriders are implementers
     depth: int = 1
     enriched: bool = False  # a language server has verified files of this project (structural/lsp)
+    enrichment: dict | None = None  # the latest enrichment run (lsp.state.last_run)
+    changed_by_enrichment: int = 0  # the edges shown whose language server verdicts that run made
 
     def summary(self) -> dict:
-        by_relation = Counter(d.relation for d in self.dependants if d.depth == 1)
+        direct = {(d.relation, d.symbol) for d in self.dependants if d.depth == 1}
+        by_relation = Counter(relation for relation, _ in direct)  # dependants, not the sites they depend at
         tiers = Counter(d.tier for d in self.dependants)
         generated = len({d.symbol for d in self.dependants if d.generated})
         reasons = []
         weak = sum(n for t, n in tiers.items() if t not in (Tier.RESOLVED, Tier.OBSERVED))
         if weak:
-            reasons.append(f"{weak} edges are unverified (inferred/ambiguous)")
+            reasons.append(f"{counted(weak, 'edge')} {'is' if weak == 1 else 'are'} unverified (inferred/ambiguous)")
         traced_only = sum(1 for d in self.dependants if d.sources == [TRACE])
         if traced_only:  # traces show the paths that ran, never that no other caller exists
-            reasons.append(f"{traced_only} edges seen only in traces (callers on paths not traced are missing)")
+            reasons.append(f"{counted(traced_only, 'edge')} seen only in traces (callers on paths not traced are "
+                           "missing)")
         if self.unresolved_dynamic:
-            reasons.append(f"{self.unresolved_dynamic} dynamic call sites with unknown targets")
-        if self.unresolved_by_name:
-            reasons.append(f"{self.unresolved_by_name} call sites of .{short_name(self.symbol or '')}() "
-                           "with too many candidates")
+            reasons.append(f"{counted(self.unresolved_dynamic, 'dynamic call site')} may reach it (by what "
+                           f"{'it looks' if self.unresolved_dynamic == 1 else 'they look'} up)")
+        if self.unlinked_by_name:
+            reasons.append(f"{counted(self.unlinked_by_name, 'call site')} of .{short_name(self.symbol or '')}() "
+                           f"{'is' if self.unlinked_by_name == 1 else 'are'} linked to no target (too many candidates, "
+                           "or a receiver of unknown type): any may reach it")
         if self.unresolved_dispatch:
-            reasons.append(f"{self.unresolved_dispatch} interface/virtual dispatches no wiring decides")
+            reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
         lower_bound = bool(reasons) or not self.dependants
         coverage = self.coverage()
         return {
             "by_relation": dict(by_relation),
             "by_tier": {t.value: tiers.get(t.value, 0) for t in Tier},
-            "total": len(self.dependants),
-            "direct": sum(1 for d in self.dependants if d.depth == 1),
+            "total": len({d.symbol for d in self.dependants}),
+            "direct": len({symbol for _, symbol in direct}),
+            "sites": len(self.dependants),  # every edge: a caller calling at three lines is three
             "generated": generated,
             "unresolved_dynamic": self.unresolved_dynamic,
-            "unresolved_by_name": self.unresolved_by_name,
+            "dynamic_anywhere": self.dynamic_anywhere,
+            "unlinked_by_name": self.unlinked_by_name,
             "unresolved_dispatch": self.unresolved_dispatch,
             "lower_bound": lower_bound,
             "reasons": reasons,
@@ -88,20 +105,34 @@ class Impact:
         }
 
     def coverage(self) -> dict:
-        """How many of the direct call edges shown a language server checked (confirmed or refuted):
-        enrichment runs in the background, so an answer may be only partly verified, and says so."""
+        """How many of the call sites that may reach it a language server checked (an edge to it
+        confirmed or refuted): the direct call sites shown, and those of its name linked to no target
+        (unchecked by definition). Enrichment runs in the background, so an answer may be only partly
+        verified, and says so."""
         calls = (Relation.CALLS, Relation.INSTANTIATES)
-        scope = [d for d in (*self.dependants, *self.refuted) if d.depth == 1 and d.relation in calls]
-        verified = sum(1 for d in scope if LSP in d.sources or LSP in d.refuted_by)
-        percent = round(100 * verified / len(scope)) if scope else None
+        checked: dict[tuple[str, str, int], bool] = {}
+        for d in (*self.dependants, *self.refuted):
+            if d.depth == 1 and d.relation in calls:
+                site = (d.symbol, d.path, d.line)
+                checked[site] = checked.get(site, False) or LSP in d.sources or LSP in d.refuted_by
+        verified = sum(checked.values())
+        in_scope = len(checked) + self.unlinked_by_name
+        percent = round(100 * verified / in_scope) if in_scope else None
         if not self.enriched:
             text = "not enriched (no language server ran)"
-        elif not scope:
-            text = "lsp: no call edges in scope"
+        elif not in_scope:
+            text = "lsp: no call sites in scope"
         else:
-            text = f"lsp verified {percent}% of call edges in scope ({verified} of {len(scope)})"
-        return {"source": LSP, "enriched": self.enriched, "in_scope": len(scope), "verified": verified,
-                "percent": percent, "text": text}
+            text = f"lsp verified {percent}% of the call sites that may reach it ({verified} of {in_scope})"
+        run = self.enrichment
+        if run and run["running"]:  # the answer moves while it runs: say how far, and how much moved
+            text += (f"; enrichment running since {run['started_at']} ({run['files_done']} of "
+                     f"{counted(run['files_total'], 'file')}): {counted(self.changed_by_enrichment, 'edge')} of this "
+                     "answer changed since it started")
+        return {"source": LSP, "enriched": self.enriched, "in_scope": in_scope, "verified": verified,
+                "unlinked": self.unlinked_by_name, "percent": percent, "text": text,
+                "run": run and {k: run[k] for k in ("running", "stopped", "started_at", "finished_at", "files_done",
+                                                    "files_total")} | {"changed": self.changed_by_enrichment}}
 
     def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool) -> str:
         if self.symbol is None:
@@ -116,34 +147,43 @@ class Impact:
             if group:
                 tier_counts = Counter(d.tier for d in group)
                 detail = ", ".join(f"{n} {t}" for t in Tier if (n := tier_counts.get(t.value)))
-                noun = rel.dependant_noun(len(group))
-                if rel == Relation.OVERRIDES and self.interface_method:
-                    noun = "implementers" if len(group) != 1 else "implementer"
-                parts.append(f"{len(group)} {noun} ({detail})")
+                who = len({d.symbol for d in group})
+                noun = plural("implementer", who) if rel == Relation.OVERRIDES and self.interface_method else (
+                    rel.dependant_noun(who))
+                if len(group) == who:
+                    parts.append(f"{who} {noun} ({detail})")
+                else:  # the tiers are the sites'
+                    detail = f"all {group[0].tier}" if len(tier_counts) == 1 else detail
+                    parts.append(f"{who} {noun} ({len(group)} sites, {detail})")
         text = ", ".join(parts) or "no known dependants"
-        deeper = len(self.dependants) - len(direct)
+        deeper = len({d.symbol for d in self.dependants} - {d.symbol for d in direct})
         if deeper:
             text += f"; {deeper} more up to depth {self.depth}"
         if self.unresolved_dispatch:
-            n = self.unresolved_dispatch
-            text += f", {n} unresolved interface dispatch{'es' if n != 1 else ''}"
+            text += f", {counted(self.unresolved_dispatch, 'unresolved interface dispatch')}"
         if generated:
             what = "method" if self.lookup.unique and self.lookup.unique.kind in ("method", "function") else "dependant"
-            text += f", {generated} generated {what}{'s' if generated != 1 else ''}"
+            text += f", {counted(generated, 'generated ' + what)}"
         if self.unresolved_dynamic:
-            text += f", {self.unresolved_dynamic} unresolved dynamic call sites"
-        if self.unresolved_by_name:
-            text += f", {self.unresolved_by_name} call sites on unknown receivers with too many candidates"
+            text += f", {counted(self.unresolved_dynamic, 'dynamic call site')} that may reach it"
+        if self.unlinked_by_name:
+            text += f", {counted(self.unlinked_by_name, 'call site')} of its name linked to no target"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         text += f"; {coverage}"
-        return text + (" — a lower bound" if lower_bound else " — complete (all edges verified)")
+        if lower_bound:
+            return text + " — a lower bound"
+        if self.dynamic_anywhere:  # what may reach anything is listed once, by `tenure status`
+            anywhere = counted(self.dynamic_anywhere, "dynamic call site")
+            return text + f" — complete but for {anywhere} that may reach anything"
+        return text + " — complete (all edges verified)"
 
     def as_dict(self) -> dict:
         return {
             "symbol": self.symbol,
             "matches": [m.as_dict() for m in self.lookup.matches],
             "lookup": self.lookup.how,
+            "lookup_message": self.lookup.message(),  # how the name was found, when it is not the symbol's own
             "depth": self.depth,
             "dependants": [d.as_dict() for d in self.dependants],
             "refuted": [d.as_dict() for d in self.refuted],
@@ -151,11 +191,32 @@ class Impact:
         }
 
 
+def by_dependant(dependants: list[dict]) -> list[dict]:
+    """Dependants as a person reads them: one row per dependant (and depth and relation), with the
+    sites it depends at, in the order the answer lists them; its tier the strongest of its sites', its
+    sources and contexts all of theirs."""
+    rank = {t.value: i for i, t in enumerate(Tier)}
+    rows: dict[tuple[int, str, str], dict] = {}
+    for d in dependants:
+        row = rows.get((d["depth"], d["relation"], d["symbol"]))
+        if row is None:
+            row = rows[(d["depth"], d["relation"], d["symbol"])] = {
+                **d, "sites": [], "tiers": {}, "sources": [], "contexts": [], "count": 0}
+        row["sites"].append({"path": d["path"], "line": d["line"], "tier": d["tier"]})
+        row["tiers"][d["tier"]] = row["tiers"].get(d["tier"], 0) + 1
+        row["tier"] = min(row["tiers"], key=rank.__getitem__)
+        row["sources"] = sorted({*row["sources"], *d["sources"]})
+        row["contexts"] += [c for c in d["contexts"] if c not in row["contexts"]]
+        row["count"] += d["count"]
+        row["last_seen"] = max(row["last_seen"], d["last_seen"])
+    return list(rows.values())
+
+
 def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     target = lookup.unique
     if target is None:
         return Impact(None, lookup, depth=depth)
-    impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0)
+    impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0, enrichment=last_run(db))
     seen = {target.fqn}
     frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
     for level in range(1, depth + 1):
@@ -183,11 +244,40 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     # Only code of the target's own language family can reach it through an unknown target.
     spec = language_table().get(target.language)  # services and topics (traces) have no language entry
     family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
-    impact.unresolved_dynamic = unknown_target_sites(db, family)
-    impact.unresolved_by_name = unknown_target_sites(db, family, short_name(target.fqn))
+    sites = dynamic_sites(db, family)
+    impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
+    if any(site.reach for site in sites):
+        names = _names_reaching(db, target.fqn)
+        impact.unresolved_dynamic = sum(1 for site in sites if site.reaches(names))
+    impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
+    if impact.enrichment is not None:
+        impact.changed_by_enrichment = _changed_since(db, impact, target.path, impact.enrichment["started_at"])
     impact.interface_method = _in_interface(db, target.fqn)
     return impact
+
+
+def _changed_since(db: Database, impact: Impact, target_path: str, started_at: str) -> int:
+    """The direct edges whose language server verdict is as new as the run: their call site's file,
+    or the symbol's own (its references), was verified since it started."""
+    checked = [d for d in (*impact.dependants, *impact.refuted)
+               if d.depth == 1 and (LSP in d.sources or LSP in d.refuted_by)]
+    if not checked:
+        return 0
+    fresh = verified_since(db, started_at, [target_path, *(d.path for d in checked)])
+    return len(checked) if target_path in fresh else sum(1 for d in checked if d.path in fresh)
+
+
+def _names_reaching(db: Database, fqn: str) -> set[str]:
+    """The full names a lookup may reach the symbol by: its own, and a member's as named on every
+    type of its class's hierarchy (`getattr(self, m)` in a base class finds a subclass's method)."""
+    names = {fqn}
+    for r in db.query("SELECT s.name, s.parent_fqn, s.language, p.kind FROM symbols s"
+                      " JOIN symbols p ON p.fqn = s.parent_fqn WHERE s.fqn = ?", (fqn,)):
+        spec = language_table().get(r["language"])
+        if spec is not None and r["kind"] in spec.type_kinds:
+            names |= {f"{t}.{r['name']}" for t in related_types(db, r["parent_fqn"])}
+    return names
 
 
 def _in_interface(db: Database, fqn: str) -> bool:

@@ -164,6 +164,7 @@ class Indexer:
         self._recorded: dict[int, _Recorded] = {}  # see `_not_yet_recorded`
         self._to_warm: deque[tuple[str, set[str]]] | None = None  # (module, its resolvers): see `warm`
         self.warm_failed: list[tuple[str, str]] = []  # (module, error) that warming could not analyse
+        self.warm_rounds = 0  # how many warm-ups began: one per index built (see `warm`)
         self._pending: list[tuple[Verified, ProjectIndex]] = []  # deferred bookkeeping, see `run`
 
     def run(self, progress: Progress | None = None, changed_paths: set[str] | None = None,
@@ -297,9 +298,10 @@ class Indexer:
         """The paths to look at, and every path of the project: all that discovery finds, or (from a
         watcher) the changed paths, and the known ones but those gone."""
         if changed_paths is None:
-            all_paths, walk_skips = discover(self.root)
-            all_paths, unnamed = named_in_utf8(all_paths)
-            report.skipped.extend(walk_skips + unnamed)
+            listing = discover(self.root)
+            report.listing = listing.how
+            all_paths, unnamed = named_in_utf8(listing.paths)
+            report.skipped.extend(listing.skipped + unnamed)
             return all_paths, all_paths
         named, unnamed = named_in_utf8(changed_paths)
         report.skipped.extend(unnamed)
@@ -480,6 +482,7 @@ class Indexer:
         if index is None or warmed or index.generation != self.store.get_meta("generation"):
             return True
         if self._to_warm is None:
+            self.warm_rounds += 1
             index.complete()  # every symbol in memory: later checks look none up in the store (first:
             # completing starts a new change log, which what is warmed after it can rely on)
             read = self.store.keys_by_readers(map(module_key, index.module_paths))

@@ -1,9 +1,11 @@
 """Symbol names: how a file's path and declared package become fully qualified names.
 
 Schemes (chosen per language in languages.toml, documented in ARCHITECTURE.md):
-  python   dotted import path from the file's import root: the nearest ancestor directory that is
-           not a package (has no __init__.py), never above the repository root. Handles src/
-           layouts and several roots. `src/settlement/service.py` -> `settlement.service`.
+  python   dotted import path from the file's import root: the directory above the outermost package
+           (a directory with __init__.py) around the file, never above the repository root; a
+           directory without __init__.py inside a package is a namespace package of it. Handles src/
+           layouts and several roots. `src/settlement/service.py` -> `settlement.service`,
+           `src/flask/sansio/app.py` -> `flask.sansio.app`.
   package  the declared package plus the type path: `com.acme.pay.Outer$Inner.process` (Java,
            Kotlin, Scala, C#, ...). Code outside any type is named after the file stem.
   go       the package's import path (go.mod module path + directory) then `Type.Method`:
@@ -24,9 +26,10 @@ SEPARATORS = "./$:#"
 def python_module(path: str, all_paths: Collection[str]) -> str:
     parts = list(PurePosixPath(path).parts)
     stem = parts.pop().rsplit(".", 1)[0]
-    root = len(parts)
-    while root > 0 and "/".join([*parts[:root], "__init__.py"]) in all_paths:
-        root -= 1
+    # the import root is above the outermost package around the file; directories without __init__.py
+    # inside a package are namespace packages of it (`flask/sansio/app.py` is `flask.sansio.app`)
+    root = next((i for i in range(len(parts)) if "/".join([*parts[: i + 1], "__init__.py"]) in all_paths),
+                len(parts))
     names = parts[root:] if stem == "__init__" else [*parts[root:], stem]
     return ".".join(names) or "__init__"
 

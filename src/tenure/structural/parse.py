@@ -86,17 +86,18 @@ def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
 
 def symbols_of(
     facts: FileFacts, spec: LanguageSpec, content_hash: str = ""
-) -> tuple[list[SymbolInfo], dict[str, tuple]]:
-    """The symbol rows of one file, and (end_line, signature, fingerprint) per fqn. A module's
-    fingerprint is its file's content hash."""
+) -> tuple[list[SymbolInfo], list[tuple[int, str, str]]]:
+    """The symbol rows of one file, and the (end_line, signature, fingerprint) of each, in the same
+    order: one name may be defined twice in a file (a property's getter and setter, a redefinition),
+    each with its own span. A module's fingerprint is its file's content hash."""
     prefix = facts.package if spec.module_scheme == "package" else facts.module
     file_scope = file_scope_name(spec, facts.module, facts.path, facts.package)
     syms: list[SymbolInfo] = []
-    extra: dict[str, tuple] = {}
+    extra: list[tuple[int, str, str]] = []
     if spec.module_scheme in ("python", "path"):
         syms.append(SymbolInfo(facts.module, facts.module.rsplit(".", 1)[-1], "module", spec.name, facts.path, 1,
                                module=facts.module))
-        extra[facts.module] = (max((d.end_line for d in facts.definitions), default=1), "", content_hash)
+        extra.append((max((d.end_line for d in facts.definitions), default=1), "", content_hash))
     owners = {d.qualname: d for d in facts.definitions}
     for d in facts.definitions:
         cut = max(d.qualname.rfind("."), d.qualname.rfind(spec.nested_type_separator))
@@ -106,5 +107,5 @@ def symbols_of(
         # (bases on one line each, as the store keeps them: it joins them with newlines)
         bases = tuple(one_line for base in d.bases if (one_line := " ".join(base.split()))) if d.bases else ()
         syms.append(SymbolInfo(fqn, d.name, d.kind, spec.name, facts.path, d.start_line, parent, facts.module, bases))
-        extra[fqn] = (d.end_line, d.signature, d.fingerprint)
+        extra.append((d.end_line, d.signature, d.fingerprint))
     return syms, extra

@@ -29,6 +29,7 @@ class IndexReport:
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase
     sources: dict[str, dict] = field(default_factory=dict)  # what each after-index source did (sources.py)
     changed_paths: list[str] | None = None  # what a watcher said changed; None: the whole tree was walked
+    listing: str = ""  # how the files were listed (discover.Listing.how); "" when a watcher named them
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -66,7 +66,7 @@ def m001_initial(db: Database) -> None:
             id INTEGER PRIMARY KEY,
             src_fqn TEXT NOT NULL,
             dst_fqn TEXT,                  -- NULL: target unknown (dynamic, too many candidates)
-            dst_name TEXT NOT NULL DEFAULT '',
+            dst_name TEXT NOT NULL DEFAULT '',  -- the name called; of a dynamic site, what it may reach
             relation TEXT NOT NULL,
             tier TEXT NOT NULL,            -- tree-sitter's tier; graph.py merges other sources'
             file_id INTEGER REFERENCES files(id) ON DELETE CASCADE,  -- the file that produced it
@@ -282,9 +282,11 @@ class Symbol(msgspec.Struct, frozen=True):
     parent: str  # the fqn of the definition or module it is declared in
     fingerprint: str  # a digest of its code: changes when the code does (drift)
     generated: bool  # made by a compiler or framework (bytecode), not written in a source file
+    bases: tuple[str, ...] = ()  # its super types as written (classes)
 
 
-_SYMBOL_COLUMNS = "fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated"
+_SYMBOL_COLUMNS = ("fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated,"
+                   " bases")
 
 
 class StructuralStore:
@@ -305,10 +307,15 @@ class StructuralStore:
         return self._symbol_records("name = ? AND file_id = (SELECT id FROM files WHERE path = ?) ORDER BY id",
                                     (name, path))
 
-    def symbols_in(self, path: str) -> list[Symbol]:
-        """The symbols the file at `path` defines, by their first line (an enclosing one first)."""
-        return self._symbol_records("file_id = (SELECT id FROM files WHERE path = ?)"
-                                    " ORDER BY start_line, end_line DESC, id", (path,))
+    def symbols_in(self, paths: Iterable[str]) -> list[Symbol]:
+        """The symbols the files at `paths` define, by file, then by their first line (an enclosing
+        one first)."""
+        return self._symbol_records(f"file_id IN (SELECT id FROM files WHERE path IN {self.db.each})"
+                                    " ORDER BY path, start_line, end_line DESC, id", (self.db.many(paths),))
+
+    def every_symbol(self) -> list[Symbol]:
+        """Every symbol, in `symbol_order` (by path, then line)."""
+        return self._symbol_records(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
 
     def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
         """Every symbol of these kinds that is written in the code (not generated)."""
@@ -316,8 +323,8 @@ class StructuralStore:
 
     def _symbol_records(self, where: str, params: tuple) -> list[Symbol]:
         return [Symbol(fqn, name, kind, language, path or "", start or 0, end or start or 0, module, parent,
-                       fingerprint, bool(generated))
-                for fqn, name, kind, language, path, start, end, module, parent, fingerprint, generated
+                       fingerprint, bool(generated), tuple(b for b in bases.split("\n") if b) if bases else ())
+                for fqn, name, kind, language, path, start, end, module, parent, fingerprint, generated, bases
                 in self.db.rows(f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {where}", params)]
 
     def module_of(self, path: str) -> str | None:
@@ -338,9 +345,11 @@ class StructuralStore:
         return [m for (m,) in self.db.rows("SELECT DISTINCT module FROM files WHERE module LIKE ? ORDER BY module"
                                            " LIMIT ?", (f"%{text}%", limit))]
 
-    def parsed_files(self) -> dict[str, str | None]:
-        """path -> module of every file the index parsed (with or without syntax errors)."""
-        return dict(self.db.rows("SELECT path, module FROM files WHERE parse_status IN ('ok', 'partial')"))
+    def parsed_files(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(path, language, module, content hash) of every file the index parsed (with or without
+        syntax errors), by path."""
+        return self.db.rows("SELECT path, language, module, content_hash FROM files"
+                            " WHERE parse_status IN ('ok', 'partial') ORDER BY path")
 
     # files -------------------------------------------------------------------------------------
     def files(self) -> dict[str, dict]:
@@ -368,17 +377,18 @@ class StructuralStore:
         self.db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     # symbols and facts -------------------------------------------------------------------------
-    def replace_symbols(self, file_id: int, symbols: Iterable[SymbolInfo], extra: dict[str, tuple]) -> None:
-        """`extra` maps fqn -> (end_line, signature, fingerprint) for the columns SymbolInfo lacks."""
+    def replace_symbols(self, file_id: int, symbols: list[SymbolInfo], extra: list[tuple[int, str, str]]) -> None:
+        """`extra`: the (end_line, signature, fingerprint) of each symbol, in order (the columns
+        SymbolInfo lacks; by position, not by name: two definitions may share one)."""
         self.db.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
         self.db.executemany(
             """INSERT INTO symbols (fqn, name, kind, language, file_id, path, start_line, end_line,
                signature, fingerprint, parent_fqn, module, bases)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
-                (s.fqn, s.name, s.kind, s.language, file_id, s.path, s.line, *extra.get(s.fqn, (s.line, "", "")),
-                 s.parent, s.module, "\n".join(s.bases))
-                for s in symbols
+                (s.fqn, s.name, s.kind, s.language, file_id, s.path, s.line, *more, s.parent, s.module,
+                 "\n".join(s.bases))
+                for s, more in zip(symbols, extra, strict=True)
             ],
         )
 
@@ -418,13 +428,6 @@ class StructuralStore:
                 f" WHERE f.path IN {self.db.each}", (self.db.many(paths),)))
         return dict(self.db.rows(
             f"SELECT fqn, fingerprint FROM symbols WHERE fqn IN {self.db.each}", (self.db.many(fqns or []),)))
-
-    def symbol_spans(self, paths: list[str]) -> list[tuple[str, str, str, str, int, int]]:
-        """(path, fqn, name, kind, start_line, end_line) of the symbols defined in the files `paths`."""
-        return self.db.rows(
-            "SELECT f.path, s.fqn, s.name, s.kind, s.start_line, s.end_line FROM files f JOIN symbols s"
-            f" ON s.file_id = f.id WHERE f.path IN {self.db.each}"
-            " ORDER BY f.path, s.start_line, s.end_line DESC", (self.db.many(paths),))
 
     def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
         """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""

@@ -24,9 +24,15 @@ class SourceDocument:
     thin_reason: str | None = None  # too little to extract from: kept and counted, never extracted
     authored_at: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    source_hash: str | None = None  # a document file: the digest of its text as read
+    # a file read again unchanged (same source_hash) is not split again: `sections` stays empty and this
+    # is the content hash stored for it (ingest keeps such a document as it is)
+    known_hash: str | None = None
 
     @property
     def content_hash(self) -> str:
+        if self.known_hash is not None:
+            return self.known_hash
         # the symbols a commit touched are extracted from as its text is
         touched = json.dumps(self.meta.get("symbols", []), sort_keys=True)
         return digest(self.kind, self.ref, self.title, self.thin_reason or "", touched,
@@ -59,9 +65,3 @@ KIND_NOUNS = {"adr": "decision", "postmortem": "incident review", "rfc": "RFC", 
 
 def kind_rank(kind: str) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
-
-
-def plural(noun: str, count: int) -> str:
-    if count == 1:
-        return noun
-    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"

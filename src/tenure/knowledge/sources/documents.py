@@ -10,11 +10,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.sections import split, syntax_of
 from tenure.knowledge.sources import THIN_WORDS, Skipped, SourceDocument, word_count
+from tenure.knowledge.store import digest
 
 MAX_BYTES = 2 * 1024 * 1024  # a longer "document" is generated (an API dump, a log)
 EXTENSIONS = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt")
@@ -74,7 +76,10 @@ def _is_document(path: str) -> bool:
     return True
 
 
-def read(root: Path, paths: list[str]) -> Iterator[SourceDocument | Skipped]:
+def read(root: Path, paths: list[str], unchanged: dict[str, tuple[str, str]] | None = None,
+         ) -> Iterator[SourceDocument | Skipped]:
+    """`unchanged`: path -> (source_hash, content_hash) of the files as last stored; a file whose text
+    is the same is given without its sections (splitting the docs is most of an incremental build)."""
     for path in paths:
         full = root / path
         try:
@@ -91,7 +96,13 @@ def read(root: Path, paths: list[str]) -> Iterator[SourceDocument | Skipped]:
             yield Skipped(path, "binary content")
             continue
         text = raw.decode("utf-8", errors="replace")  # invalid bytes become U+FFFD: the rest is still read
-        yield document(path, text)
+        source = digest(path, text)
+        stored = (unchanged or {}).get(path)
+        if stored is not None and stored[0] == source:
+            yield SourceDocument(key=f"doc:{path}", kind=kind_of(path), origin="documents", ref=path, title=path,
+                                 sections=(), path=path, source_hash=source, known_hash=stored[1])
+        else:
+            yield replace(document(path, text), source_hash=source)
 
 
 def document(path: str, text: str) -> SourceDocument:

@@ -12,9 +12,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 
-def structured(data: dict[str, Any]) -> CallToolResult:
+def structured(data: dict[str, Any], error: bool = False) -> CallToolResult:
+    """`error`: the request could not be answered as asked (a name that is unknown or not unique); the
+    data still says why and what to ask instead."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=error)
 
 
 @contextmanager

@@ -17,11 +17,12 @@ WHAT_BREAKS = (
     "(compiler-confirmed: act on it), observed (seen at run time), inferred (one name match, unverified), "
     "ambiguous (several candidates, all listed), dynamic (target undecidable). summary.text says whether "
     "the count is a lower bound and why; freshness says how old the index is. A name that is unknown "
-    "or not unique returns the candidates in `matches`."
+    "or not unique is an error whose `matches` lists the candidates."
 )
 FIND_SYMBOL = (
     "Resolve a name or dotted suffix (e.g. `Service.retry`) to full symbol names with kind and "
-    "file:line. how: exact | suffix (unique) | ambiguous (pick one of matches) | none."
+    "file:line. how: exact | suffix (unique) | inherited (a super type's member; member_of says whose) | "
+    "ambiguous and none are errors (pick one of matches; freshness says if the index is missing)."
 )
 
 Symbol = Annotated[str, Field(description="Full name or unique suffix, e.g. SettlementService.retry")]
@@ -32,10 +33,15 @@ def register(registry: Registry, tenure: Tenure) -> None:
         symbol: Symbol,
         depth: Annotated[int, Field(ge=1, le=10, description="1 = direct dependants")] = 1,
     ) -> CallToolResult:
-        return structured(tenure.what_breaks(symbol, depth))
+        result = tenure.what_breaks(symbol, depth)
+        return structured(result, error=result["symbol"] is None)
 
-    def find_symbol(name: Symbol) -> CallToolResult:
-        return structured(tenure.find_symbol(name).as_dict())
+    def find_symbol(symbol: Symbol) -> CallToolResult:
+        lookup = tenure.find_symbol(symbol)
+        if lookup.unique is not None:
+            return structured(lookup.as_dict())
+        return structured({**lookup.as_dict(), "message": lookup.message(), "freshness": tenure.freshness()},
+                          error=True)
 
     registry.tool(what_breaks, WHAT_BREAKS, READ_ONLY)
     registry.tool(find_symbol, FIND_SYMBOL, READ_ONLY)

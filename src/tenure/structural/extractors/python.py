@@ -6,7 +6,7 @@ needed: Python's calls are resolved from the flow, not from call captures.)
 file's facts does not build it (the resolver decodes it when it reads the file):
 
     {"scopes": [[qualname, kind, parent, params, flags, names]],   # 0 is the module
-     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, dynamic]],
+     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, looked_up]],
      "star": [[module, level]], "nvars": int}
 
 Names are resolved here, once per file: every binding of a name is a fresh variable (an int), and a
@@ -15,6 +15,11 @@ assignment replaces what came before, branches join), so `a = f; a = g; a()` rea
 from a nested scope sees every binding of the name. `kind` is module, function, class or lambda;
 `params` is `[[name, var, mode]]` (mode: see PARAM_*); `flags` holds g (generator), s (staticmethod),
 c (classmethod), p (property); `names` maps a module's or class's names to all their variables.
+
+A site's `looked_up` is "" unless its target is computed at run time (a dynamic site); then it says
+what the target is looked up by, as a glob of the constant parts (`*` where computed): `.visit_*`
+for a member of a value (getattr, globals()[...]), a full name for a module (import_module), `*`
+for code (eval).
 
 Statements (`scope` is where calls in them are attributed):
     ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key]
@@ -39,6 +44,7 @@ Expressions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 
@@ -63,7 +69,10 @@ _DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cache
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
+_DYNAMIC_IMPORTS = frozenset({"__import__", "import_module", "importlib.import_module"})
 _MAYBE_DYNAMIC = frozenset({*_DYNAMIC_ATTR, "eval", "exec", "__import__", "import_module"})  # or a subscript
+_PERCENT_FIELD = re.compile(r"%[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[a-zA-Z]")  # "get_%s" % x
+_BRACE_FIELD = re.compile(r"\{[^{}]*\}")  # "get_{}".format(x)
 _TARGET_SEQUENCES = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"})
 _SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list"})
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression",
@@ -681,7 +690,7 @@ class _Walker:
                 Reference(kind="dynamic", name=dynamic, scope=self._named_scope().qualname, line=line,
                           detail=self.text(node)[:120])
             )
-        site = self._site(line, name, dynamic=bool(dynamic))
+        site = self._site(line, name, _looked_up(dynamic, func, arg_nodes) if dynamic else "")
         # A plain name as callee is the name just read (its read, made after the site, is the same).
         callee = self.read(name) if func is not None and func.type == "identifier" else self.expr(func)
         return ["c", site, callee, positional, keywords]
@@ -846,8 +855,8 @@ class _Walker:
             node = node.child_by_field_name("function")
         return ""
 
-    def _site(self, line: int, name: str, dynamic: bool = False) -> int:
-        self.sites.append([line, name, self.scope.idx, 1 if dynamic else 0])
+    def _site(self, line: int, name: str, looked_up: str = "") -> int:
+        self.sites.append([line, name, self.scope.idx, looked_up])
         return len(self.sites) - 1
 
     def _alloc(self) -> str:
@@ -1030,7 +1039,7 @@ def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
         return name if len(positional) < 2 or not _is_constant_string(positional[1]) else ""
     if name in ("eval", "exec"):
         return name
-    if name in ("__import__", "import_module", "importlib.import_module"):
+    if name in _DYNAMIC_IMPORTS:
         return name if not positional or not _is_constant_string(positional[0]) else ""
     if func.type == "subscript":
         value = func.child_by_field_name("value")
@@ -1039,6 +1048,49 @@ def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
             if inner is not None and text_of(inner) in _DYNAMIC_NAMESPACES:
                 return text_of(inner) + "()[...]"
     return ""
+
+
+def _looked_up(kind: str, func: Node | None, args: list[Node]) -> str:
+    """What a dynamic site looks its target up by (see the module's docstring)."""
+    positional = [a for a in args if a.type not in ("keyword_argument", "comment")]
+    if kind in _DYNAMIC_ATTR:
+        return "." + _name_glob(positional[1] if len(positional) > 1 else None)
+    if kind in _DYNAMIC_IMPORTS:
+        module = _name_glob(positional[0] if positional else None)
+        return "*" if module.startswith(".") else module  # relative to a package computed too
+    if kind.endswith("()[...]") and func is not None:
+        return "." + _name_glob(func.child_by_field_name("subscript"))
+    return "*"
+
+
+def _name_glob(node: Node | None) -> str:
+    """The string an expression computes, as a glob of its constant parts: `"visit_" + kind` ->
+    `visit_*`, `f"get_{x}_display"` -> `get_*_display`, `"do_%s" % x` -> `do_*`; `*` for the rest."""
+    kind = node.type if node is not None else ""
+    if node is None:
+        glob = "*"
+    elif kind == "string":
+        glob = "".join(text_of(c) if c.type == "string_content" else "*" if c.type == "interpolation" else ""
+                       for c in node.children)
+    elif kind == "concatenated_string":
+        glob = "".join(_name_glob(c) for c in node.named_children if c.type == "string")
+    elif kind == "parenthesized_expression" and node.named_children:
+        glob = _name_glob(node.named_children[0])
+    elif kind == "binary_operator":
+        left, op, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+        if op is not None and op.type == "+":
+            glob = _name_glob(left) + _name_glob(right)
+        elif op is not None and op.type == "%" and left is not None and left.type == "string":
+            glob = _PERCENT_FIELD.sub("*", _name_glob(left)).replace("%%", "%")
+        else:
+            glob = "*"
+    elif kind == "call" and (callee := node.child_by_field_name("function")) is not None \
+            and callee.type == "attribute" and text_of(callee.children[-1]) == "format" \
+            and callee.children[0].type == "string":
+        glob = _BRACE_FIELD.sub("*", _name_glob(callee.children[0]))
+    else:
+        glob = "*"
+    return re.sub(r"\*+", "*", glob) or "*"
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:

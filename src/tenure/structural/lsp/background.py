@@ -7,12 +7,10 @@ path never counts a stale confirmation) and starts a detached `tenure enrich` un
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.entry import cli_argv
+from tenure.relaunch import spawn_detached
 from tenure.structural.lsp.servers import servers_for
 from tenure.structural.lsp.state import LspState, lock_held
 
@@ -53,10 +51,5 @@ class LspSource:
 
 
 def spawn_enrich(root: Path, state_dir: Path) -> int:
-    """A detached `tenure enrich`: its own session, so it outlives the index command and its terminal."""
-    with open(state_dir / LOG_FILE, "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, *cli_argv(["enrich", "--repo", str(root), "--background"])],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=root, start_new_session=True,
-        )
-    return process.pid
+    """A detached `tenure enrich`: it outlives the index command and its terminal."""
+    return spawn_detached(["enrich", "--repo", str(root), "--background"], root, state_dir / LOG_FILE)

@@ -7,7 +7,10 @@ the site are refuted (kept with provenance, no longer dependants), a target tree
 have is added as `resolved`, and a definition outside the project (stdlib, site-packages) refutes
 the project candidates. Then `references` on each of the file's functions and classes adds the
 calls tree-sitter missed (through attributes, callbacks), and `implementation` on its types the
-subclasses and implementers. Everything lands in `source_edges` under source `lsp`, one origin
+subclasses and implementers. A candidate that overrides the target the server named (`self.add()` in a
+base class, which the server types by the base's declaration) is left as it was: the call may dispatch
+to it, and the answer says nothing against it. Silence (no definition, or one the index cannot place)
+refutes nothing either. Everything lands in `source_edges` under source `lsp`, one origin
 per file, written with the file's verified hash in one transaction.
 """
 
@@ -26,12 +29,14 @@ from lsprotocol import types as lsp
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.discover import ignored
+from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
+from tenure.words import counted
 
 DEFAULT_TIMEOUT_S = 60.0  # per request: the first ones wait for the server's initial analysis
 CALL_RELATIONS = (Relation.CALLS.value, Relation.INSTANTIATES.value)
@@ -52,6 +57,7 @@ class LanguageReport:
     refuted: int = 0
     added: int = 0
     undecided: int = 0  # the checker knew no target either (untyped receivers)
+    dispatched: int = 0  # candidates overriding the target named: kept at their tier, unverified
     failed: str = ""  # why the server was given up, once
     restarts: int = 0
     server_pids: list[int] = field(default_factory=list)
@@ -75,10 +81,13 @@ class EnrichReport:
         parts = []
         for language, r in self.languages.items():
             if r.failed:
-                parts.append(f"{language}: {r.failed}; tree-sitter tiers kept for {r.pending - r.verified} files")
+                kept = counted(r.pending - r.verified, "file")
+                parts.append(f"{language}: {r.failed}; tree-sitter tiers kept for {kept}")
             elif r.pending:
-                parts.append(f"{language} ({r.server}): {r.verified} files verified, {r.sites} call sites: "
-                             f"{r.confirmed} confirmed, {r.refuted} refuted, {r.added} added, {r.undecided} undecided")
+                parts.append(f"{language} ({r.server}): {counted(r.verified, 'file')} verified, "
+                             f"{counted(r.sites, 'call site')}: {r.confirmed} confirmed, {r.refuted} refuted, "
+                             f"{r.added} added, {r.undecided} undecided, {counted(r.dispatched, 'override')} kept "
+                             "unverified")
             else:
                 parts.append(f"{language}: up to date")
         parts += [f"{language}: no language server ({how})" for language, how in self.no_server.items()]
@@ -119,6 +128,22 @@ class Site:
     candidates: list[tuple[str, str]] = field(default_factory=list)  # (dst, relation) tree-sitter proposed
 
 
+class _Run:
+    """One enrichment as `tenure status` shows it: the files it had to verify, those it has done
+    (saved with each file's verdicts), how it ended."""
+
+    def __init__(self, state: LspState, total: int) -> None:
+        self.state, self.total, self.done = state, total, 0
+        self.id = state.start_run(total)
+
+    def save(self) -> None:
+        self.state.run_progress(self.id, self.done)
+
+    def finish(self, result: str) -> None:
+        self.save()
+        self.state.finish_run(self.id, result)
+
+
 class Enricher:
     def __init__(self, root: Path, db: Database, timeout: float = DEFAULT_TIMEOUT_S,
                  max_restarts: int = MAX_RESTARTS, references: bool = True) -> None:
@@ -134,6 +159,7 @@ class Enricher:
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
         self.symbols = SymbolIndex(self.store)
+        self._ancestors: dict[str, set[str]] = {}  # class -> the types it derives from
         self.constructors = {lang: frozenset(spec.extra.get("constructor_names", ()))
                              for lang, spec in language_table().items()}
 
@@ -152,6 +178,7 @@ class Enricher:
             else:
                 groups.setdefault(spec.name, (spec, set()))[1].add(language)
         verified = self.state.verified()
+        work = []
         for spec, langs in groups.values():
             mine = [f for f in files if f["language"] in langs]
             sites_hash = self.state.sites_hashes({f["id"]: f["path"] for f in mine})
@@ -161,14 +188,23 @@ class Enricher:
                 reports[f["language"]].pending += 1
             report.languages.update(reports)
             if dirty:
-                self._verify_all(spec, dirty, sites_hash, reports, progress)
+                work.append((spec, dirty, sites_hash, reports))
+        if work:
+            run = _Run(self.state, sum(len(dirty) for _, dirty, _, _ in work))
+            try:
+                for spec, dirty, sites_hash, reports in work:
+                    self._verify_all(spec, dirty, sites_hash, reports, progress, run)
+            finally:  # (also when stopped: the run then says where)
+                report.seconds = time.perf_counter() - started
+                run.finish(report.text() if run.done == run.total else
+                           f"stopped after {run.done} of {counted(run.total, 'file')}")
         report.seconds = time.perf_counter() - started
         failed = {lang: r.failed for lang, r in report.languages.items() if r.failed}
         self.state.record_failures(failed)  # `tenure index` says it once after a background run
         return report
 
     def _verify_all(self, spec: ServerSpec, dirty: list[dict], sites_hash: dict[str, str],
-                    reports: dict[str, LanguageReport], progress: Progress | None) -> None:
+                    reports: dict[str, LanguageReport], progress: Progress | None, run: _Run) -> None:
         session = ServerSession(spec, self.root, self.timeout, self.max_restarts)
         phase = f"lsp {'/'.join(sorted(reports))}"
         try:
@@ -179,18 +215,22 @@ class Enricher:
                 try:
                     text = self._current_text(f)
                     if text is None:
+                        run.done += 1
                         continue  # changed on disk since it was indexed: the next index reschedules it
                     site_edges, ref_edges = session.run(lambda c, f=f, text=text, r=r: self._verify_file(
                         c, spec, f["path"], f["id"], f["language"], text, r))
                 except GaveUp as exc:
                     for lang_report in reports.values():
                         lang_report.failed = str(exc)
+                    run.done += len(dirty) - done  # done with: the failure is the run's result
                     return
+                run.done += 1
                 server = session.server_info or spec.name
                 with self.db.transaction():
                     self.store.replace_source_edges(SOURCE, f["path"], site_edges)
                     self.store.replace_source_edges(SOURCE, REFS_PREFIX + f["path"], ref_edges)
                     self.state.mark(f["path"], f["content_hash"], sites_hash[f["path"]], server)
+                    run.save()
                 r.verified += 1
                 r.server = server
             if progress:
@@ -222,7 +262,7 @@ class Enricher:
         self._open_now = uri
         if spec.ready_after_open:
             client.wait_for_log(spec.ready_after_open)
-        counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0}
+        counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0, "dispatched": 0}
         try:
             site_edges: list[SourceEdge] = []
             for site in self._sites(path, file_id):
@@ -300,6 +340,8 @@ class Enricher:
             if dst in targets or constructs:
                 out.append(edge(dst, relation, "confirms"))
                 counts["confirmed"] += 1
+            elif self._overrides_one_of(target, targets):
+                counts["dispatched"] += 1  # the call may run it: neither confirmed nor ruled out
             elif self._named_at_site(dst, target, site.name, constructors) and (
                     target is not None or any(t in self.symbols.by_fqn for t in targets)):
                 # the name match the checker ruled out: a project candidate, or an outside name where
@@ -314,6 +356,18 @@ class Enricher:
                 out.append(edge(dst, relation, "confirms"))
                 counts["added"] += 1
         return out
+
+    def _overrides_one_of(self, candidate: Symbol | None, targets: dict[str, str]) -> bool:
+        """Whether `candidate` is a method of the same name in a subclass of a target's class: a
+        server types `self.add()` in a base class by the base's declaration, and the call dispatches
+        to the override on a subclass's instance."""
+        if candidate is None:
+            return False
+        if candidate.parent not in self._ancestors:
+            self._ancestors[candidate.parent] = set(supertypes(self.db, candidate.parent))
+        above = self._ancestors[candidate.parent]
+        return any((t := self.symbols.by_fqn.get(dst)) is not None and t.name == candidate.name and t.parent in above
+                   for dst in targets)
 
     def _decorated(self, spec: ServerSpec, fqn: str) -> bool:
         """Whether a definition is wrapped by a decorator that replaces it (not @property, @staticmethod …)."""

@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerSpec
+from tenure.words import counted
 
 T = TypeVar("T")
 MAX_RESTARTS = 2
@@ -49,7 +50,7 @@ class ServerSession:
 
     def reason(self) -> str:
         last = self.failures[-1] if self.failures else "unknown failure"
-        return f"{self.spec.name} failed {len(self.failures)} times, last: {last}"
+        return f"{self.spec.name} failed {counted(len(self.failures), 'time')}, last: {last}"
 
     def _live(self) -> LspClient:
         if self.client is None:

@@ -11,14 +11,15 @@ once (cheap SQL, run after every index) so a stale confirmation never counts on 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.state import process_lock
 from tenure.storage import Database, Migrations
+from tenure.words import counted
 
 SOURCE = "lsp"
 REFS_PREFIX = "refs:"
@@ -45,10 +46,44 @@ def m002_failures(db: Database) -> None:
     db.execute("CREATE TABLE lsp_failures (language TEXT PRIMARY KEY, reason TEXT NOT NULL)")
 
 
+@migrations
+def m003_runs(db: Database) -> None:
+    # Each enrichment that had files to verify, as it goes: `tenure status` and answers say what runs.
+    db.execute(
+        """CREATE TABLE lsp_runs (
+            id INTEGER PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,             -- NULL while it runs (or when its process was killed)
+            files_total INTEGER NOT NULL,
+            files_done INTEGER NOT NULL DEFAULT 0,
+            result TEXT NOT NULL DEFAULT ''
+        )"""
+    )
+
+
+KEPT_RUNS = 20
+
+
 class LspState:
     def __init__(self, db: Database) -> None:
         self.db = db
         migrations.apply(db)
+
+    def start_run(self, files: int) -> int:
+        with self.db.transaction():
+            [(run,)] = self.db.rows("INSERT INTO lsp_runs (pid, started_at, files_total) VALUES (?, ?, ?) RETURNING id",
+                                    (os.getpid(), _now(), files))
+            self.db.execute("DELETE FROM lsp_runs WHERE id <= ?", (run - KEPT_RUNS,))
+        return run
+
+    def run_progress(self, run: int, done: int) -> None:
+        """(inside the transaction that writes a file's verdicts: the count never runs ahead of them)"""
+        self.db.execute("UPDATE lsp_runs SET files_done = ? WHERE id = ?", (done, run))
+
+    def finish_run(self, run: int, result: str) -> None:
+        with self.db.transaction():
+            self.db.execute("UPDATE lsp_runs SET finished_at = ?, result = ? WHERE id = ?", (_now(), result, run))
 
     def verified(self) -> dict[str, tuple[str, str]]:
         """path -> (content hash, sites hash) it was verified at."""
@@ -63,7 +98,7 @@ class LspState:
             "INSERT INTO lsp_files (path, content_hash, sites_hash, server, verified_at) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (path) DO UPDATE SET content_hash = excluded.content_hash,"
             " sites_hash = excluded.sites_hash, server = excluded.server, verified_at = excluded.verified_at",
-            (path, content_hash, sites_hash, server, datetime.now(UTC).isoformat(timespec="seconds")),
+            (path, content_hash, sites_hash, server, _now()),
         )
 
     def record_failures(self, failed: dict[str, str]) -> None:
@@ -114,28 +149,59 @@ class LspState:
         return stale
 
 
-@contextlib.contextmanager
-def enrich_lock(state_dir: Path) -> Iterator[bool]:
-    """Hold the project's enrichment lock while inside; yields False (and holds nothing) when another
-    process has it. An advisory flock: it goes away with the process, so a crash never leaves it held."""
-    state_dir.mkdir(exist_ok=True)
-    fd = os.open(state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        yield True
-    finally:
-        os.close(fd)
+def enrich_lock(state_dir: Path) -> contextlib.AbstractContextManager[bool]:
+    """Hold the project's enrichment lock while inside; yields False when another process has it."""
+    return process_lock(state_dir, LOCK_FILE)
 
 
 def lock_held(state_dir: Path) -> bool:
     with enrich_lock(state_dir) as acquired:
         return not acquired
+
+
+def last_run(db: Database) -> dict | None:
+    """The latest enrichment: when it started, how many files it had and has done, and how it ended
+    (`running` while its process lives; a run whose process died unfinished is `stopped`)."""
+    if not db.table_exists("lsp_runs"):
+        return None
+    rows = db.query("SELECT * FROM lsp_runs ORDER BY id DESC LIMIT 1")
+    if not rows:
+        return None
+    run = rows[0]
+    running = run["finished_at"] is None and _alive(run["pid"])
+    return {**run, "running": running, "stopped": run["finished_at"] is None and not running}
+
+
+def run_text(run: dict | None) -> str:
+    if run is None:
+        return "lsp enrichment: not run yet"
+    files = f"{run['files_done']} of {counted(run['files_total'], 'file')}"
+    if run["running"]:
+        return f"lsp enrichment running since {run['started_at']} (pid {run['pid']}): {files} verified"
+    if run["stopped"]:
+        return (f"lsp enrichment stopped at {files} (started {run['started_at']}; its process ended unfinished): "
+                "the next `tenure index` schedules the rest")
+    return f"lsp enrichment: last run {run['started_at']} to {run['finished_at']}: {run['result']}"
+
+
+def verified_since(db: Database, when: str, paths: Iterable[str]) -> set[str]:
+    """Which of `paths` a language server verified at `when` or later."""
+    return {r["path"] for r in db.query(
+        f"SELECT path FROM lsp_files WHERE verified_at >= ? AND path IN {db.each}", (when, db.many(set(paths))))}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def files_verified(db: Database) -> int:

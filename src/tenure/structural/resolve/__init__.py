@@ -27,6 +27,7 @@ from tenure.structural.memo import Memo
 # Past this many same-named candidates a call site is not spread over all of them: it is kept as
 # one unresolved site (dst None) so `what-breaks` can still count it towards the lower bound.
 MAX_CANDIDATES = 8
+NO_TARGET = "no target found"  # the detail of a call site kept with no target because none was found
 
 
 class SymbolInfo(msgspec.Struct, frozen=True):

@@ -498,8 +498,8 @@ class FileResolver:
         out: list[EdgeOut] = []
         for ref in self.facts.references:
             src = self.fqn(ref.scope)
-            if ref.kind == "dynamic":
-                out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
+            if ref.kind == "dynamic":  # what it may reach is not told: anything (graph.dynamic_reach)
+                out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, "", ref.detail))
             elif ref.kind in ("inherits", "implements"):
                 targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
                 relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tenure.mcp.auth import HostCheck, HostGuard
+from tenure.http_guard import HostCheck, HostGuard
 from tenure.storage import DatabaseLocked, DatabaseUnavailable
 from tenure.structural.traces.ingest import TraceIngestor
 from tenure.structural.traces.otlp import MAX_REQUEST_BYTES, Decoded, MalformedRequest, decode_json, decode_protobuf

