@@ -33,9 +33,9 @@ JAVA = "java"
 VIRTUAL = {"invokevirtual", "invokeinterface"}
 INVOKE_KINDS = frozenset(INVOKE_OPCODES.values())
 MAX_SYNTHETIC_DEPTH = 3  # synthetic methods calling synthetic methods: followed this deep
-# Reflection that runs code of a target the class file does not name: (class, method) -> whether a
-# constant name argument makes the target known. (Looking a method up, getMethod, runs nothing: the
-# invoke that follows is the call.)
+# Reflection: (class, method) -> True for a lookup by name (its constant names what a later call
+# reaches; looking a method up runs nothing), False for a call of code the class file does not name
+# (a dynamic site, unless the source named its target by constants).
 REFLECTION = {
     ("java.lang.reflect.Method", "invoke"): False,
     ("java.lang.reflect.Constructor", "newInstance"): False,
@@ -43,11 +43,13 @@ REFLECTION = {
     ("java.lang.invoke.MethodHandle", "invoke"): False,
     ("java.lang.invoke.MethodHandle", "invokeExact"): False,
     ("java.lang.invoke.MethodHandle", "invokeWithArguments"): False,
-    ("java.lang.Class", "forName"): True,  # runs the class's static initialiser
+    ("java.lang.Class", "forName"): False,  # runs the class's static initialiser
+    ("java.lang.Class", "getMethod"): True,
+    ("java.lang.Class", "getDeclaredMethod"): True,
+    ("java.lang.ClassLoader", "loadClass"): True,
 }
 METHOD_LOOKUPS = frozenset({"getMethod", "getDeclaredMethod"})
 METHOD_INVOKE = ("java.lang.reflect.Method", "invoke")
-FOR_NAME_DETAIL = "reflection: java.lang.Class.forName"
 # Members the compiler writes into every enum or record: part of the language, not generated code.
 IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
                     "record": {"equals", "hashCode", "toString"}}
@@ -82,27 +84,23 @@ class BytecodeGraph:
 class _Reflection:
     """One method's reflective calls and what each may reach (graph.dynamic_sites): Method.invoke a
     method it looked up by a constant name before (`getMethod("charge")`: `*.charge`), every other
-    call anything (""); one dynamic site per caller and line."""
+    call anything (""); one dynamic site per line."""
 
     def __init__(self) -> None:
         self.methods: list[str] = []  # names looked up, "*" for one computed
-        self.calls: dict[tuple[str, int], tuple[str, str]] = {}  # (src, line) -> (detail, reach)
+        self.calls: dict[int, tuple[str, str]] = {}  # line -> (detail, reach)
 
-    def looked_up(self, site: Site) -> None:
-        self.methods.append(site.constant or "*")
-
-    def call(self, src: str, site: Site) -> None:
+    def add(self, site: Site, lookup: bool) -> None:
+        if lookup:
+            if site.name in METHOD_LOOKUPS:
+                self.methods.append(site.constant or "*")
+            return
         named = (site.owner, site.name) == METHOD_INVOKE and self.methods and "*" not in self.methods
         reach = " ".join(sorted({f"*.{m}" for m in self.methods})) if named else ""
-        detail = f"reflection: {site.owner}.{site.name}"
-        held = self.calls.get((src, site.line))
-        if held is not None and held[0] == FOR_NAME_DETAIL and named:
-            # Class.forName(x).getMethod("charge").invoke(...): the class it initialises is the one whose
-            # method the chain invokes, which the invoke's reach names
-            held = None
+        held = self.calls.get(site.line)
         if held is not None and held[1] != reach:
             reach = ""  # two reflective calls on a line that may reach different things: anything
-        self.calls[src, site.line] = (held[0] if held else detail, reach)
+        self.calls[site.line] = (held[0] if held else f"reflection: {site.owner}.{site.name}", reach)
 
 
 def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
@@ -141,13 +139,14 @@ class _Builder:
         for method in cls.methods:
             if method.access & ACC_BRIDGE or (method.access & ACC_SYNTHETIC and not method.name.startswith("lambda$")):
                 continue  # bridges and accessors forward to real methods, whose edges are counted
-            reflection = _Reflection()
+            reflections: dict[str, _Reflection] = {}  # by caller: a field initialiser's sites are the class's
             for site in method.sites:
                 src = where if where not in (None, cls.name) else self._method_fqn(cls, method, site.line)
-                self._add_site(origin, cls, src, site, reflection)
-            for (src, line), (detail, reach) in sorted(reflection.calls.items()):
+                self._add_site(origin, cls, src, site, reflections.setdefault(src, _Reflection()))
+            for src, reflection in reflections.items():
                 path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
-                self._edge(origin, src, None, Relation.CALLS, path, line, Tier.DYNAMIC, name=reach, detail=detail)
+                for line, (detail, reach) in sorted(reflection.calls.items()):
+                    self._edge(origin, src, None, Relation.CALLS, path, line, Tier.DYNAMIC, name=reach, detail=detail)
 
     def _up_to_date(self, origin: Origin, cls: ClassModel, where: str) -> bool:
         """Compiled after its source was last indexed: what javac says about each line holds."""
@@ -252,15 +251,10 @@ class _Builder:
     def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site, reflection: _Reflection,
                   depth: int = 0) -> None:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
-        if site.owner == "java.lang.Class" and site.name in METHOD_LOOKUPS:
-            reflection.looked_up(site)  # runs nothing: the invoke that follows is the call
-            return
-        reflective = REFLECTION.get((site.owner, site.name))
-        if reflective is not None and site.kind != "methodref":
-            if (src, site.line) in self.source.reflective:
-                return  # the source named the target (constants): tree-sitter's edge says which
-            if not reflective or site.constant is None:
-                reflection.call(src, site)
+        lookup = REFLECTION.get((site.owner, site.name))
+        if lookup is not None and site.kind != "methodref":
+            if (src, site.line) not in self.source.reflective:  # else the source named the target by constants
+                reflection.add(site, lookup)
             return
         if site.kind == "class":
             return

@@ -566,12 +566,16 @@ class JavaFileResolver(FileResolver):
     def jdk_value(self, expr: list | None) -> bool:
         """Whether `expr` is what a method jdk.toml does not list gives on a value of a JDK type
         without type arguments (`sb.append(x)`, `s.codePoints().boxed()`): a JDK value, no project
-        type (only a JDK type's type arguments or a static method's type variables make one)."""
+        type (only a JDK type's type arguments or a static method's type variables make one); so is
+        what a method gives on such a value."""
         if not expr or expr[0] != "c" or (site := self.sites[expr[1]]) is None or site[0] != "call":
             return False
         call = self.call(expr[1])
-        return bool(call.owners) and not call.methods and not call.unknown and all(
-            not o.project and not o.args and not o.kind and not o.dims for o in call.owners)
+        if call.methods or call.unknown:
+            return False
+        if not call.owners:  # a method on a JDK value (`s.codePoints().boxed()`): a JDK value too
+            return self.jdk_value(site[1])
+        return all(not o.project and not o.args and not o.kind and not o.dims for o in call.owners)
 
     def guess(self, name: str, arity: int) -> Call:
         """A call on a receiver of unknown type: every project method of that name that takes as many
