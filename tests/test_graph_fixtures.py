@@ -11,6 +11,10 @@ An annotation is a comment, trailing the line it speaks of or alone on the line 
 
 Relations: calls, instantiates, inherits, implements, imports. The listed targets must be exactly the
 targets of that relation's edges on that line (so a wrong extra edge fails), each with the tier given.
+Where the targets of one line differ in tier, each carries its own:
+
+    self.step()  # calls: shapes.Base.step [inferred], shapes.Square.step [ambiguous]
+
 The check is strict: an edge of a relation on a line that has no annotation for that relation fails
 too, so every edge the resolvers make in a fixture is one somebody checked.
 
@@ -28,9 +32,7 @@ A new case is a new folder, not new test code.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -39,72 +41,9 @@ from tenure.api import Tenure
 from tenure.structural.resolve import ProjectIndex, ProjectView, python
 from tenure.structural.resolve.python import analysed, flows
 from tests.conftest import FIXTURES
+from tests.graph_annotations import Got, Key, described, expectations
 
 CASES = sorted(p for p in (FIXTURES / "graph").iterdir() if p.is_dir())
-ANNOTATION = re.compile(
-    r"(?:#|//|--|;)\s*(known-wrong\s+)?(calls|instantiates|inherits|implements|imports)\s*:\s*(.+?)\s*"
-    r"(?:\[(\w+)\])?(?:\s+because\s+(.+?))?\s*(?:\*/)?$"
-)
-
-Key = tuple[str, int, str]  # (path, line, relation)
-Got = dict[str, str]  # the targets of one line's edges of one relation -> their tier ("?" for dynamic)
-
-
-@dataclass(frozen=True)
-class Edges:
-    targets: frozenset[str]
-    tier: str | None  # None: any tier
-
-    def match(self, got: Got) -> bool:
-        return set(got) == self.targets and all(self.tier in (None, t) for t in got.values())
-
-    def __str__(self) -> str:
-        return (", ".join(sorted(self.targets)) or "-") + (f" [{self.tier}]" if self.tier else "")
-
-
-@dataclass(frozen=True)
-class Annotation:
-    right: Edges  # what the language's semantics give
-    today: Edges | None = None  # a known-wrong marker: what the resolver gives instead
-    because: str = ""
-
-
-def described(got: Got) -> str:
-    return ", ".join(f"{target} [{tier}]" for target, tier in sorted(got.items())) or "-"
-
-
-def expectations(root: Path) -> dict[Key, Annotation]:
-    """Every annotated (path, line, relation) of a fixture repository."""
-    right: dict[Key, Edges] = {}
-    wrong: dict[Key, tuple[Edges, str]] = {}
-    for f in sorted(root.rglob("*")):
-        if not f.is_file() or f.name.endswith((".md", ".toml")):
-            continue
-        rel = f.relative_to(root).as_posix()
-        pending: list[re.Match[str]] = []
-        for lineno, line in enumerate(f.read_text("utf-8", "replace").splitlines(), start=1):
-            m = ANNOTATION.search(line)
-            code_part = line[: m.start()].strip() if m else line.strip()
-            if m:
-                pending.append(m)
-            if not code_part:
-                continue
-            for a in pending:
-                known_wrong, relation, targets, tier, because = a.groups()
-                edges = Edges(frozenset(t.strip() for t in targets.split(",")) - {"-"}, tier)
-                key = (rel, lineno, relation)
-                if not known_wrong:
-                    right[key] = edges
-                elif not because:
-                    raise ValueError(f"{root.name}/{rel}:{lineno}: a known-wrong marker says why (`because ...`)")
-                else:
-                    wrong[key] = (edges, because)
-            pending = []
-    if lonely := sorted(wrong.keys() - right.keys()):
-        raise ValueError(f"{root.name}: a known-wrong marker without the right annotation beside it: {lonely}")
-    return {key: Annotation(edges, *wrong.get(key, (None, ""))) for key, edges in right.items()}
-
-
 def edges_by_line(t: Tenure) -> dict[Key, Got]:
     actual: dict[Key, Got] = {}
     for e in t.export_edges():

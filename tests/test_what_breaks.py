@@ -149,6 +149,23 @@ def test_export_pycg_lists_every_function_and_its_callees(make_repo) -> None:
         assert all(isinstance(v, list) for v in graph.values())
 
 
+def test_export_pycg_names_every_language_as_the_suites_do(make_repo) -> None:
+    files = {
+        "main.js": "import { f } from './nested/to_import.js';\nimport { g } from './nested/index.js';\n"
+                   "function run() { f(); g(); }\n",
+        "nested/to_import.js": "export function f() {}\n",
+        "nested/index.js": "export function g() {}\n",
+        "src/com/acme/Ledger.java": "package com.acme;\npublic class Ledger {\n  void record() { new Entry(); }\n"
+                                    "  static class Entry { Entry() {} }\n}\n",
+    }
+    with Tenure.open(make_repo(files), discover=False) as t:
+        t.index()
+        graph = t.export_pycg()
+    assert graph["main.run"] == ["nested.g", "nested.to_import.f"]  # a directory's index module is the directory
+    assert graph["nested.to_import.f"] == [] and "main" in graph
+    assert graph["com.acme.Ledger.record"] == ["com.acme.Ledger$Entry.Entry"]  # javac's names
+
+
 def test_dynamic_sites_of_another_language_are_not_said_of_its_symbols(make_repo) -> None:
     files = {
         "plugins.py": "def run(obj, name):\n    return getattr(obj, name)()\n",

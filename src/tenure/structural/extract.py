@@ -2,6 +2,11 @@
 
 Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.md):
   @definition.<kind> + @name [+ @returns]  a definition, its name, its declared result type
+  @definition.<kind> + @anonymous.<label>  a definition without a name (`<label1>`, `<label2>`, ...
+                                       in its enclosing definition)
+  @definition.<kind> + @value          a definition written as an expression: when its node is the
+                                       child of a named definition's node, it is that definition
+                                       (the function of `const f = () => {}` is f)
   @reference.call + @name [+ @receiver] a call site; receiver is the qualifier expression
   @reference.new + @name               a constructor call (`new Foo()`)
   @reference.inherits / .implements    on a super type's name node, inside the class definition
@@ -16,6 +21,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor, Tree
@@ -94,23 +100,49 @@ def _count_errors(tree: Tree) -> int:
     return count
 
 
+Span = tuple[int, int]  # a node's start and end byte
+
+
+@dataclass
+class Located:
+    """Where the facts of one extraction sit in the tree, for a dedicated extractor that walks the
+    same tree: each definition's qualname by its node's span, and the anchor node's span of each
+    reference (in the order of `FileFacts.references`)."""
+
+    spans: dict[Span, str] = field(default_factory=dict)
+    anchors: list[Span] = field(default_factory=list)
+
+
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
+    return extract_located(spec, tree, path)[0]
+
+
+def extract_located(
+    spec: LanguageSpec, tree: Tree, path: str, renamed: dict[Span, tuple[str, str]] | None = None
+) -> tuple[FileFacts, Located]:
+    """The facts and where they sit. `renamed`: (name, qualname) of definitions the language names
+    otherwise than by their name in their enclosing definition (javac's `Outer$1` for an anonymous
+    class, `Outer$1Local` for a local one), by their node's span."""
+    located = Located()
     matches = QueryCursor(spec.query).matches(tree.root_node)
     facts = FileFacts(
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
         error_nodes=_count_errors(tree),
     )
-    # (definition node, name node, kind, owner type written outside it (Go receivers), pattern,
-    # declared result type)
-    defs: list[tuple[Node | _Span, Node, str, str, int, str]] = []
+    # (definition node, name node (None: anonymous), kind, owner type written outside it (Go
+    # receivers), pattern, declared result type, anonymous label, written as a value)
+    defs: list[tuple[Node | _Span, Node | None, str, str, int, str, str, bool]] = []
     others: list[dict[str, list[Node]]] = []
     bindings: list[tuple[int, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
-        if def_key and "name" in caps:
+        label = next((k for k in caps if k.startswith("anonymous.")), "") if def_key else ""
+        if def_key and ("name" in caps or label):
             owner = _bare_type(_first(caps, "owner"))
             node = _spanning(caps[def_key])
-            defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern, _first(caps, "returns")))
+            name_node = caps["name"][0] if "name" in caps else None
+            defs.append((node, name_node, def_key.split(".", 1)[1], owner, pattern, _first(caps, "returns"),
+                         label.split(".", 1)[1] if label else "", "value" in caps))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
         elif "binding" in caps:
@@ -120,21 +152,33 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
 
     scopes = _Scopes()
     seen: set[tuple[int, int]] = set()
+    named = {(d[0].start_byte, d[0].end_byte) for d in defs if d[1] is not None}
+    anonymous: dict[tuple[str, str], int] = {}  # (parent, label) -> how many so far
     # Outermost first. When several patterns match the same node, one naming an @owner wins,
     # else the one written first in the query file.
-    for node, name_node, kind, owner, _, returns in sorted(
+    for node, name_node, kind, owner, _, returns, label, value in sorted(
         defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3], d[4])
     ):
         if (node.start_byte, node.end_byte) in seen:
             continue  # two patterns matched the same definition
+        parent_node = getattr(node, "parent", None) if value else None
+        if parent_node is not None and (parent_node.start_byte, parent_node.end_byte) in named:
+            continue  # the value of a named definition: `const f = function g() {}` is f
         seen.add((node.start_byte, node.end_byte))
         parent = owner or scopes.enclosing(node.start_byte, node.end_byte)
-        name = text_of(name_node)
+        if name_node is None:
+            count = anonymous[parent, label] = anonymous.get((parent, label), 0) + 1
+            name = f"<{label}{count}>"
+        else:
+            name = text_of(name_node)
         sep = "."
         if parent and kind in spec.type_kinds and _is_type(facts, parent, spec):
             sep = spec.nested_type_separator
         qualname = f"{parent}{sep}{name}" if parent else name
+        if renamed and (node.start_byte, node.end_byte) in renamed:
+            name, qualname = renamed[node.start_byte, node.end_byte]
         scopes.add(node.start_byte, node.end_byte, qualname)
+        located.spans[node.start_byte, node.end_byte] = qualname
         facts.definitions.append(
             Definition(
                 name=name, kind=kind, qualname=qualname,
@@ -145,7 +189,7 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
 
     import_roots: list[tuple[int, int]] = []
     # A definition's name node is not also a call of it (Elixir's `def f(x)` parses its head as a call).
-    def_names = {(d[1].start_byte, d[1].end_byte) for d in defs}
+    def_names = {(d[1].start_byte, d[1].end_byte) for d in defs if d[1] is not None}
     # One reference per name node and kind: where a plain-call pattern and a qualified one both
     # match a call (grammars that nest `f(x)` inside `a.f(x)`), the one with a @receiver wins.
     qualified = {_ref_key(caps) for caps in others if "receiver" in caps}
@@ -159,11 +203,11 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
             if ("receiver" not in caps and key in qualified) or key in emitted:
                 continue
             emitted.add(key)
-        _add_reference_or_import(facts, caps, scopes, import_roots)
+        _add_reference_or_import(facts, caps, scopes, import_roots, located.anchors)
     facts.imports = _without_subsumed(facts.imports, import_roots)
     facts.bindings = _bindings(bindings, facts, scopes, spec)
     _attach_bases(facts)
-    return facts
+    return facts, located
 
 
 def _ref_key(caps: dict[str, list[Node]]) -> tuple[str, int, int] | None:
@@ -180,7 +224,7 @@ def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
 
 
 def _add_reference_or_import(
-    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[tuple[int, int]]
+    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[Span], anchors: list[Span]
 ) -> None:
     anchor_key = next((k for k in caps if k.startswith(("reference.", "import"))), None)
     if anchor_key is None:
@@ -206,6 +250,7 @@ def _add_reference_or_import(
         return
     kind = anchor_key.split(".", 1)[1]
     name_node = caps.get("name", [anchor])[0]
+    anchors.append((anchor.start_byte, anchor.end_byte))
     facts.references.append(
         Reference(
             kind=kind,

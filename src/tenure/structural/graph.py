@@ -23,6 +23,11 @@ TREE_SITTER = "tree-sitter"
 # The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
 # followed by the method the call names: how what-breaks counts the dispatches nothing decided.
 DISPATCH_DETAIL = "dispatch of "
+# The details of edges for calls made at run time that no call instruction spells: by the JVM on the
+# program's behalf (a static initialiser, a thread's run(), serialization hooks), and by reflection
+# to the target its constants name. A class file has no instruction for them to confirm or refute.
+JVM_DETAIL = "jvm: "
+REFLECTION_DETAIL = "reflection: "
 _RANK = {t.value: i for i, t in enumerate(Tier)}
 
 

@@ -17,9 +17,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.graph import DISPATCH_DETAIL
-from tenure.structural.jvm.classfile import ACC_BRIDGE, ACC_SYNTHETIC
+from tenure.structural.jvm.classfile import ACC_BRIDGE, ACC_SYNTHETIC, INVOKE_OPCODES
 from tenure.structural.jvm.discover import Origin
 from tenure.structural.jvm.model import ClassModel, MethodModel, Site
 from tenure.structural.jvm.project import Hierarchy, SourceSide
@@ -29,21 +31,23 @@ from tenure.structural.store import SourceEdge
 SOURCE = "bytecode"
 JAVA = "java"
 VIRTUAL = {"invokevirtual", "invokeinterface"}
-# Reflection: (class, method) -> True for a lookup by name (its constant names what a later call
-# reaches), False for the call itself (a dynamic site).
+INVOKE_KINDS = frozenset(INVOKE_OPCODES.values())
+MAX_SYNTHETIC_DEPTH = 3  # synthetic methods calling synthetic methods: followed this deep
+# Reflection that runs code of a target the class file does not name: (class, method) -> whether a
+# constant name argument makes the target known. (Looking a method up, getMethod, runs nothing: the
+# invoke that follows is the call.)
 REFLECTION = {
     ("java.lang.reflect.Method", "invoke"): False,
     ("java.lang.reflect.Constructor", "newInstance"): False,
+    ("java.lang.Class", "newInstance"): False,
     ("java.lang.invoke.MethodHandle", "invoke"): False,
     ("java.lang.invoke.MethodHandle", "invokeExact"): False,
     ("java.lang.invoke.MethodHandle", "invokeWithArguments"): False,
-    ("java.lang.Class", "forName"): True,
-    ("java.lang.Class", "getMethod"): True,
-    ("java.lang.Class", "getDeclaredMethod"): True,
-    ("java.lang.ClassLoader", "loadClass"): True,
+    ("java.lang.Class", "forName"): True,  # runs the class's static initialiser
 }
 METHOD_LOOKUPS = frozenset({"getMethod", "getDeclaredMethod"})
 METHOD_INVOKE = ("java.lang.reflect.Method", "invoke")
+FOR_NAME_DETAIL = "reflection: java.lang.Class.forName"
 # Members the compiler writes into every enum or record: part of the language, not generated code.
 IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
                     "record": {"equals", "hashCode", "toString"}}
@@ -78,23 +82,27 @@ class BytecodeGraph:
 class _Reflection:
     """One method's reflective calls and what each may reach (graph.dynamic_sites): Method.invoke a
     method it looked up by a constant name before (`getMethod("charge")`: `*.charge`), every other
-    call anything (""); one dynamic site per line."""
+    call anything (""); one dynamic site per caller and line."""
 
     def __init__(self) -> None:
         self.methods: list[str] = []  # names looked up, "*" for one computed
-        self.calls: dict[int, tuple[str, str]] = {}  # line -> (detail, reach)
+        self.calls: dict[tuple[str, int], tuple[str, str]] = {}  # (src, line) -> (detail, reach)
 
-    def add(self, site: Site, lookup: bool) -> None:
-        if lookup:
-            if site.name in METHOD_LOOKUPS:
-                self.methods.append(site.constant or "*")
-            return
+    def looked_up(self, site: Site) -> None:
+        self.methods.append(site.constant or "*")
+
+    def call(self, src: str, site: Site) -> None:
         named = (site.owner, site.name) == METHOD_INVOKE and self.methods and "*" not in self.methods
         reach = " ".join(sorted({f"*.{m}" for m in self.methods})) if named else ""
-        held = self.calls.get(site.line)
+        detail = f"reflection: {site.owner}.{site.name}"
+        held = self.calls.get((src, site.line))
+        if held is not None and held[0] == FOR_NAME_DETAIL and named:
+            # Class.forName(x).getMethod("charge").invoke(...): the class it initialises is the one whose
+            # method the chain invokes, which the invoke's reach names
+            held = None
         if held is not None and held[1] != reach:
             reach = ""  # two reflective calls on a line that may reach different things: anything
-        self.calls[site.line] = (held[0] if held else f"reflection: {site.owner}.{site.name}", reach)
+        self.calls[src, site.line] = (held[0] if held else detail, reach)
 
 
 def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
@@ -133,12 +141,12 @@ class _Builder:
         for method in cls.methods:
             if method.access & ACC_BRIDGE or (method.access & ACC_SYNTHETIC and not method.name.startswith("lambda$")):
                 continue  # bridges and accessors forward to real methods, whose edges are counted
-            src = where if where not in (None, cls.name) else self._method_fqn(cls, method)
             reflection = _Reflection()
             for site in method.sites:
+                src = where if where not in (None, cls.name) else self._method_fqn(cls, method, site.line)
                 self._add_site(origin, cls, src, site, reflection)
-            path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
-            for line, (detail, reach) in sorted(reflection.calls.items()):
+            for (src, line), (detail, reach) in sorted(reflection.calls.items()):
+                path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
                 self._edge(origin, src, None, Relation.CALLS, path, line, Tier.DYNAMIC, name=reach, detail=detail)
 
     def _up_to_date(self, origin: Origin, cls: ClassModel, where: str) -> bool:
@@ -218,11 +226,14 @@ class _Builder:
             if sup and self.h.known(sup):
                 self._edge(origin, cls.name, sup, relation, path, 0, detail="")
 
-    def _method_fqn(self, cls: ClassModel, method: MethodModel) -> str:
+    def _method_fqn(self, cls: ClassModel, method: MethodModel, line: int) -> str:
+        """Whose code a site on `line` of the method is. A constructor's code holds the field
+        initialisers too (javac copies them into each constructor), which tree-sitter gives the class:
+        so a site is the constructor's only on a line of the constructor's."""
         if method.name.startswith("lambda$"):  # lambda$<enclosing method>$<n>: the body is its enclosing method's code
-            return self._named_member(cls.name, method.name.split("$")[1])
+            return self._named_member(cls.name, method.name.split("$")[1], line)
         if method.name in ("<init>", "<clinit>"):
-            return self._named_member(cls.name, method.name, method.line)
+            return self._named_member(cls.name, method.name, line)
         return f"{cls.name}.{method.name}"
 
     def _named_member(self, cls: str, method: str, line: int = 0) -> str:
@@ -238,11 +249,18 @@ class _Builder:
             return cls
         return f"{cls}.{method}"
 
-    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site, reflection: _Reflection) -> None:
+    def _add_site(self, origin: Origin, cls: ClassModel, src: str, site: Site, reflection: _Reflection,
+                  depth: int = 0) -> None:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
-        lookup = REFLECTION.get((site.owner, site.name))
-        if lookup is not None and site.kind != "methodref":
-            reflection.add(site, lookup)
+        if site.owner == "java.lang.Class" and site.name in METHOD_LOOKUPS:
+            reflection.looked_up(site)  # runs nothing: the invoke that follows is the call
+            return
+        reflective = REFLECTION.get((site.owner, site.name))
+        if reflective is not None and site.kind != "methodref":
+            if (src, site.line) in self.source.reflective:
+                return  # the source named the target (constants): tree-sitter's edge says which
+            if not reflective or site.constant is None:
+                reflection.call(src, site)
             return
         if site.kind == "class":
             return
@@ -266,8 +284,17 @@ class _Builder:
             return
         if site.kind == "methodref" and site.owner == cls.name and site.name.startswith("lambda$"):
             return  # a lambda body: its calls are already its enclosing method's
-        declaring = self.h.declaring(site.owner, site.name)
+        declaring = self.h.declaring(site.owner, site.name, site.descriptor)
         if declaring is None:
+            return
+        if (synthetic := self._synthetic(declaring, site)) is not None:
+            # compiler plumbing (`Outer.super.m()` from an inner class calls an `access$001` that calls
+            # m; an enum's `$values()`): a call of what it calls
+            if depth < MAX_SYNTHETIC_DEPTH:
+                for inner in synthetic.sites:
+                    if inner.kind in INVOKE_KINDS:
+                        self._add_site(origin, cls, src, msgspec.structs.replace(inner, line=site.line), reflection,
+                                       depth + 1)
             return
         dst = f"{declaring}.{site.name}"
         detail = "method reference" if site.kind == "methodref" else ""
@@ -281,6 +308,13 @@ class _Builder:
         if impls and (cls.name, site.owner) not in self.decided:
             self._dispatch_candidates(origin, src, path, site, dst, line, impls)
 
+    def _synthetic(self, declaring: str, site: Site) -> MethodModel | None:
+        cls = self.h.classes.get(declaring)
+        if cls is None or site.name.startswith("lambda$"):
+            return None
+        return next((m for m in cls.methods if m.name == site.name and m.descriptor == site.descriptor
+                     and m.access & ACC_SYNTHETIC), None)
+
     def _compiled_to(self, origin: Origin, src: str, line: int, name: str, targets: set[str]) -> None:
         if self._fresh and line:
             entry = self._compiled.setdefault((src, line), (origin.name, {}))
@@ -293,6 +327,8 @@ class _Builder:
                 continue
             name = dst.rpartition(".")[2]
             for line in lines:
+                if (src, dst, line) in self.source.run_time:
+                    continue  # a call the JVM makes: no instruction of that line is it
                 origin, compiled = self._compiled.get((src, line), ("", {}))
                 targets = compiled.get(name)
                 if targets and dst not in targets:
@@ -328,6 +364,10 @@ class _Builder:
 
 
 def _simple(name: str) -> str:
-    """javac's simple name: `Inner` of `Outer$Inner`; a proxy's whole name (`Foo$$SpringCGLIB$$0`)."""
+    """javac's simple name: `Inner` of `Outer$Inner`, `Local` of a local class `Outer$1Local`, `1` of an
+    anonymous class `Outer$1`; a proxy's whole name (`Foo$$SpringCGLIB$$0`)."""
     last = name.rpartition(".")[2]
-    return last if any(m in last for m in GENERATED_MARKERS) else last.rpartition("$")[2] or last
+    if any(m in last for m in GENERATED_MARKERS):
+        return last
+    simple = last.rpartition("$")[2] or last
+    return simple.lstrip("0123456789") or simple

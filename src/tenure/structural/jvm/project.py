@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tenure.namespace.tiers import Relation
+from tenure.structural.graph import JVM_DETAIL, REFLECTION_DETAIL
 from tenure.structural.jvm.model import ClassModel, is_abstract
 from tenure.structural.store import StructuralStore
 
@@ -21,6 +22,11 @@ class SourceSide:
     supertypes: dict[str, set[str]] = field(default_factory=dict)
     edge_lines: dict[tuple[str, str, str], set[int]] = field(default_factory=dict)
     mtimes: dict[str, int] = field(default_factory=dict)  # source path -> mtime_ns when indexed
+    # (src, dst, line) of edges for calls made at run time (graph.JVM_DETAIL, REFLECTION_DETAIL): what
+    # javac compiled on that line says nothing of them; (src, line) of reflective calls whose target
+    # the source named (javac's invoke of Method.invoke there is no unknown call)
+    run_time: set[tuple[str, str | None, int]] = field(default_factory=set)
+    reflective: set[tuple[str, int]] = field(default_factory=set)
 
     @classmethod
     def load(cls, store: StructuralStore) -> SourceSide:
@@ -34,6 +40,11 @@ class SourceSide:
             if r["relation"] in (Relation.INHERITS, Relation.IMPLEMENTS):
                 side.supertypes.setdefault(r["src_fqn"], set()).add(r["dst_fqn"])
             side.edge_lines.setdefault((r["src_fqn"], r["dst_fqn"], r["relation"]), set()).add(r["line"])
+        for r in db.iter_query("SELECT src_fqn, dst_fqn, line, detail FROM edges WHERE detail LIKE ? OR detail LIKE ?",
+                               (JVM_DETAIL + "%", REFLECTION_DETAIL + "%")):
+            side.run_time.add((r["src_fqn"], r["dst_fqn"], r["line"]))
+            if r["detail"].startswith(REFLECTION_DETAIL) and r["dst_fqn"] is not None:
+                side.reflective.add((r["src_fqn"], r["line"]))
         side.mtimes = {r["path"]: r["mtime_ns"] for r in db.iter_query("SELECT path, mtime_ns FROM files")}
         return side
 
@@ -52,7 +63,7 @@ class Hierarchy:
     classes: dict[str, ClassModel]
     source: SourceSide
     _subtypes: dict[str, set[str]] = field(default_factory=dict)
-    _declaring: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _declaring: dict[tuple[str, str, str], str | None] = field(default_factory=dict)
     _all_subtypes: dict[str, set[str]] = field(default_factory=dict)
     _implementations: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _bodies: dict[str, dict[str, bool]] = field(default_factory=dict)  # class -> method name -> has a body
@@ -92,14 +103,16 @@ class Hierarchy:
                                                 if self.is_concrete(sub, member))
         return self._implementations[key]
 
-    def declaring(self, name: str, member: str) -> str | None:
-        """The class whose `member` a call on `name` reaches: itself, else the nearest super type."""
-        key = (name, member)
+    def declaring(self, name: str, member: str, descriptor: str = "") -> str | None:
+        """The class whose `member` a call on `name` reaches: itself, else the nearest super type. With
+        the call's descriptor, as the JVM resolves it: a class whose bytecode is known declares the
+        member only with that descriptor (an overload of another class in the hierarchy is not it)."""
+        key = (name, member, descriptor)
         if key not in self._declaring:
-            self._declaring[key] = self._find_declaring(name, member)
+            self._declaring[key] = self._find_declaring(name, member, descriptor)
         return self._declaring[key]
 
-    def _find_declaring(self, name: str, member: str) -> str | None:
+    def _find_declaring(self, name: str, member: str, descriptor: str) -> str | None:
         seen: set[str] = set()
         queue = [name]
         while queue:
@@ -107,7 +120,11 @@ class Hierarchy:
             if current in seen:
                 continue
             seen.add(current)
-            if self.declares(current, member):
+            cls = self.classes.get(current)
+            if cls is not None and descriptor:
+                if any(m.name == member and m.descriptor == descriptor for m in cls.methods):
+                    return current
+            elif self.declares(current, member):
                 return current
             queue += self.supers(current)
         return None

@@ -106,7 +106,7 @@ class FileResolver:
         self.prefix = facts.package if self.spec.module_scheme == "package" else facts.module
         self.file_scope = file_scope_name(self.spec, facts.module, facts.path, facts.package)
         self.local = {d.qualname: d for d in facts.definitions}
-        # Shared with the resolvers of the other files read while resolving this one (_peer):
+        # Shared with the resolvers of the other files read while resolving this one (peer):
         # those resolvers by path, and members looked up by (type, name).
         self._peers: dict[str, FileResolver | None] = {facts.path: self}
         self._members: dict[tuple[str, str], list[SymbolInfo]] = {}
@@ -135,7 +135,7 @@ class FileResolver:
     def is_type(self, sym: SymbolInfo) -> bool:
         return sym.kind in self.spec.type_kinds
 
-    def _types(self, syms: list[SymbolInfo]) -> list[SymbolInfo]:
+    def types_among(self, syms: list[SymbolInfo]) -> list[SymbolInfo]:
         return [s for s in syms if self.is_type(s)]
 
     def _containers(self, syms: list[SymbolInfo]) -> list[str]:
@@ -157,17 +157,17 @@ class FileResolver:
         return next(self.enclosing_types(scope), "")
 
     # other files -------------------------------------------------------------------------------
-    def _peer(self, sym: SymbolInfo) -> FileResolver | None:
+    def peer(self, sym: SymbolInfo) -> FileResolver | None:
         """A resolver for the file that defines `sym`, sharing this one's view and caches."""
         if sym.path not in self._peers:
             facts = self.view.file_facts(sym.path, sym.module)
-            self._peers[sym.path] = self._share(FileResolver(facts, self.view)) if facts is not None else None
+            self._peers[sym.path] = self._share(type(self)(facts, self.view)) if facts is not None else None
         return self._peers[sym.path]
 
     def _peers_of_module(self, module: str) -> list[FileResolver]:
         out = []
         for facts in self.view.module_facts(module):
-            peer = self._peers.get(facts.path) or self._share(FileResolver(facts, self.view))
+            peer = self._peers.get(facts.path) or self._share(type(self)(facts, self.view))
             self._peers[facts.path] = peer
             out.append(peer)
         return out
@@ -211,7 +211,7 @@ class FileResolver:
         if found or "." not in dotted:
             return found
         head, _, tail = dotted.rpartition(".")
-        return [m for t in self._types(self.dotted_symbols(head)) for m in self.members(t.fqn, tail)]
+        return [m for t in self.types_among(self.dotted_symbols(head)) for m in self.members(t.fqn, tail)]
 
     def module_member(self, module: str, name: str, depth: int = 0) -> list[SymbolInfo]:
         """`name` in a module: its definition or, where modules re-export, what it stands for."""
@@ -234,7 +234,7 @@ class FileResolver:
     # types and members -------------------------------------------------------------------------
     def supertypes(self, cls: SymbolInfo) -> list[SymbolInfo]:
         """The super types `cls` declares, resolved where they are written (that file's imports)."""
-        home = self._peer(cls) if cls.bases else None
+        home = self.peer(cls) if cls.bases else None
         if home is None:
             return []
         scope = _parent(home.qualname_of(cls.fqn), home.spec)
@@ -247,7 +247,7 @@ class FileResolver:
             self._members[key] = []  # a placeholder first: hierarchies can be cyclic in broken code
             own = [s for s in self.view.members(type_fqn) if s.name == name]
             if not own:
-                for cls in self._types(self.view.symbols(type_fqn)):
+                for cls in self.types_among(self.view.symbols(type_fqn)):
                     for base in self.supertypes(cls):
                         own.extend(self.members(base.fqn, name))
             self._members[key] = own
@@ -255,7 +255,7 @@ class FileResolver:
 
     def member(self, container: str, name: str) -> list[SymbolInfo]:
         """`name` in a type (through its hierarchy) or in a module."""
-        if self._types(self.view.symbols(container)):
+        if self.types_among(self.view.symbols(container)):
             return self.members(container, name)
         return self.module_member(container, name)
 
@@ -296,8 +296,8 @@ class FileResolver:
         if type_fqn in seen:
             return None
         seen.add(type_fqn)
-        for sym in self._types(self.view.symbols(type_fqn)):
-            home = self._peer(sym)
+        for sym in self.types_among(self.view.symbols(type_fqn)):
+            home = self.peer(sym)
             b = home.local_binding(home.qualname_of(sym.fqn), name, None) if home else None
             if home and b:
                 return home, b
@@ -339,7 +339,7 @@ class FileResolver:
             if self.is_type(fn):
                 out.append(fn.fqn)
                 continue
-            home = self._peer(fn)
+            home = self.peer(fn)
             d = home.local.get(home.qualname_of(fn.fqn)) if home else None
             if home and d and d.returns:
                 declared = True
@@ -409,7 +409,7 @@ class FileResolver:
         out: list[str] = []
         unknown = False
         for c in containers:
-            if self._types(self.view.symbols(c)):
+            if self.types_among(self.view.symbols(c)):
                 found = self.field(c, attr, set())
                 typed = found[0].binding_containers(found[1]) if found else None
                 members = self._containers(self.members(c, attr)) if typed is None else []
@@ -468,7 +468,7 @@ class FileResolver:
             head, _, tail = written.rpartition(".")
             containers = self.receiver_containers(head, scope, 0)
             if containers is not None:
-                return self._types([m for c in containers for m in self.member(c, tail)])
+                return self.types_among([m for c in containers for m in self.member(c, tail)])
             written = tail
         return self.resolve_name(written, scope, self.is_type) if written else []
 
@@ -486,7 +486,7 @@ class FileResolver:
         if not ref.receiver:
             return self.resolve_type(ref.name, ref.scope)
         containers = self.receiver_containers(ref.receiver, ref.scope, ref.line) or []
-        return self._types([m for c in containers for m in self.member(c, ref.name)])
+        return self.types_among([m for c in containers for m in self.member(c, ref.name)])
 
     def super_constructors(self, scope: str) -> list[SymbolInfo]:
         owner = self.enclosing_type(scope)
@@ -495,21 +495,26 @@ class FileResolver:
 
     # edges -------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
-        out: list[EdgeOut] = []
-        for ref in self.facts.references:
-            src = self.fqn(ref.scope)
-            if ref.kind == "dynamic":  # what it may reach is not told: anything (graph.dynamic_reach)
-                out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, "", ref.detail))
-            elif ref.kind in ("inherits", "implements"):
-                targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
-                relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
-                out += self._edges_to(src, targets, relation, ref)
-            elif ref.kind == "new":
-                out += self._instantiation(src, self.resolve_new(ref), ref)
-            elif types := self._types(targets := self.resolve_call(ref)):
-                out += self._instantiation(src, types, ref)  # a class called like a function
-            else:
-                out += self._edges_to(src, targets, Relation.CALLS, ref)
+        out = [e for ref in self.facts.references for e in self.reference_edges(ref)]
+        return out + self.import_edges()
+
+    def reference_edges(self, ref: Reference) -> list[EdgeOut]:
+        """The edges of one reference (a call, an instantiation, a super type, a dynamic site)."""
+        src = self.fqn(ref.scope)
+        if ref.kind == "dynamic":  # what it may reach is not told: anything (graph.dynamic_reach)
+            return [EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, "", ref.detail)]
+        if ref.kind in ("inherits", "implements"):
+            targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
+            relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
+            return self.edges_to(src, targets, relation, ref)
+        if ref.kind == "new":
+            return self._instantiation(src, self.resolve_new(ref), ref)
+        if types := self.types_among(targets := self.resolve_call(ref)):
+            return self._instantiation(src, types, ref)  # a class called like a function
+        return self.edges_to(src, targets, Relation.CALLS, ref)
+
+    def import_edges(self) -> list[EdgeOut]:
+        out = []
         for imp in self.facts.imports:
             found = self.import_symbols(imp)
             module = self.import_module(imp)
@@ -520,9 +525,9 @@ class FileResolver:
 
     def _instantiation(self, src: str, types: list[SymbolInfo], ref: Reference) -> list[EdgeOut]:
         ctors = [c for t in types for c in self.constructors(t)]
-        return self._edges_to(src, types, Relation.INSTANTIATES, ref) + self._edges_to(src, ctors, Relation.CALLS, ref)
+        return self.edges_to(src, types, Relation.INSTANTIATES, ref) + self.edges_to(src, ctors, Relation.CALLS, ref)
 
-    def _edges_to(self, src: str, targets: list[SymbolInfo], relation: str, ref: Reference) -> list[EdgeOut]:
+    def edges_to(self, src: str, targets: list[SymbolInfo], relation: str, ref: Reference) -> list[EdgeOut]:
         unique = sorted({t.fqn for t in targets})
         if not unique:
             return []
@@ -538,22 +543,30 @@ def _segments(receiver: str) -> list[tuple[str, bool]] | None:
     (indexing, literals, casts) and for unbalanced text."""
     text = _STRING.sub('""', receiver.strip())  # `append('[')`: brackets in literals do not nest
     text = text.replace("?.", ".").replace("!.", ".")  # `a?.b`, `a!.b`: the same member
+    parts = split_top_level(text, ".")
+    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts] if parts is not None else []
+    if not matches or not all(matches):
+        return None
+    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+
+
+def split_top_level(text: str, separator: str, brackets: str = "()[]{}") -> list[str] | None:
+    """`text` cut at each `separator` outside brackets (`brackets`: pairs, opening first); None
+    when they do not balance."""
+    opening, closing = brackets[::2], brackets[1::2]
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([{":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closing:
             depth -= 1
             if depth < 0:
                 return None
-        elif ch == "." and depth == 0:
+        elif ch == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts]
-    if depth or not all(matches):
-        return None
-    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+    return parts if not depth else None
 
 
 def _first_result(returns: str) -> str:
