@@ -10,10 +10,11 @@ dependency, error-prone's annotations, is Debian's jar in /usr/share/java. Maven
 
 Two indexes of the same sources: one source only (tree-sitter and the Java resolver), one with the
 class files `javac -g` compiled into target/classes. The reference is the second index's `bytecode`
-edges: javac resolved every invoke it wrote, and tenure's class-file reader names them under the
-source pass's names (a lambda body, an anonymous or local class is its enclosing method). Left out of
-the reference: bytecode's dispatch candidates (every override of a virtual call, a different claim
-from "this method calls that one"). Left out of the source side's precision: the calls the JVM makes
+edges that are `resolved`: javac resolved every invoke it wrote, and tenure's class-file reader names
+them under the source pass's names (a lambda body, an anonymous or local class is its enclosing
+method). Left out of the reference: bytecode's dispatch candidates (every override of a virtual call,
+a different claim from "this method calls that one"), also where the source guessed the same pair.
+Left out of the source side's precision: the calls the JVM makes
 (`jvm:`) and reflection (`reflection:`), which class files neither confirm nor refute; they are
 counted apart.
 
@@ -88,8 +89,10 @@ def indexed(repo: Path) -> tuple[list[dict], set[str]]:
 
 
 def reference_pairs(edges: list[dict], methods: set[str]) -> set[Pair]:
-    return {(e["src"], e["dst"]) for e in edges if "bytecode" in e["sources"] and e["dst"] in methods
-            and not (e["sources"] == ["bytecode"] and e["detail"].startswith(DISPATCH_DETAIL))}
+    """The invokes javac compiled: `resolved` bytecode edges (a dispatch candidate is `ambiguous`, or
+    `inferred` for an interface's only implementation, also where the source guessed the same pair)."""
+    return {(e["src"], e["dst"]) for e in edges if "bytecode" in e["sources"] and e["tier"] == "resolved"
+            and e["dst"] in methods and not e["detail"].startswith(DISPATCH_DETAIL)}
 
 
 def source_pairs(edges: list[dict], methods: set[str]) -> tuple[dict[Pair, str], Counter[str]]:

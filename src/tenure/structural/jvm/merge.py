@@ -43,7 +43,7 @@ REFLECTION = {
     ("java.lang.invoke.MethodHandle", "invoke"): False,
     ("java.lang.invoke.MethodHandle", "invokeExact"): False,
     ("java.lang.invoke.MethodHandle", "invokeWithArguments"): False,
-    ("java.lang.Class", "forName"): False,  # runs the class's static initialiser
+    ("java.lang.Class", "forName"): True,  # (its static initialiser: the source's jvm: edge where named)
     ("java.lang.Class", "getMethod"): True,
     ("java.lang.Class", "getDeclaredMethod"): True,
     ("java.lang.ClassLoader", "loadClass"): True,
