@@ -23,6 +23,9 @@ from typing import Any
 # `tenure index` schedules language-server enrichment in the background (structural/lsp): a benchmark
 # measures what it names, so no server competes for the cores unless a script starts one itself.
 os.environ.setdefault("TENURE_ENRICH", "off")
+# ... nor the offline knowledge build (the structural figures compare with peers that build none;
+# bench/knowledge_build.py times that build itself)
+os.environ.setdefault("TENURE_KNOWLEDGE", "off")
 
 #: This repository (benchmarks that compare a build of another revision with this tree).
 REPO = Path(__file__).resolve().parent.parent

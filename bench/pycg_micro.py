@@ -42,31 +42,26 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
-import json
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
-from common import (
-    CACHE_DIR,
-    TIERS,
-    best_tier,
-    fmt_ratio,
-    parse_jsonl,
-    print_table,
-    ratio,
-    run,
-    tenure_available,
-    tenure_command,
-    write_json,
+from callgraph_suite import (
+    Case,
+    CaseScore,
+    Tool,
+    ToolOutput,
+    add_run_options,
+    make_tenure,
+    parse_pycg_json,
+    report,
+    run_tool,
 )
+from callgraph_suite import load_cases as load_suite_cases
+from common import CACHE_DIR, run, tenure_available, tenure_command
 
 DEFAULT_PYCG_GIT = Path("/work/.mirror/vitsalis+PyCG/repo")
 DEFAULT_PYCG_PYTHON = Path("/tmp/pycg-venv/bin/python")
@@ -75,54 +70,6 @@ REFERENCE = {"PyCG 0.0.7": (0.976, 0.932), "name-only": (0.87, 0.50)}
 TARGET = (0.95, 0.80)
 
 BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
-
-Edge = tuple[str, str]
-CallGraph = dict[str, list[str]]
-
-
-@dataclass(frozen=True)
-class Case:
-    category: str
-    name: str
-    path: Path
-    expected: CallGraph
-
-    @property
-    def label(self) -> str:
-        return f"{self.category}/{self.name}"
-
-
-@dataclass
-class ToolOutput:
-    """What one tool produced for one case."""
-
-    graph: CallGraph = field(default_factory=dict)
-    tiers: dict[Edge, str] = field(default_factory=dict)
-    error: str | None = None
-
-
-@dataclass
-class CaseScore:
-    case: Case
-    output: ToolOutput
-    correct: set[Edge]
-    wrong: set[Edge]
-    missing: set[Edge]
-
-    @property
-    def exact(self) -> bool:
-        return not self.wrong and not self.missing and self.output.error is None
-
-    @property
-    def exact_strict(self) -> bool:
-        return self.exact and set(self.output.graph) == set(self.case.expected)
-
-
-@dataclass
-class Tool:
-    name: str
-    analyse: Callable[[Case], ToolOutput]
-    tiered: bool = False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -149,79 +96,7 @@ def extract_suite(git_dir: Path, cache: Path = CACHE_DIR) -> Path:
 
 
 def load_cases(suite: Path) -> list[Case]:
-    snippets = suite / "snippets" if (suite / "snippets").is_dir() else suite
-    cases = []
-    for expected_path in sorted(snippets.glob("*/*/callgraph.json")):
-        case_dir = expected_path.parent
-        expected = json.loads(expected_path.read_text())
-        cases.append(Case(case_dir.parent.name, case_dir.name, case_dir, expected))
-    if not cases:
-        raise SystemExit(f"no cases (snippets/<category>/<case>/callgraph.json) under {suite}")
-    return cases
-
-
-def edges_of(graph: CallGraph) -> set[Edge]:
-    return {(caller, callee) for caller, callees in graph.items() for callee in callees}
-
-
-def score_case(case: Case, output: ToolOutput) -> CaseScore:
-    expected = edges_of(case.expected)
-    got = edges_of(output.graph)
-    return CaseScore(case, output, got & expected, got - expected, expected - got)
-
-
-# --------------------------------------------------------------------------------------------------
-# tenure
-# --------------------------------------------------------------------------------------------------
-
-
-def make_tenure(cmd: list[str], timeout: float) -> Callable[[Case], ToolOutput]:
-    def analyse(case: Case) -> ToolOutput:
-        with tempfile.TemporaryDirectory(prefix="tenure-pycg-") as tmp:
-            work = Path(tmp) / case.name
-            shutil.copytree(case.path, work, ignore=shutil.ignore_patterns("callgraph.json"))
-            return run_tenure_on(cmd, work, timeout)
-
-    return analyse
-
-
-def run_tenure_on(cmd: list[str], work: Path, timeout: float) -> ToolOutput:
-    indexed = run([*cmd, "index", str(work)], timeout=timeout)
-    if not indexed.ok:
-        return ToolOutput(error=f"index {indexed.describe_failure()}")
-    exported = run([*cmd, "export", "edges", "--repo", str(work), "--format", "pycg"], timeout=timeout)
-    if not exported.ok:
-        return ToolOutput(error=f"export pycg {exported.describe_failure()}")
-    try:
-        graph = parse_pycg_json(exported.stdout)
-    except ValueError as exc:
-        return ToolOutput(error=f"export pycg: unreadable output ({exc})")
-    rows = run([*cmd, "export", "edges", "--repo", str(work), "--format", "jsonl"], timeout=timeout)
-    tiers = tiers_for(edges_of(graph), parse_jsonl(rows.stdout)) if rows.ok else {}
-    return ToolOutput(graph=graph, tiers=tiers)
-
-
-def parse_pycg_json(text: str) -> CallGraph:
-    """Parse a ``{caller: [callees]}`` document, tolerating log lines around the JSON object."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end < start:
-            raise ValueError("no JSON object on stdout") from None
-        data = json.loads(text[start : end + 1])
-    if not isinstance(data, dict):
-        raise ValueError(f"expected an object, got {type(data).__name__}")
-    return {str(caller): sorted({str(callee) for callee in callees}) for caller, callees in data.items()}
-
-
-def tiers_for(edges: Iterable[Edge], rows: list[dict]) -> dict[Edge, str]:
-    """The best tier recorded for each (src, dst) pair in the jsonl export."""
-    seen: dict[Edge, list[str]] = defaultdict(list)
-    for row in rows:
-        if row.get("src") is not None and row.get("dst") is not None:
-            seen[(str(row["src"]), str(row["dst"]))].append(str(row.get("tier", "unknown")))
-    return {edge: best_tier(seen.get(edge, ["unknown"])) for edge in edges}
+    return load_suite_cases(suite / "snippets" if (suite / "snippets").is_dir() else suite)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -360,107 +235,6 @@ def name_only(case: Case) -> ToolOutput:
 
 
 # --------------------------------------------------------------------------------------------------
-# Reporting
-# --------------------------------------------------------------------------------------------------
-
-
-def totals(scores: list[CaseScore]) -> tuple[int, int, int]:
-    return (sum(len(s.correct) for s in scores), sum(len(s.wrong) for s in scores),
-            sum(len(s.missing) for s in scores))
-
-
-def precision_recall(scores: list[CaseScore]) -> tuple[float | None, float | None]:
-    tp, fp, fn = totals(scores)
-    return ratio(tp, tp + fp), ratio(tp, tp + fn)
-
-
-def print_overall(results: dict[str, list[CaseScore]]) -> None:
-    rows = []
-    for name, scores in results.items():
-        tp, fp, fn = totals(scores)
-        p, r = precision_recall(scores)
-        failed = sum(1 for s in scores if s.output.error)
-        rows.append([name, f"{len(scores) - failed}/{len(scores)}", tp + fp, tp, fp, fn, fmt_ratio(p),
-                     fmt_ratio(r), sum(s.exact for s in scores), sum(s.exact_strict for s in scores)])
-    for name, (p, r) in REFERENCE.items():
-        rows.append([f"{name} (reference)", "", "", "", "", "", f"{p:.3f}", f"{r:.3f}", "", ""])
-    rows.append(["target (issue 2)", "", "", "", "", "", f">={TARGET[0]}", f">={TARGET[1]}", "", ""])
-    headers = ["tool", "cases run", "edges", "correct", "wrong", "missing", "precision", "recall",
-               "exact (edges)", "exact (PyCG test)"]
-    print_table("Overall (micro-averaged over (caller, callee) pairs)", headers, rows)
-
-
-def print_per_category(results: dict[str, list[CaseScore]]) -> None:
-    first = next(iter(results.values()))
-    categories = sorted({s.case.category for s in first})
-    headers = ["category", "cases", "true edges"]
-    for name in results:
-        headers += [f"{name} P", f"{name} R", f"{name} exact"]
-    rows = []
-    for category in categories:
-        in_cat = [s for s in first if s.case.category == category]
-        row: list[object] = [category, len(in_cat), sum(len(edges_of(s.case.expected)) for s in in_cat)]
-        for scores in results.values():
-            subset = [s for s in scores if s.case.category == category]
-            p, r = precision_recall(subset)
-            row += [fmt_ratio(p, 2), fmt_ratio(r, 2), f"{sum(s.exact for s in subset)}/{len(subset)}"]
-        rows.append(row)
-    print_table("Per category", headers, rows)
-
-
-def print_per_tier(name: str, scores: list[CaseScore]) -> None:
-    true_total = sum(len(edges_of(s.case.expected)) for s in scores)
-    counts: dict[str, list[int]] = {tier: [0, 0] for tier in TIERS}  # tier -> [edges, correct]
-    for s in scores:
-        for edge in s.correct | s.wrong:
-            tier = s.output.tiers.get(edge, "unknown")
-            counts.setdefault(tier, [0, 0])
-            counts[tier][0] += 1
-            counts[tier][1] += edge in s.correct
-    rows = [[tier, edges, correct, edges - correct, fmt_ratio(ratio(correct, edges)),
-             fmt_ratio(ratio(correct, true_total))]
-            for tier, (edges, correct) in counts.items() if edges or tier != "unknown"]
-    headers = ["tier", "edges", "correct", "wrong", "precision", "recall share"]
-    print_table(f"{name}: per tier ({true_total} true edges)", headers, rows)
-    resolved_wrong = counts["resolved"][0] - counts["resolved"][1]
-    print(f"wrong edges at tier 'resolved': {resolved_wrong} (target: 0)")
-
-
-def print_failures(name: str, scores: list[CaseScore]) -> None:
-    failed = [s for s in scores if s.output.error]
-    if failed:
-        print(f"\n{name}: {len(failed)} case(s) failed (counted as zero edges):")
-        for s in failed:
-            print(f"  {s.case.label}: {s.output.error}")
-
-
-def print_differences(name: str, scores: list[CaseScore]) -> None:
-    print(f"\n{name}: wrong and missing edges per case")
-    for s in scores:
-        if s.exact:
-            continue
-        print(f"  {s.case.label}" + (f"  [failed: {s.output.error}]" if s.output.error else ""))
-        for src, dst in sorted(s.wrong):
-            tier = s.output.tiers.get((src, dst))
-            print(f"    wrong   {src} -> {dst}" + (f"  ({tier})" if tier else ""))
-        for src, dst in sorted(s.missing):
-            print(f"    missing {src} -> {dst}")
-
-
-def summary_json(results: dict[str, list[CaseScore]]) -> dict:
-    payload = {}
-    for name, scores in results.items():
-        tp, fp, fn = totals(scores)
-        p, r = precision_recall(scores)
-        payload[name] = {
-            "precision": p, "recall": r, "correct": tp, "wrong": fp, "missing": fn,
-            "exact": sum(s.exact for s in scores), "exact_strict": sum(s.exact_strict for s in scores),
-            "failed": [s.case.label for s in scores if s.output.error],
-        }
-    return payload
-
-
-# --------------------------------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------------------------------
 
@@ -470,15 +244,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--suite", type=Path, help="PyCG's micro-benchmark/ directory")
     parser.add_argument("--pycg-git", type=Path, default=DEFAULT_PYCG_GIT,
                         help="PyCG git dir to extract the suite from when --suite is not given")
-    parser.add_argument("--tenure", help="command that runs the tenure CLI (default: tenure on PATH)")
     parser.add_argument("--no-peer", action="store_true", help="skip PyCG 0.0.7")
     parser.add_argument("--no-tenure", action="store_true", help="score only the peers")
     parser.add_argument("--pycg-python", type=Path, default=DEFAULT_PYCG_PYTHON)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="cases run in parallel")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds per command")
-    parser.add_argument("--category", action="append", help="only these categories (repeatable)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="list wrong and missing edges")
-    parser.add_argument("--json-out", type=Path, help="also write the figures as JSON")
+    add_run_options(parser)
     return parser.parse_args(argv)
 
 
@@ -500,18 +269,6 @@ def build_tools(args: argparse.Namespace) -> list[Tool]:
     return tools
 
 
-def run_tool(tool: Tool, cases: list[Case], jobs: int) -> list[CaseScore]:
-    def one(case: Case) -> CaseScore:
-        try:
-            output = tool.analyse(case)
-        except Exception as exc:  # noqa: BLE001 - a crashing case must not stop the benchmark
-            output = ToolOutput(error=f"{type(exc).__name__}: {exc}")
-        return score_case(case, output)
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, cases))
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -525,16 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     for tool in tools:
         print(f"running {tool.name} ...", file=sys.stderr, flush=True)
         results[tool.name] = run_tool(tool, cases, args.jobs)
-    print_overall(results)
-    print_per_category(results)
-    for tool in tools:
-        if tool.tiered:
-            print_per_tier(tool.name, results[tool.name])
-    for name, scores in results.items():
-        print_failures(name, scores)
-        if args.verbose:
-            print_differences(name, scores)
-    write_json(args.json_out, summary_json(results))
+    rows = [[f"{name} (reference)", "", "", "", "", "", f"{p:.3f}", f"{r:.3f}", "", ""]
+            for name, (p, r) in REFERENCE.items()]
+    rows.append(["target (issue 2)", "", "", "", "", "", f">={TARGET[0]}", f">={TARGET[1]}", "", ""])
+    report(results, tools, args.verbose, args.json_out, rows)
     return 0
 
 

@@ -13,20 +13,32 @@ ANNOTATION = re.compile(
     r"(?:\[(\w+)\])?(?:\s+because\s+(.+?))?\s*(?:\*/)?$"
 )
 
+TARGET = re.compile(r"(\S+?)(?:\s*\[(\w+)\])?")  # one target of an annotation, with its own tier
 Key = tuple[str, int, str]  # (path, line, relation)
 Got = dict[str, str]  # the targets of one line's edges of one relation -> their tier ("?" for dynamic)
 
 
 @dataclass(frozen=True)
 class Edges:
-    targets: frozenset[str]
-    tier: str | None  # None: any tier
+    tiers: dict[str, str | None]  # target -> its tier (None: any tier)
+
+    @classmethod
+    def parse(cls, targets: str, tier: str | None) -> Edges:
+        """`a, b [tier]` (one tier for all), or `a [tier], b [tier]` (each its own)."""
+        parts = [TARGET.fullmatch(part.strip()).groups() for part in targets.split(",")]  # type: ignore[union-attr]
+        if all(own is None for _, own in parts[:-1]):  # (a trailing tier is every target's)
+            return cls({name: tier for name, _ in parts if name != "-"})
+        return cls({name: own for name, own in parts[:-1]} | {parts[-1][0]: tier})
+
+    @property
+    def targets(self) -> frozenset[str]:
+        return frozenset(self.tiers)
 
     def match(self, got: Got) -> bool:
-        return set(got) == self.targets and all(self.tier in (None, t) for t in got.values())
+        return got.keys() == self.tiers.keys() and all(self.tiers[t] in (None, got[t]) for t in got)
 
     def __str__(self) -> str:
-        return (", ".join(sorted(self.targets)) or "-") + (f" [{self.tier}]" if self.tier else "")
+        return ", ".join(f"{t} [{tier}]" if tier else t for t, tier in sorted(self.tiers.items())) or "-"
 
 
 @dataclass(frozen=True)
@@ -58,7 +70,7 @@ def expectations(root: Path) -> dict[Key, Annotation]:
                 continue
             for a in pending:
                 known_wrong, relation, targets, tier, because = a.groups()
-                edges = Edges(frozenset(t.strip() for t in targets.split(",")) - {"-"}, tier)
+                edges = Edges.parse(targets, tier)
                 key = (rel, lineno, relation)
                 if not known_wrong:
                     right[key] = edges

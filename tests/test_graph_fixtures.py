@@ -11,6 +11,10 @@ An annotation is a comment, trailing the line it speaks of or alone on the line 
 
 Relations: calls, instantiates, inherits, implements, imports. The listed targets must be exactly the
 targets of that relation's edges on that line (so a wrong extra edge fails), each with the tier given.
+Where the targets of one line differ in tier, each carries its own:
+
+    self.step()  # calls: shapes.Base.step [inferred], shapes.Square.step [ambiguous]
+
 The check is strict: an edge of a relation on a line that has no annotation for that relation fails
 too, so every edge the resolvers make in a fixture is one somebody checked.
 

@@ -221,3 +221,17 @@ def test_embeddings_cover_entities_reports_and_chunks_and_only_changed_text_is_e
     assert all(again[kind]["embedded"] == 0 for kind in ("entity", "report", "chunk"))
     answer = t.knowledge.ask("what limits how often settlements are retried?")
     assert "SETTLEMENT_RETRIES" in [e["key"] for e in answer["entities"]]  # by meaning: no word of it is asked
+
+
+def test_only_the_edited_document_file_is_split_again(built, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.knowledge.sources import documents
+
+    t, _ = built
+    split_paths: list[str] = []
+    real = documents.document
+    monkeypatch.setattr(documents, "document", lambda path, text: split_paths.append(path) or real(path, text))
+    adr = t.root / "docs/adr/0001-retry-settlements.md"
+    adr.write_text(adr.read_text() + "\nThe bank confirmed the three attempts in writing.\n")
+    update = t.knowledge.build(embed=False)
+    assert split_paths == ["docs/adr/0001-retry-settlements.md"]
+    assert update["steps"]["ingest"]["changed"] == 1 and update["steps"]["ingest"]["removed"] == 0

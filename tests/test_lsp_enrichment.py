@@ -42,7 +42,7 @@ FILES = {
         "        s.area()\n"  # ambiguous for tree-sitter (untyped loop variable); Circle.area for the checker
         "\n\n"
         "def names(d: dict):\n"
-        "    return d.keys()\n"  # tree-sitter guesses Registry.keys by name; the checker says dict.keys
+        "    return d.keys()\n"  # tree-sitter guesses Registry.keys by name (ambiguous); the checker says dict.keys
         "\n\n"
         "def build():\n"
         "    return Circle()\n"
@@ -93,16 +93,16 @@ def test_a_type_checker_narrows_an_ambiguous_call_to_its_real_target(make_indexe
         assert [(r["symbol"], r["refuted_by"]) for r in square["refuted"]] == [("app.report.first", ["lsp"])]
 
 
-def test_an_inferred_edge_the_checker_contradicts_is_kept_as_refuted_with_provenance(make_indexed_repo) -> None:
+def test_a_guessed_edge_the_checker_contradicts_is_kept_as_refuted_with_provenance(make_indexed_repo) -> None:
     root = make_indexed_repo(FILES)
     with Tenure.open(root, discover=False) as t:
-        assert dependants(t.what_breaks(KEYS))["app.report.names"]["tier"] == "inferred"
+        assert dependants(t.what_breaks(KEYS))["app.report.names"]["tier"] == "ambiguous"
     enrich(root)
     with Tenure.open(root, discover=False) as t:
         keys = t.what_breaks(KEYS)
         assert keys["dependants"] == []
         assert [(r["symbol"], r["tier"], r["refuted_by"]) for r in keys["refuted"]] == [
-            ("app.report.names", "inferred", ["lsp"])]
+            ("app.report.names", "ambiguous", ["lsp"])]
         edge = next(e for e in t.export_edges() if e["src"] == "app.report.names" and e["dst"] == KEYS)
         assert edge["sources"] == ["lsp", "tree-sitter"]  # not deleted: demoted, with where the verdict came from
 

@@ -1,5 +1,5 @@
 """TypeScript through typescript-language-server (the optional npm extra, with TypeScript 5: 7 ships no
-tsserver.js): the checker narrows a call on an array element and confirms interface implementations.
+tsserver.js): the checker narrows a call on a record's value and confirms interface implementations.
 
 The server is installed from npm into a cache directory on first use (a few seconds), as the MCP
 Inspector test does; without npm the test is skipped.
@@ -40,8 +40,8 @@ FILES = {
     "src/report.ts": (
         'import { Circle, Shape } from "./shapes";\n'
         "\n"
-        "export function total(shapes: Circle[]): number {\n"
-        "  return shapes[0].area();\n"  # tree-sitter: ambiguous between the three area() methods
+        "export function total(shapes: Record<string, Circle>): number {\n"
+        '  return shapes["a"].area();\n'  # tree-sitter: ambiguous between the three area() methods
         "}\n"
         "\n"
         "export function measure(s: Shape): number {\n"

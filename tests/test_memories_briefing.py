@@ -112,10 +112,24 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
         assert t.schedule_embedding() == {}  # nothing left to start
 
 
+def test_a_server_loads_the_model_before_its_first_call_without_the_database() -> None:
+    from tenure.memories.vectors import Vectors
+
+    model = CountingProvider()
+
+    def no_cipher() -> None:
+        raise AssertionError("warming read a key")
+
+    Vectors(None, no_cipher, provider=model).warm()  # type: ignore[arg-type]  (no database: a thread may run it)
+    assert model.texts == ["warm up"]
+
+
 def test_an_index_starts_the_embedding_of_new_code_elements(make_indexed_repo) -> None:
     root = make_indexed_repo({"a.py": "class Ledger:\n    def post(self):\n        return 1\n"})
     with Tenure.open(root, discover=False) as t:
         t.index()
+        kept = {r["element"] for r in t.db.query("SELECT element FROM element_terms")}
+        assert kept == {"a.Ledger", "module:a"}  # the terms of their code: the first briefing reads no code for them
         assert t.embedding_report == {"status": "2 elements to embed, not scheduled (TENURE_EMBED_BACKGROUND=off): "
                                                 "`tenure backfill` embeds them"}
 

@@ -98,6 +98,17 @@ def test_odd_constructs_index_and_bind_what_they_bind(make_repo) -> None:
     assert not [dst for _, dst in calls if str(dst).startswith(".")]
 
 
+def test_a_call_of_an_expression_that_is_no_name_is_resolved_with_the_rest_of_its_module(make_repo) -> None:
+    # django's gdal: `buf = (c_ubyte * sz)()`, whose callee encodes as nothing, made the resolver give
+    # the file up (and every module whose analysis read it)
+    root = make_repo({"lib.py": "def size():\n    return 1\n\n\ndef make(n):\n    buf = (int * n)()\n"
+                                "    return size(), buf\n"})
+    with Tenure.open(root, discover=False) as t:
+        assert t.index().unresolved == []
+        calls = {(e["line"], e["dst"]) for e in t.export_edges() if e["relation"] == "calls"}
+    assert (7, "lib.size") in calls
+
+
 BASE = {
     "zoo/__init__.py": "from .animals import *\n",
     "zoo/animals.py": (

@@ -49,6 +49,28 @@ TS_EDITS = [
     ("src/util.ts", "export function formatDate(d: Date): string { return 'x'; }\n"),
 ]
 
+JS = {
+    "lib/retry.js": "export function withRetry(task) {\n  return task();\n}\n",
+    "lib/shapes.js": "export class Shape {\n  area() {}\n}\nexport const make = () => new Shape();\n",
+    "lib/index.js": 'export * from "./shapes.js";\nexport { withRetry } from "./retry.js";\n',
+    "lib/db.js": "class Db {\n  query() {}\n}\nmodule.exports = Db;\n",
+    "app.js": (
+        'import { make, withRetry } from "./lib/index.js";\nconst Db = require("./lib/db.js");\n'
+        "function save() {}\nexport function run() {\n  make().area();\n  withRetry(save);\n  new Db().query();\n}\n"
+    ),
+}
+JS_EDITS = [
+    # what another module's function returns changes: the call on its result follows
+    ("lib/shapes.js", "export class Shape {\n  area() {}\n}\nexport class Box {\n  area() {}\n}\n"
+                      "export const make = () => new Box();\n"),
+    # the function given a callback no longer calls it: the edge through its argument goes
+    ("lib/retry.js", "export function withRetry(task) {\n  return task;\n}\n"),
+    # a CommonJS module exports another class
+    ("lib/db.js", "class Db {\n  query() {}\n}\nclass Pool {\n  query() {}\n}\nmodule.exports = Pool;\n"),
+    # the re-export goes away
+    ("lib/index.js", 'export * from "./shapes.js";\n'),
+]
+
 GO = {
     "go.mod": "module example.com/shop\n\ngo 1.22\n",
     "store/repo.go": (
@@ -78,7 +100,8 @@ GO_EDITS = [
 
 
 @pytest.mark.parametrize(
-    ("files", "edits"), [(JAVA, JAVA_EDITS), (TS, TS_EDITS), (GO, GO_EDITS)], ids=["java", "typescript", "go"]
+    ("files", "edits"), [(JAVA, JAVA_EDITS), (TS, TS_EDITS), (JS, JS_EDITS), (GO, GO_EDITS)],
+    ids=["java", "typescript", "javascript", "go"]
 )
 def test_incremental_typed_resolution_equals_clean_reindex(make_repo, tmp_path: Path, files, edits) -> None:
     root = make_repo(files)

@@ -149,6 +149,23 @@ def test_export_pycg_lists_every_function_and_its_callees(make_repo) -> None:
         assert all(isinstance(v, list) for v in graph.values())
 
 
+def test_export_pycg_names_every_language_as_the_suites_do(make_repo) -> None:
+    files = {
+        "main.js": "import { f } from './nested/to_import.js';\nimport { g } from './nested/index.js';\n"
+                   "function run() { f(); g(); }\n",
+        "nested/to_import.js": "export function f() {}\n",
+        "nested/index.js": "export function g() {}\n",
+        "src/com/acme/Ledger.java": "package com.acme;\npublic class Ledger {\n  void record() { new Entry(); }\n"
+                                    "  static class Entry { Entry() {} }\n}\n",
+    }
+    with Tenure.open(make_repo(files), discover=False) as t:
+        t.index()
+        graph = t.export_pycg()
+    assert graph["main.run"] == ["nested.g", "nested.to_import.f"]  # a directory's index module is the directory
+    assert graph["nested.to_import.f"] == [] and "main" in graph
+    assert graph["com.acme.Ledger.record"] == ["com.acme.Ledger$Entry.Entry"]  # javac's names
+
+
 def test_dynamic_sites_of_another_language_are_not_said_of_its_symbols(make_repo) -> None:
     files = {
         "plugins.py": "def run(obj, name):\n    return getattr(obj, name)()\n",
@@ -197,6 +214,9 @@ def test_a_dynamic_site_counts_only_against_what_it_may_reach(make_repo) -> None
         # eval(code) may reach anything: listed once by `tenure status`, not counted in each answer
         assert not any("dynamic" in reason for reason in helper["reasons"])
         assert helper["dynamic_anywhere"] == 1
+        # nothing else makes its answer partial: no dependants is no lower bound (flask's `what-breaks conf`)
+        assert not helper["lower_bound"]
+        assert helper["text"].endswith("— complete but for 1 dynamic call site that may reach anything")
         status = t.status()["dynamic_anywhere"]
         assert (status["count"], [(s["path"], s["line"]) for s in status["sites"]]) == (1, [("app/events.py", 15)])
 

@@ -17,7 +17,7 @@ from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
 from tenure.namespace.lookup import Lookup, find_symbols
 from tenure.relaunch import spawn_detached
-from tenure.state import database_path, make_state_dir, process_lock, state_dir
+from tenure.state import EMBED_LOCK, EMBED_LOG, database_path, make_state_dir, process_lock, state_dir
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural import export, walk
 from tenure.structural.after_index import SourceContext
@@ -44,8 +44,6 @@ STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
 HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a benchmark of the index alone)
 # `off`: an index starts no background embedding of the code's elements (the test suite sets it)
 EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
-EMBED_LOCK = "embed.lock"
-EMBED_LOG = "embed.log"
 KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
@@ -226,16 +224,19 @@ class Tenure:
         return summary
 
     def schedule_embedding(self) -> dict:
-        """Start a detached `tenure backfill` when code elements have no vector for their code yet:
+        """Keep the terms of the code's elements that changed (selection reads them), and start a
+        detached `tenure backfill` when code elements have no vector for their code yet:
         a briefing reads their meaning once it has run, and never waits for it (it says how many it
         could not read). {} when there is nothing to embed."""
-        from tenure.memories.vectors import element_fingerprints
-        from tenure.namespace.selection import candidates
+        from tenure.memories.vectors import ElementVectors, element_fingerprints
+        from tenure.namespace.selection import candidates, prepare_terms
 
+        rows = candidates(self.db)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
         kept = element_fingerprints(self.db)
-        stale = sum(1 for c in candidates(self.db) if kept.get(c.element) != c.fingerprint)
+        stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
         if os.environ.get(EMBED_SWITCH, "on").lower() in ("off", "0", "false", "no"):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
+EMBED_LOCK = "embed.lock"  # held by the `tenure backfill` an index starts (the code's elements embedded)
+EMBED_LOG = "embed.log"
 
 
 def state_dir(root: Path) -> Path:
@@ -71,3 +73,11 @@ def process_lock(state: Path, name: str) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
+
+
+def lock_held(state: Path, name: str) -> bool:
+    """Whether another process holds the lock file `name` (see `process_lock`); makes nothing."""
+    if not (state / name).exists():
+        return False
+    with process_lock(state, name) as acquired:
+        return not acquired

@@ -8,11 +8,10 @@ from typing import Annotated
 
 import typer
 
-from tenure.api import EMBED_LOCK
 from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, new_table, project, with_progress
 from tenure.memories import KINDS
 from tenure.memories.briefing import line
-from tenure.state import process_lock, state_dir
+from tenure.state import EMBED_LOCK, process_lock, state_dir
 from tenure.words import counted
 
 session_app = typer.Typer(help="Work sessions: start with a briefing and leases, end with an outcome.",

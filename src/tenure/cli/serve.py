@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +33,8 @@ def serve(
     check = check_listen(host, port, token, allow_host) if http else None
     with open_project(repo) as t:
         server = build_server(t)
+        # the embedding model loads while the client connects, not in its first session_start
+        threading.Thread(target=t.memories.vectors.warm, name="warm-embeddings", daemon=True).start()
         if check:
             err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root} (answers to "
                       f"{escape(', '.join(check.names))})")

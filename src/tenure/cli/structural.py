@@ -50,8 +50,8 @@ def index(
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
     with Tenure.open(start) as t:
         if t.root != start.resolve() and not as_json:
-            console.print(f"indexing the project at {escape(str(t.root))} (the directory {escape(str(start))} "
-                          "belongs to)")
+            console.print(f"indexing the project at {escape(str(t.root))}, which {escape(str(start.resolve()))} "
+                          "belongs to")
         report = with_progress(lambda progress: t.index(progress=progress, seedless=seedless), quiet=as_json)
         _print_report(report, as_json, history=t.history_report, embedding=t.embedding_report,
                       knowledge=t.knowledge_report)

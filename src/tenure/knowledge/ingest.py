@@ -45,17 +45,24 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     (an origin that failed to list, e.g. no git, keeps what it gave before)."""
     report = IngestReport(documents=len(docs))
     _refresh_offline(db)
-    known = {r[0]: (r[1], r[2]) for r in db.rows("SELECT key, id, content_hash FROM knowledge_documents")}
+    known = {r[0]: (r[1], r[2], r[3]) for r in db.rows("SELECT key, id, content_hash, source_hash"
+                                                       " FROM knowledge_documents")}
     chunking = f"{config.chunk_size}/{config.chunk_overlap}"
     rechunk_all = get_meta(db, "chunking") != chunking
     todo = []
+    unsplit = []  # unchanged documents stored before their file's digest was kept: kept now
     for doc in docs:
         report.by_origin[doc.origin] = report.by_origin.get(doc.origin, 0) + 1
         old = known.get(doc.key)
         if doc.known_hash is not None or (old is not None and old[1] == doc.content_hash and not rechunk_all):
             report.unchanged += 1
+            if old is not None and doc.source_hash is not None and old[2] != doc.source_hash:
+                unsplit.append((doc.source_hash, old[0]))
             continue
         todo.append(doc)
+    if unsplit:
+        with db.transaction():
+            db.executemany("UPDATE knowledge_documents SET source_hash = ? WHERE id = ?", unsplit)
     for start in range(0, len(todo), BATCH):
         with db.transaction():
             for doc in todo[start:start + BATCH]:

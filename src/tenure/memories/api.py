@@ -25,6 +25,7 @@ from tenure.namespace import selection
 from tenure.namespace.elements import PROJECT, ElementError, Place, contains, display, kind_of, places, try_resolve
 from tenure.namespace.elements import resolve as resolve_element
 from tenure.namespace.terms import normalised, terms
+from tenure.state import EMBED_LOCK, lock_held, state_dir
 from tenure.storage import Database
 
 Clock = Callable[[], datetime]
@@ -564,8 +565,10 @@ class Memories:
 
     def _select(self, task: str, limit: int) -> selection.Selected:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
+        # while the index's background backfill embeds them, a query leaves them to it
+        inline = 0 if lock_held(state_dir(self.root), EMBED_LOCK) else selection.INLINE_EMBED
         return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
-                                limit)
+                                limit, inline)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
         """Read the terms of the code's elements, and embed the descriptions of those with no vector of

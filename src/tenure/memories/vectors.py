@@ -64,6 +64,11 @@ class Vectors:
             return f"semantic + lexical (embeddings: {self.provider.name})"
         return f"lexical only: {self._why_none}; ranked by term overlap"
 
+    def warm(self) -> None:
+        """Load the model ahead of the first query: a server does this in a thread as it starts, so
+        that its first `session_start` does not wait for the weights. Touches no database."""
+        self.embed(["warm up"])
+
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors for `texts`, or None when there is no working provider (then: lexical)."""
         provider = self.provider
@@ -146,15 +151,15 @@ class ElementVectors:
     the fingerprint of the code they were made from. Plain: made from code, which the repository
     holds anyway."""
 
-    def __init__(self, db: Database, vectors: Vectors) -> None:
+    def __init__(self, db: Database, vectors: Vectors | None) -> None:
         self.db = db
-        self.vectors = vectors
+        self.vectors = vectors  # None: terms only (an index keeps them without the embedding stack)
 
     def embed(self, texts: list[str]) -> np.ndarray | None:
-        return self.vectors.embed(texts)
+        return self.vectors.embed(texts) if self.vectors else None
 
     def stored(self) -> dict[str, tuple[str, np.ndarray]]:
-        if self.vectors.provider is None:
+        if self.vectors is None or self.vectors.provider is None:
             return {}
         return {r["element"]: (r["fingerprint"], np.frombuffer(r["vector"], dtype=np.float32))
                 for r in self.db.query("SELECT element, fingerprint, vector FROM element_vectors WHERE model = ?",
@@ -171,7 +176,7 @@ class ElementVectors:
                 " DO UPDATE SET fingerprint = excluded.fingerprint, terms = excluded.terms", terms)
 
     def store(self, vectors: list[tuple[str, str, np.ndarray]]) -> None:
-        if self.vectors.provider is None or not vectors:
+        if self.vectors is None or self.vectors.provider is None or not vectors:
             return
         model = self._model()
         with self.db.transaction():
@@ -183,6 +188,7 @@ class ElementVectors:
             )
 
     def _model(self) -> str:
+        assert self.vectors is not None
         provider = self.vectors.provider
         assert provider is not None  # (asked only after `embed` gave a vector)
         return provider.name

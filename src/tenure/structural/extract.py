@@ -2,6 +2,11 @@
 
 Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.md):
   @definition.<kind> + @name [+ @returns]  a definition, its name, its declared result type
+  @definition.<kind> + @anonymous.<label>  a definition without a name (`<label1>`, `<label2>`, ...
+                                       in its enclosing definition)
+  @definition.<kind> + @value          a definition written as an expression: when its node is the
+                                       child of a named definition's node, it is that definition
+                                       (the function of `const f = () => {}` is f)
   @reference.call + @name [+ @receiver] a call site; receiver is the qualifier expression
   @reference.new + @name               a constructor call (`new Foo()`)
   @reference.inherits / .implements    on a super type's name node, inside the class definition
@@ -124,17 +129,20 @@ def extract_located(
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
         error_nodes=_count_errors(tree),
     )
-    # (definition node, name node, kind, owner type written outside it (Go receivers), pattern,
-    # declared result type)
-    defs: list[tuple[Node | _Span, Node, str, str, int, str]] = []
+    # (definition node, name node (None: anonymous), kind, owner type written outside it (Go
+    # receivers), pattern, declared result type, anonymous label, written as a value)
+    defs: list[tuple[Node | _Span, Node | None, str, str, int, str, str, bool]] = []
     others: list[dict[str, list[Node]]] = []
     bindings: list[tuple[int, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
-        if def_key and "name" in caps:
+        label = next((k for k in caps if k.startswith("anonymous.")), "") if def_key else ""
+        if def_key and ("name" in caps or label):
             owner = _bare_type(_first(caps, "owner"))
             node = _spanning(caps[def_key])
-            defs.append((node, caps["name"][0], def_key.split(".", 1)[1], owner, pattern, _first(caps, "returns")))
+            name_node = caps["name"][0] if "name" in caps else None
+            defs.append((node, name_node, def_key.split(".", 1)[1], owner, pattern, _first(caps, "returns"),
+                         label.split(".", 1)[1] if label else "", "value" in caps))
         elif "package" in caps and not facts.package:
             facts.package = text_of(caps["package"][0])
         elif "binding" in caps:
@@ -144,16 +152,25 @@ def extract_located(
 
     scopes = _Scopes()
     seen: set[tuple[int, int]] = set()
+    named = {(d[0].start_byte, d[0].end_byte) for d in defs if d[1] is not None}
+    anonymous: dict[tuple[str, str], int] = {}  # (parent, label) -> how many so far
     # Outermost first. When several patterns match the same node, one naming an @owner wins,
     # else the one written first in the query file.
-    for node, name_node, kind, owner, _, returns in sorted(
+    for node, name_node, kind, owner, _, returns, label, value in sorted(
         defs, key=lambda d: (d[0].start_byte, -d[0].end_byte, not d[3], d[4])
     ):
         if (node.start_byte, node.end_byte) in seen:
             continue  # two patterns matched the same definition
+        parent_node = getattr(node, "parent", None) if value else None
+        if parent_node is not None and (parent_node.start_byte, parent_node.end_byte) in named:
+            continue  # the value of a named definition: `const f = function g() {}` is f
         seen.add((node.start_byte, node.end_byte))
         parent = owner or scopes.enclosing(node.start_byte, node.end_byte)
-        name = text_of(name_node)
+        if name_node is None:
+            count = anonymous[parent, label] = anonymous.get((parent, label), 0) + 1
+            name = f"<{label}{count}>"
+        else:
+            name = text_of(name_node)
         sep = "."
         if parent and kind in spec.type_kinds and _is_type(facts, parent, spec):
             sep = spec.nested_type_separator
@@ -172,7 +189,7 @@ def extract_located(
 
     import_roots: list[tuple[int, int]] = []
     # A definition's name node is not also a call of it (Elixir's `def f(x)` parses its head as a call).
-    def_names = {(d[1].start_byte, d[1].end_byte) for d in defs}
+    def_names = {(d[1].start_byte, d[1].end_byte) for d in defs if d[1] is not None}
     # One reference per name node and kind: where a plain-call pattern and a qualified one both
     # match a call (grammars that nest `f(x)` inside `a.f(x)`), the one with a @receiver wins.
     qualified = {_ref_key(caps) for caps in others if "receiver" in caps}

@@ -85,7 +85,8 @@ class Impact:
                            "or a receiver of unknown type): any may reach it")
         if self.unresolved_dispatch:
             reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
-        lower_bound = bool(reasons) or not self.dependants
+        # no dependants is an answer like any other: as complete as the reasons against it allow
+        lower_bound = bool(reasons) or self.symbol is None
         coverage = self.coverage()
         return {
             "by_relation": dict(by_relation),

@@ -50,6 +50,7 @@ from tenure.structural.resolve import (
     touched_keys,
 )
 from tenure.structural.store import StructuralStore
+from tenure.words import counted
 
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
@@ -385,7 +386,7 @@ class Indexer:
                     shape(f, c.spec.extractor) for f in (old_facts, facts))
                 moved = dict(zip(old_lines, new_lines, strict=False)) if old_shape == new_shape else None
             status = "partial" if facts.error_nodes or note else "ok"
-            detail = "; ".join(x for x in (f"{facts.error_nodes} syntax errors recovered"
+            detail = "; ".join(x for x in (f"{counted(facts.error_nodes, 'syntax error')} recovered"
                                             if facts.error_nodes else "", note) if x)
             if status == "partial":
                 report.partial.append((c.path, detail))

@@ -22,36 +22,44 @@ for a member of a value (getattr, globals()[...]), a full name for a module (imp
 for code (eval).
 
 Statements (`scope` is where calls in them are attributed):
-    ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key]
-                                             | ["t", [targets], star position or -1]
+    ["=", scope, target, value]      target: ["v", var] | ["a", obj, attr] | ["s", obj, key, site]
+                                             | ["t", [targets], star position or -1, site]
     ["e", scope, expr]               evaluated for its calls
-    ["r", scope, expr] / ["y", scope, expr] / ["Y", scope, expr]    return, yield, yield from
-    ["for", scope, target, iterable, site]      also comprehension clauses
-    ["w", scope, target, context]    `with context as target`
+    ["r", scope, expr] / ["y", scope, expr]    return, yield
+    ["Y", scope, expr, site]         yield from
+    ["for", scope, target, iterable, site]      also comprehension clauses (site: __iter__ or __aiter__)
+    ["w", scope, target or None, context, site]    `with context as target` (site: __enter__ or __aenter__)
     ["raise", scope, expr, site]     raising a class instantiates it
     ["b", scope, class scope, [bases]]
 Expressions:
     var (an int: a read that only one binding reaches)  ["v", [vars]]
     ["n", name] (bound nowhere in the file: a star import, a builtin, or unknown)
-    ["a", obj, attr]  ["s", obj, key]  ["s:", obj, lo, hi]  ["c", site, func, [args], [[kw, value]]]
-    ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)
+    ["a", obj, attr]  ["s", obj, key, site]  ["s:", obj, lo, hi, site]  ["c", site, func, [args], [[kw, value]]]
+    ["@", site, decorator, decorated]  ["k", constant]  ["ks"] (some string)  ["kb"] (some bytes)
     ["l", alloc, [items]] (list, tuple, set; ["*", e] for a starred item)  ["d", alloc, [[key, value]]]
     (alloc: "scope qualname#n", the n-th allocation in that scope)
     ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
     ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
     ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
+    ["op", site, receiver, other, [methods], reflected, keep] (an operator: the first of the methods the
+    receiver's class has, called with `other`, else `reflected` on `other`; `keep`: values with neither
+    are the result, as `x += y` keeps x's and y's)
+Sites are named by what they call: the callee's last identifier, or the method Python calls (a
+subscript ["s", obj, key, site] calls __getitem__ / __setitem__ on an instance, a tuple target __iter__).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 
 import msgspec
 from tree_sitter import Node, Tree
 
 from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
+from tenure.structural.extractors import State, join
+from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
 from tenure.structural.facts import Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
 
@@ -67,6 +75,15 @@ _INT64 = 2**63
 _DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cached_property": "p",
                 "functools.cached_property": "p", "abstractmethod": "", "abc.abstractmethod": ""}
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+# The methods Python calls on an operand's behalf: `a + b` is a.__add__(b), else b.__radd__(a);
+# `a += b` a.__iadd__(b), else as `a + b`; a comparison its method, else the reflected one on the right.
+_BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "@": "matmul", "/": "truediv", "//": "floordiv",
+                     "%": "mod", "**": "pow", "<<": "lshift", ">>": "rshift", "&": "and", "|": "or", "^": "xor"}
+_COMPARISONS = {"<": (["__lt__"], "__gt__"), "<=": (["__le__"], "__ge__"), ">": (["__gt__"], "__lt__"),
+                ">=": (["__ge__"], "__le__"), "==": (["__eq__"], "__eq__"),
+                "!=": (["__ne__", "__eq__"], "__ne__")}  # (object.__ne__ calls __eq__)
+_MEMBERSHIP = frozenset({"in", "not in"})  # `a in b` is b.__contains__(a)
+_UNARY_OPERATORS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
 _DYNAMIC_IMPORTS = frozenset({"__import__", "import_module", "importlib.import_module"})
@@ -78,9 +95,8 @@ _SEQUENCES = frozenset({"list", "tuple", "set", "expression_list", "pattern_list
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression",
                              "dictionary_comprehension"})
 _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_statement", "type",
-                      "ellipsis", "future_import_statement", "delete_statement", "line_continuation"})
+                      "ellipsis", "future_import_statement", "line_continuation"})
 
-State = dict[str, list[int]]
 _NOTHING: tuple = ()
 
 
@@ -223,17 +239,6 @@ class _Walker:
     def fork(self) -> State:
         return dict(self.scope.state)
 
-    def join(self, *states: State) -> State:
-        joined: State = {}
-        for state in states:
-            for name, vars_ in state.items():
-                have = joined.get(name)
-                if have is None:
-                    joined[name] = vars_
-                elif have is not vars_:
-                    joined[name] = [*have, *(v for v in vars_ if v not in have)]
-        return joined
-
     def branch(self, start: State, node: Node | None) -> State:
         self.scope.state = dict(start)
         if node is not None:
@@ -303,11 +308,13 @@ class _Walker:
             value = node.child_by_field_name("value")
             keys = node.children_by_field_name("subscript")
             key = self.expr(keys[0]) if len(keys) == 1 else None
-            return ["s", self.expr(value), key] if value is not None else None
+            return ["s", self.expr(value), key, self._site(node.start_point[0] + 1, "__setitem__")] \
+                if value is not None else None
         if kind in _TARGET_SEQUENCES or kind == "parenthesized_expression":
             items = [c for c in node.named_children if c.type != "comment"]
             star = next((i for i, c in enumerate(items) if c.type in ("list_splat_pattern", "list_splat")), -1)
-            return ["t", [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)], star]
+            targets = [self.target(c.named_children[0] if i == star else c) for i, c in enumerate(items)]
+            return ["t", targets, star, self._site(node.start_point[0] + 1, "__iter__")]  # (unpacking iterates)
         if kind in ("list_splat_pattern", "list_splat") and node.named_children:
             return self.target(node.named_children[0])
         if kind == "as_pattern_target" and node.named_children:
@@ -320,9 +327,28 @@ class _Walker:
         if left is None or right is None:
             return
         value = self.expr(right)
-        if left.type == "identifier":  # `x += y` keeps what x was and adds y
+        operator = node.child_by_field_name("operator")
+        name = _BINARY_OPERATORS.get(operator.type[:-1]) if operator is not None else None
+        if name is not None:  # keeps what the target was and adds the right side, or what its methods give
+            site = self._site(node.start_point[0] + 1, f"__i{name}__")
+            value = ["op", site, self.expr(left), value, [f"__i{name}__", f"__{name}__"], f"__r{name}__", 1]
+        elif left.type == "identifier":
             value = ["u", [self.read(self.text(left)), value]]
         self.assign(left, value)
+
+    def s_delete_statement(self, node: Node) -> None:
+        targets = [c for c in node.named_children if c.type != "comment"]
+        if len(targets) == 1 and targets[0].type == "expression_list":
+            targets = [c for c in targets[0].named_children if c.type != "comment"]
+        for target in targets:
+            value = target.child_by_field_name("value") if target.type == "subscript" else None
+            if value is None:
+                self.effects(target)
+                continue
+            keys = target.children_by_field_name("subscript")
+            key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
+            site = self._site(target.start_point[0] + 1, "__delitem__")
+            self.emit("e", self.scope.idx, ["op", site, self.expr(value), key, ["__delitem__"], None, 0])
 
     def s_return_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -358,7 +384,7 @@ class _Walker:
             else:
                 has_else = True
                 branches.append(self.branch(start, alt.child_by_field_name("body")))
-        self.scope.state = self.join(*branches) if has_else else self.join(start, *branches)
+        self.scope.state = join(*branches) if has_else else join(start, *branches)
 
     def s_for_statement(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -367,9 +393,9 @@ class _Walker:
         if left is not None:
             tgt = self.target(left)
             if tgt is not None:
-                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, "__iter__"))
+                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, _iterates(node)))
         body = self.branch(self.scope.state, node.child_by_field_name("body"))
-        self.scope.state = self.join(start, body)
+        self.scope.state = join(start, body)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self.block(alternative)
@@ -380,7 +406,7 @@ class _Walker:
             self.effects(cond)
         start = self.fork()
         body = self.branch(start, node.child_by_field_name("body"))
-        self.scope.state = self.join(start, body)
+        self.scope.state = join(start, body)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self.block(alternative)
@@ -392,12 +418,12 @@ class _Walker:
         finally_ = None
         for clause in node.named_children:
             if clause.type in ("except_clause", "except_group_clause"):
-                ends.append(self._except(self.join(start, body), clause))
+                ends.append(self._except(join(start, body), clause))
             elif clause.type == "else_clause":
                 body = self.branch(body, clause.child_by_field_name("body"))
             elif clause.type == "finally_clause":
                 finally_ = clause
-        self.scope.state = self.join(body, *ends)
+        self.scope.state = join(body, *ends)
         if finally_ is not None:
             self.block(finally_)
 
@@ -413,27 +439,26 @@ class _Walker:
         return self.scope.state
 
     def s_with_statement(self, node: Node) -> None:
+        enter = "__aenter__" if _is_async(node) else "__enter__"
         for clause in node.named_children:
             if clause.type == "with_clause":
                 for item in clause.named_children:
-                    self._with_item(item)
+                    self._with_item(item, enter)
             elif clause.type == "block":
                 self.block(clause)
 
-    def _with_item(self, item: Node) -> None:
+    def _with_item(self, item: Node, enter: str) -> None:
         value = item.child_by_field_name("value")
         if value is None:
             return
+        tgt = None
         if value.type == "as_pattern" and value.named_children:
             alias = value.child_by_field_name("alias")
             context = self.expr(value.named_children[0])
             tgt = self.target(alias) if alias is not None else None
-            if tgt is not None:
-                self.emit("w", self.scope.idx, tgt, context)
-            else:
-                self.emit("e", self.scope.idx, context)
         else:
-            self.effects(value)
+            context = self.expr(value)
+        self.emit("w", self.scope.idx, tgt, context, self._site(item.start_point[0] + 1, enter))
 
     def s_match_statement(self, node: Node) -> None:
         subject = node.child_by_field_name("subject")
@@ -451,7 +476,7 @@ class _Walker:
                     elif part.type == "if_clause":
                         self.effects(part)
                 branches.append(self.branch(self.scope.state, case.child_by_field_name("consequence")))
-        self.scope.state = self.join(*branches)
+        self.scope.state = join(*branches)
 
     def s_import_statement(self, node: Node) -> None:
         for name in node.children_by_field_name("name"):
@@ -659,9 +684,45 @@ class _Walker:
         if len(keys) == 1 and keys[0].type == "slice":
             bounds = [c for c in keys[0].children if c.type != "comment"]
             lo, hi = _slice_bounds(bounds)
-            return ["s:", value, lo, hi]
+            return ["s:", value, lo, hi, self._site(node.start_point[0] + 1, "__getitem__")]
         key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
-        return ["s", value, key]
+        return ["s", value, key, self._site(node.start_point[0] + 1, "__getitem__")]
+
+    def e_binary_operator(self, node: Node) -> Expr:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        name = _BINARY_OPERATORS.get(operator.type) if operator is not None else None
+        if name is None or left is None or right is None:
+            return self._only_calls(node.named_children)
+        site = self._site(node.start_point[0] + 1, f"__{name}__")
+        return ["op", site, self.expr(left), self.expr(right), [f"__{name}__"], f"__r{name}__", 0]
+
+    def e_comparison_operator(self, node: Node) -> Expr:
+        operands = [c for c in node.children if c.is_named and c.type != "comment"]
+        operators = [c.type for c in node.children if not c.is_named]
+        values = [self.expr(c) for c in operands]
+        line = node.start_point[0] + 1
+        calls: list = []
+        used: set[int] = set()  # operands some method is called with (evaluated there)
+        for i, operator in enumerate(operators[: len(values) - 1]):
+            left, right = values[i], values[i + 1]
+            if operator in _MEMBERSHIP:
+                calls.append(["op", self._site(line, "__contains__"), right, left, ["__contains__"], None, 0])
+            elif operator in _COMPARISONS:
+                methods, reflected = _COMPARISONS[operator]
+                calls.append(["op", self._site(line, methods[0]), left, right, methods, reflected, 0])
+            else:
+                continue  # `is`: no method
+            used |= {i, i + 1}
+        calls += [v for i, v in enumerate(values) if i not in used and v is not None]
+        return ["o", calls] if calls else None  # (a truth value: not followed)
+
+    def e_unary_operator(self, node: Node) -> Expr:
+        operator, argument = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+        method = _UNARY_OPERATORS.get(operator.type) if operator is not None else None
+        if method is None or argument is None or argument.type in ("integer", "float"):
+            return self._only_calls(node.named_children)  # (a negative number calls nothing)
+        return ["op", self._site(node.start_point[0] + 1, method), self.expr(argument), None, [method], None, 0]
 
     def e_call(self, node: Node) -> Expr:
         parts = node.children  # function arguments
@@ -700,7 +761,7 @@ class _Walker:
         middle = node.child(1) if node.child_count == 3 and not node.has_error else None
         if middle is not None and middle.type == "string_content":
             if b"b" in self.source[node.start_byte : middle.start_byte].lower():  # string_start: prefix, quotes
-                return None  # bytes: not a str, never a key we could match
+                return ["kb"]  # bytes: not a str, never a key we could match
             content = self.text(middle)
             return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
         parts = node.children  # string_start, string_content and interpolation in any order, string_end
@@ -709,12 +770,14 @@ class _Walker:
             calls = self._only_calls(interpolations)
             return ["u", [["ks"], calls]] if calls else ["ks"]
         if parts and "b" in self.text(parts[0]).lower():
-            return None  # bytes: not a str, never a key we could match
+            return ["kb"]
         content = "".join([self.text(part) for part in parts if part.type == "string_content"])
         return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
 
     def e_concatenated_string(self, node: Node) -> Expr:
         parts = [self.e_string(c) for c in node.named_children if c.type == "string"]
+        if any(p == ["kb"] for p in parts):
+            return ["kb"]
         if all(isinstance(p, list) and p[0] == "k" for p in parts):
             joined = "".join(p[1] for p in parts)  # type: ignore[index]
             return ["k", joined] if len(joined) <= MAX_CONST_LEN else ["ks"]
@@ -781,7 +844,7 @@ class _Walker:
                 left = clause.child_by_field_name("left")
                 tgt = self.target(left) if left is not None else None
                 if tgt is not None:
-                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, "__iter__"))
+                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, _iterates(clause)))
             else:
                 self.scope = comp
                 for cond in clause.named_children:
@@ -828,7 +891,10 @@ class _Walker:
             self.scopes[owner.idx][4] += "g"
         if children:
             delegates = any(c.type == "from" for c in node.children)
-            self.emit("Y" if delegates else "y", owner.idx, self.expr(children[0]))
+            if delegates:
+                self.emit("Y", owner.idx, self.expr(children[0]), self._site(node.start_point[0] + 1, "__iter__"))
+            else:
+                self.emit("y", owner.idx, self.expr(children[0]))
         return None
 
     # helpers ---------------------------------------------------------------------------------------
@@ -872,6 +938,7 @@ _STATEMENTS = {
     "expression_statement": _Walker.s_expression_statement,
     "assignment": _Walker.s_assignment,
     "augmented_assignment": _Walker.s_augmented_assignment,
+    "delete_statement": _Walker.s_delete_statement,
     "return_statement": _Walker.s_return_statement,
     "raise_statement": _Walker.s_raise_statement,
     "global_statement": _Walker.s_global_statement,
@@ -895,6 +962,9 @@ _EXPRESSIONS = {
     "identifier": _Walker.e_identifier,
     "attribute": _Walker.e_attribute,
     "subscript": _Walker.e_subscript,
+    "binary_operator": _Walker.e_binary_operator,
+    "comparison_operator": _Walker.e_comparison_operator,
+    "unary_operator": _Walker.e_unary_operator,
     "call": _Walker.e_call,
     "string": _Walker.e_string,
     "concatenated_string": _Walker.e_concatenated_string,
@@ -922,6 +992,15 @@ _ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
 
 def _qualify(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent else name
+
+
+def _is_async(node: Node) -> bool:
+    return any(c.type == "async" for c in node.children)
+
+
+def _iterates(node: Node) -> str:
+    """The method a `for` (statement or comprehension clause) calls first: __iter__, or __aiter__."""
+    return "__aiter__" if _is_async(node) else "__iter__"
 
 
 def _first_named(node: Node) -> Node | None:
@@ -1100,15 +1179,3 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker.block(tree.root_node)
     facts.flow = walker.flow()
     return facts
-
-
-def flow_lines(flow: bytes) -> tuple[list[int], Callable[[Callable[[int], int]], object]]:
-    """The line numbers in a flow program, and a way to rebuild it with each line mapped (the
-    indexer compares programs up to where code moved, see parse.shape)."""
-    program = msgspec.msgpack.decode(flow)
-    lines = [site[0] for site in program["sites"]]
-
-    def remap(rank: Callable[[int], int]) -> object:
-        return {**program, "sites": [[rank(site[0]), *site[1:]] for site in program["sites"]]}
-
-    return lines, remap

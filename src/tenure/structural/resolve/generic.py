@@ -495,22 +495,23 @@ class FileResolver:
 
     # edges -------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
-        out: list[EdgeOut] = []
-        for ref in self.facts.references:
-            src = self.fqn(ref.scope)
-            if ref.kind == "dynamic":  # what it may reach is not told: anything (graph.dynamic_reach)
-                out.append(EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, "", ref.detail))
-            elif ref.kind in ("inherits", "implements"):
-                targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
-                relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
-                out += self.edges_to(src, targets, relation, ref)
-            elif ref.kind == "new":
-                out += self._instantiation(src, self.resolve_new(ref), ref)
-            elif types := self.types_among(targets := self.resolve_call(ref)):
-                out += self._instantiation(src, types, ref)  # a class called like a function
-            else:
-                out += self.edges_to(src, targets, Relation.CALLS, ref)
+        out = [e for ref in self.facts.references for e in self.reference_edges(ref)]
         return out + self.import_edges()
+
+    def reference_edges(self, ref: Reference) -> list[EdgeOut]:
+        """The edges of one reference (a call, an instantiation, a super type, a dynamic site)."""
+        src = self.fqn(ref.scope)
+        if ref.kind == "dynamic":  # what it may reach is not told: anything (graph.dynamic_reach)
+            return [EdgeOut(src, None, Relation.CALLS, Tier.DYNAMIC, ref.line, "", ref.detail)]
+        if ref.kind in ("inherits", "implements"):
+            targets = self.resolve_type(ref.name, _parent(ref.scope, self.spec))
+            relation = Relation.INHERITS if ref.kind == "inherits" else Relation.IMPLEMENTS
+            return self.edges_to(src, targets, relation, ref)
+        if ref.kind == "new":
+            return self._instantiation(src, self.resolve_new(ref), ref)
+        if types := self.types_among(targets := self.resolve_call(ref)):
+            return self._instantiation(src, types, ref)  # a class called like a function
+        return self.edges_to(src, targets, Relation.CALLS, ref)
 
     def import_edges(self) -> list[EdgeOut]:
         out = []
@@ -542,22 +543,30 @@ def _segments(receiver: str) -> list[tuple[str, bool]] | None:
     (indexing, literals, casts) and for unbalanced text."""
     text = _STRING.sub('""', receiver.strip())  # `append('[')`: brackets in literals do not nest
     text = text.replace("?.", ".").replace("!.", ".")  # `a?.b`, `a!.b`: the same member
+    parts = split_top_level(text, ".")
+    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts] if parts is not None else []
+    if not matches or not all(matches):
+        return None
+    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+
+
+def split_top_level(text: str, separator: str, brackets: str = "()[]{}") -> list[str] | None:
+    """`text` cut at each `separator` outside brackets (`brackets`: pairs, opening first); None
+    when they do not balance."""
+    opening, closing = brackets[::2], brackets[1::2]
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([{":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closing:
             depth -= 1
             if depth < 0:
                 return None
-        elif ch == "." and depth == 0:
+        elif ch == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    matches = [_SEGMENT.fullmatch(p.strip()) for p in parts]
-    if depth or not all(matches):
-        return None
-    return [(m.group(1), m.group(2) is not None) for m in matches if m]
+    return parts if not depth else None
 
 
 def _first_result(returns: str) -> str:

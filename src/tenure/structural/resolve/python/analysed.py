@@ -22,7 +22,8 @@ from tenure.structural.resolve.python.modules import (
     Project,
     Reads,
     Syntactic,
-    star_modules,
+    star_bound,
+    star_exported,
 )
 from tenure.structural.resolve.python.values import CLASS, EMPTY, INST, MODULE, Value
 
@@ -87,7 +88,7 @@ class CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 7  # 7: lists builtins make named by site in scope; 6: fields found are item reads too
+_KEPT_FORMAT = 8  # 8: values of bytes, operators' results; 7: lists builtins make named by site in scope
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
@@ -259,8 +260,8 @@ class Analysed(Lower):
             return EMPTY
         exprs = [e for v in self.project.names(mf, 0, name) for e in mf.var_defs.get(v, [])]
         if not exprs:  # not bound here: perhaps re-exported by `from .x import *`
-            return self.syntactic.export(module, name) if hops >= MAX_CHAIN else frozenset(
-                v for target in star_modules(self.project, mf) for v in self.export(target, name, hops + 1))
+            return self.syntactic.export(module, name) if hops >= MAX_CHAIN else star_bound(
+                self.project, mf, name, lambda m, n: self.export(m, n, hops + 1))
         if all(expr_tag(e) in ("f", "C", "k") for e in exprs):
             return self.syntactic.export(module, name)
         if all(expr_tag(e) == "m" for e in exprs) and hops < MAX_CHAIN:  # a re-export
@@ -270,6 +271,9 @@ class Analysed(Lower):
             return frozenset(out)
         a = self.analysis(module)
         return a.final(mf.names(0, name)) if a is not None else EMPTY
+
+    def star_export(self, module: str, name: str) -> frozenset:
+        return star_exported(self.project, module, name, self.export)
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
         mf = self.project.flow(cls[1])

@@ -25,6 +25,7 @@ from tenure.structural.resolve.python.values import (
     INST,
     MODULE,
     SEQ,
+    SOME_BYTES_KIND,
     SOME_STR_KIND,
     SUPER,
     TYPE_METHOD,
@@ -34,11 +35,23 @@ from tenure.structural.resolve.python.values import (
 MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
 EVALUATIONS_PER_STATEMENT = 12  # the fixpoint's budget, so one pathological file stays cheap
 SOME_STR: Value = (SOME_STR_KIND, "", "str")  # a string whose value is not known
+SOME_BYTES: Value = (SOME_BYTES_KIND, "", "bytes")
 _BUILTINS = frozenset(dir(builtins))
 # Methods of literals, named as PyCG's benchmark names them; a list's have no benchmark name and
 # give no edge (`<list>`), though their effect on the list is followed.
-_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>"}
+_LITERAL_TYPES = {CONST: "<**PyStr**>", SOME_STR_KIND: "<**PyStr**>", DICT: "<**PyDict**>", SEQ: "<list>",
+                  SOME_BYTES_KIND: "<bytes>"}
 _KEEPS_ITEMS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+# Builtins that call one method of an instance they are given: `len(x)` is x.__len__()
+_DUNDER_BUILTINS = {"len": "__len__", "str": "__str__", "repr": "__repr__", "format": "__format__",
+                    "hash": "__hash__", "bool": "__bool__", "abs": "__abs__", "bytes": "__bytes__",
+                    "int": "__int__", "float": "__float__", "complex": "__complex__", "round": "__round__",
+                    "reversed": "__reversed__", "dir": "__dir__", "iter": "__iter__", "next": "__next__",
+                    "aiter": "__aiter__", "anext": "__anext__"}
+_ITERATES = frozenset({"list", "tuple", "set", "frozenset", "sorted", "min", "max", "sum", "any", "all",
+                       "enumerate", "zip", "dict"})  # builtins that iterate over their first argument
+_ITERATION = {"__iter__": "__next__", "__aiter__": "__anext__"}
+_CONTEXT = {"__enter__": "__exit__", "__aenter__": "__aexit__"}
 _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
 _NAMED = frozenset({"v", "n"})  # callees written as a name (not `f()()`, `fs[0]()`)
 _OPEN = frozenset({INST, CLASS, MODULE, SUPER})  # values whose members the project defines
@@ -60,9 +73,18 @@ class Analysis:
         self.readers: dict[object, set[int]] = {}
         self.keys: dict[Value, set[object]] = {}  # an object's field keys, for reads of all of them
         self.edges: dict[object, dict[str, set[str]]] = {}  # site -> relation -> targets
+        # site -> what each value called there gave (relation, target): values that give different
+        # edges are alternatives, and none of them is certain
+        self.called: dict[object, dict[Value, set[tuple[str, str]]]] = {}
+        # site -> relation -> targets only a guess gives: an override or hook in a subclass (where the
+        # receiver may be a subclass's instance), a definition found by its name alone
+        self.guesses: dict[object, dict[str, set[str]]] = {}
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
         self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
         self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
+        self._calling: tuple[object, Value] | None = None  # (site, value) whose call is being followed
+        self._guessing = False
+        self._guessed_names: set[str] = set()  # free names found only by a definition of that name
         self.cur = 0
         self.scope = 0
         self.settling = -1  # the statement whose unknown decorators may now keep their function
@@ -196,11 +218,13 @@ class Analysis:
         elif op == "y":
             self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.eval(stmt[2]))
         elif op == "Y":
-            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), None))
+            self.add_cell(("y", self.mf.scopes[stmt[1]][0]), self.items(self.eval(stmt[2]), stmt[3]))
         elif op == "for":
             self.assign(stmt[2], self.items(self.eval(stmt[3]), stmt[4]))
         elif op == "w":
-            self.assign(stmt[2], self.entered(self.eval(stmt[3])))
+            entered = self.entered(self.eval(stmt[3]), stmt[4])
+            if stmt[2] is not None:
+                self.assign(stmt[2], entered)
         elif op == "raise":
             for value in self.eval(stmt[2]):
                 if value[0] == CLASS:
@@ -226,13 +250,15 @@ class Analysis:
                 if obj[0] in (SEQ, DICT):
                     for key in _keys(keys):
                         self.add_cell(("F", obj, key), values)
+                elif obj[0] == INST:
+                    self.call_method(target[3], obj, "__setitem__", [keys, values])
         elif tag == "t":
-            self.unpack(target[1], target[2], values)
+            self.unpack(target[1], target[2], values, target[3])
 
-    def unpack(self, targets: list, star: int, values: frozenset | set) -> None:
+    def unpack(self, targets: list, star: int, values: frozenset | set, site: int) -> None:
         for value in values:
             if value[0] != SEQ:
-                items = self.items((value,), None)
+                items = self.items((value,), site)
                 for i, target in enumerate(targets):
                     if target is not None and i != star:
                         self.assign(target, items)
@@ -270,20 +296,21 @@ class Analysis:
         """A name the file binds nowhere: from a star import, a builtin, or (a guess) a definition
         of that name elsewhere in the project."""
         outside = []
-        for module, level in self.mf.star:
+        for module, level in reversed(self.mf.star):  # the last star import binds over the ones before
             target = self.mf.absolute(module, level)
             if not target:
                 continue  # above the top level: imports nothing
             if not self.project.exists(target):
                 outside.append(target)
                 continue
-            found = self.lower.export(target, name)
+            found = self.lower.star_export(target, name)
             if found:
                 return found
         if name in _BUILTINS:
             return frozenset({(BUILTIN, "", name)})
         if outside:  # most likely from the one module we cannot see into
             return frozenset({(EXT, "", f"{outside[0]}.{name}")}) if len(outside) == 1 else EMPTY
+        self._guessed_names.add(name)
         return frozenset(_value_of(s) for s in self.project.named(name) if s.parent == s.module)
 
     def e_attr(self, expr: list) -> frozenset | set:
@@ -293,7 +320,8 @@ class Analysis:
         return out
 
     def e_subscript(self, expr: list) -> frozenset | set:
-        keys = _keys(self.eval(expr[2])) if expr[2] is not None else ["*"]
+        given = self.eval(expr[2]) if expr[2] is not None else EMPTY
+        keys = _keys(given) if expr[2] is not None else ["*"]
         out: set = set()
         for obj in self.eval(expr[1]):
             if obj[0] in (SEQ, DICT):
@@ -302,12 +330,16 @@ class Analysis:
                 else:
                     for key in keys:
                         out |= self.field(obj, key) | self.field(obj, "*")
+            elif obj[0] == INST:
+                out |= self.call_method(expr[3], obj, "__getitem__", [given])
         return out
 
     def e_slice(self, expr: list) -> frozenset | set:
         out: set = set()
         lo, hi = expr[2] or 0, expr[3]
         for obj in self.eval(expr[1]):
+            if obj[0] == INST:
+                out |= self.call_method(expr[4], obj, "__getitem__", [EMPTY])
             if obj[0] != SEQ:
                 continue
             copy = (SEQ, self.module, ("slice", obj, lo, hi))
@@ -328,6 +360,34 @@ class Analysis:
 
     def e_some_str(self, expr: list) -> frozenset:
         return frozenset({SOME_STR})
+
+    def e_some_bytes(self, expr: list) -> frozenset:
+        return frozenset({SOME_BYTES})
+
+    def e_op(self, expr: list) -> frozenset | set:
+        """An operator on instances: the first of its methods the receiver's class has, else the
+        reflected one of the other operand's class (see the flow format)."""
+        site, methods, reflected, keep = expr[1], expr[4], expr[5], expr[6]
+        receivers = self.eval(expr[2])
+        other = self.eval(expr[3]) if expr[3] is not None else EMPTY
+        args = [other] if expr[3] is not None else []
+        out: set = set()
+        unanswered = not receivers  # (nothing known of the receiver: the other side may be asked)
+        for value in receivers:
+            found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
+            if found is not None:
+                out |= self.call_methods((site, found[0]), found[1], args)
+                continue
+            unanswered = True
+            if keep:
+                out.add(value)
+        for value in other if reflected and unanswered or keep else ():
+            found_r = self.dunder(value, reflected) if reflected and unanswered and value[0] == INST else ()
+            if found_r:
+                out |= self.call_methods((site, reflected), found_r, [receivers])
+            elif keep:
+                out.add(value)
+        return out
 
     def e_seq(self, expr: list) -> frozenset:
         obj = (SEQ, self.module, expr[1])
@@ -396,7 +456,7 @@ class Analysis:
             return frozenset({(EXT, "", f"{obj[2]}.{name}")})
         if kind == SUPER:
             return self.super_attr(obj, name)
-        if kind in (SOME_STR_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
+        if kind in (SOME_STR_KIND, SOME_BYTES_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
             # (TYPE_METHOD, the container or "", "<type>.name"): a container's methods change it
             container = obj if kind in (SEQ, DICT) else ""
             return frozenset({(TYPE_METHOD, container, f"{_LITERAL_TYPES[kind]}.{name}")})  # type: ignore[arg-type]
@@ -445,26 +505,36 @@ class Analysis:
                 out |= self.read_var(var)
         return out
 
+    def binds(self, cls: Value, name: str) -> bool:
+        """Whether a class of this module binds `name` in its body, whatever is known of the value
+        yet: a lookup stops there (not at a base) even before the fixpoint reached the binding."""
+        return cls[1] == self.module and any(self.mf.names(idx, name) for idx in self.mf.scopes_of(cls[2]))
+
     def class_attr(self, cls: Value, name: str) -> frozenset | set:
         for owner in self.mro(cls):
             if owner[0] == EXT:
                 return frozenset({(EXT, "", f"{owner[2]}.{name}")})
             found = self.own_class_attr(owner, name)
-            if found:
+            if found or self.binds(owner, name):
                 return {self._via_class(v) for v in found}
         return EMPTY
 
     def instance_attr(self, inst: Value, name: str) -> frozenset | set:
+        """`name` read through an instance: its class's (`instance_member`), else a subclass's."""
+        return self.instance_member(inst, name) or self._from_subclasses(inst, name)
+
+    def instance_member(self, inst: Value, name: str) -> frozenset | set:
+        """`name` through the instance's class and its bases."""
         mro = self.mro((CLASS, inst[1], inst[2]))
         if mro[0][1] != self.module:  # wholly elsewhere: fixed for the run
             key = ("attr", inst, name)
             hit = self._static.get(key)
             if hit is None:
-                hit = self._static[key] = frozenset(self._instance_attr(inst, mro, name))
+                hit = self._static[key] = frozenset(self._instance_member(inst, mro, name))
             return hit
-        return self._instance_attr(inst, mro, name)
+        return self._instance_member(inst, mro, name)
 
-    def _instance_attr(self, inst: Value, mro: list[Value], name: str) -> set:
+    def _instance_member(self, inst: Value, mro: list[Value], name: str) -> set:
         split = len(mro)
         while split > 1 and mro[split - 1][1] != self.module:
             split -= 1  # the classes from here on lie elsewhere: what they give is fixed for the run
@@ -476,8 +546,6 @@ class Analysis:
             if tail is None:
                 tail = self._static[key] = frozenset(self._instance_attr_from(mro[split:], name, class_found)[0])
             out |= tail
-        if not out:
-            out = self._from_subclasses(inst, name)
         return out
 
     def _instance_attr_from(self, owners: list[Value], name: str, class_found: bool) -> tuple[set, bool]:
@@ -494,7 +562,7 @@ class Analysis:
             out |= self.field((INST, owner[1], owner[2]), name)
             if not class_found:
                 found = self.own_class_attr(owner, name) | self.field(owner, name)  # also `cls.x = ...`
-                if found:
+                if found or self.binds(owner, name):
                     class_found = True
                     for value in found:
                         out |= self._via_instance(value)
@@ -503,10 +571,17 @@ class Analysis:
     def _from_subclasses(self, inst: Value, name: str) -> set:
         """A member the class lacks but its subclasses define (a template method's hook): those of
         this module, and methods of that name elsewhere whose class derives from it."""
+        out: set = set()
+        for sub in self.subclasses((CLASS, inst[1], inst[2])):
+            out |= self.field((INST, sub[1], sub[2]), name)
+        return out | self.overrides(inst, name)
+
+    def overrides(self, inst: Value, name: str) -> set:
+        """The methods called `name` of the classes deriving from the instance's: those of this
+        module, and of the rest of the project."""
         cls = (CLASS, inst[1], inst[2])
         out: set = set()
         for sub in self.subclasses(cls):
-            out |= self.field((INST, sub[1], sub[2]), name)
             for value in self.own_class_attr(sub, name):
                 out |= self._via_instance(value)
         key = ("overrides", cls, name)
@@ -538,7 +613,7 @@ class Analysis:
             if owner[0] == EXT:
                 return frozenset({(EXT, "", f"{owner[2]}.{name}")})
             found = self.own_class_attr(owner, name)
-            if found:
+            if found or self.binds(owner, name):
                 out: set = set()
                 for value in found:
                     out |= self._via_instance(value)
@@ -608,41 +683,70 @@ class Analysis:
     # calls ---------------------------------------------------------------------------------------
     def e_call(self, expr: list) -> frozenset | set:
         site = expr[1]
-        callees = self.callee(site, expr[2])
+        callees, hooks, overrides = self.callee(site, expr[2])
         args = [("*", self.eval(a[1])) if a.__class__ is list and a[0] == "*" else self.eval(a) for a in expr[3]]
         kwargs = [(k, self.eval(v)) for k, v in expr[4]]
         out: set = set()
         for callee in callees:
             out |= self.invoke(site, callee, args, kwargs)
+        if hooks or overrides:
+            self._guessing = True
+            try:
+                for callee in hooks:
+                    out |= self.invoke(site, callee, args, kwargs)
+                for callee in overrides:
+                    if callee[0] == BOUND and callee not in callees:
+                        self.invoke(site, callee, args, kwargs)  # (what it returns is no more than a guess)
+            finally:
+                self._guessing = False
         return out
 
-    def callee(self, site: int, func: object) -> frozenset | set:
-        """What the callee of a call or a decorator names. A member of a receiver nothing is known
-        of (a parameter no caller in the module passes, a pytest fixture) makes the site blind:
-        every method of that name may be meant."""
+    def callee(self, site: int, func: object) -> tuple[frozenset | set, frozenset | set, frozenset | set]:
+        """What the callee of a call or a decorator names: (callees, hooks, overrides). Hooks are what
+        only a subclass has, the receiver's class not; overrides, on `self`, are a subclass's own
+        versions of what was found: both only guesses. A member of a receiver nothing is known of (a
+        parameter no caller in the module passes, a pytest fixture) makes the site blind: every
+        method of that name may be meant."""
+        hooks: frozenset | set = EMPTY
+        overrides: frozenset | set = EMPTY
         if func.__class__ is list and func[0] == "a":  # type: ignore[index]
             receivers = self.eval(func[1])  # type: ignore[index]
             callees: frozenset | set = set()
+            on_self = func[1].__class__ is int and func[1] in self.mf.instance_params  # type: ignore[index]
             for receiver in receivers:
-                callees |= self.attr(receiver, func[2])  # type: ignore[index, operator]
+                if receiver[0] != INST:
+                    callees |= self.attr(receiver, func[2])  # type: ignore[index, operator]
+                    continue
+                found = self.instance_member(receiver, func[2])  # type: ignore[index]
+                if not found:
+                    hooks = hooks | self._from_subclasses(receiver, func[2])  # type: ignore[index]
+                    continue
+                callees |= found  # type: ignore[operator]
+                if on_self:
+                    overrides = overrides | self.overrides(receiver, func[2])  # type: ignore[index]
             if receivers:
                 self.blind.pop(site, None)
             else:
                 self.blind[site] = func[2]  # type: ignore[index]
             # an object of the project lacking the member (set at run time, `__getattr__`) may still
             # reach a method of that name; a literal's (`n.bit_length()`) never does
-            lost = not callees and any(r[0] in _OPEN for r in receivers)
+            lost = not callees and not hooks and any(r[0] in _OPEN for r in receivers)
         else:
             callees = self.eval(func)
-            lost = not callees and (func.__class__ is int or func[0] in _NAMED)  # type: ignore[index]
+            if func.__class__ is list and func[0] == "n" and func[1] in self._guessed_names:  # type: ignore[index]
+                callees, hooks = EMPTY, callees
+            # (a parameter called: its name says nothing of what a caller passes; a callee that is no
+            # name, `(c_ubyte * n)()`, names nothing it could be counted by)
+            lost = not callees and not hooks and (func.__class__ is int and func not in self.mf.param_vars
+                                                  or func.__class__ is list and func[0] in _NAMED)  # type: ignore[index]
         if lost:
             self.targetless.add(site)
         else:
             self.targetless.discard(site)
-        return callees
+        return callees, hooks, overrides
 
     def e_decorate(self, expr: list) -> frozenset | set:
-        decorators = self.callee(expr[1], expr[2])
+        decorators = self.callee(expr[1], expr[2])[0]
         inner = self.eval(expr[3])
         out: set = set()
         known = False  # a decorator of the project: the name is what it returns
@@ -664,6 +768,15 @@ class Analysis:
         return any(i in self.mf.returns for i in self.mf.scopes_of(fn[2]))
 
     def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+        calling = self._calling
+        if calling is None or calling[0] != site:
+            self._calling = (site, callee)  # the edges this call gives are this value's
+        try:
+            return self._invoke(site, callee, args, kwargs)
+        finally:
+            self._calling = calling
+
+    def _invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
         kind = callee[0]
         if kind in (FUNC, BOUND):
             self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
@@ -685,7 +798,7 @@ class Analysis:
                 return self.container_call(callee[1], str(callee[2]).rsplit(".", 1)[-1], args, kwargs)  # type: ignore[arg-type]
         elif kind == INST:
             out: set = set()
-            for method in self.instance_attr(callee, "__call__"):
+            for method in self.instance_member(callee, "__call__"):  # (its class's: not a subclass's)
                 out |= self.invoke(site, method, args, kwargs)
             return out
         return EMPTY
@@ -706,7 +819,7 @@ class Analysis:
                 self.edge(site, Relation.CALLS, f"{owner[2]}.__init__")
                 break
             inits = self.own_class_attr(owner, "__init__")
-            if inits:
+            if inits or self.binds(owner, "__init__"):
                 for init in inits:
                     if init[0] == FUNC:
                         self.invoke(site, (BOUND, init[1], init[2]), args, kwargs)
@@ -753,16 +866,23 @@ class Analysis:
             return frozenset({(SUPER, self.module, self.mf.scopes[cls][0])}) if cls > 0 else EMPTY
         if name in ("map", "filter"):
             return self._higher_order(site, name, plain)
+        first = plain[0] if plain else EMPTY
         for key, value in kwargs:
             if key == "key":  # sorted(..., key=f), min, max
                 for fn in value:
-                    self.invoke((site, "key"), fn, [self.items(plain[0], None) if plain else EMPTY], [])
-        if name in _KEEPS_ITEMS and plain:
+                    self.invoke((site, "key"), fn, [self.items(first, None)], [])
+        method = _DUNDER_BUILTINS.get(name)
+        called: set = set()  # what the instance's own method gave (len(x): x.__len__())
+        for value in first if method is not None else ():
+            if value[0] == INST:
+                called |= self.call_method(site, value, method)
+        if plain and (name in _KEEPS_ITEMS or name in ("next", "min", "max")):
+            found = self.items(first, site if name in _ITERATES else None)
+            if name not in _KEEPS_ITEMS:
+                return found | called
             packed = (SEQ, self.module, ("builtin", self._site_name(site)))
-            self.add_cell(("F", packed, "*"), self.items(plain[0], None))
-            return frozenset({packed})
-        if name in ("next", "min", "max") and plain:
-            return self.items(plain[0], None)
+            self.add_cell(("F", packed, "*"), found)
+            return frozenset({packed}) | called
         if name == "getattr" and len(plain) >= 2:
             out: set = set(plain[2]) if len(plain) > 2 else set()
             for key in plain[1]:
@@ -825,8 +945,11 @@ class Analysis:
     def _site_name(self, site: object) -> object:
         return self.mf.site_names[site] if site.__class__ is int else site  # type: ignore[index]
 
-    def items(self, values: frozenset | set, site: object) -> frozenset | set:
-        """What iterating over `values` gives (`__iter__`/`__next__` of instances are called)."""
+    def items(self, values: frozenset | set, site: int | None) -> frozenset | set:
+        """What iterating over `values` gives: an instance's `__iter__` is called, then `__next__` of
+        what it returns (`__aiter__` and `__anext__` at an `async for`'s site); without a site, no call."""
+        start = self.mf.sites[site][1] if site is not None else ""
+        start = start if start in _ITERATION else "__iter__"
         out: set = set()
         for value in values:
             kind = value[0]
@@ -835,35 +958,54 @@ class Analysis:
             elif kind == GEN:
                 out |= self.cell(("y", value[2])) if value[1] == self.module else self.lower.yields(value)
             elif kind == INST and site is not None:
-                for it in self.call_method(site, value, "__iter__"):
+                for it in self.call_method(site, value, start):
                     if it[0] == INST:
-                        out |= self.call_method(site, it, "__next__")
+                        out |= self.call_method(site, it, _ITERATION[start])
                     elif it[0] == GEN:
                         out |= self.items((it,), None)
         return out
 
-    def call_method(self, site: object, inst: Value, name: str) -> set:
+    def dunder(self, inst: Value, name: str) -> list[Value]:
+        """The project's methods `name` of an instance's class (through its bases): what Python calls
+        on the program's behalf. Not a subclass's, nor one guessed on an external base."""
+        return [m for m in self.instance_member(inst, name) if m[0] in (FUNC, BOUND)]
+
+    def call_method(self, site: int, inst: Value, name: str, args: list | None = None) -> set:
+        return self.call_methods((site, name), self.dunder(inst, name), args or [])
+
+    def call_methods(self, key: tuple, methods: list[Value], args: list) -> set:
         out: set = set()
-        for method in self.instance_attr(inst, name):
-            out |= self.invoke((site, name), method, [], [])
+        for method in methods:
+            out |= self.invoke(key, method, args, [])
         return out
 
-    def entered(self, values: frozenset | set) -> set:
-        """`with x as y`: what x.__enter__() returns, or x itself when it has none."""
+    def entered(self, values: frozenset | set, site: int) -> set:
+        """`with x as y`: what x.__enter__() returns (its __exit__ is called too), x itself when its
+        class has none; a generator (a @contextmanager function's) gives what it yields."""
+        enter = self.mf.sites[site][1]
         out: set = set()
         for value in values:
-            enter = self.instance_attr(value, "__enter__") if value[0] == INST else EMPTY
-            if not enter:
+            methods = self.dunder(value, enter) if value[0] == INST else []
+            if methods:
+                out |= self.call_methods((site, enter), methods, [])
+            elif value[0] == GEN:
+                out |= self.items((value,), None)
+            else:
                 out.add(value)
-            for method in enter:
-                if method[0] == BOUND:
-                    out |= self.returns(method)
+            if value[0] == INST:
+                self.call_method(site, value, _CONTEXT[enter], [EMPTY, EMPTY, EMPTY])
         return out
 
     def edge(self, site: object, relation: str, target: str) -> None:
         if not self.record or isinstance(site, int) and self.mf.sites[site][3]:
             return  # a dynamic site keeps only its dynamic edge
+        if self._guessing:
+            self.guesses.setdefault(site, {}).setdefault(relation, set()).add(target)
+            return
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+        calling = self._calling
+        if calling is not None and calling[0] == site:
+            self.called.setdefault(site, {}).setdefault(calling[1], set()).add((relation, target))
 
 
 # Expression tag -> evaluator (a table on the class, not bound methods on each analysis: those would
@@ -871,7 +1013,8 @@ class Analysis:
 _EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
     "v": Analysis.e_vars, "n": Analysis.e_free, "a": Analysis.e_attr, "s": Analysis.e_subscript,
     "s:": Analysis.e_slice, "c": Analysis.e_call, "@": Analysis.e_decorate, "k": Analysis.e_const,
-    "ks": Analysis.e_some_str, "l": Analysis.e_seq, "d": Analysis.e_dict, "L": Analysis.e_comprehension,
+    "ks": Analysis.e_some_str, "kb": Analysis.e_some_bytes, "l": Analysis.e_seq, "d": Analysis.e_dict,
+    "L": Analysis.e_comprehension, "op": Analysis.e_op,
     "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
     "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects,
 }

@@ -17,17 +17,25 @@ from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MO
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     mf = a.mf
     out: list[EdgeOut] = []
-    for site, by_relation in a.edges.items():
+    for site in [*a.edges, *(site for site in a.guesses if site not in a.edges)]:
         index, via = (site, "") if isinstance(site, int) else site
         line, name, scope, _ = mf.sites[index]
         src = mf.fqn(scope)
-        for relation, targets in by_relation.items():
-            out += _tiered(src, sorted(targets), relation, line, str(via or name))
+        by_relation = a.edges.get(site, {})
+        guessed = a.guesses.get(site, {})
+        # values that give different edges are alternatives: none of them is certain
+        choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1
+        for relation in sorted(by_relation.keys() | guessed.keys()):
+            targets = by_relation.get(relation, set())
+            out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
+            out += _tiered(src, sorted(guessed.get(relation, set()) - targets), relation, line, str(via or name), True)
     targetless = set(a.targetless)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
-        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module}
-        out += _tiered(mf.fqn(scope), sorted(methods), Relation.CALLS, line, name)
+        src = mf.fqn(scope)
+        # (not the caller itself: nothing says the receiver is of its class)
+        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module} - {src}
+        out += _tiered(src, sorted(methods), Relation.CALLS, line, name, True)
         if methods:
             targetless.discard(site)
     for site in sorted(targetless):
@@ -75,11 +83,13 @@ def _owners(objects: frozenset) -> list[str]:
     return sorted(owners)
 
 
-def _tiered(src: str, targets: list[str], relation: str, line: int, name: str) -> list[EdgeOut]:
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, choice: bool = False) -> list[EdgeOut]:
+    """A site's edges of one relation: one target is `inferred` unless the site is a `choice` (its
+    callee is one of several, or a guess), several are `ambiguous`, too many one edge without a target."""
     if len(targets) > MAX_CANDIDATES:
         detail = f"{len(targets)} candidates named {name}"
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
-    tier = candidates_tier(len(targets))
+    tier = Tier.AMBIGUOUS if choice else candidates_tier(len(targets))
     return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
 
 
@@ -100,11 +110,9 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     mf, project = a.mf, a.project
     out: list[EdgeOut] = []
     for imp in facts.imports:
-        if imp.wildcard:
-            continue
         module = mf.absolute(imp.module, imp.level)
         target = ""
-        if imp.name:
+        if imp.name:  # (a star import names none: its edge goes to the module)
             values = project.import_values(mf, ["m", imp.module, imp.name, imp.level], a.lower.export)
             named = sorted(qualify(v[1], v[2]) if v[0] != MODULE else v[1] for v in values  # type: ignore[arg-type]
                            if v[0] in (FUNC, CLASS, MODULE))

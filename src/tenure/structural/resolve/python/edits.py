@@ -170,10 +170,13 @@ def _item_digest(canonical: object) -> bytes:
 # Per expression tag: the expression as `_ItemDigests` compares it (see the flow format in
 # extractors/python.py): sites, allocations and scopes by number dropped or named.
 _CANON: dict[str, Callable[[_ItemDigests, list, dict[int, int]], object]] = {
-    **dict.fromkeys(("n", "k", "ks", "m"), lambda d, x, o: x),
+    **dict.fromkeys(("n", "k", "ks", "kb", "m"), lambda d, x, o: x),
     "v": lambda d, x, o: ["v", [d._var(v, o) for v in x[1]]],
-    **dict.fromkeys(("a", "s:"), lambda d, x, o: [x[0], d._canon(x[1], o), *x[2:]]),  # (an attribute, bounds)
-    **dict.fromkeys(("s", "*", "u", "o"), lambda d, x, o: [x[0], *(d._canon(e, o) for e in x[1:])]),
+    "a": lambda d, x, o: ["a", d._canon(x[1], o), x[2]],
+    "s:": lambda d, x, o: ["s:", d._canon(x[1], o), x[2], x[3]],  # (the bounds)
+    "s": lambda d, x, o: ["s", d._canon(x[1], o), d._canon(x[2], o)],
+    **dict.fromkeys(("*", "u", "o"), lambda d, x, o: [x[0], *(d._canon(e, o) for e in x[1:])]),
+    "op": lambda d, x, o: ["op", d._canon(x[2], o), d._canon(x[3], o), *x[4:]],  # (the methods)
     "c": lambda d, x, o: ["c", d._canon(x[2], o), d._canon(x[3], o), [[k, d._canon(v, o)] for k, v in x[4]]],
     "@": lambda d, x, o: ["@", d._canon(x[2], o), d._canon(x[3], o)],
     **dict.fromkeys(("l", "L"), lambda d, x, o: [x[0], d._canon(x[2], o)]),

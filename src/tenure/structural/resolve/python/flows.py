@@ -50,22 +50,26 @@ class ModuleFlow:
         self._flags: dict[str, str] = {}
 
     @cached_property
-    def _statements(self) -> tuple[dict, dict, dict, dict, set]:
+    def _statements(self) -> tuple[dict, dict, dict, dict, set, frozenset]:
         """Built on first use (most modules are only asked for a few names): var -> values assigned,
-        scope -> returned, scope -> yielded, class scope -> bases, and (class qualname, attribute)
-        for every `self.attribute = ...` or `cls.attribute = ...` in a method."""
+        scope -> returned, scope -> yielded, class scope -> bases, (class qualname, attribute)
+        for every `self.attribute = ...` or `cls.attribute = ...` in a method, and the methods'
+        `self` parameters."""
         var_defs: dict[int, list] = {}
         returns: dict[int, list] = {}
         yields: dict[int, list] = {}
         bases: dict[int, list] = {}
         self_fields: set[tuple[str, str]] = set()
         self_vars: dict[int, str] = {}  # a method's `self` or a classmethod's `cls` -> its class
+        instance_params: set[int] = set()
         for stmt in self.stmts:
             op = stmt[0]
             if op == "=" and stmt[2][0] == "v":
                 var_defs.setdefault(stmt[2][1], []).append(stmt[3])
                 if expr_tag(stmt[3]) in ("i", "ic"):
                     self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
+                    if stmt[3][0] == "i":
+                        instance_params.add(stmt[2][1])
             elif op == "=" and stmt[2][0] == "a":
                 obj = stmt[2][1]
                 if obj.__class__ is int and obj in self_vars:
@@ -76,7 +80,7 @@ class ModuleFlow:
                 yields.setdefault(stmt[1], []).append(stmt[2])
             elif op == "b":
                 bases[stmt[2]] = stmt[3]
-        return var_defs, returns, yields, bases, self_fields
+        return var_defs, returns, yields, bases, self_fields, frozenset(instance_params)
 
     @cached_property
     def var_defs(self) -> dict[int, list]:
@@ -99,6 +103,16 @@ class ModuleFlow:
         return self._statements[4]
 
     @cached_property
+    def instance_params(self) -> frozenset[int]:
+        """The variables of methods' first parameters (`self`): calls on them may reach a subclass."""
+        return self._statements[5]
+
+    @cached_property
+    def param_vars(self) -> frozenset[int]:
+        """The variables of every scope's parameters: what they hold comes from callers."""
+        return frozenset(param[1] for scope in self.scopes for param in scope[3])
+
+    @cached_property
     def assigned_attrs(self) -> frozenset[str]:
         """Every attribute name the module assigns (`x.name = ...`, also as a loop's or `with`'s
         target): an analysis gives a module object no field of another name."""
@@ -111,6 +125,36 @@ class ModuleFlow:
             elif target[0] == "t":
                 targets += target[1]
         return frozenset(found)
+
+    @cached_property
+    def all_names(self) -> frozenset[str] | None:
+        """The names the module's `__all__` lists (a list or tuple of strings, added to with `+=` or
+        `+`); None without one, or where it is not written out so."""
+        names: set[str] = set()
+        todo: list = [v for v in self.names(0, "__all__")]
+        if not todo:
+            return None
+        seen: set[int] = set()
+        while todo:
+            expr = todo.pop()
+            if expr.__class__ is int:
+                if expr not in seen:
+                    seen.add(expr)
+                    defs = self.var_defs.get(expr)
+                    if not defs:
+                        return None  # bound by something other than an assignment (a loop, an import)
+                    todo += defs
+                continue
+            tag = expr_tag(expr)
+            if tag == "l" and all(expr_tag(item) == "k" and isinstance(item[1], str) for item in expr[2]):
+                names.update(item[1] for item in expr[2])
+            elif tag in ("v", "u"):
+                todo += expr[1]
+            elif tag == "op":
+                todo += [expr[2], expr[3]]
+            else:
+                return None
+        return frozenset(names)
 
     def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
         """(positional, *args, by keyword, **kwargs) parameters of a function scope."""

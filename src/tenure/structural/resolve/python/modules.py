@@ -208,6 +208,7 @@ class Lower(Protocol):
     """What one layer knows of modules other than the one being analysed."""
 
     def export(self, module: str, name: str) -> frozenset: ...
+    def star_export(self, module: str, name: str) -> frozenset: ...
     def class_attr(self, cls: Value, name: str) -> frozenset: ...
     def bases(self, cls: Value) -> list[frozenset]: ...
     def returns(self, fn: Value) -> frozenset: ...
@@ -248,6 +249,9 @@ class Syntactic(Lower):
 
     def export(self, module: str, name: str) -> frozenset:
         return self._cached(("export", module, name), lambda: self._follow(module, name, {}, 0))  # type: ignore[return-value]
+
+    def star_export(self, module: str, name: str) -> frozenset:
+        return self._cached(("star", module, name), lambda: star_exported(self.project, module, name, self.export))  # type: ignore[return-value]
 
     def class_attr(self, cls: Value, name: str) -> frozenset:
         return self._cached(("attr", cls, name), lambda: self._class_attr(cls, name))  # type: ignore[return-value]
@@ -344,8 +348,7 @@ class Syntactic(Lower):
             bound = self.project.names(mf, 0, name)
             self._vars(mf, bound, found, set(), walk, hops)
             if not bound and hops < MAX_CHAIN:  # perhaps re-exported by `from .x import *`
-                for target in star_modules(self.project, mf):
-                    found |= self._follow(target, name, walk, hops + 1)
+                found |= star_bound(self.project, mf, name, lambda m, n: self._follow(m, n, walk, hops + 1))
         result = walk[module, name] = frozenset(found)
         return result
 
@@ -353,6 +356,27 @@ class Syntactic(Lower):
 def star_modules(project: Project, mf: ModuleFlow) -> list[str]:
     """The project modules `mf` imports with `from ... import *`."""
     return [t for t in (mf.absolute(m, level) for m, level in mf.star) if t and project.exists(t)]
+
+
+def star_bound(project: Project, mf: ModuleFlow, name: str, export: Callable[[str, str], frozenset]) -> frozenset:
+    """What `mf`'s star imports bind `name` to: the last of them whose module exports it (each binds
+    over the one before)."""
+    for target in reversed(star_modules(project, mf)):
+        found = star_exported(project, target, name, export)
+        if found:
+            return found
+    return EMPTY
+
+
+def star_exported(project: Project, module: str, name: str, export: Callable[[str, str], frozenset]) -> frozenset:
+    """What `from module import *` binds `name` to (`export` says what the module binds it to): the
+    names its `__all__` lists, or without one every name not starting with an underscore."""
+    mf = project.flow(module)
+    if mf is None:
+        return EMPTY
+    project.names(mf, 0, "__all__")  # (the lookup noted: an edit of `__all__` asks this again)
+    listed = mf.all_names
+    return export(module, name) if (name in listed if listed is not None else not name.startswith("_")) else EMPTY
 
 
 class AskedProject:
@@ -405,6 +429,9 @@ class AskedLower:
     def export(self, module: str, name: str) -> frozenset:
         return self.answers.ask(("export", module, name), lambda: self.inner.export(module, name))  # type: ignore[return-value]
 
+    def star_export(self, module: str, name: str) -> frozenset:
+        return self.answers.ask(("star_export", module, name), lambda: self.inner.star_export(module, name))  # type: ignore[return-value]
+
     def class_attr(self, cls: Value, name: str) -> frozenset:
         return self.answers.ask(("class_attr", cls, name), lambda: self.inner.class_attr(cls, name))  # type: ignore[return-value]
 
@@ -437,5 +464,5 @@ class Asking:
 
 _ASKED_OF = {
     **dict.fromkeys(("exists", "module_named", "flags", "returns_something", "named"), "project"),
-    **dict.fromkeys(("export", "class_attr", "bases", "returns", "yields", "field"), "lower"),
+    **dict.fromkeys(("export", "star_export", "class_attr", "bases", "returns", "yields", "field"), "lower"),
 }

@@ -1,0 +1,301 @@
+"""Real code: tenure's direct callers of TypeScript methods against typescript-language-server's
+``references`` (tsserver, the TypeScript compiler's own answer), on a real project.
+
+Usage::
+
+    python bench/ts_callers.py [--repo DIR | --git GITDIR] [--samples 30] [--seed 0] [--verbose]
+                               [--json-out FILE]
+
+The project is ``--repo`` (a work tree, indexed in place: its ``.tenure/`` is replaced) or a clone of
+``--git`` (default ``/work/.mirror/honojs+hono/repo``, the ``fetch`` tool's copy of
+github.com/honojs/hono; any clone works) made in ``$TENURE_BENCH_CACHE/ts-callers/``. It is indexed
+from scratch with enrichment off: the figures are tree-sitter's (value-following) graph alone. In a
+clone, ``tsconfig.json`` is replaced by one project of every file (tests and benchmarks too, which
+tenure indexes; a solution-style config would leave tsserver looking at one of its projects only),
+extending the project's own options (``tsconfig.base.json`` when there is one, else the original).
+
+Sample: methods (symbols of kind ``method`` in ``.ts``/``.tsx`` files outside test files), shuffled
+with ``--seed``; the first ``--samples`` that tsserver finds at least one call of are scored (how many
+were passed over for having none is printed). Oracle: ``references`` at the method's name; each
+reference that is the callee of a call (``m(...)``, ``x.m(...)``, ``new``) and whose ``definition``
+is the method itself (tsserver lists a whole method family: the interface's and the overrides'
+calls too) is a true call. Its caller is the innermost function, method or module around it, named
+as tenure names symbols (a caller is its name: an edge through another module's arguments is kept
+by the file that passes them, at its line); an anonymous function (``<arrow1>``) counts as the named one around it,
+for both sides: tenure runs an anonymous callback handed to the runtime on behalf of the function
+that handed it over. tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
+
+Precision and recall are over (method, caller) pairs; per tier, as bench/requests_callers.py does.
+The oracle is the type checker's view: a call through a value TypeScript types as ``any`` has no
+definition for it, so tenure's edge there counts as wrong even when it is right (``--verbose``
+lists every disagreement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from common import CACHE_DIR, TIERS, best_tier, fmt_ratio, print_table, ratio, write_json
+
+DEFAULT_GIT = Path("/work/.mirror/honojs+hono/repo")
+_TEST = re.compile(r"(^|/)(test|tests|__tests__|spec)/|\.(test|spec)\.tsx?$")
+_ANONYMOUS = re.compile(r"\.<[a-z]+\d+>")
+_CALLER_KINDS = ("function", "method", "constructor", "module")
+
+Caller = str  # the enclosing named function, as tenure names it
+
+
+@dataclass
+class Method:
+    fqn: str
+    path: str
+    line: int  # 1-based
+    column: int  # 0-based, of the name
+    lines: frozenset[int] = frozenset()  # every line it is declared on (an overloaded method's signatures)
+
+
+@dataclass
+class Score:
+    method: Method
+    truth: set[Caller]
+    found: dict[Caller, str]  # caller -> tier
+    correct: set[Caller] = field(init=False)
+    wrong: set[Caller] = field(init=False)
+    missing: set[Caller] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.correct = self.truth & self.found.keys()
+        self.wrong = self.found.keys() - self.truth
+        self.missing = self.truth - self.found.keys()
+
+
+def named(fqn: str) -> str:
+    return _ANONYMOUS.sub("", fqn)
+
+
+class Spans:
+    """Every symbol's span, to tell which function a line is in (the innermost)."""
+
+    def __init__(self, db: object) -> None:
+        self.by_path: dict[str, list[tuple[int, int, str]]] = {}
+        for r in db.query("SELECT path, start_line, end_line, fqn, kind FROM symbols"):  # type: ignore[attr-defined]
+            if r["kind"] in _CALLER_KINDS and r["path"]:
+                self.by_path.setdefault(r["path"], []).append((r["start_line"], r["end_line"] or 10**9, r["fqn"]))
+
+    def enclosing(self, path: str, line: int) -> str | None:
+        around = [s for s in self.by_path.get(path, ()) if s[0] <= line <= s[1]]
+        return min(around, key=lambda s: s[1] - s[0])[2] if around else None
+
+
+def callee_positions(path: Path) -> set[tuple[int, int]]:
+    """(line, column) of every name a call or `new` calls in the file (0-based, as LSP counts)."""
+    from tenure.structural.languages import language_for
+
+    spec = language_for(path.name)
+    tree = spec.parser().parse(path.read_bytes())  # type: ignore[union-attr]
+    found: set[tuple[int, int]] = set()
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type not in ("call_expression", "new_expression"):
+            continue
+        callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        if callee is not None and callee.type == "member_expression":
+            callee = callee.child_by_field_name("property")
+        if callee is not None and callee.type in ("identifier", "property_identifier", "private_property_identifier"):
+            found.add((callee.start_point[0], callee.start_point[1]))
+    return found
+
+
+def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans) -> list[tuple[Method, set[Caller]]]:
+    from tenure.structural.lsp.client import LspClient
+    from tenure.structural.lsp.servers import server_table
+
+    spec = server_table()["typescript-language-server"]
+    out: list[tuple[Method, set[Caller]]] = []
+    calls: dict[str, set[tuple[int, int]]] = {}
+    skipped = 0
+    opened: dict[str, str] = {}
+
+    def open_(relative: str) -> str:
+        """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
+        if relative not in opened:
+            language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
+            opened[relative] = client.open_document(root / relative, language, (root / relative).read_text("utf-8"))
+        return opened[relative]
+
+    with LspClient(spec.argv() or list(spec.command), root, timeout=300) as client:
+        client.initialize()
+        open_(methods[0].path)
+        client.wait_for_log(spec.ready_after_open)
+        for method in methods:
+            if len(out) >= wanted:
+                break
+            uri = open_(method.path)
+            callers: set[Caller] = set()
+            for loc in client.references(uri, method.line - 1, method.column):
+                relative = _relative(root, loc.uri)
+                if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
+                    continue
+                position = (loc.range.start.line, loc.range.start.character)
+                if position not in calls.setdefault(relative, callee_positions(root / relative)):
+                    continue
+                targets = client.definition(open_(relative), *position)
+                if not any(_relative(root, t.uri) == method.path and t.range.start.line + 1 in method.lines
+                           for t in targets):
+                    continue  # a call of the interface's method, or of an override
+                caller = spans.enclosing(relative, position[0] + 1)
+                if caller is not None:
+                    callers.add(named(caller))
+            if callers:
+                out.append((method, callers))
+            else:
+                skipped += 1
+    print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over")
+    return out
+
+
+def _relative(root: Path, uri: str) -> str | None:
+    try:
+        return Path(unquote(urlparse(uri).path)).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def tenure_callers(t: object, method: Method) -> dict[Caller, str]:
+    result = t.what_breaks(method.fqn, depth=1)  # type: ignore[attr-defined]
+    tiers: dict[Caller, list[str]] = {}
+    for d in result["dependants"]:
+        if d["relation"] == "calls" and d["depth"] == 1:
+            tiers.setdefault(named(d["symbol"]), []).append(d["tier"])
+    return {caller: best_tier(found) for caller, found in tiers.items()}
+
+
+def sample(db: object, seed: int) -> list[Method]:
+    rows = db.query(  # type: ignore[attr-defined]
+        "SELECT fqn, name, path, start_line FROM symbols WHERE kind = 'method' AND language IN ('typescript', 'tsx')"
+        " ORDER BY fqn")
+    methods = []
+    for r in rows:
+        if _TEST.search(r["path"]) or r["name"].startswith(("[", "<")):
+            continue
+        methods.append((r["fqn"], r["name"], r["path"], r["start_line"]))
+    random.Random(seed).shuffle(methods)
+    return [Method(fqn, path, line, 0) for fqn, _, path, line in methods]
+
+
+def locate(root: Path, methods: list[Method], name_of: dict[str, str], lines: dict[str, set[int]]) -> list[Method]:
+    """Each method's name column on its first line (the LSP asks at a position)."""
+    out = []
+    for m in methods:
+        if m.line != min(lines[m.fqn]):
+            continue  # one of an overloaded method's declarations: the first stands for it
+        source = (root / m.path).read_text("utf-8", "replace").splitlines()
+        text = source[m.line - 1] if m.line - 1 < len(source) else ""
+        match = re.search(rf"(?<![\w$#]){re.escape(name_of[m.fqn])}(?![\w$])", text)
+        if match:
+            out.append(Method(m.fqn, m.path, m.line, match.start(), frozenset(lines[m.fqn])))
+    return out
+
+
+def one_project(root: Path) -> None:
+    """tsconfig.json as one project of every TypeScript file, with the project's own options."""
+    config = root / "tsconfig.json"
+    base = "./tsconfig.base.json" if (root / "tsconfig.base.json").exists() else "./tsconfig.original.json"
+    if config.exists():
+        config.rename(root / "tsconfig.original.json")
+    options = '{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false}'
+    config.write_text(f'{{"extends": "{base}", "compilerOptions": {options}, '
+                      '"include": ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"], "exclude": ["**/node_modules"]}\n')
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, help="a TypeScript project's work tree (indexed in place)")
+    parser.add_argument("--git", type=Path, default=DEFAULT_GIT, help="a git dir to clone when --repo is not given")
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--json-out", type=Path)
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    os.environ["TENURE_ENRICH"] = "off"
+    from tenure import Tenure
+
+    root = args.repo
+    if root is None:
+        root = CACHE_DIR / "ts-callers" / args.git.parent.name
+        shutil.rmtree(root, ignore_errors=True)
+        root.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", str(args.git), str(root)], check=True)
+        one_project(root)
+    root = root.resolve()
+    shutil.rmtree(root / ".tenure", ignore_errors=True)
+    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
+    print(f"{root.name} at {head.stdout.strip()}")
+
+    t = Tenure.open(root, discover=True)
+    started = time.perf_counter()
+    report = t.index()
+    print(f"index: {time.perf_counter() - started:.1f}s, {report.as_dict().get('files', '')} files"
+          if hasattr(report, "as_dict") else f"index: {time.perf_counter() - started:.1f}s")
+    name_of: dict[str, str] = {}
+    lines: dict[str, set[int]] = {}
+    for r in t.db.query("SELECT fqn, name, start_line FROM symbols WHERE kind = 'method'"):
+        name_of[r["fqn"]] = r["name"]
+        lines.setdefault(r["fqn"], set()).add(r["start_line"])
+    candidates = locate(root, sample(t.db, args.seed), name_of, lines)
+    spans = Spans(t.db)
+    started = time.perf_counter()
+    truths = oracle(root, candidates, args.samples, spans)
+    print(f"oracle: typescript-language-server for {len(truths)} methods in {time.perf_counter() - started:.1f}s, "
+          f"{sum(len(c) for _, c in truths)} true (method, caller) pairs")
+    scores = [Score(m, truth, tenure_callers(t, m)) for m, truth in truths]
+    t.close()
+
+    tp = sum(len(s.correct) for s in scores)
+    fp = sum(len(s.wrong) for s in scores)
+    fn = sum(len(s.missing) for s in scores)
+    print_table("Direct callers vs tsserver's references ((method, caller) pairs)",
+                ["methods", "true callers", "tenure callers", "correct", "wrong", "missing", "precision", "recall"],
+                [[len(scores), tp + fn, tp + fp, tp, fp, fn, fmt_ratio(ratio(tp, tp + fp)),
+                  fmt_ratio(ratio(tp, tp + fn))]])
+    tiers: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for s in scores:
+        for caller, tier in s.found.items():
+            tiers[tier] += 1
+            right[tier] += caller in s.correct
+    print_table(f"Per tier ({tp + fn} true callers)", ["tier", "callers", "correct", "wrong", "precision",
+                                                       "recall share"],
+                [[tier, tiers[tier], right[tier], tiers[tier] - right[tier], fmt_ratio(ratio(right[tier], tiers[tier])),
+                  fmt_ratio(ratio(right[tier], tp + fn))] for tier in TIERS if tiers[tier]])
+    print_table("Per method", ["method", "true", "found", "correct", "wrong", "missing"],
+                [[s.method.fqn, len(s.truth), len(s.found), len(s.correct), len(s.wrong), len(s.missing)]
+                 for s in scores])
+    if args.verbose:
+        for s in scores:
+            for caller in sorted(s.wrong):
+                print(f"  wrong   {s.method.fqn} <- {caller} ({s.found[caller]})")
+            for caller in sorted(s.missing):
+                print(f"  missing {s.method.fqn} <- {caller}")
+    write_json(args.json_out, {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "correct": tp,
+                               "wrong": fp, "missing": fn, "methods": [s.method.fqn for s in scores],
+                               "tiers": {tier: [tiers[tier], right[tier]] for tier in tiers}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

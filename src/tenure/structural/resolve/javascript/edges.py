@@ -1,0 +1,96 @@
+"""The edges of the file being resolved, from its analysis: its call sites' targets, the functions
+it hands to the runtime to call back (`map(f)`, `setTimeout(f)`), what another module's function
+calls through its arguments, dispatch candidates, what the names say where a callee holds no known
+value, and (by the generic resolver) its super types and imports. An anonymous function handed out
+of the project (to the runtime or a package) that nothing of the project calls is not a caller of its
+own: its calls are the function's that handed it over."""
+
+from __future__ import annotations
+
+from tenure.namespace.tiers import Relation, Tier
+from tenure.structural.facts import Reference
+from tenure.structural.graph import DISPATCH_DETAIL
+from tenure.structural.naming import qualify
+from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, candidates_tier
+from tenure.structural.resolve.javascript.analysis import Analysis
+from tenure.structural.resolve.javascript.values import BOUND, FUNC, Value
+
+_NEW_KINDS = frozenset({"n"})
+
+
+def edges_of(a: Analysis) -> list[EdgeOut]:
+    p = a.p
+    inlined = inlined_scopes(a)
+
+    def source(scope: int) -> int:
+        """Where a site's calls are attributed: an anonymous function only the runtime or a
+        package calls runs on behalf of the function that handed it over."""
+        while scope in inlined:
+            scope = p.parent(scope)
+        return scope
+
+    out: list[EdgeOut] = []
+    for site, by_relation in a.edges.items():
+        index, via = site if isinstance(site, tuple) else (site, "")
+        line, name, scope = p.sites[index][:3]
+        name = via or name
+        for relation, targets in by_relation.items():
+            out += _tiered(p.fqn(source(scope)), sorted(targets), relation, line, name)
+    for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
+        line, name = p.sites[site][:2]
+        for (src, _), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
+            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}")
+    for site, overrides in a.dispatch.items():
+        line, name, scope = p.sites[site][:3]
+        for target, base in sorted(overrides.items()):
+            detail = f"{DISPATCH_DETAIL}{base}"
+            out.append(EdgeOut(p.fqn(source(scope)), target, Relation.CALLS, Tier.AMBIGUOUS, line, name, detail))
+    for site, handed in a.handed.items():
+        if site in a.edges or site not in a.runtime_calls:
+            continue  # (what a package does with a function it is given is its own: `expect(f)` runs nothing)
+        line, name, scope = p.sites[site][:3]
+        for values in handed:  # each argument on its own: they are not alternatives
+            targets = sorted({t for v in values for t in _functions(a, v) if not _is_inlined(a, t, inlined)})
+            out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}")
+    for site, how in a.unknown.items():
+        if site in a.edges or site in a.handed and how == "local":
+            continue
+        line, name, scope, receiver, kind = p.sites[site][:5]
+        if not name or how == "local" and name not in a.syntax.imports:
+            continue  # a variable of the file holding nothing known: no guess by its name (no self-loop)
+        ref = Reference("new" if kind in _NEW_KINDS else "call", name, p.qualname(source(scope)), line, receiver)
+        out += a.syntax.reference_edges(ref)
+    for site, (line, _, scope, _, kind, detail) in enumerate(p.sites):
+        if site not in a.edges and (site in a.dynamic or kind == "x" and site in a.unknown):
+            # (a dynamic edge's name is what it may reach, graph.DynamicSite: nothing told, anything)
+            out.append(EdgeOut(p.fqn(source(scope)), None, Relation.CALLS, Tier.DYNAMIC, line, "", detail))
+    return out
+
+
+def inlined_scopes(a: Analysis) -> set[int]:
+    """Anonymous functions handed out of the project (to the runtime, a package) that no call of
+    the project runs."""
+    handed = {idx for values in (v for vs in a.handed.values() for v in vs) for value in values
+              for idx in a.p.scopes_of(value[2]) if value[0] == FUNC and value[1] == a.module}  # type: ignore[arg-type]
+    return {idx for idx in handed - a.called if a.p.qualname(idx).rpartition(".")[2].startswith("<")}
+
+
+def _is_inlined(a: Analysis, target: str, inlined: set[int]) -> bool:
+    return any(a.p.fqn(idx) == target for idx in inlined)
+
+
+def _functions(a: Analysis, value: Value) -> list[str]:
+    if value[0] == FUNC:
+        return [qualify(value[1], value[2])]  # type: ignore[arg-type]
+    if value[0] == BOUND:
+        return [t for target in a.cells.get(("F", value, "$target"), ()) for t in _functions(a, target)]
+    return []
+
+
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, detail: str = "") -> list[EdgeOut]:
+    if not targets:
+        return []
+    if len(targets) > MAX_CANDIDATES:
+        return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, f"{len(targets)} candidates named {name}")]
+    tier = candidates_tier(len(targets))
+    return [EdgeOut(src, t, relation, tier, line, name, detail) for t in targets]

@@ -1,0 +1,94 @@
+"""A file's data-flow program (extractors/javascript.py), decoded once and kept while its encoded
+form is the same object (the facts a process holds)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import msgspec
+
+from tenure.structural.facts import FileFacts
+from tenure.structural.naming import qualify
+
+PROGRAMS_KEPT = 512
+_DECODED: OrderedDict[str, tuple[bytes | None, Program]] = OrderedDict()  # path -> (the encoded flow, its program)
+
+
+class Program:
+    """Scopes, statements and sites of one file (see the extractor's docstring)."""
+
+    def __init__(self, facts: FileFacts) -> None:
+        raw = msgspec.msgpack.decode(facts.flow) if facts.flow is not None else {}
+        self.module = facts.module
+        self.scopes: list[list] = raw.get("scopes") or [["", "module", -1, [], ""]]
+        self.stmts: list[list] = raw.get("stmts", [])
+        self.sites: list[list] = raw.get("sites", [])
+        self.nvars: int = raw.get("nvars", 0)
+        self.generics: dict[str, list[str]] = raw.get("generics", {})
+        self.stars: list[str] = [s[1] for s in self.stmts if s[0] == "star"]
+        self.by_qualname: dict[str, list[int]] = {}
+        for idx, scope in enumerate(self.scopes):
+            if idx:
+                self.by_qualname.setdefault(scope[0], []).append(idx)
+        # a class scope -> its own class, whose instances `this` in its field initialisers is
+        self.classes = {idx: scope[0] for idx, scope in enumerate(self.scopes) if scope[1] == "class"}
+        self.passes_through = _passes_through(self.scopes, self.stmts)
+
+
+    def fqn(self, scope: int) -> str:
+        qualname = self.scopes[scope][0]
+        return qualify(self.module, qualname) if qualname else self.module
+
+    def qualname(self, scope: int) -> str:
+        return self.scopes[scope][0]
+
+    def flags(self, scope: int) -> str:
+        return self.scopes[scope][4]
+
+    def params(self, scope: int) -> list[list]:
+        return self.scopes[scope][3]
+
+    def parent(self, scope: int) -> int:
+        return self.scopes[scope][2]
+
+    def flags_of(self, qualname: str) -> str:
+        """The flags of every scope of that name (a getter and a setter of one property share it)."""
+        return "".join(self.flags(i) for i in self.scopes_of(qualname))
+
+    def scopes_of(self, qualname: str) -> list[int]:
+        return self.by_qualname.get(qualname, [])
+
+
+def _passes_through(scopes: list[list], stmts: list[list]) -> dict[int, list[int]]:
+    """Functions whose every return gives back one of their own parameters, untouched (`return arg`):
+    scope -> those parameters' positions. A call of one returns what that call passes there."""
+    position = {p[0]: (idx, i) for idx, scope in enumerate(scopes) for i, p in enumerate(scope[3]) if not p[1]}
+    reassigned = {v for s in stmts if s[0] in ("=", "for") for v in _ints(s[2])}  # (more than vars: safe)
+    returned: dict[int, list[int] | None] = {}
+    for stmt in stmts:
+        if stmt[0] in ("y", "r") and returned.get(stmt[1], ()) is not None:
+            expr = stmt[2] if stmt[0] == "r" else None
+            reads = [expr] if isinstance(expr, int) else expr[1] if isinstance(expr, list) and expr[0] == "v" else None
+            if reads is None or any(position.get(v, (None,))[0] != stmt[1] or v in reassigned for v in reads):
+                returned[stmt[1]] = None
+            else:
+                returned.setdefault(stmt[1], []).extend(position[v][1] for v in reads)
+    return {idx: sorted(set(found)) for idx, found in returned.items() if found and "g" not in scopes[idx][4]}
+
+
+def _ints(part: object) -> list[int]:
+    if isinstance(part, int):
+        return [part]
+    return [i for item in part for i in _ints(item)] if isinstance(part, list) else []
+
+
+def program_of(facts: FileFacts) -> Program:
+    found = _DECODED.get(facts.path)
+    if found is not None and found[0] is facts.flow and found[1].module == facts.module:
+        _DECODED.move_to_end(facts.path)
+        return found[1]
+    program = Program(facts)
+    _DECODED[facts.path] = (facts.flow, program)
+    if len(_DECODED) > PROGRAMS_KEPT:
+        _DECODED.popitem(last=False)
+    return program
