@@ -258,7 +258,8 @@ class _Builder:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
         lookup = REFLECTION.get((site.owner, site.name))
         if lookup is not None and site.kind != "methodref":
-            if (src, site.line) not in self.source.reflective:  # else the source named the target by constants
+            named = (src, site.line) in self.source.reflective  # the source named the target by constants
+            if not named and not (site.name == "forName" and site.constant is not None):  # a class named
                 reflection.add(site, lookup)
             return
         if site.kind == "class":
