@@ -68,6 +68,9 @@ def new_table(*columns: str, **options: Any) -> Table:
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+# a job `tenure index` starts in the background (enrichment, embedding): quiet when another run holds its lock
+BackgroundOpt = Annotated[bool, typer.Option("--background", hidden=True,
+                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
 AllowHostOpt = Annotated[list[str] | None, typer.Option(
     "--allow-host", help="Another name clients reach the server by (the Host they send); repeat for several.")]
 

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project, with_progress
+from tenure.cli.common import BackgroundOpt, JsonOpt, RepoOpt, console, err, open_project, with_progress
 from tenure.state import state_dir
 from tenure.structural.lsp.state import LOCK_FILE, enrich_lock
 from tenure.words import counted
@@ -32,9 +32,7 @@ def enrich(
     language: Annotated[list[str] | None, typer.Option("--language", "-l", help="Only these languages.")] = None,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
-    background: Annotated[bool, typer.Option("--background", hidden=True,
-                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
-    = False,
+    background: BackgroundOpt = False,
 ) -> None:
     """Ask language servers (basedpyright, typescript-language-server, gopls, …) to confirm, narrow or
     refute the call edges of files changed since they were last verified. `tenure index` runs this in

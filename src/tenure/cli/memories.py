@@ -8,7 +8,18 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, new_table, project, with_progress
+from tenure.cli.common import (
+    BackgroundOpt,
+    JsonOpt,
+    RepoOpt,
+    console,
+    emit,
+    err,
+    escape,
+    new_table,
+    project,
+    with_progress,
+)
 from tenure.memories import KINDS
 from tenure.memories.briefing import line
 from tenure.state import EMBED_LOCK, process_lock, state_dir
@@ -200,9 +211,7 @@ def _print_map(r: dict) -> None:
 def backfill(
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
-    background: Annotated[bool, typer.Option("--background", hidden=True,
-                                             help="Started by `tenure index`: quiet when another run holds the lock.")]
-    = False,
+    background: BackgroundOpt = False,
 ) -> None:
     """Embed the memories written before an embedding provider was configured, and the code's
     elements not embedded yet (`tenure index` starts this in the background; briefings never wait for it)."""

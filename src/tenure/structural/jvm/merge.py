@@ -50,7 +50,6 @@ REFLECTION = {
 }
 METHOD_LOOKUPS = frozenset({"getMethod", "getDeclaredMethod"})
 METHOD_INVOKE = ("java.lang.reflect.Method", "invoke")
-FOR_NAME_DETAIL = "reflection: java.lang.Class.forName"
 # Members the compiler writes into every enum or record: part of the language, not generated code.
 IMPLICIT_MEMBERS = {"enum": {"values", "valueOf", "$values"},
                     "record": {"equals", "hashCode", "toString"}}
@@ -99,10 +98,6 @@ class _Reflection:
         named = (site.owner, site.name) == METHOD_INVOKE and self.methods and "*" not in self.methods
         reach = " ".join(sorted({f"*.{m}" for m in self.methods})) if named else ""
         held = self.calls.get(site.line)
-        if held is not None and held[0] == FOR_NAME_DETAIL and named:
-            # Class.forName(x).getMethod("charge").invoke(...): the class it initialises is the one whose
-            # method the chain invokes, which the invoke's reach names
-            held = None
         if held is not None and held[1] != reach:
             reach = ""  # two reflective calls on a line that may reach different things: anything
         self.calls[site.line] = (held[0] if held else f"reflection: {site.owner}.{site.name}", reach)

@@ -7,6 +7,7 @@ a method reference, `super(...)`, the calls the compiler and the JVM make: runti
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cached_property
 
 from tenure.namespace.tiers import Relation, Tier
@@ -274,24 +275,29 @@ class JavaFileResolver(FileResolver):
         sym = next((s for s in self.view.symbols(self.fqn(d.qualname)) if s.path == self.facts.path), None)
         return Method(d.name, sym, tuple(types), returns, tuple(v for v, _ in tparams), flags, owner)
 
-    def field_types(self, owner: JType, name: str) -> Types | None:
-        """The type of field `name` of `owner` (inherited ones too), None when it has none."""
-        queue, visited = [owner], set()
+    def project_hierarchy(self, t: JType) -> Iterator[tuple[JType, JavaFileResolver, str]]:
+        """`t` and its project super types, nearest first: each with the file resolver that declares
+        it and its qualname there."""
+        queue, visited = [t], set()
         while queue and len(visited) < MAX_DEPTH:
-            t = queue.pop(0)
-            if str(t) in visited or not t.project:
+            x = queue.pop(0)
+            if str(x) in visited or not x.project:
                 continue
-            visited.add(str(t))
-            home = self.home(t.name)
+            visited.add(str(x))
+            home = self.home(x.name)
             if home is None:
                 continue
-            qual = home.qualname_of(t.name)
+            yield x, home, home.qualname_of(x.name)
+            queue += self.supertypes_of(x)
+
+    def field_types(self, owner: JType, name: str) -> Types | None:
+        """The type of field `name` of `owner` (inherited ones too), None when it has none."""
+        for t, home, qual in self.project_hierarchy(owner):
             b = home.local_binding(qual, name, None)
             if b is not None:
                 found = home.binding_type(b)
                 subst = home.type_arguments(qual, t.args)
                 return [substitute(x, subst) for x in found]
-            queue += self.supertypes_of(t)
         return None
 
     def binding_type(self, b: Binding) -> Types:
@@ -652,23 +658,13 @@ class JavaFileResolver(FileResolver):
         """The single abstract method of a functional interface, its types seen from `t`."""
         if t.project:
             abstract: dict[str, Method] = {}
-            queue, visited = [t], set()
-            while queue and len(visited) < MAX_DEPTH:
-                x = queue.pop(0)
-                if str(x) in visited or not x.project:
-                    continue
-                visited.add(str(x))
-                home = self.home(x.name)
-                if home is None:
-                    continue
-                qual = home.qualname_of(x.name)
+            for x, home, qual in self.project_hierarchy(t):
                 if any(home.facts.definitions[i].kind != "interface" for i in home.indexes.get(qual, ())):
                     return None
                 subst = home.type_arguments(qual, x.args)
                 for i, d in enumerate(home.facts.definitions):
                     if d.qualname.rpartition(".")[0] == qual and d.kind == "method" and "a" in home.flags(i):
                         abstract.setdefault(d.name, home.method(i, subst))
-                queue += [s for s in self.supertypes_of(x) if s.project]
             return next(iter(abstract.values())) if len(abstract) == 1 else None
         queue, visited = [t], set()
         while queue and len(visited) < MAX_DEPTH:

@@ -324,7 +324,9 @@ class Analysis:
         return EMPTY  # a global of another script, or of the host: the names decide (edges.py)
 
     def e_const(self, expr: list) -> Values:
-        return {(CONST, "", expr[1])}
+        # null as its key, "null": None in a value would hash by address (Python 3.11), and the order
+        # of every set holding it would change from one process to the next
+        return {(CONST, "", "null" if expr[1] is None else expr[1])}
 
     def e_some(self, expr: list) -> Values:
         return {SOMETHING}

@@ -19,7 +19,7 @@ NAMESPACE = "ns"  # a module's exports: (NAMESPACE, module, "")
 MODULE_OBJECT = "mo"  # CommonJS `module`, whose `exports` is what `require` gives
 BOUND = "B"  # what `f.bind(...)` returns: fields $target, $this, $args
 GENERATOR = "g"  # what calling a generator function returns: (GENERATOR, module, the function's qualname)
-CONST = "k"  # a primitive constant: (CONST, "", value as a property key, or None)
+CONST = "k"  # a primitive constant: (CONST, "", value as a property key; null is "null")
 SOME = "s"  # a primitive whose value is not known
 OUTSIDE = "x"  # something of the runtime or of a package outside the project: (OUTSIDE, "", name)
 # What a function's caller passes, in the function's module analysed on its own: (PARAM, module,
@@ -38,4 +38,4 @@ def key_of(value: Value) -> str | None:
     """The property key a constant stands for (`d[1]` and `d["1"]` are the same property)."""
     if value[0] != CONST:
         return None
-    return "null" if value[2] is None else str(value[2])
+    return str(value[2])
