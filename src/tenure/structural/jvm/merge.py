@@ -43,7 +43,7 @@ REFLECTION = {
     ("java.lang.invoke.MethodHandle", "invoke"): False,
     ("java.lang.invoke.MethodHandle", "invokeExact"): False,
     ("java.lang.invoke.MethodHandle", "invokeWithArguments"): False,
-    ("java.lang.Class", "forName"): False,  # runs the class's static initialiser
+    ("java.lang.Class", "forName"): True,  # (its static initialiser: the source's jvm: edge where named)
     ("java.lang.Class", "getMethod"): True,
     ("java.lang.Class", "getDeclaredMethod"): True,
     ("java.lang.ClassLoader", "loadClass"): True,
@@ -253,8 +253,7 @@ class _Builder:
         path = self.source.path_of(src) or self.source.path_of(cls.name) or cls.path
         lookup = REFLECTION.get((site.owner, site.name))
         if lookup is not None and site.kind != "methodref":
-            named = (src, site.line) in self.source.reflective  # the source named the target by constants
-            if not named and not (site.name == "forName" and site.constant is not None):  # a class named
+            if (src, site.line) not in self.source.reflective:  # else the source named the target by constants
                 reflection.add(site, lookup)
             return
         if site.kind == "class":
