@@ -115,6 +115,15 @@ def test_index_from_inside_an_indexed_project_indexes_that_project(make_repo) ->
     assert clash.exit_code == 2 and "give one" in clash.output
 
 
+def test_index_of_a_directory_in_no_indexed_project_indexes_that_directory(git_repo) -> None:
+    # (the README's quick start: `tenure index sample/payments` inside tenure's own checkout)
+    git_repo.commit("start", {"a.py": "x = 1\n", "sample/payments/pay.py": "def pay():\n    return 1\n"})
+    result = runner.invoke(app, ["index", str(git_repo.root / "sample" / "payments"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["files_seen"] == 1
+    assert (git_repo.root / "sample" / "payments" / ".tenure").is_dir() and not (git_repo.root / ".tenure").exists()
+
+
 def test_a_folder_its_git_repository_ignores_is_a_project_of_its_own(git_repo) -> None:
     from tenure.api import find_root
 

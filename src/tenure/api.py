@@ -52,13 +52,17 @@ WARM_SLICE_S = 0.1
 WARM_POLL_MS = 50
 
 
-def find_root(start: Path) -> Path:
-    """The project a path belongs to: the nearest ancestor with a .tenure/, else the git work tree
-    (unless that repository ignores the path: then it is a project of its own), else the path itself."""
+def find_root(start: Path, by_git: bool = True) -> Path:
+    """The project a path belongs to: the nearest ancestor with a .tenure/, else (`by_git`) the git
+    work tree (unless that repository ignores the path: then it is a project of its own), else the
+    path itself. An index does not climb to the work tree: the directory it is given in no indexed
+    project is a project (a service of a monorepo, the sample inside tenure's own checkout)."""
     start = start.resolve()
     for candidate in (start, *start.parents):
         if state_dir(candidate).is_dir():
             return candidate
+    if not by_git:
+        return start
     try:
         top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
                              capture_output=True, text=True, check=True, timeout=10).stdout.strip()
