@@ -26,6 +26,7 @@ os.environ.setdefault("TENURE_ENRICH", "off")
 # ... nor the offline knowledge build (the structural figures compare with peers that build none;
 # bench/knowledge_build.py times that build itself)
 os.environ.setdefault("TENURE_KNOWLEDGE", "off")
+os.environ.setdefault("TENURE_EMBED_BACKGROUND", "off")  # (nor a detached backfill of embeddings)
 
 #: This repository (benchmarks that compare a build of another revision with this tree).
 REPO = Path(__file__).resolve().parent.parent
