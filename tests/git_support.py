@@ -13,6 +13,18 @@ import pytest
 from tenure import Tenure
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+# a small module the history tests commit and edit: a class with two methods and a function
+SERVICE = '''class Settlement:
+    def retry(self, payment):
+        return self.book(payment)
+
+    def book(self, payment):
+        return payment
+
+
+def audit(payment):
+    return payment
+'''
 
 
 class GitRepo:

@@ -14,19 +14,8 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.setup import hooks
-from tests.git_support import GitRepo
+from tests.git_support import SERVICE, GitRepo
 
-SERVICE = '''class Settlement:
-    def retry(self, payment):
-        return self.book(payment)
-
-    def book(self, payment):
-        return payment
-
-
-def audit(payment):
-    return payment
-'''
 BOOKED_TWICE = SERVICE.replace("return payment\n\n\ndef", "return [payment]\n\n\ndef")
 TESTS = '''from pay.service import Settlement
 

@@ -6,19 +6,7 @@ import pytest
 
 from tenure.history import GitHistory
 from tenure.storage import open_database
-from tests.git_support import GitRepo
-
-SERVICE = '''class Settlement:
-    def retry(self, payment):
-        return self.book(payment)
-
-    def book(self, payment):
-        return payment
-
-
-def audit(payment):
-    return payment
-'''
+from tests.git_support import SERVICE, GitRepo
 
 
 def indexed_history(repo: GitRepo) -> GitHistory:

@@ -166,10 +166,9 @@ class JavaFileResolver(FileResolver):
         """The direct super types of `t`, its type arguments carried over (`ArrayList<Ledger>` ->
         `List<Ledger>`); a project class without a super class also has Object."""
         if t.project:
-            home = self.home(t.name)
-            if home is None:
+            if (declared := self.declaration(t)) is None:
                 return []
-            qual = home.qualname_of(t.name)
+            home, qual = declared
             subst = home.type_arguments(qual, t.args)
             out = []
             for i in home.indexes.get(qual, ()):
@@ -237,10 +236,9 @@ class JavaFileResolver(FileResolver):
 
     def own_methods(self, owner: JType, name: str) -> list[Method]:
         if owner.project:
-            home = self.home(owner.name)
-            if home is None:
+            if (declared := self.declaration(owner)) is None:
                 return []
-            qual = home.qualname_of(owner.name)
+            home, qual = declared
             subst = home.type_arguments(qual, owner.args)
             simple = next((home.facts.definitions[i].name for i in home.indexes.get(qual, ())), "")
             member = f"{qual}.{simple if name == '<init>' else name}"
@@ -275,6 +273,11 @@ class JavaFileResolver(FileResolver):
         sym = next((s for s in self.view.symbols(self.fqn(d.qualname)) if s.path == self.facts.path), None)
         return Method(d.name, sym, tuple(types), returns, tuple(v for v, _ in tparams), flags, owner)
 
+    def declaration(self, t: JType) -> tuple[JavaFileResolver, str] | None:
+        """The file resolver that declares the project type `t` and its qualname there (None: no file does)."""
+        home = self.home(t.name)
+        return None if home is None else (home, home.qualname_of(t.name))
+
     def project_hierarchy(self, t: JType) -> Iterator[tuple[JType, JavaFileResolver, str]]:
         """`t` and its project super types, nearest first: each with the file resolver that declares
         it and its qualname there."""
@@ -284,10 +287,9 @@ class JavaFileResolver(FileResolver):
             if str(x) in visited or not x.project:
                 continue
             visited.add(str(x))
-            home = self.home(x.name)
-            if home is None:
+            if (declared := self.declaration(x)) is None:
                 continue
-            yield x, home, home.qualname_of(x.name)
+            yield x, *declared
             queue += self.supertypes_of(x)
 
     def field_types(self, owner: JType, name: str) -> Types | None:
