@@ -41,6 +41,8 @@ Expressions:
     ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
     ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
     ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
+    ["A", [types], [class types]] (what an annotation declares: instances of the classes `types` name,
+    the classes `class types` name, as `type[C]`; a parameter's value, and a return of its function)
     ["op", site, receiver, other, [methods], reflected, keep] (an operator: the first of the methods the
     receiver's class has, called with `other`, else `reflected` on `other`; `keep`: values with neither
     are the result, as `x += y` keeps x's and y's)
@@ -84,6 +86,13 @@ _COMPARISONS = {"<": (["__lt__"], "__gt__"), "<=": (["__le__"], "__ge__"), ">": 
                 "!=": (["__ne__", "__eq__"], "__ne__")}  # (object.__ne__ calls __eq__)
 _MEMBERSHIP = frozenset({"in", "not in"})  # `a in b` is b.__contains__(a)
 _UNARY_OPERATORS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+# Typing forms in annotations, by their last name: a union's members are each a possible type,
+# a qualifier's first argument is the type, `type[C]` is the class C itself; other generics are
+# their origin (`list[Foo]` is a list, `Mapping[str, Foo]` a mapping: neither a Foo).
+_UNION_FORMS = frozenset({"Optional", "Union"})
+_QUALIFIER_FORMS = frozenset({"Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly", "TypeGuard"})
+_CLASS_FORMS = frozenset({"type", "Type"})
+_NO_TYPE_FORMS = frozenset({"Literal", "Callable", "Concatenate", "Unpack", "TypeIs"})
 _DYNAMIC_ATTR = frozenset({"getattr", "setattr", "delattr"})
 _DYNAMIC_NAMESPACES = frozenset({"globals", "locals", "vars"})
 _DYNAMIC_IMPORTS = frozenset({"__import__", "import_module", "importlib.import_module"})
@@ -150,8 +159,9 @@ def numbered(counts: dict[str, int], qualname: str) -> str:
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts, root: Node) -> None:
+    def __init__(self, facts: FileFacts, root: Node, spec: LanguageSpec) -> None:
         self.facts = facts
+        self.spec = spec  # (its parser reads string annotations)
         # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
         self.source = b" " * root.start_byte + (root.text or b"")
         # An ASCII file's byte offsets index its decoded text too: a name is then a slice, not a decode.
@@ -552,6 +562,9 @@ class _Walker:
         scope = self._new_scope(_qualify(outer.qualname, name), "function", outer, flags)
         self._define(node, name, "function", scope.qualname, written)
         self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags)
+        declared = self.annotation(node.child_by_field_name("return_type"))
+        if declared is not None:  # what a caller gets, whatever the body's returns tell
+            self.emit("r", scope.idx, declared)
         body = node.child_by_field_name("body")
         if body is not None:
             self.scope = scope
@@ -588,6 +601,10 @@ class _Walker:
             entry[3].append([name, var, this_mode])
             if default is not None:
                 self.emit("=", outer.idx, ["v", var], self.expr(default))
+            declared = self.annotation(param.child_by_field_name("type")) if this_mode in (
+                PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY, PARAM_KEYWORD) else None
+            if declared is not None:  # (read where the function is defined, as Python evaluates it)
+                self.emit("=", outer.idx, ["v", var], declared)
         first = entry[3][0] if entry[3] else None
         takes_self = first is not None and first[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)
         if in_class and takes_self and "s" not in flags:
@@ -630,6 +647,84 @@ class _Walker:
                        fingerprint=fingerprint_of(self.source[start:end]),
                        bases=bases, decorators=tuple(self.text(d) for d in decorators))
         )
+
+    # annotations -----------------------------------------------------------------------------------
+    def annotation(self, node: Node | None) -> list | None:
+        """What an annotation declares (`["A", types, class types]`), None when it names no type."""
+        if node is None:
+            return None
+        found: tuple[list, list] = ([], [])
+        self._types(node, found, False)
+        return ["A", *found] if found[0] or found[1] else None
+
+    def _types(self, node: Node, found: tuple[list, list], of_class: bool) -> None:
+        """The type expressions an annotation's node names, into `found` (instances, classes): `Foo`,
+        `mod.Foo`, `Self`, each member of `A | B`, `Optional[...]` and `Union[...]`, a generic's
+        origin, a string's expression; `type[...]` names classes."""
+        kind = node.type
+        if kind in ("identifier", "attribute"):
+            if self.text(node).rsplit(".", 1)[-1] != "Self":
+                found[of_class].append(self.expr(node))
+            elif (cls := self._enclosing_class()) is not None:
+                found[of_class].append(["ic" if of_class else "i", cls])
+        elif kind in ("type", "parenthesized_expression", "union_type"):
+            for child in node.named_children:
+                self._types(child, found, of_class)
+        elif kind == "binary_operator":
+            operator = node.child_by_field_name("operator")
+            if operator is not None and operator.type == "|":
+                for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+                    if side is not None:
+                        self._types(side, found, of_class)
+        elif kind in ("generic_type", "subscript"):
+            self._generic(node, found, of_class)
+        elif kind == "string":
+            self._string_types(node, found, of_class)
+
+    def _generic(self, node: Node, found: tuple[list, list], of_class: bool) -> None:
+        if node.type == "generic_type":
+            children = node.named_children
+            origin = children[0] if children else None
+            params = next((c for c in children if c.type == "type_parameter"), None)
+            args = params.named_children if params is not None else []
+        else:
+            origin = node.child_by_field_name("value")
+            args = node.children_by_field_name("subscript")
+        form = self.text(origin).rsplit(".", 1)[-1] if origin is not None else ""
+        if form in _UNION_FORMS:
+            for arg in args:
+                self._types(arg, found, of_class)
+        elif form in _QUALIFIER_FORMS or form in _CLASS_FORMS:
+            if args:
+                self._types(args[0], found, of_class or form in _CLASS_FORMS)
+        elif form not in _NO_TYPE_FORMS and origin is not None:
+            self._types(origin, found, of_class)
+
+    def _string_types(self, node: Node, found: tuple[list, list], of_class: bool) -> None:
+        """A string annotation (a forward reference): its text parsed as the expression it holds."""
+        parts = node.named_children
+        if len(parts) != 3 or parts[1].type != "string_content" or b"b" in self.text(parts[0]).encode().lower():
+            return
+        tree = self.spec.parser().parse(self.text(parts[1]).strip().encode())
+        root = tree.root_node
+        expression = root.named_children[0] if len(root.named_children) == 1 and not root.has_error else None
+        if expression is not None and expression.type == "expression_statement":
+            expression = expression.named_children[0] if len(expression.named_children) == 1 else None
+        if expression is None:
+            return
+        saved = self.source, self.chars  # (names are sliced from the text being read)
+        self.source = b" " * root.start_byte + (root.text or b"")
+        self.chars = self.source.decode("ascii") if self.source.isascii() else None
+        try:
+            self._types(expression, found, of_class)
+        finally:
+            self.source, self.chars = saved
+
+    def _enclosing_class(self) -> int | None:
+        scope: _Scope | None = self.scope
+        while scope is not None and scope.kind not in ("class", "module"):
+            scope = scope.parent
+        return scope.idx if scope is not None and scope.kind == "class" else None
 
     def lambda_(self, node: Node) -> list:
         outer = self.scope
@@ -1175,7 +1270,7 @@ def _name_glob(node: Node | None) -> str:
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     facts = FileFacts(path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
                       error_nodes=_count_errors(tree))
-    walker = _Walker(facts, tree.root_node)
+    walker = _Walker(facts, tree.root_node, spec)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
     return facts

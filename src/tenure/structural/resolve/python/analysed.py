@@ -298,7 +298,7 @@ class Analysed(Lower):
     def _scope_values(self, fn: Value, cell: str, which: str) -> frozenset:
         mf = self.project.flow(fn[1])
         exprs = [e for i in self.project.scopes(mf, fn[2]) for e in getattr(mf, which).get(i, [])] if mf else []
-        if all(expr_tag(e) in ("f", "C", "k", "m") for e in exprs):
+        if all(expr_tag(e) in ("f", "C", "k", "m", "A") for e in exprs):
             return self.syntactic.scope_exprs(fn, which)
         a = self.analysis(fn[1])
         return frozenset(a.cells.get((cell, fn[2]), EMPTY)) if a is not None else EMPTY

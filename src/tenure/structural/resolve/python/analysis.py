@@ -30,6 +30,7 @@ from tenure.structural.resolve.python.values import (
     SUPER,
     TYPE_METHOD,
     Value,
+    declared,
 )
 
 MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
@@ -437,6 +438,19 @@ class Analysis:
         for part in expr[1]:
             out |= self.eval(part)
         return out
+
+    def e_declared(self, expr: list) -> frozenset:
+        """An annotation's types (a name found only by a definition of that name elsewhere is no
+        evidence of what the value is)."""
+        types, classes = ([v for part in parts if not self._guessed(part) for v in self.eval(part)]
+                          for parts in (expr[1], expr[2]))
+        return declared(types, classes)
+
+    def _guessed(self, part: object) -> bool:
+        if part.__class__ is not list or part[0] != "n":  # type: ignore[index]
+            return False
+        self.eval(part)
+        return part[1] in self._guessed_names  # type: ignore[index]
 
     def e_effects(self, expr: list) -> frozenset:
         for part in expr[1]:
@@ -1016,7 +1030,7 @@ _EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
     "ks": Analysis.e_some_str, "kb": Analysis.e_some_bytes, "l": Analysis.e_seq, "d": Analysis.e_dict,
     "L": Analysis.e_comprehension, "op": Analysis.e_op,
     "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
-    "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects,
+    "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects, "A": Analysis.e_declared,
 }
 
 

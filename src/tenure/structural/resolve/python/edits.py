@@ -182,4 +182,5 @@ _CANON: dict[str, Callable[[_ItemDigests, list, dict[int, int]], object]] = {
     **dict.fromkeys(("l", "L"), lambda d, x, o: [x[0], d._canon(x[2], o)]),
     "d": lambda d, x, o: ["d", [[d._canon(k, o), d._canon(v, o)] for k, v in x[2]]],
     **dict.fromkeys(("f", "C", "i", "ic"), lambda d, x, o: [x[0], *d._scope(x[1])]),
+    "A": lambda d, x, o: ["A", d._canon(x[1], o), d._canon(x[2], o)],
 }

@@ -66,10 +66,11 @@ class ModuleFlow:
             op = stmt[0]
             if op == "=" and stmt[2][0] == "v":
                 var_defs.setdefault(stmt[2][1], []).append(stmt[3])
-                if expr_tag(stmt[3]) in ("i", "ic"):
+                tag = expr_tag(stmt[3])
+                if tag in ("i", "ic"):
                     self_vars[stmt[2][1]] = self.scopes[stmt[3][1]][0]
-                    if stmt[3][0] == "i":
-                        instance_params.add(stmt[2][1])
+                if tag in ("i", "A"):
+                    instance_params.add(stmt[2][1])
             elif op == "=" and stmt[2][0] == "a":
                 obj = stmt[2][1]
                 if obj.__class__ is int and obj in self_vars:
@@ -104,7 +105,8 @@ class ModuleFlow:
 
     @cached_property
     def instance_params(self) -> frozenset[int]:
-        """The variables of methods' first parameters (`self`): calls on them may reach a subclass."""
+        """The variables of methods' first parameters (`self`) and of annotated parameters: calls on
+        them may reach a subclass's override."""
         return self._statements[5]
 
     @cached_property

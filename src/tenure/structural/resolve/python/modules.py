@@ -11,7 +11,7 @@ from tenure.structural.facts import FileFacts
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo, item_key, items_key
 from tenure.structural.resolve.answers import Answers
 from tenure.structural.resolve.python.flows import ModuleFlow, module_flow
-from tenure.structural.resolve.python.values import CONST, EMPTY, EXT, INST, MODULE, Value
+from tenure.structural.resolve.python.values import CONST, EMPTY, EXT, INST, MODULE, Value, declared
 
 MAX_CHAIN = 12  # hops through re-exports and aliases in another module
 
@@ -337,6 +337,13 @@ class Syntactic(Lower):
         elif tag in ("i", "ic"):
             cls = mf.value(expr[1])
             out.add((INST, cls[1], cls[2]) if tag == "i" else cls)
+        elif tag == "A":
+            types: set[Value] = set()
+            classes: set[Value] = set()
+            for parts, into in ((expr[1], types), (expr[2], classes)):
+                for part in parts:
+                    self._eval(mf, part, into, seen, walk, hops)
+            out |= declared(types, classes)
 
     def _follow(self, module: str, name: str, walk: dict, hops: int) -> frozenset:
         if (module, name) in walk:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 # A value: (kind, module, key). Kinds:
 FUNC, BOUND, CLASS, INST, MODULE = "f", "b", "c", "i", "m"  # key: qualname (module: "")
 EXT, EXT_INST, BUILTIN, TYPE_METHOD = "x", "xi", "B", "T"  # key: dotted name
@@ -9,3 +11,23 @@ CONST, SOME_STR_KIND, SOME_BYTES_KIND, SEQ, DICT, GEN, SUPER = "k", "K", "Kb", "
 Value = tuple[str, str, object]
 
 EMPTY: frozenset = frozenset()
+
+# Externals an annotation may name that are no class of the value: typing's forms and protocols
+_NOT_A_CLASS = ("typing.", "typing_extensions.", "collections.abc.", "abc.", "types.")
+
+
+def declared(types: Iterable[Value], classes: Iterable[Value]) -> frozenset:
+    """What an annotation declares the value is (see the extractor's `A`): an instance of each
+    class `types` names (of the project, or external by name; `Self` is one already; a `str` or
+    `bytes` some string or bytes), and the classes `classes` names."""
+    out: set[Value] = set()
+    for value in types:
+        kind = value[0]
+        if kind == CLASS or kind == EXT and not str(value[2]).startswith(_NOT_A_CLASS):
+            out.add((INST if kind == CLASS else EXT_INST, value[1], value[2]))
+        elif kind == INST:
+            out.add(value)
+        elif kind == BUILTIN and value[2] in ("str", "bytes"):
+            out.add((SOME_STR_KIND if value[2] == "str" else SOME_BYTES_KIND, "", value[2]))
+    out.update(v for v in classes if v[0] in (CLASS, EXT))
+    return frozenset(out)
