@@ -81,6 +81,9 @@ class Analysis:
         # receiver may be a subclass's instance), a definition found by its name alone
         self.guesses: dict[object, dict[str, set[str]]] = {}
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
+        # implicit call sites (with, for, operators, subscripts, len() ...) -> 1: a receiver value is a
+        # project object with the method, 2: one is something else (a builtin's, an external's method runs)
+        self.implicit: dict[int, int] = {}
         self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
         self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
         self._calling: tuple[object, Value] | None = None  # (site, value) whose call is being followed
@@ -251,8 +254,10 @@ class Analysis:
                 if obj[0] in (SEQ, DICT):
                     for key in _keys(keys):
                         self.add_cell(("F", obj, key), values)
-                elif obj[0] == INST:
+                if obj[0] == INST:
                     self.call_method(target[3], obj, "__setitem__", [keys, values])
+                else:
+                    self.note_implicit(target[3], obj, False)
         elif tag == "t":
             self.unpack(target[1], target[2], values, target[3])
 
@@ -264,6 +269,7 @@ class Analysis:
                     if target is not None and i != star:
                         self.assign(target, items)
                 continue
+            self.note_implicit(site, value, False)
             for i, target in enumerate(targets):
                 if target is None or i == star:
                     continue
@@ -331,8 +337,10 @@ class Analysis:
                 else:
                     for key in keys:
                         out |= self.field(obj, key) | self.field(obj, "*")
-            elif obj[0] == INST:
+            if obj[0] == INST:
                 out |= self.call_method(expr[3], obj, "__getitem__", [given])
+            else:
+                self.note_implicit(expr[3], obj, False)
         return out
 
     def e_slice(self, expr: list) -> frozenset | set:
@@ -341,6 +349,8 @@ class Analysis:
         for obj in self.eval(expr[1]):
             if obj[0] == INST:
                 out |= self.call_method(expr[4], obj, "__getitem__", [EMPTY])
+            else:
+                self.note_implicit(expr[4], obj, False)
             if obj[0] != SEQ:
                 continue
             copy = (SEQ, self.module, ("slice", obj, lo, hi))
@@ -377,16 +387,21 @@ class Analysis:
         for value in receivers:
             found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
             if found is not None:
+                self.note_implicit(site, value, True)
                 out |= self.call_methods((site, found[0]), found[1], args)
                 continue
             unanswered = True
+            if not reflected:  # (else the other operand's reflected method, or a builtin's, answers)
+                self.note_implicit(site, value, False)
             if keep:
                 out.add(value)
         for value in other if reflected and unanswered or keep else ():
             found_r = self.dunder(value, reflected) if reflected and unanswered and value[0] == INST else ()
+            if reflected and unanswered:
+                self.note_implicit(site, value, bool(found_r))
             if found_r:
                 out |= self.call_methods((site, reflected), found_r, [receivers])
-            elif keep:
+            elif keep and unanswered:  # (what a receiver's own method returned is the result)
                 out.add(value)
         return out
 
@@ -890,6 +905,10 @@ class Analysis:
         for value in first if method is not None else ():
             if value[0] == INST:
                 called |= self.call_method(site, value, method)
+            else:
+                self.note_implicit(site, value, False)
+        if method is not None and name in _KEEPS_ITEMS and first and all(v[0] == INST for v in first):
+            return called  # iter(x), reversed(x): what x's own method returns
         if plain and (name in _KEEPS_ITEMS or name in ("next", "min", "max")):
             found = self.items(first, site if name in _ITERATES else None)
             if name not in _KEEPS_ITEMS:
@@ -967,6 +986,8 @@ class Analysis:
         out: set = set()
         for value in values:
             kind = value[0]
+            if site is not None and kind != INST:
+                self.note_implicit(site, value, False)
             if kind == SEQ:
                 out |= self.all_fields(value)
             elif kind == GEN:
@@ -974,7 +995,7 @@ class Analysis:
             elif kind == INST and site is not None:
                 for it in self.call_method(site, value, start):
                     if it[0] == INST:
-                        out |= self.call_method(site, it, _ITERATION[start])
+                        out |= self.call_method(site, it, _ITERATION[start], note=False)
                     elif it[0] == GEN:
                         out |= self.items((it,), None)
         return out
@@ -984,8 +1005,20 @@ class Analysis:
         on the program's behalf. Not a subclass's, nor one guessed on an external base."""
         return [m for m in self.instance_member(inst, name) if m[0] in (FUNC, BOUND)]
 
-    def call_method(self, site: int, inst: Value, name: str, args: list | None = None) -> set:
-        return self.call_methods((site, name), self.dunder(inst, name), args or [])
+    def call_method(self, site: int, inst: Value, name: str, args: list | None = None, note: bool = True) -> set:
+        """`inst.name(*args)` called by Python at `site`; `note`: the receiver is the site's (not
+        what its `__iter__` returned)."""
+        methods = self.dunder(inst, name)
+        if note:
+            self.note_implicit(site, inst, bool(methods))
+        return self.call_methods((site, name), methods, args or [])
+
+    def note_implicit(self, site: int, value: Value, found: bool) -> None:
+        """Whether a receiver value at an implicit call site is a project object with the method
+        (`found`) or something else, whose own method runs: a site with both is a choice. (None has
+        no method: the code runs only where the value is another.)"""
+        if value[0] != CONST or value[2] is not None:
+            self.implicit[site] = self.implicit.get(site, 0) | (1 if found else 2)
 
     def call_methods(self, key: tuple, methods: list[Value], args: list) -> set:
         out: set = set()
@@ -1000,14 +1033,15 @@ class Analysis:
         out: set = set()
         for value in values:
             methods = self.dunder(value, enter) if value[0] == INST else []
+            exits = self.dunder(value, _CONTEXT[enter]) if value[0] == INST else []
+            self.note_implicit(site, value, bool(methods or exits))  # (a library base may give one)
             if methods:
                 out |= self.call_methods((site, enter), methods, [])
             elif value[0] == GEN:
                 out |= self.items((value,), None)
             else:
                 out.add(value)
-            if value[0] == INST:
-                self.call_method(site, value, _CONTEXT[enter], [EMPTY, EMPTY, EMPTY])
+            self.call_methods((site, _CONTEXT[enter]), exits, [EMPTY, EMPTY, EMPTY])
         return out
 
     def edge(self, site: object, relation: str, target: str) -> None:

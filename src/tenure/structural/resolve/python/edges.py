@@ -23,8 +23,10 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         src = mf.fqn(scope)
         by_relation = a.edges.get(site, {})
         guessed = a.guesses.get(site, {})
-        # values that give different edges are alternatives: none of them is certain
-        choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1
+        # values that give different edges are alternatives: none of them is certain; so is a method
+        # Python calls on a value that may also be a builtin's or an external object
+        choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1 or (
+            str(via).startswith("__") and a.implicit.get(index) == 3)
         for relation in sorted(by_relation.keys() | guessed.keys()):
             targets = by_relation.get(relation, set())
             out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
