@@ -7,6 +7,10 @@ update must still equal a clean re-index when what it read changes.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,7 @@ from tenure import Tenure
 from tenure.structural.extract import extract as query_extract
 from tenure.structural.extractors.python import extract as python_extract
 from tenure.structural.languages import language_table
+from tenure.structural.resolve.python.values import CONST, NONE, constant
 from tests.conftest import FIXTURES
 from tests.incremental_support import clean_index, snapshot
 
@@ -165,3 +170,52 @@ def test_incremental_equals_clean_after_edits_to_what_others_read(make_repo, tmp
                 (root / path).write_text(content)
             t.index()
             assert snapshot(t) == clean_index(root, cleans), f"after editing {path}"
+
+
+BUDGET_SCRIPT = """
+import json, sys
+from pathlib import Path
+from tenure import Tenure
+from tenure.structural import resolve
+from tenure.structural.resolve.python import analysis
+analysis.EVALUATIONS_PER_STATEMENT = 0  # the fixpoint's budget: 1,000 evaluations, fewer than the file needs
+before = resolve.order_dependence()
+with Tenure.open(Path(sys.argv[1]), discover=False) as t:
+    t.index()
+    edges = sorted(json.dumps(e, sort_keys=True) for e in t.export_edges())
+print(json.dumps([resolve.order_dependence() - before, edges]))
+"""
+
+
+def _budget_spender() -> str:
+    """Six classes whose `m` calls thirty methods of its argument, and a call of `m` on all six at
+    the end, behind padding: the budget runs out while those bodies wait in the worklist."""
+    lines: list[str] = []
+    for i in range(6):
+        lines += [f"class C{i}:", "    def m(self, a):", *[f"        a.k{j}()" for j in range(30)],
+                  *[f"    def k{j}(self):\n        return None" for j in range(30)]]
+    lines += ["def make(n):", *[f"    if n == {i}:\n        return C{i}()" for i in range(6)], "    return None",
+              "def run(n):", *[f"    p{j} = {j}" for j in range(300)], "    x = make(n)", "    x.m(x)"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_fixpoint_out_of_budget_finds_the_same_edges_under_every_hash_seed(tmp_path: Path) -> None:
+    # Which statements a spent budget leaves undone must follow the source, not the order a set's
+    # values are met in (string hashing; None hashed by its address in Python 3.11)
+    runs = []
+    for seed in ("1", "2"):
+        root = tmp_path / seed
+        root.mkdir()
+        (root / "spender.py").write_text(_budget_spender())
+        env = {**os.environ, "PYTHONHASHSEED": seed, "TENURE_ENRICH": "off"}
+        out = subprocess.run([sys.executable, "-c", BUDGET_SCRIPT, str(root)], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(json.loads(out))
+    (spent, edges), other = runs
+    assert spent > 0 and edges  # the budget did run out
+    assert other == [spent, edges]
+
+
+def test_none_is_a_constant_that_hashes_by_value() -> None:
+    assert constant(None) == NONE and None not in NONE
+    assert hash(constant(None)) == hash((CONST, "", ()))

@@ -24,12 +24,15 @@ from tenure.structural.resolve.python.values import (
     GEN,
     INST,
     MODULE,
+    NONE,
+    NONE_KEY,
     SEQ,
     SOME_BYTES_KIND,
     SOME_STR_KIND,
     SUPER,
     TYPE_METHOD,
     Value,
+    constant,
     declared,
 )
 
@@ -96,6 +99,10 @@ class Analysis:
         self.budget = 0
         self.queue: deque[int] = deque()
         self.queued = bytearray()
+        # statements woken by the one running, queued after it in source order: the order a set's
+        # values are met in (string hashing) then never decides what runs first, nor what a spent
+        # budget leaves undone
+        self.woken: list[int] = []
         self._mro: dict[Value, list[Value]] = {}
         self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
         self._subclasses: dict[Value, list[Value]] = {}
@@ -118,21 +125,25 @@ class Analysis:
             self._drain()
 
     def _drain(self) -> None:
-        stmts = self.mf.stmts
-        while self.queue and self.budget > 0:
+        stmts, queue, woken = self.mf.stmts, self.queue, self.woken
+        while (queue or woken) and self.budget > 0:
+            if woken:
+                woken.sort()
+                queue.extend(woken)
+                woken.clear()
             self.budget -= 1
-            i = self.queue.popleft()
+            i = queue.popleft()
             self.queued[i] = 0
             stmt = stmts[i]
             self.cur, self.scope = i, stmt[1]
             self.execute(stmt)
-        if self.queue:
+        if queue or woken:
             note_order_dependence()  # out of budget: what was left undone followed the order
 
     def _wake_one(self, i: int) -> None:
         if not self.queued[i]:
             self.queued[i] = 1
-            self.queue.append(i)
+            self.woken.append(i)
 
     def _wake(self, key: object) -> None:
         for i in self.readers.get(key, ()):
@@ -353,7 +364,7 @@ class Analysis:
                 self.note_implicit(expr[4], obj, False)
             if obj[0] != SEQ:
                 continue
-            copy = (SEQ, self.module, ("slice", obj, lo, hi))
+            copy = (SEQ, self.module, ("slice", obj, lo, NONE_KEY if hi is None else hi))  # (not None: see NONE)
             self._read(("F*", obj))
             for key in list(self.keys.get(obj, ())):
                 inside = isinstance(key, int) and lo <= key and (hi is None or key < hi)
@@ -367,7 +378,7 @@ class Analysis:
         return out
 
     def e_const(self, expr: list) -> frozenset:
-        return frozenset({(CONST, "", expr[1])})
+        return frozenset({constant(expr[1])})
 
     def e_some_str(self, expr: list) -> frozenset:
         return frozenset({SOME_STR})
@@ -1017,7 +1028,7 @@ class Analysis:
         """Whether a receiver value at an implicit call site is a project object with the method
         (`found`) or something else, whose own method runs: a site with both is a choice. (None has
         no method: the code runs only where the value is another.)"""
-        if value[0] != CONST or value[2] is not None:
+        if value != NONE:
             self.implicit[site] = self.implicit.get(site, 0) | (1 if found else 2)
 
     def call_methods(self, key: tuple, methods: list[Value], args: list) -> set:

@@ -11,7 +11,7 @@ from tenure.structural.facts import FileFacts
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo, item_key, items_key
 from tenure.structural.resolve.answers import Answers
 from tenure.structural.resolve.python.flows import ModuleFlow, module_flow
-from tenure.structural.resolve.python.values import CONST, EMPTY, EXT, INST, MODULE, Value, declared
+from tenure.structural.resolve.python.values import EMPTY, EXT, INST, MODULE, Value, constant, declared
 
 MAX_CHAIN = 12  # hops through re-exports and aliases in another module
 
@@ -319,7 +319,7 @@ class Syntactic(Lower):
         elif tag in ("f", "C"):
             out.add(mf.value(expr[1]))
         elif tag == "k":
-            out.add((CONST, "", expr[1]))
+            out.add(constant(expr[1]))
         elif tag == "m":
             out |= self.project.import_values(mf, expr, lambda m, n: self._follow(m, n, walk, hops + 1))
         elif tag == "a":

@@ -12,6 +12,17 @@ Value = tuple[str, str, object]
 
 EMPTY: frozenset = frozenset()
 
+# None's key in a constant: None itself hashes by its address (Python 3.11), so every set holding it
+# would iterate in another order from one process to the next, and a capped set or the fixpoint's
+# budget would then keep other values. (A literal is never an empty tuple.)
+NONE_KEY = ()
+NONE: Value = (CONST, "", NONE_KEY)
+
+
+def constant(literal: object) -> Value:
+    """The value of a literal (str, int, float, bool, None)."""
+    return NONE if literal is None else (CONST, "", literal)
+
 # Externals an annotation may name that are no class of the value: typing's forms and protocols
 _NOT_A_CLASS = ("typing.", "typing_extensions.", "collections.abc.", "abc.", "types.")
 
