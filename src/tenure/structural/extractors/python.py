@@ -41,6 +41,7 @@ Expressions:
     ["L", alloc, item] (a comprehension)  ["f", scope] (a function or lambda)  ["C", scope] (a class)
     ["i", scope] / ["ic", scope] (the instance / class a method's first parameter is)
     ["m", module, name, level] (an import)  ["u", [exprs]] (any of them)  ["o", [exprs]] (only their calls)
+    ["fx", name] (the pytest fixture of that name: a test's or fixture's parameter in a test module)
     ["A", [types], [class types]] (what an annotation declares: instances of the classes `types` name,
     the classes `class types` name, as `type[C]`; a parameter's value, and a return of its function)
     ["op", site, receiver, other, [methods], reflected, keep] (an operator: the first of the methods the
@@ -162,6 +163,8 @@ class _Walker:
     def __init__(self, facts: FileFacts, root: Node, spec: LanguageSpec) -> None:
         self.facts = facts
         self.spec = spec  # (its parser reads string annotations)
+        base = facts.path.rsplit("/", 1)[-1]
+        self.pytest_module = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
         # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
         self.source = b" " * root.start_byte + (root.text or b"")
         # An ASCII file's byte offsets index its decoded text too: a name is then a slice, not a decode.
@@ -561,7 +564,10 @@ class _Walker:
             flags += "c"
         scope = self._new_scope(_qualify(outer.qualname, name), "function", outer, flags)
         self._define(node, name, "function", scope.qualname, written)
-        self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags)
+        # pytest passes a test, and a fixture, the fixtures its parameters name
+        injected = self.pytest_module and outer.kind in ("module", "class") and (
+            name.startswith("test") or any(self.callee_name(d) == "fixture" for d in written))
+        self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags, injected)
         declared = self.annotation(node.child_by_field_name("return_type"))
         if declared is not None:  # what a caller gets, whatever the body's returns tell
             self.emit("r", scope.idx, declared)
@@ -572,7 +578,8 @@ class _Walker:
             self.scope = outer
         self._bind_value(name, self._decorate(["f", scope.idx], list(decorators)))
 
-    def _parameters(self, params: Node | None, scope: _Scope, in_class: bool, flags: str) -> None:
+    def _parameters(self, params: Node | None, scope: _Scope, in_class: bool, flags: str,
+                    injected: bool = False) -> None:
         if params is None:
             return
         outer, entry = self.scope, self.scopes[scope.idx]
@@ -605,6 +612,9 @@ class _Walker:
                 PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY, PARAM_KEYWORD) else None
             if declared is not None:  # (read where the function is defined, as Python evaluates it)
                 self.emit("=", outer.idx, ["v", var], declared)
+            bound = in_class and len(entry[3]) == 1 and "s" not in flags  # (self, cls)
+            if injected and default is None and this_mode in (PARAM_POSITIONAL, PARAM_KEYWORD) and not bound:
+                self.emit("=", outer.idx, ["v", var], ["fx", name])
         first = entry[3][0] if entry[3] else None
         takes_self = first is not None and first[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)
         if in_class and takes_self and "s" not in flags:

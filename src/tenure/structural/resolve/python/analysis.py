@@ -478,6 +478,33 @@ class Analysis:
         self.eval(part)
         return part[1] in self._guessed_names  # type: ignore[index]
 
+    def e_fixture(self, expr: list) -> frozenset | set:
+        """What pytest passes for a parameter: the fixture of its name in this module, else in the
+        nearest conftest.py above it, called (a generator fixture gives what it yields)."""
+        local = self.mf.fixture_vars(expr[1])
+        if local:
+            functions: frozenset | set = self.e_vars(["v", local])
+        else:
+            key = ("fixture", expr[1])
+            functions = self._static.get(key)  # type: ignore[assignment]
+            if functions is None:
+                functions = self._static[key] = self._conftest_fixture(expr[1])
+        out: set = set()
+        for fn in functions:
+            if fn[0] == FUNC:
+                made = self.returns(fn)
+                out |= self.items(made, None) if "g" in self._flags(fn) else made
+        return out
+
+    def _conftest_fixture(self, name: str) -> frozenset:
+        folders = self.mf.path.split("/")[:-1]
+        for depth in range(len(folders), -1, -1):
+            module = self.project.module_named(".".join([*folders[:depth], "conftest"]))
+            mf = self.project.flow(module) if self.project.exists(module) and module != self.module else None
+            if mf is not None and mf.fixture_vars(name):
+                return self.lower.export(module, name)
+        return EMPTY
+
     def e_effects(self, expr: list) -> frozenset:
         for part in expr[1]:
             self.eval(part)
@@ -1076,6 +1103,7 @@ _EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
     "L": Analysis.e_comprehension, "op": Analysis.e_op,
     "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
     "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects, "A": Analysis.e_declared,
+    "fx": Analysis.e_fixture,
 }
 
 

@@ -170,7 +170,7 @@ def _item_digest(canonical: object) -> bytes:
 # Per expression tag: the expression as `_ItemDigests` compares it (see the flow format in
 # extractors/python.py): sites, allocations and scopes by number dropped or named.
 _CANON: dict[str, Callable[[_ItemDigests, list, dict[int, int]], object]] = {
-    **dict.fromkeys(("n", "k", "ks", "kb", "m"), lambda d, x, o: x),
+    **dict.fromkeys(("n", "k", "ks", "kb", "m", "fx"), lambda d, x, o: x),
     "v": lambda d, x, o: ["v", [d._var(v, o) for v in x[1]]],
     "a": lambda d, x, o: ["a", d._canon(x[1], o), x[2]],
     "s:": lambda d, x, o: ["s:", d._canon(x[1], o), x[2], x[3]],  # (the bounds)

@@ -158,6 +158,17 @@ class ModuleFlow:
                 return None
         return frozenset(names)
 
+    def fixture_vars(self, name: str) -> list[int]:
+        """The module-level variables of `name` bound to a function decorated `@...fixture` (pytest's)."""
+        return [var for var in self.names(0, name) if any(self._is_fixture(e) for e in self.var_defs.get(var, ()))]
+
+    def _is_fixture(self, expr: object) -> bool:
+        while expr_tag(expr) == "@":  # (the decorators, outermost first)
+            if self.sites[expr[1]][1] == "fixture":  # type: ignore[index]
+                return True
+            expr = expr[3]  # type: ignore[index]
+        return False
+
     def parameters(self, idx: int) -> tuple[list, list | None, dict[str, list], list | None]:
         """(positional, *args, by keyword, **kwargs) parameters of a function scope."""
         hit = self._params.get(idx)
