@@ -395,6 +395,8 @@ class Analysis:
         args = [other] if expr[3] is not None else []
         out: set = set()
         unanswered = not receivers  # (nothing known of the receiver: the other side may be asked)
+        if unanswered and reflected:
+            self.implicit[site] = self.implicit.get(site, 0) | 2  # (but the receiver's own may answer)
         for value in receivers:
             found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
             if found is not None:
