@@ -25,7 +25,7 @@ from tenure.structural.resolve.python.modules import (
     star_bound,
     star_exported,
 )
-from tenure.structural.resolve.python.values import CLASS, EMPTY, INST, MODULE, Value
+from tenure.structural.resolve.python.values import CLASS, EMPTY, FUNC, INST, MODULE, Value
 
 CACHE_SIZE = 4096  # analysed modules kept between files of one run
 
@@ -159,9 +159,11 @@ class Analysed(Lower):
         self.syntactic = Syntactic(project)
         self._mine: dict[str, tuple[Outcome | None, Recording]] = {}
 
-    def analysis(self, module: str) -> Outcome | None:
-        facts = self.project.facts(module)
-        mine = self._mine.get(module)
+    def analysis(self, module: str, path: str = "") -> Outcome | None:
+        """The module's analysis (of its file at `path`, where several files are one module)."""
+        facts = self.project.facts_at(module, path) if path else self.project.facts(module)
+        key = f"{module}@{path}" if path else module
+        mine = self._mine.get(key)
         if mine is not None:
             if self.project.view.recording:
                 self.project.view.replay(mine[1])
@@ -178,7 +180,7 @@ class Analysed(Lower):
                 result, recording = hit.analysis, hit.recording
             else:
                 result, recording = self.analyse(facts)
-        self._mine[module] = (result, recording)
+        self._mine[key] = (result, recording)
         return result
 
     def recording(self, module: str) -> Recording:
@@ -302,6 +304,19 @@ class Analysed(Lower):
             return self.syntactic.scope_exprs(fn, which)
         a = self.analysis(fn[1])
         return frozenset(a.cells.get((cell, fn[2]), EMPTY)) if a is not None else EMPTY
+
+    def fixture(self, module: str, path: str, name: str) -> frozenset:
+        """What the fixture `name` of the module's file at `path` makes: its function's return, or
+        its yield (a generator fixture)."""
+        mf = self.project.flow_at(module, path)
+        a = self.analysis(module, path) if mf is not None else None
+        if a is None:
+            return EMPTY
+        out: set = set()
+        for fn in a.final(mf.fixture_vars(name)):  # type: ignore[union-attr]
+            if fn[0] == FUNC and fn[1] == module:
+                out |= a.cells.get(("y" if "g" in mf.flags(fn[2]) else "r", fn[2]), EMPTY)  # type: ignore[union-attr]
+        return frozenset(out)
 
     def field(self, obj: Value, key: object) -> frozenset:
         if not obj[1]:

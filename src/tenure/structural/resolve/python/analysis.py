@@ -484,27 +484,32 @@ class Analysis:
         """What pytest passes for a parameter: the fixture of its name in this module, else in the
         nearest conftest.py above it, called (a generator fixture gives what it yields)."""
         local = self.mf.fixture_vars(expr[1])
-        if local:
-            functions: frozenset | set = self.e_vars(["v", local])
-        else:
+        if not local:
             key = ("fixture", expr[1])
-            functions = self._static.get(key)  # type: ignore[assignment]
-            if functions is None:
-                functions = self._static[key] = self._conftest_fixture(expr[1])
+            found = self._static.get(key)
+            if found is None:
+                found = self._static[key] = self._conftest_fixture(expr[1])
+            return found
         out: set = set()
-        for fn in functions:
+        for fn in self.e_vars(["v", local]):
             if fn[0] == FUNC:
                 made = self.returns(fn)
                 out |= self.items(made, None) if "g" in self._flags(fn) else made
         return out
 
     def _conftest_fixture(self, name: str) -> frozenset:
+        """The fixture `name` of the nearest conftest.py above this file that has one. (Such files
+        may share a module name, each rooted where it lies: each is found by its path.)"""
         folders = self.mf.path.split("/")[:-1]
         for depth in range(len(folders), -1, -1):
-            module = self.project.module_named(".".join([*folders[:depth], "conftest"]))
-            mf = self.project.flow(module) if self.project.exists(module) and module != self.module else None
-            if mf is not None and mf.fixture_vars(name):
-                return self.lower.export(module, name)
+            path = "/".join([*folders[:depth], "conftest.py"])
+            dotted = [*folders[:depth], "conftest"]
+            for module in (".".join(dotted[i:]) for i in range(len(dotted)) if path != self.mf.path):
+                mf = self.project.flow_at(module, path) if self.project.exists(module) else None
+                if mf is not None:
+                    if mf.fixture_vars(name):
+                        return self.lower.fixture(module, path, name)
+                    break
         return EMPTY
 
     def e_effects(self, expr: list) -> frozenset:

@@ -57,6 +57,18 @@ class Project:
             self._note(("items" if items else "facts", module), hit[0])
         return hit
 
+    def facts_at(self, module: str, path: str) -> FileFacts | None:
+        """The facts of the module's file at `path` (several files may be one module: a project's
+        `conftest.py` files each rooted where they lie), read as the module whole."""
+        first = self.facts(module)
+        if first is not None and first.path == path:
+            return first
+        return next((f for f in self.view.module_facts(module) if f.language == "python" and f.path == path), None)
+
+    def flow_at(self, module: str, path: str) -> ModuleFlow | None:
+        facts = self.facts_at(module, path)
+        return module_flow(facts) if facts is not None else None
+
     def facts_digest(self, module: str, items: bool = False) -> bytes | None:
         """What `facts` (or `flow`: `items`) would read, as its digest (`digest_of`): without
         loading the facts."""
@@ -214,6 +226,7 @@ class Lower(Protocol):
     def returns(self, fn: Value) -> frozenset: ...
     def yields(self, fn: Value) -> frozenset: ...
     def field(self, obj: Value, key: object) -> frozenset: ...
+    def fixture(self, module: str, path: str, name: str) -> frozenset: ...
 
 
 class Syntactic(Lower):
@@ -286,6 +299,9 @@ class Syntactic(Lower):
 
     def field(self, obj: Value, key: object) -> frozenset:
         return EMPTY
+
+    def fixture(self, module: str, path: str, name: str) -> frozenset:
+        return EMPTY  # (what a fixture makes takes its module's analysis)
 
     def scope_exprs(self, fn: Value, which: str) -> frozenset:
         """What `fn`'s return (or yield) statements give, read syntactically."""
@@ -415,6 +431,10 @@ class AskedProject:
         self.answers.complete = False
         return self.inner.facts(module)
 
+    def flow_at(self, module: str, path: str) -> ModuleFlow | None:
+        self.answers.complete = False
+        return self.inner.flow_at(module, path)
+
     def flow(self, module: str) -> ModuleFlow | None:
         self.answers.complete = False
         return self.inner.flow(module)
@@ -454,6 +474,9 @@ class AskedLower:
     def field(self, obj: Value, key: object) -> frozenset:
         return self.answers.ask(("field", obj, key), lambda: self.inner.field(obj, key))  # type: ignore[return-value]
 
+    def fixture(self, module: str, path: str, name: str) -> frozenset:
+        return self.answers.ask(("fixture", module, path, name), lambda: self.inner.fixture(module, path, name))  # type: ignore[return-value]
+
 
 class Asking:
     """The layers a file's analysis asks its questions of, each question noted in `answers` with its
@@ -471,5 +494,5 @@ class Asking:
 
 _ASKED_OF = {
     **dict.fromkeys(("exists", "module_named", "flags", "returns_something", "named"), "project"),
-    **dict.fromkeys(("export", "star_export", "class_attr", "bases", "returns", "yields", "field"), "lower"),
+    **dict.fromkeys(("export", "star_export", "class_attr", "bases", "returns", "yields", "field", "fixture"), "lower"),
 }
