@@ -87,6 +87,10 @@ class Analysis:
         # implicit call sites (with, for, operators, subscripts, len() ...) -> 1: a receiver value is a
         # project object with the method, 2: one is something else (a builtin's, an external's method runs)
         self.implicit: dict[int, int] = {}
+        # operator sites where the right operand's reflected method was asked, the left one unknown
+        # (its own method may answer first), and those where the left one was known
+        self.unknown_left: set[int] = set()
+        self.known_left: set[int] = set()
         self.targetless: set[int] = set()  # call sites whose callee, a name or member, names nothing known
         self.looked_up: dict[int, tuple[frozenset, frozenset]] = {}  # dynamic getattr sites: objects, names
         self._calling: tuple[object, Value] | None = None  # (site, value) whose call is being followed
@@ -395,8 +399,8 @@ class Analysis:
         args = [other] if expr[3] is not None else []
         out: set = set()
         unanswered = not receivers  # (nothing known of the receiver: the other side may be asked)
-        if unanswered and reflected:
-            self.implicit[site] = self.implicit.get(site, 0) | 2  # (but the receiver's own may answer)
+        if reflected:  # (a receiver known in the end: a value nothing is known of was only not there yet)
+            (self.known_left if receivers else self.unknown_left).add(site)
         for value in receivers:
             found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
             if found is not None:

@@ -17,6 +17,7 @@ from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MO
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
     mf = a.mf
     out: list[EdgeOut] = []
+    unknown_left = a.unknown_left - a.known_left
     for site in [*a.edges, *(site for site in a.guesses if site not in a.edges)]:
         index, via = (site, "") if isinstance(site, int) else site
         line, name, scope, _ = mf.sites[index]
@@ -26,7 +27,7 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         # values that give different edges are alternatives: none of them is certain; so is a method
         # Python calls on a value that may also be a builtin's or an external object
         choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1 or (
-            str(via).startswith("__") and a.implicit.get(index) == 3)
+            str(via).startswith("__") and (a.implicit.get(index) == 3 or index in unknown_left))
         for relation in sorted(by_relation.keys() | guessed.keys()):
             targets = by_relation.get(relation, set())
             out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
