@@ -154,24 +154,23 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
     long branch), which touched it among hundreds and say little about why it is this way."""
     listed: dict[str, dict] = {}
     thin = 0
+    # one row per commit (its first touched name: the symbol itself sorts before its members)
     rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how, cs.fqn,"
-                   " (SELECT COUNT(*) FROM knowledge_commit_symbols x WHERE x.document_id = cs.document_id)"
-                   " FROM knowledge_commit_symbols cs JOIN knowledge_documents d ON d.id = cs.document_id"
-                   " WHERE cs.fqn = ? OR (cs.fqn > ? AND cs.fqn < ?) ORDER BY d.authored_at DESC",
+                   " (SELECT COUNT(*) FROM knowledge_commit_symbols x WHERE x.document_id = d.id)"
+                   " FROM (SELECT document_id, MIN(fqn) AS fqn FROM knowledge_commit_symbols"
+                   " WHERE fqn = ? OR (fqn > ? AND fqn < ?) GROUP BY document_id) AS touching"
+                   " JOIN knowledge_commit_symbols cs"
+                   " ON cs.document_id = touching.document_id AND cs.fqn = touching.fqn"
+                   " JOIN knowledge_documents d ON d.id = touching.document_id ORDER BY d.authored_at DESC",
                    (fqn, fqn + ".", fqn + "/")) if fqn else []
-    counted: set[str] = set()
     for meta, title, authored_at, is_thin, how, touched, symbols in rows:
-        info = json.loads(meta)
-        sha = info.get("sha", "")
-        if sha in counted:
-            continue
-        counted.add(sha)
         if is_thin:
             thin += 1
             continue
+        info = json.loads(meta)
         what = "it" if touched == fqn else touched.removeprefix(fqn)
-        listed.setdefault(sha, {**_commit(info, title, authored_at, f"diff touched {what} ({how})"),
-                                **_breadth(len(info.get("files") or ()), symbols)})
+        listed.setdefault(info.get("sha", ""), {**_commit(info, title, authored_at, f"diff touched {what} ({how})"),
+                                                **_breadth(len(info.get("files") or ()), symbols)})
     keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
     for row in db.query("SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
                             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
