@@ -406,6 +406,8 @@ class Analysis:
             if found is not None:
                 self.note_implicit(site, value, True)
                 out |= self.call_methods((site, found[0]), found[1], args)
+                if keep:  # (an in-place method returns its object: a method's `self` is its own class's)
+                    out.add(value)
                 continue
             unanswered = True
             if not reflected:  # (else the other operand's reflected method, or a builtin's, answers)
