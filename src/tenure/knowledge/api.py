@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.knowledge import config as settings
-from tenure.knowledge import pipeline
+from tenure.knowledge import pipeline, tokens
 from tenure.knowledge.cache import Budget, CachedModel
 from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.discovery import discover
@@ -110,11 +110,11 @@ class Knowledge:
         new_chunks = [c for d in changed if not d.thin_reason
                       for c in chunk_sections(list(d.sections), config.chunk_size, config.chunk_overlap)
                       if digest(c.text) not in known_chunks]
-        pending = self.db.rows("SELECT tokens FROM knowledge_chunks WHERE model_state IS NULL")
+        pending = self.db.rows("SELECT tokens, text FROM knowledge_chunks WHERE model_state IS NULL")
         listed = {d.key for d in found.documents}
         removed = [k for k, origin in self.db.rows("SELECT key, origin FROM knowledge_documents")
                    if origin in found.complete and k not in listed]
-        sizes = [c.tokens + 20 for c in new_chunks] + [r[0] + 20 for r in pending]
+        sizes = [c.size + 20 for c in new_chunks] + [tokens.recorded(*r) + 20 for r in pending]
         from tenure.knowledge.cost import batch_sizes
 
         batches = batch_sizes(sizes, config.batch_tokens)

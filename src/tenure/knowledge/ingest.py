@@ -96,7 +96,9 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
 
 def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig) -> tuple[int, int]:
     chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
-    size = sum(c.tokens for c in chunks) if chunks else sum(tokens.count(s.text) for s in doc.sections)
+    # (a thin document is never extracted from: nothing needs its count; `knowledge check` counts it)
+    counts = [c.tokens for c in chunks]
+    size = tokens.NOT_COUNTED if doc.thin_reason or None in counts else sum(c or 0 for c in counts)
     values = (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
               1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
               doc.source_hash)
@@ -135,7 +137,8 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
             continue
         chunk_id = db.rows("INSERT INTO knowledge_chunks (document_id, ordinal, section, line, text, tokens, text_hash)"
                            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                           (document_id, ordinal, chunk.section, chunk.line, chunk.text, chunk.tokens,
+                           (document_id, ordinal, chunk.section, chunk.line, chunk.text,
+                            tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
                             text_hash))[0][0]
         write_offline(db, chunk_id, chunk.text, chunk.section, own)
         kept.append((chunk_id, ordinal, chunk.section, chunk.line))
