@@ -45,8 +45,9 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     (an origin that failed to list, e.g. no git, keeps what it gave before)."""
     report = IngestReport(documents=len(docs))
     _refresh_offline(db)
-    known = {r[0]: (r[1], r[2], r[3]) for r in db.rows("SELECT key, id, content_hash, source_hash"
-                                                       " FROM knowledge_documents")}
+    known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
+        f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",
+        (db.many([d.key for d in docs]),))}
     chunking = f"{config.chunk_size}/{config.chunk_overlap}"
     rechunk_all = get_meta(db, "chunking") != chunking
     todo = []
@@ -77,9 +78,8 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
         if progress:
             progress("documents", min(start + BATCH, len(todo)), len(todo))
     listed = {d.key for d in docs}
-    origins = set(complete_origins)
-    stale = [key for key, origin in db.rows("SELECT key, origin FROM knowledge_documents")
-             if origin in origins and key not in listed]
+    stale = [r[0] for r in db.rows(f"SELECT key FROM knowledge_documents WHERE origin IN {db.each}",
+                                   (db.many(sorted(set(complete_origins))),)) if r[0] not in listed]
     if stale:
         with db.transaction():
             chunks = [r["id"] for r in db.query("SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d"
