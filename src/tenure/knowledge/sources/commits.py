@@ -22,10 +22,11 @@ def read(db: Database, root: Path, built_head: str | None) -> tuple[list[SourceD
     are returned (the others are stored already), unless the history mapped files onto symbols again
     (the index changed: what old commits touched may have too)."""
     history = GitHistory(db, root)
-    if not history.available:
-        return [], {"available": False, "reason": history.reason}, False
-    report = {"available": True, **history.update()}
-    report["head"] = head = history.head()
+    read = history.update()
+    if "reason" in read:  # (no git, not a work tree, no commits yet)
+        return [], {"available": False, "reason": read["reason"]}, False
+    report = {"available": True, **read}
+    report["head"] = head = history.head(fresh=False)  # (the HEAD the update read up to)
     if built_head and not report.get("files_mapped"):
         if built_head == head:
             return [], report, False
