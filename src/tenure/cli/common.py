@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -134,6 +133,8 @@ def check_listen(host: str, port: int, token: str | None, also: list[str] | None
 
 def check_port(host: str, port: int) -> None:
     """Say which option to change before a server fails to bind, rather than after."""
+    import socket
+
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
