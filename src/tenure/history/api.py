@@ -272,15 +272,36 @@ class GitHistory:
         lineage = self._lineage()
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
         spans = _spans_of(self.db, todo)
+        gone = sorted(set(done) - set(files))
         with self.db.transaction():
-            for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
+            version = self.mapping_version() + 1
+            for path in gone:  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
-            set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
+            self.db.executemany("INSERT INTO history_remapped (path, version) VALUES (?, ?) ON CONFLICT (path)"
+                                " DO UPDATE SET version = excluded.version", [(p, version) for p in [*gone, *todo]])
+            set_value(self.db, "history_meta", "mapping_version", str(version))
         return len(todo)
+
+    def remapped_since(self, version: int) -> list[str]:
+        """The files whose history was mapped again (or dropped) after `mapping_version()` was `version`."""
+        return [r[0] for r in self.db.rows("SELECT path FROM history_remapped WHERE version > ? ORDER BY path",
+                                           (version,))]
+
+    def changed_in(self, paths: Iterable[str]) -> list[Commit]:
+        """The commits HEAD reaches that changed any of these files, or a file one was renamed from,
+        newest first: those whose touched symbols a new mapping of the files can have changed."""
+        lineage = self._lineage()
+        names = sorted({name for path in paths for name in _names_of(path, lineage)})
+        if not names:
+            return []
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE off_head = 0 AND id IN (SELECT commit_id"
+                            f" FROM history_changes WHERE path IN {self.db.each}) ORDER BY committed_at DESC, id DESC",
+                            (self.db.many(names),))
+        return self._assemble(rows)
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:

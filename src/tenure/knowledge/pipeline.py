@@ -71,6 +71,7 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
         if found.history.get("head"):
             with db.transaction():
                 set_meta(db, "history_head", found.history["head"])
+                set_meta(db, "history_mapping", found.history["mapping_version"])
         summarize: graph.Summarize | None = None
         write: reports.WriteReport | None = None
         if model is not None:
