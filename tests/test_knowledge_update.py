@@ -11,7 +11,7 @@ import pytest
 
 from tenure import Tenure
 from tenure.knowledge import reports, tokens
-from tests.knowledge_support import git, make_repo
+from tests.knowledge_support import built_store, git
 
 DERIVED = {  # what the steps after the merge make: compared with what a build of everything makes
     "entities": "SELECT key, name, type, description, mode, degree FROM knowledge_entities ORDER BY key",
@@ -24,11 +24,8 @@ DERIVED = {  # what the steps after the merge make: compared with what a build o
 
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    repo = make_repo(tmp_path)
-    monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the builds below are the ones under test
-    with Tenure.open(repo) as t:
-        t.index()
-        t.knowledge.build(embed=False)
+    monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the builds are the ones under test
+    with built_store(tmp_path) as (t, _):
         yield t
 
 
