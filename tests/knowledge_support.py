@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tenure import Tenure
 from tenure.knowledge import tokens
 
 SERVICE = '''"""Settlement."""
@@ -108,6 +109,15 @@ def make_repo(root: Path) -> Path:
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", message, "--date", f"2024-01-{n + 1:02d}T10:00:00")
     return repo
+
+
+@contextmanager
+def built_store(root: Path) -> Iterator[tuple[Tenure, dict]]:
+    """The repository indexed, then its knowledge store built offline (with TENURE_KNOWLEDGE=off set by
+    the caller, the index builds none: this build is the one under test)."""
+    with Tenure.open(make_repo(root)) as t:
+        t.index()
+        yield t, t.knowledge.build(embed=False)
 
 
 # --- the model ------------------------------------------------------------------------------------

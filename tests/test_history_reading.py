@@ -50,6 +50,26 @@ def test_a_second_update_reads_only_the_new_commits(git_repo: GitRepo) -> None:
     assert (report["commits_new"], report["commits_total"]) == (1, 4)
 
 
+def test_reading_one_new_commit_asks_git_four_questions_and_one_when_nothing_is_new(git_repo: GitRepo,
+                                                                                       monkeypatch) -> None:
+    from tenure.history import gitlog
+
+    git_repo.commit("Add the settlement service", {"pay/service.py": SERVICE})
+    h = history(git_repo)
+    h.update()
+    git_repo.commit("Book twice to survive a lost acknowledgement", {"pay/service.py": SERVICE + "# twice\n"})
+    asked: list[str] = []
+    real_run, real_stream = gitlog._run, gitlog._stream
+    monkeypatch.setattr(gitlog, "_run", lambda root, args: asked.append(args[0]) or real_run(root, args))
+    monkeypatch.setattr(gitlog, "_stream", lambda root, args, header=True: asked.append(args[0])
+                        or real_stream(root, args, header))
+    assert h.update()["commits_new"] == 1
+    # what is there (work tree, prefix, shallow, HEAD), how many are new, their log, whether HEAD moved forward
+    assert asked == ["rev-parse", "rev-list", "log", "merge-base"]
+    asked.clear()
+    assert h.update()["commits_new"] == 0 and asked == ["rev-parse"]
+
+
 def test_a_branch_reset_away_leaves_the_commits_listed_and_comes_back_when_merged(git_repo: GitRepo) -> None:
     base = git_repo.commit("Add the settlement service", {"pay/service.py": SERVICE})
     git_repo.git("checkout", "-q", "-b", "experiment")

@@ -13,19 +13,16 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tests.knowledge_support import PR_412, git, make_repo
+from tests.knowledge_support import PR_412, built_store, git, make_repo
 
 TENURE = [sys.executable, "-c", "from tenure.cli import app; app()"]
 
 
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    repo = make_repo(tmp_path)
-    monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the build below is the one under test
-    with Tenure.open(repo) as t:
-        t.index()
-        report = t.knowledge.build(embed=False)
-        yield t, report
+    monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the build is the one under test
+    with built_store(tmp_path) as store:
+        yield store
 
 
 def test_an_offline_build_reads_every_source_and_marks_thin_material(built) -> None:

@@ -35,7 +35,7 @@ def test_a_long_section_is_cut_between_paragraphs_with_overlap_and_never_across_
     chunks = chunk_sections(split(text, "markdown"), size=300, overlap=60)
     assert {c.section for c in chunks} == {"A", "B"}
     long = [c for c in chunks if c.section == "A"]
-    assert len(long) > 2 and all(c.tokens <= 300 for c in long)
+    assert len(long) > 2 and all(c.size <= 300 for c in long)
     assert long[1].text.split(". ")[0] in long[0].text  # the next chunk starts with the last sentences
     assert chunks == chunk_sections(split(text, "markdown"), size=300, overlap=60)  # deterministic
     assert sum(1 for c in chunks if c.section == "B") == 1 and tokens.count("Short.") < 5

@@ -1,10 +1,13 @@
-"""The tokenizer's data is verified once and kept: later processes count the same from the kept copy."""
+"""The tokenizer's data is verified once and kept: later processes count the same from the kept copy; a
+text short enough by its bytes is never counted to know it fits."""
 
 from __future__ import annotations
 
 import pytest
 
 from tenure.knowledge import tokens
+from tenure.knowledge.chunking import chunk_sections
+from tenure.knowledge.sections import Section
 
 TEXT = "Flask's `url_for` builds URLs; <|endoftext|> in a changelog stays text."
 
@@ -43,3 +46,18 @@ def test_an_unwritable_cache_still_counts(tmp_path, monkeypatch):
         assert tokens.count("hello world") == 2
     finally:
         tokens._encoding.cache_clear()
+
+
+def test_a_text_short_by_its_bytes_is_cut_into_a_chunk_without_building_the_encoder():
+    tokens._encoding.cache_clear()
+    text = "We retry a settlement twice: the bank's gateway times out under load."
+    (chunk,) = chunk_sections([Section(("Why",), 1, text)], size=1200, overlap=100)
+    assert chunk.tokens is None and tokens._encoding.cache_info().currsize == 0  # not counted, nothing loaded
+    assert chunk.size == tokens.count(text) == tokens.recorded(tokens.NOT_COUNTED, text)  # counted when asked
+    assert tokens.cut(text, 1200) == text
+
+
+def test_a_text_longer_than_its_limit_in_bytes_is_counted():
+    text = "é" * 700  # 700 characters, 1,400 bytes: its count decides
+    (chunk,) = chunk_sections([Section((), 1, text)], size=1200, overlap=100)
+    assert chunk.tokens == tokens.count(text)

@@ -12,32 +12,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.history.store import migrations as history_migrations
-from tenure.memories import drift, links
-from tenure.memories.briefing import excerpt
 from tenure.memories.store import migrations as memory_migrations
-from tenure.namespace.lookup import Lookup, find_symbols
-from tenure.relaunch import spawn_detached
 from tenure.state import EMBED_LOCK, EMBED_LOG, database_path, make_state_dir, process_lock, state_dir
 from tenure.storage import Database, StorageError, open_database
-from tenure.structural import export, walk
-from tenure.structural.after_index import SourceContext
-from tenure.structural.discover import new_source_files
-from tenure.structural.graph import dependants_of, dynamic_sites
-from tenure.structural.impact import what_breaks
-from tenure.structural.indexer import Indexer
-from tenure.structural.lsp.background import LOG_FILE
-from tenure.structural.lsp.state import last_run, run_text
 from tenure.structural.lsp.state import migrations as lsp_migrations
-from tenure.structural.report import IndexReport, Progress
 from tenure.structural.store import StructuralStore
 from tenure.words import counted
 
+# The indexer, the graph's queries and the memories' helpers are imported by the methods that use
+# them: a command pays at start for what it runs (`tenure why` and `knowledge build` index nothing).
 if TYPE_CHECKING:
     from tenure.episodic.api import Episodes
     from tenure.history import GitHistory
     from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.namespace.lookup import Lookup
     from tenure.procedural.api import Rules
+    from tenure.structural.after_index import SourceContext
+    from tenure.structural.indexer import Indexer
+    from tenure.structural.report import IndexReport, Progress
 
 RULES_LIMIT = 200
 STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
@@ -80,8 +73,8 @@ class Tenure:
         self.root = root
         self.db = db
         self.structural = StructuralStore(db)
-        self.source_context = SourceContext(root, state_dir(root), db, self.structural)  # (structural/sources.py)
-        self._indexer = Indexer(root, self.structural)  # one per project: its symbol index stays warm
+        self._source_context: SourceContext | None = None
+        self._indexer_made: Indexer | None = None
         memory_migrations.apply(db)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         history_migrations.apply(db)  # ... and reads the git history (tenure.history)
@@ -119,6 +112,24 @@ class Tenure:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def source_context(self) -> SourceContext:
+        """What the after-index sources share (structural/sources.py)."""
+        if self._source_context is None:
+            from tenure.structural.after_index import SourceContext
+
+            self._source_context = SourceContext(self.root, state_dir(self.root), self.db, self.structural)
+        return self._source_context
+
+    @property
+    def _indexer(self) -> Indexer:
+        """One per project, made by the first index: its symbol index stays warm."""
+        if self._indexer_made is None:
+            from tenure.structural.indexer import Indexer
+
+            self._indexer_made = Indexer(self.root, self.structural)
+        return self._indexer_made
 
     @property
     def memories(self) -> Memories:
@@ -169,6 +180,8 @@ class Tenure:
         return self._rules
 
     def _direct_dependants(self, fqn: str) -> list[str]:
+        from tenure.structural.graph import dependants_of
+
         return sorted({e.src for e in dependants_of(self.db, [fqn]) if not e.refuted})
 
     def _rule_lines(self) -> list[str]:
@@ -190,6 +203,8 @@ class Tenure:
         dependants to its idle time (`flush`). `seedless`: raise `HashSeedNeeded` rather than store
         what followed this process's random string-hash seed (`tenure.entry`)."""
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
+        from tenure.memories import drift
+        from tenure.structural import walk
         from tenure.structural.sources import run_after_index
 
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
@@ -243,6 +258,8 @@ class Tenure:
         stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
+        from tenure.relaunch import spawn_detached
+
         if os.environ.get(EMBED_SWITCH, "on").lower() in ("off", "0", "false", "no"):
             return {"status": f"{stale} elements to embed, not scheduled ({EMBED_SWITCH}=off): `tenure backfill` "
                               "embeds them"}
@@ -276,7 +293,8 @@ class Tenure:
 
     def flush(self) -> None:
         """Record the bookkeeping updates deferred (`index(defer_bookkeeping=True)`)."""
-        self._indexer.flush()
+        if self._indexer_made is not None:  # (none made: nothing was indexed, nothing deferred)
+            self._indexer_made.flush()
 
     def warm(self, seconds: float) -> bool:
         """Prepare, for at most `seconds`, what the next updates will need (`Indexer.warm`): True
@@ -300,9 +318,13 @@ class Tenure:
                         MAX_RESTARTS if max_restarts is None else max_restarts).run(languages, progress).as_dict()
 
     def find_symbol(self, query: str) -> Lookup:
+        from tenure.namespace.lookup import find_symbols
+
         return find_symbols(self.db, query)
 
     def what_breaks(self, symbol: str, depth: int = 1) -> dict:
+        from tenure.structural.impact import what_breaks
+
         result = what_breaks(self.db, self.find_symbol(symbol), depth).as_dict()
         result["freshness"] = self.freshness()
         return result
@@ -315,9 +337,13 @@ class Tenure:
         return ingest_files(TraceIngestor(self.structural, self.root), paths, progress).as_dict()
 
     def export_edges(self) -> Iterator[dict]:
+        from tenure.structural import export
+
         return export.edges(self.db)
 
     def export_pycg(self) -> dict[str, list[str]]:
+        from tenure.structural import export
+
         return export.pycg(self.db)
 
     def freshness(self) -> dict:
@@ -341,6 +367,8 @@ class Tenure:
         age = None
         if indexed_at:
             age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
+        from tenure.structural.discover import new_source_files
+
         new = new_source_files(self.root, set(every)) if indexed_at else []
         info = {
             "indexed_at": indexed_at or None,
@@ -359,6 +387,10 @@ class Tenure:
         """How fresh the index is; the language servers' enrichment (running since, files done of all,
         the last result); and what no answer counts: the dynamic call sites that may reach anything
         (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        from tenure.structural.graph import dynamic_sites
+        from tenure.structural.lsp.background import LOG_FILE
+        from tenure.structural.lsp.state import last_run, run_text
+
         anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
         run = last_run(self.db)
         return {**self.freshness(), "dynamic_anywhere": {
@@ -368,6 +400,8 @@ class Tenure:
     def memory_detail(self, ref: int | str) -> dict:
         """A memory as a person inspects it: every version (supersedes chain) with its events, usage
         and drift stamps, and the links from and to any version."""
+        from tenure.memories import links
+
         detail = self.memories.history(ref)
         ids = [v["id"] for v in detail["versions"]]
         outgoing = [{"direction": "to", "kind": x["kind"], "memory": x["target_id"], "element": x["element"]}
@@ -383,6 +417,8 @@ class Tenure:
     def rules(self) -> dict:
         """The always-loaded house rules (SPEC §2.4): the promoted rules (the managed section of
         AGENTS.md), then the project's live conventions (memories)."""
+        from tenure.memories.briefing import excerpt
+
         promoted = self.rules_store.promoted()
         conventions = [m for m in self.memories.recall("", limit=RULES_LIMIT)["results"]
                        if m["kind"] == "convention" and not m["via"]]

@@ -75,16 +75,18 @@ def run_cli(argv: list[str]) -> None:
     if seeded_up_front(argv):
         with_hash_seed(restart)
     from tenure.cli import app
-    from tenure.structural.resolve import HashSeedNeeded
 
     global _restarts
     _restarts = True
     try:
         app(args=argv, prog_name="tenure")
-    except HashSeedNeeded:
-        with_hash_seed(restart)
-        raise  # (a seed was set: not this process's doing, and not expected)
     except Exception as exc:
+        # (imported only now: a command that resolves nothing never loads resolution)
+        from tenure.structural.resolve import HashSeedNeeded
+
+        if isinstance(exc, HashSeedNeeded):
+            with_hash_seed(restart)
+            raise  # (a seed was set: not this process's doing, and not expected)
         if (message := state_error(exc)) is None:
             raise
         print(f"error: {message}", file=sys.stderr)

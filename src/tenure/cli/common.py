@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,8 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from tenure.api import Tenure, find_root
-from tenure.http_guard import HostCheck, check_bind
 from tenure.refusal import Refusal
 from tenure.state import database_path, state_error
 from tenure.storage import StorageError
@@ -21,6 +18,9 @@ from tenure.storage import StorageError
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+
+    from tenure.api import Tenure
+    from tenure.http_guard import HostCheck
 
 
 class _Console:
@@ -80,6 +80,8 @@ def open_project(repo: Path, create: bool = True, existing: bool = False) -> Ten
     A command that only reads (`create` False) makes no state; one that reads what only a project
     holds (`existing`: memories, sessions, rules) says there is none and exits 1 rather than answer
     from nothing."""
+    from tenure.api import Tenure, find_root  # (not for `--help`, nor a typo's suggestion)
+
     if not repo.is_dir():
         err.print(f"[red]error:[/red] {escape(str(repo))} is not a directory: pass --repo with the project's directory")
         raise typer.Exit(2)
@@ -118,6 +120,8 @@ def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
 def check_listen(host: str, port: int, token: str | None, also: list[str] | None) -> HostCheck:
     """Before a token-guarded server starts: a bind beyond loopback needs a token, and the port must be
     free. Returns the Host check its requests must pass."""
+    from tenure.http_guard import HostCheck, check_bind  # (starlette: only for the commands that serve)
+
     try:
         check_bind(host, token)
     except PermissionError as exc:
@@ -129,6 +133,8 @@ def check_listen(host: str, port: int, token: str | None, also: list[str] | None
 
 def check_port(host: str, port: int) -> None:
     """Say which option to change before a server fails to bind, rather than after."""
+    import socket
+
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

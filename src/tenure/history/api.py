@@ -51,6 +51,7 @@ class GitHistory:
         store.migrations.apply(db)
         self._available: tuple[bool, str | None] | None = None
         self._inside = False
+        self._shallow = False
         self._head: tuple[float, str] | None = None
 
     # state ---------------------------------------------------------------------------------------
@@ -63,19 +64,26 @@ class GitHistory:
     def reason(self) -> str | None:
         return self._probe()[1]
 
-    def _probe(self) -> tuple[bool, str | None]:
-        if self._available is None:
+    def _probe(self, again: bool = False) -> tuple[bool, str | None]:
+        """One git question: a work tree? a project in a directory of it? shallow? HEAD?"""
+        if self._available is None or again:
             try:
-                if gitlog.git(self.root, "rev-parse", "--is-inside-work-tree", check=False).strip() != "true":
-                    self._available = (False, f"{self.root} is not inside a git work tree")
-                elif not gitlog.git(self.root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip():
-                    self._available = (False, "the repository has no commits yet")
-                else:
-                    self._available = (True, None)
-                    # a project in a directory of a larger repository reads only the commits that change it
-                    self._inside = bool(gitlog.git(self.root, "rev-parse", "--show-prefix").strip())
+                answer = gitlog.git(self.root, "rev-parse", "--is-inside-work-tree", "--show-prefix",
+                                    "--is-shallow-repository", "--verify", "-q", "HEAD", check=False).split("\n")
             except GitError as exc:  # no git on PATH
                 self._available = (False, f"git is not usable here: {exc}")
+                return self._available
+            inside, prefix, shallow, head = (answer + ["", "", "", ""])[:4]
+            if inside.strip() != "true":
+                self._available = (False, f"{self.root} is not inside a git work tree")
+            elif not head.strip():
+                self._available = (False, "the repository has no commits yet")
+            else:
+                self._available = (True, None)
+                # a project in a directory of a larger repository reads only the commits that change it
+                self._inside = bool(prefix.strip())
+                self._shallow = shallow.strip() == "true"
+                self._head = (time.monotonic(), head.strip())
         return self._available
 
     def head(self, fresh: bool = True) -> str | None:
@@ -104,13 +112,16 @@ class GitHistory:
         """Read the commits not seen yet (reachable from HEAD), one transaction per batch, then map
         the changed files' history onto the index's symbols where the index changed."""
         started = time.perf_counter()
-        if not self.available:
+        if not self._probe(again=True)[0]:
             return {"commits_new": 0, "commits_total": self._count(), "thin": 0, "reverts": 0,
                     "seconds": 0.0, "reason": self.reason}
+        head = self.head(fresh=False)  # (as the probe just saw it: what is read is what is recorded)
+        assert head is not None
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
-        revisions = ["HEAD", *(f"^{t}" for t in tips if self._exists(t))]
-        todo = int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
-                              *(["."] if self._inside else [])).strip() or 0)
+        # (a tip git no longer has, a rebased branch's, is left out: every commit it reached is stored)
+        revisions = ["--ignore-missing", head, "--not", *tips]
+        todo = 0 if tips == [head] else int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
+                                                       *(["."] if self._inside else [])).strip() or 0)
         new = 0
         batch: list[RawCommit] = []
         changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
@@ -125,14 +136,13 @@ class GitHistory:
         if batch:
             new += self._store(batch)
         with self.db.transaction():
-            head = self.head()
+            before = get_value(self.db, "history_meta", "head")
+            forward = self._forward(before, head)
             self.db.execute("DELETE FROM history_tips")
-            independent = gitlog.git(self.root, "merge-base", "--independent", head, *[t for t in tips
-                                                                                        if self._exists(t)])
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
-                                [(s,) for s in independent.split()])
-            set_value(self.db, "history_meta", "shallow", "1" if self._shallow() else "0")
-            self._mark_reachable(head)
+                                [(s,) for s in self._tips(head, tips, before, forward)])
+            set_value(self.db, "history_meta", "shallow", "1" if self._shallow else "0")
+            self._mark_reachable(head, forward)
         mapped = self.remap(also=changed)
         if progress:
             progress(todo, todo)
@@ -147,7 +157,21 @@ class GitHistory:
     def _count(self) -> int:
         return self.db.rows("SELECT COUNT(*) FROM history_commits WHERE off_head = 0")[0][0]
 
-    def _mark_reachable(self, head: str) -> None:
+    def _forward(self, before: str | None, head: str) -> bool:
+        """Whether HEAD is where the last read left it, or only moved forward from there."""
+        return before is not None and (before == head or gitlog.git_ok(self.root, "merge-base", "--is-ancestor",
+                                                                       before, head))
+
+    def _tips(self, head: str, tips: list[str], before: str | None, forward: bool) -> list[str]:
+        """The commits every stored commit is reachable from: HEAD alone after it moved forward from
+        the one tip there was, the HEAD of the last read (most reads), else as git finds them among
+        HEAD and the tips it still has."""
+        if forward and tips in ([], [before]):
+            return [head]
+        return gitlog.git(self.root, "merge-base", "--independent", head,
+                          *[t for t in tips if self._exists(t)]).split()
+
+    def _mark_reachable(self, head: str, forward: bool) -> None:
         """Which stored commits HEAD reaches. A HEAD that only moved forward reaches all it reached
         before and every commit just read: nothing to do. Otherwise (a reset, a rebase, another branch
         checked out, commits off HEAD that a merge may have brought back, or a store that never
@@ -156,7 +180,6 @@ class GitHistory:
         if before == head:
             return
         off = self.db.rows("SELECT 1 FROM history_commits WHERE off_head = 1 LIMIT 1")
-        forward = before is not None and gitlog.git_ok(self.root, "merge-base", "--is-ancestor", before, head)
         if off or not forward:
             reached = gitlog.git(self.root, "rev-list", head, "--", *(["."] if self._inside else [])).split()
             self.db.execute("UPDATE history_commits SET off_head = 1")
@@ -167,9 +190,6 @@ class GitHistory:
     def _exists(self, sha: str) -> bool:
         """(A tip can vanish: a rebased branch whose old commits git collected.)"""
         return gitlog.git_ok(self.root, "cat-file", "-e", f"{sha}^{{commit}}")
-
-    def _shallow(self) -> bool:
-        return gitlog.git(self.root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
 
     def _store(self, batch: list[RawCommit]) -> int:
         """Write a batch of commits (oldest first) and what they changed; find the reverts among them."""
@@ -252,15 +272,36 @@ class GitHistory:
         lineage = self._lineage()
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
         spans = _spans_of(self.db, todo)
+        gone = sorted(set(done) - set(files))
         with self.db.transaction():
-            for path in sorted(set(done) - set(files)):  # no longer indexed: its symbols are gone
+            version = self.mapping_version() + 1
+            for path in gone:  # no longer indexed: its symbols are gone
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
-            set_value(self.db, "history_meta", "mapping_version", str(self.mapping_version() + 1))
+            self.db.executemany("INSERT INTO history_remapped (path, version) VALUES (?, ?) ON CONFLICT (path)"
+                                " DO UPDATE SET version = excluded.version", [(p, version) for p in [*gone, *todo]])
+            set_value(self.db, "history_meta", "mapping_version", str(version))
         return len(todo)
+
+    def remapped_since(self, version: int) -> list[str]:
+        """The files whose history was mapped again (or dropped) after `mapping_version()` was `version`."""
+        return [r[0] for r in self.db.rows("SELECT path FROM history_remapped WHERE version > ? ORDER BY path",
+                                           (version,))]
+
+    def changed_in(self, paths: Iterable[str]) -> list[Commit]:
+        """The commits HEAD reaches that changed any of these files, or a file one was renamed from,
+        newest first: those whose touched symbols a new mapping of the files can have changed."""
+        lineage = self._lineage()
+        names = sorted({name for path in paths for name in _names_of(path, lineage)})
+        if not names:
+            return []
+        rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE off_head = 0 AND id IN (SELECT commit_id"
+                            f" FROM history_changes WHERE path IN {self.db.each}) ORDER BY committed_at DESC, id DESC",
+                            (self.db.many(names),))
+        return self._assemble(rows)
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
                   uncommitted: RawChange | None) -> None:

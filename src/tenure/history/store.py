@@ -83,3 +83,10 @@ def m002_off_head(db: Database) -> None:
     # 1: read from an earlier HEAD and no longer reachable from this one (a branch reset away, a
     # rebase's old commits): kept (an attempt given up is history too) but out of commits()/touching()
     db.execute("ALTER TABLE history_commits ADD COLUMN off_head INTEGER NOT NULL DEFAULT 0")
+
+
+@migrations
+def m003_remapped(db: Database) -> None:
+    # every file whose history was mapped onto its symbols again, or dropped (no longer indexed), with the
+    # mapping_version that did it: a consumer that copied what commits touched refreshes those commits only
+    db.execute("CREATE TABLE history_remapped (path TEXT PRIMARY KEY, version INTEGER NOT NULL)")

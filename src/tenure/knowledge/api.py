@@ -1,5 +1,6 @@
 """Knowledge (= Tenure.knowledge): the store's verbs, each returning a JSON-ready dict. The CLI and the
-MCP tools are thin layers over these."""
+MCP tools are thin layers over these. A verb imports what it runs: `why`, which an agent calls and
+waits for, loads none of the build's steps."""
 
 from __future__ import annotations
 
@@ -8,12 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.knowledge import config as settings
-from tenure.knowledge import pipeline
-from tenure.knowledge.cache import Budget, CachedModel
-from tenure.knowledge.chunking import chunk_sections
-from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers import ChatProvider, get_chat_provider
-from tenure.knowledge.sources import threads
 from tenure.knowledge.store import digest, get_meta, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
@@ -52,6 +48,7 @@ class Knowledge:
     def check(self) -> dict:
         """What the sources hold and what a model build would cost (ours and graphrag's defaults)."""
         from tenure.knowledge import cost
+        from tenure.knowledge.discovery import discover
 
         config = self.config()
         found = discover(self.db, self.root, config, incremental=False)
@@ -68,6 +65,9 @@ class Knowledge:
               provider: ChatProvider | None = None) -> dict:
         """Bring the store up to date (see pipeline.build); `provider` overrides the configured model
         (MCP sampling passes the client's)."""
+        from tenure.knowledge import pipeline
+        from tenure.knowledge.cache import Budget
+
         config = self.config()
         model = provider if provider is not None else self.provider(offline)
         if dry_run:
@@ -92,6 +92,9 @@ class Knowledge:
             return {"unavailable": str(exc)}
         if (get_meta(self.db, "last_build") or {}).get("mode") == "model":
             return {"skipped": "a model built the store: `tenure knowledge build` keeps it up to date"}
+        from tenure.knowledge import pipeline
+        from tenure.knowledge.cache import Budget
+
         report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
         ingested, merged = report.steps["ingest"], report.steps["merge"]
         return {"mode": "offline", "documents": ingested["documents"],
@@ -103,6 +106,11 @@ class Knowledge:
 
     def _plan(self, config: settings.KnowledgeConfig, model: ChatProvider | None) -> dict:
         """What a build would read and ask, written nowhere."""
+        from tenure.knowledge import tokens
+        from tenure.knowledge.chunking import chunk_sections
+        from tenure.knowledge.cost import batch_sizes
+        from tenure.knowledge.discovery import discover
+
         found = discover(self.db, self.root, config)
         stored = dict(self.db.rows("SELECT key, content_hash FROM knowledge_documents"))
         known_chunks = {r[0] for r in self.db.rows("SELECT text_hash FROM knowledge_chunks")}
@@ -110,13 +118,11 @@ class Knowledge:
         new_chunks = [c for d in changed if not d.thin_reason
                       for c in chunk_sections(list(d.sections), config.chunk_size, config.chunk_overlap)
                       if digest(c.text) not in known_chunks]
-        pending = self.db.rows("SELECT tokens FROM knowledge_chunks WHERE model_state IS NULL")
+        pending = self.db.rows("SELECT tokens, text FROM knowledge_chunks WHERE model_state IS NULL")
         listed = {d.key for d in found.documents}
         removed = [k for k, origin in self.db.rows("SELECT key, origin FROM knowledge_documents")
                    if origin in found.complete and k not in listed]
-        sizes = [c.tokens + 20 for c in new_chunks] + [r[0] + 20 for r in pending]
-        from tenure.knowledge.cost import batch_sizes
-
+        sizes = [c.size + 20 for c in new_chunks] + [tokens.recorded(*r) + 20 for r in pending]
         batches = batch_sizes(sizes, config.batch_tokens)
         calls = sum(1 + (config.gleanings if b >= config.glean_min_tokens else 0) for b in batches)
         return {"dry_run": True, "mode": "model" if model else "offline", "model": model.name if model else None,
@@ -139,6 +145,7 @@ class Knowledge:
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
         from tenure.knowledge.ask import Searcher  # (numpy: vectors are searched in process)
+        from tenure.knowledge.cache import CachedModel
 
         provider = self.provider(offline)
         model = CachedModel(provider, self.db) if provider is not None else None
@@ -148,5 +155,7 @@ class Knowledge:
         return answer
 
     def import_threads(self, files: list[Path]) -> dict:
+        from tenure.knowledge.sources import threads
+
         return threads.import_files(self.root, files)
 

@@ -3,7 +3,8 @@
 Headings come first: a chunk never spans two sections, so every chunk cites one section. A section
 longer than `size` is cut between paragraphs, else between sentences, else (one sentence longer than
 `size`: a table, a log) every `size` tokens; each chunk after the first starts with the last sentences
-of the one before, up to `overlap` tokens, so a claim cut in two is read whole once.
+of the one before, up to `overlap` tokens, so a claim cut in two is read whole once. A section short
+enough by its bytes is one chunk, not counted (tokens.short): most commits and sections are.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ class Chunk:
     section: str  # the section's heading path, "A > B"
     line: int  # 1-based line of the chunk's first text in its file
     text: str
-    tokens: int
+    tokens: int | None  # None: not counted (its UTF-8 length is within the size)
+
+    @property
+    def size(self) -> int:
+        """Its tokens, counted now if they were not."""
+        return tokens.count(self.text) if self.tokens is None else self.tokens
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,8 @@ def chunk_sections(sections: list[Section], size: int, overlap: int) -> list[Chu
 
 
 def _chunk_section(section: Section, size: int, overlap: int) -> list[Chunk]:
+    if tokens.short(section.text, size):
+        return [Chunk(section.title, section.line, section.text, None)]
     whole = tokens.count(section.text)
     if whole <= size:
         return [Chunk(section.title, section.line, section.text, whole)]

@@ -3,7 +3,9 @@ microsoft/graphrag), no model.
 
 The clustering is deterministic for a given graph (a fixed seed, edges in sorted order); a community's
 id is the hash of its level and members, so one whose members did not change keeps its id, and with
-it its report. Communities larger than `max_cluster_size` are split again one level down.
+it its report. Communities larger than `max_cluster_size` are split again one level down. Its only
+input is the weighted edges: until a relationship comes, goes or changes weight (the merge says so,
+`communities_stale`), clustering again would find the same communities, and is not run.
 """
 
 from __future__ import annotations
@@ -12,10 +14,15 @@ from collections import defaultdict
 
 import graspologic_native as gn
 
-from tenure.knowledge.store import delete_keys, digest
+from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
 from tenure.storage import Database
 
 SEED = 0xDEADBEEF  # graphrag's seed: any fixed one would do
+
+
+def stale(db: Database) -> bool:
+    """Whether the edges changed since the last clustering (a store that never said: yes)."""
+    return get_meta(db, "communities_stale") is not False
 
 
 def cluster(db: Database, max_cluster_size: int) -> dict:
@@ -38,6 +45,7 @@ def cluster(db: Database, max_cluster_size: int) -> dict:
         parents = dict(db.rows("SELECT id, parent FROM knowledge_communities"))
         db.executemany("UPDATE knowledge_communities SET parent = ? WHERE id = ?",
                        [(parent, cid) for cid, (_, parent, _) in found.items() if parents.get(cid) != parent])
+        set_meta(db, "communities_stale", False)
     levels = defaultdict(int)
     for level, _, _ in found.values():
         levels[level] += 1

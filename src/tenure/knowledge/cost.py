@@ -176,7 +176,7 @@ def _summaries(proxy: dict) -> tuple[int, int]:
 def _ours(chunks: list, proxy: dict, config: KnowledgeConfig) -> dict:
     extraction, gleaning, summary, report = _Estimate(), _Estimate(), _Estimate(), _Estimate()
     system = tokens.count(prompts.EXTRACT)
-    for batch in batch_sizes([c.tokens + 20 for _, c in sorted(chunks, key=lambda dc: dc[0].key)], config.batch_tokens):
+    for batch in batch_sizes([c.size + 20 for _, c in sorted(chunks, key=lambda dc: dc[0].key)], config.batch_tokens):
         answer = min(ANSWER_TOKENS, EXTRACT_ANSWER_SHARE * batch + 50)
         extraction.add(1, system + batch, answer)
         if batch >= config.glean_min_tokens:

@@ -35,7 +35,8 @@ def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: boo
     if config.history:
         from tenure.knowledge.sources import commits  # (git and the history tables: only when asked for)
 
-        docs, found.history, every = commits.read(db, root, get_meta(db, "history_head") if incremental else None)
+        docs, found.history, every = commits.read(db, root, get_meta(db, "history_head") if incremental else None,
+                                                  get_meta(db, "history_mapping"))
         found.documents += docs
         if every:
             found.complete.add("history")

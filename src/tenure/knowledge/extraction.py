@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tenure.knowledge import prompts
+from tenure.knowledge import prompts, tokens
 from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists
 from tenure.knowledge.cache import CachedModel
 from tenure.knowledge.config import KnowledgeConfig
@@ -44,8 +44,9 @@ def pending_batches(db: Database, config: KnowledgeConfig) -> list[list[Unit]]:
     batches: list[list[Unit]] = []
     current: list[Unit] = []
     used = 0
-    for chunk_id, text, size, section, kind, ref, title in rows:
+    for chunk_id, text, stored, section, kind, ref, title in rows:
         label = f'{KIND_NOUNS.get(kind, kind)} {ref} "{title}"' + (f', section "{section}"' if section else "")
+        size = tokens.recorded(stored, text)
         unit = Unit(chunk_id, label, text, size)
         if current and used + size > config.batch_tokens:
             batches.append(current)

@@ -5,6 +5,10 @@ changed gets its description again, from what remains: a model summarises severa
 (`summarize`), otherwise the description is extractive (the most telling distinct sentences, decisions
 before changelogs before commits). An entity no mention names any more is deleted, and its
 relationships with it. Unchanged inputs are not looked at again: no model call.
+
+What the merge changed is recorded for the steps after it (store.touch): the entities whose row
+changed (description, name, degree) or went, and whether any relationship came, went or changed weight
+(the only input of the communities: `communities_stale`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tenure.knowledge.sources import kind_rank
-from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta
+from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta, touch
 from tenure.storage import Database
 
 EXTRACTIVE_SENTENCES = 3
@@ -47,11 +51,12 @@ class MergeReport:
     pending: int = 0  # waiting for a model summary (budget)
     removed_entities: int = 0
     removed_relationships: int = 0
-    # entities whose description, links or existence changed: the communities to report on again
+    # entities whose description, relationships or existence changed: the communities to report on again
     touched: set[str] | None = field(default=None, repr=False)
+    reweighted: bool = False  # a relationship came, went or changed weight: the communities are clustered again
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "touched"} | {
+        return {k: v for k, v in self.__dict__.items() if k not in ("touched", "reweighted")} | {
             "touched": len(self.touched) if self.touched is not None else "all"}
 
 
@@ -72,14 +77,18 @@ def merge(db: Database, summarize: Summarize | None) -> MergeReport:
     # the model is asked before anything is written: a budget stopping it rolls back no paid answer
     plans = [_plan(db, "entity", entities, keys, summarize, report),
              _plan(db, "relationship", links, keys, summarize, report)]
+    (_, entities_gone, entity_rows), (_, links_gone, link_rows) = plans
+    touched = None if keys is None else set(entities_gone) | {row[0] for row in entity_rows} | {
+        k for key in [*links_gone, *(row[0] for row in link_rows)] for k in key.split("\x00")}
     with db.transaction():
         for plan in plans:
             _apply(db, *plan)
-        touched = None if keys is None else keys | {k for key in plans[1][1] for k in key.split("\x00")} | {
-            k for row in plans[1][2] for k in row[0].split("\x00")}
         _degrees(db, touched)
         db.execute("DELETE FROM knowledge_dirty")
         set_meta(db, "merge_all", False)
+        touch(db, touched)
+        if keys is None or report.reweighted:
+            set_meta(db, "communities_stale", True)
     report.touched = touched
     report.entities = db.rows("SELECT COUNT(*) FROM knowledge_entities")[0][0]
     report.relationships = db.rows("SELECT COUNT(*) FROM knowledge_relationships")[0][0]
@@ -145,17 +154,19 @@ def _plan(db: Database, what: str, inputs: dict[str, _Inputs], keys: set[str] | 
                                                     f" WHERE key IN {db.each}", (db.many(sorted(keys)),))]
         stored = dict(rows)
     else:
-        sql = "SELECT source, target, inputs_hash FROM knowledge_relationships"
+        sql = "SELECT source, target, inputs_hash, weight FROM knowledge_relationships"
         rows = db.rows(sql) if keys is None else [
             tuple(r.values()) for column in ("source", "target")
             for r in db.query(sql + f" WHERE {column} IN {db.each}", (db.many(sorted(keys)),))]
-        stored = {f"{s}\x00{t}": h for s, t, h in rows}
+        stored = {f"{s}\x00{t}": h for s, t, h, _ in rows}
+        weights = {f"{s}\x00{t}": w for s, t, _, w in rows}
     gone = [key for key in stored if key not in inputs]
+    changed = {key: item for key, item in inputs.items() if stored.get(key) != item.hash()}
     if what == "entity":
         report.removed_entities = len(gone)
     else:
         report.removed_relationships = len(gone)
-    changed = {key: item for key, item in inputs.items() if stored.get(key) != item.hash()}
+        report.reweighted = bool(gone) or any(weights.get(key) != item.weight for key, item in changed.items())
     summaries: dict[str, str] = {}
     wanted = [(key, _label(key, item), sorted(set(item.model))) for key, item in sorted(changed.items())
               if len(set(item.model)) > 1]

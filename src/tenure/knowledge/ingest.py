@@ -45,8 +45,9 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     (an origin that failed to list, e.g. no git, keeps what it gave before)."""
     report = IngestReport(documents=len(docs))
     _refresh_offline(db)
-    known = {r[0]: (r[1], r[2], r[3]) for r in db.rows("SELECT key, id, content_hash, source_hash"
-                                                       " FROM knowledge_documents")}
+    known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
+        f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",
+        (db.many([d.key for d in docs]),))}
     chunking = f"{config.chunk_size}/{config.chunk_overlap}"
     rechunk_all = get_meta(db, "chunking") != chunking
     todo = []
@@ -77,9 +78,8 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
         if progress:
             progress("documents", min(start + BATCH, len(todo)), len(todo))
     listed = {d.key for d in docs}
-    origins = set(complete_origins)
-    stale = [key for key, origin in db.rows("SELECT key, origin FROM knowledge_documents")
-             if origin in origins and key not in listed]
+    stale = [r[0] for r in db.rows(f"SELECT key FROM knowledge_documents WHERE origin IN {db.each}",
+                                   (db.many(sorted(set(complete_origins))),)) if r[0] not in listed]
     if stale:
         with db.transaction():
             chunks = [r["id"] for r in db.query("SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d"
@@ -96,7 +96,9 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
 
 def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig) -> tuple[int, int]:
     chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
-    size = sum(c.tokens for c in chunks) if chunks else sum(tokens.count(s.text) for s in doc.sections)
+    # (a thin document is never extracted from: nothing needs its count; `knowledge check` counts it)
+    counts = [c.tokens for c in chunks]
+    size = tokens.NOT_COUNTED if doc.thin_reason or None in counts else sum(c or 0 for c in counts)
     values = (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
               1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
               doc.source_hash)
@@ -135,7 +137,8 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
             continue
         chunk_id = db.rows("INSERT INTO knowledge_chunks (document_id, ordinal, section, line, text, tokens, text_hash)"
                            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                           (document_id, ordinal, chunk.section, chunk.line, chunk.text, chunk.tokens,
+                           (document_id, ordinal, chunk.section, chunk.line, chunk.text,
+                            tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
                             text_hash))[0][0]
         write_offline(db, chunk_id, chunk.text, chunk.section, own)
         kept.append((chunk_id, ordinal, chunk.section, chunk.line))

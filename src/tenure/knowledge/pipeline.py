@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.knowledge import extraction, graph, ingest, join, reports, writing
+from tenure.knowledge import communities, graph, ingest, join, reports
 from tenure.knowledge.cache import Budget, BudgetExhausted, CachedModel
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers.base import ChatProvider
-from tenure.knowledge.store import set_meta
+from tenure.knowledge.store import set_meta, touched, untouch
 from tenure.storage import Database
 
 if TYPE_CHECKING:
@@ -71,23 +71,22 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
         if found.history.get("head"):
             with db.transaction():
                 set_meta(db, "history_head", found.history["head"])
+                set_meta(db, "history_mapping", found.history["mapping_version"])
+        summarize: graph.Summarize | None = None
+        write: reports.WriteReport | None = None
         if model is not None:
+            from tenure.knowledge import extraction, writing  # (the model's steps: prompts, answers)
+
+            summarize, write = writing.summarizer(model), writing.report_writer(model, db)
             step("extraction", lambda: extraction.extract_all(db, model, config, progress))
-        merged: list[graph.MergeReport] = []
-
-        def merge() -> dict:
-            merged.append(graph.merge(db, writing.summarizer(model) if model else None))
-            return merged[0].as_dict()
-
-        step("merge", merge)
-        touched = merged[0].touched
-        step("join", lambda: join.join(db, touched))
-        if touched is None or touched:  # an unchanged graph keeps its communities (Leiden is deterministic)
-            from tenure.knowledge import communities  # (graspologic: only when there is a graph to cluster)
-
+        step("merge", lambda: graph.merge(db, summarize).as_dict())
+        changed = touched(db)  # (what the merge changed, or a build stopped after it did)
+        step("join", lambda: join.join(db, changed))
+        if communities.stale(db):  # unchanged edges keep their communities (Leiden is deterministic)
             step("communities", lambda: communities.cluster(db, config.max_cluster_size))
-        step("reports", lambda: reports.build_reports(db, writing.report_writer(model, db) if model else None,
-                                                      config.min_report_size, progress, touched))
+        step("reports", lambda: reports.build_reports(db, write, config.min_report_size, progress, changed))
+        with db.transaction():
+            untouch(db)
         if embedder is not None:
             from tenure.knowledge import vectors  # (numpy: only when embedding)
 

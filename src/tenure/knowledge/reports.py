@@ -1,8 +1,11 @@
 """Step 5: a report per community, bottom-up: the deepest communities from their entities and
 relationships, a community above from the reports of the communities it was split into.
 
-A report is made again only when what it is made of changed (its inputs' hash): an unchanged community
-keeps its report and costs no call. A model writes reports for communities of at least
+A report is made again only when what it is made of changed (its inputs' hash: of the whole context,
+so knowing it needs no tokenizer; the model reads the context cut at MAX_INPUT_TOKENS): an unchanged
+community keeps its report and costs no call. After an update only the communities it can have changed
+are looked at: those with a changed entity, those without a report (new, or failed), those a model
+can now write, and the communities above them. A model writes reports for communities of at least
 `min_report_size` entities (`write` given); otherwise, and for smaller ones, the report is extractive:
 its most central sentences (those linking the community's best-connected entities), each citing the
 chunks it came from.
@@ -41,14 +44,16 @@ def build_reports(db: Database, write: WriteReport | None, min_report_size: int,
                   progress: Callable[[str, int, int], None] | None = None, touched: set[str] | None = None) -> dict:
     """`touched`: the entities the merge changed (None: all); a community none of whose members changed,
     and whose parts kept their reports, keeps its report without its inputs being looked at."""
-    communities = _load(db)
-    children: dict[str, list[str]] = defaultdict(list)
-    for c in communities.values():
-        if c.parent:
-            children[c.parent].append(c.id)
-    entities = {r[0]: r[1:] for r in db.rows("SELECT key, name, type, description, degree FROM knowledge_entities")}
+    tree = {r[0]: (r[1], r[2]) for r in db.rows("SELECT id, level, parent FROM knowledge_communities")}
     stored = {r[0]: (r[1], r[2]) for r in db.rows("SELECT community, inputs_hash, mode FROM knowledge_reports")}
-    made = {"model": 0, "offline": 0, "kept": 0, "failed": 0}
+    children: dict[str, list[str]] = defaultdict(list)
+    for cid, (_, parent) in tree.items():
+        if parent:
+            children[parent].append(cid)
+    looked_at = set(tree) if touched is None else _reach(db, tree, stored, touched, write is not None, min_report_size)
+    communities = _load(db, looked_at)
+    entities = _entities(db, {m for c in communities.values() for m in c.members})
+    made = {"model": 0, "offline": 0, "kept": len(tree) - len(communities), "failed": 0}
     order = sorted(communities.values(), key=lambda c: (-c.level, c.id))
     redone: set[str] = set()
     for done, community in enumerate(order, 1):
@@ -66,7 +71,8 @@ def build_reports(db: Database, write: WriteReport | None, min_report_size: int,
             made["kept"] += 1
         else:
             redone.add(community.id)
-            report = write(context, community.level) if model and write is not None else None
+            report = write(tokens.cut(context, MAX_INPUT_TOKENS), community.level) \
+                if model and write is not None else None
             if model and report is None:
                 made["failed"] += 1
             mode = "model" if report is not None else "offline"
@@ -83,15 +89,42 @@ def build_reports(db: Database, write: WriteReport | None, min_report_size: int,
                      float(report["rating"]), mode, "" if model and mode != "model" else inputs))
         if progress:
             progress("community reports", done, len(order))
-    return {"reports": len(order), **made}
+    return {"reports": len(tree), **made}
 
 
-def _load(db: Database) -> dict[str, _Community]:
+def _reach(db: Database, tree: dict[str, tuple[int, str | None]], stored: dict[str, tuple[str, str]],
+           touched: set[str], model: bool, min_report_size: int) -> set[str]:
+    """The communities whose report an update can have changed: those with a touched member, without a
+    usable report (new, or the model's failed: stored without its inputs), or that a model now writes
+    in place of an extractive one, and every community above one of them (it is made from their reports)."""
+    sql = f"SELECT DISTINCT community FROM knowledge_community_members WHERE entity IN {db.each}"
+    found = {r["community"] for r in db.query(sql, (db.many(sorted(touched)),))}
+    found |= {cid for cid in tree if not stored.get(cid, ("", ""))[0]}
+    if model:
+        found |= {r[0] for r in db.rows("SELECT c.id FROM knowledge_communities c LEFT JOIN knowledge_reports r"
+                                        " ON r.community = c.id WHERE c.size >= ? AND r.mode IS NOT 'model'",
+                                        (min_report_size,))}
+    for cid in list(found):
+        parent = tree.get(cid, (0, None))[1]
+        while parent is not None and parent not in found:
+            found.add(parent)
+            parent = tree.get(parent, (0, None))[1]
+    return found
+
+
+def _load(db: Database, ids: set[str]) -> dict[str, _Community]:
     members: dict[str, list[str]] = defaultdict(list)
-    for community, entity in db.rows("SELECT community, entity FROM knowledge_community_members ORDER BY entity"):
+    for community, entity in db.rows("SELECT community, entity FROM knowledge_community_members"
+                                     f" WHERE community IN {db.each} ORDER BY entity", (db.many(sorted(ids)),)):
         members[community].append(entity)
-    return {cid: _Community(cid, level, parent, members[cid])
-            for cid, level, parent in db.rows("SELECT id, level, parent FROM knowledge_communities")}
+    return {cid: _Community(cid, level, parent, members[cid]) for cid, level, parent in db.rows(
+        f"SELECT id, level, parent FROM knowledge_communities WHERE id IN {db.each}", (db.many(sorted(ids)),))}
+
+
+def _entities(db: Database, keys: set[str]) -> dict[str, tuple]:
+    """key -> (name, type, description, degree) of these entities."""
+    return {r[0]: r[1:] for r in db.rows("SELECT key, name, type, description, degree FROM knowledge_entities"
+                                         f" WHERE key IN {db.each}", (db.many(sorted(keys)),))}
 
 
 def _context(db: Database, community: _Community, entities: dict[str, tuple], subs: list[str]) -> str:
@@ -111,7 +144,7 @@ def _context(db: Database, community: _Community, entities: dict[str, tuple], su
     lines.append("Relationships:")
     for source, target, description, weight in _relationships(db, community.members):
         lines.append(f"[r:{source}|{target}] {source} — {target} ({weight:g}): {description}")
-    return tokens.cut("\n".join(lines), MAX_INPUT_TOKENS)
+    return "\n".join(lines)
 
 
 def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str, float]]:

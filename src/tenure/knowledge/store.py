@@ -191,6 +191,22 @@ def m004_source_hash(db: Database) -> None:
     db.execute("ALTER TABLE knowledge_documents ADD COLUMN source_hash TEXT")
 
 
+@migrations
+def m005_touched(db: Database) -> None:
+    # entities whose description, relationships or existence the merge changed, kept until the reports
+    # took them in: the join, the communities and the reports look at these only, and a build stopped in
+    # between still finds them. (A store built before: everything once, as `touched_all` says.)
+    db.execute("CREATE TABLE knowledge_touched (entity TEXT PRIMARY KEY)")
+    db.execute("""INSERT INTO knowledge_meta (key, value) VALUES ('touched_all', 'true')
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value""")
+    # what an update looks up instead of reading whole tables: what still waits for a model's summary,
+    # the links that end at a changed entity, the documents of one source
+    db.execute("CREATE INDEX knowledge_entities_pending ON knowledge_entities(key) WHERE inputs_hash = ''")
+    db.execute("CREATE INDEX knowledge_relationships_pending ON knowledge_relationships(source) WHERE inputs_hash = ''")
+    db.execute("CREATE INDEX knowledge_links_target ON knowledge_links(target)")
+    db.execute("CREATE INDEX knowledge_documents_origin ON knowledge_documents(origin)")
+
+
 def mark_dirty(db: Database, keys: Iterable[str]) -> None:
     db.executemany("INSERT INTO knowledge_dirty (entity) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in keys])
 
@@ -203,6 +219,27 @@ def mark_chunks_dirty(db: Database, chunk_ids: Sequence[int]) -> None:
                         (db.many(chunk_ids),)):
         keys.update((row["source"], row["target"]))
     mark_dirty(db, keys)
+
+
+def touch(db: Database, keys: Iterable[str] | None) -> None:
+    """Record entities the merge changed (None: all of them) for the steps after it."""
+    if keys is None:
+        set_meta(db, "touched_all", True)
+    else:
+        db.executemany("INSERT INTO knowledge_touched (entity) VALUES (?) ON CONFLICT DO NOTHING", [(k,) for k in keys])
+
+
+def touched(db: Database) -> set[str] | None:
+    """The entities changed since the reports last took them in (None: all)."""
+    if get_meta(db, "touched_all"):
+        return None
+    return {r[0] for r in db.rows("SELECT entity FROM knowledge_touched")}
+
+
+def untouch(db: Database) -> None:
+    """The reports took every change in."""
+    db.execute("DELETE FROM knowledge_touched")
+    set_meta(db, "touched_all", False)
 
 
 def digest(*parts: str) -> str:

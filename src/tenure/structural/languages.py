@@ -10,11 +10,12 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-
-from tree_sitter import Language, Parser, Query
-from tree_sitter_language_pack import get_language, get_parser
+from typing import TYPE_CHECKING
 
 from tenure.structural.memo import Memo
+
+if TYPE_CHECKING:  # the grammars are loaded by what parses: a command that reads the index never does
+    from tree_sitter import Language, Parser, Query
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,13 @@ class LanguageSpec:
 
     @property
     def language(self) -> Language:
+        from tree_sitter_language_pack import get_language
+
         return get_language(self.grammar)  # type: ignore[arg-type]
 
     def parser(self) -> Parser:
+        from tree_sitter_language_pack import get_parser
+
         return get_parser(self.grammar)  # type: ignore[arg-type]
 
     @property
@@ -52,6 +57,8 @@ class LanguageSpec:
 
 @cache
 def _query(spec: LanguageSpec) -> Query:
+    from tree_sitter import Query
+
     folder = resources.files("tenure.structural.queries")
     text = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.queries)
     return Query(spec.language, text)

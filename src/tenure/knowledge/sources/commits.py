@@ -16,22 +16,25 @@ FILES_KEPT = 50
 SYMBOLS_KEPT = 500  # a commit touching more is a sweep (a reformat): its first 500 are kept
 
 
-def read(db: Database, root: Path, built_head: str | None) -> tuple[list[SourceDocument], dict, bool]:
+def read(db: Database, root: Path, built_head: str | None, built_mapping: int | None = None,
+         ) -> tuple[list[SourceDocument], dict, bool]:
     """The commits as documents, what reading the history did (or why it could not), and whether they
-    are all of them. After a build from `built_head` that HEAD descends from, only the commits since
-    are returned (the others are stored already), unless the history mapped files onto symbols again
-    (the index changed: what old commits touched may have too)."""
+    are all of them. After a build from `built_head` that HEAD descends from, made when the history's
+    mapping was at `built_mapping`, only the commits since are returned (the others are stored already),
+    and the older commits that changed a file the history mapped onto symbols again since (the index
+    changed: what they touched may have too)."""
     history = GitHistory(db, root)
-    if not history.available:
-        return [], {"available": False, "reason": history.reason}, False
-    report = {"available": True, **history.update()}
-    report["head"] = head = history.head()
-    if built_head and not report.get("files_mapped"):
-        if built_head == head:
-            return [], report, False
-        new = history.since(built_head)
-        if any(built_head in c.parents for c in new):  # HEAD descends from it: nothing was rewritten
-            return [document(c) for c in new], report, False
+    read = history.update()
+    if "reason" in read:  # (no git, not a work tree, no commits yet)
+        return [], {"available": False, "reason": read["reason"]}, False
+    report = {"available": True, **read}
+    report["head"] = head = history.head(fresh=False)  # (the HEAD the update read up to)
+    report["mapping_version"] = mapping = history.mapping_version()
+    if built_head and built_mapping is not None:
+        new = [] if built_head == head else history.since(built_head)
+        if built_head == head or any(built_head in c.parents for c in new):  # nothing was rewritten
+            again = history.changed_in(history.remapped_since(built_mapping)) if mapping != built_mapping else []
+            return [document(c) for c in {c.sha: c for c in [*new, *again]}.values()], report, False
     return [document(c) for c in history.commits()], report, True
 
 
