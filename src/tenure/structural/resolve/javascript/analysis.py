@@ -99,6 +99,8 @@ class Analysis:
         self.read_values: dict[Site, set[Value]] = {}
         self.strong: dict[Site, Values] = strong or {}
         self._strong_updates: StrongUpdates | None = None
+        # a class's (its prototype's) members its body defines: not enumerable, no copy takes them
+        self.class_members: dict[Value, set[str]] = {}
         self.cur = 0
         self.budget = 0
         self.queue: deque[int] = deque()
@@ -261,6 +263,7 @@ class Analysis:
         static = stmt[4]
         owner = cls if static else (PROTO, cls[1], cls[2])
         values = self.eval(stmt[3])
+        self.class_members.setdefault(owner, set()).add(stmt[2] if stmt[2] is not None else ANY)
         self.add_cell(("F", owner, stmt[2] if stmt[2] is not None else ANY), values)
         this = {cls} if static else {open_instance(cls[1], cls[2])}  # type: ignore[arg-type]
         for value in values:
@@ -561,11 +564,16 @@ class Analysis:
         if source[0] not in (OBJECT, ARRAY, PROTO, CLASS, INST):
             return
         self.wrote(ANY)
+        # (only enumerable properties are copied: not the methods, getters and setters of a class body)
+        hidden = self.class_members.get(source, set()) if source[1] == self.module else \
+            self.project.class_members(source, self.layer + 1)
         for key in self.fields_of(source):
-            self.add_cell(("F", target, key[2]), self.cell(key))
+            if key[2] not in hidden:
+                self.add_cell(("F", target, key[2]), self.cell(key))
         if source[1] != self.module and source[0] in (CLASS, PROTO):  # another module's class
             for name in self.project.member_names(source):
-                self.add_cell(("F", target, name), self.project.field(source, name, self.layer + 1))
+                if name not in hidden:
+                    self.add_cell(("F", target, name), self.project.field(source, name, self.layer + 1))
 
     def exports(self, module: str) -> Values:
         """What `require` of this file gives: what `module.exports` was set to, else its exports."""
@@ -601,16 +609,17 @@ class Analysis:
                 out |= self.iterate({value}, -1)
         return out
 
-    def rest(self, values: Values, start: int) -> Values:
-        """`[a, ...rest] = list`: a list of the items from `start` on."""
+    def rest(self, values: Values, start: int, end: int | None = None) -> Values:
+        """`[a, ...rest] = list`: a list of the items from `start` on (to `end`: `list.slice(1, 3)`)."""
         out: set[Value] = set()
         for value in values:
             if value[0] != ARRAY:
                 continue
-            rest: Value = (ARRAY, value[1], f"{value[2]}[{start}:]")
+            rest: Value = (ARRAY, value[1], f"{value[2]}[{start}:{'' if end is None else end}]")
             for key in self.fields_of(value):
-                shifted = str(int(key[2]) - start) if key[2].isdigit() and int(key[2]) >= start else (
-                    ANY if not key[2].isdigit() else None)
+                index = int(key[2]) if key[2].isdigit() else None
+                shifted = (str(index - start) if start <= index and (end is None or index < end) else None) \
+                    if index is not None else ANY if key[2] == ANY else None
                 if shifted is not None:
                     self.add_cell(("F", rest, shifted), self.cell(key))
             out.add(rest)
@@ -1011,6 +1020,12 @@ class Analysis:
 
     def _builtin_result(self, site: Site, returns: str, receiver: Values, items: Values, results: Values,
                         initial: Values, plain: list) -> Values:
+        if returns == "slice":  # `list.slice(1, 3)`: the items between two indices known
+            bounds = [_index(plain[i]) if i < len(plain) else None for i in (0, 1)]
+            if (bounds[0] is not None or len(plain) == 0) and (bounds[1] is not None or len(plain) < 2) and all(
+                    value[0] == ARRAY for value in receiver) and receiver:
+                return self.rest(receiver, bounds[0] or 0, bounds[1])
+            returns = "items"
         if returns == "results" or returns == "items":
             made: Value = (ARRAY, self.module, f"{returns}@{site}")
             self.add_cell(("F", made, ANY), results if returns == "results" else items)
@@ -1053,6 +1068,14 @@ _EXECUTE = {
     "for": Analysis.s_for, "b": Analysis.s_base, "m": Analysis.member, "fld": Analysis.s_field,
     "exp": Analysis.s_export, "dflt": Analysis.s_defaults, "star": Analysis.s_none,
 }
+
+
+def _index(values: Values) -> int | None:
+    """The one non-negative integer constant values hold (an array index), else None."""
+    if len(values) != 1:
+        return None
+    key = key_of(next(iter(values)))
+    return int(key) if key is not None and key.isdigit() else None
 
 
 def ours(values: Values) -> bool:
