@@ -24,12 +24,15 @@ from tenure.structural.resolve.javascript.values import ANY, FUNC, PARAM, Value
 if TYPE_CHECKING:
     from tenure.structural.resolve.javascript.analysis import Analysis, Site, Values
 
-Term = tuple  # ("arg", position) | ("this", scope) | ("var", var): one object for the whole frame
+# One object for the whole frame: ("arg", position) | ("this", scope) | ("var", var), or the one a
+# property of such an object holds while nothing writes it: ("field", term, key)
+Term = tuple
 Stored = tuple | None  # a term (what a parameter or captured parameter holds) | ("vals", values) | None: unknown
 Writes = dict[tuple[Term, str], Stored]  # (object, key) -> what it certainly holds
 Summary = tuple[Writes, frozenset[tuple[Term | None, str]]]  # must-writes, and what may be written
 _ANYTHING: Summary = ({}, frozenset({(None, "*")}))
 
+_MAX_PATH = 3  # properties followed from a variable: `d.a.b`
 _ORDERED = frozenset({"=", "e", "r", "y", "for", "b"})  # statements of a function's body: (op, scope, ...)
 _SIMPLE = frozenset({"v", "f", "C", "k", "n"})  # expressions whose value is read without running anything
 
@@ -118,7 +121,14 @@ class StrongUpdates:
         if not writes or not entries:
             return entries
         return {(obj, key): stored for (obj, key), stored in entries.items()
-                if not any(k in (key, ANY) and (o is None or self.may_alias(scope, o, obj)) for o, k in writes)}
+                if not any(self._overwrites(scope, o, k, obj, key) for o, k in writes)}
+
+    def _overwrites(self, scope: int, written: Term | None, key: str, obj: Term, read: str) -> bool:
+        """Whether writing `key` of `written` may change what `read` of `obj` gives: the property
+        itself, or one of the properties `obj` is reached through."""
+        if key in (read, ANY) and (written is None or self.may_alias(scope, written, obj)):
+            return True
+        return obj[0] == "field" and self._overwrites(scope, written, key, obj[1], obj[2])
 
     def summary(self, fn: Value) -> Summary:
         """What a call of `fn` certainly leaves in properties, and may write, in its own frame's terms."""
@@ -167,6 +177,8 @@ class StrongUpdates:
         key, base = self.target(scope, target)
         if key is not None and key != ANY and base is not None and not (target[0] == "a" and target[3] in self.a.edges):
             out[(base, key)] = self.stored(scope, value)  # (not when the write ran a setter)
+            if value.__class__ is list and value[0] == "o" and _depth(base) < _MAX_PATH:
+                out.update(self.literal(scope, ("field", base, key), value))
         return out
 
     def target(self, scope: int, target: list) -> tuple[str | None, Term | None]:
@@ -232,7 +244,12 @@ class StrongUpdates:
         props = expr[2]
         if any(prop[0] == "*" or prop[0] is None for prop in props):
             return {}
-        return {(obj, key): self.stored(scope, value) for key, value in props}
+        out: Writes = {}
+        for key, value in props:
+            out[(obj, key)] = self.stored(scope, value)
+            if value.__class__ is list and value[0] == "o" and _depth(obj) < _MAX_PATH:  # `{inner: {run: f}}`
+                out.update(self.literal(scope, ("field", obj, key), value))
+        return out
 
     def call_writes(self, scope: int, call: list, this: Term | None) -> Writes:
         """What a call certainly leaves in properties: its callee's summary, instantiated with this
@@ -276,15 +293,24 @@ class StrongUpdates:
             return term if local else None
         if term[0] == "var":
             return self.term(scope, term[1]) if local else None
+        if term[0] == "field":
+            inner = self._instantiate(scope, fn, term[1], args, this, local, as_object=True)
+            return ("field", inner, term[2]) if inner is not None else None
         if term[0] == "vals" and not local and any(v[0] == PARAM for v in term[1]):
             return None  # (what the other module's callers pass: not this call's to say)
         return term
 
     # terms ----------------------------------------------------------------------------------------------
-    def term(self, scope: int, expr: object) -> Term | None:
+    def term(self, scope: int, expr: object, depth: int = 0) -> Term | None:
         """The one object an expression denotes for the whole frame of `scope`, if it does."""
         if expr.__class__ is list and expr[0] == "this":  # type: ignore[index]
             return ("this", expr[1])  # type: ignore[index]
+        if expr.__class__ is list and expr[0] in ("a", "s") and depth < _MAX_PATH:  # type: ignore[index]
+            key = expr[2] if expr[0] == "a" else _constant(expr[2])  # type: ignore[index]
+            if key is None or expr[3] in self.a.edges:  # type: ignore[index]
+                return None  # (a getter ran there)
+            inner = self.term(scope, expr[1], depth + 1)  # type: ignore[index]
+            return ("field", inner, key) if inner is not None else None
         var = _single_var(expr)
         if var is None or var in self.p.reassigned:
             return None
@@ -353,6 +379,10 @@ def _single_var(expr: object) -> int | None:
     if expr.__class__ is list and expr[0] == "v" and len(expr[1]) == 1:  # type: ignore[index]
         return expr[1][0]  # type: ignore[index]
     return None
+
+
+def _depth(term: Term) -> int:
+    return 1 + _depth(term[1]) if term[0] == "field" else 0
 
 
 def _made(expr: object) -> bool:
