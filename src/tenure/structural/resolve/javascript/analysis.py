@@ -635,6 +635,8 @@ class Analysis:
                 out |= self.all_fields(value) | self.field(value, ANY)
             elif kind == GENERATOR:
                 fn = (FUNC, value[1], value[2])
+                if fn[1] == self.module:  # (its body runs here, as it is iterated)
+                    self.invoked.setdefault(self.cur, set()).update(self.p.scopes_of(fn[2]))  # type: ignore[arg-type]
                 out |= self.cell(("y", fn)) if fn[1] == self.module else self.project.yields(fn, self.layer + 1)
             elif kind == INST:
                 for method in self.lookup(value, ITERATOR):

@@ -237,7 +237,9 @@ class StrongUpdates:
         if callee.__class__ is list and callee[0] == "a" and callee[2] in ("call", "apply", "bind"):
             return None
         fn = next(iter(funcs))
-        return fn if fn[0] == FUNC else None
+        if fn[0] != FUNC or "g" in self.a.flags(fn):
+            return None  # (a generator's body runs when it is iterated, not when it is called)
+        return fn
 
     def literal(self, scope: int, obj: Term, expr: list) -> Writes:
         """The properties an object literal certainly has (none known past a spread or computed key)."""
