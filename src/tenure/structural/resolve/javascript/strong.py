@@ -354,8 +354,8 @@ class StrongUpdates:
         stops: dict[int, dict[int, list[Site]]] = {}
         for site, (stmt, base, _) in a.reads.items():
             scope = self.scope_of.get(stmt)
-            if scope is None or stmt in p.conditional or p.scopes[scope][1] == "class" or site in a.edges:
-                continue  # (a getter ran there: what it gives is not what was stored)
+            if scope is None or stmt in p.conditional or p.sites[site][2] != scope or site in a.edges:
+                continue  # (a default of a parameter read at a call; a getter ran there: not what was stored)
             if self.term(scope, base) is not None and a.read_values.get(site):
                 stops.setdefault(scope, {}).setdefault(stmt, []).append(site)
         out: dict[Site, Values] = {}
