@@ -1022,10 +1022,10 @@ class Analysis:
 
     def _builtin_result(self, site: Site, returns: str, receiver: Values, items: Values, results: Values,
                         initial: Values, plain: list) -> Values:
-        if returns == "slice":  # `list.slice(1, 3)`: the items between two indices known
+        if returns == "slice":  # `list.slice(1, 3)`: the items between two indices known (of this file's arrays)
             bounds = [_index(plain[i]) if i < len(plain) else None for i in (0, 1)]
             if (bounds[0] is not None or len(plain) == 0) and (bounds[1] is not None or len(plain) < 2) and all(
-                    value[0] == ARRAY for value in receiver) and receiver:
+                    value[0] == ARRAY and value[1] == self.module for value in receiver) and receiver:
                 return self.rest(receiver, bounds[0] or 0, bounds[1])
             returns = "items"
         if returns == "results" or returns == "items":
