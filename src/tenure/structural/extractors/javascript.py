@@ -4,7 +4,9 @@ and bindings; one walk over the same tree adds the data-flow program the value-f
 
     {"scopes": [[qualname, kind, parent, params, flags]],   # 0 is the module
      "stmts": [[op, scope, ...]], "sites": [[line, name, scope, receiver, kind, detail]], "nvars": int,
-     "generics": {qualname: [type parameter]}}                # classes, interfaces, type aliases
+     "generics": {qualname: [type parameter]},                # classes, interfaces, type aliases
+     "cond": [stmt index],                                    # statements that may not run (see below)
+     "reassigned": [var]}                                     # variables of names assigned, not declared
 
 A scope is the module, a function (arrow, method, getter, constructor, ...) or a class; its qualname
 is its definition's (the query pass names them, anonymous ones `<arrow1>`). `params` is
@@ -15,6 +17,11 @@ fresh variable (an int), and a read lists the variables that may reach it. Insid
 that follows the statements (an assignment replaces what came before, branches join, block scopes
 are the function's), so `p = f; p = g; p()` reads only `g`; a read from a nested function sees
 every binding of the name; imports and function declarations are bound before their block runs.
+
+A statement is conditional (`cond`) when its function may run past it without running it once:
+in a branch, a loop, a `try`, a `case`, the right of `&&`/`||`/`??`, a ternary, an optional call, or
+after a `return` in a branch, an `await` or a `yield`. The others run once, in order, per call of
+their function (the resolver's strong updates rely on it).
 
 Statements (`scope` is where calls in them are attributed):
     ["=", scope, target, value]    target: ["v", var] | ["a", obj, name, site] | ["s", obj, key]
@@ -92,7 +99,7 @@ def _encode_read(obj: object) -> object:
 
 
 class _Scope:
-    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this")
+    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this", "exited")
 
     def __init__(self, idx: int, kind: str, qualname: str, parent: _Scope | None, this: int) -> None:
         self.idx = idx
@@ -102,6 +109,7 @@ class _Scope:
         self.state: State = {}
         self.versions: dict[str, list[int]] = {}  # every variable of a name bound here
         self.this = this  # the scope whose `this` this one's is (-1: none)
+        self.exited = False  # a return in a branch, an await or a yield: what follows may not run
 
 
 class _Walker:
@@ -115,6 +123,11 @@ class _Walker:
         self.allocs: dict[str, int] = {}
         self.generics: dict[str, list[str]] = {}
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
+        self.depth = 0  # nesting in code that may not run (branches, loops, ...) of the current function
+        self.optional = False  # an optional call (`a?.f()`) since the last statement
+        self.conditional: list[int] = []
+        self.reassigned: set[str] = set()  # names assigned again somewhere (not declared)
+        self.all_scopes: list[_Scope] = []
         self.scope = self._new_scope("", "module", None, "", -1)
 
     # scopes and names ----------------------------------------------------------------------------
@@ -122,7 +135,9 @@ class _Walker:
         """A scope whose `this` is that of scope `this` (-1: none; None: its own)."""
         idx = len(self.scopes)
         self.scopes.append([qualname, kind, parent.idx if parent else -1, [], flags])
-        return _Scope(idx, kind, qualname, parent, idx if this is None else this)
+        scope = _Scope(idx, kind, qualname, parent, idx if this is None else this)
+        self.all_scopes.append(scope)
+        return scope
 
     def qualname_of(self, node: Node) -> str:
         """The qualname the query pass gave a function or class node (or the named definition it is
@@ -175,8 +190,20 @@ class _Walker:
     def branch(self, start: State, node: Node | None) -> State:
         self.set_state(dict(start))
         if node is not None:
-            self.statement(node)
+            self.depth += 1
+            try:
+                self.statement(node)
+            finally:
+                self.depth -= 1
         return self.function_scope().state
+
+    def maybe(self, node: Node | None) -> object:
+        """An expression that may not be evaluated (the right of `&&`, a ternary's branch)."""
+        self.depth += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.depth -= 1
 
     def alloc(self) -> str:
         qualname = self.scope.qualname
@@ -188,6 +215,9 @@ class _Walker:
         return len(self.sites) - 1
 
     def emit(self, *stmt: object) -> None:
+        if self.depth or self.optional or self.function_scope().exited:
+            self.conditional.append(len(self.stmts))
+        self.optional = False
         self.stmts.append(list(stmt))
 
     # statements ------------------------------------------------------------------------------------
@@ -268,6 +298,8 @@ class _Walker:
         value = self.expr(children[0]) if children else None
         if value is not None:
             self.emit("r", self.function_scope().idx, value)
+        if self.depth:
+            self.function_scope().exited = True
 
     def s_if(self, node: Node) -> None:
         cond = node.child_by_field_name("condition")
@@ -288,12 +320,16 @@ class _Walker:
         for field in ("initializer", "condition"):
             part = node.child_by_field_name(field)
             if part is not None:
+                self.depth += field == "condition"  # (evaluated again after each turn)
                 self.statement(part) if part.type.endswith("declaration") else self.effects(part)
+                self.depth -= field == "condition"
         start = self.fork()
         body = self.branch(start, node.child_by_field_name("body"))
         increment = node.child_by_field_name("increment")
         if increment is not None:
+            self.depth += 1
             self.effects(increment)
+            self.depth -= 1
         self.set_state(join(start, body))
 
     def s_for_in(self, node: Node) -> None:
@@ -302,12 +338,16 @@ class _Walker:
         iterable = self.expr(right) if right is not None else None
         start = self.fork()
         if left is not None and iterable is not None:
+            if left.type not in ("lexical_declaration", "variable_declaration"):
+                self.note_reassigned(left)
             target = self.target(left)
             if target is not None:
+                self.depth += 1  # (once per item)
                 if of:
                     self.emit("for", self.scope.idx, target, iterable, self.site(node, "[Symbol.iterator]", "i"))
                 else:
                     self.emit("=", self.scope.idx, target, ["ks"])  # for ... in: the keys
+                self.depth -= 1
         body = self.branch(self.fork(), node.child_by_field_name("body"))
         self.set_state(join(start, body))
 
@@ -322,7 +362,9 @@ class _Walker:
             if parameter is not None:
                 target = self.target(parameter)
                 if target is not None:
+                    self.depth += 1
                     self.emit("=", self.scope.idx, target, ["ks"])
+                    self.depth -= 1
             ends.append(self.branch(self.fork(), handler.child_by_field_name("body")))
         self.set_state(join(*ends))
         finalizer = node.child_by_field_name("finalizer")
@@ -336,6 +378,7 @@ class _Walker:
         body = node.child_by_field_name("body")
         start = self.fork()
         ends, has_default = [], False
+        self.depth += 1
         for case in body.named_children if body is not None else ():
             has_default |= case.type == "switch_default"
             self.set_state(join(start, ends[-1]) if ends else dict(start))  # cases fall through
@@ -345,6 +388,7 @@ class _Walker:
             for part in case.children_by_field_name("body"):
                 self.statement(part)
             ends.append(self.function_scope().state)
+        self.depth -= 1
         self.set_state(join(*ends) if has_default and ends else join(start, *ends))
 
     def s_labeled(self, node: Node) -> None:
@@ -353,8 +397,10 @@ class _Walker:
             self.statement(body)
 
     def s_with(self, node: Node) -> None:
+        self.depth += 1  # (its names may be the object's properties)
         for child in node.named_children:
             self.statement(child) if child.type == "statement_block" else self.effects(child)
+        self.depth -= 1
 
     def s_export(self, node: Node) -> None:
         source = node.child_by_field_name("source")
@@ -496,9 +542,9 @@ class _Walker:
             flags += "a"
         if node.type.startswith("generator") or any(c.type == "*" for c in node.children if not c.is_named):
             flags += "g"
-        outer = self.scope
+        outer, depth = self.scope, self.depth
         scope = self._new_scope(self.qualname_of(node), "function", outer, flags, outer.this if arrow else None)
-        self.scope = scope
+        self.scope, self.depth = scope, 0  # (a function's body runs in order when it is called)
         try:
             self._parameters(node, scope)
             body = node.child_by_field_name("body")
@@ -508,7 +554,7 @@ class _Walker:
                 else:  # `x => x + 1`
                     self.emit("r", scope.idx, self.expr(body))
         finally:
-            self.scope = outer
+            self.scope, self.depth = outer, depth
         return ["f", scope.idx]
 
     def _parameters(self, node: Node, scope: _Scope) -> None:
@@ -759,6 +805,7 @@ class _Walker:
             kind = "x"
         name = _callee_name(function, self)
         site = self.site(node, name, kind, receiver, self.text(node)[:120] if kind == "x" else "")
+        self.optional |= any(c.type in ("optional_chain", "?.") for c in (*node.children, *function.children))
         return ["c", site, self.expr(function), args]
 
     def e_new(self, node: Node) -> list:
@@ -815,6 +862,7 @@ class _Walker:
         if left is None or right is None:
             return ["ks"]
         value = self.expr(right)
+        self.note_reassigned(left)
         if node.type == "augmented_assignment_expression":
             operator = next((c.type for c in node.children if not c.is_named), "")
             if operator not in ("||=", "&&=", "??="):
@@ -824,15 +872,28 @@ class _Walker:
         self.assign(left, value)
         return value
 
+    def note_reassigned(self, left: Node) -> None:
+        """The names an assignment (not a declaration) binds again: a nested function's `x = ...`
+        changes the enclosing function's `x`, which a variable of its own here does not show."""
+        if left.type in ("member_expression", "subscript_expression"):
+            return
+        stack = [left]
+        while stack:
+            node = stack.pop()
+            if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+                self.reassigned.add(self.text(node))
+            elif node.type not in ("member_expression", "subscript_expression"):
+                stack.extend(node.named_children)
+
     def e_ternary(self, node: Node) -> list:
         cond = node.child_by_field_name("condition")
         if cond is not None:
             self.effects(cond)
         start = self.fork()
-        yes = self.expr(node.child_by_field_name("consequence"))
+        yes = self.maybe(node.child_by_field_name("consequence"))
         taken = self.function_scope().state
         self.set_state(dict(start))
-        no = self.expr(node.child_by_field_name("alternative"))
+        no = self.maybe(node.child_by_field_name("alternative"))
         self.set_state(join(taken, self.function_scope().state))
         return ["u", [v for v in (yes, no) if v is not None]]
 
@@ -840,21 +901,35 @@ class _Walker:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         operator = node.child_by_field_name("operator")
         op = operator.type if operator is not None else ""
-        parts = [p for p in (self.expr(left), self.expr(right)) if p is not None]
-        return ["u", parts] if op in ("||", "&&", "??") else ["x", parts]
+        logical = op in ("||", "&&", "??")
+        first = self.expr(left)
+        parts = [p for p in (first, self.maybe(right) if logical else self.expr(right)) if p is not None]
+        return ["u", parts] if logical else ["x", parts]
+
+    def e_unary(self, node: Node) -> object:
+        """`delete o.k` writes the property (it holds nothing after); other operators only read."""
+        argument = node.child_by_field_name("argument")
+        if argument is not None and argument.type in ("member_expression", "subscript_expression") and any(
+                c.type == "delete" for c in node.children if not c.is_named):
+            self.assign(argument, ["k", None])
+            return ["ks"]
+        return self.others(node)
 
     def e_sequence(self, node: Node) -> list:
         return ["q", [e for e in (self.expr(c) for c in node.named_children if c.type != "comment") if e is not None]]
 
     def e_await(self, node: Node) -> list:
         inner = next((c for c in node.named_children if c.type != "comment"), None)
-        return ["await", self.expr(inner)]
+        value = ["await", self.expr(inner)]
+        self.function_scope().exited = True  # (other code runs before what follows)
+        return value
 
     def e_yield(self, node: Node) -> list:
         inner = next((c for c in node.named_children if c.type != "comment"), None)
         delegates = any(not c.is_named and c.type == "*" for c in node.children)
         if inner is not None:
             self.emit("y", self.function_scope().idx, self.expr(inner), delegates)
+        self.function_scope().exited = True
         return ["ks"]
 
     def e_jsx(self, node: Node) -> object:
@@ -904,7 +979,9 @@ class _Walker:
         self._resolve_reads()
         return msgspec.msgpack.encode(
             {"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites, "nvars": self.nvars,
-             "generics": self.generics},
+             "generics": self.generics, "cond": self.conditional,
+             "reassigned": sorted(v for scope in self.all_scopes for name in self.reassigned
+                                  for v in scope.versions.get(name, ()))},
             enc_hook=_encode_read,
         )
 
@@ -988,7 +1065,7 @@ _EXPRESSIONS: dict[str, Callable[[_Walker, Node], object]] = {
     "class": _Walker.e_class, "object": _Walker.e_object, "array": _Walker.e_array,
     "assignment_expression": _Walker.e_assignment, "augmented_assignment_expression": _Walker.e_assignment,
     "ternary_expression": _Walker.e_ternary, "binary_expression": _Walker.e_binary,
-    "sequence_expression": _Walker.e_sequence, "await_expression": _Walker.e_await,
+    "sequence_expression": _Walker.e_sequence, "unary_expression": _Walker.e_unary, "await_expression": _Walker.e_await,
     "yield_expression": _Walker.e_yield, "jsx_element": _Walker.e_jsx, "jsx_self_closing_element": _Walker.e_jsx,
     "jsx_expression": _Walker.e_jsx_expression, "internal_module": _Walker.e_namespace,
 }

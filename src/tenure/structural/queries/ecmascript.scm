@@ -7,6 +7,11 @@
 ; definition; any other is anonymous: `<arrow1>`, `<anonymous1>` in its enclosing definition.
 (function_expression name: (identifier) @name) @definition.function @value
 (generator_function name: (identifier) @name) @definition.function @value
+; a function expression that is the one argument of the call initialising a name is named after it,
+; as a decorated function is (`const handler = wrap(function () {})` defines `handler`)
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression arguments: (arguments . (function_expression !name) @definition.function .)))
 (arrow_function) @definition.function @anonymous.arrow @value
 (function_expression !name) @definition.function @anonymous.anonymous @value
 (generator_function !name) @definition.function @anonymous.anonymous @value

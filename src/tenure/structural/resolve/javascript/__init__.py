@@ -3,7 +3,8 @@ JavaScript extractor records): what a name, field, parameter, `this` or call hol
 destructuring, object literals, classes and their fields, returned functions, callbacks,
 `call`/`apply`/`bind`, getters and setters, CommonJS and ESM exports, declared TypeScript types.
 
-analysis.py runs one file's fixpoint; modules.py answers what other modules hold (each analysed on
+analysis.py runs one file's fixpoint (and again where strong.py finds member reads that straight-line
+writes before them tell better: strong updates); modules.py answers what other modules hold (each analysed on
 its own, a layer further, then their symbols); edges.py turns the analysis into tiered edges (one
 target `inferred`, several `ambiguous`), leaving to the generic resolver what only names can tell
 (a callee that holds no known value), super types and imports. Every read of another file goes

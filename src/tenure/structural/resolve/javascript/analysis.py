@@ -22,7 +22,9 @@ from tenure.structural.naming import qualify
 from tenure.structural.resolve import note_order_dependence
 from tenure.structural.resolve.javascript import runtime
 from tenure.structural.resolve.javascript.program import Program
+from tenure.structural.resolve.javascript.strong import StrongUpdates
 from tenure.structural.resolve.javascript.values import (
+    ANY,
     ARRAY,
     BOUND,
     CLASS,
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
 EVALUATIONS_PER_STATEMENT = 16  # the fixpoint's budget, so one pathological file stays cheap
 MAX_CHAIN = 12  # classes along a chain of bases (broken code can make it cyclic)
-ANY = "*"  # the field of an unknown key (`a[i] = f`, `push`): every read of the object sees it
 ITERATOR = "[Symbol.iterator]"
 
 Site = int
@@ -59,7 +60,8 @@ Values = frozenset[Value] | set[Value]
 
 
 class Analysis:
-    def __init__(self, program: Program, project: Project, syntax: FileResolver, layer: int) -> None:
+    def __init__(self, program: Program, project: Project, syntax: FileResolver, layer: int,
+                 strong: dict[Site, Values] | None = None) -> None:
         self.p = program
         self.module = program.module
         self.project = project
@@ -84,6 +86,21 @@ class Analysis:
         self.param_writes: dict[str, set[tuple[tuple, str, frozenset[Value]]]] = {}
         self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
+        # What each statement did, for the strong updates (strong.py): the property keys it wrote, the
+        # local functions it ran, whether it called what the analysis cannot see (`opaque`); the
+        # functions each call site ran, the member reads (site -> statement, object, key) and what
+        # they gave. `strong`: member reads whose values the straight-line code before them tells.
+        self.written: dict[int, set[str]] = {}
+        self.invoked: dict[int, set[int]] = {}
+        self.opaque: dict[object, int] = {}  # (why, site) -> its statement
+        self.site_funcs: dict[Site, set[Value]] = {}
+        self.bound_sites: set[Site] = set()
+        self.reads: dict[Site, tuple[int, object, str]] = {}
+        self.read_values: dict[Site, set[Value]] = {}
+        self.strong: dict[Site, Values] = strong or {}
+        self._strong_updates: StrongUpdates | None = None
+        # a class's (its prototype's) members its body defines: not enumerable, no copy takes them
+        self.class_members: dict[Value, set[str]] = {}
         self.cur = 0
         self.budget = 0
         self.queue: deque[int] = deque()
@@ -92,6 +109,22 @@ class Analysis:
 
     # running -------------------------------------------------------------------------------------
     def run(self) -> Analysis:
+        """The fixpoint; where strong updates tell some member reads fewer values (strong.py), the
+        fixpoint again with those reads narrowed (what they exclude never flows on)."""
+        self._solve()
+        if self.layer == 0 and not self.strong:
+            narrowed = self.strong_updates().narrowed_reads()
+            if narrowed:
+                return Analysis(self.p, self.project, self.syntax, self.layer, narrowed)._solve()
+        return self
+
+    def strong_updates(self) -> StrongUpdates:
+        """The must-writes of this file's functions (asked by callers in other modules too)."""
+        if self._strong_updates is None:
+            self._strong_updates = StrongUpdates(self)
+        return self._strong_updates
+
+    def _solve(self) -> Analysis:
         # (a parameter's default is taken where a call leaves its argument out, pass_args; in a
         # function no call of this file runs, once the rest has settled: callers elsewhere may)
         defaulted = [idx for idx, scope in enumerate(self.p.scopes) if any(p[2] is not None for p in scope[3])]
@@ -230,6 +263,7 @@ class Analysis:
         static = stmt[4]
         owner = cls if static else (PROTO, cls[1], cls[2])
         values = self.eval(stmt[3])
+        self.class_members.setdefault(owner, set()).add(stmt[2] if stmt[2] is not None else ANY)
         self.add_cell(("F", owner, stmt[2] if stmt[2] is not None else ANY), values)
         this = {cls} if static else {open_instance(cls[1], cls[2])}  # type: ignore[arg-type]
         for value in values:
@@ -254,12 +288,14 @@ class Analysis:
         if kind == "v":
             self.add_var(target[1], values)
         elif kind == "a":
+            self.wrote(target[2])
             for obj in self.eval(target[1]):
                 self.write(obj, target[2], values, target[3])
         elif kind == "s":
-            keys = self.eval(target[2])
+            keys = self._keys(self.eval(target[2]))
+            self.wrote(*keys)
             for obj in self.eval(target[1]):
-                for key in self._keys(keys):
+                for key in keys:
                     self.write(obj, key, values, -1)
         elif kind == "O":
             for key, sub, default in target[1]:  # (a default: where nothing is known to be there)
@@ -283,7 +319,11 @@ class Analysis:
             if target[2] is not None:
                 self.assign(target[2], self.rest(values, len(target[1])))
 
+    def wrote(self, *keys: str) -> None:
+        self.written.setdefault(self.cur, set()).update(keys)
+
     def write(self, obj: Value, key: str, values: Values, site: Site) -> None:
+        self.wrote(key)
         if obj[0] == PARAM:
             self.param_writes.setdefault(obj[2], set()).add((obj[3], key, frozenset(values)))  # type: ignore[arg-type]
             return
@@ -332,6 +372,7 @@ class Analysis:
         return {SOMETHING}
 
     def e_member(self, expr: list) -> Values:
+        self.reads[expr[3]] = (self.cur, expr[1], expr[2])
         out: set[Value] = set()
         for obj in self.eval(expr[1]):
             out |= self.attr(obj, expr[2], expr[3])
@@ -339,6 +380,8 @@ class Analysis:
 
     def e_subscript(self, expr: list) -> Values:
         keys = self._keys(self.eval(expr[2]))
+        if len(keys) == 1 and keys[0] != ANY and expr[3] >= 0:
+            self.reads[expr[3]] = (self.cur, expr[1], keys[0])
         out: set[Value] = set()
         for obj in self.eval(expr[1]):
             for key in keys:
@@ -428,7 +471,17 @@ class Analysis:
         return here
 
     def attr(self, obj: Value, key: str, site: Site) -> Values:
-        """`obj.key`: what it holds, a getter's result (the getter is called at `site`)."""
+        """`obj.key`: what it holds, a getter's result (the getter is called at `site`), narrowed
+        where the strong updates tell (a member read of the program: `site` >= 0)."""
+        found = self._attr(obj, key, site)
+        if site.__class__ is int and site >= 0:  # type: ignore[operator]
+            narrowed = self.strong.get(site)
+            if narrowed is not None:
+                found = {v for v in found if v in narrowed}
+            self.read_values.setdefault(site, set()).update(found)
+        return found
+
+    def _attr(self, obj: Value, key: str, site: Site) -> Values:
         kind = obj[0]
         if kind == OUTSIDE:
             return {(OUTSIDE, "", f"{obj[2]}.{key}")}
@@ -510,11 +563,17 @@ class Analysis:
         source, target = source[:3], target[:3]
         if source[0] not in (OBJECT, ARRAY, PROTO, CLASS, INST):
             return
+        self.wrote(ANY)
+        # (only enumerable properties are copied: not the methods, getters and setters of a class body)
+        hidden = self.class_members.get(source, set()) if source[1] == self.module else \
+            self.project.class_members(source, self.layer + 1)
         for key in self.fields_of(source):
-            self.add_cell(("F", target, key[2]), self.cell(key))
+            if key[2] not in hidden:
+                self.add_cell(("F", target, key[2]), self.cell(key))
         if source[1] != self.module and source[0] in (CLASS, PROTO):  # another module's class
             for name in self.project.member_names(source):
-                self.add_cell(("F", target, name), self.project.field(source, name, self.layer + 1))
+                if name not in hidden:
+                    self.add_cell(("F", target, name), self.project.field(source, name, self.layer + 1))
 
     def exports(self, module: str) -> Values:
         """What `require` of this file gives: what `module.exports` was set to, else its exports."""
@@ -550,16 +609,17 @@ class Analysis:
                 out |= self.iterate({value}, -1)
         return out
 
-    def rest(self, values: Values, start: int) -> Values:
-        """`[a, ...rest] = list`: a list of the items from `start` on."""
+    def rest(self, values: Values, start: int, end: int | None = None) -> Values:
+        """`[a, ...rest] = list`: a list of the items from `start` on (to `end`: `list.slice(1, 3)`)."""
         out: set[Value] = set()
         for value in values:
             if value[0] != ARRAY:
                 continue
-            rest: Value = (ARRAY, value[1], f"{value[2]}[{start}:]")
+            rest: Value = (ARRAY, value[1], f"{value[2]}[{start}:{'' if end is None else end}]")
             for key in self.fields_of(value):
-                shifted = str(int(key[2]) - start) if key[2].isdigit() and int(key[2]) >= start else (
-                    ANY if not key[2].isdigit() else None)
+                index = int(key[2]) if key[2].isdigit() else None
+                shifted = (str(index - start) if start <= index and (end is None or index < end) else None) \
+                    if index is not None else ANY if key[2] == ANY else None
                 if shifted is not None:
                     self.add_cell(("F", rest, shifted), self.cell(key))
             out.add(rest)
@@ -575,6 +635,8 @@ class Analysis:
                 out |= self.all_fields(value) | self.field(value, ANY)
             elif kind == GENERATOR:
                 fn = (FUNC, value[1], value[2])
+                if fn[1] == self.module:  # (its body runs here, as it is iterated)
+                    self.invoked.setdefault(self.cur, set()).update(self.p.scopes_of(fn[2]))  # type: ignore[arg-type]
                 out |= self.cell(("y", fn)) if fn[1] == self.module else self.project.yields(fn, self.layer + 1)
             elif kind == INST:
                 for method in self.lookup(value, ITERATOR):
@@ -616,6 +678,7 @@ class Analysis:
         found = False
         if callee.__class__ is list and callee[0] == "a":  # type: ignore[index]
             name = callee[2]  # type: ignore[index]
+            self.reads[callee[3]] = (self.cur, callee[1], name)  # type: ignore[index]
             receivers = self.eval(callee[1])  # type: ignore[index]
             for receiver in receivers:
                 result = self.method_call(site, receiver, name, args, callee[3])  # type: ignore[index]
@@ -645,6 +708,9 @@ class Analysis:
                 self.unknown[site] = "free" if callee.__class__ is list and callee[0] == "n" else "local"  # type: ignore[index]
         if found:
             self.unknown.pop(site, None)
+            self.opaque.pop(("unknown", site), None)
+        else:
+            self.opaque[("unknown", site)] = self.cur  # (what was called, and what it did, is not known)
         if site not in self.edges:  # nothing of the project called here: what it is given is handed out
             self.hand_out(site, args)
         return out
@@ -700,6 +766,8 @@ class Analysis:
 
     def invoke(self, site: Site | tuple[Site, str], callee: Value, args: list, this: Values) -> Values:
         kind = callee[0]
+        if site.__class__ is int and kind in (FUNC, BOUND):
+            self.site_funcs.setdefault(site, set()).add(callee)  # type: ignore[arg-type]
         if kind == FUNC:
             self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
             if callee[1] == self.module:
@@ -721,6 +789,8 @@ class Analysis:
                     given |= self.through(args, value[3])  # type: ignore[arg-type]
             return given
         if kind == BOUND:
+            if site.__class__ is int:
+                self.bound_sites.add(site)  # type: ignore[arg-type]
             out: set[Value] = set()
             bound_this = self.field(callee, "$this")
             bound_args = []
@@ -734,7 +804,10 @@ class Analysis:
         if kind == OUTSIDE:
             if callee[2] == "eval":
                 self.dynamic.add(site)
+                self.opaque[("eval", site)] = self.cur
             return self.outside_call(site, str(callee[2]), args)
+        if kind == PARAM:
+            self.opaque[("param", site)] = self.cur  # (what the caller passes runs)
         if kind == PARAM and site.__class__ is int and site >= 0:  # type: ignore[operator]
             src = self.p.fqn(self.p.sites[site][2])  # type: ignore[index]
             name = self.p.sites[site][1]  # type: ignore[index]
@@ -805,6 +878,7 @@ class Analysis:
 
     def pass_args(self, fn: Value, args: list, this: Values, by_project: bool = True) -> None:
         for idx in self.p.scopes_of(fn[2]):  # type: ignore[arg-type]
+            self.invoked.setdefault(self.cur, set()).add(idx)
             if by_project:
                 self.called.add(idx)
             if this and "a" not in self.p.flags(idx):
@@ -852,6 +926,9 @@ class Analysis:
                 out.add((OUTSIDE, "", f"{callee[2]}()"))
         if not callees:
             self.unknown[site] = "new"
+            self.opaque[("unknown", site)] = self.cur
+        else:
+            self.opaque.pop(("unknown", site), None)
         if site not in self.edges:
             self.hand_out(site, args)
         return out
@@ -914,6 +991,8 @@ class Analysis:
             return {made}
         built = runtime.table("functions").get(name)
         if built is None:
+            if name.partition(".")[0] not in self.project.rules.builtins or name in runtime.MUTATORS:
+                self.opaque[("outside", site)] = self.cur  # a package's, or the runtime's writing properties
             return EMPTY
         items = args[built.items] if 0 <= built.items < len(args) else EMPTY
         return self.builtin(site, built, items[1] if isinstance(items, tuple) else items, args)
@@ -935,6 +1014,7 @@ class Analysis:
                 if fn[0] in (FUNC, BOUND):
                     results |= self.invoke_handed(site, fn, [given.get(role, EMPTY) for role in built.args])
         if built.adds:
+            self.wrote(ANY)
             for arg in plain:
                 for value in receiver:
                     self.add_cell(("F", value, ANY), arg)
@@ -942,6 +1022,12 @@ class Analysis:
 
     def _builtin_result(self, site: Site, returns: str, receiver: Values, items: Values, results: Values,
                         initial: Values, plain: list) -> Values:
+        if returns == "slice":  # `list.slice(1, 3)`: the items between two indices known (of this file's arrays)
+            bounds = [_index(plain[i]) if i < len(plain) else None for i in (0, 1)]
+            if (bounds[0] is not None or len(plain) == 0) and (bounds[1] is not None or len(plain) < 2) and all(
+                    value[0] == ARRAY and value[1] == self.module for value in receiver) and receiver:
+                return self.rest(receiver, bounds[0] or 0, bounds[1])
+            returns = "items"
         if returns == "results" or returns == "items":
             made: Value = (ARRAY, self.module, f"{returns}@{site}")
             self.add_cell(("F", made, ANY), results if returns == "results" else items)
@@ -984,6 +1070,14 @@ _EXECUTE = {
     "for": Analysis.s_for, "b": Analysis.s_base, "m": Analysis.member, "fld": Analysis.s_field,
     "exp": Analysis.s_export, "dflt": Analysis.s_defaults, "star": Analysis.s_none,
 }
+
+
+def _index(values: Values) -> int | None:
+    """The one non-negative integer constant values hold (an array index), else None."""
+    if len(values) != 1:
+        return None
+    key = key_of(next(iter(values)))
+    return int(key) if key is not None and key.isdigit() else None
 
 
 def ours(values: Values) -> bool:

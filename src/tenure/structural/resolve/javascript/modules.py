@@ -26,6 +26,7 @@ from tenure.structural.resolve.javascript.values import (
     NAMESPACE,
     OUTSIDE,
     PARAM,
+    PROTO,
     Value,
 )
 
@@ -147,6 +148,13 @@ class Project:
         if found and obj[0] == ARRAY:
             found = found | there.cells.get(("F", obj, ANY), set())
         return {v for v in found if v[0] != PARAM}  # (what a constructor was given there: not known here)
+
+    def class_members(self, obj: Value, layer: int) -> set[str]:
+        """The members another module's class body defines (not enumerable: no copy takes them)."""
+        there = self.analysis(obj[1], layer)  # type: ignore[arg-type]
+        if there is None:  # (not known: its symbols say what the body defines)
+            return set(self.member_names(obj)) if obj[0] in (CLASS, PROTO) else set()
+        return there.class_members.get(obj, set())
 
     def member_names(self, obj: Value) -> list[str]:
         """The properties another module's analysis gave an object (a mixin copied in)."""

@@ -25,6 +25,10 @@ class Program:
         self.sites: list[list] = raw.get("sites", [])
         self.nvars: int = raw.get("nvars", 0)
         self.generics: dict[str, list[str]] = raw.get("generics", {})
+        # the statements that may not run once per call of their function (None: facts written before
+        # the extractor told, so nothing is known to run)
+        self.conditional: frozenset[int] | None = frozenset(raw["cond"]) if "cond" in raw else None
+        self.reassigned: frozenset[int] = frozenset(raw.get("reassigned", ()))
         self.stars: list[str] = [s[1] for s in self.stmts if s[0] == "star"]
         self.by_qualname: dict[str, list[int]] = {}
         for idx, scope in enumerate(self.scopes):

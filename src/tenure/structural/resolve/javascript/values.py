@@ -27,6 +27,7 @@ OUTSIDE = "x"  # something of the runtime or of a package outside the project: (
 # one is noted (Analysis.param_calls, param_writes) for a caller in another module to replay.
 PARAM = "p"
 
+ANY = "*"  # the field of an unknown key (`a[i] = f`, `push`): every read of the object sees it
 SOMETHING: Value = (SOME, "", "")
 EMPTY: frozenset[Value] = frozenset()
 
