@@ -25,6 +25,11 @@ by the file that passes them, at its line); an anonymous function (``<arrow1>``)
 for both sides: tenure runs an anonymous callback handed to the runtime on behalf of the function
 that handed it over. tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
 
+The oracle's answers are cached by the project's commit (``$TENURE_BENCH_CACHE/ts-callers/oracle-COMMIT.json``:
+each asked method's true call sites, as file and line, so a rerun asks tsserver only about methods it has
+not asked about; ``--fresh-oracle`` asks again). Callers are named from the call sites at every run, by
+the index of that run.
+
 Precision and recall are over (method, caller) pairs; per tier, as bench/requests_callers.py does.
 The oracle is the type checker's view: a call through a value TypeScript types as ``any`` has no
 definition for it, so tenure's edge there counts as wrong even when it is right (``--verbose``
@@ -34,6 +39,7 @@ lists every disagreement).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -119,52 +125,110 @@ def callee_positions(path: Path) -> set[tuple[int, int]]:
     return found
 
 
-def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans) -> list[tuple[Method, set[Caller]]]:
-    from tenure.structural.lsp.client import LspClient
-    from tenure.structural.lsp.servers import server_table
+CallSite = tuple[str, int]  # (path, 1-based line) of a call tsserver ties to the method
 
-    spec = server_table()["typescript-language-server"]
+
+class OracleCache:
+    """tsserver's true call sites per method, for one commit of the project: written after every method
+    asked (atomically), so a run stopped midway keeps what it learnt."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.sites: dict[str, list[CallSite]] = {}
+        if path is not None and path.exists():
+            try:
+                self.sites = {k: [(p, int(n)) for p, n in v] for k, v in json.loads(path.read_text()).items()}
+            except (ValueError, TypeError):
+                print(f"oracle cache {path} is unreadable: asking tsserver again")
+
+    @staticmethod
+    def key(method: Method) -> str:
+        return f"{method.path}:{method.line}:{method.column}"
+
+    def get(self, method: Method) -> list[CallSite] | None:
+        return self.sites.get(self.key(method))
+
+    def put(self, method: Method, sites: list[CallSite]) -> None:
+        self.sites[self.key(method)] = sorted(set(sites))
+        if self.path is not None:
+            partial = self.path.with_suffix(".partial")
+            partial.write_text(json.dumps(self.sites, indent=0, sort_keys=True))
+            partial.replace(self.path)
+
+
+def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans,
+           cache: OracleCache) -> list[tuple[Method, set[Caller]]]:
     out: list[tuple[Method, set[Caller]]] = []
-    calls: dict[str, set[tuple[int, int]]] = {}
-    skipped = 0
-    opened: dict[str, str] = {}
-
-    def open_(relative: str) -> str:
-        """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
-        if relative not in opened:
-            language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
-            opened[relative] = client.open_document(root / relative, language, (root / relative).read_text("utf-8"))
-        return opened[relative]
-
-    with LspClient(spec.argv() or list(spec.command), root, timeout=300) as client:
-        client.initialize()
-        open_(methods[0].path)
-        client.wait_for_log(spec.ready_after_open)
+    skipped = asked = 0
+    with Tsserver(root) as server:
         for method in methods:
             if len(out) >= wanted:
                 break
-            uri = open_(method.path)
-            callers: set[Caller] = set()
-            for loc in client.references(uri, method.line - 1, method.column):
-                relative = _relative(root, loc.uri)
-                if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
-                    continue
-                position = (loc.range.start.line, loc.range.start.character)
-                if position not in calls.setdefault(relative, callee_positions(root / relative)):
-                    continue
-                targets = client.definition(open_(relative), *position)
-                if not any(_relative(root, t.uri) == method.path and t.range.start.line + 1 in method.lines
-                           for t in targets):
-                    continue  # a call of the interface's method, or of an override
-                caller = spans.enclosing(relative, position[0] + 1)
-                if caller is not None:
-                    callers.add(named(caller))
+            sites = cache.get(method)
+            if sites is None:
+                sites = server.call_sites(method)
+                cache.put(method, sites)
+                asked += 1
+            callers = {named(caller) for relative, line in sites
+                       if (caller := spans.enclosing(relative, line)) is not None}
             if callers:
                 out.append((method, callers))
             else:
                 skipped += 1
-    print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over")
+    print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over; "
+          f"{asked} asked of tsserver, {len(out) + skipped - asked} from the cache")
     return out
+
+
+class Tsserver:
+    """typescript-language-server, started at the first question only (a fully cached run needs none)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client: object | None = None
+        self.opened: dict[str, str] = {}
+        self.calls: dict[str, set[tuple[int, int]]] = {}
+
+    def __enter__(self) -> Tsserver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.__exit__(*exc)  # type: ignore[attr-defined]
+
+    def _open(self, relative: str) -> str:
+        """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
+        if self.client is None:
+            from tenure.structural.lsp.client import LspClient
+            from tenure.structural.lsp.servers import server_table
+
+            spec = server_table()["typescript-language-server"]
+            self.client = LspClient(spec.argv() or list(spec.command), self.root, timeout=300).__enter__()
+            self.client.initialize()  # type: ignore[attr-defined]
+            self._open(relative)
+            self.client.wait_for_log(spec.ready_after_open)  # type: ignore[attr-defined]
+        if relative not in self.opened:
+            language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
+            self.opened[relative] = self.client.open_document(  # type: ignore[attr-defined]
+                self.root / relative, language, (self.root / relative).read_text("utf-8"))
+        return self.opened[relative]
+
+    def call_sites(self, method: Method) -> list[CallSite]:
+        uri = self._open(method.path)
+        sites: list[CallSite] = []
+        for loc in self.client.references(uri, method.line - 1, method.column):  # type: ignore[attr-defined]
+            relative = _relative(self.root, loc.uri)
+            if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
+                continue
+            position = (loc.range.start.line, loc.range.start.character)
+            if position not in self.calls.setdefault(relative, callee_positions(self.root / relative)):
+                continue
+            targets = self.client.definition(self._open(relative), *position)  # type: ignore[attr-defined]
+            if not any(_relative(self.root, t.uri) == method.path and t.range.start.line + 1 in method.lines
+                       for t in targets):
+                continue  # a call of the interface's method, or of an override
+            sites.append((relative, position[0] + 1))
+        return sites
 
 
 def _relative(root: Path, uri: str) -> str | None:
@@ -229,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--fresh-oracle", action="store_true", help="ask tsserver again, not the cache")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     os.environ["TENURE_ENRICH"] = "off"
@@ -243,14 +308,20 @@ def main(argv: list[str] | None = None) -> int:
         one_project(root)
     root = root.resolve()
     shutil.rmtree(root / ".tenure", ignore_errors=True)
-    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
-    print(f"{root.name} at {head.stdout.strip()}")
+    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%H %s"], capture_output=True, text=True)
+    commit, _, subject = head.stdout.strip().partition(" ")
+    print(f"{root.name} at {commit[:9]} {subject}")
+    # (no commit, or a dirty tree beyond our tsconfig: the answers belong to no commit, and are not kept)
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                            ".", ":!tsconfig.json"], capture_output=True, text=True).stdout.strip()
+    cache_path = (CACHE_DIR / "ts-callers" / f"oracle-{commit}.json") if commit and not dirty else None
+    if cache_path is not None and args.fresh_oracle:
+        cache_path.unlink(missing_ok=True)
 
     t = Tenure.open(root, discover=True)
     started = time.perf_counter()
     report = t.index()
-    print(f"index: {time.perf_counter() - started:.1f}s, {report.as_dict().get('files', '')} files"
-          if hasattr(report, "as_dict") else f"index: {time.perf_counter() - started:.1f}s")
+    print(f"index: {time.perf_counter() - started:.1f}s, {report.files_parsed} files parsed, {report.edges} edges")
     name_of: dict[str, str] = {}
     lines: dict[str, set[int]] = {}
     for r in t.db.query("SELECT fqn, name, start_line FROM symbols WHERE kind = 'method'"):
@@ -259,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     candidates = locate(root, sample(t.db, args.seed), name_of, lines)
     spans = Spans(t.db)
     started = time.perf_counter()
-    truths = oracle(root, candidates, args.samples, spans)
+    truths = oracle(root, candidates, args.samples, spans, OracleCache(cache_path))
     print(f"oracle: typescript-language-server for {len(truths)} methods in {time.perf_counter() - started:.1f}s, "
           f"{sum(len(c) for _, c in truths)} true (method, caller) pairs")
     scores = [Score(m, truth, tenure_callers(t, m)) for m, truth in truths]
