@@ -12,21 +12,28 @@ github.com/honojs/hono; any clone works) made in ``$TENURE_BENCH_CACHE/ts-caller
 from scratch with enrichment off: the figures are tree-sitter's (value-following) graph alone. In a
 clone, ``tsconfig.json`` is replaced by one project of every file (tests and benchmarks too, which
 tenure indexes; a solution-style config would leave tsserver looking at one of its projects only),
-extending the project's own options (``tsconfig.base.json`` when there is one, else the original).
+extending the project's own options (``tsconfig.base.json`` when there is one, else the original),
+allowing imports that name a ``.ts`` file (benchmark folders' own configs do: without it tsserver types
+what they import as ``any``).
 
 Sample: methods (symbols of kind ``method`` in ``.ts``/``.tsx`` files outside test files), shuffled
 with ``--seed``; the first ``--samples`` that tsserver finds at least one call of are scored (how many
 were passed over for having none is printed). Oracle: ``references`` at the method's name; each
 reference that is the callee of a call (``m(...)``, ``x.m(...)``, ``new``) and whose ``definition``
 is the method itself (tsserver lists a whole method family: the interface's and the overrides'
-calls too) is a true call. Its caller is the innermost function, method or module around it, named
-as tenure names symbols (a caller is its name: an edge through another module's arguments is kept
-by the file that passes them, at its line); an anonymous function (``<arrow1>``) counts as the named one around it,
-for both sides: tenure runs an anonymous callback handed to the runtime on behalf of the function
-that handed it over. tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
+calls too) is a true call. A call whose definition is the method of a supertype (an interface's, a base
+class's) that tsserver's ``implementation`` there lists this method among is a *dispatch* call: by the
+language it may run this method, so tenure's caller there is not wrong, and not required either (a
+lower bound: which implementation runs is the program's state). The strict figures (definition only,
+dispatch callers counted wrong) are printed beside, as earlier runs scored. A call's caller is the
+innermost function, method or module around it, named as tenure names symbols (a caller is its name: an
+edge through another module's arguments is kept by the file that passes them, at its line); an anonymous
+function (``<arrow1>``) counts as the named one around it, for both sides: tenure runs an anonymous
+callback handed to the runtime on behalf of the function that handed it over.
+tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
 
-The oracle's answers are cached by the project's commit (``$TENURE_BENCH_CACHE/ts-callers/oracle-COMMIT.json``:
-each asked method's true call sites, as file and line, so a rerun asks tsserver only about methods it has
+The oracle's answers are cached by the project's commit (``$TENURE_BENCH_CACHE/ts-callers/oracle-COMMIT-vN.json``:
+each asked method's true and dispatch call sites, as file and line, so a rerun asks tsserver only about methods it has
 not asked about; ``--fresh-oracle`` asks again). Callers are named from the call sites at every run, by
 the index of that run.
 
@@ -70,20 +77,52 @@ class Method:
     column: int  # 0-based, of the name
     lines: frozenset[int] = frozenset()  # every line it is declared on (an overloaded method's signatures)
 
+    def declared_at(self, root: Path, location: object) -> bool:
+        return (_relative(root, location.uri) == self.path  # type: ignore[attr-defined]
+                and location.range.start.line + 1 in self.lines)  # type: ignore[attr-defined]
+
+
+@dataclass
+class Truth:
+    method: Method
+    calls: set[Caller]  # callers of a call whose definition is the method
+    dispatch: set[Caller]  # callers of a call through a supertype's method that may run it
+
 
 @dataclass
 class Score:
     method: Method
     truth: set[Caller]
     found: dict[Caller, str]  # caller -> tier
+    dispatch: set[Caller] = field(default_factory=set)  # may call it: neither wrong nor required
     correct: set[Caller] = field(init=False)
     wrong: set[Caller] = field(init=False)
     missing: set[Caller] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.correct = self.truth & self.found.keys()
-        self.wrong = self.found.keys() - self.truth
+        self.correct = (self.truth | self.dispatch) & self.found.keys()
+        self.wrong = self.found.keys() - self.truth - self.dispatch
         self.missing = self.truth - self.found.keys()
+
+
+class Figures:
+    """Precision and recall over (method, caller) pairs, overall and per tier."""
+
+    def __init__(self, scores: list[Score]) -> None:
+        self.tp = sum(len(s.correct) for s in scores)
+        self.fp = sum(len(s.wrong) for s in scores)
+        self.fn = sum(len(s.missing) for s in scores)
+        self.precision, self.recall = ratio(self.tp, self.tp + self.fp), ratio(self.tp, self.tp + self.fn)
+        self.tiers: Counter[str] = Counter()
+        self.right: Counter[str] = Counter()
+        for s in scores:
+            for caller, tier in s.found.items():
+                self.tiers[tier] += 1
+                self.right[tier] += caller in s.correct
+
+    def as_dict(self) -> dict:
+        return {"precision": self.precision, "recall": self.recall, "correct": self.tp, "wrong": self.fp,
+                "missing": self.fn, "tiers": {tier: [self.tiers[tier], self.right[tier]] for tier in self.tiers}}
 
 
 def named(fqn: str) -> str:
@@ -126,6 +165,11 @@ def callee_positions(path: Path) -> set[tuple[int, int]]:
 
 
 CallSite = tuple[str, int]  # (path, 1-based line) of a call tsserver ties to the method
+# What the cache's answers depend on besides the commit: the project config the oracle writes, and
+# what is recorded of each method (bump when either changes).
+ORACLE_VERSION = "2"
+_OPTIONS = ('{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false, '
+            '"allowImportingTsExtensions": true}')
 
 
 class OracleCache:
@@ -134,31 +178,31 @@ class OracleCache:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.sites: dict[str, list[CallSite]] = {}
+        self.sites: dict[str, dict[str, list[CallSite]]] = {}  # method -> "calls" | "dispatch" -> sites
         if path is not None and path.exists():
             try:
-                self.sites = {k: [(p, int(n)) for p, n in v] for k, v in json.loads(path.read_text()).items()}
-            except (ValueError, TypeError):
+                self.sites = {k: {kind: [(p, int(n)) for p, n in found] for kind, found in v.items()}
+                              for k, v in json.loads(path.read_text()).items()}
+            except (ValueError, TypeError, AttributeError):
                 print(f"oracle cache {path} is unreadable: asking tsserver again")
 
     @staticmethod
     def key(method: Method) -> str:
         return f"{method.path}:{method.line}:{method.column}"
 
-    def get(self, method: Method) -> list[CallSite] | None:
+    def get(self, method: Method) -> dict[str, list[CallSite]] | None:
         return self.sites.get(self.key(method))
 
-    def put(self, method: Method, sites: list[CallSite]) -> None:
-        self.sites[self.key(method)] = sorted(set(sites))
+    def put(self, method: Method, sites: dict[str, list[CallSite]]) -> None:
+        self.sites[self.key(method)] = {kind: sorted(set(found)) for kind, found in sites.items()}
         if self.path is not None:
             partial = self.path.with_suffix(".partial")
             partial.write_text(json.dumps(self.sites, indent=0, sort_keys=True))
             partial.replace(self.path)
 
 
-def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans,
-           cache: OracleCache) -> list[tuple[Method, set[Caller]]]:
-    out: list[tuple[Method, set[Caller]]] = []
+def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans, cache: OracleCache) -> list[Truth]:
+    out: list[Truth] = []
     skipped = asked = 0
     with Tsserver(root) as server:
         for method in methods:
@@ -169,10 +213,11 @@ def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans,
                 sites = server.call_sites(method)
                 cache.put(method, sites)
                 asked += 1
-            callers = {named(caller) for relative, line in sites
-                       if (caller := spans.enclosing(relative, line)) is not None}
+            callers, dispatch = ({named(caller) for relative, line in sites.get(kind, ())
+                                  if (caller := spans.enclosing(relative, line)) is not None}
+                                 for kind in ("calls", "dispatch"))
             if callers:
-                out.append((method, callers))
+                out.append(Truth(method, callers, dispatch - callers))
             else:
                 skipped += 1
     print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over; "
@@ -188,6 +233,7 @@ class Tsserver:
         self.client: object | None = None
         self.opened: dict[str, str] = {}
         self.calls: dict[str, set[tuple[int, int]]] = {}
+        self.implementations: dict[tuple[str, int, int], list[object]] = {}
 
     def __enter__(self) -> Tsserver:
         return self
@@ -213,9 +259,11 @@ class Tsserver:
                 self.root / relative, language, (self.root / relative).read_text("utf-8"))
         return self.opened[relative]
 
-    def call_sites(self, method: Method) -> list[CallSite]:
+    def call_sites(self, method: Method) -> dict[str, list[CallSite]]:
+        """The calls whose definition is the method, and those through a supertype's method that
+        tsserver says the method implements (dispatch)."""
         uri = self._open(method.path)
-        sites: list[CallSite] = []
+        sites: dict[str, list[CallSite]] = {"calls": [], "dispatch": []}
         for loc in self.client.references(uri, method.line - 1, method.column):  # type: ignore[attr-defined]
             relative = _relative(self.root, loc.uri)
             if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
@@ -224,11 +272,23 @@ class Tsserver:
             if position not in self.calls.setdefault(relative, callee_positions(self.root / relative)):
                 continue
             targets = self.client.definition(self._open(relative), *position)  # type: ignore[attr-defined]
-            if not any(_relative(self.root, t.uri) == method.path and t.range.start.line + 1 in method.lines
-                       for t in targets):
-                continue  # a call of the interface's method, or of an override
-            sites.append((relative, position[0] + 1))
+            if any(method.declared_at(self.root, t) for t in targets):
+                sites["calls"].append((relative, position[0] + 1))
+            elif any(method.declared_at(self.root, i) for t in targets for i in self._implementations(t)):
+                sites["dispatch"].append((relative, position[0] + 1))  # (else: a call of a sibling override)
         return sites
+
+    def _implementations(self, target: object) -> list[object]:
+        """What tsserver says implements the method declared at target (an interface's, a base's)."""
+        relative = _relative(self.root, target.uri)  # type: ignore[attr-defined]
+        if relative is None:
+            return []
+        start = target.range.start  # type: ignore[attr-defined]
+        key = (relative, start.line, start.character)
+        if key not in self.implementations:
+            self.implementations[key] = self.client.implementation(  # type: ignore[attr-defined]
+                self._open(relative), start.line, start.character)
+        return self.implementations[key]
 
 
 def _relative(root: Path, uri: str) -> str | None:
@@ -280,8 +340,7 @@ def one_project(root: Path) -> None:
     base = "./tsconfig.base.json" if (root / "tsconfig.base.json").exists() else "./tsconfig.original.json"
     if config.exists():
         config.rename(root / "tsconfig.original.json")
-    options = '{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false}'
-    config.write_text(f'{{"extends": "{base}", "compilerOptions": {options}, '
+    config.write_text(f'{{"extends": "{base}", "compilerOptions": {_OPTIONS}, '
                       '"include": ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"], "exclude": ["**/node_modules"]}\n')
 
 
@@ -314,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     # (no commit, or a dirty tree beyond our tsconfig: the answers belong to no commit, and are not kept)
     dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
                             ".", ":!tsconfig.json"], capture_output=True, text=True).stdout.strip()
-    cache_path = (CACHE_DIR / "ts-callers" / f"oracle-{commit}.json") if commit and not dirty else None
+    cache_path = CACHE_DIR / "ts-callers" / f"oracle-{commit}-v{ORACLE_VERSION}.json" if commit and not dirty else None
     if cache_path is not None and args.fresh_oracle:
         cache_path.unlink(missing_ok=True)
 
@@ -333,38 +392,39 @@ def main(argv: list[str] | None = None) -> int:
     truths = oracle(root, candidates, args.samples, spans, OracleCache(cache_path))
     print(f"oracle: typescript-language-server for {len(truths)} methods in {time.perf_counter() - started:.1f}s, "
           f"{sum(len(c) for _, c in truths)} true (method, caller) pairs")
-    scores = [Score(m, truth, tenure_callers(t, m)) for m, truth in truths]
+    scores = [Score(truth.method, truth.calls, tenure_callers(t, truth.method), truth.dispatch) for truth in truths]
+    strict = [Score(s.method, s.truth, s.found) for s in scores]
     t.close()
 
-    tp = sum(len(s.correct) for s in scores)
-    fp = sum(len(s.wrong) for s in scores)
-    fn = sum(len(s.missing) for s in scores)
-    print_table("Direct callers vs tsserver's references ((method, caller) pairs)",
-                ["methods", "true callers", "tenure callers", "correct", "wrong", "missing", "precision", "recall"],
-                [[len(scores), tp + fn, tp + fp, tp, fp, fn, fmt_ratio(ratio(tp, tp + fp)),
-                  fmt_ratio(ratio(tp, tp + fn))]])
-    tiers: Counter[str] = Counter()
-    right: Counter[str] = Counter()
-    for s in scores:
-        for caller, tier in s.found.items():
-            tiers[tier] += 1
-            right[tier] += caller in s.correct
-    print_table(f"Per tier ({tp + fn} true callers)", ["tier", "callers", "correct", "wrong", "precision",
-                                                       "recall share"],
-                [[tier, tiers[tier], right[tier], tiers[tier] - right[tier], fmt_ratio(ratio(right[tier], tiers[tier])),
-                  fmt_ratio(ratio(right[tier], tp + fn))] for tier in TIERS if tiers[tier]])
-    print_table("Per method", ["method", "true", "found", "correct", "wrong", "missing"],
-                [[s.method.fqn, len(s.truth), len(s.found), len(s.correct), len(s.wrong), len(s.missing)]
-                 for s in scores])
+    dispatch = sum(len(s.dispatch) for s in scores)
+    print(f"dispatch callers (through a supertype's method): {dispatch}, tenure lists "
+          f"{sum(len(s.dispatch & s.found.keys()) for s in scores)}")
+    figures = {"by the language": Figures(scores), "strict": Figures(strict)}
+    print_table("Direct callers vs tsserver's references ((method, caller) pairs; strict: dispatch callers "
+                "counted wrong)",
+                ["scoring", "methods", "true callers", "tenure callers", "correct", "wrong", "missing", "precision",
+                 "recall"],
+                [[name, len(scores), f.tp + f.fn, f.tp + f.fp, f.tp, f.fp, f.fn, fmt_ratio(f.precision),
+                  fmt_ratio(f.recall)] for name, f in figures.items()])
+    print_table(f"Per tier ({figures['strict'].tp + figures['strict'].fn} true callers)",
+                ["scoring", "tier", "callers", "correct", "wrong", "precision", "recall share"],
+                [[name, tier, f.tiers[tier], f.right[tier], f.tiers[tier] - f.right[tier],
+                  fmt_ratio(ratio(f.right[tier], f.tiers[tier])), fmt_ratio(ratio(f.right[tier], f.tp + f.fn))]
+                 for name, f in figures.items() for tier in TIERS if f.tiers[tier]])
+    print_table("Per method", ["method", "true", "dispatch", "found", "correct", "wrong", "missing"],
+                [[s.method.fqn, len(s.truth), len(s.dispatch), len(s.found), len(s.correct), len(s.wrong),
+                  len(s.missing)] for s in scores])
     if args.verbose:
         for s in scores:
             for caller in sorted(s.wrong):
-                print(f"  wrong   {s.method.fqn} <- {caller} ({s.found[caller]})")
+                print(f"  wrong    {s.method.fqn} <- {caller} ({s.found[caller]})")
             for caller in sorted(s.missing):
-                print(f"  missing {s.method.fqn} <- {caller}")
-    write_json(args.json_out, {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "correct": tp,
-                               "wrong": fp, "missing": fn, "methods": [s.method.fqn for s in scores],
-                               "tiers": {tier: [tiers[tier], right[tier]] for tier in tiers}})
+                print(f"  missing  {s.method.fqn} <- {caller}")
+            for caller in sorted(s.dispatch):
+                listed = f"listed {s.found[caller]}" if caller in s.found else "not listed"
+                print(f"  dispatch {s.method.fqn} <- {caller} ({listed})")
+    write_json(args.json_out, {name: f.as_dict() for name, f in figures.items()}
+               | {"methods": [s.method.fqn for s in scores]})
     return 0
 
 

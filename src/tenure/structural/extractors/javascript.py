@@ -285,22 +285,39 @@ class _Walker:
 
     def s_loop(self, node: Node) -> None:
         """while, do, for (;;): the body may run any number of times."""
-        for field in ("initializer", "condition"):
-            part = node.child_by_field_name(field)
-            if part is not None:
-                self.statement(part) if part.type.endswith("declaration") else self.effects(part)
-        start = self.fork()
+        initializer = node.child_by_field_name("initializer")
+        if initializer is not None:
+            self.statement(initializer) if initializer.type.endswith("declaration") else self.effects(initializer)
+        start, heads = self.loop_head(node)
+        condition = node.child_by_field_name("condition")
+        if condition is not None:
+            self.effects(condition)
         body = self.branch(start, node.child_by_field_name("body"))
         increment = node.child_by_field_name("increment")
         if increment is not None:
             self.effects(increment)
+        self.loop_back(heads, body)
         self.set_state(join(start, body))
+
+    def loop_head(self, node: Node) -> tuple[State, dict[str, list[int]]]:
+        """The state a loop's body starts in: a variable the loop assigns reaches it by a list that
+        `loop_back` extends with what the body's end leaves (`i++`, `node = node.next`), so every read
+        in the body sees each iteration's values."""
+        start = self.fork()
+        heads = {name: list(start[name]) for name in _assigned_names(node) if name in start}
+        start.update(heads)
+        self.set_state(dict(start))
+        return start, heads
+
+    def loop_back(self, heads: dict[str, list[int]], end: State) -> None:
+        for name, head in heads.items():
+            head.extend(v for v in end.get(name, ()) if v not in head)
 
     def s_for_in(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         of = any(c.type == "of" for c in node.children if not c.is_named)
         iterable = self.expr(right) if right is not None else None
-        start = self.fork()
+        start, heads = self.loop_head(node)
         if left is not None and iterable is not None:
             target = self.target(left)
             if target is not None:
@@ -309,6 +326,7 @@ class _Walker:
                 else:
                     self.emit("=", self.scope.idx, target, ["ks"])  # for ... in: the keys
         body = self.branch(self.fork(), node.child_by_field_name("body"))
+        self.loop_back(heads, body)
         self.set_state(join(start, body))
 
     def s_try(self, node: Node) -> None:
@@ -824,6 +842,13 @@ class _Walker:
         self.assign(left, value)
         return value
 
+    def e_update(self, node: Node) -> list:
+        """`i++`, `--i`: the variable now holds some number (a loop's counter is no one constant)."""
+        argument = node.child_by_field_name("argument")
+        if argument is not None:
+            self.assign(argument, ["ks"])
+        return ["ks"]
+
     def e_ternary(self, node: Node) -> list:
         cond = node.child_by_field_name("condition")
         if cond is not None:
@@ -987,11 +1012,33 @@ _EXPRESSIONS: dict[str, Callable[[_Walker, Node], object]] = {
     "function": _Walker.e_function, "generator_function": _Walker.e_function,
     "class": _Walker.e_class, "object": _Walker.e_object, "array": _Walker.e_array,
     "assignment_expression": _Walker.e_assignment, "augmented_assignment_expression": _Walker.e_assignment,
-    "ternary_expression": _Walker.e_ternary, "binary_expression": _Walker.e_binary,
+    "update_expression": _Walker.e_update, "ternary_expression": _Walker.e_ternary,
+    "binary_expression": _Walker.e_binary,
     "sequence_expression": _Walker.e_sequence, "await_expression": _Walker.e_await,
     "yield_expression": _Walker.e_yield, "jsx_element": _Walker.e_jsx, "jsx_self_closing_element": _Walker.e_jsx,
     "jsx_expression": _Walker.e_jsx_expression, "internal_module": _Walker.e_namespace,
 }
+
+
+_OWN_SCOPE = frozenset({"arrow_function", "function_expression", "function", "function_declaration",
+                        "generator_function", "generator_function_declaration", "method_definition", "class",
+                        "class_declaration"})
+
+
+def _assigned_names(loop: Node) -> set[str]:
+    """The variables a loop assigns (`x = ...`, `x += ...`, `x++`), outside the functions in it."""
+    names: set[str] = set()
+    stack = list(loop.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in _OWN_SCOPE:
+            continue
+        target = (node.child_by_field_name("left") if node.type in _ASSIGNMENTS
+                  else node.child_by_field_name("argument") if node.type == "update_expression" else None)
+        if target is not None and target.type == "identifier":
+            names.add(target.text.decode("utf-8", "replace") if target.text else "")
+        stack.extend(node.named_children)
+    return names
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:

@@ -341,8 +341,8 @@ class Analysis:
         keys = self._keys(self.eval(expr[2]))
         out: set[Value] = set()
         for obj in self.eval(expr[1]):
-            for key in keys:
-                out |= self.all_fields(obj) if key == ANY else self.attr(obj, key, expr[3])
+            for key in keys:  # (what a caller passes, at a key not known: any of its items, theirs to tell)
+                out |= self.all_fields(obj) if key == ANY and obj[0] != PARAM else self.attr(obj, key, expr[3])
         return out
 
     def e_function(self, expr: list) -> Values:
@@ -395,7 +395,13 @@ class Analysis:
         return self.project.declared(self, expr[1], expr[2])
 
     def e_typed(self, expr: list) -> Values:
-        return self.eval(expr[1]) or self.eval(expr[2])
+        """`const x: T = value`: what the value is when it is an object of the program's (a `new`, a
+        function); a placeholder (`undefined`, `[]`, a constant) leaves it to the type, which says
+        what the variable or field holds for its whole life."""
+        value = self.eval(expr[1])
+        if any(v[0] not in (OUTSIDE, CONST, SOME, PARAM, ARRAY) for v in value):
+            return value
+        return value | self.eval(expr[2])
 
     def e_cast(self, expr: list) -> Values:
         return self.eval(expr[2]) or self.eval(expr[1])
@@ -573,6 +579,8 @@ class Analysis:
             kind = value[0]
             if kind == ARRAY:
                 out |= self.all_fields(value) | self.field(value, ANY)
+            elif kind == PARAM:  # the items of what a caller passes: theirs to tell
+                out.add((PARAM, value[1], value[2], (*value[3], ANY)))  # type: ignore[misc]
             elif kind == GENERATOR:
                 fn = (FUNC, value[1], value[2])
                 out |= self.cell(("y", fn)) if fn[1] == self.module else self.project.yields(fn, self.layer + 1)
@@ -799,7 +807,7 @@ class Analysis:
         for key in path[1:]:
             found: set[Value] = set()
             for value in values:
-                found |= self.attr(value, key, -1)
+                found |= self.all_fields(value) if key == ANY else self.attr(value, key, -1)
             values = found
         return values
 

@@ -15,7 +15,7 @@ from tenure.structural.facts import Definition, FileFacts, Import
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
 from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, split_top_level, type_name
-from tenure.structural.resolve.javascript.analysis import ANY, Analysis
+from tenure.structural.resolve.javascript.analysis import ANY, Analysis, open_instance
 from tenure.structural.resolve.javascript.program import program_of
 from tenure.structural.resolve.javascript.values import (
     ARRAY,
@@ -201,11 +201,12 @@ class Project:
         return self.instances(asker.syntax.member_containers([fqn], key) or [])
 
     def overrides(self, asker: Analysis, cls: Value, key: str) -> list[str]:
-        """Methods named `key` elsewhere in the project whose class derives from cls."""
+        """Methods named `key` in the project whose class derives from cls (here too: a class that
+        `implements` an interface has no base the analysis follows)."""
         target = qualify(cls[1], cls[2])  # type: ignore[arg-type]
         found = []
         for method in self.view.named(key):
-            if method.module == asker.module or method.kind not in ("method", "function") or not method.parent:
+            if method.kind not in ("method", "function") or not method.parent:
                 continue
             for owner in self.view.symbols(method.parent):
                 if owner.fqn != target and target in self._ancestors(asker, owner):
@@ -268,7 +269,8 @@ class Project:
         found = self.instances(t.fqn for t in home.resolve_type(text, scope))
         if inner and any(arguments):
             return {(*v[:3], arguments) if v[0] == INST else v for v in found}  # type: ignore[misc]
-        return found
+        # (a value of a declared type is one of it or of a subtype: a call on it dispatches, as on `this`)
+        return {open_instance(v[1], v[2]) if v[0] == INST else v for v in found}  # type: ignore[arg-type]
 
     def declared_returns(self, asker: Analysis, fn: Value, receiver: Value | None = None) -> set[Value]:
         """What a function's declared result type says it returns (`make(): Repo`), read where the
