@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     truths = oracle(root, candidates, args.samples, spans, OracleCache(cache_path))
     print(f"oracle: typescript-language-server for {len(truths)} methods in {time.perf_counter() - started:.1f}s, "
-          f"{sum(len(c) for _, c in truths)} true (method, caller) pairs")
+          f"{sum(len(t.calls) for t in truths)} true (method, caller) pairs")
     scores = [Score(truth.method, truth.calls, tenure_callers(t, truth.method), truth.dispatch) for truth in truths]
     strict = [Score(s.method, s.truth, s.found) for s in scores]
     t.close()
