@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Import, Reference
@@ -60,11 +62,17 @@ class LanguageRules:
     builtins: frozenset[str]  # receivers that, unless the project declares them, are the runtime's
     untyped: frozenset[str]  # declared types that say nothing of the value (TypeScript `any`)
     module_value: str  # a module-level name that is the whole module's value (CommonJS `exports`)
+    platform_methods: dict[str, tuple[str, ...]]  # a method of the runtime's types -> those types
 
     @staticmethod
     @cache
     def of(spec: LanguageSpec) -> LanguageRules:
         x = spec.extra
+        platform = _platform(str(x["platform"])) if "platform" in x else {}
+        methods: dict[str, list[str]] = {}
+        for owner, names in sorted(platform.get("methods", {}).items()):
+            for name in names:
+                methods.setdefault(name, []).append(owner)
         return LanguageRules(
             family=frozenset(x.get("family", [spec.name])),  # type: ignore[arg-type]
             implicit_this=bool(x.get("implicit_this", False)),
@@ -75,10 +83,17 @@ class LanguageRules:
             module_extensions=tuple(x.get("module_extensions", [])),  # type: ignore[arg-type]
             index_modules=tuple(x.get("index_modules", [])),  # type: ignore[arg-type]
             follow_reexports=bool(x.get("follow_reexports", False)),
-            builtins=frozenset(x.get("builtins", [])),  # type: ignore[arg-type]
+            builtins=frozenset([*x.get("builtins", []), *platform.get("globals", [])]),  # type: ignore[misc]
             untyped=frozenset(x.get("untyped", [])),  # type: ignore[arg-type]
             module_value=str(x.get("module_value", "")),
+            platform_methods={name: tuple(owners) for name, owners in methods.items()},
         )
+
+
+@cache
+def _platform(name: str) -> dict:
+    """platforms/NAME.toml: what a language's runtime defines."""
+    return tomllib.loads(resources.files("tenure.structural.platforms").joinpath(f"{name}.toml").read_text("utf-8"))
 
 
 def type_name(written: str) -> str:
@@ -478,8 +493,10 @@ class FileResolver:
         if not ref.receiver:
             return self.resolve_name(ref.name, ref.scope)
         containers = self.receiver_containers(ref.receiver, ref.scope, ref.line)
-        if containers is None:  # unknown receiver: every same-named method is a candidate
-            return [s for s in self.same_language(self.view.named(ref.name)) if s.kind in CALLABLE_KINDS]
+        if containers is None:  # unknown receiver: every same-named method is a candidate ...
+            if ref.name in self.rules.platform_methods:
+                return []  # ... unless the runtime's types have one of that name too (platform_owners)
+            return self._named_callables(ref.name)
         return [m for c in containers for m in self.member(c, ref.name)]
 
     def resolve_new(self, ref: Reference) -> list[SymbolInfo]:
@@ -511,7 +528,22 @@ class FileResolver:
             return self._instantiation(src, self.resolve_new(ref), ref)
         if types := self.types_among(targets := self.resolve_call(ref)):
             return self._instantiation(src, types, ref)  # a class called like a function
+        if not targets and (owners := self.platform_owners(ref)):
+            detail = f"{ref.name} of a receiver nothing types: a method of the platform's {', '.join(owners)} too"
+            return [EdgeOut(src, None, Relation.CALLS, Tier.AMBIGUOUS, ref.line, ref.name, detail)]
         return self.edges_to(src, targets, Relation.CALLS, ref)
+
+    def platform_owners(self, ref: Reference) -> tuple[str, ...]:
+        """The runtime's types that have the method a call on an untyped receiver names, where the
+        project has methods of that name too (resolve_call leaves such a call without a target);
+        none for a receiver something types."""
+        owners = self.rules.platform_methods.get(ref.name, ())
+        if not owners or not ref.receiver or not self._named_callables(ref.name):
+            return ()
+        return owners if self.receiver_containers(ref.receiver, ref.scope, ref.line) is None else ()
+
+    def _named_callables(self, name: str) -> list[SymbolInfo]:
+        return [s for s in self.same_language(self.view.named(name)) if s.kind in CALLABLE_KINDS]
 
     def import_edges(self) -> list[EdgeOut]:
         out = []
