@@ -12,7 +12,8 @@ github.com/honojs/hono; any clone works) made in ``$TENURE_BENCH_CACHE/ts-caller
 from scratch with enrichment off: the figures are tree-sitter's (value-following) graph alone. In a
 clone, ``tsconfig.json`` is replaced by one project of every file (tests and benchmarks too, which
 tenure indexes; a solution-style config would leave tsserver looking at one of its projects only),
-extending the project's own options (``tsconfig.base.json`` when there is one, else the original),
+extending the project's own options (``tsconfig.base.json`` when there is one, else the original; a
+folder's own tsconfig.json is set aside),
 allowing imports that name a ``.ts`` file (benchmark folders' own configs do: without it tsserver types
 what they import as ``any``).
 
@@ -167,7 +168,7 @@ def callee_positions(path: Path) -> set[tuple[int, int]]:
 CallSite = tuple[str, int]  # (path, 1-based line) of a call tsserver ties to the method
 # What the cache's answers depend on besides the commit: the project config the oracle writes, and
 # what is recorded of each method (bump when either changes).
-ORACLE_VERSION = "2"
+ORACLE_VERSION = "3"
 _OPTIONS = ('{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false, '
             '"allowImportingTsExtensions": true}')
 
@@ -335,7 +336,13 @@ def locate(root: Path, methods: list[Method], name_of: dict[str, str], lines: di
 
 
 def one_project(root: Path) -> None:
-    """tsconfig.json as one project of every TypeScript file, with the project's own options."""
+    """tsconfig.json as one project of every TypeScript file, with the project's own options. A folder's
+    own tsconfig.json is set aside (tsserver puts a file in the project of the nearest one: a benchmark
+    folder's, resolving `module: NodeNext` from no installed packages, types the project's own imports
+    there as `any`)."""
+    for nested in root.glob("*/**/tsconfig.json"):
+        if "node_modules" not in nested.parts:
+            nested.rename(nested.with_name("tsconfig.original.json"))
     config = root / "tsconfig.json"
     base = "./tsconfig.base.json" if (root / "tsconfig.base.json").exists() else "./tsconfig.original.json"
     if config.exists():
@@ -372,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{root.name} at {commit[:9]} {subject}")
     # (no commit, or a dirty tree beyond our tsconfig: the answers belong to no commit, and are not kept)
     dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
-                            ".", ":!tsconfig.json"], capture_output=True, text=True).stdout.strip()
+                            ".", ":!*tsconfig.json"], capture_output=True, text=True).stdout.strip()
     cache_path = CACHE_DIR / "ts-callers" / f"oracle-{commit}-v{ORACLE_VERSION}.json" if commit and not dirty else None
     if cache_path is not None and args.fresh_oracle:
         cache_path.unlink(missing_ok=True)
