@@ -274,7 +274,7 @@ class _Walker:
         if cond is not None:
             self.effects(cond)
         start = self.fork()
-        taken = self.branch(start, node.child_by_field_name("consequence"))
+        taken = self.branch(self.narrowed(start, cond), node.child_by_field_name("consequence"))
         alternative = node.child_by_field_name("alternative")
         if alternative is None:
             self.set_state(join(start, taken))
@@ -282,6 +282,26 @@ class _Walker:
         body = next((c for c in alternative.named_children if c.type != "comment"), None)
         other = self.branch(start, body)
         self.set_state(join(taken, other))
+
+    def narrowed(self, start: State, cond: Node | None) -> State:
+        """The state a branch taken when `x instanceof C` (or `x instanceof C && ...`) holds starts in:
+        `x` is a C there, as TypeScript narrows it."""
+        while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+            cond = cond.named_children[0]
+        if cond is None or cond.type != "binary_expression":
+            return start
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        operator = cond.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if op == "&&":
+            return self.narrowed(start, left)
+        if op != "instanceof" or left is None or right is None or left.type != "identifier" \
+                or right.type not in ("identifier", "member_expression") or self.text(left) not in start:
+            return start  # (a variable of this function only: another's is not rebound here)
+        self.set_state(dict(start))
+        declared = ["T", self.text(right), self.function_scope().qualname]
+        self.emit("=", self.scope.idx, ["v", self.bind(self.text(left))], declared)
+        return self.fork()
 
     def s_loop(self, node: Node) -> None:
         """while, do, for (;;): the body may run any number of times."""
