@@ -211,6 +211,25 @@ def test_commits_that_touched_a_symbol_are_listed_and_thin_ones_counted(built) -
     assert check["commits"] == 7 and check["commits_thin"] == 3
 
 
+def test_the_commits_that_shaped_a_symbol_come_before_sweeps_that_touched_it_among_many(built) -> None:
+    t, _ = built
+    service = t.root / "settlement/service.py"
+    service.write_text(service.read_text().replace("Settlement.", "Settlement (formatted)."))
+    for n in range(12):  # a formatter run over the whole tree: newer than the retry fix, about nothing in it
+        (t.root / f"settlement/m{n}.py").write_text(f"X{n} = {n}\n")
+    git(t.root, "add", "-A")
+    git(t.root, "commit", "-q", "-m", "Reformat the tree with the new formatter settings")
+    t.index()
+    t.knowledge.build(embed=False)
+    commits = t.knowledge.why("settlement.service")["commits"]
+    subjects = [c["subject"] for c in commits["listed"]]
+    assert subjects.index("Retry settlements three times (#412)") < subjects.index(
+        "Reformat the tree with the new formatter settings")
+    sweep = commits["listed"][subjects.index("Reformat the tree with the new formatter settings")]
+    assert sweep["sweep"] is True and sweep["files"] == 13 and commits["sweeps"] == 1
+    assert sweep["how"].startswith("diff touched")  # its message names nothing: no claim that it does
+
+
 def test_embeddings_cover_entities_reports_and_chunks_and_only_changed_text_is_embedded_again(built) -> None:
     t, _ = built
     if t.knowledge.embedder() is None:

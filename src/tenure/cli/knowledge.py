@@ -60,12 +60,18 @@ def _print_why(result: dict) -> None:
     commits = result["commits"]
     for c in commits["listed"]:
         console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "
-                      f"{escape(c['subject'])} ({c['how']})")
+                      f"{escape(c['subject'])} ({c['how']}{_sweep(c)})")
     if commits.get("history"):
         console.print(f"  history: {escape(commits['history'])}")
     for c in result["communities"][:2]:
         console.print(f"- community “{escape(c['title'])}” ({counted(c['size'], 'entity')}, {c['mode']}): "
                       f"{escape(c['summary'])}")
+
+
+def _sweep(commit: dict) -> str:
+    if not commit.get("sweep"):
+        return ""
+    return f"; a sweep: {counted(commit['files'], 'file')}, {counted(commit['symbols'], 'symbol')}"
 
 
 @knowledge_app.command()

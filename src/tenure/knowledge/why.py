@@ -24,6 +24,8 @@ from tenure.words import counted
 
 EVIDENCE_LIMIT = 12
 COMMITS_LIMIT = 10
+SWEEP_FILES = 10  # a diff past these touched the symbol among many: listed after focused ones
+SWEEP_SYMBOLS = 25
 MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
 
 
@@ -145,41 +147,57 @@ def _communities(db: Database, keys: list[str]) -> list[dict]:
 
 def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
     """Commits whose diff touched the symbol (as tenure.history mapped it: deterministic) and commits
-    whose message names it; thin ones are counted, not listed."""
+    whose message names it; thin ones are counted, not listed.
+
+    The commits that shaped a symbol come first: those whose message names it, then focused ones by
+    date, then sweeps (a diff over many files or symbols: a formatter, a dependency bump, a merge of a
+    long branch), which touched it among hundreds and say little about why it is this way."""
     listed: dict[str, dict] = {}
     thin = 0
-    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how, cs.fqn FROM knowledge_commit_symbols cs"
-                   " JOIN knowledge_documents d ON d.id = cs.document_id"
-                   " WHERE cs.fqn = ? OR (cs.fqn > ? AND cs.fqn < ?) ORDER BY d.authored_at DESC",
+    # one row per commit (its first touched name: the symbol itself sorts before its members)
+    rows = db.rows("SELECT d.meta, d.title, d.authored_at, d.thin, cs.how, cs.fqn,"
+                   " (SELECT COUNT(*) FROM knowledge_commit_symbols x WHERE x.document_id = d.id)"
+                   " FROM (SELECT document_id, MIN(fqn) AS fqn FROM knowledge_commit_symbols"
+                   " WHERE fqn = ? OR (fqn > ? AND fqn < ?) GROUP BY document_id) AS touching"
+                   " JOIN knowledge_commit_symbols cs"
+                   " ON cs.document_id = touching.document_id AND cs.fqn = touching.fqn"
+                   " JOIN knowledge_documents d ON d.id = touching.document_id ORDER BY d.authored_at DESC",
                    (fqn, fqn + ".", fqn + "/")) if fqn else []
-    counted: set[str] = set()
-    for meta, title, authored_at, is_thin, how, touched in rows:
-        info = json.loads(meta)
-        sha = info.get("sha", "")
-        if sha in counted:
-            continue
-        counted.add(sha)
+    for meta, title, authored_at, is_thin, how, touched, symbols in rows:
         if is_thin:
             thin += 1
             continue
+        info = json.loads(meta)
         what = "it" if touched == fqn else touched.removeprefix(fqn)
-        listed.setdefault(sha, {"sha": sha[:10], "date": authored_at, "author": info.get("author"),
-                                "subject": title, "how": f"diff touched {what} ({how})"})
+        listed.setdefault(info.get("sha", ""), {**_commit(info, title, authored_at, f"diff touched {what} ({how})"),
+                                                **_breadth(len(info.get("files") or ()), symbols)})
     keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
     for row in db.query("SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
                             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
-                            f" ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN {db.each}",
-                                (db.many(keys),)):
+                            f" ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN {db.each}"
+                            # as written in the message: not the symbols its diff touched (offline.document_entities)
+                            " AND instr(lower(c.text), lower(m.name)) > 0", (db.many(keys),)):
         info = json.loads(row["meta"])
         sha = info.get("sha", "")
-        listed.setdefault(sha, {"sha": sha[:10], "date": row["authored_at"], "author": info.get("author"),
-                                "subject": row["title"], "how": "its message names it"})
-    commits = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
-    out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin}
+        named = _commit(info, row["title"], row["authored_at"], "its message names it")
+        listed[sha] = {**listed.get(sha, {}), **named, "named": True}
+    by_date = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
+    commits = sorted(by_date, key=lambda c: (not c.get("named"), c.get("sweep", False)))
+    sweeps = sum(1 for c in commits if c.get("sweep"))
+    out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin, "sweeps": sweeps}
     history = get_meta(db, "history")
     if history and not history.get("available"):
         out["history"] = f"not read ({history.get('reason')})"
     return out
+
+
+def _commit(info: dict, subject: str, date: str | None, how: str) -> dict:
+    return {"sha": info.get("sha", "")[:10], "date": date, "author": info.get("author"), "subject": subject,
+            "how": how}
+
+
+def _breadth(files: int, symbols: int) -> dict:
+    return {"files": files, "symbols": symbols, "sweep": files > SWEEP_FILES or symbols > SWEEP_SYMBOLS}
 
 
 def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
@@ -190,7 +208,9 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     commits = answer["commits"]
     if commits["total"]:
         parts.append(counted(commits['total'], 'commit'))
-    thin = f" ({commits['thin']} thin commits left out)" if commits["thin"] else ""
+    left = [f"{commits['thin']} thin left out"] if commits["thin"] else []
+    left += [f"{commits['sweeps']} sweeps listed last"] if commits.get("sweeps") else []
+    thin = f" ({', '.join(left)})" if left else ""
     mode = answer["mode"]
     how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "
            "that name them together; descriptions and reports are extractive" if mode == "offline"
