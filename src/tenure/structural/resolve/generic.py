@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec, language_table
@@ -492,12 +494,16 @@ class FileResolver:
             return self.super_constructors(ref.scope)  # `super(...)` in a constructor
         if not ref.receiver:
             return self.resolve_name(ref.name, ref.scope)
+        return self._member_call(ref)[0]
+
+    def _member_call(self, ref: Reference) -> tuple[list[SymbolInfo], bool]:
+        """The targets of `receiver.name(...)`, and whether only the name found them."""
         containers = self.receiver_containers(ref.receiver, ref.scope, ref.line)
         if containers is None:  # unknown receiver: every same-named method is a candidate ...
             if ref.name in self.rules.platform_methods:
-                return []  # ... unless the runtime's types have one of that name too (platform_owners)
-            return self._named_callables(ref.name)
-        return [m for c in containers for m in self.member(c, ref.name)]
+                return [], True  # ... unless the runtime's types have one of that name too (platform_owners)
+            return self._named_callables(ref.name), True
+        return [m for c in containers for m in self.member(c, ref.name)], False
 
     def resolve_new(self, ref: Reference) -> list[SymbolInfo]:
         if not ref.receiver:
@@ -526,12 +532,16 @@ class FileResolver:
             return self.edges_to(src, targets, relation, ref)
         if ref.kind == "new":
             return self._instantiation(src, self.resolve_new(ref), ref)
-        if types := self.types_among(targets := self.resolve_call(ref)):
+        targets, by_name = self._member_call(ref) if ref.receiver else (self.resolve_call(ref), False)
+        if types := self.types_among(targets):
             return self._instantiation(src, types, ref)  # a class called like a function
         if not targets and (owners := self.platform_owners(ref)):
             detail = f"{ref.name} of a receiver nothing types: a method of the platform's {', '.join(owners)} too"
             return [EdgeOut(src, None, Relation.CALLS, Tier.AMBIGUOUS, ref.line, ref.name, detail)]
-        return self.edges_to(src, targets, Relation.CALLS, ref)
+        edges = self.edges_to(src, targets, Relation.CALLS, ref)
+        if by_name and len(edges) == 1 and edges[0].tier == Tier.INFERRED:  # (a guess, however alone)
+            return [msgspec.structs.replace(edges[0], tier=Tier.AMBIGUOUS, detail="by its name alone")]
+        return edges
 
     def platform_owners(self, ref: Reference) -> tuple[str, ...]:
         """The runtime's types that have the method a call on an untyped receiver names, where the

@@ -399,9 +399,7 @@ class Analysis:
         function); a placeholder (`undefined`, `[]`, a constant) leaves it to the type, which says
         what the variable or field holds for its whole life."""
         value = self.eval(expr[1])
-        if any(v[0] not in (OUTSIDE, CONST, SOME, PARAM, ARRAY) for v in value):
-            return value
-        return value | self.eval(expr[2])
+        return value if settled(value) else value | self.eval(expr[2])
 
     def e_cast(self, expr: list) -> Values:
         return self.eval(expr[2]) or self.eval(expr[1])
@@ -837,7 +835,7 @@ class Analysis:
 
     def returns(self, fn: Value) -> Values:
         found = self.cell(("r", fn)) if fn[1] == self.module else self.project.returns(fn, self.layer + 1)
-        return found or self.project.declared_returns(self, fn)
+        return found if settled(found) else found | self.project.declared_returns(self, fn)
 
     def e_new(self, expr: list) -> Values:
         site = expr[1]
@@ -997,6 +995,13 @@ _EXECUTE = {
 def ours(values: Values) -> bool:
     """Whether any of the values is the program's own (not the runtime's, a constant, a parameter)."""
     return any(v[0] not in (OUTSIDE, CONST, SOME, PARAM) for v in values)
+
+
+def settled(values: Values) -> bool:
+    """Whether values hold an object of the program's (a `new`, a function) that a declared type
+    would only widen; a placeholder (`undefined`, `[]`, a constant, what a caller passes) leaves the
+    declared type to say what the variable, field or result holds."""
+    return any(v[0] not in (OUTSIDE, CONST, SOME, PARAM, ARRAY) for v in values)
 
 
 def is_generic(value: Value) -> bool:
