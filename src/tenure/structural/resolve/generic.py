@@ -9,8 +9,10 @@ A call's receiver is typed before its member is looked up: `this` / `super`, a l
 or field whose type was declared or constructed (`FileFacts.bindings`), an imported module or
 package, or a type (static calls). A receiver of known type is searched in that type's hierarchy
 only, and one known to lie outside the project (`fmt`, `List<String>`) yields no edge; only a
-receiver of unknown type makes every same-named method a candidate. One candidate is `inferred`,
-several `ambiguous` (all kept).
+receiver of unknown type makes every same-named method a candidate (`ambiguous`, even alone: a name
+is a guess), unless the runtime's own types have a method of that name too (the language's
+`platform`): then the call is kept without a target. One candidate is `inferred`, several
+`ambiguous` (all kept).
 
 What differs between languages is data: the module scheme and the extra keys of the language's
 languages.toml entry (:class:`LanguageRules`). Names written in another file (a super class's
