@@ -115,6 +115,7 @@ class _Walker:
         self.allocs: dict[str, int] = {}
         self.generics: dict[str, list[str]] = {}
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
+        self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
     # scopes and names ----------------------------------------------------------------------------
@@ -324,14 +325,19 @@ class _Walker:
         `loop_back` extends with what the body's end leaves (`i++`, `node = node.next`), so every read
         in the body sees each iteration's values."""
         start = self.fork()
-        heads = {name: list(start[name]) for name in _assigned_names(node) if name in start}
+        # (a loop inside another's body shares the outer's list: each sees what the other's end leaves)
+        heads = {name: start[name] if id(start[name]) in self.open_heads else list(start[name])
+                 for name in _assigned_names(node) if name in start}
         start.update(heads)
         self.set_state(dict(start))
-        return start, heads
+        made = {id(head) for head in heads.values()} - self.open_heads
+        self.open_heads |= made
+        return start, {name: head for name, head in heads.items() if id(head) in made}
 
     def loop_back(self, heads: dict[str, list[int]], end: State) -> None:
         for name, head in heads.items():
             head.extend(v for v in end.get(name, ()) if v not in head)
+            self.open_heads.discard(id(head))
 
     def s_for_in(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
