@@ -12,18 +12,31 @@ github.com/honojs/hono; any clone works) made in ``$TENURE_BENCH_CACHE/ts-caller
 from scratch with enrichment off: the figures are tree-sitter's (value-following) graph alone. In a
 clone, ``tsconfig.json`` is replaced by one project of every file (tests and benchmarks too, which
 tenure indexes; a solution-style config would leave tsserver looking at one of its projects only),
-extending the project's own options (``tsconfig.base.json`` when there is one, else the original).
+extending the project's own options (``tsconfig.base.json`` when there is one, else the original; a
+folder's own tsconfig.json is set aside),
+allowing imports that name a ``.ts`` file (benchmark folders' own configs do: without it tsserver types
+what they import as ``any``).
 
 Sample: methods (symbols of kind ``method`` in ``.ts``/``.tsx`` files outside test files), shuffled
 with ``--seed``; the first ``--samples`` that tsserver finds at least one call of are scored (how many
 were passed over for having none is printed). Oracle: ``references`` at the method's name; each
 reference that is the callee of a call (``m(...)``, ``x.m(...)``, ``new``) and whose ``definition``
 is the method itself (tsserver lists a whole method family: the interface's and the overrides'
-calls too) is a true call. Its caller is the innermost function, method or module around it, named
-as tenure names symbols (a caller is its name: an edge through another module's arguments is kept
-by the file that passes them, at its line); an anonymous function (``<arrow1>``) counts as the named one around it,
-for both sides: tenure runs an anonymous callback handed to the runtime on behalf of the function
-that handed it over. tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
+calls too) is a true call. A call whose definition is the method of a supertype (an interface's, a base
+class's) that tsserver's ``implementation`` there lists this method among is a *dispatch* call: by the
+language it may run this method, so tenure's caller there is not wrong, and not required either (a
+lower bound: which implementation runs is the program's state). The strict figures (definition only,
+dispatch callers counted wrong) are printed beside, as earlier runs scored. A call's caller is the
+innermost function, method or module around it, named as tenure names symbols (a caller is its name: an
+edge through another module's arguments is kept by the file that passes them, at its line); an anonymous
+function (``<arrow1>``) counts as the named one around it, for both sides: tenure runs an anonymous
+callback handed to the runtime on behalf of the function that handed it over.
+tenure: ``what_breaks(method, depth=1)``, dependants with relation ``calls``.
+
+The oracle's answers are cached by the project's commit (``$TENURE_BENCH_CACHE/ts-callers/oracle-COMMIT-vN.json``:
+each asked method's true and dispatch call sites, as file and line, so a rerun asks tsserver only about methods it has
+not asked about; ``--fresh-oracle`` asks again). Callers are named from the call sites at every run, by
+the index of that run.
 
 Precision and recall are over (method, caller) pairs; per tier, as bench/requests_callers.py does.
 The oracle is the type checker's view: a call through a value TypeScript types as ``any`` has no
@@ -34,6 +47,7 @@ lists every disagreement).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -64,20 +78,52 @@ class Method:
     column: int  # 0-based, of the name
     lines: frozenset[int] = frozenset()  # every line it is declared on (an overloaded method's signatures)
 
+    def declared_at(self, root: Path, location: object) -> bool:
+        return (_relative(root, location.uri) == self.path  # type: ignore[attr-defined]
+                and location.range.start.line + 1 in self.lines)  # type: ignore[attr-defined]
+
+
+@dataclass
+class Truth:
+    method: Method
+    calls: set[Caller]  # callers of a call whose definition is the method
+    dispatch: set[Caller]  # callers of a call through a supertype's method that may run it
+
 
 @dataclass
 class Score:
     method: Method
     truth: set[Caller]
     found: dict[Caller, str]  # caller -> tier
+    dispatch: set[Caller] = field(default_factory=set)  # may call it: neither wrong nor required
     correct: set[Caller] = field(init=False)
     wrong: set[Caller] = field(init=False)
     missing: set[Caller] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.correct = self.truth & self.found.keys()
-        self.wrong = self.found.keys() - self.truth
+        self.correct = (self.truth | self.dispatch) & self.found.keys()
+        self.wrong = self.found.keys() - self.truth - self.dispatch
         self.missing = self.truth - self.found.keys()
+
+
+class Figures:
+    """Precision and recall over (method, caller) pairs, overall and per tier."""
+
+    def __init__(self, scores: list[Score]) -> None:
+        self.tp = sum(len(s.correct) for s in scores)
+        self.fp = sum(len(s.wrong) for s in scores)
+        self.fn = sum(len(s.missing) for s in scores)
+        self.precision, self.recall = ratio(self.tp, self.tp + self.fp), ratio(self.tp, self.tp + self.fn)
+        self.tiers: Counter[str] = Counter()
+        self.right: Counter[str] = Counter()
+        for s in scores:
+            for caller, tier in s.found.items():
+                self.tiers[tier] += 1
+                self.right[tier] += caller in s.correct
+
+    def as_dict(self) -> dict:
+        return {"precision": self.precision, "recall": self.recall, "correct": self.tp, "wrong": self.fp,
+                "missing": self.fn, "tiers": {tier: [self.tiers[tier], self.right[tier]] for tier in self.tiers}}
 
 
 def named(fqn: str) -> str:
@@ -119,52 +165,131 @@ def callee_positions(path: Path) -> set[tuple[int, int]]:
     return found
 
 
-def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans) -> list[tuple[Method, set[Caller]]]:
-    from tenure.structural.lsp.client import LspClient
-    from tenure.structural.lsp.servers import server_table
+CallSite = tuple[str, int]  # (path, 1-based line) of a call tsserver ties to the method
+# What the cache's answers depend on besides the commit: the project config the oracle writes, and
+# what is recorded of each method (bump when either changes).
+ORACLE_VERSION = "3"
+_OPTIONS = ('{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false, '
+            '"allowImportingTsExtensions": true}')
 
-    spec = server_table()["typescript-language-server"]
-    out: list[tuple[Method, set[Caller]]] = []
-    calls: dict[str, set[tuple[int, int]]] = {}
-    skipped = 0
-    opened: dict[str, str] = {}
 
-    def open_(relative: str) -> str:
-        """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
-        if relative not in opened:
-            language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
-            opened[relative] = client.open_document(root / relative, language, (root / relative).read_text("utf-8"))
-        return opened[relative]
+class OracleCache:
+    """tsserver's true call sites per method, for one commit of the project: written after every method
+    asked (atomically), so a run stopped midway keeps what it learnt."""
 
-    with LspClient(spec.argv() or list(spec.command), root, timeout=300) as client:
-        client.initialize()
-        open_(methods[0].path)
-        client.wait_for_log(spec.ready_after_open)
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.sites: dict[str, dict[str, list[CallSite]]] = {}  # method -> "calls" | "dispatch" -> sites
+        if path is not None and path.exists():
+            try:
+                self.sites = {k: {kind: [(p, int(n)) for p, n in found] for kind, found in v.items()}
+                              for k, v in json.loads(path.read_text()).items()}
+            except (ValueError, TypeError, AttributeError):
+                print(f"oracle cache {path} is unreadable: asking tsserver again")
+
+    @staticmethod
+    def key(method: Method) -> str:
+        return f"{method.path}:{method.line}:{method.column}"
+
+    def get(self, method: Method) -> dict[str, list[CallSite]] | None:
+        return self.sites.get(self.key(method))
+
+    def put(self, method: Method, sites: dict[str, list[CallSite]]) -> None:
+        self.sites[self.key(method)] = {kind: sorted(set(found)) for kind, found in sites.items()}
+        if self.path is not None:
+            partial = self.path.with_suffix(".partial")
+            partial.write_text(json.dumps(self.sites, indent=0, sort_keys=True))
+            partial.replace(self.path)
+
+
+def oracle(root: Path, methods: list[Method], wanted: int, spans: Spans, cache: OracleCache) -> list[Truth]:
+    out: list[Truth] = []
+    skipped = asked = 0
+    with Tsserver(root) as server:
         for method in methods:
             if len(out) >= wanted:
                 break
-            uri = open_(method.path)
-            callers: set[Caller] = set()
-            for loc in client.references(uri, method.line - 1, method.column):
-                relative = _relative(root, loc.uri)
-                if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
-                    continue
-                position = (loc.range.start.line, loc.range.start.character)
-                if position not in calls.setdefault(relative, callee_positions(root / relative)):
-                    continue
-                targets = client.definition(open_(relative), *position)
-                if not any(_relative(root, t.uri) == method.path and t.range.start.line + 1 in method.lines
-                           for t in targets):
-                    continue  # a call of the interface's method, or of an override
-                caller = spans.enclosing(relative, position[0] + 1)
-                if caller is not None:
-                    callers.add(named(caller))
+            sites = cache.get(method)
+            if sites is None:
+                sites = server.call_sites(method)
+                cache.put(method, sites)
+                asked += 1
+            callers, dispatch = ({named(caller) for relative, line in sites.get(kind, ())
+                                  if (caller := spans.enclosing(relative, line)) is not None}
+                                 for kind in ("calls", "dispatch"))
             if callers:
-                out.append((method, callers))
+                out.append(Truth(method, callers, dispatch - callers))
             else:
                 skipped += 1
-    print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over")
+    print(f"oracle: {skipped} sampled methods tsserver finds no call of were passed over; "
+          f"{asked} asked of tsserver, {len(out) + skipped - asked} from the cache")
     return out
+
+
+class Tsserver:
+    """typescript-language-server, started at the first question only (a fully cached run needs none)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client: object | None = None
+        self.opened: dict[str, str] = {}
+        self.calls: dict[str, set[tuple[int, int]]] = {}
+        self.implementations: dict[tuple[str, int, int], list[object]] = {}
+
+    def __enter__(self) -> Tsserver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.__exit__(*exc)  # type: ignore[attr-defined]
+
+    def _open(self, relative: str) -> str:
+        """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
+        if self.client is None:
+            from tenure.structural.lsp.client import LspClient
+            from tenure.structural.lsp.servers import server_table
+
+            spec = server_table()["typescript-language-server"]
+            self.client = LspClient(spec.argv() or list(spec.command), self.root, timeout=300).__enter__()
+            self.client.initialize()  # type: ignore[attr-defined]
+            self._open(relative)
+            self.client.wait_for_log(spec.ready_after_open)  # type: ignore[attr-defined]
+        if relative not in self.opened:
+            language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
+            self.opened[relative] = self.client.open_document(  # type: ignore[attr-defined]
+                self.root / relative, language, (self.root / relative).read_text("utf-8"))
+        return self.opened[relative]
+
+    def call_sites(self, method: Method) -> dict[str, list[CallSite]]:
+        """The calls whose definition is the method, and those through a supertype's method that
+        tsserver says the method implements (dispatch)."""
+        uri = self._open(method.path)
+        sites: dict[str, list[CallSite]] = {"calls": [], "dispatch": []}
+        for loc in self.client.references(uri, method.line - 1, method.column):  # type: ignore[attr-defined]
+            relative = _relative(self.root, loc.uri)
+            if relative is None or not relative.endswith((".ts", ".tsx", ".mts", ".cts")):
+                continue
+            position = (loc.range.start.line, loc.range.start.character)
+            if position not in self.calls.setdefault(relative, callee_positions(self.root / relative)):
+                continue
+            targets = self.client.definition(self._open(relative), *position)  # type: ignore[attr-defined]
+            if any(method.declared_at(self.root, t) for t in targets):
+                sites["calls"].append((relative, position[0] + 1))
+            elif any(method.declared_at(self.root, i) for t in targets for i in self._implementations(t)):
+                sites["dispatch"].append((relative, position[0] + 1))  # (else: a call of a sibling override)
+        return sites
+
+    def _implementations(self, target: object) -> list[object]:
+        """What tsserver says implements the method declared at target (an interface's, a base's)."""
+        relative = _relative(self.root, target.uri)  # type: ignore[attr-defined]
+        if relative is None:
+            return []
+        start = target.range.start  # type: ignore[attr-defined]
+        key = (relative, start.line, start.character)
+        if key not in self.implementations:
+            self.implementations[key] = self.client.implementation(  # type: ignore[attr-defined]
+                self._open(relative), start.line, start.character)
+        return self.implementations[key]
 
 
 def _relative(root: Path, uri: str) -> str | None:
@@ -211,13 +336,18 @@ def locate(root: Path, methods: list[Method], name_of: dict[str, str], lines: di
 
 
 def one_project(root: Path) -> None:
-    """tsconfig.json as one project of every TypeScript file, with the project's own options."""
+    """tsconfig.json as one project of every TypeScript file, with the project's own options. A folder's
+    own tsconfig.json is set aside (tsserver puts a file in the project of the nearest one: a benchmark
+    folder's, resolving `module: NodeNext` from no installed packages, types the project's own imports
+    there as `any`)."""
+    for nested in root.glob("*/**/tsconfig.json"):
+        if "node_modules" not in nested.parts:
+            nested.rename(nested.with_name("tsconfig.original.json"))
     config = root / "tsconfig.json"
     base = "./tsconfig.base.json" if (root / "tsconfig.base.json").exists() else "./tsconfig.original.json"
     if config.exists():
         config.rename(root / "tsconfig.original.json")
-    options = '{"composite": false, "noEmit": true, "skipLibCheck": true, "allowJs": false}'
-    config.write_text(f'{{"extends": "{base}", "compilerOptions": {options}, '
+    config.write_text(f'{{"extends": "{base}", "compilerOptions": {_OPTIONS}, '
                       '"include": ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"], "exclude": ["**/node_modules"]}\n')
 
 
@@ -229,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--fresh-oracle", action="store_true", help="ask tsserver again, not the cache")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     os.environ["TENURE_ENRICH"] = "off"
@@ -243,14 +374,20 @@ def main(argv: list[str] | None = None) -> int:
         one_project(root)
     root = root.resolve()
     shutil.rmtree(root / ".tenure", ignore_errors=True)
-    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
-    print(f"{root.name} at {head.stdout.strip()}")
+    head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%H %s"], capture_output=True, text=True)
+    commit, _, subject = head.stdout.strip().partition(" ")
+    print(f"{root.name} at {commit[:9]} {subject}")
+    # (no commit, or a dirty tree beyond our tsconfig: the answers belong to no commit, and are not kept)
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                            ".", ":!*tsconfig.json"], capture_output=True, text=True).stdout.strip()
+    cache_path = CACHE_DIR / "ts-callers" / f"oracle-{commit}-v{ORACLE_VERSION}.json" if commit and not dirty else None
+    if cache_path is not None and args.fresh_oracle:
+        cache_path.unlink(missing_ok=True)
 
     t = Tenure.open(root, discover=True)
     started = time.perf_counter()
     report = t.index()
-    print(f"index: {time.perf_counter() - started:.1f}s, {report.as_dict().get('files', '')} files"
-          if hasattr(report, "as_dict") else f"index: {time.perf_counter() - started:.1f}s")
+    print(f"index: {time.perf_counter() - started:.1f}s, {report.files_parsed} files parsed, {report.edges} edges")
     name_of: dict[str, str] = {}
     lines: dict[str, set[int]] = {}
     for r in t.db.query("SELECT fqn, name, start_line FROM symbols WHERE kind = 'method'"):
@@ -259,41 +396,42 @@ def main(argv: list[str] | None = None) -> int:
     candidates = locate(root, sample(t.db, args.seed), name_of, lines)
     spans = Spans(t.db)
     started = time.perf_counter()
-    truths = oracle(root, candidates, args.samples, spans)
+    truths = oracle(root, candidates, args.samples, spans, OracleCache(cache_path))
     print(f"oracle: typescript-language-server for {len(truths)} methods in {time.perf_counter() - started:.1f}s, "
-          f"{sum(len(c) for _, c in truths)} true (method, caller) pairs")
-    scores = [Score(m, truth, tenure_callers(t, m)) for m, truth in truths]
+          f"{sum(len(t.calls) for t in truths)} true (method, caller) pairs")
+    scores = [Score(truth.method, truth.calls, tenure_callers(t, truth.method), truth.dispatch) for truth in truths]
+    strict = [Score(s.method, s.truth, s.found) for s in scores]
     t.close()
 
-    tp = sum(len(s.correct) for s in scores)
-    fp = sum(len(s.wrong) for s in scores)
-    fn = sum(len(s.missing) for s in scores)
-    print_table("Direct callers vs tsserver's references ((method, caller) pairs)",
-                ["methods", "true callers", "tenure callers", "correct", "wrong", "missing", "precision", "recall"],
-                [[len(scores), tp + fn, tp + fp, tp, fp, fn, fmt_ratio(ratio(tp, tp + fp)),
-                  fmt_ratio(ratio(tp, tp + fn))]])
-    tiers: Counter[str] = Counter()
-    right: Counter[str] = Counter()
-    for s in scores:
-        for caller, tier in s.found.items():
-            tiers[tier] += 1
-            right[tier] += caller in s.correct
-    print_table(f"Per tier ({tp + fn} true callers)", ["tier", "callers", "correct", "wrong", "precision",
-                                                       "recall share"],
-                [[tier, tiers[tier], right[tier], tiers[tier] - right[tier], fmt_ratio(ratio(right[tier], tiers[tier])),
-                  fmt_ratio(ratio(right[tier], tp + fn))] for tier in TIERS if tiers[tier]])
-    print_table("Per method", ["method", "true", "found", "correct", "wrong", "missing"],
-                [[s.method.fqn, len(s.truth), len(s.found), len(s.correct), len(s.wrong), len(s.missing)]
-                 for s in scores])
+    dispatch = sum(len(s.dispatch) for s in scores)
+    print(f"dispatch callers (through a supertype's method): {dispatch}, tenure lists "
+          f"{sum(len(s.dispatch & s.found.keys()) for s in scores)}")
+    figures = {"by the language": Figures(scores), "strict": Figures(strict)}
+    print_table("Direct callers vs tsserver's references ((method, caller) pairs; strict: dispatch callers "
+                "counted wrong)",
+                ["scoring", "methods", "true callers", "tenure callers", "correct", "wrong", "missing", "precision",
+                 "recall"],
+                [[name, len(scores), f.tp + f.fn, f.tp + f.fp, f.tp, f.fp, f.fn, fmt_ratio(f.precision),
+                  fmt_ratio(f.recall)] for name, f in figures.items()])
+    print_table(f"Per tier ({figures['strict'].tp + figures['strict'].fn} true callers)",
+                ["scoring", "tier", "callers", "correct", "wrong", "precision", "recall share"],
+                [[name, tier, f.tiers[tier], f.right[tier], f.tiers[tier] - f.right[tier],
+                  fmt_ratio(ratio(f.right[tier], f.tiers[tier])), fmt_ratio(ratio(f.right[tier], f.tp + f.fn))]
+                 for name, f in figures.items() for tier in TIERS if f.tiers[tier]])
+    print_table("Per method", ["method", "true", "dispatch", "found", "correct", "wrong", "missing"],
+                [[s.method.fqn, len(s.truth), len(s.dispatch), len(s.found), len(s.correct), len(s.wrong),
+                  len(s.missing)] for s in scores])
     if args.verbose:
         for s in scores:
             for caller in sorted(s.wrong):
-                print(f"  wrong   {s.method.fqn} <- {caller} ({s.found[caller]})")
+                print(f"  wrong    {s.method.fqn} <- {caller} ({s.found[caller]})")
             for caller in sorted(s.missing):
-                print(f"  missing {s.method.fqn} <- {caller}")
-    write_json(args.json_out, {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "correct": tp,
-                               "wrong": fp, "missing": fn, "methods": [s.method.fqn for s in scores],
-                               "tiers": {tier: [tiers[tier], right[tier]] for tier in tiers}})
+                print(f"  missing  {s.method.fqn} <- {caller}")
+            for caller in sorted(s.dispatch):
+                listed = f"listed {s.found[caller]}" if caller in s.found else "not listed"
+                print(f"  dispatch {s.method.fqn} <- {caller} ({listed})")
+    write_json(args.json_out, {name: f.as_dict() for name, f in figures.items()}
+               | {"methods": [s.method.fqn for s in scores]})
     return 0
 
 

@@ -128,6 +128,7 @@ class _Walker:
         self.conditional: list[int] = []
         self.reassigned: set[str] = set()  # names assigned again somewhere (not declared)
         self.all_scopes: list[_Scope] = []
+        self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
     # scopes and names ----------------------------------------------------------------------------
@@ -306,7 +307,7 @@ class _Walker:
         if cond is not None:
             self.effects(cond)
         start = self.fork()
-        taken = self.branch(start, node.child_by_field_name("consequence"))
+        taken = self.branch(self.narrowed(start, cond), node.child_by_field_name("consequence"))
         alternative = node.child_by_field_name("alternative")
         if alternative is None:
             self.set_state(join(start, taken))
@@ -315,28 +316,70 @@ class _Walker:
         other = self.branch(start, body)
         self.set_state(join(taken, other))
 
+    def narrowed(self, start: State, cond: Node | None) -> State:
+        """The state a branch taken when `x instanceof C` (or `x instanceof C && ...`) holds starts in:
+        `x` is a C there, as TypeScript narrows it."""
+        while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+            cond = cond.named_children[0]
+        if cond is None or cond.type != "binary_expression":
+            return start
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        operator = cond.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if op == "&&":
+            return self.narrowed(start, left)
+        if op != "instanceof" or left is None or right is None or left.type != "identifier" \
+                or right.type not in ("identifier", "member_expression") or self.text(left) not in start:
+            return start  # (a variable of this function only: another's is not rebound here)
+        self.set_state(dict(start))
+        declared = ["T", self.text(right), self.function_scope().qualname]
+        self.emit("=", self.scope.idx, ["v", self.bind(self.text(left))], declared)
+        return self.fork()
+
     def s_loop(self, node: Node) -> None:
         """while, do, for (;;): the body may run any number of times."""
-        for field in ("initializer", "condition"):
-            part = node.child_by_field_name(field)
-            if part is not None:
-                self.depth += field == "condition"  # (evaluated again after each turn)
-                self.statement(part) if part.type.endswith("declaration") else self.effects(part)
-                self.depth -= field == "condition"
-        start = self.fork()
+        initializer = node.child_by_field_name("initializer")
+        if initializer is not None:
+            self.statement(initializer) if initializer.type.endswith("declaration") else self.effects(initializer)
+        start, heads = self.loop_head(node)
+        condition = node.child_by_field_name("condition")
+        if condition is not None:
+            self.depth += 1  # (evaluated again after each turn)
+            self.effects(condition)
+            self.depth -= 1
         body = self.branch(start, node.child_by_field_name("body"))
         increment = node.child_by_field_name("increment")
         if increment is not None:
             self.depth += 1
             self.effects(increment)
             self.depth -= 1
+        self.loop_back(heads, body)
         self.set_state(join(start, body))
+
+    def loop_head(self, node: Node) -> tuple[State, dict[str, list[int]]]:
+        """The state a loop's body starts in: a variable the loop assigns reaches it by a list that
+        `loop_back` extends with what the body's end leaves (`i++`, `node = node.next`), so every read
+        in the body sees each iteration's values."""
+        start = self.fork()
+        # (a loop inside another's body shares the outer's list: each sees what the other's end leaves)
+        heads = {name: start[name] if id(start[name]) in self.open_heads else list(start[name])
+                 for name in _assigned_names(node) if name in start}
+        start.update(heads)
+        self.set_state(dict(start))
+        made = {id(head) for head in heads.values()} - self.open_heads
+        self.open_heads |= made
+        return start, {name: head for name, head in heads.items() if id(head) in made}
+
+    def loop_back(self, heads: dict[str, list[int]], end: State) -> None:
+        for name, head in heads.items():
+            head.extend(v for v in end.get(name, ()) if v not in head)
+            self.open_heads.discard(id(head))
 
     def s_for_in(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         of = any(c.type == "of" for c in node.children if not c.is_named)
         iterable = self.expr(right) if right is not None else None
-        start = self.fork()
+        start, heads = self.loop_head(node)
         if left is not None and iterable is not None:
             if left.type not in ("lexical_declaration", "variable_declaration"):
                 self.note_reassigned(left)
@@ -349,6 +392,7 @@ class _Walker:
                     self.emit("=", self.scope.idx, target, ["ks"])  # for ... in: the keys
                 self.depth -= 1
         body = self.branch(self.fork(), node.child_by_field_name("body"))
+        self.loop_back(heads, body)
         self.set_state(join(start, body))
 
     def s_try(self, node: Node) -> None:
@@ -885,6 +929,14 @@ class _Walker:
             elif node.type not in ("member_expression", "subscript_expression"):
                 stack.extend(node.named_children)
 
+    def e_update(self, node: Node) -> list:
+        """`i++`, `--i`: the variable now holds some number (a loop's counter is no one constant)."""
+        argument = node.child_by_field_name("argument")
+        if argument is not None:
+            self.note_reassigned(argument)
+            self.assign(argument, ["ks"])
+        return ["ks"]
+
     def e_ternary(self, node: Node) -> list:
         cond = node.child_by_field_name("condition")
         if cond is not None:
@@ -1064,11 +1116,33 @@ _EXPRESSIONS: dict[str, Callable[[_Walker, Node], object]] = {
     "function": _Walker.e_function, "generator_function": _Walker.e_function,
     "class": _Walker.e_class, "object": _Walker.e_object, "array": _Walker.e_array,
     "assignment_expression": _Walker.e_assignment, "augmented_assignment_expression": _Walker.e_assignment,
-    "ternary_expression": _Walker.e_ternary, "binary_expression": _Walker.e_binary,
-    "sequence_expression": _Walker.e_sequence, "unary_expression": _Walker.e_unary, "await_expression": _Walker.e_await,
+    "update_expression": _Walker.e_update, "ternary_expression": _Walker.e_ternary,
+    "binary_expression": _Walker.e_binary, "sequence_expression": _Walker.e_sequence,
+    "unary_expression": _Walker.e_unary, "await_expression": _Walker.e_await,
     "yield_expression": _Walker.e_yield, "jsx_element": _Walker.e_jsx, "jsx_self_closing_element": _Walker.e_jsx,
     "jsx_expression": _Walker.e_jsx_expression, "internal_module": _Walker.e_namespace,
 }
+
+
+_OWN_SCOPE = frozenset({"arrow_function", "function_expression", "function", "function_declaration",
+                        "generator_function", "generator_function_declaration", "method_definition", "class",
+                        "class_declaration"})
+
+
+def _assigned_names(loop: Node) -> set[str]:
+    """The variables a loop assigns (`x = ...`, `x += ...`, `x++`), outside the functions in it."""
+    names: set[str] = set()
+    stack = list(loop.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in _OWN_SCOPE:
+            continue
+        target = (node.child_by_field_name("left") if node.type in _ASSIGNMENTS
+                  else node.child_by_field_name("argument") if node.type == "update_expression" else None)
+        if target is not None and target.type == "identifier":
+            names.add(target.text.decode("utf-8", "replace") if target.text else "")
+        stack.extend(node.named_children)
+    return names
 
 
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:

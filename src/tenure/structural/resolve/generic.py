@@ -9,8 +9,10 @@ A call's receiver is typed before its member is looked up: `this` / `super`, a l
 or field whose type was declared or constructed (`FileFacts.bindings`), an imported module or
 package, or a type (static calls). A receiver of known type is searched in that type's hierarchy
 only, and one known to lie outside the project (`fmt`, `List<String>`) yields no edge; only a
-receiver of unknown type makes every same-named method a candidate. One candidate is `inferred`,
-several `ambiguous` (all kept).
+receiver of unknown type makes every same-named method a candidate (`ambiguous`, even alone: a name
+is a guess), unless the runtime's own types have a method of that name too (the language's
+`platform`): then the call is kept without a target. One candidate is `inferred`, several
+`ambiguous` (all kept).
 
 What differs between languages is data: the module scheme and the extra keys of the language's
 languages.toml entry (:class:`LanguageRules`). Names written in another file (a super class's
@@ -21,9 +23,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
+
+import msgspec
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Binding, FileFacts, Import, Reference
@@ -60,11 +66,17 @@ class LanguageRules:
     builtins: frozenset[str]  # receivers that, unless the project declares them, are the runtime's
     untyped: frozenset[str]  # declared types that say nothing of the value (TypeScript `any`)
     module_value: str  # a module-level name that is the whole module's value (CommonJS `exports`)
+    platform_methods: dict[str, tuple[str, ...]]  # a method of the runtime's types -> those types
 
     @staticmethod
     @cache
     def of(spec: LanguageSpec) -> LanguageRules:
         x = spec.extra
+        platform = _platform(str(x["platform"])) if "platform" in x else {}
+        methods: dict[str, list[str]] = {}
+        for owner, names in sorted(platform.get("methods", {}).items()):
+            for name in names:
+                methods.setdefault(name, []).append(owner)
         return LanguageRules(
             family=frozenset(x.get("family", [spec.name])),  # type: ignore[arg-type]
             implicit_this=bool(x.get("implicit_this", False)),
@@ -75,10 +87,17 @@ class LanguageRules:
             module_extensions=tuple(x.get("module_extensions", [])),  # type: ignore[arg-type]
             index_modules=tuple(x.get("index_modules", [])),  # type: ignore[arg-type]
             follow_reexports=bool(x.get("follow_reexports", False)),
-            builtins=frozenset(x.get("builtins", [])),  # type: ignore[arg-type]
+            builtins=frozenset([*x.get("builtins", []), *platform.get("globals", [])]),  # type: ignore[misc]
             untyped=frozenset(x.get("untyped", [])),  # type: ignore[arg-type]
             module_value=str(x.get("module_value", "")),
+            platform_methods={name: tuple(owners) for name, owners in methods.items()},
         )
+
+
+@cache
+def _platform(name: str) -> dict:
+    """platforms/NAME.toml: what a language's runtime defines."""
+    return tomllib.loads(resources.files("tenure.structural.platforms").joinpath(f"{name}.toml").read_text("utf-8"))
 
 
 def type_name(written: str) -> str:
@@ -477,10 +496,16 @@ class FileResolver:
             return self.super_constructors(ref.scope)  # `super(...)` in a constructor
         if not ref.receiver:
             return self.resolve_name(ref.name, ref.scope)
+        return self._member_call(ref)[0]
+
+    def _member_call(self, ref: Reference) -> tuple[list[SymbolInfo], bool]:
+        """The targets of `receiver.name(...)`, and whether only the name found them."""
         containers = self.receiver_containers(ref.receiver, ref.scope, ref.line)
-        if containers is None:  # unknown receiver: every same-named method is a candidate
-            return [s for s in self.same_language(self.view.named(ref.name)) if s.kind in CALLABLE_KINDS]
-        return [m for c in containers for m in self.member(c, ref.name)]
+        if containers is None:  # unknown receiver: every same-named method is a candidate ...
+            if ref.name in self.rules.platform_methods:
+                return [], True  # ... unless the runtime's types have one of that name too (platform_owners)
+            return self._named_callables(ref.name), True
+        return [m for c in containers for m in self.member(c, ref.name)], False
 
     def resolve_new(self, ref: Reference) -> list[SymbolInfo]:
         if not ref.receiver:
@@ -509,9 +534,28 @@ class FileResolver:
             return self.edges_to(src, targets, relation, ref)
         if ref.kind == "new":
             return self._instantiation(src, self.resolve_new(ref), ref)
-        if types := self.types_among(targets := self.resolve_call(ref)):
+        targets, by_name = self._member_call(ref) if ref.receiver else (self.resolve_call(ref), False)
+        if types := self.types_among(targets):
             return self._instantiation(src, types, ref)  # a class called like a function
-        return self.edges_to(src, targets, Relation.CALLS, ref)
+        if not targets and (owners := self.platform_owners(ref)):
+            detail = f"{ref.name} of a receiver nothing types: a method of the platform's {', '.join(owners)} too"
+            return [EdgeOut(src, None, Relation.CALLS, Tier.AMBIGUOUS, ref.line, ref.name, detail)]
+        edges = self.edges_to(src, targets, Relation.CALLS, ref)
+        if by_name and len(edges) == 1 and edges[0].tier == Tier.INFERRED:  # (a guess, however alone)
+            return [msgspec.structs.replace(edges[0], tier=Tier.AMBIGUOUS, detail="by its name alone")]
+        return edges
+
+    def platform_owners(self, ref: Reference) -> tuple[str, ...]:
+        """The runtime's types that have the method a call on an untyped receiver names, where the
+        project has methods of that name too (resolve_call leaves such a call without a target);
+        none for a receiver something types."""
+        owners = self.rules.platform_methods.get(ref.name, ())
+        if not owners or not ref.receiver or not self._named_callables(ref.name):
+            return ()
+        return owners if self.receiver_containers(ref.receiver, ref.scope, ref.line) is None else ()
+
+    def _named_callables(self, name: str) -> list[SymbolInfo]:
+        return [s for s in self.same_language(self.view.named(name)) if s.kind in CALLABLE_KINDS]
 
     def import_edges(self) -> list[EdgeOut]:
         out = []

@@ -384,8 +384,8 @@ class Analysis:
             self.reads[expr[3]] = (self.cur, expr[1], keys[0])
         out: set[Value] = set()
         for obj in self.eval(expr[1]):
-            for key in keys:
-                out |= self.all_fields(obj) if key == ANY else self.attr(obj, key, expr[3])
+            for key in keys:  # (what a caller passes, at a key not known: any of its items, theirs to tell)
+                out |= self.all_fields(obj) if key == ANY and obj[0] != PARAM else self.attr(obj, key, expr[3])
         return out
 
     def e_function(self, expr: list) -> Values:
@@ -438,7 +438,11 @@ class Analysis:
         return self.project.declared(self, expr[1], expr[2])
 
     def e_typed(self, expr: list) -> Values:
-        return self.eval(expr[1]) or self.eval(expr[2])
+        """`const x: T = value`: what the value is when it is an object of the program's (a `new`, a
+        function); a placeholder (`undefined`, `[]`, a constant) leaves it to the type, which says
+        what the variable or field holds for its whole life."""
+        value = self.eval(expr[1])
+        return value if settled(value) else value | self.eval(expr[2])
 
     def e_cast(self, expr: list) -> Values:
         return self.eval(expr[2]) or self.eval(expr[1])
@@ -633,6 +637,8 @@ class Analysis:
             kind = value[0]
             if kind == ARRAY:
                 out |= self.all_fields(value) | self.field(value, ANY)
+            elif kind == PARAM:  # the items of what a caller passes: theirs to tell
+                out.add((PARAM, value[1], value[2], (*value[3], ANY)))  # type: ignore[misc]
             elif kind == GENERATOR:
                 fn = (FUNC, value[1], value[2])
                 if fn[1] == self.module:  # (its body runs here, as it is iterated)
@@ -872,7 +878,7 @@ class Analysis:
         for key in path[1:]:
             found: set[Value] = set()
             for value in values:
-                found |= self.attr(value, key, -1)
+                found |= self.all_fields(value) if key == ANY else self.attr(value, key, -1)
             values = found
         return values
 
@@ -903,7 +909,7 @@ class Analysis:
 
     def returns(self, fn: Value) -> Values:
         found = self.cell(("r", fn)) if fn[1] == self.module else self.project.returns(fn, self.layer + 1)
-        return found or self.project.declared_returns(self, fn)
+        return found if settled(found) else found | self.project.declared_returns(self, fn)
 
     def e_new(self, expr: list) -> Values:
         site = expr[1]
@@ -1083,6 +1089,13 @@ def _index(values: Values) -> int | None:
 def ours(values: Values) -> bool:
     """Whether any of the values is the program's own (not the runtime's, a constant, a parameter)."""
     return any(v[0] not in (OUTSIDE, CONST, SOME, PARAM) for v in values)
+
+
+def settled(values: Values) -> bool:
+    """Whether values hold an object of the program's (a `new`, a function) that a declared type
+    would only widen; a placeholder (`undefined`, `[]`, a constant, what a caller passes) leaves the
+    declared type to say what the variable, field or result holds."""
+    return any(v[0] not in (OUTSIDE, CONST, SOME, PARAM, ARRAY) for v in values)
 
 
 def is_generic(value: Value) -> bool:

@@ -7,6 +7,8 @@ own: its calls are the function's that handed it over."""
 
 from __future__ import annotations
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
 from tenure.structural.graph import DISPATCH_DETAIL
@@ -58,8 +60,10 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         line, name, scope, receiver, kind = p.sites[site][:5]
         if not name or how == "local" and name not in a.syntax.imports:
             continue  # a variable of the file holding nothing known: no guess by its name (no self-loop)
-        ref = Reference("new" if kind in _NEW_KINDS else "call", name, p.qualname(source(scope)), line, receiver)
-        out += a.syntax.reference_edges(ref)
+        # (the names are looked up where the call is written, the edge is the function's that handed it over)
+        ref = Reference("new" if kind in _NEW_KINDS else "call", name, p.qualname(scope), line, receiver)
+        src = p.fqn(source(scope))
+        out += [e if e.src == src else msgspec.structs.replace(e, src=src) for e in a.syntax.reference_edges(ref)]
     for site, (line, _, scope, _, kind, detail) in enumerate(p.sites):
         if site not in a.edges and (site in a.dynamic or kind == "x" and site in a.unknown):
             # (a dynamic edge's name is what it may reach, graph.DynamicSite: nothing told, anything)

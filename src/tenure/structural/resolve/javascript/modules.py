@@ -9,13 +9,14 @@ state it was made in, with what it read, which a later reader takes on (`Project
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from tenure.structural.facts import Definition, FileFacts, Import
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
 from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, split_top_level, type_name
-from tenure.structural.resolve.javascript.analysis import ANY, Analysis
+from tenure.structural.resolve.javascript.analysis import ANY, Analysis, open_instance
 from tenure.structural.resolve.javascript.program import program_of
 from tenure.structural.resolve.javascript.values import (
     ARRAY,
@@ -24,6 +25,7 @@ from tenure.structural.resolve.javascript.values import (
     FUNC,
     INST,
     NAMESPACE,
+    OBJECT,
     OUTSIDE,
     PARAM,
     PROTO,
@@ -32,6 +34,7 @@ from tenure.structural.resolve.javascript.values import (
 
 MAX_LAYER = 2  # the file is 0, what it imports 1, their imports 2: deeper, the symbols answer
 MAX_EXPORT_HOPS = 4  # `export * from` chains
+_PROPERTY = re.compile(r"[A-Za-z_$][\w$]*")  # a property an object type declares (not `[key: string]`, `m()`)
 # Declared types whose values are what their one type argument says (`Promise<Repo>` is awaited
 # as a Repo), and those that hold items of it (`Repo[]`, `Array<Repo>`).
 _WRAPPERS = frozenset({"Promise", "PromiseLike", "Awaited", "Readonly", "Partial", "Required", "NonNullable"})
@@ -209,11 +212,12 @@ class Project:
         return self.instances(asker.syntax.member_containers([fqn], key) or [])
 
     def overrides(self, asker: Analysis, cls: Value, key: str) -> list[str]:
-        """Methods named `key` elsewhere in the project whose class derives from cls."""
+        """Methods named `key` in the project whose class derives from cls (here too: a class that
+        `implements` an interface has no base the analysis follows)."""
         target = qualify(cls[1], cls[2])  # type: ignore[arg-type]
         found = []
         for method in self.view.named(key):
-            if method.module == asker.module or method.kind not in ("method", "function") or not method.parent:
+            if method.kind not in ("method", "function") or not method.parent:
                 continue
             for owner in self.view.symbols(method.parent):
                 if owner.fqn != target and target in self._ancestors(asker, owner):
@@ -259,6 +263,10 @@ class Project:
         text = members[0]
         if given and text in given:
             return set(given[text])
+        if len(parts := _top_level(text, "&")) > 1:  # an intersection has every part's members
+            return set().union(*(self.declared(asker, part, scope, home, given) for part in parts))
+        if text.startswith("{") and text.endswith("}"):
+            return self.object_type(asker, text, scope, home, given)
         outer, inner = _generic_of(text)
         if text.endswith("[]") or outer in _COLLECTIONS:
             items = self.declared(asker, text[:-2] if text.endswith("[]") else inner, scope, home, given)
@@ -276,7 +284,21 @@ class Project:
         found = self.instances(t.fqn for t in home.resolve_type(text, scope))
         if inner and any(arguments):
             return {(*v[:3], arguments) if v[0] == INST else v for v in found}  # type: ignore[misc]
-        return found
+        # (a value of a declared type is one of it or of a subtype: a call on it dispatches, as on `this`)
+        return {open_instance(v[1], v[2]) if v[0] == INST else v for v in found}  # type: ignore[arg-type]
+
+    def object_type(self, asker: Analysis, text: str, scope: str, home: FileResolver,
+                    given: dict[str, frozenset[Value]] | None) -> set[Value]:
+        """`{ assets: Fetcher; count?: number }`: an object whose properties are what their declared
+        types say (a method signature or an index signature says nothing here)."""
+        made: Value = (OBJECT, asker.module, f"{scope}:{text}")
+        for member in split_top_level(text[1:-1], ";", "<>()[]{}") or []:
+            for prop in split_top_level(member, ",", "<>()[]{}") or []:
+                name, colon, written = prop.partition(":")
+                name = name.strip().removeprefix("readonly ").strip().removesuffix("?")
+                if colon and _PROPERTY.fullmatch(name):
+                    asker.add_cell(("F", made, name), self.declared(asker, written, scope, home, given))
+        return {made}
 
     def declared_returns(self, asker: Analysis, fn: Value, receiver: Value | None = None) -> set[Value]:
         """What a function's declared result type says it returns (`make(): Repo`), read where the
