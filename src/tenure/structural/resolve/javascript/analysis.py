@@ -442,7 +442,13 @@ class Analysis:
         function); a placeholder (`undefined`, `[]`, a constant) leaves it to the type, which says
         what the variable or field holds for its whole life."""
         value = self.eval(expr[1])
-        return value if settled(value) else value | self.eval(expr[2])
+        declared = self.eval(expr[2])
+        return value | self.interfaces(declared) if settled(value) else value | declared
+
+    def interfaces(self, values: Values) -> set[Value]:
+        """The instances of interfaces among declared values: what a call on the variable names (the
+        interface's method) beside the object it holds (edges.py makes that one a dispatch candidate)."""
+        return {v for v in values if v[0] == INST and any(s.kind == "interface" for s in self.project.symbols(v))}
 
     def e_cast(self, expr: list) -> Values:
         return self.eval(expr[2]) or self.eval(expr[1])
@@ -909,7 +915,8 @@ class Analysis:
 
     def returns(self, fn: Value) -> Values:
         found = self.cell(("r", fn)) if fn[1] == self.module else self.project.returns(fn, self.layer + 1)
-        return found if settled(found) else found | self.project.declared_returns(self, fn)
+        declared = self.project.declared_returns(self, fn)
+        return found | self.interfaces(declared) if settled(found) else found | declared
 
     def e_new(self, expr: list) -> Values:
         site = expr[1]

@@ -37,7 +37,11 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         line, name, scope = p.sites[index][:3]
         name = via or name
         for relation, targets in by_relation.items():
-            out += _tiered(p.fqn(source(scope)), sorted(targets), relation, line, name)
+            declared, dispatched = _declared_split(a, targets) if relation == Relation.CALLS else (targets, {})
+            src = p.fqn(source(scope))
+            out += _tiered(src, sorted(declared), relation, line, name)
+            out += [EdgeOut(src, target, relation, Tier.AMBIGUOUS, line, name, f"{DISPATCH_DETAIL}{base}")
+                    for target, base in sorted(dispatched.items())]
     for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
         line, name = p.sites[site][:2]
         for (src, _), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
@@ -69,6 +73,24 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
             # (a dynamic edge's name is what it may reach, graph.DynamicSite: nothing told, anything)
             out.append(EdgeOut(p.fqn(source(scope)), None, Relation.CALLS, Tier.DYNAMIC, line, "", detail))
     return out
+
+
+def _declared_split(a: Analysis, targets: set[str]) -> tuple[set[str], dict[str, str]]:
+    """A call on a variable of a declared interface that holds an object of the program's: the
+    interface's method is the target its type names; the object's function of that name is one of
+    the implementations (a dispatch candidate), as for any value of that interface."""
+    declared = [t for t in targets if any(s.kind == "method" and _is_interface(a, s.parent)
+                                          for s in a.project.view.symbols(t))]
+    if len(declared) != 1:
+        return targets, {}
+    base = declared[0]
+    method = base.rpartition(".")[2]
+    others = {t: base for t in targets if t != base and t.rpartition(".")[2] == method}
+    return targets - others.keys(), others
+
+
+def _is_interface(a: Analysis, fqn: str) -> bool:
+    return bool(fqn) and any(s.kind == "interface" for s in a.project.view.symbols(fqn))
 
 
 def inlined_scopes(a: Analysis) -> set[int]:
