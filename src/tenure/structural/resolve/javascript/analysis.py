@@ -113,7 +113,8 @@ class Analysis:
         fixpoint again with those reads narrowed (what they exclude never flows on)."""
         self._solve()
         if self.layer == 0 and not self.strong:
-            narrowed = self.strong_updates().narrowed_reads()
+            narrowed = {site: values for site, values in self.strong_updates().narrowed_reads().items()
+                        if ours(self.read_values[site] - values)}  # (worth a second fixpoint: ours left out)
             if narrowed:
                 return Analysis(self.p, self.project, self.syntax, self.layer, narrowed)._solve()
         return self

@@ -17,6 +17,7 @@ values (`ambiguous` edges stay where two values may reach a call).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tenure.structural.resolve.javascript.values import ANY, FUNC, PARAM, Value
@@ -97,31 +98,26 @@ class StrongUpdates:
         return keys, opaque
 
     # must-writes -----------------------------------------------------------------------------------
-    def walk(self, scope: int, stops: dict[int, list[Site]] | None = None) -> tuple[Summary, dict[Site, Writes]]:
+    def walk(self, scope: int, stops: dict[int, list[tuple[Site, tuple[Term, str]]]] | None = None
+             ) -> tuple[Summary, dict[Site, Stored]]:
         """The must-writes of a function's straight-line code at its end, with everything it may
-        write; and the must-writes before each statement of `stops`, for the reads in it."""
-        entries: Writes = {}
+        write; and what the reads of `stops` (statement -> (site, (object, key))) are told there."""
+        entries = _Entries()
         may: set[tuple[Term | None, str]] = set()
-        seen: dict[Site, Writes] = {}
+        seen: dict[Site, Stored] = {}
         conditional = self.p.conditional or frozenset()
         for s in self.order.get(scope, ()):
             _, opaque = self.effects(s)
             writes = {(None, ANY)} if opaque else self.may_writes(scope, s)
-            if stops and s in stops:  # (what the read's own statement writes may come before it)
-                for site in stops[s]:
-                    seen[site] = self._forget(scope, entries, writes)
+            for site, (obj, key) in stops.get(s, ()) if stops else ():
+                if (obj, key) in entries.stored and not any(self._overwrites(scope, o, k, obj, key) for o, k in writes):
+                    seen[site] = entries.stored[(obj, key)]  # (what the read's own statement writes may come first)
             may |= writes
-            entries = self._forget(scope, entries, writes)
+            for o, k in writes:
+                entries.forget(k, lambda obj, key, o=o, k=k: self._overwrites(scope, o, k, obj, key))
             if s not in conditional:
                 entries.update(self.writes_of(scope, s))
-        return (entries, frozenset(may)), seen
-
-    def _forget(self, scope: int, entries: Writes, writes: set[tuple[Term | None, str]]) -> Writes:
-        """The must-writes that writes of (object, key) leave standing."""
-        if not writes or not entries:
-            return entries
-        return {(obj, key): stored for (obj, key), stored in entries.items()
-                if not any(self._overwrites(scope, o, k, obj, key) for o, k in writes)}
+        return (dict(entries.stored), frozenset(may)), seen
 
     def _overwrites(self, scope: int, written: Term | None, key: str, obj: Term, read: str) -> bool:
         """Whether writing `key` of `written` may change what `read` of `obj` gives: the property
@@ -351,20 +347,17 @@ class StrongUpdates:
         a, p = self.a, self.p
         if p.conditional is None:
             return {}
-        stops: dict[int, dict[int, list[Site]]] = {}
-        for site, (stmt, base, _) in a.reads.items():
+        stops: dict[int, dict[int, list[tuple[Site, tuple[Term, str]]]]] = {}
+        for site, (stmt, base, key) in a.reads.items():
             scope = self.scope_of.get(stmt)
             if scope is None or stmt in p.conditional or p.sites[site][2] != scope or site in a.edges:
                 continue  # (a default of a parameter read at a call; a getter ran there: not what was stored)
-            if self.term(scope, base) is not None and a.read_values.get(site):
-                stops.setdefault(scope, {}).setdefault(stmt, []).append(site)
+            term = self.term(scope, base)
+            if term is not None and a.read_values.get(site):
+                stops.setdefault(scope, {}).setdefault(stmt, []).append((site, (term, key)))
         out: dict[Site, Values] = {}
         for scope, reads in stops.items():
-            _, seen = self.walk(scope, reads)
-
-            for site, entries in seen.items():
-                stmt, base, key = a.reads[site]
-                stored = entries.get((self.term(scope, base), key), None)  # type: ignore[arg-type]
+            for site, stored in self.walk(scope, reads)[1].items():
                 told = self.values(scope, stored)
                 if told is None:
                     continue
@@ -373,6 +366,31 @@ class StrongUpdates:
                 if narrowed and narrowed != found:
                     out[site] = frozenset(narrowed)
         return out
+
+
+class _Entries:
+    """Must-writes, found by the keys a write of which may undo them: their own, and the keys of
+    the properties their object is reached through."""
+
+    def __init__(self) -> None:
+        self.stored: Writes = {}
+        self.by_key: dict[str, set[tuple[Term, str]]] = {}
+
+    def update(self, writes: Writes) -> None:
+        for entry, stored in writes.items():
+            self.stored[entry] = stored
+            obj, key = entry
+            self.by_key.setdefault(key, set()).add(entry)
+            while obj[0] == "field":
+                self.by_key.setdefault(obj[2], set()).add(entry)
+                obj = obj[1]
+
+    def forget(self, key: str, undone: Callable[[Term, str], bool]) -> None:
+        """Drops the entries a write of `key` (ANY: any key) undoes."""
+        candidates = list(self.stored) if key == ANY else list(self.by_key.get(key, ()))
+        for entry in candidates:
+            if entry in self.stored and undone(*entry):
+                del self.stored[entry]
 
 
 def _single_var(expr: object) -> int | None:
