@@ -275,32 +275,33 @@ class GitHistory:
         gone = sorted(set(done) - set(files))
         with self.db.transaction():
             version = self.mapping_version() + 1
+            changed: set[int] = set()
             for path in gone:  # no longer indexed: its symbols are gone
+                changed |= {commit for commit, *_ in self._touched_in(path)}
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for path in todo:
+                before = self._touched_in(path)
                 self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path))
-            self.db.executemany("INSERT INTO history_remapped (path, version) VALUES (?, ?) ON CONFLICT (path)"
-                                " DO UPDATE SET version = excluded.version", [(p, version) for p in [*gone, *todo]])
+                changed |= {commit for commit, *_ in before ^ self._touched_in(path)}
+            self.db.executemany("INSERT INTO history_remapped_commits (commit_id, version) VALUES (?, ?)"
+                                " ON CONFLICT (commit_id) DO UPDATE SET version = excluded.version",
+                                [(c, version) for c in sorted(changed)])
             set_value(self.db, "history_meta", "mapping_version", str(version))
         return len(todo)
 
-    def remapped_since(self, version: int) -> list[str]:
-        """The files whose history was mapped again (or dropped) after `mapping_version()` was `version`."""
-        return [r[0] for r in self.db.rows("SELECT path FROM history_remapped WHERE version > ? ORDER BY path",
-                                           (version,))]
+    def _touched_in(self, path: str) -> set[tuple]:
+        """What the mapping of one file says the commits touched: (commit id, symbol, how, lines)."""
+        return set(self.db.rows("SELECT commit_id, fqn, how, lines FROM history_symbols WHERE path = ?", (path,)))
 
-    def changed_in(self, paths: Iterable[str]) -> list[Commit]:
-        """The commits HEAD reaches that changed any of these files, or a file one was renamed from,
-        newest first: those whose touched symbols a new mapping of the files can have changed."""
-        lineage = self._lineage()
-        names = sorted({name for path in paths for name in _names_of(path, lineage)})
-        if not names:
-            return []
+    def remapped_since(self, version: int) -> list[Commit]:
+        """The commits HEAD reaches whose touched symbols a mapping made after `mapping_version()` was
+        `version` changed, newest first (a remap after an edit of one function leaves the other commits of
+        the file as they were)."""
         rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE off_head = 0 AND id IN (SELECT commit_id"
-                            f" FROM history_changes WHERE path IN {self.db.each}) ORDER BY committed_at DESC, id DESC",
-                            (self.db.many(names),))
+                            " FROM history_remapped_commits WHERE version > ?) ORDER BY committed_at DESC, id DESC",
+                            (version,))
         return self._assemble(rows)
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],

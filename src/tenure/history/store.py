@@ -90,3 +90,16 @@ def m003_remapped(db: Database) -> None:
     # every file whose history was mapped onto its symbols again, or dropped (no longer indexed), with the
     # mapping_version that did it: a consumer that copied what commits touched refreshes those commits only
     db.execute("CREATE TABLE history_remapped (path TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+
+
+@migrations
+def m004_remapped_commits(db: Database) -> None:
+    # the commits whose touched symbols a new mapping really changed, with the mapping_version that did it
+    # (a remap after an edit of one function leaves most of a file's commits as they were: a consumer that
+    # copied what commits touched refreshes only these). Seeded from m003's files: every commit that
+    # changed one of them, as m003's consumer would have listed
+    db.execute("CREATE TABLE history_remapped_commits (commit_id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+    db.execute("""INSERT INTO history_remapped_commits (commit_id, version)
+                  SELECT c.commit_id, MAX(r.version) FROM history_changes c JOIN history_remapped r ON r.path = c.path
+                  GROUP BY c.commit_id""")
+    db.execute("DROP TABLE history_remapped")

@@ -21,8 +21,8 @@ def read(db: Database, root: Path, built_head: str | None, built_mapping: int | 
     """The commits as documents, what reading the history did (or why it could not), and whether they
     are all of them. After a build from `built_head` that HEAD descends from, made when the history's
     mapping was at `built_mapping`, only the commits since are returned (the others are stored already),
-    and the older commits that changed a file the history mapped onto symbols again since (the index
-    changed: what they touched may have too)."""
+    and the older commits whose touched symbols the history mapped again since (the index changed, and
+    with it what they touched)."""
     history = GitHistory(db, root)
     read = history.update()
     if "reason" in read:  # (no git, not a work tree, no commits yet)
@@ -33,7 +33,7 @@ def read(db: Database, root: Path, built_head: str | None, built_mapping: int | 
     if built_head and built_mapping is not None:
         new = [] if built_head == head else history.since(built_head)
         if built_head == head or any(built_head in c.parents for c in new):  # nothing was rewritten
-            again = history.changed_in(history.remapped_since(built_mapping)) if mapping != built_mapping else []
+            again = history.remapped_since(built_mapping) if mapping != built_mapping else []
             return [document(c) for c in {c.sha: c for c in [*new, *again]}.values()], report, False
     return [document(c) for c in history.commits()], report, True
 
