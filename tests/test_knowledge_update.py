@@ -115,3 +115,21 @@ def test_a_commit_to_indexed_code_lists_again_only_the_commits_whose_touched_sym
     assert built.knowledge.build(embed=False)["steps"]["ingest"]["changed"] == 0
     assert sorted(built.db.rows(touched)) == incremental
 
+
+def test_a_renamed_function_relists_the_older_commits_that_touched_it_and_they_name_it_anew(built) -> None:
+    service = built.root / "settlement/service.py"
+    service.write_text(service.read_text().replace("def reconcile(batch)", "def reconcile_batch(batch)"))
+    git(built.root, "commit", "-q", "-am", "Reconcile is reconcile_batch, as the runbook calls it")
+    built.index()
+    built.knowledge.build(embed=False)
+    older = built.db.rows("SELECT d.key FROM knowledge_commit_symbols s JOIN knowledge_documents d"
+                          " ON d.id = s.document_id WHERE s.fqn = 'settlement.service.reconcile_batch'"
+                          " AND d.title = 'Add the settlement service'")
+    assert older  # the commit that wrote reconcile touched what is now reconcile_batch
+    touched = "SELECT d.key, s.fqn, s.how FROM knowledge_commit_symbols s JOIN knowledge_documents d" \
+              " ON d.id = s.document_id"
+    incremental = sorted(built.db.rows(touched))
+    built.db.execute("DELETE FROM knowledge_meta WHERE key = 'history_mapping'")  # every commit listed again
+    assert built.knowledge.build(embed=False)["steps"]["ingest"]["changed"] == 0
+    assert sorted(built.db.rows(touched)) == incremental
+    assert derived(built) == from_scratch(built)

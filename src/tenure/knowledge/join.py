@@ -1,7 +1,9 @@
 """The join (SPEC 2.5): every entity that can name code is mapped to symbols through the namespace's
 ladder; the rows keep the tier and how it was reached. Decision ids, tickets, config keys and incidents
 name no symbol and are not asked. Rows are rewritten only where the answer changed (a new index can
-resolve a phrase that was unresolved, or move it), and only for the entities asked again."""
+resolve a phrase that was unresolved, or move it), and only for the entities asked again: every
+entity when a symbol was named differently (added, removed, renamed, moved to another file), else the
+touched ones only (an edit of bodies leaves every answer as it was)."""
 
 from __future__ import annotations
 
@@ -9,17 +11,17 @@ from collections import Counter
 
 from tenure.knowledge.store import get_meta, set_meta
 from tenure.namespace.phrases import PhraseIndex
-from tenure.namespace.symbols import index_state
+from tenure.namespace.symbols import naming_state
 from tenure.storage import Database
 
 NAMES_NO_CODE = {"decision", "rfc", "ticket", "config", "incident", "person", "organization", "event"}
 
 
 def join(db: Database, touched: set[str] | None) -> dict:
-    """Entities are asked again when the index changed since the last join, else only `touched` ones
-    (None: all). The symbols are read only when some entity is to be asked."""
-    state = index_state(db)
-    if get_meta(db, "joined_index") != state:
+    """Every entity is asked again when the symbols are named differently since the last join, else only
+    `touched` ones (None: all). The phrase index is built only when some entity is to be asked."""
+    state = naming_state(db)
+    if get_meta(db, "joined_symbols") != state:
         touched = None
     if touched is None:
         entities = db.rows("SELECT key, name, type FROM knowledge_entities")
@@ -45,7 +47,7 @@ def join(db: Database, touched: set[str] | None) -> dict:
         db.executemany("INSERT INTO knowledge_entity_symbols (entity, fqn, tier, how) VALUES (?, ?, ?, ?)"
                        " ON CONFLICT (entity, fqn) DO UPDATE SET tier = excluded.tier, how = excluded.how",
                        [(*k, *v) for k, v in wanted.items() if current.get(k) != v])
-        set_meta(db, "joined_index", state)
+        set_meta(db, "joined_symbols", state)
     return {"entities_asked": sum(tiers.values()), **{tier: tiers.get(tier, 0) for tier in
                                                       ("exact", "strong", "weak", "unresolved")},
             "symbols_indexed": len(index.fqns)}

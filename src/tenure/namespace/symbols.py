@@ -18,6 +18,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     modules_like(db, text)             module names containing `text` (suggestions)
     supertypes(db, fqn)                the types a class derives from, nearest first
     index_state(db)                    when the index last changed: a key for what is derived from it
+    naming_state(db)                   how the symbols are named: a key for what only their names decide
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
 definition, in the order they were stored; `fingerprints` takes the first.
@@ -35,7 +36,7 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
-           "indexed_files", "module_files", "module_of", "modules_like", "neighbours", "supertypes",
+           "indexed_files", "module_files", "module_of", "modules_like", "naming_state", "neighbours", "supertypes",
            "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
@@ -149,3 +150,9 @@ def index_state(db: Database) -> str:
     """When the index last changed ('' before the first index): what is derived from the symbols
     (a phrase index, a join) is made again when this differs from the state it was made from."""
     return _structure(db).get_meta("indexed_at")
+
+
+def naming_state(db: Database) -> str:
+    """A digest of every symbol's full name, name, kind, file, module, parent and bases: what the join's
+    phrase ladder reads. An edit that changed only bodies or moved lines keeps it."""
+    return _structure(db).naming_digest()

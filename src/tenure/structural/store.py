@@ -317,6 +317,13 @@ class StructuralStore:
         """Every symbol, in `symbol_order` (by path, then line)."""
         return self._symbol_records(f"1 = 1 ORDER BY {_SYMBOL_ORDER}", ())
 
+    def naming_digest(self) -> str:
+        """A digest of how the symbols are named (full name, name, kind, path, module, parent, bases, in
+        `symbol_order`), not of their lines or code: it stays when an edit changed only bodies."""
+        rows = self.db.rows(f"SELECT fqn, name, kind, path, module, parent_fqn, bases FROM symbols"
+                            f" ORDER BY {_SYMBOL_ORDER}")
+        return hashlib.sha256(repr(rows).encode()).hexdigest()
+
     def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
         """Every symbol of these kinds that is written in the code (not generated)."""
         return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
