@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from tenure.knowledge.sources import kind_rank
 from tenure.knowledge.store import delete_keys, digest, get_meta, set_meta, touch
@@ -34,12 +35,12 @@ class _Inputs:
     names: Counter = field(default_factory=Counter)
     types: Counter = field(default_factory=Counter)
     model: list[str] = field(default_factory=list)
-    offline: list[tuple[int, int, str]] = field(default_factory=list)  # (kind rank, order, sentence)
+    offline: list[tuple[tuple, str]] = field(default_factory=list)  # (`_place`, sentence)
     mentions: int = 0
     weight: float = 0.0
 
     def hash(self) -> str:
-        return digest(*sorted(self.model), "\x01", *sorted(s for _, _, s in self.offline))
+        return digest(*sorted(self.model), "\x01", *sorted(s for _, s in self.offline))
 
 
 @dataclass
@@ -95,9 +96,11 @@ def merge(db: Database, summarize: Summarize | None) -> MergeReport:
     return report
 
 
-_MENTIONS = ("SELECT m.entity, m.mode, m.name, m.type, m.description, d.kind, c.id FROM knowledge_mentions m"
+_MENTIONS = ("SELECT m.entity, m.mode, m.name, m.type, m.description, d.kind, c.id, d.authored_at, d.key, c.ordinal"
+             " FROM knowledge_mentions m"
              " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
-_LINKS = ("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c.id FROM knowledge_links l"
+_LINKS = ("SELECT l.source, l.target, l.mode, l.description, l.weight, d.kind, c.id, d.authored_at, d.key,"
+          " c.ordinal FROM knowledge_links l"
           " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d ON d.id = c.document_id")
 
 
@@ -105,7 +108,7 @@ def _entity_inputs(db: Database, keys: set[str] | None) -> dict[str, _Inputs]:
     out: dict[str, _Inputs] = {}
     rows = db.rows(_MENTIONS) if keys is None else [
         tuple(r.values()) for r in db.query(_MENTIONS + f" WHERE m.entity IN {db.each}", (db.many(sorted(keys)),))]
-    for entity, mode, name, type_, description, kind, chunk_id in rows:
+    for entity, mode, name, type_, description, kind, _, authored_at, document, ordinal in rows:
         item = out.setdefault(entity, _Inputs())
         item.names[name] += 1
         item.types[type_] += 1
@@ -113,8 +116,16 @@ def _entity_inputs(db: Database, keys: set[str] | None) -> dict[str, _Inputs]:
         if mode == "model":
             item.model.append(description)
         else:
-            item.offline.append((kind_rank(kind), chunk_id, description))
+            item.offline.append((_place(kind, authored_at, document, ordinal), description))
     return out
+
+
+def _place(kind: str, authored_at: str | None, document: str, ordinal: int) -> tuple:
+    """Where a sentence comes in an extractive description: decisions first (the kind of document), the
+    newest first, then by document and chunk. Never by row id: an update must describe as a build of
+    everything does, whatever order the documents were stored in."""
+    newest = -datetime.fromisoformat(authored_at).timestamp() if authored_at else 0.0
+    return kind_rank(kind), newest, document, ordinal
 
 
 def _link_inputs(db: Database, keys: set[str] | None, known: set[str]) -> dict[str, _Inputs]:
@@ -129,7 +140,7 @@ def _link_inputs(db: Database, keys: set[str] | None, known: set[str]) -> dict[s
                 seen[(row[0], row[1], row[2], row[6])] = row
         rows = list(seen.values())
     out: dict[str, _Inputs] = {}
-    for source, target, mode, description, weight, kind, chunk_id in rows:
+    for source, target, mode, description, weight, kind, _, authored_at, document, ordinal in rows:
         if source not in known or target not in known or source == target:
             continue  # a model named an endpoint it did not list as an entity
         item = out.setdefault(f"{source}\x00{target}", _Inputs())
@@ -138,7 +149,7 @@ def _link_inputs(db: Database, keys: set[str] | None, known: set[str]) -> dict[s
         if mode == "model":
             item.model.append(description)
         else:
-            item.offline.append((kind_rank(kind), chunk_id, description))
+            item.offline.append((_place(kind, authored_at, document, ordinal), description))
     return out
 
 
@@ -210,10 +221,10 @@ def _apply(db: Database, what: str, gone: list[str], rows: list[tuple[str, _Inpu
             [(*key.split("\x00"), d, item.weight, mode, h, item.mentions) for key, item, d, mode, h in rows])
 
 
-def extractive(sentences: list[tuple[int, int, str]]) -> str:
+def extractive(sentences: list[tuple[tuple, str]]) -> str:
     """The most telling distinct sentences: by the kind of document (decisions first), then in order."""
     chosen: list[str] = []
-    for _, _, sentence in sorted(sentences):
+    for _, sentence in sorted(sentences):
         if sentence not in chosen:
             chosen.append(sentence)
         if len(chosen) == EXTRACTIVE_SENTENCES:

@@ -275,3 +275,14 @@ def delete_keys(db: Database, table: str, column: str, keys: Iterable[Any]) -> N
     for part in chunked(keys):
         db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(part)})", tuple(part))
 
+
+
+@migrations
+def m006_descriptions_by_place(db: Database) -> None:
+    # extractive descriptions now order their sentences by document (kind, newest first, key, chunk), not
+    # by chunk row id, which an update assigns in another order than a build of everything: a store built
+    # before describes every offline entity and relationship again once (no model is asked)
+    for table in ("knowledge_entities", "knowledge_relationships"):
+        db.execute(f"UPDATE {table} SET inputs_hash = '' WHERE mode = 'offline'")
+    db.execute("""INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value""")
