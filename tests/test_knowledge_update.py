@@ -133,3 +133,18 @@ def test_a_renamed_function_relists_the_older_commits_that_touched_it_and_they_n
     assert built.knowledge.build(embed=False)["steps"]["ingest"]["changed"] == 0
     assert sorted(built.db.rows(touched)) == incremental
     assert derived(built) == from_scratch(built)
+
+
+def test_a_new_commit_comes_first_in_the_description_of_the_symbol_it_changed_as_in_a_build_of_everything(
+        built) -> None:
+    service = built.root / "settlement/service.py"
+    for n, message in enumerate(["Retry logs each attempt", "Retry waits between attempts",
+                                 "Retry gives up on a closed account"]):
+        service.write_text(service.read_text().replace('three times."""', f'three times."""  # {n}'))
+        git(built.root, "commit", "-q", "-am", message)
+        built.index()
+        built.knowledge.build(embed=False)
+    description = built.db.rows("SELECT description FROM knowledge_entities"
+                                " WHERE key = 'settlement.service.SettlementService.retry'")[0][0]
+    assert description.split(" … ")[0].endswith("Retry gives up on a closed account")  # the newest first
+    assert derived(built) == from_scratch(built)
