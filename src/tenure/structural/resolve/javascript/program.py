@@ -34,6 +34,8 @@ class Program:
         for idx, scope in enumerate(self.scopes):
             if idx:
                 self.by_qualname.setdefault(scope[0], []).append(idx)
+        # (asked for every call the fixpoint follows: joined once here)
+        self.flags_by_qualname = {q: "".join(self.scopes[i][4] for i in idxs) for q, idxs in self.by_qualname.items()}
         # a class scope -> its own class, whose instances `this` in its field initialisers is
         self.classes = {idx: scope[0] for idx, scope in enumerate(self.scopes) if scope[1] == "class"}
         self.passes_through = _passes_through(self.scopes, self.stmts)
@@ -57,7 +59,7 @@ class Program:
 
     def flags_of(self, qualname: str) -> str:
         """The flags of every scope of that name (a getter and a setter of one property share it)."""
-        return "".join(self.flags(i) for i in self.scopes_of(qualname))
+        return self.flags_by_qualname.get(qualname, "")
 
     def scopes_of(self, qualname: str) -> list[int]:
         return self.by_qualname.get(qualname, [])
