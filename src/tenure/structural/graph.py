@@ -199,14 +199,17 @@ def supertypes(db: Database, cls: str) -> list[str]:
     return _type_walk(db, cls, "src_fqn", "dst_fqn")
 
 
+_TYPE_RELATIONS = f"('{Relation.INHERITS.value}', '{Relation.IMPLEMENTS.value}')"  # literal: the partial index
+
+
 def _type_walk(db: Database, cls: str, near: str, far: str) -> list[str]:
-    relations = (Relation.INHERITS.value, Relation.IMPLEMENTS.value)
     found: list[str] = []
     frontier = [cls]
     while frontier:
         step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
-                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN {db.each} AND relation IN (?, ?)"
-                                  f" AND {far} IS NOT NULL{also} ORDER BY line", (db.many(frontier), *relations))]
+                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN {db.each}"
+                                  f" AND relation IN {_TYPE_RELATIONS} AND {far} IS NOT NULL{also} ORDER BY line",
+                                  (db.many(frontier),))]
         frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
         found += frontier
     return found
