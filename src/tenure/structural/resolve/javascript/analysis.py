@@ -794,13 +794,7 @@ class Analysis:
             result = self.returns(callee)
             if not any(v[0] == PARAM for v in result):
                 return result
-            given: set[Value] = set()  # what another module's function returns of its own arguments
-            for value in result:
-                if value[0] != PARAM:
-                    given.add(value)
-                elif value[2] == callee[2]:
-                    given |= self.through(args, value[3])  # type: ignore[arg-type]
-            return given
+            return self.given(callee, result, args)  # what another module's function returns of its arguments
         if kind == BOUND:
             if site.__class__ is int:
                 self.bound_sites.add(site)  # type: ignore[arg-type]
