@@ -141,7 +141,8 @@ def test_a_new_commit_comes_first_in_the_description_of_the_symbol_it_changed_as
     for n, message in enumerate(["Retry logs each attempt", "Retry waits between attempts",
                                  "Retry gives up on a closed account"]):
         service.write_text(service.read_text().replace('three times."""', f'three times."""  # {n}'))
-        git(built.root, "commit", "-q", "-am", message)
+        # (a date each: three commits made in one second would tie on their date)
+        git(built.root, "commit", "-q", "-am", message, "--date", f"2024-02-{n + 1:02d}T10:00:00")
         built.index()
         built.knowledge.build(embed=False)
     description = built.db.rows("SELECT description FROM knowledge_entities"
