@@ -796,18 +796,7 @@ class Analysis:
                 return result
             return self.given(callee, result, args)  # what another module's function returns of its arguments
         if kind == BOUND:
-            if site.__class__ is int:
-                self.bound_sites.add(site)  # type: ignore[arg-type]
-            out: set[Value] = set()
-            bound_this = self.field(callee, "$this")
-            bound_args = []
-            i = 0
-            while ("F", callee, f"${i}") in self.cells:
-                bound_args.append(self.field(callee, f"${i}"))
-                i += 1
-            for target in self.field(callee, "$target"):
-                out |= self.invoke(site, target, [*bound_args, *args], bound_this)
-            return out
+            return self.invoke_bound(site, callee, args)
         if kind == OUTSIDE:
             if callee[2] == "eval":
                 self.dynamic.add(site)
@@ -820,6 +809,30 @@ class Analysis:
             name = self.p.sites[site][1]  # type: ignore[index]
             self.note_param_call(callee, src, name, args)
         return EMPTY
+
+    def invoke_bound(self, site: Site | tuple[Site, str], callee: Value, args: list) -> Values:
+        """A bound function called: its target, with the bound `this` and the bound arguments first.
+        A bound function may be bound again, to itself too (`this.f = this.f.bind(this)` read back
+        by the fixpoint): each one is followed once, by a loop, so no chain or cycle of binds nests."""
+        if site.__class__ is int:
+            self.bound_sites.add(site)  # type: ignore[arg-type]
+        out: set[Value] = set()
+        pending, seen = [(callee, args)], {callee}
+        while pending:
+            bound, given = pending.pop()
+            bound_this = self.field(bound, "$this")
+            bound_args = []
+            i = 0
+            while ("F", bound, f"${i}") in self.cells:
+                bound_args.append(self.field(bound, f"${i}"))
+                i += 1
+            for target in self.field(bound, "$target"):
+                if target[0] != BOUND:
+                    out |= self.invoke(site, target, [*bound_args, *given], bound_this)
+                elif target not in seen:  # (its own `this` holds: a bound function ignores another)
+                    seen.add(target)
+                    pending.append((target, [*bound_args, *given]))
+        return out
 
     def passed_back(self, fn: Value, args: list) -> Values:
         """What a function of this file that returns its own parameters returns at this call: the
