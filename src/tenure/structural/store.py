@@ -20,6 +20,7 @@ from tenure.structural.memo import Memo
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
+GAVE_UP, PARTIAL = "gave up", "partial"  # `resolution_gaps.status`
 _msgpack = msgspec.msgpack
 
 
@@ -253,6 +254,20 @@ def m010_supertype_index(db: Database) -> None:
     # scanned every edge (70 ms on Django's 274,000, several times per what-breaks). Partial: the type
     # edges only, a few thousand rows (the walk names the two relations as literals, so it is used).
     db.execute("CREATE INDEX edges_supertypes ON edges(src_fqn) WHERE relation IN ('inherits', 'implements')")
+
+
+@migrations
+def m011_honesty_resolution_gaps(db: Database) -> None:
+    # Files whose calls are not all linked: the resolver gave up (no edges) or resolved them partly
+    # (a budget ran out: the edges it got are kept). Answers that count calls which may come from these
+    # files are lower bounds (structural/gaps.py); an index that leaves a file whole deletes its row.
+    db.execute(
+        """CREATE TABLE resolution_gaps (
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            status TEXT NOT NULL,          -- gave up | partial
+            reason TEXT NOT NULL
+        )"""
+    )
 
 
 class SourceEdge(msgspec.Struct, frozen=True):
@@ -507,7 +522,7 @@ class StructuralStore:
     def delete_resolutions(self, file_ids: list[int]) -> None:
         """Drop what these files' resolution produced and read, before writing it again."""
         ids = self.db.many(file_ids)
-        for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing"):
+        for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing", "resolution_gaps"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id IN {self.db.each}", (ids,))
 
     def move_edge_lines(self, file_id: int, moved: dict[int, int]) -> bool:
@@ -716,6 +731,11 @@ class ResolutionWriter:
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             ((r.file_id, r.missing) for r in batch),
         )
+        gaps = [(r.file_id, GAVE_UP if r.failed else PARTIAL, r.failed or r.partial) for r in batch
+                if r.failed or r.partial]
+        if self.update:
+            db.executemany("DELETE FROM resolution_gaps WHERE file_id = ?", ((r.file_id,) for r in batch))
+        db.executemany("INSERT INTO resolution_gaps (file_id, status, reason) VALUES (?, ?, ?)", gaps)
 
     def _delete_stale(
         self, batch: list[Resolved], edges: list[tuple], deps: dict[int, set[int]]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from tenure.namespace.tiers import Relation
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import note_order_dependence
+from tenure.structural.resolve import note_order_dependence, shortfall
 from tenure.structural.resolve.javascript import runtime
 from tenure.structural.resolve.javascript.program import Program
 from tenure.structural.resolve.javascript.strong import StrongUpdates
@@ -105,6 +105,8 @@ class Analysis:
         self.budget = 0
         self.queue: deque[int] = deque()
         self.queued = bytearray()
+        self.statements_left = 0  # what a spent budget left undone (`shortfall`)
+        self.too_deep: set[int] = set()  # statements nested past Python's stack: their effects are skipped
         self._mro: dict[Value, list[Value]] = {}
 
     # running -------------------------------------------------------------------------------------
@@ -154,9 +156,17 @@ class Analysis:
             i = self.queue.popleft()
             self.queued[i] = 0
             self.cur = i
-            self.execute(stmts[i])
+            try:
+                self.execute(stmts[i])
+            except RecursionError:  # (a value nested deeper than the stack: the rest of the file still counts)
+                self.too_deep.add(i)
         if self.queue:
+            self.statements_left = max(self.statements_left, len(self.queue))
             note_order_dependence()  # out of budget: what was left undone followed the order
+
+    def shortfall(self) -> str:
+        """Why this analysis is a part of what the file does ("" when it is not)."""
+        return shortfall(self.statements_left, len(self.too_deep))
 
     def defaults(self, scope: int, given: int) -> None:
         """The defaults of the parameters past the `given` arguments of a call."""
