@@ -93,3 +93,57 @@ def test_dynamic_sites_that_may_reach_a_symbol_are_named_with_file_and_line(make
     assert "app.py:6  getattr(self, name)" in out
     data = json.loads(CliRunner().invoke(app, ["what-breaks", "App.wsgi_app", "--repo", str(root), "--json"]).output)
     assert data["summary"]["dynamic_sites"][0]["line"] == 6
+
+
+ESCAPING = {
+    "site/__init__.py": "",
+    "site/app.py": (
+        "from jinja2 import Environment\n"
+        "\n"
+        "\n"
+        "class App:\n"
+        "    def url_for(self, endpoint):\n"
+        "        return endpoint\n"
+        "\n"
+        "    def create_env(self):\n"
+        "        env = Environment()\n"
+        "        env.globals.update(url_for=self.url_for)\n"  # line 10: a template global
+        "        return env\n"
+        "\n"
+        "\n"
+        "class Other:\n"
+        "    def url_for(self):\n"
+        "        return 2\n"
+        "\n"
+        "    def hooks(self):\n"
+        "        return {'build': self.url_for}\n"  # line 19: Other's own method, not App's
+    ),
+    "site/helpers.py": (
+        "def url_for(endpoint):\n"
+        "    return endpoint\n"
+        "\n"
+        "\n"
+        "def registry(handlers):\n"
+        "    handlers['url'] = url_for\n"  # line 6: stored
+        "    return url_for\n"  # line 7: returned
+    ),
+}
+
+
+def test_a_function_taken_as_a_value_is_a_reason_named_with_its_site(make_repo) -> None:
+    root = make_repo(ESCAPING)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        method = t.what_breaks("site.app.App.url_for")["summary"]
+        function = t.what_breaks("site.helpers.url_for")["summary"]
+    assert [(e["path"], e["line"], e["how"]) for e in method["escapes"]] == [("site/app.py", 10, "keyword")]
+    assert method["escapes"][0]["detail"] == "url_for=self.url_for"
+    assert method["lower_bound"]
+    assert any(r.startswith("it escapes as a value at 1 site (url_for=self.url_for site/app.py:10)")
+               for r in method["reasons"])
+    assert "taken as a value at 1 site" in method["text"]
+    # a member of `self` in another class is that class's; a plain name is the function's
+    assert [(e["line"], e["how"]) for e in function["escapes"]] == [(6, "stored"), (7, "returned")]
+    out = CliRunner().invoke(app, ["what-breaks", "App.url_for", "--repo", str(root)]).output
+    assert "1 site taking it as a value (what calls it from there is not followed):" in out
+    assert "site/app.py:10  url_for=self.url_for" in out

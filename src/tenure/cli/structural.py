@@ -169,6 +169,8 @@ def _print_impact(result: dict, limit: int | None) -> None:
     console.print(escape(summary["text"]))
     _print_places("dynamic call site", "that may reach it (by what it looks up)",
                   [f"{s['path']}:{s['line']}  {s['detail']}" for s in summary["dynamic_sites"]])
+    _print_places("site", "taking it as a value (what calls it from there is not followed)",
+                  [f"{e['path']}:{e['line']}  {e['detail']}" for e in summary["escapes"]])
     _print_places("file", "naming it, not fully resolved (calls there may be missing)",
                   [f"{g['path']}: {g['status']}: {g['reason']}" for g in summary["unresolved_files"]])
     rows = by_dependant(result["dependants"])

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
+from tenure.structural.escapes import Escape, escapes_of
 from tenure.structural.gaps import GAVE_UP, Gap, gaps_naming
 from tenure.structural.graph import (
     TREE_SITTER,
@@ -59,6 +60,7 @@ class Impact:
     unresolved_dynamic: int = 0  # dynamic call sites that may reach it (by the objects or names they look up)
     dynamic_reaching: list[DynamicSite] = field(default_factory=list)  # those sites, each with its file and line
     unresolved_files: list[Gap] = field(default_factory=list)  # files naming it whose calls are not all linked
+    escapes: list[Escape] = field(default_factory=list)  # sites that take it as a value (calls from there unseen)
     dynamic_anywhere: int = 0  # dynamic call sites that may reach anything (listed once, by `tenure status`)
     unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
@@ -93,6 +95,10 @@ class Impact:
             reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
         if self.unresolved_files:
             reasons.append(self._gaps_reason())
+        if self.escapes:
+            reasons.append(f"it escapes as a value at {counted(len(self.escapes), 'site')} ("
+                           + first_few([f"{e.detail} {e.path}:{e.line}" for e in self.escapes])
+                           + "): what calls it from there (templates, callbacks, other code) is not followed")
         # no dependants is an answer like any other: as complete as the reasons against it allow
         lower_bound = bool(reasons) or self.symbol is None
         coverage = self.coverage()
@@ -109,6 +115,7 @@ class Impact:
             "unresolved_dispatch": self.unresolved_dispatch,
             "dynamic_sites": [site.as_dict() for site in self.dynamic_reaching],
             "unresolved_files": [gap.as_dict() for gap in self.unresolved_files],
+            "escapes": [escape.as_dict() for escape in self.escapes],
             "lower_bound": lower_bound,
             "reasons": reasons,
             "coverage": coverage,
@@ -183,6 +190,8 @@ class Impact:
             text += f", {counted(self.unlinked_by_name, 'call site')} of its name linked to no target"
         if self.unresolved_files:
             text += f", {counted(len(self.unresolved_files), 'file')} naming it not fully resolved"
+        if self.escapes:
+            text += f", taken as a value at {counted(len(self.escapes), 'site')}"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         return f"{text}; {coverage} — {self._verdict(lower_bound)}"
@@ -292,6 +301,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         impact.dynamic_reaching = [site for site in sites if site.reaches(names)]
         impact.unresolved_dynamic = len(impact.dynamic_reaching)
     impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
+    impact.escapes = escapes_of(db, target.fqn, family)
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
     if impact.enrichment is not None:

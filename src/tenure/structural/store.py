@@ -17,6 +17,7 @@ import msgspec
 from tenure.storage import Database, Migrations
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts, facts_digest
 from tenure.structural.memo import Memo
+from tenure.structural.naming import qualify
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
@@ -258,16 +259,24 @@ def m010_supertype_index(db: Database) -> None:
 
 @migrations
 def m011_honesty_resolution_gaps(db: Database) -> None:
-    # Files whose calls are not all linked: the resolver gave up (no edges) or resolved them partly
-    # (a budget ran out: the edges it got are kept). Answers that count calls which may come from these
-    # files are lower bounds (structural/gaps.py); an index that leaves a file whole deletes its row.
-    db.execute(
-        """CREATE TABLE resolution_gaps (
-            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
-            status TEXT NOT NULL,          -- gave up | partial
-            reason TEXT NOT NULL
-        )"""
-    )
+    # Files whose calls are not all linked: the resolver gave up (no edges) or resolved them partly (a
+    # budget ran out: the edges it got are kept), and why. Answers counting calls that may come from them
+    # are lower bounds (structural/gaps.py); an index that resolves a file whole deletes its row.
+    db.execute("CREATE TABLE resolution_gaps (file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,"
+               " status TEXT NOT NULL, reason TEXT NOT NULL)")
+
+
+@migrations
+def m012_honesty_escapes(db: Database) -> None:
+    # Names taken as values, not called (FileFacts.escapes), written with the file's facts: what-breaks
+    # names those of its symbol as reasons its count is a lower bound (structural/escapes.py). `scope`:
+    # the definition it is taken in; `how`: keyword, argument, item, stored, returned; `receiver`: the
+    # object it is a member of, as written ("" for a plain name); `detail`: the text that takes it.
+    db.execute("CREATE TABLE escapes (file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,"
+               " name TEXT NOT NULL, scope TEXT NOT NULL, line INTEGER NOT NULL, how TEXT NOT NULL,"
+               " receiver TEXT NOT NULL, detail TEXT NOT NULL)")
+    db.execute("CREATE INDEX escapes_name ON escapes(name)")
+    db.execute("CREATE INDEX escapes_file ON escapes(file_id)")
 
 
 class SourceEdge(msgspec.Struct, frozen=True):
@@ -473,6 +482,11 @@ class StructuralStore:
             "INSERT INTO file_facts (file_id, facts, digest) VALUES (?, ?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET facts = excluded.facts, digest = excluded.digest",
             (file_id, blob, facts_digest(blob)))
+        self.db.execute("DELETE FROM escapes WHERE file_id = ?", (file_id,))
+        self.db.executemany(
+            "INSERT INTO escapes (file_id, name, scope, line, how, receiver, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(file_id, e.name, qualify(facts.module, e.scope) if e.scope else facts.module, e.line, e.kind, e.receiver,
+              e.detail) for e in facts.escapes])
 
     def facts_digest(self, path: str) -> bytes | None:
         """The digest of a file's stored facts (`facts.facts_digest`), None when it has none."""
@@ -514,7 +528,7 @@ class StructuralStore:
     def forget_parse(self, file_id: int) -> None:
         """Drop all that a file's last parse made (it is skipped, or could not be parsed, now): its
         symbols, facts, kept analysis, edges and reads. A clean index would have none of them."""
-        for table in ("symbols", "file_facts", "file_analyses"):
+        for table in ("symbols", "file_facts", "file_analyses", "escapes"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
         self.delete_resolutions([file_id])
 
