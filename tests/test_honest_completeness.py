@@ -147,3 +147,23 @@ def test_a_function_taken_as_a_value_is_a_reason_named_with_its_site(make_repo) 
     out = CliRunner().invoke(app, ["what-breaks", "App.url_for", "--repo", str(root)]).output
     assert "1 site taking it as a value (what calls it from there is not followed):" in out
     assert "site/app.py:10  url_for=self.url_for" in out
+
+
+def test_a_javascript_method_handed_out_in_a_result_object_is_named(make_repo) -> None:
+    root = make_repo({"observer.ts": (
+        "export class Observer {\n"
+        "  refetch(): number {\n"
+        "    return 1\n"
+        "  }\n"
+        "\n"
+        "  result() {\n"
+        "    return { data: 1, refetch: this.refetch }\n"  # line 7
+        "  }\n"
+        "}\n"
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        summary = t.what_breaks("Observer.refetch")["summary"]
+    assert [(e["path"], e["line"], e["how"], e["detail"]) for e in summary["escapes"]] == [
+        ("observer.ts", 7, "item", "refetch: this.refetch")]
+    assert summary["lower_bound"]

@@ -6,7 +6,7 @@ such site is a reason what-breaks' count is a lower bound, named with its file a
 Matched by name, as the extractor saw them (`FileFacts.escapes`, the `escapes` table), and narrowed
 where the text tells: a member taken from `self`/`cls` belongs to the class the site is written in,
 so it is this symbol's only when that class is of the symbol's class's hierarchy; a method is never
-taken by its bare name."""
+taken by its bare name. (Receivers meaning "this object" are the languages' `self_names`.)"""
 
 from __future__ import annotations
 
@@ -15,9 +15,6 @@ from dataclasses import asdict, dataclass
 from tenure.storage import Database
 from tenure.structural.graph import related_types
 from tenure.structural.languages import language_table
-
-OWN_RECEIVERS = frozenset({"self", "cls"})  # a member of the class the site is written in
-
 
 @dataclass(frozen=True)
 class Escape:
@@ -41,17 +38,17 @@ def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
     name, parent = rows[0]["name"], rows[0]["parent_fqn"]
     spec = language_table().get(rows[0]["language"])
     type_kinds = tuple(spec.type_kinds) if spec is not None else ()
+    own = {n for language in languages if (s := language_table().get(language)) for n in s.self_names}
     sites = [Escape(r["path"], r["line"], r["how"], r["receiver"], r["detail"], r["scope"]) for r in db.query(
         "SELECT f.path, e.line, e.how, e.receiver, e.detail, e.scope FROM escapes e JOIN files f ON f.id = e.file_id"
         f" WHERE e.name = ? AND f.language IN {db.each} ORDER BY f.path, e.line", (name, db.many(languages)))]
     method = _kind_of(db, parent) in type_kinds
     if method:  # (a method is taken through an object, never by its bare name)
         sites = [site for site in sites if site.receiver]
-    if not any(site.receiver in OWN_RECEIVERS for site in sites):
+    if not any(site.receiver in own for site in sites):
         return sites
     family = related_types(db, parent) if method else set()
-    return [site for site in sites
-            if site.receiver not in OWN_RECEIVERS or _enclosing_type(db, site.scope, type_kinds) in family]
+    return [site for site in sites if site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family]
 
 
 def _kind_of(db: Database, fqn: str) -> str:
