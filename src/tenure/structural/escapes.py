@@ -16,6 +16,7 @@ from tenure.storage import Database
 from tenure.structural.graph import related_types
 from tenure.structural.languages import language_table
 
+
 @dataclass(frozen=True)
 class Escape:
     path: str
