@@ -167,3 +167,16 @@ def test_a_javascript_method_handed_out_in_a_result_object_is_named(make_repo) -
     assert [(e["path"], e["line"], e["how"], e["detail"]) for e in summary["escapes"]] == [
         ("observer.ts", 7, "item", "refetch: this.refetch")]
     assert summary["lower_bound"]
+
+
+def test_an_answer_never_says_not_enriched_beside_enrichment_running(make_repo) -> None:
+    from tenure.structural.impact import Impact
+
+    with Tenure.open(make_repo({"a.py": "def lonely():\n    return 1\n"}), discover=False) as t:
+        t.index()
+        lookup = t.find_symbol("lonely")
+    run = {"running": True, "stopped": False, "started_at": "2026-12-06T21:00:00+00:00", "finished_at": None,
+           "files_done": 0, "files_total": 3}
+    text = Impact("a.lonely", lookup, enriched=False, enrichment=run).summary()["text"]
+    assert "not enriched" not in text
+    assert "no file verified by a language server yet; enrichment running since 2026-12-06T21:00:00+00:00" in text
