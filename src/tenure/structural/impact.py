@@ -204,13 +204,13 @@ class Impact:
         if lower_bound:
             return "a lower bound"
         # (what may reach anything is listed once, by `tenure status`)
-        but = f" but for {counted(self.dynamic_anywhere, 'dynamic call site')} that may reach anything" \
+        but = f", but for {counted(self.dynamic_anywhere, 'dynamic call site')} that may reach anything" \
             if self.dynamic_anywhere else ""
         if self.dependants:  # (each one resolved or observed: a weaker edge makes it a lower bound)
             sources = sorted({s for d in self.dependants for s in d.sources} - {TREE_SITTER})
-            return f"complete{but} (every edge confirmed by {', '.join(sources)})"
-        return (f"complete{but} as far as the resolver sees (every file that names it resolved, no call site "
-                "of its name left unlinked)")
+            return f"complete (every edge confirmed by {', '.join(sources) or 'a checker'}){but}"
+        return ("complete as far as the resolver sees (every file that names it resolved, no call site of its name "
+                f"left unlinked){but}")
 
     def _gaps_reason(self) -> str:
         gaps = self.unresolved_files
