@@ -380,15 +380,19 @@ class Tenure:
 
     def status(self) -> dict:
         """How fresh the index is; the language servers' enrichment (running since, files done of all,
-        the last result); and what no answer counts: the dynamic call sites that may reach anything
-        (eval, getattr of a name nothing tells on an object nothing types), listed here once."""
+        the last result); the files whose calls are not all linked (the resolver gave up on them, or
+        resolved them partly: answers counting calls of a name they use are lower bounds); and what no
+        answer counts: the dynamic call sites that may reach anything (eval, getattr of a name nothing
+        tells on an object nothing types), listed here once."""
+        from tenure.structural.gaps import resolution_gaps
         from tenure.structural.graph import dynamic_sites
         from tenure.structural.lsp.background import LOG_FILE
         from tenure.structural.lsp.state import last_run, run_text
 
         anywhere = [site for site in dynamic_sites(self.db) if not site.reach]
         run = last_run(self.db)
-        return {**self.freshness(), "dynamic_anywhere": {
+        gaps = resolution_gaps(self.db)
+        return {**self.freshness(), "unresolved_files": [gap.as_dict() for gap in gaps], "dynamic_anywhere": {
             "count": len(anywhere), "sites": [site.as_dict() for site in anywhere[:STATUS_SITES]]},
             "enrichment": {"run": run, "text": run_text(run), "log": str(state_dir(self.root) / LOG_FILE)}}
 

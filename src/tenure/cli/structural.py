@@ -13,9 +13,12 @@ import typer
 from tenure.api import Tenure, find_root
 from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
 from tenure.entry import may_build_unseeded
+from tenure.structural.gaps import GAVE_UP
 from tenure.structural.impact import by_dependant
 from tenure.structural.report import IndexReport
 from tenure.words import counted, plural
+
+STATUS_GAPS = 20  # files not fully resolved that `tenure status` names (--json: all)
 
 export_app = typer.Typer(help="Export the graph so anyone can score it.", no_args_is_help=True)
 
@@ -95,6 +98,11 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
                       "not linked):")
         for path, why in report.unresolved[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
+    if report.resolved_partly:
+        console.print(f"{counted(len(report.resolved_partly), 'file')} resolved partly (the edges found are kept; "
+                      "answers counting calls there are lower bounds):")
+        for path, why in report.resolved_partly[:20]:
+            console.print(f"  {escape(path)}: {escape(why)}")
     if brief:
         return
     if report.partial:
@@ -159,6 +167,12 @@ def _print_impact(result: dict, limit: int | None) -> None:
     if result["lookup"] == "inherited":
         console.print(escape(result["lookup_message"]))
     console.print(escape(summary["text"]))
+    _print_places("dynamic call site", "that may reach it (by what it looks up)",
+                  [f"{s['path']}:{s['line']}  {s['detail']}" for s in summary["dynamic_sites"]])
+    _print_places("site", "taking it as a value (what calls it from there is not followed)",
+                  [f"{e['path']}:{e['line']}  {e['detail']}" for e in summary["escapes"]])
+    _print_places("file", "naming it, not fully resolved (calls there may be missing)",
+                  [f"{g['path']}: {g['status']}: {g['reason']}" for g in summary["unresolved_files"]])
     rows = by_dependant(result["dependants"])
     if rows:
         table = new_table("depth", "dependant", "relation", "tier", "sources", "sites", "where")
@@ -175,6 +189,17 @@ def _print_impact(result: dict, limit: int | None) -> None:
     if hidden:
         console.print(f"… {hidden} more {plural('dependant', hidden)} (--all lists them; --json gives every site)")
     console.print(f"[dim]{escape(result['freshness']['text'])}[/dim]")
+
+
+def _print_places(noun: str, what: str, places: list[str], shown: int = 5) -> None:
+    """The first few places behind a count of the summary, and how many more (--json gives all)."""
+    if not places:
+        return
+    console.print(f"{counted(len(places), noun)} {what}:")
+    for place in places[:shown]:
+        console.print(f"  {escape(place)}")
+    if len(places) > shown:
+        console.print(f"  … {len(places) - shown} more (--json lists them all)")
 
 
 def _not_found_hint(freshness: dict) -> str:
@@ -222,6 +247,15 @@ def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         print(json.dumps(info))
         return
     console.print(escape(info["text"]))
+    gaps = info["unresolved_files"]
+    if gaps:
+        gave_up = sum(1 for g in gaps if g["status"] == GAVE_UP)
+        console.print(f"{counted(len(gaps), 'file')} not fully resolved ({gave_up} given up on, {len(gaps) - gave_up} "
+                      "resolved partly): an answer counting calls of a name they use is a lower bound")
+        for gap in gaps[:STATUS_GAPS]:
+            console.print(f"  {escape(gap['path'])}: {gap['status']}: {escape(gap['reason'])}")
+        if len(gaps) > STATUS_GAPS:
+            console.print(f"  … {len(gaps) - STATUS_GAPS} more (--json lists them all)")
     enrichment = info["enrichment"]
     console.print(escape(enrichment["text"] + (f"; log {enrichment['log']}" if enrichment["run"] else "")))
     dynamic = info["dynamic_anywhere"]

@@ -11,6 +11,7 @@ Capture names (tree-sitter `tags.scm` conventions, extended; see queries/README.
   @reference.new + @name               a constructor call (`new Foo()`)
   @reference.inherits / .implements    on a super type's name node, inside the class definition
   @reference.dynamic                   a call whose target is computed at run time
+  @escape.<how> + @name [+ @receiver]  a name taken as a value, not called (`FileFacts.escapes`)
   @import [+ .module .name .alias .relative .wildcard .default]
   @binding + .name + .type | .alias | .call [+ .field]  a name whose type is known where it is declared
   @package                             the declared package / namespace
@@ -134,6 +135,7 @@ def extract_located(
     defs: list[tuple[Node | _Span, Node | None, str, str, int, str, str, bool]] = []
     others: list[dict[str, list[Node]]] = []
     bindings: list[tuple[int, dict[str, list[Node]]]] = []
+    escaping: list[tuple[str, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
         def_key = next((k for k in caps if k.startswith("definition.")), None)
         label = next((k for k in caps if k.startswith("anonymous.")), "") if def_key else ""
@@ -147,6 +149,8 @@ def extract_located(
             facts.package = text_of(caps["package"][0])
         elif "binding" in caps:
             bindings.append((pattern, caps))
+        elif escape := next((k for k in caps if k.startswith("escape.")), None):
+            escaping.append((escape, caps))
         else:
             others.append(caps)
 
@@ -205,9 +209,18 @@ def extract_located(
             emitted.add(key)
         _add_reference_or_import(facts, caps, scopes, import_roots, located.anchors)
     facts.imports = _without_subsumed(facts.imports, import_roots)
+    facts.escapes = [_escape(caps, key, scopes) for key, caps in escaping]
     facts.bindings = _bindings(bindings, facts, scopes, spec)
     _attach_bases(facts)
     return facts, located
+
+
+def _escape(caps: dict[str, list[Node]], key: str, scopes: _Scopes) -> Reference:
+    """A name taken as a value: where (its line, the text of the construct taking it), and how."""
+    site, name = caps[key][0], caps["name"][0]
+    return Reference(kind=key.split(".", 1)[1], name=text_of(name), line=name.start_point[0] + 1,
+                     scope=scopes.enclosing(name.start_byte, name.end_byte), receiver=_first(caps, "receiver"),
+                     detail=" ".join(text_of(site).split())[:120])
 
 
 def _ref_key(caps: dict[str, list[Node]]) -> tuple[str, int, int] | None:

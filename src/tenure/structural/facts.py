@@ -68,6 +68,10 @@ class FileFacts(msgspec.Struct):
     package: str = ""  # declared package/namespace (Java, Go, C#, Kotlin, Scala, PHP)
     flow: Any = None  # language-specific data for a richer resolver (e.g. Python's assignments)
     bindings: list[Binding] = msgspec.field(default_factory=list)
+    # Names taken as values, not called (`url_for=self.url_for`, `register(handler)`, `return f`): what
+    # calls a function from there (a template, a callback registry) the graph may not follow. `kind`
+    # says how (keyword, argument, item, stored, returned), `detail` the text around it.
+    escapes: list[Reference] = msgspec.field(default_factory=list)
 
 
 _encoder = msgspec.msgpack.Encoder()

@@ -9,7 +9,11 @@ from dataclasses import dataclass, field
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
+from tenure.structural.escapes import Escape, escapes_of
+from tenure.structural.gaps import GAVE_UP, Gap, gaps_naming
 from tenure.structural.graph import (
+    TREE_SITTER,
+    DynamicSite,
     GraphEdge,
     dependants_of,
     dynamic_sites,
@@ -54,6 +58,9 @@ class Impact:
     dependants: list[Dependant] = field(default_factory=list)
     refuted: list[Dependant] = field(default_factory=list)  # name matches a checker ruled out: kept, not counted
     unresolved_dynamic: int = 0  # dynamic call sites that may reach it (by the objects or names they look up)
+    dynamic_reaching: list[DynamicSite] = field(default_factory=list)  # those sites, each with its file and line
+    unresolved_files: list[Gap] = field(default_factory=list)  # files naming it whose calls are not all linked
+    escapes: list[Escape] = field(default_factory=list)  # sites that take it as a value (calls from there unseen)
     dynamic_anywhere: int = 0  # dynamic call sites that may reach anything (listed once, by `tenure status`)
     unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
@@ -78,13 +85,20 @@ class Impact:
                            "missing)")
         if self.unresolved_dynamic:
             reasons.append(f"{counted(self.unresolved_dynamic, 'dynamic call site')} may reach it (by what "
-                           f"{'it looks' if self.unresolved_dynamic == 1 else 'they look'} up)")
+                           f"{'it looks' if self.unresolved_dynamic == 1 else 'they look'} up): "
+                           + first_few([f"{s.path}:{s.line}" for s in self.dynamic_reaching]))
         if self.unlinked_by_name:
             reasons.append(f"{counted(self.unlinked_by_name, 'call site')} of .{short_name(self.symbol or '')}() "
                            f"{'is' if self.unlinked_by_name == 1 else 'are'} linked to no target (too many candidates, "
                            "or a receiver of unknown type): any may reach it")
         if self.unresolved_dispatch:
             reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
+        if self.unresolved_files:
+            reasons.append(self._gaps_reason())
+        if self.escapes:
+            reasons.append(f"it escapes as a value at {counted(len(self.escapes), 'site')} ("
+                           + first_few([f"{e.detail} {e.path}:{e.line}" for e in self.escapes])
+                           + "): what calls it from there (templates, callbacks, other code) is not followed")
         # no dependants is an answer like any other: as complete as the reasons against it allow
         lower_bound = bool(reasons) or self.symbol is None
         coverage = self.coverage()
@@ -99,6 +113,9 @@ class Impact:
             "dynamic_anywhere": self.dynamic_anywhere,
             "unlinked_by_name": self.unlinked_by_name,
             "unresolved_dispatch": self.unresolved_dispatch,
+            "dynamic_sites": [site.as_dict() for site in self.dynamic_reaching],
+            "unresolved_files": [gap.as_dict() for gap in self.unresolved_files],
+            "escapes": [escape.as_dict() for escape in self.escapes],
             "lower_bound": lower_bound,
             "reasons": reasons,
             "coverage": coverage,
@@ -119,13 +136,15 @@ class Impact:
         verified = sum(checked.values())
         in_scope = len(checked) + self.unlinked_by_name
         percent = round(100 * verified / in_scope) if in_scope else None
-        if not self.enriched:
+        run = self.enrichment
+        if not self.enriched and run and run["running"]:  # (not "not enriched": it is being enriched)
+            text = "no file verified by a language server yet"
+        elif not self.enriched:
             text = "not enriched (no language server ran)"
         elif not in_scope:
             text = "lsp: no call sites in scope"
         else:
             text = f"lsp verified {percent}% of the call sites that may reach it ({verified} of {in_scope})"
-        run = self.enrichment
         if run and run["running"]:  # the answer moves while it runs: say how far, and how much moved
             text += (f"; enrichment running since {run['started_at']} ({run['files_done']} of "
                      f"{counted(run['files_total'], 'file')}): {counted(self.changed_by_enrichment, 'edge')} of this "
@@ -169,15 +188,39 @@ class Impact:
             text += f", {counted(self.unresolved_dynamic, 'dynamic call site')} that may reach it"
         if self.unlinked_by_name:
             text += f", {counted(self.unlinked_by_name, 'call site')} of its name linked to no target"
+        if self.unresolved_files:
+            text += f", {counted(len(self.unresolved_files), 'file')} naming it not fully resolved"
+        if self.escapes:
+            text += f", taken as a value at {counted(len(self.escapes), 'site')}"
         if traced_only:
             text += f", {traced_only} seen only in traces"
-        text += f"; {coverage}"
+        return f"{text}; {coverage} — {self._verdict(lower_bound)}"
+
+    def _verdict(self, lower_bound: bool) -> str:
+        """How complete the answer is, claimed no further than its evidence: every edge shown confirmed
+        by the sources that confirmed it (a language server, bytecode, wiring, traces), or, with none
+        shown, what tree-sitter's resolution saw (every file naming it resolved, no site of its name
+        unlinked, no dynamic site that may reach it by name)."""
         if lower_bound:
-            return text + " — a lower bound"
-        if self.dynamic_anywhere:  # what may reach anything is listed once, by `tenure status`
-            anywhere = counted(self.dynamic_anywhere, "dynamic call site")
-            return text + f" — complete but for {anywhere} that may reach anything"
-        return text + " — complete (all edges verified)"
+            return "a lower bound"
+        # (what may reach anything is listed once, by `tenure status`)
+        but = f", but for {counted(self.dynamic_anywhere, 'dynamic call site')} that may reach anything" \
+            if self.dynamic_anywhere else ""
+        if self.dependants:  # (each one resolved or observed: a weaker edge makes it a lower bound)
+            sources = sorted({s for d in self.dependants for s in d.sources} - {TREE_SITTER})
+            return f"complete (every edge confirmed by {', '.join(sources) or 'a checker'}){but}"
+        return ("complete as far as the resolver sees (every file that names it resolved, no call site of its name "
+                f"left unlinked){but}")
+
+    def _gaps_reason(self) -> str:
+        gaps = self.unresolved_files
+        gave_up = sum(1 for g in gaps if g.status == GAVE_UP)
+        how = ", ".join(x for x in (f"{gave_up} given up on" if gave_up else "",
+                                    f"{len(gaps) - gave_up} resolved partly" if len(gaps) > gave_up else "") if x)
+        named = first_few([g.path for g in gaps])
+        return (f"{counted(len(gaps), 'file')} that {'names' if len(gaps) == 1 else 'name'} "
+                f".{short_name(self.symbol or '')} {'was' if len(gaps) == 1 else 'were'} not fully resolved ({how}: "
+                f"{named}): calls there may be missing (`tenure status` says why)")
 
     def as_dict(self) -> dict:
         return {
@@ -190,6 +233,12 @@ class Impact:
             "refuted": [d.as_dict() for d in self.refuted],
             "summary": self.summary(),
         }
+
+
+def first_few(places: list[str], shown: int = 3) -> str:
+    """Places named in a sentence: the first few, and how many more (the JSON lists them all)."""
+    more = len(places) - shown
+    return ", ".join(places[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def by_dependant(dependants: list[dict]) -> list[dict]:
@@ -249,7 +298,10 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
     if any(site.reach for site in sites):
         names = _names_reaching(db, target.fqn)
-        impact.unresolved_dynamic = sum(1 for site in sites if site.reaches(names))
+        impact.dynamic_reaching = [site for site in sites if site.reaches(names)]
+        impact.unresolved_dynamic = len(impact.dynamic_reaching)
+    impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
+    impact.escapes = escapes_of(db, target.fqn, family)
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
     if impact.enrichment is not None:

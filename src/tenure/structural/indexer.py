@@ -248,7 +248,7 @@ class Indexer:
             try:
                 report.files_resolved, report.files_verified, report.files_spared = self._resolve(
                     affected, dependants, touched_by_file, progress, report.phases, rewritten, generation_before,
-                    defer, item_edits, before_edit, changes.moved_from, seedless, report.unresolved)
+                    defer, item_edits, before_edit, changes.moved_from, seedless, report)
                 if seedless and order_dependence() != order_dependent:
                     raise HashSeedNeeded("resolution followed the order of string hashing")
             except BaseException:
@@ -595,12 +595,12 @@ class Indexer:
         self, file_ids: set[int], verifiable: set[int], touched: dict[int, set[str]], progress: Progress | None,
         phases: dict[str, float], rewritten: set[str], generation: str, defer: bool,
         item_edits: dict[str, ItemEdit], before_edit: dict[str, FileFacts], moved_from: list[FileFacts],
-        seedless: bool, unresolved: list[tuple[str, str]],
+        seedless: bool, report: IndexReport,
     ) -> tuple[int, int, int]:
         """Resolve `file_ids` again, except those of `verifiable` whose stored answers still hold
         after the keys each read (`touched`) changed, or that `_spared` finds untouched. Returns
-        (files resolved, files verified and kept, files spared); files a resolver gave up on go to
-        `unresolved`."""
+        (files resolved, files verified and kept, files spared); files a resolver gave up on go to the
+        report's `unresolved`, those it resolved partly to its `resolved_partly`."""
         phases["write edges"] = 0.0
         index, rows = self._project_index(rewritten, generation)
         index.item_edits.update(item_edits)
@@ -630,7 +630,9 @@ class Indexer:
                 write.add(resolved)
                 phases["write edges"] += time.perf_counter() - mark
                 if resolved.failed:
-                    unresolved.append((resolved.path, resolved.failed))
+                    report.unresolved.append((resolved.path, resolved.failed))
+                elif resolved.partial:
+                    report.resolved_partly.append((resolved.path, resolved.partial))
                 if progress:
                     progress("resolve", done, len(todo))
             mark = time.perf_counter()

@@ -74,6 +74,7 @@ def shape(facts: FileFacts, extractor: str) -> tuple[bytes, list[int]]:
     ordered = sorted(set(lines))
     rank = {line: i for i, line in enumerate(ordered)}.__getitem__
     data = msgspec.to_builtins(facts)
+    data.pop("escapes")  # (no resolver reads them: the store keeps them as they are, lines and all)
     for d in data["definitions"]:
         d["start_line"], d["end_line"] = rank(d["start_line"]), rank(d["end_line"])
         d.pop("signature"), d.pop("fingerprint")

@@ -22,6 +22,7 @@ class IndexReport:
     edges: int = 0
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
     unresolved: list[tuple[str, str]] = field(default_factory=list)  # (path, why its resolver gave up)
+    resolved_partly: list[tuple[str, str]] = field(default_factory=list)  # (path, why its edges are a part)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     # Symbols whose code changed or that went away: memories attached to them have drifted.
     drifted: list[str] = field(default_factory=list)

@@ -17,9 +17,11 @@ import msgspec
 from tenure.storage import Database, Migrations
 from tenure.structural.facts import FileFacts, decode_facts, encode_facts, facts_digest
 from tenure.structural.memo import Memo
+from tenure.structural.naming import qualify
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
+GAVE_UP, PARTIAL = "gave up", "partial"  # `resolution_gaps.status`
 _msgpack = msgspec.msgpack
 
 
@@ -255,6 +257,28 @@ def m010_supertype_index(db: Database) -> None:
     db.execute("CREATE INDEX edges_supertypes ON edges(src_fqn) WHERE relation IN ('inherits', 'implements')")
 
 
+@migrations
+def m011_honesty_resolution_gaps(db: Database) -> None:
+    # Files whose calls are not all linked: the resolver gave up (no edges) or resolved them partly (a
+    # budget ran out: the edges it got are kept), and why. Answers counting calls that may come from them
+    # are lower bounds (structural/gaps.py); an index that resolves a file whole deletes its row.
+    db.execute("CREATE TABLE resolution_gaps (file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,"
+               " status TEXT NOT NULL, reason TEXT NOT NULL)")
+
+
+@migrations
+def m012_honesty_escapes(db: Database) -> None:
+    # Names taken as values, not called (FileFacts.escapes), written with the file's facts: what-breaks
+    # names those of its symbol as reasons its count is a lower bound (structural/escapes.py). `scope`:
+    # the definition it is taken in; `how`: keyword, argument, item, stored, returned; `receiver`: the
+    # object it is a member of, as written ("" for a plain name); `detail`: the text that takes it.
+    db.execute("CREATE TABLE escapes (file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,"
+               " name TEXT NOT NULL, scope TEXT NOT NULL, line INTEGER NOT NULL, how TEXT NOT NULL,"
+               " receiver TEXT NOT NULL, detail TEXT NOT NULL)")
+    db.execute("CREATE INDEX escapes_name ON escapes(name)")
+    db.execute("CREATE INDEX escapes_file ON escapes(file_id)")
+
+
 class SourceEdge(msgspec.Struct, frozen=True):
     """One edge as another source (lsp, bytecode, di, trace) sees it. `verdict="refutes"` says the
     source checked a tree-sitter edge and ruled it out: the edge is kept, with provenance, but no
@@ -458,6 +482,11 @@ class StructuralStore:
             "INSERT INTO file_facts (file_id, facts, digest) VALUES (?, ?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET facts = excluded.facts, digest = excluded.digest",
             (file_id, blob, facts_digest(blob)))
+        self.db.execute("DELETE FROM escapes WHERE file_id = ?", (file_id,))
+        self.db.executemany(
+            "INSERT INTO escapes (file_id, name, scope, line, how, receiver, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(file_id, e.name, qualify(facts.module, e.scope) if e.scope else facts.module, e.line, e.kind, e.receiver,
+              e.detail) for e in facts.escapes])
 
     def facts_digest(self, path: str) -> bytes | None:
         """The digest of a file's stored facts (`facts.facts_digest`), None when it has none."""
@@ -499,7 +528,7 @@ class StructuralStore:
     def forget_parse(self, file_id: int) -> None:
         """Drop all that a file's last parse made (it is skipped, or could not be parsed, now): its
         symbols, facts, kept analysis, edges and reads. A clean index would have none of them."""
-        for table in ("symbols", "file_facts", "file_analyses"):
+        for table in ("symbols", "file_facts", "file_analyses", "escapes"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
         self.delete_resolutions([file_id])
 
@@ -507,7 +536,7 @@ class StructuralStore:
     def delete_resolutions(self, file_ids: list[int]) -> None:
         """Drop what these files' resolution produced and read, before writing it again."""
         ids = self.db.many(file_ids)
-        for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing"):
+        for table in ("edges", "resolution_deps", "resolution_answers", "resolution_missing", "resolution_gaps"):
             self.db.execute(f"DELETE FROM {table} WHERE file_id IN {self.db.each}", (ids,))
 
     def move_edge_lines(self, file_id: int, moved: dict[int, int]) -> bool:
@@ -716,6 +745,11 @@ class ResolutionWriter:
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             ((r.file_id, r.missing) for r in batch),
         )
+        gaps = [(r.file_id, GAVE_UP if r.failed else PARTIAL, r.failed or r.partial) for r in batch
+                if r.failed or r.partial]
+        if self.update:
+            db.executemany("DELETE FROM resolution_gaps WHERE file_id = ?", ((r.file_id,) for r in batch))
+        db.executemany("INSERT INTO resolution_gaps (file_id, status, reason) VALUES (?, ?, ?)", gaps)
 
     def _delete_stale(
         self, batch: list[Resolved], edges: list[tuple], deps: dict[int, set[int]]

@@ -94,8 +94,9 @@ _BATCH_DECODER = msgspec.msgpack.Decoder(tuple[list[Resolved], list[tuple[str, b
 
 
 def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) -> Resolved:
-    """One file's edges; a file its resolver fails on (code nested deeper than Python's recursion
-    limit lets it follow) keeps its definitions, gets no edges and is reported, and the run goes on."""
+    """One file's edges; a file its resolver fails on keeps its definitions, gets no edges and is
+    reported, and the run goes on. One it resolved only partly (`ProjectView.note_incomplete`) keeps
+    the edges it got, and why they are a part is stored with them."""
     facts = index.facts(path)
     view = ProjectView(index)
     edges, failed = [], ""
@@ -104,7 +105,8 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     except Exception as exc:  # noqa: BLE001 — bad input never stops an index
         failed = f"{type(exc).__name__}: {str(exc)[:200]}"
     answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed)
+    partial = "" if failed else "; ".join(view.incomplete)[:300]
+    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:

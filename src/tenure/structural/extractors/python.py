@@ -287,6 +287,7 @@ class _Walker:
 
     def s_assignment(self, node: Node) -> None:
         targets = []
+        statement = node
         while node.type == "assignment":  # a = b = value
             parts = node.children  # left "=" right | left ":" type ("=" right)
             if len(parts) < 3 or parts[-2].type != "=":
@@ -294,6 +295,8 @@ class _Walker:
             targets.append(parts[0])
             node = parts[-1]
         value = self.expr(node)
+        if any(target.type in ("attribute", "subscript") for target in targets):
+            self.escape(node, "stored", statement)
         for target in reversed(targets):
             self.assign(target, value)
 
@@ -367,6 +370,7 @@ class _Walker:
 
     def s_return_statement(self, node: Node) -> None:
         for child in node.named_children:
+            self.escape(child, "returned", node)
             self.emit("r", self.scope.idx, self.expr(child))
 
     def s_raise_statement(self, node: Node) -> None:
@@ -843,13 +847,16 @@ class _Walker:
             kind = arg.type
             if kind == "keyword_argument":
                 name = arg.child_by_field_name("name")
-                value = self.expr(arg.child_by_field_name("value"))
-                keywords.append([self.text(name) if name is not None else None, value])
+                value_node = arg.child_by_field_name("value")
+                self.escape(value_node, "keyword", arg)
+                keywords.append([self.text(name) if name is not None else None, self.expr(value_node)])
             elif kind == "list_splat":
                 positional.append(["*", self.expr(_first_named(arg))])
             elif kind == "dictionary_splat":
                 keywords.append([None, self.expr(_first_named(arg))])
             elif kind != "comment":
+                if kind in _NAMED_VALUES:
+                    self.escape(arg, "argument", node)
                 positional.append(_EXPRESSIONS.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
         name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
@@ -930,7 +937,9 @@ class _Walker:
             kind = child.type
             if kind == "pair":
                 key = self.expr(child.child_by_field_name("key"))
-                pairs.append([key, self.expr(child.child_by_field_name("value"))])
+                value_node = child.child_by_field_name("value")
+                self.escape(value_node, "item", child)
+                pairs.append([key, self.expr(value_node)])
             elif kind == "dictionary_splat" and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
         return ["d", self._alloc(), pairs]
@@ -1005,6 +1014,21 @@ class _Walker:
         return None
 
     # helpers ---------------------------------------------------------------------------------------
+    def escape(self, value: Node | None, how: str, site: Node) -> None:
+        """A plain name or a member (`f`, `self.url_for`) taken as a value, not called: kept in
+        `FileFacts.escapes` (a function escaping there is called by code the graph may not follow)."""
+        if value is None or value.type not in _NAMED_VALUES:
+            return
+        receiver = ""
+        if value.type == "attribute":
+            owner, value = value.child_by_field_name("object"), value.child_by_field_name("attribute")
+            if value is None:
+                return
+            receiver = self.text(owner) if owner is not None else ""
+        self.facts.escapes.append(Reference(kind=how, name=self.text(value), scope=self._named_scope().qualname,
+                                            line=value.start_point[0] + 1, receiver=receiver,
+                                            detail=" ".join(self.text(site).split())[:120]))
+
     def _named_scope(self) -> _Scope:
         scope = self.scope
         while scope.kind == "comprehension":
@@ -1064,6 +1088,8 @@ _STATEMENTS = {
     "block": _Walker.block,
     **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
+
+_NAMED_VALUES = frozenset({"identifier", "attribute"})  # values `Walker.escape` keeps
 
 _EXPRESSIONS = {
     "identifier": _Walker.e_identifier,

@@ -124,3 +124,18 @@
 (export_statement
   (export_clause (export_specifier name: (identifier) @binding.alias alias: (_) @binding.name))
   !source) @binding
+
+; --- names taken as values, not called (FileFacts.escapes): a function escaping there is called by
+; code the graph may not follow (a framework, a registry); what-breaks names these sites of its symbol
+(call_expression arguments: (arguments (identifier) @name)) @escape.argument
+(call_expression
+  arguments: (arguments (member_expression object: (_) @receiver property: (property_identifier) @name))) @escape.argument
+(pair value: (identifier) @name) @escape.item
+(pair value: (member_expression object: (_) @receiver property: (property_identifier) @name)) @escape.item
+(object (shorthand_property_identifier) @name @escape.item)
+(assignment_expression left: [(member_expression) (subscript_expression)] right: (identifier) @name) @escape.stored
+(assignment_expression
+  left: [(member_expression) (subscript_expression)]
+  right: (member_expression object: (_) @receiver property: (property_identifier) @name)) @escape.stored
+(return_statement (identifier) @name) @escape.returned
+(return_statement (member_expression object: (_) @receiver property: (property_identifier) @name)) @escape.returned

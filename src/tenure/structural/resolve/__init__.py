@@ -63,6 +63,7 @@ class Resolved(msgspec.Struct, array_like=True):
     missing: bytes  # msgpack of the module names looked up in vain (encoded where they were found)
     answers: bytes | None
     failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
+    partial: str = ""  # why its edges are only a part of its calls' (a budget ran out): they are kept
 
 
 _MODULE_SETS = itertools.count(1)
@@ -81,6 +82,18 @@ def note_order_dependence() -> None:
 def order_dependence() -> int:
     """How often so far, in this process (see `note_order_dependence`)."""
     return _order_dependent
+
+
+def shortfall(statements_left: int, too_deep: int) -> str:
+    """Why a fixpoint's result is a part of what the code does ("" when it is all of it): statements
+    still waiting when its budget ran out, statements nested deeper than Python's stack follows
+    (their effects skipped, the rest kept)."""
+    parts = []
+    if statements_left:
+        parts.append(f"evaluation budget spent with {statements_left} statements still to evaluate")
+    if too_deep:
+        parts.append(f"{too_deep} statements nested too deep to follow")
+    return ", ".join(parts)
 
 
 class HashSeedNeeded(Exception):
@@ -361,6 +374,14 @@ class ProjectView:
         # Nested recordings (a resolver's question, a cached lookup): every read lands in each open
         # one, so the innermost holds a subset of each enclosing one.
         self._frames: list[Recording] = []
+        # Why the resolver's edges are only part of the file's (`note_incomplete`): kept, and said.
+        self.incomplete: list[str] = []
+
+    def note_incomplete(self, why: str) -> None:
+        """The resolver cut its work short (a budget ran out, code nested past what it follows): the
+        edges it returns are a part, and answers that count this file's calls are lower bounds."""
+        if why not in self.incomplete:
+            self.incomplete.append(why)
 
     @property
     def deps(self) -> set[str]:

@@ -33,6 +33,8 @@ class JavaScriptResolver(Resolver):
         if facts.flow is None:  # facts of another extractor: the names alone
             return syntax.edges()
         analysis = Analysis(program_of(facts), project, syntax, 0).run()
+        if why := analysis.shortfall():
+            view.note_incomplete(why)
         supertypes = [e for r in facts.references if r.kind in ("inherits", "implements")
                       for e in syntax.reference_edges(r)]
         return edges_of(analysis) + supertypes + syntax.import_edges()

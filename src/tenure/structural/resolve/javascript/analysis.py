@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from tenure.namespace.tiers import Relation
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import note_order_dependence
+from tenure.structural.resolve import note_order_dependence, shortfall
 from tenure.structural.resolve.javascript import runtime
 from tenure.structural.resolve.javascript.program import Program
 from tenure.structural.resolve.javascript.strong import StrongUpdates
@@ -105,6 +105,8 @@ class Analysis:
         self.budget = 0
         self.queue: deque[int] = deque()
         self.queued = bytearray()
+        self.statements_left = 0  # what a spent budget left undone (`shortfall`)
+        self.too_deep: set[int] = set()  # statements nested past Python's stack: their effects are skipped
         self._mro: dict[Value, list[Value]] = {}
 
     # running -------------------------------------------------------------------------------------
@@ -154,9 +156,17 @@ class Analysis:
             i = self.queue.popleft()
             self.queued[i] = 0
             self.cur = i
-            self.execute(stmts[i])
+            try:
+                self.execute(stmts[i])
+            except RecursionError:  # (a value nested deeper than the stack: the rest of the file still counts)
+                self.too_deep.add(i)
         if self.queue:
+            self.statements_left = max(self.statements_left, len(self.queue))
             note_order_dependence()  # out of budget: what was left undone followed the order
+
+    def shortfall(self) -> str:
+        """Why this analysis is a part of what the file does ("" when it is not)."""
+        return shortfall(self.statements_left, len(self.too_deep))
 
     def defaults(self, scope: int, given: int) -> None:
         """The defaults of the parameters past the `given` arguments of a call."""
@@ -796,18 +806,7 @@ class Analysis:
                 return result
             return self.given(callee, result, args)  # what another module's function returns of its arguments
         if kind == BOUND:
-            if site.__class__ is int:
-                self.bound_sites.add(site)  # type: ignore[arg-type]
-            out: set[Value] = set()
-            bound_this = self.field(callee, "$this")
-            bound_args = []
-            i = 0
-            while ("F", callee, f"${i}") in self.cells:
-                bound_args.append(self.field(callee, f"${i}"))
-                i += 1
-            for target in self.field(callee, "$target"):
-                out |= self.invoke(site, target, [*bound_args, *args], bound_this)
-            return out
+            return self.invoke_bound(site, callee, args)
         if kind == OUTSIDE:
             if callee[2] == "eval":
                 self.dynamic.add(site)
@@ -820,6 +819,30 @@ class Analysis:
             name = self.p.sites[site][1]  # type: ignore[index]
             self.note_param_call(callee, src, name, args)
         return EMPTY
+
+    def invoke_bound(self, site: Site | tuple[Site, str], callee: Value, args: list) -> Values:
+        """A bound function called: its target, with the bound `this` and the bound arguments first.
+        A bound function may be bound again, to itself too (`this.f = this.f.bind(this)` read back
+        by the fixpoint): each one is followed once, by a loop, so no chain or cycle of binds nests."""
+        if site.__class__ is int:
+            self.bound_sites.add(site)  # type: ignore[arg-type]
+        out: set[Value] = set()
+        pending, seen = [(callee, args)], {callee}
+        while pending:
+            bound, given = pending.pop()
+            bound_this = self.field(bound, "$this")
+            bound_args = []
+            i = 0
+            while ("F", bound, f"${i}") in self.cells:
+                bound_args.append(self.field(bound, f"${i}"))
+                i += 1
+            for target in self.field(bound, "$target"):
+                if target[0] != BOUND:
+                    out |= self.invoke(site, target, [*bound_args, *given], bound_this)
+                elif target not in seen:  # (its own `this` holds: a bound function ignores another)
+                    seen.add(target)
+                    pending.append((target, [*bound_args, *given]))
+        return out
 
     def passed_back(self, fn: Value, args: list) -> Values:
         """What a function of this file that returns its own parameters returns at this call: the

@@ -106,11 +106,18 @@ def _is_inlined(a: Analysis, target: str, inlined: set[int]) -> bool:
 
 
 def _functions(a: Analysis, value: Value) -> list[str]:
-    if value[0] == FUNC:
-        return [qualify(value[1], value[2])]  # type: ignore[arg-type]
-    if value[0] == BOUND:
-        return [t for target in a.cells.get(("F", value, "$target"), ()) for t in _functions(a, target)]
-    return []
+    """The functions a value runs when called: itself, or what a bound function (bound again, to
+    itself too) ends at."""
+    out, pending, seen = [], [value], {value}
+    while pending:
+        value = pending.pop()
+        if value[0] == FUNC:
+            out.append(qualify(value[1], value[2]))  # type: ignore[arg-type]
+        elif value[0] == BOUND:
+            targets = [t for t in a.cells.get(("F", value, "$target"), ()) if t not in seen]
+            seen.update(targets)
+            pending += reversed(targets)  # (in the order the cell holds them)
+    return out
 
 
 def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, detail: str = "") -> list[EdgeOut]:

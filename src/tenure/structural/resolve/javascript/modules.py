@@ -75,6 +75,7 @@ class Project:
         kept = _KEPT.get(key)
         if kept is not None:
             self.view.absorb(kept[1])
+            self._note_shortfall(module, kept[0])
             return kept[0]
         self._analysing.add((module, layer))
         self.view.begin()
@@ -85,7 +86,13 @@ class Project:
             reads = self.view.end()
             self._analysing.discard((module, layer))
         _KEPT[key] = (found, reads)
+        self._note_shortfall(module, found)
         return found
+
+    def _note_shortfall(self, module: str, analysis: Analysis | None) -> None:
+        """What this file is told of another module is a part when that module's analysis is."""
+        if analysis is not None and (why := analysis.shortfall()):
+            self.view.note_incomplete(f"{module}: {why}")
 
     # imports and exports -------------------------------------------------------------------------
     def import_values(self, asker: Analysis, specifier: str, name: str | None) -> frozenset[Value] | set[Value]:

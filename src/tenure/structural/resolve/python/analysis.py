@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tenure.namespace.tiers import Relation
 from tenure.structural.naming import qualify
-from tenure.structural.resolve import MAX_CANDIDATES, SymbolInfo, note_order_dependence
+from tenure.structural.resolve import MAX_CANDIDATES, SymbolInfo, note_order_dependence, shortfall
 from tenure.structural.resolve.python.flows import ModuleFlow
 from tenure.structural.resolve.python.modules import Lower, Project
 from tenure.structural.resolve.python.values import (
@@ -107,6 +107,8 @@ class Analysis:
         # values are met in (string hashing) then never decides what runs first, nor what a spent
         # budget leaves undone
         self.woken: list[int] = []
+        self.statements_left = 0  # what a spent budget left undone (`shortfall`)
+        self.too_deep: set[int] = set()  # statements nested past Python's stack: their effects are skipped
         self._mro: dict[Value, list[Value]] = {}
         self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
         self._subclasses: dict[Value, list[Value]] = {}
@@ -140,9 +142,17 @@ class Analysis:
             self.queued[i] = 0
             stmt = stmts[i]
             self.cur, self.scope = i, stmt[1]
-            self.execute(stmt)
+            try:
+                self.execute(stmt)
+            except RecursionError:  # (a value nested deeper than the stack: the rest of the module still counts)
+                self.too_deep.add(i)
         if queue or woken:
+            self.statements_left = max(self.statements_left, len(queue) + len(woken))
             note_order_dependence()  # out of budget: what was left undone followed the order
+
+    def shortfall(self) -> str:
+        """Why this analysis is a part of what the module does ("" when it is not)."""
+        return shortfall(self.statements_left, len(self.too_deep))
 
     def _wake_one(self, i: int) -> None:
         if not self.queued[i]:

@@ -134,6 +134,8 @@ def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     asking = Asking(Analysed(project), project, answers)
     analysis = Analysis(module_flow(facts, keep=False), asking.lower, asking.project, record=True)  # type: ignore[arg-type]
     analysis.run()
+    if why := analysis.shortfall():
+        view.note_incomplete(why)
     edges = _site_edges(analysis, facts) + _class_edges(analysis, facts) + _import_edges(analysis, facts)
     view.answers = answers.encode()
     return edges

@@ -1,0 +1,71 @@
+"""Where a function escapes as a value: a site that takes its name without calling it (a keyword
+argument, an argument, a dict item, a store into an attribute or item, a return). Whatever calls it
+from there (a template global, a callback registry, a framework) the graph may not follow, so each
+such site is a reason what-breaks' count is a lower bound, named with its file and line.
+
+Matched by name, as the extractor saw them (`FileFacts.escapes`, the `escapes` table), and narrowed
+where the text tells: a member taken from `self`/`cls` belongs to the class the site is written in,
+so it is this symbol's only when that class is of the symbol's class's hierarchy; a method is never
+taken by its bare name. (Receivers meaning "this object" are the languages' `self_names`.)"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from tenure.storage import Database
+from tenure.structural.graph import related_types
+from tenure.structural.languages import language_table
+
+
+@dataclass(frozen=True)
+class Escape:
+    path: str
+    line: int
+    how: str  # keyword | argument | item | stored | returned
+    receiver: str
+    detail: str  # the text that takes it
+    scope: str  # the definition it is taken in
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
+    """The sites in code of these languages that take the function or method `fqn` as a value, in
+    path and line order (none for any other kind of symbol)."""
+    rows = db.query("SELECT name, kind, parent_fqn, language FROM symbols WHERE fqn = ? LIMIT 1", (fqn,))
+    if not rows or rows[0]["kind"] not in ("function", "method"):
+        return []
+    name, parent = rows[0]["name"], rows[0]["parent_fqn"]
+    spec = language_table().get(rows[0]["language"])
+    type_kinds = tuple(spec.type_kinds) if spec is not None else ()
+    own = {n for language in languages if (s := language_table().get(language)) for n in s.self_names}
+    sites = [Escape(r["path"], r["line"], r["how"], r["receiver"], r["detail"], r["scope"]) for r in db.query(
+        "SELECT f.path, e.line, e.how, e.receiver, e.detail, e.scope FROM escapes e JOIN files f ON f.id = e.file_id"
+        f" WHERE e.name = ? AND f.language IN {db.each} ORDER BY f.path, e.line", (name, db.many(languages)))]
+    method = _kind_of(db, parent) in type_kinds
+    if method:  # (a method is taken through an object, never by its bare name)
+        sites = [site for site in sites if site.receiver]
+    if not any(site.receiver in own for site in sites):
+        return sites
+    family = related_types(db, parent) if method else set()
+    return [site for site in sites if site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family]
+
+
+def _kind_of(db: Database, fqn: str) -> str:
+    rows = db.query("SELECT kind FROM symbols WHERE fqn = ? LIMIT 1", (fqn,))
+    return rows[0]["kind"] if rows else ""
+
+
+def _enclosing_type(db: Database, scope: str, type_kinds: tuple[str, ...]) -> str:
+    """The innermost type the definition `scope` is written in (itself when it is one), "" for none."""
+    seen = set()
+    while scope and scope not in seen:  # (a parent is a prefix of its child's name: no cycle, but no trust either)
+        seen.add(scope)
+        rows = db.query("SELECT kind, parent_fqn FROM symbols WHERE fqn = ? LIMIT 1", (scope,))
+        if not rows:
+            return ""
+        if rows[0]["kind"] in type_kinds:
+            return scope
+        scope = rows[0]["parent_fqn"]
+    return ""

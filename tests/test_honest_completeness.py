@@ -1,0 +1,182 @@
+"""An answer claims no more than its evidence: files the resolver did not fully resolve make the
+answers that count calls of a name they use lower bounds (said in the summary and in `status`), a
+dynamic site that may reach a symbol is named with its file and line, and "complete" says what it
+rests on (never "verified" beside "not enriched")."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from tenure import Tenure
+from tenure.cli import app
+from tenure.structural.resolve.javascript import analysis
+
+# A utility, called from a file long enough that a spent evaluation budget leaves its last statements
+# unevaluated (the budget is lowered below, as a pathological file would spend it).
+FILLER = 1100
+PARTLY = {
+    "util.js": "export function replaceEqualDeep(a, b) {\n  return a\n}\n",
+    "long.js": ("import { replaceEqualDeep } from './util.js'\n"
+                + "let x = 1\n" * FILLER
+                + "replaceEqualDeep(x, 2)\n"),
+}
+
+
+def test_a_file_resolved_partly_keeps_its_edges_and_makes_the_answer_a_lower_bound(make_repo, monkeypatch) -> None:
+    monkeypatch.setattr(analysis, "EVALUATIONS_PER_STATEMENT", 0)  # budget: 1,000 evaluations a file
+    with Tenure.open(make_repo(PARTLY), discover=False) as t:
+        report = t.index()
+        assert [path for path, _ in report.resolved_partly] == ["long.js"]
+        assert "evaluation budget spent" in report.resolved_partly[0][1]
+        assert any(e["path"] == "long.js" and e["relation"] == "imports" for e in t.export_edges())  # (kept)
+        summary = t.what_breaks("replaceEqualDeep")["summary"]
+        assert summary["lower_bound"]
+        assert [(g["path"], g["status"]) for g in summary["unresolved_files"]] == [("long.js", "partial")]
+        assert "1 file that names .replaceEqualDeep was not fully resolved (1 resolved partly: long.js)" in (
+            " ".join(summary["reasons"]))
+        assert "1 file naming it not fully resolved" in summary["text"]
+        assert "complete" not in summary["text"] and "verified" not in summary["text"].replace("not enriched", "")
+        assert [g["path"] for g in t.status()["unresolved_files"]] == ["long.js"]
+    status = CliRunner().invoke(app, ["status", "--repo", str(t.root)])
+    assert "1 file not fully resolved (0 given up on, 1 resolved partly)" in status.output
+    assert "long.js: partial: evaluation budget spent" in status.output
+
+
+def test_a_file_resolved_whole_again_leaves_status(make_repo, monkeypatch) -> None:
+    monkeypatch.setattr(analysis, "EVALUATIONS_PER_STATEMENT", 0)
+    root = make_repo(PARTLY)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.status()["unresolved_files"]
+    (root / "long.js").write_text("import { replaceEqualDeep } from './util.js'\nreplaceEqualDeep(1, 2)\n")
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.status()["unresolved_files"] == []
+        summary = t.what_breaks("replaceEqualDeep")["summary"]
+        assert summary["unresolved_files"] == []
+
+
+def test_an_answer_with_no_dependants_says_what_its_completeness_rests_on(make_repo) -> None:
+    with Tenure.open(make_repo({"a.py": "def lonely():\n    return 1\n"}), discover=False) as t:
+        t.index()
+        text = t.what_breaks("lonely")["summary"]["text"]
+    assert "not enriched (no language server ran)" in text
+    assert "verified" not in text.replace("not enriched", "")  # (no edge was verified by anything)
+    assert text.endswith("— complete as far as the resolver sees (every file that names it resolved, no call "
+                         "site of its name left unlinked)")
+
+
+DYNAMIC = {
+    "app.py": (
+        "class App:\n"
+        "    def wsgi_app(self):\n"
+        "        return 1\n"
+        "\n"
+        "    def dispatch(self, name):\n"
+        "        return getattr(self, name)()\n"
+    ),
+}
+
+
+def test_dynamic_sites_that_may_reach_a_symbol_are_named_with_file_and_line(make_repo) -> None:
+    root = make_repo(DYNAMIC)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        summary = t.what_breaks("App.wsgi_app")["summary"]
+    assert summary["unresolved_dynamic"] == 1
+    assert [(s["path"], s["line"]) for s in summary["dynamic_sites"]] == [("app.py", 6)]
+    assert any(reason.endswith("app.py:6") for reason in summary["reasons"])
+    out = CliRunner().invoke(app, ["what-breaks", "App.wsgi_app", "--repo", str(root)]).output
+    assert "1 dynamic call site that may reach it (by what it looks up):" in out
+    assert "app.py:6  getattr(self, name)" in out
+    data = json.loads(CliRunner().invoke(app, ["what-breaks", "App.wsgi_app", "--repo", str(root), "--json"]).output)
+    assert data["summary"]["dynamic_sites"][0]["line"] == 6
+
+
+ESCAPING = {
+    "site/__init__.py": "",
+    "site/app.py": (
+        "from jinja2 import Environment\n"
+        "\n"
+        "\n"
+        "class App:\n"
+        "    def url_for(self, endpoint):\n"
+        "        return endpoint\n"
+        "\n"
+        "    def create_env(self):\n"
+        "        env = Environment()\n"
+        "        env.globals.update(url_for=self.url_for)\n"  # line 10: a template global
+        "        return env\n"
+        "\n"
+        "\n"
+        "class Other:\n"
+        "    def url_for(self):\n"
+        "        return 2\n"
+        "\n"
+        "    def hooks(self):\n"
+        "        return {'build': self.url_for}\n"  # line 19: Other's own method, not App's
+    ),
+    "site/helpers.py": (
+        "def url_for(endpoint):\n"
+        "    return endpoint\n"
+        "\n"
+        "\n"
+        "def registry(handlers):\n"
+        "    handlers['url'] = url_for\n"  # line 6: stored
+        "    return url_for\n"  # line 7: returned
+    ),
+}
+
+
+def test_a_function_taken_as_a_value_is_a_reason_named_with_its_site(make_repo) -> None:
+    root = make_repo(ESCAPING)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        method = t.what_breaks("site.app.App.url_for")["summary"]
+        function = t.what_breaks("site.helpers.url_for")["summary"]
+    assert [(e["path"], e["line"], e["how"]) for e in method["escapes"]] == [("site/app.py", 10, "keyword")]
+    assert method["escapes"][0]["detail"] == "url_for=self.url_for"
+    assert method["lower_bound"]
+    assert any(r.startswith("it escapes as a value at 1 site (url_for=self.url_for site/app.py:10)")
+               for r in method["reasons"])
+    assert "taken as a value at 1 site" in method["text"]
+    # a member of `self` in another class is that class's; a plain name is the function's
+    assert [(e["line"], e["how"]) for e in function["escapes"]] == [(6, "stored"), (7, "returned")]
+    out = CliRunner().invoke(app, ["what-breaks", "App.url_for", "--repo", str(root)]).output
+    assert "1 site taking it as a value (what calls it from there is not followed):" in out
+    assert "site/app.py:10  url_for=self.url_for" in out
+
+
+def test_a_javascript_method_handed_out_in_a_result_object_is_named(make_repo) -> None:
+    root = make_repo({"observer.ts": (
+        "export class Observer {\n"
+        "  refetch(): number {\n"
+        "    return 1\n"
+        "  }\n"
+        "\n"
+        "  result() {\n"
+        "    return { data: 1, refetch: this.refetch }\n"  # line 7
+        "  }\n"
+        "}\n"
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        summary = t.what_breaks("Observer.refetch")["summary"]
+    assert [(e["path"], e["line"], e["how"], e["detail"]) for e in summary["escapes"]] == [
+        ("observer.ts", 7, "item", "refetch: this.refetch")]
+    assert summary["lower_bound"]
+
+
+def test_an_answer_never_says_not_enriched_beside_enrichment_running(make_repo) -> None:
+    from tenure.structural.impact import Impact
+
+    with Tenure.open(make_repo({"a.py": "def lonely():\n    return 1\n"}), discover=False) as t:
+        t.index()
+        lookup = t.find_symbol("lonely")
+    run = {"running": True, "stopped": False, "started_at": "2026-12-06T21:00:00+00:00", "finished_at": None,
+           "files_done": 0, "files_total": 3}
+    text = Impact("a.lonely", lookup, enriched=False, enrichment=run).summary()["text"]
+    assert "not enriched" not in text
+    assert "no file verified by a language server yet; enrichment running since 2026-12-06T21:00:00+00:00" in text
