@@ -108,6 +108,7 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
                   f"graphrag defaults {per['graphrag']['calls']} calls, {per['graphrag']['tokens']:,} tokens")
     if "price" in report:
         console.print(f"price: tenure ${report['price']['tenure']}, graphrag ${report['price']['graphrag_defaults']}")
+    console.print(escape(report["budget"]["text"]))
     console.print("[green]worth a model build[/green]" if report["worth_a_model_build"]
                   else "[yellow]not worth a model build[/yellow]")
     for reason in report["why"]:
