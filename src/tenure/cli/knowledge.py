@@ -54,12 +54,14 @@ def _print_why(result: dict) -> None:
         console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
         if item.get("model_says"):
-            console.print(f"    [dim]the model's description (not the source's words):[/dim] {escape(item['model_says'])}")
+            console.print("    [dim]the model's description (not the source's words):[/dim] "
+                          + escape(item["model_says"]))
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
     for rel in result["related"][:5]:
         said = "the model's description: " if rel["mode"] == "model" else ""
-        console.print(f"- related {rel['type']} [bold]{escape(rel['entity'])}[/bold]: {said}{escape(rel['relationship'])}")
+        console.print(f"- related {rel['type']} [bold]{escape(rel['entity'])}[/bold]: "
+                      f"{said}{escape(rel['relationship'])}")
     commits = result["commits"]
     for c in commits["listed"]:
         console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "

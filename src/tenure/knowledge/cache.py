@@ -24,7 +24,6 @@ from tenure.knowledge.providers.base import ChatProvider, Message, ProviderError
 from tenure.knowledge.store import digest
 from tenure.storage import Database
 
-
 FAILURES_IN_A_ROW = 3
 
 
