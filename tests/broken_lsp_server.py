@@ -4,6 +4,9 @@
     python broken_lsp_server.py hang PIDFILE     answers initialize, starts a child, never answers again
     python broken_lsp_server.py crash-once MARK  crashes like `crash` unless MARK exists (it creates
                                                  it), then runs the real basedpyright in its place
+    python broken_lsp_server.py grow             answers initialize, then a child of it grows by 20 MB
+                                                 every 50 ms (to 300 MB); nothing is answered again
+    python broken_lsp_server.py slow             answers every request, each after 0.2 s (never done)
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+
+# 20 MB written every 50 ms, up to 300 MB (a test's bound is far below), then held
+GROW = ("import time\nheld = []\nwhile len(held) < 15:\n    held.append(b'x' * (20 << 20))\n    time.sleep(0.05)\n"
+        "time.sleep(600)\n")
 
 
 def read(stream) -> dict | None:  # noqa: ANN001
@@ -43,6 +52,11 @@ def main(mode: str, arg: str = "") -> None:
             if mode == "hang":
                 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
                 Path(arg).write_text(str(child.pid))
+            if mode == "grow":  # (a child: the bound covers the server's whole process group)
+                subprocess.Popen([sys.executable, "-c", GROW])
+        elif "id" in message and mode == "slow":
+            time.sleep(0.2)
+            write({"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif "id" in message and mode in ("crash", "crash-once"):
             print("segfault simulated", file=sys.stderr, flush=True)
             sys.exit(3)

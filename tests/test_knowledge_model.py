@@ -46,7 +46,10 @@ def test_a_model_build_extracts_summarises_and_reports_then_a_rebuild_makes_no_c
         assert again["model"]["calls"] == 0
         why = t.knowledge.why("SettlementService.retry")
         assert why["mode"] == "model"
-        assert {e["mode"] for e in why["evidence"]} == {"model", "offline"}
+        assert any(e.get("model_says") for e in why["evidence"])  # beside the passage it rests on
+        for item in why["evidence"]:  # every quote is the document's own words
+            [text] = t.db.rows("SELECT text FROM knowledge_chunks WHERE id = ?", (item["source"]["chunk"],))[0]
+            assert " ".join(item["quote"].split()) in " ".join(text.split())
 
 
 def test_429_with_retry_after_is_waited_out_and_a_timeout_is_retried(repo: Path) -> None:

@@ -13,12 +13,15 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+import tenure
 from tenure import Tenure
 from tenure.cli import app
+from tenure.relaunch import cli_argv
 from tenure.structural.lsp.enrich import Enricher
 from tenure.structural.lsp.state import LspState, enrich_lock, lock_held
 
 BROKEN_SERVER = Path(__file__).with_name("broken_lsp_server.py")
+SRC = str(Path(tenure.__file__).parents[1])  # the tenure under test, for the processes a test starts
 FILES = {
     "app/__init__.py": "",
     "app/shapes.py": (
@@ -255,9 +258,9 @@ def test_index_schedules_enrichment_in_the_background_once(make_repo, monkeypatc
     root = make_repo(FILES)
     with Tenure.open(root, discover=False) as t:
         with enrich_lock(t.root / ".tenure") as acquired:
-            assert acquired
-            assert t.index().sources["lsp"]["status"] == "already running"
-        started = t.index().sources["lsp"]["status"]
+            assert acquired  # a run holds the lock: the one scheduled now waits for it, and it stops for that one
+            assert t.index().sources["lsp"]["status"].endswith("; the running one stops for it)")
+        started = t.index().sources["lsp"]["status"]  # (supersedes the one scheduled above: that one stops)
         assert started.startswith("scheduled for python")
         deadline = time.monotonic() + 120
         while not t.db.query("SELECT 1 FROM lsp_files") and time.monotonic() < deadline:
@@ -270,7 +273,7 @@ def test_index_schedules_enrichment_in_the_background_once(make_repo, monkeypatc
         assert t.db.query("SELECT 1 FROM lsp_files"), log
         # the log is written as it goes: when it started, how far it got, how it ended
         assert "enrichment started (pid" in log and "lsp python: 3 of 3 files verified" in log, log
-        assert log.index("enrichment started") < log.index("3 of 3 files") < log.index("enriched in"), log
+        assert log.index("enrichment started") < log.index("3 of 3 files") < log.rindex("enriched in"), log
 
 
 def test_tenure_enrich_prints_what_each_server_did(make_indexed_repo) -> None:
@@ -337,3 +340,61 @@ def test_an_enrichment_whose_process_died_is_shown_stopped(make_indexed_repo) ->
         t.db.execute("UPDATE lsp_runs SET pid = ?, files_done = 1 WHERE id = ?", (int(gone), run))
         text = t.status()["enrichment"]["text"]
     assert text.startswith("lsp enrichment stopped at 1 of 3 files") and "the next `tenure index`" in text
+
+
+# --- bounds -----------------------------------------------------------------------------------------
+
+def fake_server(mode: str, bounds: str = "") -> str:
+    return f'[lsp]\n{bounds}\n[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "{mode}"]\n'
+
+
+def test_a_server_growing_past_the_memory_bound_is_ended_with_its_children(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": fake_server("grow", "max_memory_mb = 100")})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=30, max_restarts=0).run()
+    python = report.languages["python"]
+    assert "past the bound of 100 MB ([lsp] max_memory_mb)" in python.failed
+    assert not any(alive(pid) for pid in python.server_pids)
+
+
+def test_a_run_stops_at_its_time_bound_and_status_says_so(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": fake_server("slow", "max_minutes = 0.01")})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=5).run()
+        assert "the time bound of 0.01 min ([lsp] max_minutes) was reached" in report.stopped
+        assert report.languages["python"].verified < 3
+        assert "stopped: the time bound" in t.status()["enrichment"]["text"]
+
+
+def test_a_file_past_the_size_bound_is_not_asked_about_and_the_run_says_so(make_indexed_repo) -> None:
+    generated = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(300))  # ~6 KB
+    root = make_indexed_repo({**FILES, "app/generated.py": generated, "tenure.toml": "[lsp]\nmax_file_kb = 2\n"})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db).run()
+        assert report.languages["python"].too_large == 1 and report.languages["python"].verified == 3
+        assert "1 file over 2 KB not asked about ([lsp] max_file_kb)" in report.text()
+        assert "app/generated.py" not in {r["path"] for r in t.db.query("SELECT path FROM lsp_files")}
+        assert "1 file over 2 KB not asked about" in t.status()["enrichment"]["text"]
+
+
+def test_a_background_run_stops_when_its_index_died_unfinished_or_a_newer_index_supersedes_it(
+        make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": fake_server("slow")})
+    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout)
+    with Tenure.open(root, discover=False) as t:
+        state = LspState(t.db)
+        orphan = state.schedule(gone)  # an index killed before it finished
+    done = subprocess.run([sys.executable, *cli_argv(["enrich", "--repo", str(root), "--background",
+                                                      "--schedule", str(orphan)])],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
+    assert done.returncode == 0, done.stderr
+    assert f"the index that scheduled it (pid {gone}) ended before it finished" in done.stdout
+    with Tenure.open(root, discover=False) as t:
+        state = LspState(t.db)
+        first = state.schedule(os.getpid())
+        state.index_done(os.getpid())
+        assert state.why_stop(first) is None  # its index finished: the run may outlive it
+        state.schedule(os.getpid())
+        assert state.why_stop(first) == "a newer index scheduled another run"
+        assert f"stopped: the index that scheduled it (pid {gone}) ended" in t.status()["enrichment"]["text"]

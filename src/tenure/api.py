@@ -22,6 +22,7 @@ from tenure.state import (
     state_dir,
 )
 from tenure.storage import Database, StorageError, open_database
+from tenure.structural.lsp.state import LspState
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.store import StructuralStore
 from tenure.words import counted
@@ -206,6 +207,7 @@ class Tenure:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
             drift.on_index(self.db, report.drifted, datetime.now(UTC))
+        LspState(self.db).index_done(os.getpid())  # the enrichment it scheduled may outlive it now
         self._freshness = None
         return report
 
@@ -302,15 +304,18 @@ class Tenure:
         return list(self._indexer.warm_failed)
 
     def enrich(self, languages: set[str] | None = None, progress: Progress | None = None,
-               timeout: float | None = None, max_restarts: int | None = None) -> dict:
-        """Verify call edges with language servers (structural/lsp), in the caller's thread; the report
-        says what each server did, or why it was given up."""
+               timeout: float | None = None, max_restarts: int | None = None,
+               stop: Callable[[], str | None] | None = None) -> dict:
+        """Verify call edges with language servers (structural/lsp), in the caller's thread, within the
+        `[lsp]` bounds; the report says what each server did, or why it was given up or stopped
+        (`stop`: a reason to end the run, asked as it goes)."""
         # lsprotocol takes over half a second to import: loaded only when enriching, not for every command
         from tenure.structural.lsp.enrich import DEFAULT_TIMEOUT_S, Enricher
         from tenure.structural.lsp.session import MAX_RESTARTS
 
         return Enricher(self.root, self.db, DEFAULT_TIMEOUT_S if timeout is None else timeout,
-                        MAX_RESTARTS if max_restarts is None else max_restarts).run(languages, progress).as_dict()
+                        MAX_RESTARTS if max_restarts is None else max_restarts,
+                        stop=stop).run(languages, progress).as_dict()
 
     def find_symbol(self, query: str) -> Lookup:
         from tenure.namespace.lookup import find_symbols

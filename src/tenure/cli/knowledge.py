@@ -53,10 +53,15 @@ def _print_why(result: dict) -> None:
         label = escape(f"[{item['tier']}{via}, {item['mode']}]")
         console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
+        if item.get("model_says"):
+            console.print("    [dim]the model's description (not the source's words):[/dim] "
+                          + escape(item["model_says"]))
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
     for rel in result["related"][:5]:
-        console.print(f"- related {rel['type']} [bold]{escape(rel['entity'])}[/bold]: {escape(rel['relationship'])}")
+        said = "the model's description: " if rel["mode"] == "model" else ""
+        console.print(f"- related {rel['type']} [bold]{escape(rel['entity'])}[/bold]: "
+                      f"{said}{escape(rel['relationship'])}")
     commits = result["commits"]
     for c in commits["listed"]:
         console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "
@@ -105,6 +110,7 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
                   f"graphrag defaults {per['graphrag']['calls']} calls, {per['graphrag']['tokens']:,} tokens")
     if "price" in report:
         console.print(f"price: tenure ${report['price']['tenure']}, graphrag ${report['price']['graphrag_defaults']}")
+    console.print(escape(report["budget"]["text"]))
     console.print("[green]worth a model build[/green]" if report["worth_a_model_build"]
                   else "[yellow]not worth a model build[/yellow]")
     for reason in report["why"]:
@@ -169,6 +175,11 @@ def build(
         m = report["model"]
         console.print(f"model {m['model']}: {counted(m['calls'], 'call')} ({m['cached']} answered from the cache), "
                       f"{counted(m['prompt_tokens'] + m['completion_tokens'], 'token')}")
+        console.print(escape(report["coverage"]["text"]))
+        extraction = steps.get("extraction", {})
+        if extraction.get("capped") or extraction.get("unsupported"):
+            console.print(f"model claims left out: {extraction['capped']} past the caps of one answer, "
+                          f"{extraction['unsupported']} that no text unit they cite bears out")
     history = report["history"]
     if history.get("available"):
         console.print(f"history: {counted(history.get('commits_total') or 0, 'commit')} "
@@ -178,9 +189,18 @@ def build(
     for skipped in report["skipped"][:10]:
         err.print(f"skipped {escape(skipped['path'])}: {escape(skipped['reason'])}")
     console.print(f"{sum(report['seconds'].values()):.2f}s")
+    if report["failed"]:
+        reason = steps.get("extraction", {}).get("reason")
+        err.print("[red]model calls failed:[/red] " + ", ".join(f"{step} {n}" for step, n in report["failed"].items())
+                  + (f" (last: {escape(reason)})" if reason else "") + "; the next build asks again")
     if report["stopped"]:
-        err.print(f"[yellow]stopped:[/yellow] {escape(report['stopped'])}")
+        remaining = report["remaining"]
+        err.print(f"[yellow]stopped:[/yellow] {escape(report['stopped'])}; left: "
+                  f"{counted(remaining['text_units_to_read'], 'text unit')} to read, steps not run: "
+                  f"{', '.join(remaining['steps_not_run']) or 'none'}")
         raise typer.Exit(3)
+    if report["failed"]:
+        raise typer.Exit(4)
 
 
 @knowledge_app.command()
@@ -198,7 +218,8 @@ def ask(
     if as_json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
         return
-    console.print(f"[bold]{answer['search']} search[/bold], mode: {answer['mode']}")
+    console.print(f"[bold]{answer['search']} search[/bold], mode: {answer['mode']}"
+                  + (f" ({escape(answer['corpus'])})" if answer.get("corpus") else ""))
     console.print(escape(answer["answer"]))
     for source in answer.get("sources", [])[:10]:
         section = f" › {source['section']}" if source.get("section") else ""

@@ -1,6 +1,7 @@
 """Reading a model's JSON answer: the object out of whatever surrounds it (code fences, a sentence),
 checked for the shape a step expects. A malformed answer is asked again once with a repair prompt;
-a second malformed answer is a :class:`MalformedAnswer` with its reason."""
+a second malformed answer is a :class:`MalformedAnswer` with its reason (and both answers are
+forgotten: the next build asks again)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def ask_json(model: CachedModel, step: str, messages: list[Message], max_tokens:
     second = model.ask(step, repair, max_tokens)
     again = _problem(second, check)
     if again is not None:
+        model.forget(step, [messages, repair], max_tokens)
         raise MalformedAnswer(f"malformed answer twice: {problem}; after the repair prompt: {again}")
     return parse_object(second), [*repair, {"role": "assistant", "content": second}]
 

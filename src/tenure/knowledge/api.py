@@ -72,8 +72,10 @@ class Knowledge:
         model = provider if provider is not None else self.provider(offline)
         if dry_run:
             return self._plan(config, model)
-        report = pipeline.build(self.db, self.root, config, model,
-                                self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
+        budget = Budget(config.max_calls if max_calls is None else max_calls,
+                        config.max_tokens if max_tokens is None else max_tokens)
+        report = pipeline.build(self.db, self.root, config, model, self.embedder() if embed else None, budget,
+                                progress)
         return report.as_dict()
 
     def after_index(self, progress: Progress | None = None) -> dict:

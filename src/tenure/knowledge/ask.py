@@ -22,7 +22,7 @@ from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists, has_t
 from tenure.knowledge.cache import CachedModel
 from tenure.knowledge.offline import entity_key, extract, sentences
 from tenure.knowledge.providers.base import ProviderError
-from tenure.knowledge.store import get_meta
+from tenure.knowledge.store import get_meta, model_coverage
 from tenure.knowledge.vectors import Vectors
 from tenure.namespace.phrases import words_of
 from tenure.storage import Database
@@ -50,8 +50,10 @@ class Searcher:
             return {"question": question, "mode": "offline", "search": "global" if global_ else "local",
                     "answer": "The knowledge store is not built yet: run `tenure knowledge build`.", "sources": []}
         out = self._global(question) if global_ else self._local(question)
+        coverage = model_coverage(self.db, built.get("model") or "(earlier)")
         return {"question": question, "mode": "model" if self.model else "offline",
-                "search": "global" if global_ else "local", **out}
+                "search": "global" if global_ else "local", **out,
+                "corpus": coverage["text"] if coverage["read"] or built.get("model") else "no model read it: offline"}
 
     # local -------------------------------------------------------------------------------------
     def _local(self, question: str) -> dict:
@@ -78,8 +80,8 @@ class Searcher:
         if self.model is None:
             lines = [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
                      + "]" for p in passages[:4]]
-            lines += [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
-            lines += [f"- {r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
+            lines += [f"- **{e['name']}** ({e['type']}): {_said(e)}{e['description']}" for e in entities[:5]]
+            lines += [f"- {_said(r)}{r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
                       if not r["description"].startswith("both named in section")]
             return {"answer": "Extractive (offline mode: quoted, not composed):\n" + "\n".join(lines),
                     "entities": entities, "relationships": relationships, "sources": sources}
@@ -236,6 +238,11 @@ class Searcher:
         except EmbeddingError:
             return []
         return Vectors.load(self.db, kind, model).nearest(np.asarray(query), k)
+
+
+def _said(item: dict) -> str:
+    """A model's description is labelled as the model's (a passage is quoted as the source's)."""
+    return "(the model's description) " if item["mode"] == "model" else ""
 
 
 def _excerpt(text: str, question: str, chars: int = 300) -> str:

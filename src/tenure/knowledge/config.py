@@ -14,6 +14,8 @@ glean_min_tokens = 600            # ... only for batches at least this long (a s
 batch_tokens = 1200               # small chunks (commits, short sections) share one extraction call up to this
 max_cluster_size = 30             # Leiden splits larger communities again (graphrag: 10)
 min_report_size = 3               # smaller communities get an extractive report, never a model call
+max_calls = 1500                  # a model build's budget: it stops before the call past it (resumed by the next)
+max_tokens = 3000000              # ... or before passing this many tokens (`knowledge check` shows both)
 
 [knowledge.model]                 # or TENURE_LLM, TENURE_LLM_URL, TENURE_LLM_MODEL, TENURE_LLM_API_KEY
 provider = "openai"               # openai (any OpenAI-compatible server) | ollama | none
@@ -54,11 +56,13 @@ class KnowledgeConfig:
     batch_tokens: int = 1200
     max_cluster_size: int = 30
     min_report_size: int = 3
+    max_calls: int = 1500
+    max_tokens: int = 3_000_000
     model: dict[str, Any] = field(default_factory=dict)
 
 
 _INTS = ("chunk_size", "chunk_overlap", "gleanings", "glean_min_tokens", "batch_tokens", "max_cluster_size",
-         "min_report_size")
+         "min_report_size", "max_calls", "max_tokens")
 _LISTS = ("documents", "exclude", "threads")
 _BOOLS = ("history", "on_index")
 

@@ -90,6 +90,7 @@ def check(docs: list[SourceDocument], config: KnowledgeConfig, model: str | None
             "entities, relationships and communities a model will find: as many as the offline extraction finds",
             f"a model description is {DESCRIPTION_TOKENS} tokens"],
         "worth_a_model_build": verdict["worth"], "why": verdict["why"],
+        "budget": _budget(_sum(ours), config),
     }
     if prices:
         out["price"] = {name: round((e["total"]["prompt_tokens"] * prices[0] + e["total"]["completion_tokens"]
@@ -236,6 +237,17 @@ def batch_sizes(sizes: list[int], limit: int) -> list[int]:
     if used:
         out.append(used)
     return out
+
+
+def _budget(total: dict, config: KnowledgeConfig) -> dict:
+    """A build's budget ([knowledge] max_calls / max_tokens) against the estimate: how many builds the
+    estimate takes (each stops at the budget; the next resumes)."""
+    spent = total["prompt_tokens"] + total["completion_tokens"]
+    builds = max(math.ceil(total["calls"] / max(1, config.max_calls)), math.ceil(spent / max(1, config.max_tokens)), 1)
+    return {"max_calls": config.max_calls, "max_tokens": config.max_tokens, "builds": builds,
+            "text": f"budget per build: {config.max_calls:,} calls, {config.max_tokens:,} tokens ([knowledge] "
+                    f"max_calls, max_tokens; --max-calls, --max-tokens): the estimate takes "
+                    + ("one build" if builds == 1 else f"{builds} builds (each stops at the budget, the next resumes)")}
 
 
 def _sum(steps: dict) -> dict:

@@ -4,18 +4,24 @@ Small chunks share a call: chunks are packed, in document order, into batches of
 `batch_tokens` (a commit message is 50 tokens: graphrag makes two calls for each). Every chunk in a
 batch is a text unit with an id, and the model says which units each entity and relationship came
 from. A batch of at least `glean_min_tokens` gets `gleanings` more passes asking for what was missed.
-A malformed answer is repaired once; a batch still unreadable is recorded failed (with the reason)
-on each of its chunks, and the build goes on. Only pending chunks are read: a rebuild asks nothing.
+A malformed answer is repaired once; a batch still unreadable (or not answered) is recorded failed,
+with the reason, on each of its chunks, counted in the build's report, and read again by the next
+build. Only chunks no model has read are asked about: a rebuild asks nothing.
+
+An answer is untrusted input. What one batch may add is capped (MAX_ENTITIES, MAX_RELATIONSHIPS, names
+and descriptions cut), and an item is kept only for the units that name it and whose text supports its
+description (tenure.knowledge.grounding): a model cannot tie its own words to a document.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tenure.knowledge import prompts, tokens
+from tenure.knowledge import grounding, prompts, tokens
 from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists
 from tenure.knowledge.cache import CachedModel
 from tenure.knowledge.config import KnowledgeConfig
@@ -26,6 +32,10 @@ from tenure.knowledge.store import mark_dirty
 from tenure.storage import Database
 
 ANSWER_TOKENS = 2500
+MAX_ENTITIES = 80  # per batch, gleanings included: 1,200 tokens of text name far fewer
+MAX_RELATIONSHIPS = 120
+MAX_NAME_CHARS = 120  # a longer "name" is prose, not an entity
+MAX_DESCRIPTION_CHARS = 600
 _UNIT = re.compile(r"^u(\d+)$")
 
 
@@ -40,7 +50,8 @@ class Unit:
 def pending_batches(db: Database, config: KnowledgeConfig) -> list[list[Unit]]:
     rows = db.rows(
         "SELECT c.id, c.text, c.tokens, c.section, d.kind, d.ref, d.title FROM knowledge_chunks c"
-        " JOIN knowledge_documents d ON d.id = c.document_id WHERE c.model_state IS NULL ORDER BY d.key, c.ordinal")
+        " JOIN knowledge_documents d ON d.id = c.document_id WHERE c.model_state IS NULL OR c.model_state = 'failed'"
+        " ORDER BY d.key, c.ordinal")
     batches: list[list[Unit]] = []
     current: list[Unit] = []
     used = 0
@@ -61,22 +72,27 @@ def pending_batches(db: Database, config: KnowledgeConfig) -> list[list[Unit]]:
 def extract_all(db: Database, model: CachedModel, config: KnowledgeConfig,
                 progress: Callable[[str, int, int], None] | None = None) -> dict:
     batches = pending_batches(db, config)
-    done = failed = 0
+    done = failed = failed_chunks = 0
+    kept: Counter = Counter()
+    reason = ""
     for number, batch in enumerate(batches, 1):
         try:
             items = extract_batch(model, batch, config)
         except (MalformedAnswer, ProviderError) as exc:
-            _mark(db, batch, "failed", str(exc)[:500])
+            reason = str(exc)[:500]
+            _mark(db, batch, "failed", reason)
             failed += 1
+            failed_chunks += len(batch)
         else:
             with db.transaction():
-                _write(db, batch, items)
+                kept += _write(db, batch, items)
                 _mark(db, batch, "done", None)
             done += 1
         if progress:
             progress("extraction", number, len(batches))
-    return {"batches": len(batches), "done": done, "failed": failed,
-            "chunks": sum(len(b) for b in batches)}
+    return {"batches": len(batches), "done": done, "failed": failed, "chunks": sum(len(b) for b in batches),
+            "failed_chunks": failed_chunks, **({"reason": reason} if reason else {}),
+            "capped": kept["capped"], "unsupported": kept["unsupported"]}
 
 
 def extract_batch(model: CachedModel, batch: list[Unit], config: KnowledgeConfig) -> dict[str, list]:
@@ -108,39 +124,71 @@ def _units(item: dict[str, Any], batch: list[Unit]) -> list[int]:
     return named or [u.chunk_id for u in batch]
 
 
-def _write(db: Database, batch: list[Unit], items: dict[str, list]) -> None:
+def _write(db: Database, batch: list[Unit], items: dict[str, list]) -> Counter:
+    """Store what the answer claims that its units bear out; counts of the items `capped` (past the
+    caps) and `unsupported` (no unit names them, or none says what their description says)."""
+    counts: Counter = Counter()
+    entities, relationships = items["entities"], items["relationships"]
+    counts["capped"] = max(0, len(entities) - MAX_ENTITIES) + max(0, len(relationships) - MAX_RELATIONSHIPS)
     mentions: dict[tuple[int, str], tuple] = {}
-    for item in items["entities"]:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
+    for item in entities[:MAX_ENTITIES]:
+        if not isinstance(item, dict) or not _name(item.get("name")):
             continue
-        name = item["name"].strip()
+        name = _name(item["name"])
         type_ = str(item.get("type") or "concept").strip().lower()
         if type_ not in prompts.ENTITY_TYPES:
             type_ = "concept"
         key = entity_key(name, type_)
-        description = str(item.get("description") or "").strip() or name
-        for chunk_id in _units(item, batch):
+        description = _description(item) or name
+        grounded = _grounded(item, batch, [name], description)
+        counts["unsupported"] += not grounded
+        for chunk_id in grounded:
             mentions.setdefault((chunk_id, key), (chunk_id, key, name, type_, description))
     links: dict[tuple[int, str, str], tuple] = {}
-    for item in items["relationships"]:
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip()
-                                                 for k in ("source", "target")):
+    for item in relationships[:MAX_RELATIONSHIPS]:
+        if not isinstance(item, dict) or not (_name(item.get("source")) and _name(item.get("target"))):
             continue
-        a, b = entity_key(item["source"]), entity_key(item["target"])
+        ends = _name(item["source"]), _name(item["target"])
+        a, b = entity_key(ends[0]), entity_key(ends[1])
         if a == b:
             continue
-        description = str(item.get("description") or "").strip() or f"{item['source']} — {item['target']}"
+        description = _description(item) or f"{ends[0]} — {ends[1]}"
         weight = _weight(item.get("weight"))
         source, target = sorted((a, b))
-        for chunk_id in _units(item, batch):
-            for key, name in ((a, item["source"]), (b, item["target"])):  # an endpoint the model did not list
-                mentions.setdefault((chunk_id, key), (chunk_id, key, name.strip(), "concept", description))
+        grounded = _grounded(item, batch, list(ends), description)
+        counts["unsupported"] += not grounded
+        for chunk_id in grounded:
+            for key, name in ((a, ends[0]), (b, ends[1])):  # an endpoint the model did not list
+                mentions.setdefault((chunk_id, key), (chunk_id, key, name, "concept", description))
             links.setdefault((chunk_id, source, target), (chunk_id, source, target, description, weight))
     mark_dirty(db, {key for _, key in mentions})
     db.executemany("INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
                    " VALUES (?, ?, 'model', ?, ?, ?) ON CONFLICT DO NOTHING", list(mentions.values()))
     db.executemany("INSERT INTO knowledge_links (chunk_id, source, target, mode, description, weight)"
                    " VALUES (?, ?, ?, 'model', ?, ?) ON CONFLICT DO NOTHING", list(links.values()))
+    return counts
+
+
+def _name(value: Any) -> str:
+    """A name as the model wrote it, or '' when it is none (not text, empty, prose-long)."""
+    name = value.strip() if isinstance(value, str) else ""
+    return name if len(name) <= MAX_NAME_CHARS else ""
+
+
+def _description(item: dict[str, Any]) -> str:
+    return str(item.get("description") or "").strip()[:MAX_DESCRIPTION_CHARS]
+
+
+def _grounded(item: dict[str, Any], batch: list[Unit], names: list[str], description: str) -> list[int]:
+    """The chunks of the item's units that name every one of `names` and support its description."""
+    by_id = {u.chunk_id: u for u in batch}
+    out = []
+    for chunk_id in _units(item, batch):
+        unit = by_id[chunk_id]
+        text = f"{unit.label}\n{unit.text}"
+        if all(grounding.names(text, name) for name in names) and grounding.supports(text, description, names):
+            out.append(chunk_id)
+    return out
 
 
 def _weight(value: Any) -> float:

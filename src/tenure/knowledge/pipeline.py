@@ -17,7 +17,7 @@ from tenure.knowledge.cache import Budget, BudgetExhausted, CachedModel
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.discovery import discover
 from tenure.knowledge.providers.base import ChatProvider
-from tenure.knowledge.store import set_meta, touched, untouch
+from tenure.knowledge.store import model_coverage, set_meta, touched, untouch
 from tenure.storage import Database
 
 if TYPE_CHECKING:
@@ -33,11 +33,15 @@ class BuildReport:
     seconds: dict[str, float] = field(default_factory=dict)
     model: dict | None = None  # calls and tokens spent, per step
     stopped: str | None = None  # why the build stopped before its end (a budget); run it again to resume
+    remaining: dict = field(default_factory=dict)  # what a stopped build left for the next one
+    failed: dict = field(default_factory=dict)  # model calls that failed, per step (the next build asks again)
+    coverage: dict | None = None  # how much of the corpus a model has read (model builds)
     skipped: list[dict] = field(default_factory=list)  # files that could not be read, with the reason
     history: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {"mode": self.mode, "stopped": self.stopped, "model": self.model, "steps": self.steps,
+        return {"mode": self.mode, "stopped": self.stopped, "remaining": self.remaining, "failed": self.failed,
+                "coverage": self.coverage, "model": self.model, "steps": self.steps,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "skipped": self.skipped,
                 "history": self.history}
 
@@ -93,12 +97,36 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
             step("embeddings", lambda: vectors.embed(db, embedder, progress))
     except BudgetExhausted as exc:
         report.stopped = f"{exc}: run the build again (with a larger budget) to resume; nothing is asked twice"
+        report.remaining = _remaining(db, [s for s in STEPS if s not in report.steps])
     if model is not None:
         report.model = model.totals()
+        report.failed = _failed(report)
+        report.coverage = model_coverage(db, model.name)
     with db.transaction():
         if report.history:
             set_meta(db, "history", report.history)
         set_meta(db, "last_build", {"at": datetime.now(UTC).isoformat(timespec="seconds"), "mode": report.mode,
                                     "model": provider.name if provider else None, "stopped": report.stopped,
-                                    "calls": report.model["calls"] if report.model else 0})
+                                    "calls": report.model["calls"] if report.model else 0,
+                                    "failed": sum(report.failed.values())})
     return report
+
+
+STEPS = ("discover", "ingest", "extraction", "merge", "join", "communities", "reports", "embeddings")
+
+
+def _failed(report: BuildReport) -> dict[str, int]:
+    """Failed model calls per step; extraction's counted in text units (each failed one is read again)."""
+    assert report.model is not None
+    out = {step: use["failed"] for step, use in report.model["steps"].items()
+           if use["failed"] and step not in ("extraction", "gleaning")}
+    extraction = report.steps.get("extraction", {})
+    if extraction.get("failed"):
+        out["extraction (text units)"] = extraction["failed_chunks"]
+    return out
+
+
+def _remaining(db: Database, steps: list[str]) -> dict:
+    unread = db.rows("SELECT COUNT(*) FROM knowledge_chunks WHERE model_state IS NULL OR model_state = 'failed'")[0][0]
+    return {"text_units_to_read": unread, "steps_not_run": steps}
+

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 from tenure.storage import Database, Migrations
+from tenure.words import counted
 
 migrations = Migrations("knowledge")
 CHUNK = 500  # bound on `IN (...)` lists: SQLite allows 999 parameters per statement by default
@@ -258,6 +259,18 @@ def chunked(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
 
 def marks(items: Sized) -> str:
     return ", ".join("?" * len(items))
+
+
+def model_coverage(db: Database, model: str | None) -> dict:
+    """How many of the stored text units a model has read, failed on, or not asked about yet, and a
+    sentence saying so: "model m read 120 of 480 text units (360 failed); the rest offline"."""
+    counts = dict(db.rows("SELECT COALESCE(model_state, 'unread'), COUNT(*) FROM knowledge_chunks GROUP BY 1"))
+    read, failed, unread = counts.get("done", 0), counts.get("failed", 0), counts.get("unread", 0)
+    text = f"model {model} read {read} of {counted(sum(counts.values()), 'text unit')}"
+    if failed or unread:
+        left = [f"{failed} failed" if failed else "", f"{unread} not asked yet" if unread else ""]
+        text += f" ({', '.join(x for x in left if x)}); the rest offline"
+    return {"read": read, "failed": failed, "unread": unread, "total": sum(counts.values()), "text": text}
 
 
 def get_meta(db: Database, key: str) -> Any:

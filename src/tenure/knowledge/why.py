@@ -14,9 +14,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenure.knowledge.offline import entity_key
+from tenure.knowledge import grounding
+from tenure.knowledge.offline import entity_key, sentences
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank
-from tenure.knowledge.store import get_meta
+from tenure.knowledge.store import get_meta, model_coverage
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
 from tenure.storage import Database
@@ -42,8 +43,10 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
     """`resolve`: the join's ladder, asked when the query is neither a symbol's name nor a phrase the
     documents use (``flask.Flask.make_response`` for ``flask.app.Flask.make_response``)."""
     built = get_meta(db, "last_build")
+    coverage = model_coverage(db, built.get("model") or "(earlier)") if built else None
     answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
-                    "mode": built["mode"] if built else "offline", "built": built}
+                    "mode": "model" if coverage and coverage["read"] else "offline", "built": built,
+                    "model_coverage": coverage}
     fqn = lookup.unique.fqn if lookup.unique else None
     key = entity_key(lookup.query)
     if fqn is None:  # not one symbol's name: as the documents' phrase, through the join's ladder
@@ -92,28 +95,52 @@ def _evidence(db: Database, links: list[_Link], limit: int) -> tuple[list[dict],
     for link in links:
         if link.entity not in by_entity or _rank(link, own) < _rank(by_entity[link.entity], own):
             by_entity[link.entity] = link
-    rows = db.query("SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
-                        " d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
+    rows = db.query("SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, c.text, d.kind,"
+                        " d.ref, d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
                         " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
                         f" WHERE m.entity IN {db.each} AND d.kind <> 'commit'", (db.many(sorted(by_entity)),))
     items: dict[tuple[str, str], dict] = {}
     for row in rows:
-        entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at = row.values()
+        entity, mode, name, description, chunk_id, section, line, text, kind, ref, path, title, authored_at = \
+            row.values()
+        quote = _quote(text, f"{ref} {title} {section}", name, description, mode)
+        if quote is None:
+            continue  # a model's claim its passage does not bear out (stored before claims were checked)
         link = by_entity[entity]
         item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
                 "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
                            "chunk": chunk_id, **({"date": authored_at} if authored_at else {})},
-                "quote": quote, "phrase": name, "symbol": link.fqn or None, "tier": link.tier, "how": link.how,
+                "quote": quote, **({"model_says": description} if mode == "model" and description != quote else {}),
+                "phrase": name, "symbol": link.fqn or None, "tier": link.tier, "how": link.how,
                 "mode": mode, "_rank": (_rank(link, own), link.fqn != own, kind_rank(kind), -(len(quote) > 40), ref,
                                     line or 0)}
-        seen = items.get((ref, quote))
-        if seen is None or item["_rank"] < seen["_rank"]:
-            items[(ref, quote)] = item
+        seen = items.setdefault((ref, quote), item)  # one passage: listed once, with a model's description if any
+        if seen is not item:
+            better, other = sorted((item, seen), key=lambda i: (i["_rank"], "model_says" not in i))
+            if "model_says" in other and "model_says" not in better:
+                better["model_says"] = other["model_says"]
+            items[(ref, quote)] = better
     ranked = sorted(items.values(), key=lambda i: i["_rank"])
     counts = Counter(i["what"] for i in ranked)
     for item in ranked:
         del item["_rank"]
     return ranked[:limit], counts
+
+
+def _quote(text: str, label: str, name: str, description: str, mode: str) -> str | None:
+    """The source's own words a mention rests on: its description where that is verbatim in the text
+    (offline: the sentence), else the sentence naming the phrase, else (a document about the entity,
+    naming it only in its title) the text's first sentence. None for a model's claim the text does not
+    name or bear out: a model's words are never shown as a document's."""
+    if mode == "model" and not (grounding.names(f"{label}\n{text}", name)
+                                and grounding.supports(f"{label}\n{text}", description, [name])):
+        return None
+    if grounding.verbatim(description, f"{label}\n{text}"):
+        return description
+    found = grounding.passage(text, name)
+    if found is None and grounding.names(label, name):
+        found = next(iter(sentences(text)), None)
+    return found
 
 
 def _related(db: Database, links: list[_Link]) -> list[dict]:
@@ -214,7 +241,9 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     mode = answer["mode"]
     how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "
            "that name them together; descriptions and reports are extractive" if mode == "offline"
-           else f"model {built.get('model')}, with offline links")
+           else f"{answer['model_coverage']['text']}, with offline links")
+    if mode == "offline" and built.get("model"):  # a model build that read nothing (its endpoint failed)
+        how += f" ({answer['model_coverage']['text']})"
     if not parts:
         found = "nothing in the documents, threads or history names it"
         if answer["symbol"] is None and answer["lookup"]["how"] == "none":

@@ -4,11 +4,15 @@
 A 429, a 5xx, a timeout or a dropped connection is retried with exponential backoff (1, 2, 4, … s,
 at most MAX_WAIT_S), waiting what ``Retry-After`` asks for when the server says (seconds or an HTTP
 date); any other status fails at once with a message naming the setting to check.
+
+An answer is read from the stream up to MAX_ANSWER_BYTES and within the request's timeout in all
+(not per read: a server trickling bytes is cut off too); past either it is refused, not retried.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import time
 from abc import ABC, abstractmethod
@@ -23,6 +27,11 @@ from tenure.knowledge.providers.base import Completion, Message, ProviderError
 
 RETRIED = {429, 500, 502, 503, 504}
 MAX_WAIT_S = 60.0
+MAX_ANSWER_BYTES = 1 << 20  # an answer of a few thousand tokens is some 20 KB; 1 MB is no answer asked for
+
+
+class _Refused(Exception):
+    """The answer broke a bound (size, time): not worth asking again."""
 
 
 class ChatServer(ABC):
@@ -49,12 +58,14 @@ class ChatServer(ABC):
         body = self._post(self.request(messages, max_tokens))
         try:
             text, prompt, completion = self.parse(body)
-        except (KeyError, IndexError, TypeError) as exc:
+            if not isinstance(text, str):
+                raise TypeError(f"content is a {type(text).__name__}")
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ProviderError(f"{self.endpoint.url + self.path} answered without a message ({exc!r}: "
                                 f"{str(body)[:200]}); check {self.endpoint.url_setting}") from exc
-        if prompt is None:
+        if not _count(prompt):  # (not said, or nonsense: counted here)
             prompt = sum(tokens.count(m["content"]) for m in messages)
-        if completion is None:
+        if not _count(completion):
             completion = tokens.count(text)
         return Completion(text, prompt, completion)
 
@@ -65,7 +76,9 @@ class ChatServer(ABC):
         while True:
             wait: float | None = None
             try:
-                response = httpx.post(url, json=payload, headers=headers, timeout=self.endpoint.timeout)
+                response, body = self._send(url, payload, headers)
+            except _Refused as exc:
+                raise ProviderError(f"{url} {exc}; check {self.endpoint.url_setting}") from None
             except httpx.TimeoutException as exc:
                 problem = f"did not answer within {self.endpoint.timeout:g} s"
                 error: Exception = exc
@@ -73,16 +86,17 @@ class ChatServer(ABC):
                 problem = f"cannot be reached ({type(exc).__name__}: {exc})"
                 error = exc
             else:
+                text = body.decode("utf-8", errors="replace")
                 if response.status_code == 200:
                     try:
-                        return response.json()
+                        return json.loads(body)
                     except ValueError as exc:
-                        raise ProviderError(f"{url} answered with non-JSON ({response.text[:200]!r}); "
+                        raise ProviderError(f"{url} answered with non-JSON ({text[:200]!r}); "
                                             f"check {self.endpoint.url_setting}") from exc
                 if response.status_code not in RETRIED:
-                    raise ProviderError(self._status_message(url, response))
+                    raise ProviderError(self._status_message(url, response.status_code, text))
                 problem = f"answered HTTP {response.status_code}"
-                error = ProviderError(response.text[:200])
+                error = ProviderError(text[:200])
                 wait = retry_after(response.headers.get("retry-after"))
             if attempt >= self.max_retries:
                 raise ProviderError(f"{url} {problem}, {attempt + 1} times; check {self.endpoint.url_setting}"
@@ -91,12 +105,28 @@ class ChatServer(ABC):
             attempt += 1
             self.retries += 1
 
-    def _status_message(self, url: str, response: httpx.Response) -> str:
+    def _send(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
+        """The response and its body, read within MAX_ANSWER_BYTES and the timeout in all."""
+        deadline = time.monotonic() + self.endpoint.timeout
+        with httpx.stream("POST", url, json=payload, headers=headers, timeout=self.endpoint.timeout) as response:
+            body = bytearray()
+            for part in response.iter_bytes():
+                body += part
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise _Refused(f"answered more than {MAX_ANSWER_BYTES:,} bytes (read no further)")
+                if time.monotonic() > deadline:
+                    raise _Refused(f"was still answering after {self.endpoint.timeout:g} s (read no further)")
+        return response, bytes(body)
+
+    def _status_message(self, url: str, status: int, text: str) -> str:
         hint = {401: f"check {self.endpoint.key_setting}", 403: f"check {self.endpoint.key_setting}",
                 404: f"check {self.endpoint.url_setting} and {self.endpoint.model_setting}={self.endpoint.model!r}"}
         default = f"check {self.endpoint.url_setting} and {self.endpoint.model_setting}"
-        return f"{url} answered HTTP {response.status_code}: {response.text[:200]!r}; " + hint.get(
-            response.status_code, default)
+        return f"{url} answered HTTP {status}: {text[:200]!r}; " + hint.get(status, default)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 40
 
 
 def retry_after(value: str | None) -> float | None:

@@ -1,6 +1,10 @@
 """`tenure index` schedules enrichment: it drops the verdicts of changed files at once (so the query
 path never counts a stale confirmation) and starts a detached `tenure enrich` unless one is running.
 
+A run belongs to the index that scheduled it: it stops when a newer index schedules another (which
+waits for the lock the older one lets go), or when that index's process ended before the index
+finished (killed, crashed): `tenure status` says which.
+
 `TENURE_ENRICH=off` turns scheduling off (the test suite sets it: no test starts a server by accident).
 """
 
@@ -43,13 +47,14 @@ class LspSource:
             return {**out, "status": "nothing to enrich"}
         if os.environ.get(ENV_SWITCH, "on").lower() in ("off", "0", "false", "no"):
             return {**out, "status": f"not scheduled ({ENV_SWITCH}=off)"}
-        if lock_held(context.state_dir):
-            return {**out, "status": "already running"}
-        pid = spawn_enrich(context.root, context.state_dir)
+        running = lock_held(context.state_dir)
+        pid = spawn_enrich(context.root, context.state_dir, state.schedule(os.getpid()))
         log = os.path.relpath(context.state_dir / LOG_FILE, context.root)
-        return {**out, "status": f"scheduled for {', '.join(runnable)} (pid {pid}, log {log})"}
+        instead = "; the running one stops for it" if running else ""
+        return {**out, "status": f"scheduled for {', '.join(runnable)} (pid {pid}, log {log}{instead})"}
 
 
-def spawn_enrich(root: Path, state_dir: Path) -> int:
-    """A detached `tenure enrich`: it outlives the index command and its terminal."""
-    return spawn_detached(["enrich", "--repo", str(root), "--background"], root, state_dir / LOG_FILE)
+def spawn_enrich(root: Path, state_dir: Path, schedule: int) -> int:
+    """A detached `tenure enrich`: it outlives the index command and its terminal, not the index."""
+    return spawn_detached(["enrich", "--repo", str(root), "--background", "--schedule", str(schedule)], root,
+                          state_dir / LOG_FILE)

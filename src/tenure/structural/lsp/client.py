@@ -23,6 +23,8 @@ from typing import Any
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
 
+from tenure.structural.lsp.bounds import WATCH_S, group_rss
+
 _converter = get_converter()
 SHUTDOWN_TIMEOUT_S = 5.0
 
@@ -40,10 +42,15 @@ class RequestTimeout(LspError):
 
 
 class LspClient:
-    def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None):
+    def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None,
+                 max_rss: int | None = None):
+        """`max_rss`: bytes the server's process group may hold resident; past them it is killed (and
+        every request fails saying so)."""
         self.command = command
         self.root = root
         self.timeout = timeout
+        self.max_rss = max_rss
+        self._over_memory = ""  # why the watchdog killed the server
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root,
@@ -64,6 +71,8 @@ class LspClient:
         self.capabilities: lsp.ServerCapabilities | None = None
         threading.Thread(target=self._read_loop, name="lsp-reader", daemon=True).start()
         threading.Thread(target=self._drain_stderr, name="lsp-stderr", daemon=True).start()
+        if max_rss is not None:
+            threading.Thread(target=self._watch_memory, name="lsp-memory", daemon=True).start()
 
     @property
     def pid(self) -> int:
@@ -265,7 +274,21 @@ class LspClient:
         for raw in self.process.stderr:  # type: ignore[union-attr]
             self._stderr_tail = [*self._stderr_tail[-19:], raw.decode(errors="replace").rstrip()]
 
+    def _watch_memory(self) -> None:
+        assert self.max_rss is not None
+        while not self._gone.wait(WATCH_S):
+            held = group_rss(self.process.pid)
+            if held is None:
+                return  # no /proc: the time bounds alone hold
+            if held > self.max_rss:
+                self._over_memory = (f"{Path(self.command[0]).name} held {held >> 20:,} MB, past the bound of "
+                                     f"{self.max_rss >> 20:,} MB ([lsp] max_memory_mb): ended")
+                self.kill()
+                return
+
     def _why_gone(self) -> str:
+        if self._over_memory:
+            return self._over_memory
         code = None
         with contextlib.suppress(subprocess.TimeoutExpired):
             code = self.process.wait(1)  # its output closes a moment before it exits

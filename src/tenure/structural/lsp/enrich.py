@@ -26,13 +26,15 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
+from tenure.config import CONFIG_FILE
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.discover import ignored
 from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
+from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec, servers_for
+from tenure.structural.lsp.servers import ServerSpec, project_config, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
@@ -59,6 +61,7 @@ class LanguageReport:
     undecided: int = 0  # the checker knew no target either (untyped receivers)
     dispatched: int = 0  # candidates overriding the target named: kept at their tier, unverified
     failed: str = ""  # why the server was given up, once
+    too_large: int = 0  # files past [lsp] max_file_kb: not asked about
     restarts: int = 0
     server_pids: list[int] = field(default_factory=list)
 
@@ -72,13 +75,20 @@ class EnrichReport:
     no_server: dict[str, str] = field(default_factory=dict)  # language -> how to install one
     dropped: int = 0  # files whose verdicts were dropped (changed or deleted since)
     seconds: float = 0.0
+    stopped: str = ""  # why the run stopped before its end (a bound, a newer index)
+    max_file_kb: float = 0
 
     def as_dict(self) -> dict:
         return {"languages": {k: v.as_dict() for k, v in self.languages.items()}, "no_server": self.no_server,
-                "dropped": self.dropped, "seconds": round(self.seconds, 2), "text": self.text()}
+                "dropped": self.dropped, "seconds": round(self.seconds, 2), "stopped": self.stopped,
+                "text": self.text()}
 
     def text(self) -> str:
-        parts = []
+        parts = [f"stopped: {self.stopped}"] if self.stopped else []
+        too_large = sum(r.too_large for r in self.languages.values())
+        if too_large:
+            parts.append(f"{counted(too_large, 'file')} over {self.max_file_kb:g} KB not asked about "
+                         "([lsp] max_file_kb): tree-sitter tiers kept")
         for language, r in self.languages.items():
             if r.failed:
                 kept = counted(r.pending - r.verified, "file")
@@ -144,11 +154,22 @@ class _Run:
         self.state.finish_run(self.id, result)
 
 
+class Stopped(Exception):
+    """The run must end before its work does: a bound, or the index that started it (see `stop`)."""
+
+
 class Enricher:
     def __init__(self, root: Path, db: Database, timeout: float = DEFAULT_TIMEOUT_S,
-                 max_restarts: int = MAX_RESTARTS, references: bool = True) -> None:
+                 max_restarts: int = MAX_RESTARTS, references: bool = True, bounds: Bounds | None = None,
+                 stop: Callable[[], str | None] | None = None) -> None:
+        """`stop`: asked about once a second or so; a reason it returns ends the run (a background
+        run's index died or was superseded)."""
         self.root = root.resolve()
         self.db = db
+        self.bounds = bounds or Bounds.of(project_config(self.root), str(self.root / CONFIG_FILE))
+        self._stop = stop
+        self._deadline = float("inf")
+        self._checked = 0.0
         self.store = StructuralStore(db)
         self.state = LspState(db)
         self.timeout = timeout
@@ -166,8 +187,9 @@ class Enricher:
     # the run -----------------------------------------------------------------------------------
     def run(self, languages: set[str] | None = None, progress: Progress | None = None) -> EnrichReport:
         started = time.perf_counter()
-        report = EnrichReport(dropped=len(self.state.invalidate()))
-        files = self.db.query("SELECT id, path, language, content_hash FROM files"
+        self._deadline = time.monotonic() + self.bounds.max_seconds
+        report = EnrichReport(dropped=len(self.state.invalidate()), max_file_kb=self.bounds.max_file_kb)
+        files = self.db.query("SELECT id, path, language, content_hash, size FROM files"
                               " WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")
         present = {f["language"] for f in files} & (languages or {f["language"] for f in files})
         servers = servers_for(self.root, present)
@@ -184,6 +206,9 @@ class Enricher:
             sites_hash = self.state.sites_hashes({f["id"]: f["path"] for f in mine})
             dirty = [f for f in mine if verified.get(f["path"]) != (f["content_hash"], sites_hash[f["path"]])]
             reports = {lang: LanguageReport(server=spec.name) for lang in sorted(langs)}
+            for f in [f for f in dirty if f["size"] > self.bounds.max_file_bytes]:  # generated code, most often
+                reports[f["language"]].too_large += 1
+                dirty.remove(f)
             for f in dirty:
                 reports[f["language"]].pending += 1
             report.languages.update(reports)
@@ -194,9 +219,11 @@ class Enricher:
             try:
                 for spec, dirty, sites_hash, reports in work:
                     self._verify_all(spec, dirty, sites_hash, reports, progress, run)
+            except Stopped as exc:
+                report.stopped = f"{exc} after {run.done} of {counted(run.total, 'file')}"
             finally:  # (also when stopped: the run then says where)
                 report.seconds = time.perf_counter() - started
-                run.finish(report.text() if run.done == run.total else
+                run.finish(report.text() if run.done == run.total or report.stopped else
                            f"stopped after {run.done} of {counted(run.total, 'file')}")
         report.seconds = time.perf_counter() - started
         failed = {lang: r.failed for lang, r in report.languages.items() if r.failed}
@@ -205,10 +232,11 @@ class Enricher:
 
     def _verify_all(self, spec: ServerSpec, dirty: list[dict], sites_hash: dict[str, str],
                     reports: dict[str, LanguageReport], progress: Progress | None, run: _Run) -> None:
-        session = ServerSession(spec, self.root, self.timeout, self.max_restarts)
+        session = ServerSession(spec, self.root, self.timeout, self.max_restarts, max_rss=self.bounds.max_rss)
         phase = f"lsp {'/'.join(sorted(reports))}"
         try:
             for done, f in enumerate(dirty):
+                self.check(force=True)
                 if progress:
                     progress(phase, done, len(dirty))
                 r = reports[f["language"]]
@@ -241,6 +269,17 @@ class Enricher:
                 lang_report.restarts = session.restarts
                 lang_report.server_pids = list(session.pids)
 
+    def check(self, force: bool = False) -> None:
+        """Raise Stopped past the run's time bound, or when `stop` gives a reason (asked at most once a
+        second, unless `force`)."""
+        now = time.monotonic()
+        if now > self._deadline:
+            raise Stopped(f"the time bound of {self.bounds.max_minutes:g} min ([lsp] max_minutes) was reached")
+        if self._stop is not None and (force or now - self._checked >= 1.0):
+            self._checked = now
+            if reason := self._stop():
+                raise Stopped(reason)
+
     def _current_text(self, f: dict) -> str | None:
         try:
             data = (self.root / f["path"]).read_bytes()
@@ -266,10 +305,12 @@ class Enricher:
         try:
             site_edges: list[SourceEdge] = []
             for site in self._sites(path, file_id):
+                self.check()
                 site_edges += self._check_site(client, spec, uri, path, language, site, detail, counts)
             ref_edges: list[SourceEdge] = []
             if self.references:
                 for sym in self.symbols.by_path.get(path, ()):
+                    self.check()
                     ref_edges += self._references_to(client, spec, uri, sym, detail)
             known = {(e.src, e.dst, e.relation, e.line) for e in site_edges}
             counts["added"] += sum(1 for e in ref_edges if (e.src, e.dst, e.relation, e.line) not in known

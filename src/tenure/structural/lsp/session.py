@@ -23,8 +23,9 @@ class GaveUp(Exception):
 
 class ServerSession:
     def __init__(self, spec: ServerSpec, root: Path, timeout: float, max_restarts: int = MAX_RESTARTS,
-                 backoff: float = BACKOFF_S) -> None:
+                 backoff: float = BACKOFF_S, max_rss: int | None = None) -> None:
         self.spec = spec
+        self.max_rss = max_rss
         self.root = root
         self.timeout = timeout
         self.max_restarts = max_restarts
@@ -57,7 +58,7 @@ class ServerSession:
             argv = self.spec.argv()
             if argv is None:
                 raise GaveUp(f"{self.spec.command[0]} not found ({self.spec.install})")
-            client = LspClient(argv, self.root, self.timeout)
+            client = LspClient(argv, self.root, self.timeout, max_rss=self.max_rss)
             self.pids.append(client.pid)
             try:
                 client.initialize()

@@ -62,6 +62,20 @@ def m003_runs(db: Database) -> None:
     )
 
 
+@migrations
+def m004_bounds_schedules(db: Database) -> None:
+    # Each background enrichment an index scheduled: the run stops when a newer index schedules another,
+    # or when its index process ended before the index did (killed, crashed).
+    db.execute(
+        """CREATE TABLE lsp_schedules (
+            id INTEGER PRIMARY KEY,
+            index_pid INTEGER NOT NULL,
+            scheduled_at TEXT NOT NULL,
+            index_done INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+
+
 KEPT_RUNS = 20
 
 
@@ -84,6 +98,30 @@ class LspState:
     def finish_run(self, run: int, result: str) -> None:
         with self.db.transaction():
             self.db.execute("UPDATE lsp_runs SET finished_at = ?, result = ? WHERE id = ?", (_now(), result, run))
+
+    def schedule(self, index_pid: int) -> int:
+        """A background run scheduled by the index in `index_pid`; it supersedes every earlier one."""
+        with self.db.transaction():
+            [(schedule,)] = self.db.rows("INSERT INTO lsp_schedules (index_pid, scheduled_at) VALUES (?, ?)"
+                                         " RETURNING id", (index_pid, _now()))
+            self.db.execute("DELETE FROM lsp_schedules WHERE id <= ?", (schedule - KEPT_RUNS,))
+        return schedule
+
+    def index_done(self, index_pid: int) -> None:
+        """The index in `index_pid` finished: what it scheduled may outlive it."""
+        with self.db.transaction():
+            self.db.execute("UPDATE lsp_schedules SET index_done = 1 WHERE index_pid = ? AND index_done = 0",
+                            (index_pid,))
+
+    def why_stop(self, schedule: int) -> str | None:
+        """Why a background run of `schedule` must stop now, or None: a newer index scheduled another,
+        or its index's process ended before the index finished."""
+        if self.db.rows("SELECT 1 FROM lsp_schedules WHERE id > ? LIMIT 1", (schedule,)):
+            return "a newer index scheduled another run"
+        rows = self.db.rows("SELECT index_pid, index_done FROM lsp_schedules WHERE id = ?", (schedule,))
+        if rows and not rows[0][1] and not _alive(rows[0][0]):
+            return f"the index that scheduled it (pid {rows[0][0]}) ended before it finished"
+        return None
 
     def verified(self) -> dict[str, tuple[str, str]]:
         """path -> (content hash, sites hash) it was verified at."""

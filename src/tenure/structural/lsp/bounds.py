@@ -1,0 +1,74 @@
+"""What one enrichment may spend, from the `[lsp]` table of tenure.toml:
+
+```toml
+[lsp]
+max_memory_mb = 1536   # a server whose processes together hold more is ended (and restarted, then given up)
+max_minutes = 20       # a run stops here; the next `tenure index` schedules the rest
+max_file_kb = 512      # larger files (generated code) are not asked about, and the run says so
+```
+
+Memory is watched, not limited: RLIMIT_AS would refuse Node its address-space reservations at
+start, so the resident memory of the server's whole process group is read from /proc every
+WATCH_S and the group is killed past the bound. Where /proc is missing only the time bound holds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+WATCH_S = 0.5
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+@dataclass(frozen=True)
+class Bounds:
+    max_memory_mb: int = 1536
+    max_minutes: float = 20.0
+    max_file_kb: int = 512
+
+    @classmethod
+    def of(cls, table: dict, where: str) -> Bounds:
+        """The bounds a project's `[lsp]` table sets (its language tables aside); a wrong value is an error."""
+        values = {}
+        for f in fields(cls):
+            if f.name in table:
+                value = table[f.name]
+                if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                    raise ValueError(f"{where}: [lsp] {f.name} must be a number above 0, not {value!r}")
+                values[f.name] = value
+        return cls(**values)
+
+    @property
+    def max_rss(self) -> int:
+        return int(self.max_memory_mb * 1024 * 1024)
+
+    @property
+    def max_seconds(self) -> float:
+        return self.max_minutes * 60
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_kb * 1024)
+
+
+def group_rss(pgid: int) -> int | None:
+    """Resident bytes of every process in the process group (the server and what it spawned: node,
+    tsserver, workers); None where /proc cannot tell."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    total = 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile, or not ours to read
+        # "pid (comm) state ppid pgrp ... rss" — comm may hold spaces and parentheses: split after its end
+        rest = stat[stat.rfind(")") + 2:].split()
+        if len(rest) > 21 and int(rest[2]) == pgid:
+            total += int(rest[21]) * _PAGE
+    return total
