@@ -94,6 +94,7 @@ class _Entry:
     in_tests: bool
     bases: tuple[str, ...] = ()
     module: str = ""
+    nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
 
 
 @dataclass
@@ -116,8 +117,10 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
+            parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
+            nested = parent is not None and (parent.nested or parent.kind not in ("class", "module"))
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
-                           s.module or "")
+                           s.module or "", nested)
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             index.by_normalised[normalised(s.name)].append(entry)
@@ -134,11 +137,24 @@ class PhraseIndex:
         text = clean(phrase)
         if not text or not self.fqns:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbols indexed" if not self.fqns else "empty")
+        return self.resolve_name(phrase) or self._concept(phrase, text)
+
+    def resolve_name(self, phrase: str) -> PhraseMatch | None:
+        """The rungs that read the phrase as a name: a path, a full or dotted name, a name with case and
+        separators folded. None when it names nothing so (`resolve` then tries its words)."""
+        text = clean(phrase)
+        if not text or not self.fqns:
+            return None
         if _is_path(text):
             found = self._path(phrase, text)
             if found is not None:
                 return found
-        return self._name(phrase, text) or self._concept(phrase, text)
+        return self._name(phrase, text) or self._folded(phrase, text)
+
+    def is_nested(self, fqn: str) -> bool:
+        """Defined inside a function: a closure or a local, which no word of prose means."""
+        entry = self.fqns.get(fqn)
+        return entry is not None and entry.nested
 
     # the rungs ---------------------------------------------------------------------------------
     def _path(self, phrase: str, path: str) -> PhraseMatch | None:
@@ -225,7 +241,7 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
         return _set(phrase, sorted(e.fqn for e in outside), why)
 
-    def _concept(self, phrase: str, text: str) -> PhraseMatch:
+    def _folded(self, phrase: str, text: str) -> PhraseMatch | None:
         norm = normalised(text)
         # folding names a class, a module or a module-level function ("the request context" is no method)
         same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
@@ -235,6 +251,9 @@ class PhraseIndex:
             return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
+        return None
+
+    def _concept(self, phrase: str, text: str) -> PhraseMatch:
         words = words_of(text)
         if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
