@@ -29,6 +29,9 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
+# what a symbol can be defined in without being a closure or a local
+CONTAINERS = frozenset({"module", "class", "interface", "struct", "enum", "trait", "type", "record", "object",
+                        "protocol", "union", "impl"})
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -118,8 +121,8 @@ class PhraseIndex:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
             parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
-            nested = parent is not None and (parent.nested or parent.kind not in ("class", "module"))
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
+            nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests(s.path), s.bases,
                            s.module or "", nested)
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
@@ -287,7 +290,7 @@ def _reexported(text: str, entry: _Entry) -> bool:
     return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
 
 
-def _in_tests(path: str) -> bool:
+def in_tests(path: str) -> bool:
     parts = path.split("/")
     return any(p in ("tests", "test", "testing") for p in parts[:-1]) or parts[-1].startswith("test_")
 
