@@ -20,6 +20,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import Symbol, every_symbol
 from tenure.storage import Database
@@ -30,6 +32,9 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
+# what a symbol can be defined in without being a closure or a local
+CONTAINERS = frozenset({"module", "class", "interface", "struct", "enum", "trait", "type", "record", "object",
+                        "protocol", "union", "impl"})
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -95,6 +100,9 @@ class _Entry:
     in_tests: bool
     bases: tuple[str, ...] = ()
     module: str = ""
+    nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
+    name: str = ""
+    folded: str = ""  # its name, `normalised`
 
 
 @dataclass
@@ -117,11 +125,13 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
+            parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
+            nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), is_test(s.path), s.bases,
-                           s.module or "")
+                           s.module or "", nested, s.name, normalised(s.name))
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
-            index.by_normalised[normalised(s.name)].append(entry)
+            index.by_normalised[entry.folded].append(entry)
             for word in words_of(s.name):
                 index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
@@ -131,15 +141,46 @@ class PhraseIndex:
     def __bool__(self) -> bool:
         return bool(self.fqns)
 
+    def dump(self) -> bytes:
+        """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
+        entries = list(self.fqns.values())
+        position = {e.fqn: i for i, e in enumerate(entries)}
+        return _CODEC_OUT.encode((entries, {w: sorted(position[f] for f in fqns) for w, fqns in self.by_word.items()},
+                                  self.modules_by_path))
+
+    @classmethod
+    def load(cls, data: bytes) -> PhraseIndex:
+        entries, by_word, modules_by_path = _CODEC_IN.decode(data)
+        index = cls(modules_by_path=modules_by_path)
+        for entry in entries:
+            index.fqns[entry.fqn] = entry
+            index.by_name[entry.name].append(entry)
+            index.by_normalised[entry.folded].append(entry)
+        index.by_word.update((w, {entries[i].fqn for i in at}) for w, at in by_word.items())
+        return index
+
     def resolve(self, phrase: str) -> PhraseMatch:
         text = clean(phrase)
         if not text or not self.fqns:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbols indexed" if not self.fqns else "empty")
+        return self.resolve_name(phrase) or self._concept(phrase, text)
+
+    def resolve_name(self, phrase: str) -> PhraseMatch | None:
+        """The rungs that read the phrase as a name: a path, a full or dotted name, a name with case and
+        separators folded. None when it names nothing so (`resolve` then tries its words)."""
+        text = clean(phrase)
+        if not text or not self.fqns:
+            return None
         if _is_path(text):
             found = self._path(phrase, text)
             if found is not None:
                 return found
-        return self._name(phrase, text) or self._concept(phrase, text)
+        return self._name(phrase, text) or self._folded(phrase, text)
+
+    def is_nested(self, fqn: str) -> bool:
+        """Defined inside a function: a closure or a local, which no word of prose means."""
+        entry = self.fqns.get(fqn)
+        return entry is not None and entry.nested
 
     # the rungs ---------------------------------------------------------------------------------
     def _path(self, phrase: str, path: str) -> PhraseMatch | None:
@@ -226,7 +267,7 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
         return _set(phrase, sorted(e.fqn for e in outside), why)
 
-    def _concept(self, phrase: str, text: str) -> PhraseMatch:
+    def _folded(self, phrase: str, text: str) -> PhraseMatch | None:
         norm = normalised(text)
         # folding names a class, a module or a module-level function ("the request context" is no method)
         same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
@@ -236,6 +277,9 @@ class PhraseIndex:
             return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
+        return None
+
+    def _concept(self, phrase: str, text: str) -> PhraseMatch:
         words = words_of(text)
         if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
@@ -253,6 +297,10 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
+
+
+_CODEC_OUT = msgspec.msgpack.Encoder()
+_CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
 
 
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
