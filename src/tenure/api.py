@@ -329,6 +329,15 @@ class Tenure:
         result["freshness"] = self.freshness()
         return result
 
+    def ask(self, question: str, budget: int | None = None, offline: bool = False) -> dict:
+        """SPEC §2.6's question: what breaks, why, what happened before and the rules that apply to the
+        change a question names, as one answer packed to `budget` tokens (tenure.ask); with a model
+        configured (and not `offline`), a synthesis whose every sentence cites its items."""
+        from tenure.ask.answer import ask
+        from tenure.ask.pack import DEFAULT_BUDGET
+
+        return ask(self, question, DEFAULT_BUDGET if budget is None else budget, offline)
+
     def ingest_traces(self, paths: list[Path], progress: Callable[[Path, int, int], None] | None = None) -> dict:
         """Observed edges from OpenTelemetry trace files (OTLP JSON lines or protobuf); a file read
         again replaces what it gave before. `progress(path, bytes read, file size)`."""
