@@ -273,7 +273,7 @@ class Tenure:
 
     # work sessions (one concept: memories/sessions.py; its end becomes an episode) -------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
-        started = self.memories.start_session(agent, task, elements)
+        started = self.memories.start_session(agent, task, elements, self.brief)
         self.episodes.session_started(started["session"])
         return started
 
@@ -328,6 +328,14 @@ class Tenure:
         result = what_breaks(self.db, self.find_symbol(symbol), depth).as_dict()
         result["freshness"] = self.freshness()
         return result
+
+    def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
+        """The briefing an agent reads before it starts (tenure.ask.briefing): the elements the task is
+        about by intent, their pitfalls and VERIFY warnings, the decisions behind them, past failures and
+        the rules for their files."""
+        from tenure.ask.briefing import brief
+
+        return brief(self, task, session, limit)
 
     def ask(self, question: str, budget: int | None = None, offline: bool = False) -> dict:
         """SPEC §2.6's question: what breaks, why, what happened before and the rules that apply to the

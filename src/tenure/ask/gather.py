@@ -74,7 +74,7 @@ def structural(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
         enriched = enriched or summary["coverage"]["enriched"]
         section.headlines.append(f"{f.symbol}: {summary['text']}")
         for row in by_dependant(result["dependants"]):
-            section.items.append(_dependant(row, f))
+            section.add(_dependant(row, f))
     if focus and not enriched:
         notes.append("no language server ran: edges matched by name are unverified (`tenure enrich`)")
     if focus and not stores.structural.holds_source("trace"):
@@ -118,13 +118,13 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
             source = e["source"]
             where = f"{source['path']}:{source['line']}" if source.get("path") and source.get("line") else \
                 (source.get("path") or ref)
-            section.items.append(Item(
+            section.add(Item(
                 KNOWLEDGE, e["what"], f"{ref}: “{_cut(e['quote'], QUOTE_CHARS)}”", e["tier"], where,
                 LADDER_CONFIDENCE.get(e["tier"], 0.25), min(1.0, relevance * (VALUE_BOOST if stated else 1.0)),
                 e.get("symbol") or "", {"section": source.get("section"), "mode": e["mode"], "how": e["how"]}))
         for c in answer["commits"]["listed"]:
             if c.get("named"):  # a commit whose message names it (those whose diff touched it: history)
-                section.items.append(Item(KNOWLEDGE, "commit", f"{c['sha']} {c['subject']}", "exact",
+                section.add(Item(KNOWLEDGE, "commit", f"{c['sha']} {c['subject']}", "exact",
                                           f"commit {c['sha']} ({(c['date'] or '')[:10]})",
                                           LADDER_CONFIDENCE["exact"] * 0.7, relevance * 0.7, subject))
     if mode is None:
@@ -151,7 +151,7 @@ def episodic(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
                 said.add(note)
                 notes.append(note)
         for group in result["groups"]:
-            section.items.append(_attempt(group, f))
+            section.add(_attempt(group, f))
     return section
 
 
@@ -210,7 +210,7 @@ def procedural(stores: Stores, focus: list[Focus]) -> Section:
             if not promoted:
                 continue  # a candidate rule about running things is not yet how things are done
         confidence = STATED_RULE if rule["byHand"] else (rule["agreement"] or 0.0)
-        section.items.append(Item(
+        section.add(Item(
             PROCEDURAL, f"{rule['kind']} rule", rule["text"], rule["status"],
             f"rule {rule['id']} ({'stated by ' + rule['source'] if rule['byHand'] else _counts(rule)})",
             confidence if promoted else confidence * 0.5, relevance))
@@ -233,7 +233,7 @@ def memories(stores: Stores, focus: list[Focus]) -> Section:
                 if m["id"] in seen or m["via"]:
                     continue
                 seen.add(m["id"])
-                section.items.append(_memory(m, f, weight))
+                section.add(_memory(m, f, weight))
     return section
 
 

@@ -55,6 +55,12 @@ class Section:
     def title(self) -> str:
         return SECTIONS[self.store]
 
+    def add(self, item: Item) -> None:
+        """Keep `item` unless the section holds the same line from the same source (a class's answer
+        repeats what its method's gave)."""
+        if not any(i.text == item.text and i.source == item.source for i in self.items):
+            self.items.append(item)
+
     def as_dict(self) -> dict:
         return {"store": self.store, "title": self.title, "headlines": self.headlines,
                 "items": [i.as_dict() for i in self.items], "leftOut": self.left_out, "more": self.more}

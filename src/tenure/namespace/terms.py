@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
-# camelCase / PascalCase / ACRONYMWord boundaries inside one identifier
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# camelCase / PascalCase / ACRONYMWord boundaries inside one identifier; an acronym's plural (URLs, IDs)
+# is one word, not "UR" + "Ls"
+_CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # Words that say nothing about what a text is about (English function words, common keywords).
 _STOPWORDS = """a about above after again against all also am an and any are as at be because been before being
@@ -55,6 +56,16 @@ def terms(text: str) -> list[str]:
         if len(w) > 1 and w not in STOPWORDS:
             seen.setdefault(stem(w), None)
     return list(seen)
+
+
+def term_words(text: str) -> dict[str, str]:
+    """Each term of `text` (as `terms` gives them) and the word it was written as first: what a person
+    is shown ("change", not the stem "chang")."""
+    seen: dict[str, str] = {}
+    for w in words(text):
+        if len(w) > 1 and w not in STOPWORDS:
+            seen.setdefault(stem(w), w)
+    return seen
 
 
 def normalised(text: str) -> str:

@@ -99,7 +99,7 @@ def register(registry: Registry, tenure: Tenure) -> None:
 
     def brief(task: str | None = None, session: Session = None) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.brief(task, session))
+            return structured(tenure.brief(task, session))
 
     def knowledge_map(level: Literal["package", "module", "service"] = "module") -> CallToolResult:
         with refusals(MemoriesError):
