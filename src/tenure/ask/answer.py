@@ -87,7 +87,7 @@ def _model(stores: gather.Stores, notes: list[str]):
         notes.append(f"the model's settings are wrong ({exc}): no synthesis")
         return None
     if provider is None:
-        notes.append("no model configured: no synthesis (`[knowledge.model]` in tenure.toml)")
+        notes.append("no model configured: no synthesis (`[knowledge.model]`)")
         return None
     return CachedModel(provider, stores.db)
 

@@ -23,6 +23,7 @@ from tenure.ask.phrases import Focus
 from tenure.ask.question import Question
 from tenure.memories.briefing import VERIFY, excerpt
 from tenure.namespace.elements import display
+from tenure.namespace.phrases import in_tests
 from tenure.namespace.symbols import symbols_named
 from tenure.refusal import Refusal
 from tenure.structural.impact import by_dependant
@@ -73,13 +74,31 @@ def structural(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
         summary = result["summary"]
         enriched = enriched or summary["coverage"]["enriched"]
         section.headlines.append(f"{f.symbol}: {summary['text']}")
-        for row in by_dependant(result["dependants"]):
-            section.add(_dependant(row, f))
+        rows = by_dependant(result["dependants"])
+        for row in rows:
+            if not in_tests(row["path"]):
+                section.add(_dependant(row, f))
+        tests = [r for r in rows if in_tests(r["path"])]
+        if tests:
+            section.add(_tests(tests, f))
     if focus and not enriched:
-        notes.append("no language server ran: edges matched by name are unverified (`tenure enrich`)")
+        notes.append("no language server ran: name-matched edges are unverified (`tenure enrich`)")
     if focus and not stores.structural.holds_source("trace"):
         notes.append("no traces ingested: callers in other services are unknown (`tenure traces ingest FILE`)")
     return section
+
+
+def _tests(rows: list[dict], f: Focus) -> Item:
+    """The tests that depend on it, as one item: a change breaks them differently (they are to be run,
+    then updated), and forty test functions would crowd out every other store's answer."""
+    files = sorted({r["path"] for r in rows})
+    tiers = sorted({r["tier"] for r in rows}, key=list(EDGE_CONFIDENCE).index)
+    weakest = tiers[-1]
+    sources = ", ".join(sorted({s for r in rows for s in r["sources"]}))
+    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} depend on it: "
+                + ", ".join(files[:4]) + (f" +{len(files) - 4}" if len(files) > 4 else ""), weakest,
+                f"{counted(sum(len(r['sites']) for r in rows), 'site')} ({sources})",
+                EDGE_CONFIDENCE.get(weakest, 0.2), f.relevance, f.symbol, {"tests": [r["symbol"] for r in rows]})
 
 
 def _dependant(row: dict, f: Focus) -> Item:
@@ -131,8 +150,7 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
         notes.append("the knowledge store is not built: no decisions or incidents are known (`tenure knowledge "
                      "build`)")
     elif mode == "offline":
-        notes.append("knowledge built offline: passages are quoted as written, linked to code by the names they "
-                     "use; no model read them")
+        notes.append("knowledge built offline: passages quoted as written, linked by the names they use")
     return section
 
 

@@ -5,7 +5,6 @@ its tier, source and confidence, and what was left out with the command that sho
 from __future__ import annotations
 
 from tenure.ask.items import SECTIONS, Item, Section
-from tenure.namespace.elements import display
 from tenure.words import counted
 
 
@@ -46,7 +45,7 @@ def section_lines(section: Section, symbol: str | None) -> list[str]:
     if not section.items and not section.headlines:
         out.append("nothing known")
     if section.left_out:
-        more = section.more.replace("SYMBOL", display(symbol)) if symbol else section.more
+        more = section.more.replace("SYMBOL", symbol) if symbol else section.more
         out.append(f"({counted(section.left_out, 'more item')} left out for the budget: {more})")
     return out
 

@@ -116,7 +116,7 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests(s.path), s.bases,
                            s.module or "")
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
@@ -268,7 +268,9 @@ def _reexported(text: str, entry: _Entry) -> bool:
     return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
 
 
-def _in_tests(path: str) -> bool:
+def in_tests(path: str) -> bool:
+    """Whether a file is a test's (under tests/, test/, testing/, or named test_*): prose means the
+    project's code, and a change breaks tests differently from the code that runs."""
     parts = path.split("/")
     return any(p in ("tests", "test", "testing") for p in parts[:-1]) or parts[-1].startswith("test_")
 
