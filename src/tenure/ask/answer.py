@@ -20,6 +20,8 @@ from tenure.knowledge.providers import ProviderError
 from tenure.refusal import Refusal
 
 MAX_QUESTION = 8_000  # characters: a task text of forty lines, not a file
+# An answer is waited for: its model call is retried once at most (a build retries four times, 1+2+4+8 s)
+ASK_RETRIES = 1
 
 
 class AskError(Refusal):
@@ -89,6 +91,8 @@ def _model(stores: gather.Stores, notes: list[str]):
     if provider is None:
         notes.append("no model configured: no synthesis (`[knowledge.model]`)")
         return None
+    if hasattr(provider, "max_retries"):  # (a fresh provider per call: the build's keeps its own)
+        provider.max_retries = min(provider.max_retries, ASK_RETRIES)
     return CachedModel(provider, stores.db)
 
 
