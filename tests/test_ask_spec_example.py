@@ -75,10 +75,11 @@ def test_the_answer_reads_as_sections_and_is_the_same_each_time(payments: Path) 
 def test_a_small_budget_keeps_each_stores_most_trusted_items_and_says_what_it_left_out(payments: Path) -> None:
     with Tenure.open(payments) as t:
         whole = t.ask(QUESTION)
-        small = t.ask(QUESTION, budget=800)
+        budget = whole["budget"]["used"] - 150  # (some items must go; every section's best can stay)
+        small = t.ask(QUESTION, budget=budget)
     assert whole["budget"]["leftOut"] == 0
-    assert small["budget"]["leftOut"] > 0 and small["budget"]["used"] <= 800
-    assert tokens.count(small["text"]) <= 800 + 3  # (the count it states is written after counting)
+    assert small["budget"]["leftOut"] > 0 and small["budget"]["used"] <= budget
+    assert tokens.count(small["text"]) <= budget + 3  # (the count it states is written after counting)
     for before, after in zip(whole["sections"], small["sections"], strict=True):
         assert after["items"], f"{after['store']} is not heard"  # every store asked keeps its best
         kept = {i["text"] for i in after["items"]}
@@ -86,14 +87,15 @@ def test_a_small_budget_keeps_each_stores_most_trusted_items_and_says_what_it_le
         assert all(i["confidence"] * i["relevance"] <= worst_kept + 1e-9 for i in before["items"]
                    if i["text"] not in kept)
         assert after["leftOut"] == len(before["items"]) - len(after["items"])
-    assert "left out for the budget" in small["text"] and "`--budget 1600`" in small["text"]
+    assert "left out for the budget" in small["text"] and f"`--budget {budget * 2}`" in small["text"]
 
 
 def test_a_constraint_with_no_symbol_is_listed_and_searched_in_the_documents(payments: Path) -> None:
     with Tenure.open(payments) as t:
         answer = t.ask("Why do we follow the counterparty SLA?")
-    assert answer["focus"] == [] and answer["constraints"]
-    assert "names no symbol" in answer["text"]
+    assert answer["constraints"] == ["counterparty SLA"]
+    assert "searched in the documents): “counterparty SLA”" in answer["text"]
+    assert all(f["tier"] == "weak" for f in answer["focus"])  # (whatever else matched is only a candidate)
 
 
 def test_a_project_without_traces_says_callers_in_other_services_are_unknown(make_repo) -> None:

@@ -19,6 +19,7 @@ from tenure.knowledge import tokens
 from tenure.knowledge.providers import ProviderError
 from tenure.refusal import Refusal
 
+UNASKED = 0.8  # what a question that named its stores did not ask for (rules, pitfalls) weighs this much
 MAX_QUESTION = 8_000  # characters: a task text of forty lines, not a file
 # An answer is waited for: its model call is retried once at most (a build retries four times, 1+2+4+8 s)
 ASK_RETRIES = 1
@@ -38,11 +39,18 @@ def ask(stores: gather.Stores, question: str, budget: int = DEFAULT_BUDGET, offl
     if budget < MIN_BUDGET:
         raise AskError(f"a budget of {budget} tokens holds no answer: give at least {MIN_BUDGET}")
     asked = split(question)
-    resolution = phrases.resolve(stores, asked.subject)
+    # what the change verb names, as a phrase; the whole statement when that names nothing
+    resolution = phrases.resolve(stores, asked.changed) if asked.changed else None
+    if resolution is None or not resolution["matches"]:
+        resolution = phrases.resolve(stores, asked.subject)
     focus = phrases.focus(resolution)
     notes = list(resolution["degraded"])
     model = None if offline else _model(stores, notes)
     sections = _gather(stores, asked, focus, list(resolution["unresolved"]), notes)
+    for section in sections:
+        if asked.named and section.store not in asked.named:
+            for item in section.items:
+                item.relevance *= UNASKED
     answer = {"question": asked.text, "asked": asked.as_dict(), "resolution": resolution,
               "focus": [asdict(f) for f in focus], "constraints": list(resolution["unresolved"]), "degraded": notes}
     reserve = MAX_TOKENS if model else 0

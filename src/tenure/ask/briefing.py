@@ -23,7 +23,7 @@ def brief(stores: gather.Stores, task: str | None, session: str | None = None, l
     matches = sorted(resolution["matches"], key=lambda m: (_LADDER.index(m["tier"]) if m["tier"] in _LADDER else 3,
                                                            -m["score"]))[:SCOPE]
     scope = [{"element": m["symbol"], "score": round(m["score"], 4), "tier": m["tier"],
-              "why": [f"{m['tier']}: " + "; ".join(e["detail"] for e in m["why"])]} for m in matches]
+              "why": [f"{m['tier']}: {phrases.why_text(m)}"]} for m in matches]
     focus = phrases.focus({**resolution, "matches": matches}, limit=JOINED)
     notes: list[str] = []
     why = gather.knowledge(stores, focus, split(task), [], notes)

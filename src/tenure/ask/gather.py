@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tenure.episodic.api import Episodes
     from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.namespace.intent import Resolution
     from tenure.procedural.api import Rules
     from tenure.storage import Database
     from tenure.structural.store import StructuralStore
@@ -64,6 +65,8 @@ class Stores(Protocol):
     rules_store: Rules
 
     def what_breaks(self, symbol: str, depth: int = 1) -> dict: ...
+
+    def resolve(self, text: str, limit: int = 10) -> Resolution: ...
 
 
 def structural(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:

@@ -23,6 +23,9 @@ ASKS = {  # what in a question asks each store
     PROCEDURAL: r"\brules?\b|\bconventions?\b|\bhow (?:do|should) we\b|\bprocess\b|\bchecklist\b",
 }
 ALWAYS = (PROCEDURAL, MEMORIES)  # always loaded (SPEC §2.4), and cheap
+# what a change question names after its verb: "I am changing [the settlement retry policy]."
+_CHANGED = re.compile(r"\b(?:chang|modify|modifi|refactor|rework|replac|rewrit|updat|fix|remov|renam|touch|edit|"
+                      r"mak)\w*\s+((?:[^.?!,;]|\.(?=\w))+)", re.IGNORECASE)  # (a dot inside a name: Flask.run)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n\s*\n")
 _VALUE = re.compile(r"\bwhy (?:is|are|was|does) (?:it|this|that|they)(?: (?:set to|at|only|still))? "
                     r"([\w.%-]+)", re.IGNORECASE)
@@ -34,6 +37,7 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 class Question:
     text: str
     subject: str  # the text that names what changes: the statements, or the whole text if it is all questions
+    changed: str  # what its change verb names ("the settlement retry policy"), or ""
     asks: tuple[str, ...]  # the stores asked, in SECTIONS order
     named: tuple[str, ...]  # the stores the question itself asked for (empty: it named none)
     value: str = ""  # the value a why-question asks about ("3" of "why is it 3")
@@ -47,7 +51,7 @@ class Question:
         return (self.value,)
 
     def as_dict(self) -> dict:
-        return {"subject": self.subject, "asks": list(self.asks), "named": list(self.named),
+        return {"subject": self.subject, "changed": self.changed, "asks": list(self.asks), "named": list(self.named),
                 **({"value": self.value} if self.value else {})}
 
 
@@ -58,6 +62,8 @@ def split(text: str) -> Question:
     named = tuple(store for store, pattern in ASKS.items() if re.search(pattern, text, re.IGNORECASE))
     asked = set(named or ASKS) | set(ALWAYS)
     value = _VALUE.search(text)
-    return Question(text, " ".join(statements) or text, tuple(s for s in dict.fromkeys((*ASKS, *ALWAYS)) if s in asked),
-                    named,
+    subject = " ".join(statements) or text
+    changed = _CHANGED.search(subject)
+    return Question(text, subject, changed.group(1).strip() if changed else "",
+                    tuple(s for s in dict.fromkeys((*ASKS, *ALWAYS)) if s in asked), named,
                     value.group(1).rstrip(".?,") if value else "")

@@ -21,14 +21,14 @@ def head(answer: dict) -> list[str]:
                "; rules and pitfalls always.")
     resolution = answer["resolution"]
     if answer["focus"]:
-        out.append(f"“{_short(asked['subject'])}” resolves ({resolution['tier']}) to:")
+        out.append(f"“{_short(resolution['text'])}” resolves ({resolution['tier']}) to:")
         out += [f"- {f['symbol']} ({f['kind']}, {f['path']}:{f['line']}; {f['tier']}: {f['why']})"
                 for f in answer["focus"]]
         others = resolution["total"] - len(answer["focus"])
         if others > 0:
             out.append(f"  ({counted(others, 'other match')}: `tenure resolve` lists them)")
     else:
-        out.append(f"“{_short(asked['subject'])}” names no symbol of this project: nothing structural, historical "
+        out.append(f"“{_short(resolution['text'])}” names no symbol of this project: nothing structural, historical "
                    "or attached to code can be said.")
     if answer["constraints"]:
         out.append("Constraints with no symbol (kept as written, searched in the documents): "

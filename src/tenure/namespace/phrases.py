@@ -29,6 +29,9 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
+# what a symbol can be defined in without being a closure or a local
+CONTAINERS = frozenset({"module", "class", "interface", "struct", "enum", "trait", "type", "record", "object",
+                        "protocol", "union", "impl"})
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -37,6 +40,10 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _ARTICLES = ("the ", "a ", "an ", "our ", "this ")
 _GENERIC = ("class", "function", "method", "module", "package", "object", "decorator", "attribute")
 _STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "are", "was", "not", "all", "its"}
+# nouns that say what of a symbol a phrase means, not which symbol ("the settlement retry policy")
+_ASPECT = {"policy", "logic", "handling", "behaviour", "behavior", "mechanism", "strategy", "implementation"}
+# a class's role word, which prose leaves out ("the settlement retry" of SettlementService.retry)
+_ROLE = {"service", "manager", "handler", "helper", "impl", "base", "mixin"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,7 @@ class _Entry:
     in_tests: bool
     bases: tuple[str, ...] = ()
     module: str = ""
+    nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
 
 
 @dataclass
@@ -116,8 +124,10 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
+            parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
+            nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests(s.path), s.bases,
-                           s.module or "")
+                           s.module or "", nested)
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             index.by_normalised[normalised(s.name)].append(entry)
@@ -134,11 +144,24 @@ class PhraseIndex:
         text = clean(phrase)
         if not text or not self.fqns:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbols indexed" if not self.fqns else "empty")
+        return self.resolve_name(phrase) or self._concept(phrase, text)
+
+    def resolve_name(self, phrase: str) -> PhraseMatch | None:
+        """The rungs that read the phrase as a name: a path, a full or dotted name, a name with case and
+        separators folded. None when it names nothing so (`resolve` then tries its words)."""
+        text = clean(phrase)
+        if not text or not self.fqns:
+            return None
         if _is_path(text):
             found = self._path(phrase, text)
             if found is not None:
                 return found
-        return self._name(phrase, text) or self._concept(phrase, text)
+        return self._name(phrase, text) or self._folded(phrase, text)
+
+    def is_nested(self, fqn: str) -> bool:
+        """Defined inside a function: a closure or a local, which no word of prose means."""
+        entry = self.fqns.get(fqn)
+        return entry is not None and entry.nested
 
     # the rungs ---------------------------------------------------------------------------------
     def _path(self, phrase: str, path: str) -> PhraseMatch | None:
@@ -225,7 +248,7 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
         return _set(phrase, sorted(e.fqn for e in outside), why)
 
-    def _concept(self, phrase: str, text: str) -> PhraseMatch:
+    def _folded(self, phrase: str, text: str) -> PhraseMatch | None:
         norm = normalised(text)
         # folding names a class, a module or a module-level function ("the request context" is no method)
         same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
@@ -235,9 +258,15 @@ class PhraseIndex:
             return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
+        return None
+
+    def _concept(self, phrase: str, text: str) -> PhraseMatch:
         words = words_of(text)
         if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
+        member = self._member(phrase, text, words)
+        if member is not None:
+            return member
         # the symbols sharing the most of the phrase's words, at least two ("the settlement retry path":
         # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
         shared: Counter = Counter()
@@ -252,6 +281,32 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
+
+
+    def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
+        """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
+        whose name is the rest (its role word, `Service`, left out), the aspect noun ("policy") aside.
+        Strong when exactly one method and class share the phrase's words so; else not this rung."""
+        wanted = words - _ASPECT
+        if len(wanted) < 2:
+            return None
+        found: set[str] = set()
+        for word in wanted:
+            for fqn in self.by_word.get(word, ()):
+                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
+                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
+                        or owner.kind != "class":
+                    continue
+                member, cls = words_of(fqn.rpartition(".")[2]), words_of(owner.fqn.rpartition(".")[2]) - _ROLE
+                if member and cls and member | cls == wanted:
+                    found.add(fqn)
+        if len(found) != 1:
+            return None
+        fqn = found.pop()
+        owner, _, name = fqn.rpartition(".")
+        aspect = f" ({', '.join(sorted(words & _ASPECT))}: what of it)" if words & _ASPECT else ""
+        return PhraseMatch(phrase, STRONG, (fqn,), f"{name} of {owner.rpartition('.')[2]}, the words of both names"
+                           + aspect, 1)
 
 
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:

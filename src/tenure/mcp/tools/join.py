@@ -14,6 +14,11 @@ from tenure.mcp.registry import READ_ONLY, Registry
 from tenure.mcp.tools.results import refusals, structured
 from tenure.refusal import Refusal
 
+RESOLVE = (
+    "A phrase or task text to the symbols it is about, ranked, each with why it matched. Tiers: exact (named "
+    "verbatim), strong (one symbol, unambiguous) — act on them; weak (a concept's candidates: check them); "
+    "unresolved (no symbol: a constraint, kept)."
+)
 ASK = (
     "Planning a change described in words: one answer from every store for the symbols it names — what "
     "breaks, why (decisions, incidents), past attempts (failures first, lessons), rules, pitfalls — packed "
@@ -30,4 +35,12 @@ def register(registry: Registry, tenure: Tenure) -> None:
         with refusals(Refusal):
             return structured(tenure.ask(question, budget))
 
+    def resolve(
+        text: Annotated[str, Field(description="A phrase or a task text")],
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    ) -> CallToolResult:
+        with refusals(Refusal):
+            return structured(tenure.resolve(text, limit).as_dict())
+
     registry.tool(ask, ASK, READ_ONLY)
+    registry.tool(resolve, RESOLVE, READ_ONLY)
