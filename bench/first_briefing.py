@@ -1,6 +1,6 @@
 """The first briefing after an index: `tenure brief --task` and the MCP `session_start`, timed.
 
-    python bench/first_briefing.py PROJECT [--task TEXT] [--no-wait]
+    python bench/first_briefing.py PROJECT [--task TEXT] [--no-wait] [--indexed]
 
 An agent's client gives up after seconds, so the first call after `tenure index` must answer fast
 (SPEC: interactive calls answer fast, first call included). PROJECT is copied to a temporary
@@ -12,9 +12,12 @@ directory and indexed there (`tenure index`, language servers off); then, at onc
   `session_start` (which returns the briefing) and a second one (`--mcp-first`: before the CLI's);
 
 and the same again once the background backfill the index started has finished (unless
-`--no-wait`). Whether the briefing read the meaning of every element is printed beside each
-figure (`elementsUnembedded`, when the tenure under test reports it). The load average is printed
-too: on a shared machine, read wall times beside it.
+`--no-wait`). `--indexed`: PROJECT is indexed already (with its history and knowledge store, as
+`tenure index` builds them and a benchmark's copy does not): it is measured in place, the briefing's
+elements printed with why each matched (issue 28: by intent, words not stems). Whether the
+briefing read the meaning of every element is printed beside each figure (`elementsUnembedded`,
+when the tenure under test reports it). The load average is printed too: on a shared machine, read
+wall times beside it.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def brief(cmd: list[str], root: Path, task: str) -> dict:
     wall = time.perf_counter() - start
     out = json.loads(result.stdout) if result.returncode == 0 else {}
     return {"wall_s": wall, "cpu_s": children_cpu() - cpu, "unembedded": out.get("elementsUnembedded"),
-            "ok": result.returncode == 0}
+            "ok": result.returncode == 0, "elements": out.get("elements", []), "text": out.get("text", "")}
 
 
 async def mcp_session_starts(cmd: list[str], root: Path, task: str) -> dict:
@@ -95,6 +98,10 @@ def measure(cmd: list[str], root: Path, task: str, label: str, mcp_first: bool) 
             b = brief(cmd, root, task)
             print(f"   tenure brief --task: {b['wall_s']:.2f} s wall, {b['cpu_s']:.2f} s CPU; "
                   f"elements not embedded: {b['unembedded']}{'' if b['ok'] else ' (FAILED)'}")
+            for e in b["elements"][:5]:
+                print(f"     {e['element']}: {'; '.join(e['why'])[:160]}")
+            sections = [line for line in b["text"].splitlines() if line.startswith("## ")]
+            print(f"     sections: {', '.join(s[3:] for s in sections)}")
         else:
             m = anyio.run(mcp_session_starts, cmd, root, task)
             print(f"   MCP: server start {m['server_start_s']:.2f} s; first session_start {m['first_s']:.2f} s, "
@@ -109,8 +116,12 @@ def main() -> None:
     parser.add_argument("--mcp-first", action="store_true",
                         help="The MCP session_start first (the first call after the index), then the CLI.")
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
+    parser.add_argument("--indexed", action="store_true", help="PROJECT is indexed: measure it in place.")
     args = parser.parse_args()
     cmd = tenure_command(args.tenure)
+    if args.indexed:
+        measure(cmd, args.project.resolve(), args.task, "on the indexed project", args.mcp_first)
+        return
     with tempfile.TemporaryDirectory(prefix="first-briefing-") as tmp:
         root = Path(tmp) / args.project.resolve().name
         shutil.copytree(args.project, root, symlinks=True, ignore=shutil.ignore_patterns(".tenure"))

@@ -63,3 +63,19 @@ def test_a_constraint_with_no_symbol_and_a_name_only_tests_use_stay_unresolved()
     only_tests = INDEX.resolve("g")
     assert only_tests.tier == UNRESOLVED and "tests" in only_tests.how
     assert PhraseIndex().resolve("SettlementService").how == "no symbols indexed"
+
+
+def test_a_phrase_of_a_class_and_its_method_names_the_method_strongly() -> None:
+    service = [symbol("a.SettlementService", "class", path="a.py"),
+               symbol("a.SettlementService.retry", path="a.py", parent="a.SettlementService"),
+               symbol("a.SettlementService.submit", path="a.py", parent="a.SettlementService")]
+    found = PhraseIndex.from_symbols(service).resolve("the settlement retry policy")  # "policy": what of it
+    assert (found.tier, found.symbols) == (STRONG, ("a.SettlementService.retry",))
+    assert "retry of SettlementService" in found.how
+    # a class named by the whole phrase is what it names (the folded rung comes first)
+    assert INDEX.resolve("the settlement retry policy").symbols == ("pay.settlement.SettlementRetryPolicy",)
+    # two methods of that shape, or a word left over, are no one method: not strong
+    two = PhraseIndex.from_symbols([*service, symbol("b.SettlementManager", "class", path="b.py"),
+                                    symbol("b.SettlementManager.retry", path="b.py", parent="b.SettlementManager")])
+    assert two.resolve("the settlement retry policy").tier != STRONG
+    assert PhraseIndex.from_symbols(service).resolve("the settlement retry timeout").tier != STRONG

@@ -263,7 +263,7 @@ class Tenure:
 
     # work sessions (one concept: memories/sessions.py; its end becomes an episode) -------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
-        started = self.memories.start_session(agent, task, elements)
+        started = self.memories.start_session(agent, task, elements, self.brief)
         self.episodes.session_started(started["session"])
         return started
 
@@ -354,6 +354,23 @@ class Tenure:
         result = what_breaks(self.db, self.find_symbol(symbol), depth).as_dict()
         result["freshness"] = self.freshness()
         return result
+
+    def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
+        """The briefing an agent reads before it starts (tenure.ask.briefing): the elements the task is
+        about by intent, their pitfalls and VERIFY warnings, the decisions behind them, past failures and
+        the rules for their files."""
+        from tenure.ask.briefing import brief
+
+        return brief(self, task, session, limit)
+
+    def ask(self, question: str, budget: int | None = None, offline: bool = False) -> dict:
+        """SPEC §2.6's question: what breaks, why, what happened before and the rules that apply to the
+        change a question names, as one answer packed to `budget` tokens (tenure.ask); with a model
+        configured (and not `offline`), a synthesis whose every sentence cites its items."""
+        from tenure.ask.answer import ask
+        from tenure.ask.pack import DEFAULT_BUDGET
+
+        return ask(self, question, DEFAULT_BUDGET if budget is None else budget, offline)
 
     def ingest_traces(self, paths: list[Path], progress: Callable[[Path, int, int], None] | None = None) -> dict:
         """Observed edges from OpenTelemetry trace files (OTLP JSON lines or protobuf); a file read

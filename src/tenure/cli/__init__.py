@@ -25,7 +25,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve", "setup": "setup", "ui": "ui",
     "export": "structural", "session": "memories", "hook": "setup",
     "di": "jvm", "bytecode": "jvm", "traces": "traces", "repair": "repair",
-    "why": "knowledge", "knowledge": "knowledge",
+    "why": "knowledge", "knowledge": "knowledge", "ask": "ask",
     "ci": "episodic", "pr": "episodic", "epoch": "episodic", "rules": "procedural",
 }
 

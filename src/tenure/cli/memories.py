@@ -179,7 +179,7 @@ def brief(
 ) -> None:
     """The briefing an agent reads before it starts: pitfalls first, drift warnings in words."""
     with project(repo, reads=True) as t:
-        result = t.memories.brief(task, session, limit)
+        result = t.brief(task, session, limit)
     emit(result, as_json, lambda r: print(r["text"], end=""))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import getpass
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -475,9 +475,11 @@ class Memories:
         return drift.on_index(self.db, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
-    def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = ()) -> dict:
+    def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = (),
+                      brief: Callable[[str | None, str], dict] | None = None) -> dict:
         """Open a work session: its id, leases on `elements`, and the briefing for its task (the
-        general briefing when the task is not known yet, e.g. a hook opening it before the user spoke)."""
+        general briefing when the task is not known yet, e.g. a hook opening it before the user spoke),
+        made by `brief(task, session)` when given (Tenure's, which joins the other stores), else `self.brief`."""
         if not agent.strip() or (task is not None and not task.strip()):
             raise MemoriesError("a work session needs an agent name and, if given, a task, e.g. "
                                 "agent='claude-code/sarah' task='make the settlement retry policy configurable'")
@@ -487,7 +489,7 @@ class Memories:
             now = self.clock()
             session_id = sessions.create(self.db, agent, self.cipher().encrypt(task or "", "task"), now)
             conflicts = sessions.lease(self.db, session_id, resolved, now)
-        brief = self.brief(task, session=session_id)
+        brief = brief(task, session_id) if brief else self.brief(task, session=session_id)
         return {"session": session_id, "agent": agent, "leases": resolved, "conflicts": conflicts,
                 "briefing": brief["text"] + briefing.lease_text(resolved, conflicts), "elements": brief["elements"]}
 
@@ -576,12 +578,15 @@ class Memories:
         call reads neither the project's code nor the model's work on it)."""
         return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
 
-    def brief(self, task: str | None = None, session: str | None = None, limit: int = 12) -> dict:
+    def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
+              scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = ()) -> dict:
         """The text an agent reads at the start of a session: pitfalls first, drift warnings in words.
-        It never waits for the project's elements to be embedded: those not embedded yet are chosen
-        by name and code alone, and the briefing says how many."""
-        selected = self._select(task, limit=5) if task else None
-        scope = selected.elements if selected else []
+        `scope`: the elements the task is about, chosen by the caller (Tenure: by intent, tenure.ask);
+        else chosen here, by meaning. It never waits for the project's elements to be embedded: those
+        not embedded yet are chosen by name and code alone, and the briefing says how many.
+        `sections`: (heading, lines) the caller adds from other stores (decisions, past failures)."""
+        selected = self._select(task, limit=5) if task and scope is None else None
+        scope = scope if scope is not None else (selected.elements if selected else [])
         by_task = self.recall(task or "", session=session, limit=limit)["results"]
         by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
                                limit=limit)["results"] if scope else []
@@ -593,7 +598,7 @@ class Memories:
             note += (f"; the meaning of {unread} of {selected.candidates} code elements is not read yet (they are "
                      "embedded in the background after `tenure index`; `tenure backfill` does it now): they were "
                      "matched by name and code only")
-        text = briefing.render(task, scope, memories, note, self.review()["count"], rules)
+        text = briefing.render(task, scope, memories, note, self.review()["count"], rules, sections)
         return {"task": task, "elements": scope, "elementsUnembedded": unread, "memories": memories, "rules": rules,
                 "text": text}
 

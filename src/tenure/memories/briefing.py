@@ -77,7 +77,7 @@ def lease_text(leases: list[str], conflicts: list[dict]) -> str:
 
 
 def render(task: str | None, scope: list[dict], memories: list[dict], mode_note: str, review_count: int,
-           rules: Sequence[str] = ()) -> str:
+           rules: Sequence[str] = (), sections: Sequence[tuple[str, list[str]]] = ()) -> str:
     out = [f"# Briefing: {task}" if task else "# Briefing: the project", ""]
     if rules:  # always loaded: the rules promoted from episodes or stated (`tenure rules`)
         out += ["## House rules", *rules, ""]
@@ -87,6 +87,9 @@ def render(task: str | None, scope: list[dict], memories: list[dict], mode_note:
         out.append("")
     elif task:
         out += ["No element matched this task by name, code or memory.", ""]
+    for heading, lines in sections:  # what the other stores know of these elements
+        if lines:
+            out += [f"## {heading}", *lines, ""]
     if not memories:
         out.append("Nothing is written about this yet. When you learn something the next agent needs, "
                    "`tenure remember` it.")

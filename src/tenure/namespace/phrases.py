@@ -43,6 +43,10 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _ARTICLES = ("the ", "a ", "an ", "our ", "this ")
 _GENERIC = ("class", "function", "method", "module", "package", "object", "decorator", "attribute")
 _STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "are", "was", "not", "all", "its"}
+# nouns that say what of a symbol a phrase means, not which symbol ("the settlement retry policy")
+_ASPECT = {"policy", "logic", "handling", "behaviour", "behavior", "mechanism", "strategy", "implementation"}
+# a class's role word, which prose leaves out ("the settlement retry" of SettlementService.retry)
+_ROLE = {"service", "manager", "handler", "helper", "impl", "base", "mixin"}
 
 
 @dataclass(frozen=True)
@@ -283,6 +287,9 @@ class PhraseIndex:
         words = words_of(text)
         if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
+        member = self._member(phrase, text, words)
+        if member is not None:
+            return member
         # the symbols sharing the most of the phrase's words, at least two ("the settlement retry path":
         # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
         shared: Counter = Counter()
@@ -297,6 +304,32 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
+
+
+    def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
+        """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
+        whose name is the rest (its role word, `Service`, left out), the aspect noun ("policy") aside.
+        Strong when exactly one method and class share the phrase's words so; else not this rung."""
+        wanted = words - _ASPECT
+        if len(wanted) < 2:
+            return None
+        found: set[str] = set()
+        for word in wanted:
+            for fqn in self.by_word.get(word, ()):
+                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
+                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
+                        or owner.kind != "class":
+                    continue
+                member, cls = words_of(fqn.rpartition(".")[2]), words_of(owner.fqn.rpartition(".")[2]) - _ROLE
+                if member and cls and member | cls == wanted:
+                    found.add(fqn)
+        if len(found) != 1:
+            return None
+        fqn = found.pop()
+        owner, _, name = fqn.rpartition(".")
+        aspect = f" ({', '.join(sorted(words & _ASPECT))}: what of it)" if words & _ASPECT else ""
+        return PhraseMatch(phrase, STRONG, (fqn,), f"{name} of {owner.rpartition('.')[2]}, the words of both names"
+                           + aspect, 1)
 
 
 _CODEC_OUT = msgspec.msgpack.Encoder()

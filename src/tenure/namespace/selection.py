@@ -23,7 +23,7 @@ import numpy as np
 
 from tenure.namespace.elements import contains, display, element_of, places
 from tenure.namespace.symbols import definitions
-from tenure.namespace.terms import STOPWORDS, terms, words
+from tenure.namespace.terms import STOPWORDS, term_words, terms, words
 from tenure.storage import Database
 
 CANDIDATE_KINDS = ("module", "class", "interface", "struct", "enum", "trait", "type", "record", "object",
@@ -166,7 +166,8 @@ def most_specific(db: Database, matches: list[Match]) -> list[Match]:
 def by_terms(root: Path, task: str, rows: list[Candidate], kept: ElementVectors) -> list[Signal]:
     """Signals by the task's terms in an element's name and code (its code's terms as kept, else read
     now and kept: `prepare` reads them all after an index)."""
-    wanted = terms(task)
+    shown = term_words(task)  # a person reads the task's words, not their stems
+    wanted = list(shown)
     if not wanted:
         return []
     found = []
@@ -183,8 +184,8 @@ def by_terms(root: Path, task: str, rows: list[Candidate], kept: ElementVectors)
         in_code = [t for t in wanted if f" {t} " in code_terms and t not in name_terms]
         score = (NAME_WEIGHT * len(in_name) + CODE_WEIGHT * len(in_code)) / len(wanted)
         if score > 0:
-            parts = ([f"name has {', '.join(in_name)}"] if in_name else []) + \
-                    ([f"code speaks of {', '.join(in_code)}"] if in_code else [])
+            parts = ([f"name has {', '.join(shown[t] for t in in_name)}"] if in_name else []) + \
+                    ([f"code speaks of {', '.join(shown[t] for t in in_code)}"] if in_code else [])
             found.append((r.element, score, "; ".join(parts)))
     if read:
         kept.store_terms(read)

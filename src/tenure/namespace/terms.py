@@ -71,6 +71,16 @@ def _token_terms(token: str) -> dict[str, None]:
     return {stem(w): None for w in _parts(token) if len(w) > 1 and w not in STOPWORDS}
 
 
+def term_words(text: str) -> dict[str, str]:
+    """Each term of `text` (as `terms` gives them) and the word it was written as first: what a person
+    is shown ("change", not the stem "chang")."""
+    seen: dict[str, str] = {}
+    for w in words(text):
+        if len(w) > 1 and w not in STOPWORDS:
+            seen.setdefault(stem(w), w)
+    return seen
+
+
 def normalised(text: str) -> str:
     """The text as a sequence of lower-case words: what "the same content" means without vectors."""
     return " ".join(words(text))

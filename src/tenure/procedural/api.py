@@ -248,7 +248,8 @@ class Rules:
 
 def _public(row: dict) -> dict:
     total = row["successes"] + row["failures"]
-    return {"id": row["id"], "kind": row["kind"], "text": row["text"], "status": row["status"],
+    return {"id": row["id"], "kind": row["kind"], "text": row["text"], "first": row["first"], "second": row["second"],
+            "status": row["status"],
             "successes": row["successes"], "failures": row["failures"],
             "agreement": round(row["successes"] / total, 3) if total else None, "source": row["source"],
             "byHand": bool(row["by_hand"]), "created": row["created_at"], "changed": row["changed_at"]}

@@ -699,6 +699,11 @@ class StructuralStore:
         )
 
     # meta --------------------------------------------------------------------------------------
+    def holds_source(self, source: str) -> bool:
+        """Whether a source beside tree-sitter (lsp, jvm, di, trace) holds any edge: what an answer could
+        read, and so what it must say is missing (one step of the unique index)."""
+        return bool(self.db.rows("SELECT 1 FROM source_edges WHERE source = ? LIMIT 1", (source,)))
+
     def get_meta(self, key: str, default: str = "") -> str:
         rows = self.db.query("SELECT value FROM meta WHERE key = ?", (key,))
         return rows[0]["value"] if rows else default

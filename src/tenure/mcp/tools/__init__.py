@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from tenure.mcp.tools import episodic, knowledge, memories, procedural, structural
+from tenure.mcp.tools import episodic, join, knowledge, memories, procedural, structural
 
-STORES: tuple[ModuleType, ...] = (structural, memories, knowledge, episodic, procedural)
+STORES: tuple[ModuleType, ...] = (join, structural, memories, knowledge, episodic, procedural)

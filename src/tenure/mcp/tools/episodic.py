@@ -13,10 +13,9 @@ from tenure.mcp.tools.results import refusals, structured
 from tenure.refusal import Refusal
 
 WHAT_HAPPENED_BEFORE = (
-    "Call before changing a symbol: past attempts on it and its direct dependants (commits, pull requests, "
-    "work sessions), similar ones grouped, failures first, each with its evidence (revert, test ids, review "
-    "words) and confidence; conclusions (agents' guesses) are apart and decay. expired = about code "
-    "restructured since (include_expired lists them with the reason)."
+    "Before changing a symbol: past attempts on it and its dependants (commits, PRs, sessions), grouped, "
+    "failures first, with evidence (revert, tests, reviews) and confidence; conclusions decay. expired: "
+    "about code restructured since (include_expired lists them)."
 )
 
 

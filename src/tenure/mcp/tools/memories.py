@@ -23,16 +23,13 @@ SESSION_START = (
     "check before relying on them). Pass the id to recall and session_end."
 )
 RECALL = (
-    "Search this project's memories (pitfalls, conventions, notes, past session outcomes) by meaning before "
-    "deciding how to change code. Results are ranked; `explain` gives each factor (relevance = 0.55 semantic "
-    "+ 0.45 term overlap, × kind weight, freshness, citations, ignored, drift); verify=true: its element "
-    "changed since; via: pulled in by a [[link]] of a hit."
+    "Search this project's memories (pitfalls, conventions, notes, session outcomes) by meaning. `explain` "
+    "gives each ranking factor; verify=true: its element changed since; via: pulled in by a [[link]]."
 )
 REMEMBER = (
-    "Write what the next agent must know and cannot read from the code: kind pitfall (a trap), convention "
-    "(how things are done here) or note, attached to elements. The same fact again confirms the existing "
-    "one (deduplicated: true); similarTo lists near misses: pass supersedes=ID to replace one. [[Title]] "
-    "in content links memories, elements and ADRs."
+    "Write what the next agent must know and cannot read from the code: pitfall, convention or note, on "
+    "elements. The same fact again confirms it (deduplicated); similarTo lists near misses (pass "
+    "supersedes=ID). [[Title]] links memories, elements, ADRs."
 )
 CONFIRM = "Call when you checked that a memory (id or title) still holds: resets its freshness, clears [VERIFY]."
 SESSION_END = (
@@ -42,12 +39,10 @@ SESSION_END = (
 )
 BRIEF = "Call when the task changes within a session: the briefing for the new task (session_start returns the first)."
 KNOWLEDGE_MAP = (
-    "Call to see what is documented where before writing docs or memories: one cell per element at `level` "
-    "with counts, pitfalls, freshness, and gaps (nothing written); headline `N of M elements documented`."
+    "What is documented where: one cell per element at `level` (counts, pitfalls, freshness) and the gaps."
 )
 REVIEW_QUEUE = (
-    "Call when asked to maintain memories: drifted ones (code changed since confirmed) and ignored ones "
-    "(served often, never cited). confirm_memory what holds; remember with supersedes what changed."
+    "Memories to maintain: drifted (code changed since confirmed) and ignored (served, never cited)."
 )
 
 Session = Annotated[str | None, Field(description="Session id from session_start")]
@@ -104,7 +99,7 @@ def register(registry: Registry, tenure: Tenure) -> None:
 
     def brief(task: str | None = None, session: Session = None) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.brief(task, session))
+            return structured(tenure.brief(task, session))
 
     def knowledge_map(level: Literal["package", "module", "service"] = "module") -> CallToolResult:
         with refusals(MemoriesError):

@@ -13,18 +13,14 @@ from tenure.mcp.tools.results import structured
 from tenure.structural.page import page
 
 WHAT_BREAKS = (
-    "Call before changing a symbol's signature or behaviour: its dependants (callers, subclasses, "
-    "implementers, importers, overriders) up to `depth`, each with file:line and a tier — resolved "
-    "(compiler-confirmed: act on it), observed (seen at run time), inferred (one name match, unverified), "
-    "ambiguous (several candidates, all listed), dynamic (target undecidable). summary.text says whether "
-    "the count is a lower bound and why; freshness says how old the index is. One row per dependant, "
-    "`limit` from `offset`; totals count all, `more` says how to get the rest. A name that is unknown "
-    "or not unique is an error whose `matches` lists the candidates."
+    "Before changing a symbol: its dependants (callers, subclasses, implementers, importers, overriders) to "
+    "`depth`, each with file:line and tier: resolved (compiler-confirmed), observed (ran, in traces), "
+    "inferred (name match), ambiguous (candidates), dynamic (undecidable). summary.text says if the count "
+    "is a lower bound and why. One row per dependant, `limit` from `offset`; `more` says how to get the rest."
 )
 FIND_SYMBOL = (
-    "Resolve a name or dotted suffix (e.g. `Service.retry`) to full symbol names with kind and "
-    "file:line. how: exact | suffix (unique) | inherited (a super type's member; member_of says whose) | "
-    "ambiguous and none are errors (pick one of matches; freshness says if the index is missing)."
+    "A name or dotted suffix (`Service.retry`) to full symbol names, kind, file:line. how: exact | suffix | "
+    "inherited; ambiguous and none are errors listing matches. A phrase in words: use resolve."
 )
 
 Symbol = Annotated[str, Field(description="Full name or unique suffix, e.g. SettlementService.retry")]
