@@ -242,9 +242,15 @@ def _sites_without_target(db: Database, languages: list[str], cond: str, params:
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
-    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one)."""
+    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one):
+    another source's, and tree-sitter's (a call on a declared or `self` receiver whose class has
+    overrides; found from the sites calling `fqn`, through the index on callers)."""
     sql = (
-        "SELECT COUNT(*) AS n FROM (SELECT DISTINCT src_fqn, line FROM source_edges WHERE relation = 'calls'"
-        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?))"
+        "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls'"
+        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?)"
+        " UNION SELECT e.src_fqn, e.line FROM edges e WHERE e.dst_fqn = ? AND e.relation = 'calls'"
+        " AND EXISTS (SELECT 1 FROM edges d WHERE d.src_fqn = e.src_fqn AND d.line = e.line"
+        " AND d.relation = 'calls' AND d.detail LIKE ? AND (d.detail = ? OR d.dst_fqn = ?))"
     )
-    return db.query(sql, (DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn, fqn))[0]["n"]
+    dispatch, named = DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn
+    return len(db.query(sql, (dispatch, named, fqn, fqn, dispatch, named, fqn)))
