@@ -23,6 +23,10 @@ TREE_SITTER = "tree-sitter"
 # The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
 # followed by the method the call names: how what-breaks counts the dispatches nothing decided.
 DISPATCH_DETAIL = "dispatch of "
+# The detail of the override a dispatch runs when something decided it (never a `dispatch of`
+# candidate): the class the receiver was made as, the one class the program instantiates.
+ALLOCATION_DETAIL = "decided by the allocation: "
+INSTANTIATED_DETAIL = "decided by instantiation: "
 # The details of edges for calls made at run time that no call instruction spells: by the JVM on the
 # program's behalf (a static initialiser, a thread's run(), serialization hooks), and by reflection
 # to the target its constants name. A class file has no instruction for them to confirm or refute.

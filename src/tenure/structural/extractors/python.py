@@ -639,12 +639,11 @@ class _Walker:
         bases, base_texts = [], []
         superclasses = node.child_by_field_name("superclasses")
         for arg in superclasses.named_children if superclasses is not None else ():
-            if arg.type == "subscript" and (origin := arg.child_by_field_name("value")) is not None:
-                arg = origin  # `class P(Proxy[T])` derives from Proxy
             if arg.type == "keyword_argument":
                 self.effects(arg)
             elif arg.type not in ("comment", "list_splat", "dictionary_splat"):
-                bases.append(self.expr(arg))
+                origin = arg.child_by_field_name("value") if arg.type == "subscript" else None
+                bases.append(self.expr(origin or arg))  # `class P(Proxy[T])` derives from Proxy
                 if arg.type in ("identifier", "attribute"):
                     base_texts.append(self.text(arg))
         self._define(node, name, "class", scope.qualname, written, tuple(base_texts))
