@@ -27,11 +27,14 @@ a `known-wrong` annotation beside it says exactly what it gives, and why:
 The line then passes while the resolver gives exactly the known-wrong edges, and each such line is
 also an expected failure of its own (`pytest -rx` lists them with their reasons), which fails as
 soon as the resolver gives the right edges: then the marker is removed.
-A new case is a new folder, not new test code.
+A new case is a new folder, not new test code. A case holding `javac.md` is compiled with javac into
+its target/classes before it is indexed: its annotations describe the graph with bytecode's edges.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,6 +47,25 @@ from tests.conftest import FIXTURES
 from tests.graph_annotations import Got, Key, described, expectations
 
 CASES = sorted(p for p in (FIXTURES / "graph").iterdir() if p.is_dir())
+COMPILED = "javac.md"
+
+
+@pytest.fixture
+def indexed_case(indexed, tmp_path: Path) -> Callable[[Path], Tenure]:
+    """Index a case as `indexed` does, compiled first when it says so (COMPILED)."""
+
+    def make(case: Path) -> Tenure:
+        if not (case / COMPILED).exists():
+            return indexed(case)
+        if shutil.which("javac") is None:
+            pytest.skip("javac missing: .ci/run installs openjdk-17")
+        built = tmp_path / "compiled" / case.name
+        shutil.copytree(case, built)
+        sources = sorted(str(p) for p in built.rglob("*.java"))
+        subprocess.run(["javac", "-d", str(built / "target" / "classes"), *sources], check=True, capture_output=True)
+        return indexed(built)  # (copied with their times: the class files stay newer than their sources)
+
+    return make
 def edges_by_line(t: Tenure) -> dict[Key, Got]:
     actual: dict[Key, Got] = {}
     for e in t.export_edges():
@@ -53,10 +75,10 @@ def edges_by_line(t: Tenure) -> dict[Key, Got]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_fixture_edges_match_annotations(case: Path, indexed) -> None:
+def test_fixture_edges_match_annotations(case: Path, indexed_case) -> None:
     expected = expectations(case)
     assert expected, f"{case.name} has no annotations"
-    actual = edges_by_line(indexed(case))
+    actual = edges_by_line(indexed_case(case))
     problems = []
     for key in sorted(expected.keys() | actual.keys(), key=lambda k: (k[0], k[1] or 0, k[2])):
         path, line, relation = key
@@ -82,9 +104,9 @@ KNOWN_WRONG = [
 
 
 @pytest.mark.parametrize(("case", "key"), KNOWN_WRONG)
-def test_edges_marked_known_wrong_are_right(case: Path, key: Key, indexed) -> None:
+def test_edges_marked_known_wrong_are_right(case: Path, key: Key, indexed_case) -> None:
     right = expectations(case)[key].right
-    got = edges_by_line(indexed(case)).get(key, {})
+    got = edges_by_line(indexed_case(case)).get(key, {})
     assert right.match(got), f"expected {right}, got {described(got)}"
 
 

@@ -23,6 +23,10 @@ TREE_SITTER = "tree-sitter"
 # The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
 # followed by the method the call names: how what-breaks counts the dispatches nothing decided.
 DISPATCH_DETAIL = "dispatch of "
+# The detail of the override a dispatch runs when something decided it (never a `dispatch of`
+# candidate): the class the receiver was made as, the one class the program instantiates.
+ALLOCATION_DETAIL = "decided by the allocation: "
+INSTANTIATED_DETAIL = "decided by instantiation: "
 # The details of edges for calls made at run time that no call instruction spells: by the JVM on the
 # program's behalf (a static initialiser, a thread's run(), serialization hooks), and by reflection
 # to the target its constants name. A class file has no instruction for them to confirm or refute.
@@ -242,9 +246,15 @@ def _sites_without_target(db: Database, languages: list[str], cond: str, params:
 
 def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
-    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one)."""
+    no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one):
+    another source's, and tree-sitter's (a call on a declared or `self` receiver whose class has
+    overrides; found from the sites calling `fqn`, through the index on callers)."""
     sql = (
-        "SELECT COUNT(*) AS n FROM (SELECT DISTINCT src_fqn, line FROM source_edges WHERE relation = 'calls'"
-        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?))"
+        "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls'"
+        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?)"
+        " UNION SELECT e.src_fqn, e.line FROM edges e WHERE e.dst_fqn = ? AND e.relation = 'calls'"
+        " AND EXISTS (SELECT 1 FROM edges d WHERE d.src_fqn = e.src_fqn AND d.line = e.line"
+        " AND d.relation = 'calls' AND d.detail LIKE ? AND (d.detail = ? OR d.dst_fqn = ?))"
     )
-    return db.query(sql, (DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn, fqn))[0]["n"]
+    dispatch, named = DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn
+    return len(db.query(sql, (dispatch, named, fqn, fqn, dispatch, named, fqn)))

@@ -18,6 +18,7 @@
 
     {"sites": [site | None] per reference, "defs": [def | None] per definition,
      "locals": [[name, type, value]], "lambdas": [[context, arity, result]],
+     "reassigned": [indexes of locals assigned again after their declaration],
      "lexical": {definition index: index of the definition it is declared in (local, anonymous classes)}}
 
     site   ["call", receiver | None, [args], cast]      a method call (`Iface.super.m()`: receiver ["super", "Iface"])
@@ -152,6 +153,7 @@ class _Walk:
         self.sites: list[list | None] = [None] * len(facts.references)
         self.defs: list[list | None] = [None] * len(facts.definitions)
         self.locals: list[list] = []
+        self.reassigned: set[int] = set()  # locals whose declared value is not all they hold
         self.lambdas: list[list] = []
         self.lambda_ids: dict[Span, int] = {}
         self.lexical: dict[int, int] = {}
@@ -163,7 +165,7 @@ class _Walk:
             self.facts.definitions = [msgspec.structs.replace(d, bases=tuple(self.bases[d.qualname]))
                                       if d.qualname in self.bases else d for d in self.facts.definitions]
         return {"sites": self.sites, "defs": self.defs, "locals": self.locals, "lambdas": self.lambdas,
-                "lexical": self.lexical}
+                "lexical": self.lexical, "reassigned": sorted(self.reassigned)}
 
     # scopes ----------------------------------------------------------------------------------------
     def _walk(self, node: Node, env: _Env, owner: int) -> None:
@@ -189,6 +191,8 @@ class _Walk:
             self._pattern(node, env)
         elif kind == "field_access":
             self._static_field(node, env, owner)
+        elif kind == "assignment_expression":
+            self._assigned(node.child_by_field_name("left"), env)
         if kind in ("block", "constructor_body", "switch_block", "switch_rule", "for_statement",
                     "try_with_resources_statement", "catch_clause", "switch_block_statement_group"):
             env = _Env(env)
@@ -224,6 +228,12 @@ class _Walk:
             types = [self._type(t, env) for c in node.named_children if c.type == "catch_type"
                      for t in c.named_children]
             self._local(env, text_of(name), " | ".join(types), None)
+
+    def _assigned(self, target: Node | None, env: _Env) -> None:
+        if target is not None and target.type == "identifier":
+            local = env.get(text_of(target))
+            if isinstance(local, int):
+                self.reassigned.add(local)
 
     def _pattern(self, node: Node, env: _Env) -> None:
         """`x instanceof Foo f`, `case Foo f ->`: in scope from here on in the enclosing block (Java

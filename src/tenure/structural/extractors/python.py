@@ -44,6 +44,9 @@ Expressions:
     ["fx", name] (the pytest fixture of that name: a test's or fixture's parameter in a test module)
     ["A", [types], [class types]] (what an annotation declares: instances of the classes `types` name,
     the classes `class types` name, as `type[C]`; a parameter's value, and a return of its function)
+    ["Ad", annotation, value, local] (an annotated assignment's value: the annotation's ["A", ...] types,
+    and those of the value's the annotation allows; `local`: a function's own variable, which only
+    this assignment binds here, so a value the annotation allows is all it holds)
     ["op", site, receiver, other, [methods], reflected, keep] (an operator: the first of the methods the
     receiver's class has, called with `other`, else `reflected` on `other`; `keep`: values with neither
     are the result, as `x += y` keeps x's and y's)
@@ -288,15 +291,21 @@ class _Walker:
     def s_assignment(self, node: Node) -> None:
         targets = []
         statement = node
+        declared = None
         while node.type == "assignment":  # a = b = value
             parts = node.children  # left "=" right | left ":" type ("=" right)
             if len(parts) < 3 or parts[-2].type != "=":
                 return  # an annotation without a value binds nothing
+            if declared is None and parts[1].type == ":":
+                declared = self.annotation(node.child_by_field_name("type"))
             targets.append(parts[0])
             node = parts[-1]
         value = self.expr(node)
         if any(target.type in ("attribute", "subscript") for target in targets):
             self.escape(node, "stored", statement)
+        if declared is not None:  # `x: Base = f()`: what the annotation declares, narrowing the value
+            local = self.scope.kind in ("function", "lambda") and targets[0].type == "identifier"
+            value = ["Ad", declared, value, local]
         for target in reversed(targets):
             self.assign(target, value)
 
@@ -639,7 +648,8 @@ class _Walker:
             if arg.type == "keyword_argument":
                 self.effects(arg)
             elif arg.type not in ("comment", "list_splat", "dictionary_splat"):
-                bases.append(self.expr(arg))
+                origin = arg.child_by_field_name("value") if arg.type == "subscript" else None
+                bases.append(self.expr(origin or arg))  # `class P(Proxy[T])` derives from Proxy
                 if arg.type in ("identifier", "attribute"):
                     base_texts.append(self.text(arg))
         self._define(node, name, "class", scope.qualname, written, tuple(base_texts))

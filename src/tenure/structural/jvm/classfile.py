@@ -19,6 +19,11 @@ from typing import Any
 
 MIN_MAJOR, MAX_MAJOR = 45, 69
 
+ACC_PUBLIC = 0x0001
+ACC_PRIVATE = 0x0002
+ACC_PROTECTED = 0x0004
+ACC_STATIC = 0x0008
+ACC_FINAL = 0x0010
 ACC_BRIDGE = 0x0040
 ACC_INTERFACE = 0x0200
 ACC_ABSTRACT = 0x0400
@@ -140,6 +145,13 @@ class ClassFile:
     enclosing_method: tuple[str, str | None] | None  # (class, method name) of a local/anonymous class
     bootstrap_methods: list[tuple[MethodHandle, list[object]]]
     pool: ConstantPool
+
+    def invokedynamic_descriptor(self, index: int) -> str:
+        """The method descriptor of an invokedynamic's call site (what it takes, what it gives)."""
+        tag, (_bsm_index, nat) = self.pool.entry(index)
+        if tag not in (17, 18):
+            raise ClassFileError(f"constant #{index} is no invokedynamic")
+        return self.pool.name_and_type(nat)[1]
 
     def invokedynamic_target(self, index: int) -> tuple[MethodHandle, list[object]]:
         """The bootstrap method and its static arguments of an invokedynamic's constant."""

@@ -5,10 +5,12 @@ the method that contains it (lambda bodies, local and anonymous classes count as
 method) to the method that declares the target. A call that tree-sitter also saw confirms its
 edge (same src, dst, relation and line; a chained call javac places a few lines lower takes
 tree-sitter's line, else line 0). Where javac compiled a call of that name on that line to other
-targets, tree-sitter's guess is refuted — only from class files newer than their source. A
-virtual or interface call also lists the project's other implementations as `ambiguous` dispatch
-candidates unless DI wiring decides it; reflective calls are `dynamic`. Classes and methods that
-exist only in bytecode are symbols of their origin, marked `generated` when a build produced them.
+targets, tree-sitter's guess is refuted — only from class files newer than their source. javac's
+owner method is what a virtual or interface call resolves to; the overrides it may run instead are
+`ambiguous` dispatch candidates unless something decides them (DI wiring; the class the source made
+the receiver as; the program's instantiations: dispatch.py), and then the edge names what decided
+it. Reflective calls are `dynamic`. Classes and methods that exist only in bytecode are symbols of
+their origin, marked `generated` when a build produced them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.graph import DISPATCH_DETAIL
 from tenure.structural.jvm.classfile import ACC_BRIDGE, ACC_SYNTHETIC, INVOKE_OPCODES
 from tenure.structural.jvm.discover import Origin
+from tenure.structural.jvm.dispatch import Instantiation
 from tenure.structural.jvm.model import ClassModel, MethodModel, Site
 from tenure.structural.jvm.project import Hierarchy, SourceSide
 from tenure.structural.resolve import MAX_CANDIDATES, SymbolInfo
@@ -104,11 +107,13 @@ class _Reflection:
 
 
 def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
-                decided: set[tuple[str, str]]) -> BytecodeGraph:
+                decided: set[tuple[str, str]], instantiation: Instantiation | None = None) -> BytecodeGraph:
     """All edges and symbols of the project's bytecode. `decided`: (caller class, receiver type)
-    pairs whose implementation DI wiring picks: no dispatch candidates for them."""
+    pairs whose implementation DI wiring picks: no dispatch candidates for them. `instantiation`:
+    what the program creates (an open world when not given)."""
     graph = BytecodeGraph()
-    builder = _Builder(hierarchy, hierarchy.source, graph, decided)
+    builder = _Builder(hierarchy, hierarchy.source, graph, decided,
+                       instantiation or Instantiation(open_because="not known"))
     for origin, cls in classes:
         builder.add_class(origin, cls)
     builder.refute_guesses()
@@ -117,8 +122,9 @@ def build_graph(classes: list[tuple[Origin, ClassModel]], hierarchy: Hierarchy,
 
 class _Builder:
     def __init__(self, hierarchy: Hierarchy, source: SourceSide, graph: BytecodeGraph,
-                 decided: set[tuple[str, str]]) -> None:
+                 decided: set[tuple[str, str]], instantiation: Instantiation) -> None:
         self.h, self.source, self.graph, self.decided = hierarchy, source, graph, decided
+        self.instantiation = instantiation
         self._attributed: dict[str, str | None] = {}
         # (src, line) -> (origin, {called name: what javac compiled it to}), from up-to-date class files
         self._compiled: dict[tuple[str, int], tuple[str, dict[str, set[str]]]] = {}
@@ -263,6 +269,9 @@ class _Builder:
                 # project method tree-sitter guessed for this name on this line is ruled out
                 name = _simple(site.owner) if site.name == "<init>" else site.name
                 self._compiled_to(origin, src, site.line, name, {f"{site.owner}.{site.name}"})
+                for dst, detail in self.source.allocated.get((src, site.line), {}).items():
+                    if dst.rpartition(".")[2] == site.name:  # `Runnable r = new Task(); r.run()`: Task.run
+                        self._edge(origin, src, dst, Relation.CALLS, path, site.line, Tier.INFERRED, site.name, detail)
             return
         if site.kind == "new":
             self._edge(origin, src, site.owner, Relation.INSTANTIATES, path, site.line, name=_simple(site.owner))
@@ -297,10 +306,27 @@ class _Builder:
             self._compiled_to(origin, src, site.line, site.name, {dst})
             return
         self.graph.virtual_sites.append(CallSite(src, path, cls.name, site.owner, dst, site.name, line))
-        impls = [i for i in self.h.implementations(site.owner, site.name) if i != dst]
+        impls = [i for i in self.h.implementations(site.owner, site.name, site.descriptor) if i != dst]
         self._compiled_to(origin, src, site.line, site.name, {dst, *impls})
         if impls and (cls.name, site.owner) not in self.decided:
-            self._dispatch_candidates(origin, src, path, site, dst, line, impls)
+            self._dispatch(origin, src, path, site, dst, line, impls)
+
+    def _dispatch(self, origin: Origin, src: str, path: str, site: Site, dst: str, line: int,
+                  impls: list[str]) -> None:
+        """The overrides a virtual call may run: decided by the source's allocation or by what the
+        program creates (an `inferred` edge saying so), else its candidates."""
+        allocated = self.source.allocated.get((src, line), {})
+        if dst in allocated:
+            return  # the object is of the named method's own class
+        if decided := [i for i in impls if i in allocated]:
+            for impl in decided:  # (confirms tree-sitter's edge, with its reason)
+                self._edge(origin, src, impl, Relation.CALLS, path, line, Tier.INFERRED, site.name, allocated[impl])
+            return
+        runs, decision = self.instantiation.decide(self.h, site.owner, dst, impls, site.descriptor)
+        if decision:
+            self._edge(origin, src, runs[0], Relation.CALLS, path, line, Tier.INFERRED, site.name, decision)
+        elif runs:
+            self._dispatch_candidates(origin, src, path, site, dst, line, runs)
 
     def _synthetic(self, declaring: str, site: Site) -> MethodModel | None:
         cls = self.h.classes.get(declaring)
@@ -321,8 +347,8 @@ class _Builder:
                 continue
             name = dst.rpartition(".")[2]
             for line in lines:
-                if (src, dst, line) in self.source.run_time:
-                    continue  # a call the JVM makes: no instruction of that line is it
+                if (src, dst, line) in self.source.run_time or dst in self.source.allocated.get((src, line), ()):
+                    continue  # a call the JVM makes, or the override the allocation decides: no instruction names it
                 origin, compiled = self._compiled.get((src, line), ("", {}))
                 targets = compiled.get(name)
                 if targets and dst not in targets:
@@ -338,8 +364,10 @@ class _Builder:
             self._edge(origin, src, None, Relation.CALLS, path, line, Tier.AMBIGUOUS, name=site.name, detail=detail)
             return
         declared, _, name = dst.rpartition(".")
-        # one possible body (an interface's only implementation) is a single unverified target
-        several = len(impls) + self.h.is_concrete(declared, name) > 1
+        # one possible body (an interface's only implementation, no lambda making one) is a single
+        # unverified target
+        several = len(impls) + self.h.is_concrete(declared, name) > 1 or self.instantiation.made_by_lambda(
+            self.h, site.owner)
         tier = Tier.AMBIGUOUS if several else Tier.INFERRED
         for impl in impls:
             self._edge(origin, src, impl, Relation.CALLS, path, line, tier, name=site.name, detail=detail)
@@ -347,7 +375,8 @@ class _Builder:
     def _edge(self, origin: Origin, src: str, dst: str | None, relation: str, path: str, line: int,
               tier: str = Tier.RESOLVED, name: str = "", detail: str = "") -> int:
         """Add one edge; returns the line it is stored on, aligned with tree-sitter's (see the module doc)."""
-        if dst is not None:
+        if dst is not None and (src, line, dst.rpartition(".")[2]) not in self.source.called_on:
+            # (a call tree-sitter saw on javac's very line is that call: an override it may run too)
             lines = self.source.edge_lines.get((src, dst, relation))
             if lines and line not in lines:
                 above = [ln for ln in lines if line - CHAIN_LINES <= ln < line]

@@ -38,6 +38,7 @@ class Site(msgspec.Struct, array_like=True, frozen=True):
     line: int = 0
     fresh: bool = False  # `<init>` of an object this method created with `new` (not super()/this())
     constant: str | None = None  # the last string constant loaded before this site (names for reflection)
+    made_as: str = ""  # a lambda or method reference: the functional interface of the object it makes
 
 
 class MethodModel(msgspec.Struct, array_like=True):
@@ -153,7 +154,8 @@ def _method(cf: ClassFile, m: Member) -> MethodModel:
 
 
 def _invokedynamic(cf: ClassFile, index: int, line: int) -> Site | None:
-    """A lambda or method reference: the implementation method javac named in the bootstrap arguments."""
+    """A lambda or method reference: the implementation method javac named in the bootstrap arguments,
+    and the functional interface the call site makes an object of (its descriptor's result)."""
     handle, args = cf.invokedynamic_target(index)
     if (handle.ref.owner, handle.ref.name) not in LAMBDA_BOOTSTRAPS or len(args) < 2:
         return None  # string concatenation, records' ObjectMethods, switch bootstraps: no call target
@@ -161,7 +163,10 @@ def _invokedynamic(cf: ClassFile, index: int, line: int) -> Site | None:
     if not isinstance(impl, MethodHandle):
         return None
     fresh = impl.kind == REF_NEW_INVOKE_SPECIAL
-    return Site("methodref", dotted(impl.ref.owner), impl.ref.name, impl.ref.descriptor, line, fresh)
+    made = cf.invokedynamic_descriptor(index).rpartition(")")[2]
+    made_as = dotted(made[1:-1]) if made.startswith("L") else ""
+    return Site("methodref", dotted(impl.ref.owner), impl.ref.name, impl.ref.descriptor, line, fresh,
+                made_as=made_as)
 
 
 class OriginClasses(msgspec.Struct):
@@ -171,9 +176,18 @@ class OriginClasses(msgspec.Struct):
     skipped: list[tuple[str, str]]
 
 
+# What a cached model holds changes with this reader: a model of another format is read again
+# (2: lambdas' functional interfaces, Site.made_as)
+MODEL_FORMAT = 2
+
+
 def encode(classes: OriginClasses) -> bytes:
-    return msgspec.msgpack.encode(classes)
+    return msgspec.msgpack.encode((MODEL_FORMAT, classes))
 
 
 def decode(blob: bytes) -> OriginClasses:
-    return msgspec.msgpack.decode(blob, type=OriginClasses)
+    """Raises ValueError for a damaged blob or one of another format."""
+    fmt, classes = msgspec.msgpack.decode(blob, type=tuple[int, OriginClasses])
+    if fmt != MODEL_FORMAT:
+        raise ValueError(f"class models of format {fmt}, not {MODEL_FORMAT}")
+    return classes

@@ -4,10 +4,12 @@ super types, the lines of its edges) and the type hierarchy of bytecode and sour
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tenure.namespace.tiers import Relation
-from tenure.structural.graph import JVM_DETAIL, REFLECTION_DETAIL
-from tenure.structural.jvm.model import ClassModel, is_abstract
+from tenure.structural.graph import ALLOCATION_DETAIL, JVM_DETAIL, REFLECTION_DETAIL
+from tenure.structural.jvm.classfile import ACC_FINAL, ACC_PRIVATE, ACC_STATIC
+from tenure.structural.jvm.model import ClassModel, MethodModel, is_abstract
 from tenure.structural.store import StructuralStore
 
 TYPE_KINDS = ("class", "interface", "enum")
@@ -27,6 +29,9 @@ class SourceSide:
     # the source named (javac's invoke of Method.invoke there is no unknown call)
     run_time: set[tuple[str, str | None, int]] = field(default_factory=set)
     reflective: set[tuple[str, int]] = field(default_factory=set)
+    # (src, line) -> {override: detail} where the source decided a virtual call's dispatch (the class
+    # the receiver local was made as)
+    allocated: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: StructuralStore) -> SourceSide:
@@ -45,8 +50,17 @@ class SourceSide:
             side.run_time.add((r["src_fqn"], r["dst_fqn"], r["line"]))
             if r["detail"].startswith(REFLECTION_DETAIL) and r["dst_fqn"] is not None:
                 side.reflective.add((r["src_fqn"], r["line"]))
+        for r in db.iter_query("SELECT src_fqn, dst_fqn, line, detail FROM edges WHERE detail LIKE ?",
+                               (ALLOCATION_DETAIL + "%",)):
+            side.allocated.setdefault((r["src_fqn"], r["line"]), {})[r["dst_fqn"]] = r["detail"]
         side.mtimes = {r["path"]: r["mtime_ns"] for r in db.iter_query("SELECT path, mtime_ns FROM files")}
         return side
+
+    @cached_property
+    def called_on(self) -> set[tuple[str, int, str]]:
+        """(src, line, method name) of tree-sitter's call edges: a call of that name on that line."""
+        return {(src, line, dst.rpartition(".")[2]) for (src, dst, relation), lines in self.edge_lines.items()
+                if relation == Relation.CALLS for line in lines}
 
     def is_type(self, fqn: str) -> bool:
         return any(kind in TYPE_KINDS for kind, *_ in self.spans.get(fqn, ()))
@@ -95,13 +109,33 @@ class Hierarchy:
             return self.declares(name, member)  # source only: abstractness unknown, count it
         return bodies.get(member, False)
 
-    def implementations(self, name: str, member: str) -> list[str]:
-        """`member` of every subtype that gives it a body: where a virtual call on `name` may land."""
-        key = (name, member)
+    def implementations(self, name: str, member: str, descriptor: str = "") -> list[str]:
+        """`member` of every subtype that gives it a body: where a virtual call on `name` may land.
+        With the call's descriptor, a subtype whose bytecode is known overrides it only with that
+        descriptor and as an instance method that is not private (an overload, a static or private
+        method of that name is no override); a final or private method has none."""
+        key = (name, member, descriptor)
         if key not in self._implementations:
-            self._implementations[key] = sorted(f"{sub}.{member}" for sub in self.all_subtypes(name)
-                                                if self.is_concrete(sub, member))
+            named = self.method_model(name, member, descriptor)
+            if named is not None and named.access & (ACC_FINAL | ACC_PRIVATE):
+                self._implementations[key] = []
+            else:
+                self._implementations[key] = sorted(
+                    f"{sub}.{member}" for sub in self.all_subtypes(name) if self._overrides(sub, member, descriptor))
         return self._implementations[key]
+
+    def _overrides(self, sub: str, member: str, descriptor: str) -> bool:
+        cls = self.classes.get(sub)
+        if cls is None or not descriptor:
+            return self.is_concrete(sub, member)
+        return any(m.name == member and m.descriptor == descriptor and not is_abstract(m)
+                   and not m.access & (ACC_STATIC | ACC_PRIVATE) for m in cls.methods)
+
+    def method_model(self, name: str, member: str, descriptor: str) -> MethodModel | None:
+        """The bytecode of `member` that a call on `name` with this descriptor resolves to, if known."""
+        declaring = self.declaring(name, member, descriptor) if descriptor else None
+        cls = self.classes.get(declaring) if declaring else None
+        return next((m for m in cls.methods if m.name == member and m.descriptor == descriptor), None) if cls else None
 
     def declaring(self, name: str, member: str, descriptor: str = "") -> str | None:
         """The class whose `member` a call on `name` reaches: itself, else the nearest super type. With

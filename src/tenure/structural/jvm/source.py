@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.structural.jvm import di, merge
+from tenure.structural.jvm import di, merge, model
 from tenure.structural.jvm.after_index import JvmState
 from tenure.structural.jvm.discover import (
     BeansInput,
@@ -23,6 +23,7 @@ from tenure.structural.jvm.discover import (
     content_hash,
     find_inputs,
 )
+from tenure.structural.jvm.dispatch import Instantiation
 from tenure.structural.jvm.model import ClassModel
 from tenure.structural.jvm.project import Hierarchy, SourceSide
 
@@ -81,7 +82,8 @@ def index_jvm(context: SourceContext, force: bool = False) -> dict:
     _read_origins(ModelCache(context.state_dir / CACHE_DIR), origins, state, run)
     hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(context.structural))
     wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
-    graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided))
+    made = Instantiation.of((m for _, m in run.classes), wired=wiring.beans > 0)
+    graph = merge.build_graph(run.classes, hierarchy, set(wiring.decided), made)
     wiring.decide_calls(graph.virtual_sites, hierarchy)
     _store(context, state, run, graph, wiring, fingerprint)
     result = {
@@ -112,6 +114,7 @@ def _hash_origins(origins: list[Origin], run: _Run) -> list[Origin]:
 
 def _fingerprint(digests: dict[str, str], beans: list[BeansInput], manual_beans: list[dict]) -> str:
     h = hashlib.blake2b(json.dumps(digests, sort_keys=True).encode(), digest_size=16)
+    h.update(f"models {model.MODEL_FORMAT}\0".encode())  # a newer reader reads every origin again
     for b in beans:
         try:
             content = b.path.read_bytes()

@@ -45,6 +45,7 @@ class JavaFileResolver(FileResolver):
         self.sites: list = flow.get("sites") or [None] * len(facts.references)
         self.defs: list = flow.get("defs") or [None] * len(facts.definitions)
         self.local_vars: list = flow.get("locals") or []
+        self.reassigned: frozenset[int] = frozenset(flow.get("reassigned") or ())
         self.lambdas: list = flow.get("lambdas") or []
         self.lexical: dict[int, int] = {int(k): v for k, v in (flow.get("lexical") or {}).items()}
         self.indexes: dict[str, list[int]] = {}
@@ -385,13 +386,16 @@ class JavaFileResolver(FileResolver):
             types = [t for part in type_text.split("|") if (t := self.jtype(parse(part), scope)) is not None]
             if value is not None and value[0] != "el":
                 # what the value is known to hold that its declared type does not say
-                for v in self.type_of(value, scope):
-                    if types and v.name == types[0].name and all(a.name == OBJECT for a in types[0].args):
+                values = self.type_of(value, scope)
+                # `Base b = new Sub()`, never assigned again: the one object it holds is exactly a Sub
+                exact = len(values) == 1 and index not in self.reassigned and self._constructs(value)
+                for v in values:
+                    if v.project and types and (exact or v.name != types[0].name) and not v.note:
+                        types = [t.noting("runtime", v.value(), exact) for t in types]  # the class it was made as
+                    elif types and v.name == types[0].name and all(a.name == OBJECT for a in types[0].args):
                         types = [v]  # `Class<?> c = Class.forName("a.Foo")`: a Class<Foo>
                     elif v.note:
                         types = [t.noting(*v.note) for t in types]
-                    elif v.project and types and v.name != types[0].name:
-                        types = [t.noting("runtime", v) for t in types]
             found = types
         elif value is not None and value[0] == "el":
             found = [e for t in self.type_of(value[1], scope) if (e := self.element_type(t)) is not None]
@@ -399,6 +403,11 @@ class JavaFileResolver(FileResolver):
             found = [t.value() if t.kind == "type" else t for t in self.type_of(value, scope)]
         self._local_types[index] = found
         return found
+
+    def _constructs(self, value: list) -> bool:
+        """Whether an expression is a `new` (the only value whose class is certain)."""
+        site = self.sites[value[1]] if value[0] == "c" and value[1] < len(self.sites) else None
+        return site is not None and site[0] == "new"
 
     def element_type(self, t: JType) -> JType | None:
         """What a for-each loop takes from a value of type `t`: an array's element, an Iterable's T."""

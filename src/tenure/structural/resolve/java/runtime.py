@@ -10,16 +10,20 @@
   string concatenation takes;
 - through reflection and method handles whose class and name are constants (`Foo.class
   .getMethod("bar")`, `Class.forName("a.Foo")`, `lookup.findVirtual(Foo.class, "bar", type)`):
-  `inferred`; where they are not, the call is `dynamic` (target unknown, recorded, never dropped).
+  `inferred`; where they are not, the call is `dynamic` (target unknown, recorded, never dropped);
+- the override a virtual call on a local runs, where the class the local was made as (and never
+  assigned again) decides it (`Base b = new Sub(); b.m()` reaches Sub.m, `inferred`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
-from tenure.structural.graph import JVM_DETAIL, REFLECTION_DETAIL
+from tenure.structural.graph import ALLOCATION_DETAIL, JVM_DETAIL, REFLECTION_DETAIL
 from tenure.structural.resolve import EdgeOut
 from tenure.structural.resolve.java.types import Call, JType, Types, parse
 
@@ -69,7 +73,7 @@ def site_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> lis
 # calls ---------------------------------------------------------------------------------------------
 def _call_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> list[EdgeOut]:
     call = r.call(index)
-    out = r.targets(src, call.methods, Relation.CALLS, ref)
+    out = _allocated_dispatch(r, index, call, src, ref, r.targets(src, call.methods, Relation.CALLS, ref))
     for m in call.methods:
         if m.static and m.sym is not None:
             out += static_initialisers(r, m.owner, src, ref)
@@ -86,6 +90,31 @@ def _call_edges(r: JavaFileResolver, index: int, src: str, ref: Reference) -> li
         read = [cast] if cast is not None else []
         out += _hooks(r, read, READ_HOOKS, src, ref, f"{JVM_DETAIL}deserialization calls ")
     out += _reflective(r, call, index, src, ref)
+    return out
+
+
+def _allocated_dispatch(r: JavaFileResolver, index: int, call: Call, src: str, ref: Reference,
+                        named: list[EdgeOut]) -> list[EdgeOut]:
+    """`Base b = new Sub(); b.m()`: the class a local was made as (and never assigned again)
+    decides which override runs. Its method is the call's target beside the one the call names (a
+    JDK interface's included); the named one, when it is that method, says so (detail)."""
+    if not call.methods or any(m.static for m in call.methods):
+        return named
+    out = list(named)
+    for owner in call.owners:
+        note = owner.note
+        made = note[1] if note and note[0] == "runtime" and len(note) > 2 and note[2] else None
+        if not isinstance(made, JType):
+            continue
+        runs = r.applicable(r.methods(made, ref.name), r.sites[index][2], ref.scope)[:1]
+        if not runs or runs[0].sym is None:
+            continue
+        detail = f"{ALLOCATION_DETAIL}new {made.name}"
+        fqn = runs[0].sym.fqn
+        if any(e.dst == fqn for e in out):
+            out = [msgspec.structs.replace(e, detail=detail) if e.dst == fqn else e for e in out]
+        else:
+            out += r.targets(src, runs, Relation.CALLS, ref, detail)
     return out
 
 

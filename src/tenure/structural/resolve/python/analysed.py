@@ -88,7 +88,7 @@ class CachedAnalysis:
         return zlib.compress(encoded, 3)  # (a fifth of the size: questions and reads repeat module names)
 
 
-_KEPT_FORMAT = 8  # 8: values of bytes, operators' results; 7: lists builtins make named by site in scope
+_KEPT_FORMAT = 9  # 9: declared instances marked open (values.OPEN); 8: values of bytes, operators' results
 _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],

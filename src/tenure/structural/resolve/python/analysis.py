@@ -26,12 +26,14 @@ from tenure.structural.resolve.python.values import (
     MODULE,
     NONE,
     NONE_KEY,
+    OPEN,
     SEQ,
     SOME_BYTES_KIND,
     SOME_STR_KIND,
     SUPER,
     TYPE_METHOD,
     Value,
+    allowed,
     constant,
     declared,
 )
@@ -60,6 +62,9 @@ _IDENTITY = frozenset({"staticmethod", "classmethod", "property"})
 _NAMED = frozenset({"v", "n"})  # callees written as a name (not `f()()`, `fs[0]()`)
 _OPEN = frozenset({INST, CLASS, MODULE, SUPER})  # values whose members the project defines
 _ATTR_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
+# Bases only a type checker reads: they give an instance no member (a member a class lacks is
+# not guessed to be theirs)
+_TYPING_ONLY = frozenset(f"{m}.{n}" for m in ("typing", "typing_extensions") for n in ("Protocol", "Generic"))
 
 
 class Analysis:
@@ -83,6 +88,8 @@ class Analysis:
         # site -> relation -> targets only a guess gives: an override or hook in a subclass (where the
         # receiver may be a subclass's instance), a definition found by its name alone
         self.guesses: dict[object, dict[str, set[str]]] = {}
+        # site -> a guessed override -> the method the call names (the receiver's declared class's)
+        self.dispatch: dict[object, dict[str, str]] = {}
         self.blind: dict[int, str] = {}  # call sites whose receiver is unknown -> the method name
         # implicit call sites (with, for, operators, subscripts, len() ...) -> 1: a receiver value is a
         # project object with the method, 2: one is something else (a builtin's, an external's method runs)
@@ -412,6 +419,8 @@ class Analysis:
         if reflected:  # (a receiver known in the end: a value nothing is known of was only not there yet)
             (self.known_left if receivers else self.unknown_left).add(site)
         for value in receivers:
+            if value[0] == OPEN:
+                continue
             found = next(((m, got) for m in methods if value[0] == INST and (got := self.dunder(value, m))), None)
             if found is not None:
                 self.note_implicit(site, value, True)
@@ -490,6 +499,25 @@ class Analysis:
                           for parts in (expr[1], expr[2]))
         return declared(types, classes)
 
+    def e_declared_value(self, expr: list) -> frozenset | set:
+        """An annotated assignment's value: what the annotation declares, with those of the value's
+        instances it allows (a subclass's); the value alone when the annotation names no class of
+        the project (`x: int = 0`, `f: Callable = g`). An external the annotation contradicts
+        (`current_app: FlaskProxy = LocalProxy(...)`) is left out: the annotation is what its
+        readers are written against. A function's local holding only instances the annotation
+        allows is what it holds (`p: Base = Sub()`)."""
+        declared_values = self.e_declared(expr[1])
+        value = self.eval(expr[2])
+        if not any(v[0] == OPEN for v in declared_values):
+            return value
+        kept = {v for v in value if allowed(declared_values, v, self._derives)}
+        if expr[3] and kept and len(kept) == len(value):  # a local the value alone decides
+            return kept
+        return declared_values | kept
+
+    def _derives(self, cls: Value, base: Value) -> bool:
+        return base in self.mro(cls)
+
     def _guessed(self, part: object) -> bool:
         if part.__class__ is not list or part[0] != "n":  # type: ignore[index]
             return False
@@ -546,6 +574,8 @@ class Analysis:
             return frozenset({(EXT, "", f"{obj[2]}.{name}")})
         if kind == SUPER:
             return self.super_attr(obj, name)
+        if kind == OPEN:
+            return EMPTY
         if kind in (SOME_STR_KIND, SOME_BYTES_KIND, SEQ, DICT) or kind == CONST and isinstance(obj[2], str):
             # (TYPE_METHOD, the container or "", "<type>.name"): a container's methods change it
             container = obj if kind in (SEQ, DICT) else ""
@@ -737,7 +767,7 @@ class Analysis:
         out: list[Value] = []
         for group in groups:
             for value in sorted(group, key=str):
-                if value[0] in (CLASS, EXT) and value not in out:
+                if value[0] in (CLASS, EXT) and value not in out and value[2] not in _TYPING_ONLY:
                     out.append(value)
         return out
 
@@ -812,8 +842,10 @@ class Analysis:
                     hooks = hooks | self._from_subclasses(receiver, func[2])  # type: ignore[index]
                     continue
                 callees |= found  # type: ignore[operator]
-                if on_self:
-                    overrides = overrides | self.overrides(receiver, func[2])  # type: ignore[index]
+                if on_self or (OPEN, receiver[1], receiver[2]) in receivers:  # (a declared instance)
+                    dispatched = self.overrides(receiver, func[2])  # type: ignore[index]
+                    overrides = overrides | dispatched
+                    self._note_dispatch(site, found, dispatched)
             if receivers:
                 self.blind.pop(site, None)
             else:
@@ -834,6 +866,14 @@ class Analysis:
         else:
             self.targetless.discard(site)
         return callees, hooks, overrides
+
+    def _note_dispatch(self, site: int, found: frozenset | set, dispatched: set) -> None:
+        """Which method the call names, for each override it may run instead."""
+        named = sorted(qualify(m[1], m[2]) for m in found if m[0] in (FUNC, BOUND))  # type: ignore[arg-type]
+        if self.record and named and dispatched:
+            notes = self.dispatch.setdefault(site, {})
+            for override in dispatched:
+                notes.setdefault(qualify(override[1], override[2]), named[0])  # type: ignore[arg-type]
 
     def e_decorate(self, expr: list) -> frozenset | set:
         decorators = self.callee(expr[1], expr[2])[0]
@@ -968,7 +1008,7 @@ class Analysis:
                 called |= self.call_method(site, value, method)
             else:
                 self.note_implicit(site, value, False)
-        if method is not None and name in _KEEPS_ITEMS and first and all(v[0] == INST for v in first):
+        if method is not None and name in _KEEPS_ITEMS and first and all(v[0] in (INST, OPEN) for v in first):
             return called  # iter(x), reversed(x): what x's own method returns
         if plain and (name in _KEEPS_ITEMS or name in ("next", "min", "max")):
             found = self.items(first, site if name in _ITERATES else None)
@@ -1078,7 +1118,7 @@ class Analysis:
         """Whether a receiver value at an implicit call site is a project object with the method
         (`found`) or something else, whose own method runs: a site with both is a choice. (None has
         no method: the code runs only where the value is another.)"""
-        if value != NONE:
+        if value != NONE and value[0] != OPEN:
             self.implicit[site] = self.implicit.get(site, 0) | (1 if found else 2)
 
     def call_methods(self, key: tuple, methods: list[Value], args: list) -> set:
@@ -1126,7 +1166,7 @@ _EVAL: dict[str, Callable[[Analysis, list], frozenset | set]] = {
     "L": Analysis.e_comprehension, "op": Analysis.e_op,
     "f": Analysis.e_def, "C": Analysis.e_def, "i": Analysis.e_instance, "ic": Analysis.e_class_of,
     "m": Analysis.e_import, "u": Analysis.e_union, "o": Analysis.e_effects, "A": Analysis.e_declared,
-    "fx": Analysis.e_fixture,
+    "fx": Analysis.e_fixture, "Ad": Analysis.e_declared_value,
 }
 
 

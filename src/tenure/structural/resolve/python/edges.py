@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import FileFacts
+from tenure.structural.graph import DISPATCH_DETAIL
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import MAX_CANDIDATES, NO_TARGET, EdgeOut, ProjectView, candidates_tier
 from tenure.structural.resolve.answers import Answers
@@ -31,7 +34,9 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         for relation in sorted(by_relation.keys() | guessed.keys()):
             targets = by_relation.get(relation, set())
             out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
-            out += _tiered(src, sorted(guessed.get(relation, set()) - targets), relation, line, str(via or name), True)
+            only_guessed = sorted(guessed.get(relation, set()) - targets)
+            guesses = _tiered(src, only_guessed, relation, line, str(via or name), True)
+            out += _dispatch_noted(guesses, a.dispatch.get(site, {}))
     targetless = set(a.targetless)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
@@ -94,6 +99,13 @@ def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, c
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
     tier = Tier.AMBIGUOUS if choice else candidates_tier(len(targets))
     return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
+
+
+def _dispatch_noted(edges: list[EdgeOut], named: dict[str, str]) -> list[EdgeOut]:
+    """Guessed overrides with the method the call names (`dispatch of ...`): what-breaks counts
+    them among the dispatches nothing decided."""
+    return [msgspec.structs.replace(e, detail=f"{DISPATCH_DETAIL}{named[e.dst]}") if e.dst in named else e
+            for e in edges]
 
 
 def _class_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:

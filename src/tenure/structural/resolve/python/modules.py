@@ -11,7 +11,7 @@ from tenure.structural.facts import FileFacts
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo, item_key, items_key
 from tenure.structural.resolve.answers import Answers
 from tenure.structural.resolve.python.flows import ModuleFlow, module_flow
-from tenure.structural.resolve.python.values import EMPTY, EXT, INST, MODULE, Value, constant, declared
+from tenure.structural.resolve.python.values import EMPTY, EXT, INST, MODULE, OPEN, Value, constant, declared
 
 MAX_CHAIN = 12  # hops through re-exports and aliases in another module
 
@@ -360,6 +360,12 @@ class Syntactic(Lower):
                 for part in parts:
                     self._eval(mf, part, into, seen, walk, hops)
             out |= declared(types, classes)
+        elif tag == "Ad":  # the annotation when it names a class of the project (not narrowed here)
+            annotated: set[Value] = set()
+            self._eval(mf, expr[1], annotated, seen, walk, hops)
+            out |= annotated
+            if not any(v[0] == OPEN for v in annotated):
+                self._eval(mf, expr[2], out, seen, walk, hops)
 
     def _follow(self, module: str, name: str, walk: dict, hops: int) -> frozenset:
         if (module, name) in walk:
