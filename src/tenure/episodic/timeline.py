@@ -63,7 +63,7 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)
-    evidence = _evidence(db, sorted(episodes))
+    evidence = _put_back_here(db, _evidence(db, sorted(episodes)), by_episode)
     conclusions = _conclusions(db, sorted(episodes), decrypt, now, settings)
     live, expired = [], []
     for eid, e in episodes.items():
@@ -142,6 +142,30 @@ def _evidence(db: Database, ids: list[int]) -> dict[int, list[dict]]:
             item["tests"] = tests[o["id"]]
         found[o["episode_id"]].append(item)
     return found
+
+
+def _put_back_here(db: Database, evidence: dict[int, list[dict]], rows: dict[int, list[Row]]) -> dict[int, list[dict]]:
+    """A partial revert (it put back some of the files an attempt changed) is evidence against the
+    attempt only where it put lines back: a revert of a lock file says nothing of the functions the
+    attempt also changed. Kept for an attempt when the revert touched one of the symbols it is found by
+    here (or a symbol inside one, or one holding it)."""
+    partial = {x["revert"] for found in evidence.values() for x in found if x.get("how") == "content-partial"}
+    if not partial:
+        return evidence
+    touched: dict[str, set[str]] = defaultdict(set)
+    for r in db.query(f"""SELECT e.commit_sha, s.fqn FROM episodes e JOIN episode_symbols s ON s.episode_id = e.id
+                          WHERE e.commit_sha IN {db.each}""", (db.many(sorted(partial)),)):
+        touched[r["commit_sha"]].add(r["fqn"])
+
+    def here(x: dict, episode: int) -> bool:
+        return x.get("how") != "content-partial" or any(
+            _nested(a, b.fqn) or _nested(b.fqn, a) for a in touched[x["revert"]] for b in rows[episode])
+    return {e: [x for x in found if here(x, e)] for e, found in evidence.items()}
+
+
+def _nested(inner: str, outer: str) -> bool:
+    """`inner` is `outer` or a symbol inside it."""
+    return inner == outer or (inner.startswith(outer) and inner[len(outer)] in SEPARATORS)
 
 
 def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,

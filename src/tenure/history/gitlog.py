@@ -139,17 +139,20 @@ def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCom
 
 def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
     commit: RawCommit | None = None if header else RawCommit("", (), "", "", "", "", "")
-    pending: bytes | None = None  # a commit header still being read (its message spans lines)
+    pending: list[bytes] | None = None  # a commit header still being read (its message spans lines) ...
+    nuls = 0  # ... and the NULs in it so far (counted per line: a long message stays linear)
     patches = 0  # `diff --git` sections seen in this commit: the n-th belongs to the n-th raw entry
     change: RawChange | None = None
     hunk: Hunk | None = None
+    defined: set[str] = set()  # the hunk's names so far (a generated file's one hunk names 100k)
     patterns: list[re.Pattern[bytes]] = []
     old_left = new_left = 0
     for line in lines:
         if pending is not None:
-            pending += line
-            if pending.count(b"\0") >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(pending), None, 0, None, None
+            pending.append(line)
+            nuls += line.count(b"\0")
+            if nuls >= _HEADER_FIELDS:
+                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
             continue
         first = line[:1]
         if (old_left or new_left) and first in b"+-\\":
@@ -166,16 +169,17 @@ def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
             text = line[1:]
             for pattern in patterns:
                 if (m := pattern.search(text)) and (name := m.group("name").decode("utf-8", "replace")) \
-                        not in hunk.defined:
+                        not in defined:
+                    defined.add(name)
                     hunk.defined.append(name)
             continue
         old_left = new_left = 0  # (a hunk cut short: what follows is read as it says)
         if line.startswith(b"\0\0"):
             if commit is not None:
                 yield commit
-            pending, commit = line[2:], None
-            if pending.count(b"\0") >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(pending), None, 0, None, None
+            pending, nuls, commit = [line[2:]], line.count(b"\0", 2), None
+            if nuls >= _HEADER_FIELDS:
+                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
             continue
         if commit is None:
             continue
@@ -202,6 +206,7 @@ def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
             hunk = None
             if change.hunks is not None:
                 hunk = Hunk(old_start, old_count, new_start, new_count, [], _header_name(m.group(5), patterns), [])
+                defined = set()
                 change.hunks.append(hunk)
         elif line.startswith(b"Binary files ") and change is not None:
             change.hunks = None

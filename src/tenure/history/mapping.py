@@ -63,6 +63,10 @@ class FileSymbols:
         self.module = module
         self.owner = np.full(self.lines + 2, module, dtype=np.int32)
         self.parent = [-1] * len(spans)
+        self._named: dict[str, list[int]] = {}
+        for i, span in enumerate(spans):
+            if i != module:
+                self._named.setdefault(span.name, []).append(i)
         decorator = languages.decorators(language)
         text = content.split(b"\n") if decorator is not None else []
         for i, span in enumerate(spans):  # outermost first: an inner span paints over its parent's
@@ -88,7 +92,7 @@ class FileSymbols:
         return b
 
     def by_name(self, name: str) -> list[int]:
-        return [i for i, s in enumerate(self.spans) if s.name == name and i != self.module]
+        return self._named.get(name, [])
 
 
 def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Counter[int]:
