@@ -45,3 +45,36 @@ def test_a_partial_revert_that_put_the_symbols_lines_back_counts(git_repo: GitRe
     with project(g) as t:
         found = attempts(t.episodes.what_happened_before("pay.service.audit"))
         assert found[attempt]["verdict"]["verdict"] == "partly-reverted"
+
+
+def test_a_version_bump_in_a_module_that_imports_the_symbol_is_no_attempt_on_it(git_repo: GitRepo) -> None:
+    g = git_repo
+    init = 'from pay.service import audit\n\n__version__ = "1.0"\n'
+    g.commit("add the service", {"pay/__init__.py": init, "pay/service.py": SERVICE,
+                                 "pay/api.py": "from pay.service import audit\n\n\ndef check(p):\n    return audit(p)\n"})
+    bump = g.commit("release version 1.1", {"pay/__init__.py": init.replace("1.0", "1.1")})
+    caller = g.commit("check twice", {"pay/api.py": "from pay.service import audit\n\n\ndef check(p):\n"
+                                                    "    return audit(audit(p))\n"})
+    with project(g) as t:
+        found = attempts(t.episodes.what_happened_before("pay.service.audit"))
+        assert bump not in found
+        assert found[caller]["relation"] == "dependant"  # a caller is a close dependant; an importer is not
+
+
+def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRepo) -> None:
+    g = git_repo
+    modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
+    focused = g.commit("audit copies the payment", {"pay/service.py": SERVICE.replace(
+        "def audit(payment):\n    return payment", "def audit(payment):\n    return dict(payment)")}, days=1)
+    sweep = g.commit("annotate everywhere", {
+        "pay/service.py": SERVICE.replace("def audit(payment):\n    return payment",
+                                          "def audit(payment):\n    # checked\n    return dict(payment)"),
+        **{p: text.replace("(x)", "(value)").replace("return x", "return value") for p, text in modules.items()}},
+        days=300)  # (newer: recency alone would rank it first)
+    with project(g) as t:
+        groups = t.episodes.what_happened_before("pay.service.audit")["groups"]
+        order = [a["commit"] for group in groups for a in group["attempts"]]
+        assert order.index(focused) < order.index(sweep)
+        assert groups[-1]["sweep"] and groups[-1]["attempts"][0]["sweep"]
+        assert groups[-1]["attempts"][0]["files"] >= 13

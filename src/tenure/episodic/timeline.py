@@ -16,6 +16,7 @@ from datetime import datetime
 from tenure.episodic.expiry import Expiry, LastWritten, Row
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
+from tenure.history import is_sweep
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
 
@@ -63,13 +64,14 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)
+    breadth = _breadth(db, sorted(episodes))
     evidence = _put_back_here(db, _evidence(db, sorted(episodes)), by_episode)
     conclusions = _conclusions(db, sorted(episodes), decrypt, now, settings)
     live, expired = [], []
     for eid, e in episodes.items():
         reasons = _expired(expiry, e, by_episode[eid])
         item = _attempt(e, by_episode[eid], relation[eid], evidence.get(eid, []), conclusions.get(eid, []), now,
-                        settings)
+                        settings, breadth.get(eid, (0, 0)))
         if reasons:
             item["expired"] = reasons
             expired.append(item)
@@ -96,14 +98,26 @@ def _expired(expiry: Expiry, episode: dict, rows: list[Row]) -> list[str]:
     return [r for r in reasons if r] if reasons and all(reasons) else []
 
 
+def _breadth(db: Database, ids: list[int]) -> dict[int, tuple[int, int]]:
+    """episode -> (files, symbols) its diff changed: how wide it was."""
+    found: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for i, table in enumerate(("episode_files", "episode_symbols")):
+        for episode, n in db.rows(f"SELECT episode_id, COUNT(*) FROM {table} WHERE episode_id IN {db.each}"
+                                  " GROUP BY episode_id", (db.many(ids),)):
+            found[episode][i] = n
+    return {e: (files, symbols) for e, (files, symbols) in found.items()}
+
+
 def _attempt(e: dict, rows: list[Row], relation: str, evidence: list[dict], conclusions: list[dict],
-             now: datetime, settings: EpisodicSettings) -> dict:
+             now: datetime, settings: EpisodicSettings, breadth: tuple[int, int]) -> dict:
     verdict = _verdict(e, evidence, now, settings)
     return {
         "episode": e["id"], "kind": e["kind"], "ref": e["ref"], "actor": e["actor"], "task": e["task"],
         "when": e["ended_at"], "commit": e["commit_sha"], "pr": e["pr"], "thin": bool(e["thin"]),
         "relation": relation, "symbols": sorted({r.fqn for r in rows}),
-        "how": sorted({r.how for r in rows}), "verdict": verdict, "evidence": evidence, "conclusions": conclusions,
+        "how": sorted({r.how for r in rows}), "verdict": verdict,
+        "sweep": is_sweep(*breadth), "files": breadth[0], "symbolsChanged": breadth[1],
+        "evidence": evidence, "conclusions": conclusions,
         "_part_of": e["part_of"], "_age_days": _days(now, e["ended_at"]),
     }
 
@@ -183,7 +197,8 @@ def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,
 
 
 def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
-    """Similar attempts together; groups in order: failures first, then by recency and frequency."""
+    """Similar attempts together; groups in order: failures first, then by recency and frequency; sweeps
+    (every attempt of the group a diff over many files or symbols) after all the focused ones."""
     parent = {a["episode"]: a["episode"] for a in attempts}
 
     def root(x: int) -> int:
@@ -221,7 +236,7 @@ def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
     for a in attempts:
         grouped[root(a["episode"])].append(a)
     groups = [_group(g, settings) for g in grouped.values()]
-    groups.sort(key=lambda g: (_ORDER[g["verdict"]], -g["score"], g["latest"]))
+    groups.sort(key=lambda g: (g["sweep"], _ORDER[g["verdict"]], -g["score"], g["latest"]))
     return groups
 
 
@@ -235,7 +250,8 @@ def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
     for a in attempts:
         a.pop("_part_of", None)
         a.pop("_age_days", None)
-    return {"verdict": worst, "size": len(attempts), "latest": attempts[0]["when"], "first": attempts[-1]["when"],
+    return {"verdict": worst, "sweep": all(a["sweep"] for a in attempts), "size": len(attempts),
+            "latest": attempts[0]["when"], "first": attempts[-1]["when"],
             "verdicts": {c: classes.count(c) for c in dict.fromkeys(classes)},
             "score": round(recency * frequency * relation, 4),
             "explain": {"recency": round(recency, 3), "frequency": round(frequency, 3), "relation": relation},
