@@ -5,7 +5,11 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 
 from __future__ import annotations
 
+import msgspec
+
 from tenure import Tenure
+from tenure.history.gitlog import Hunk
+from tenure.namespace.symbols import symbols_in
 from tests.git_support import SERVICE, GitRepo
 
 
@@ -50,8 +54,8 @@ def test_a_partial_revert_that_put_the_symbols_lines_back_counts(git_repo: GitRe
 def test_a_version_bump_in_a_module_that_imports_the_symbol_is_no_attempt_on_it(git_repo: GitRepo) -> None:
     g = git_repo
     init = 'from pay.service import audit\n\n__version__ = "1.0"\n'
-    g.commit("add the service", {"pay/__init__.py": init, "pay/service.py": SERVICE,
-                                 "pay/api.py": "from pay.service import audit\n\n\ndef check(p):\n    return audit(p)\n"})
+    api = "from pay.service import audit\n\n\ndef check(p):\n    return audit(p)\n"
+    g.commit("add the service", {"pay/__init__.py": init, "pay/service.py": SERVICE, "pay/api.py": api})
     bump = g.commit("release version 1.1", {"pay/__init__.py": init.replace("1.0", "1.1")})
     caller = g.commit("check twice", {"pay/api.py": "from pay.service import audit\n\n\ndef check(p):\n"
                                                     "    return audit(audit(p))\n"})
@@ -78,3 +82,72 @@ def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRe
         assert order.index(focused) < order.index(sweep)
         assert groups[-1]["sweep"] and groups[-1]["attempts"][0]["sweep"]
         assert groups[-1]["attempts"][0]["files"] >= 13
+
+
+HANDLER = '''import sys
+
+
+def other(x):
+  return x
+
+
+def handle(environ):
+  response = None
+  try:
+    response = dispatch(environ)
+  except Exception as exc:
+    response = error_page(exc)
+  return response
+
+
+def dispatch(environ):
+  return environ
+
+
+def error_page(exc):
+  return str(exc)
+'''
+
+
+def test_a_reformat_and_a_move_do_not_expire_a_failed_attempt_on_code_still_there(git_repo: GitRepo) -> None:
+    g = git_repo
+    base = g.commit("add the handler", {"app/__init__.py": "", "app/handler.py": HANDLER})
+    attempt = g.commit("handle BaseExceptions", {"app/handler.py": HANDLER.replace(
+        "    response = error_page(exc)\n",
+        "    response = error_page(exc)\n  except BaseException:\n    error = sys.exc_info()[1]\n    raise\n")})
+    g.revert(attempt)
+    # four-space indentation, one line wrapped with a trailing comma: a formatter's sweep
+    black = HANDLER.replace("\n    ", "\n        ").replace("\n  ", "\n    ").replace(
+        "        response = dispatch(environ)\n", "        response = dispatch(\n            environ,\n        )\n")
+    g.commit("reformat with black", {"app/handler.py": black}, days=200)
+    moved = black.replace("def other(x):\n    return x\n\n\n", "") + "\n\ndef other(x):\n    return x\n"
+    g.commit("move other to the end", {"app/handler.py": moved}, days=1)
+    with project(g) as t:
+        handle = next(s for s in symbols_in(t.db, ["app/handler.py"])["app/handler.py"] if s.name == "handle")
+        written = t.history.last_written("app/handler.py", handle.start, handle.end)
+        by = {w[0] for w in written if w}
+        assert by == {base}, f"blame sees through the reformat and the move: {by}"
+        result = t.episodes.what_happened_before("app.handler.handle")
+        found = attempts(result)
+        assert attempt in found and found[attempt]["verdict"]["class"] == "failure"
+        assert result["failures"] >= 1 and "(1 failed)" in result["text"]
+
+
+def test_a_history_read_before_hunks_knew_reformats_is_read_again(git_repo: GitRepo) -> None:
+    g = git_repo
+    base = g.commit("add the handler", {"app/__init__.py": "", "app/handler.py": HANDLER})
+    g.commit("reformat", {"app/handler.py": HANDLER.replace("\n  ", "\n    ")})
+    with project(g) as t:
+        # as an older tenure stored them: hunks without their kept lines, the blame made from those
+        for change_id, raw in t.db.rows("SELECT id, hunks FROM history_changes WHERE hunks IS NOT NULL"):
+            hunks = [Hunk(h.old_start, h.old_count, h.new_start, h.new_count, h.blank, h.header, h.defined)
+                     for h in msgspec.msgpack.decode(raw, type=list[Hunk])]
+            t.db.execute("UPDATE history_changes SET hunks = ? WHERE id = ?",
+                         (msgspec.msgpack.encode(hunks), change_id))
+        t.db.execute("DELETE FROM history_mapped")
+        t.history.update()
+        assert {w[0] for w in t.history.last_written("app/handler.py", 8, 13) if w} != {base}
+        t.db.execute("INSERT INTO history_meta (key, value) VALUES ('hunks', 'stale')"
+                     " ON CONFLICT (key) DO UPDATE SET value = 'stale'")  # what m005_history_survival records
+        t.history.update()
+        assert {w[0] for w in t.history.last_written("app/handler.py", 8, 13) if w} == {base}

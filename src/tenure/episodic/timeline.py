@@ -69,9 +69,9 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     conclusions = _conclusions(db, sorted(episodes), decrypt, now, settings)
     live, expired = [], []
     for eid, e in episodes.items():
-        reasons = _expired(expiry, e, by_episode[eid])
         item = _attempt(e, by_episode[eid], relation[eid], evidence.get(eid, []), conclusions.get(eid, []), now,
                         settings, breadth.get(eid, (0, 0)))
+        reasons = _expired(expiry, e, by_episode[eid], item["verdict"]["class"] == "failure")
         if reasons:
             item["expired"] = reasons
             expired.append(item)
@@ -80,21 +80,23 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     groups = _groups(live, settings)
     shown = groups[:limit]
     failures = sum(1 for a in live if a["verdict"]["class"] == "failure")
+    failed_expired = sum(1 for a in expired if a["verdict"]["class"] == "failure")
     result = {
         "symbol": fqn, "attempts": len(live), "failures": failures, "groups": shown, "groupsTotal": len(groups),
-        "expired": len(expired), "dependantsSearched": len(set(dependants) - {fqn}),
-        "text": _text(fqn, live, failures, len(groups), len(shown), len(expired), include_expired),
+        "expired": len(expired), "expiredFailures": failed_expired, "dependantsSearched": len(set(dependants) - {fqn}),
+        "text": _text(fqn, live, failures, len(groups), len(shown), len(expired), failed_expired, include_expired),
     }
     if include_expired:
         result["expiredAttempts"] = sorted(expired, key=lambda a: a["when"], reverse=True)
     return result
 
 
-def _expired(expiry: Expiry, episode: dict, rows: list[Row]) -> list[str]:
-    """Why this episode left retrieval (every symbol it was found by restructured, or an epoch), or []."""
+def _expired(expiry: Expiry, episode: dict, rows: list[Row], failed: bool) -> list[str]:
+    """Why this episode left retrieval (every symbol it was found by restructured, or an epoch), or []. A
+    failed attempt stays while any line of the code it was about is still there."""
     if reason := expiry.epoch_reason(episode["ended_at"]):
         return [reason]
-    reasons = [expiry.reason(r) for r in rows]
+    reasons = [expiry.reason(r, failed) for r in rows]
     return [r for r in reasons if r] if reasons and all(reasons) else []
 
 
@@ -266,7 +268,7 @@ def _days(now: datetime, iso: str) -> float:
     return max((now - datetime.fromisoformat(iso)).total_seconds() / 86400, 0.0)
 
 
-def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, expired: int,
+def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, expired: int, failed_expired: int,
           include_expired: bool) -> str:
     if not live and not expired:
         return f"no past attempts on {fqn} or its close dependants are recorded"
@@ -275,5 +277,6 @@ def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, ex
         parts.append(f"the {shown} most relevant of {groups} kinds shown")
     if expired:
         parts.append(f"{expired} about code restructured since" +
+                     (f", {failed_expired} of them failed" if failed_expired else "") +
                      (" (listed under expired)" if include_expired else " (`--all` shows them with the reason)"))
     return "; ".join(parts)
