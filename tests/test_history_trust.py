@@ -6,8 +6,10 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 from __future__ import annotations
 
 import msgspec
+from typer.testing import CliRunner
 
 from tenure import Tenure
+from tenure.cli import app
 from tenure.history.gitlog import Hunk
 from tenure.namespace.symbols import symbols_in
 from tests.git_support import SERVICE, GitRepo
@@ -151,3 +153,37 @@ def test_a_history_read_before_hunks_knew_reformats_is_read_again(git_repo: GitR
                      " ON CONFLICT (key) DO UPDATE SET value = 'stale'")  # what m005_history_survival records
         t.history.update()
         assert {w[0] for w in t.history.last_written("app/handler.py", 8, 13) if w} == {base}
+
+
+def test_a_module_changed_with_its_changelog_in_most_merged_changes_is_a_habit_candidate(git_repo: GitRepo) -> None:
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "CHANGES.rst": "Changes\n"})
+    log = "Changes\n"
+    for n in range(1, 10):
+        log += f"- change {n}\n"
+        g.commit(f"audit change {n} (#{n})", {"pay/service.py": SERVICE + f"\n\nLIMIT_{n} = {n}\n",
+                                              "CHANGES.rst": log})
+    skipped = g.commit("audit change without a note (#10)", {"pay/service.py": SERVICE + "\n\nLIMIT = 0\n"})
+    with project(g) as t:
+        rules = t.rules_store.list()
+        habit = next(r for r in rules["rules"] if r["text"] == "When you change `pay/service.py`, change `CHANGES.rst`"
+                                                              " too.")
+        assert (habit["status"], habit["source"], habit["successes"], habit["failures"]) == \
+            ("candidate", "mined (habit)", 9, 1)
+        explained = t.rules_store.explain(habit["id"])
+        against = [e for e in explained["evidence"] if e["countsAs"] == "against"]
+        assert {e["countsAs"] for e in explained["evidence"]} == {"for", "against"}
+        assert [e["ref"] for e in against] == [skipped] and against[0]["why"].endswith(": merged")
+        assert rules["mined"]["changesStood"] == 10 and rules["mined"]["testRuns"] == 0
+        assert any("ordering rules" in why for why in rules["mined"]["missing"])
+
+
+def test_rules_list_says_which_evidence_was_missing_when_nothing_qualifies(git_repo: GitRepo) -> None:
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    g.commit("audit copies (#2)", {"pay/service.py": SERVICE.replace("    return payment\n", "    return [payment]\n")})
+    project(g).close()
+    out = CliRunner().invoke(app, ["rules", "list", "--repo", str(g.root)], terminal_width=200).output
+    assert "0 rules qualified" in out
+    assert "no failed change on record" in out and "no work session ran tests" in out
+    assert "[procedural] in tenure.toml" in out
