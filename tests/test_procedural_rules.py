@@ -53,7 +53,7 @@ def test_an_ordering_rule_is_mined_promoted_into_agents_md_and_demoted_by_later_
         assert f"- Run `make generate` before `pytest`. (rule {rule_id}: 5 episodes for, 0 against; " \
                f"`tenure rules explain {rule_id}`)" in agents
         explained = t.rules_store.explain(rule_id)
-        assert {e["countsAs"] for e in explained["evidence"]} == {"success"}
+        assert {e["countsAs"] for e in explained["evidence"]} == {"for"}
         assert any(e["why"] == "ran `pytest` without `make generate` before it: failed" for e in explained["evidence"])
         assert [e["event"] for e in explained["events"]] == ["mined", "counted", "promoted"]
 

@@ -167,9 +167,12 @@ class Tenure:
         return self._rules
 
     def _direct_dependants(self, fqn: str) -> list[str]:
+        """The symbols that use `fqn` (call, instantiate, inherit it): the close dependants whose past
+        attempts the timeline shows. A module that only imports it is not one (an edit of its other
+        lines, a version bump beside the import, is no attempt on the symbol)."""
         from tenure.structural.graph import dependants_of
 
-        return sorted({e.src for e in dependants_of(self.db, [fqn]) if not e.refuted})
+        return sorted({e.src for e in dependants_of(self.db, [fqn]) if not e.refuted and e.relation != "imports"})
 
     def _rule_lines(self) -> list[str]:
         return self.rules_store.lines()

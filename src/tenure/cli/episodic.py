@@ -13,6 +13,7 @@ from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, project
 from tenure.cli.memories import print_versions
 from tenure.memories import MemoriesError
+from tenure.words import counted
 
 ci_app = typer.Typer(help="Outcomes from the build system: test reports, exit codes.", no_args_is_help=True)
 pr_app = typer.Typer(help="Pull requests from GitHub CLI exports, as episodes with their outcomes.",
@@ -66,8 +67,9 @@ def _print_timeline(r: dict) -> None:
         console.print(f"[dim]{escape(note)}[/dim]")
     for g in r["groups"]:
         kinds = ", ".join(f"{n} {cls}" for cls, n in g["verdicts"].items())
+        sweep = " [dim]sweeps (diffs over many files or symbols), ranked last[/dim]" if g.get("sweep") else ""
         console.print(f"\n[bold]{g['verdict'].upper()}[/bold] ×{g['size']} ({kinds}), {g['first'][:10]} … "
-                      f"{g['latest'][:10]}, score {g['score']}")
+                      f"{g['latest'][:10]}, score {g['score']}{sweep}")
         for a in g["attempts"]:
             _print_attempt(a)
     expired = r.get("expiredAttempts", [])
@@ -84,6 +86,8 @@ def _print_attempt(a: dict) -> None:
     said = v["verdict"] + (f" ({v['confidence']:.2f}, {v['source']})" if v["confidence"] is not None else "")
     ref = a["ref"][:10] if a["kind"] == "commit" else f"#{a['ref']}" if a["kind"] == "pr" else a["ref"]
     near = "" if a["relation"] == "touched" else " (a close dependant)"
+    if a.get("sweep"):
+        near += f" (a sweep: {counted(a['files'], 'file')}, {counted(a['symbolsChanged'], 'symbol')})"
     console.print(f"  {a['when'][:10]} {a['kind']} {ref} {escape(a['actor'])}: {escape(a['task'] or '(session)')} — "
                   f"{escape(said)}{near}")
     console.print(f"      [dim]{escape(', '.join(a['symbols'][:4]))}{' …' if len(a['symbols']) > 4 else ''} "

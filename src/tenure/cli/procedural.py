@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, new_table, project
+from tenure.words import counted
 
 rules_app = typer.Typer(help="House rules: mined from episodes or stated, promoted into AGENTS.md, demoted.",
                         no_args_is_help=True)
@@ -44,10 +45,20 @@ def _print_list(r: dict) -> None:
         table.add_row(str(rule["id"]), rule["status"], str(rule["successes"]), str(rule["failures"]),
                       escape(rule["text"]), escape(rule["source"]))
     console.print(table)
+    mined = r.get("mined")
+    if mined is None:
+        console.print("never mined: `tenure index` or `tenure rules mine` counts the episodes")
+    else:
+        console.print(f"mined from {counted(mined['changesStood'], 'change')} that stood, "
+                      f"{counted(mined['changesFailed'], 'change')} that failed and "
+                      f"{counted(mined['testRuns'], 'test run')} in work sessions: {counted(mined['rules'], 'rule')} "
+                      "qualified")
+        for why in mined["missing"]:
+            console.print(f"  missing: {escape(why)}")
     t = r["thresholds"]
     console.print(f"[dim]promoted after {t['promote_after']} episodes for it ({t['min_agreement']:.0%} agreeing, "
                   f"{t['min_explained']} failed without it); demoted after {t['demote_after']} against it "
-                  "([procedural] in tenure.toml)[/dim]")
+                  f"({escape('[procedural]')} in tenure.toml)[/dim]")
     for p in r["procedures"]:
         console.print(f"procedure {escape(p['name'])} (MCP tool {p['tool']}): when {escape(p['when'])}: "
                       f"{escape(p['run'])}")

@@ -1,7 +1,8 @@
 """Expiry: a lesson about code that has since been restructured misleads. An episode leaves retrieval
 (and stays in history, with the reason) when every symbol it is retrieved by was, since the episode:
 removed or renamed; rewritten past a threshold (the share of its lines today that commits after the
-episode last wrote, by the history's blame; its own revert excepted: that puts back what was there);
+episode last wrote, by the history's blame, which sees through reformats, moves and sweeps; its own
+revert excepted: that puts back what was there; a failed attempt only once every line is rewritten);
 or rewired (its edges differ past a threshold from when the episode was recorded) — or when an
 architecture epoch was marked after it."""
 
@@ -70,15 +71,16 @@ class Expiry:
             return f"before the epoch \"{self.epoch['label']}\" ({self.epoch['at'][:10]})"
         return None
 
-    def reason(self, row: Row) -> str | None:
-        """Why the symbol this row touched is not the code it was then, or None."""
+    def reason(self, row: Row, failed: bool = False) -> str | None:
+        """Why the symbol this row touched is not the code it was then, or None. `failed`: the attempt
+        failed, and its lesson holds while any line of the symbol it was about is still there."""
         if row.fqn not in self.present:
             return f"{row.fqn} was removed or renamed since"
         if row.fqn in self.span:
             size, times, by_revert = self._blame(row.fqn)
             later = len(times) - bisect.bisect_right(times, row.ended_at)
             later -= sum(1 for at in by_revert.get(row.commit or "", ()) if at > row.ended_at)  # its revert puts back
-            if size and later >= self.settings.expiry_rewritten * size:
+            if size and later >= (size if failed else self.settings.expiry_rewritten * size):
                 return f"{row.fqn} was rewritten since: {later} of its {size} lines were last written after this"
         if row.snapshot is not None and row.snapshot in self.then:
             before, after = self.then[row.snapshot], self.now.get(row.fqn, set())

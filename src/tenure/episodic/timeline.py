@@ -16,6 +16,7 @@ from datetime import datetime
 from tenure.episodic.expiry import Expiry, LastWritten, Row
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
+from tenure.history import is_sweep
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
 
@@ -63,13 +64,14 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)
-    evidence = _evidence(db, sorted(episodes))
+    breadth = _breadth(db, sorted(episodes))
+    evidence = _put_back_here(db, _evidence(db, sorted(episodes)), by_episode)
     conclusions = _conclusions(db, sorted(episodes), decrypt, now, settings)
     live, expired = [], []
     for eid, e in episodes.items():
-        reasons = _expired(expiry, e, by_episode[eid])
         item = _attempt(e, by_episode[eid], relation[eid], evidence.get(eid, []), conclusions.get(eid, []), now,
-                        settings)
+                        settings, breadth.get(eid, (0, 0)))
+        reasons = _expired(expiry, e, by_episode[eid], item["verdict"]["class"] == "failure")
         if reasons:
             item["expired"] = reasons
             expired.append(item)
@@ -78,32 +80,46 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     groups = _groups(live, settings)
     shown = groups[:limit]
     failures = sum(1 for a in live if a["verdict"]["class"] == "failure")
+    failed_expired = sum(1 for a in expired if a["verdict"]["class"] == "failure")
     result = {
         "symbol": fqn, "attempts": len(live), "failures": failures, "groups": shown, "groupsTotal": len(groups),
-        "expired": len(expired), "dependantsSearched": len(set(dependants) - {fqn}),
-        "text": _text(fqn, live, failures, len(groups), len(shown), len(expired), include_expired),
+        "expired": len(expired), "expiredFailures": failed_expired, "dependantsSearched": len(set(dependants) - {fqn}),
+        "text": _text(fqn, live, failures, len(groups), len(shown), len(expired), failed_expired, include_expired),
     }
     if include_expired:
         result["expiredAttempts"] = sorted(expired, key=lambda a: a["when"], reverse=True)
     return result
 
 
-def _expired(expiry: Expiry, episode: dict, rows: list[Row]) -> list[str]:
-    """Why this episode left retrieval (every symbol it was found by restructured, or an epoch), or []."""
+def _expired(expiry: Expiry, episode: dict, rows: list[Row], failed: bool) -> list[str]:
+    """Why this episode left retrieval (every symbol it was found by restructured, or an epoch), or []. A
+    failed attempt stays while any line of the code it was about is still there."""
     if reason := expiry.epoch_reason(episode["ended_at"]):
         return [reason]
-    reasons = [expiry.reason(r) for r in rows]
+    reasons = [expiry.reason(r, failed) for r in rows]
     return [r for r in reasons if r] if reasons and all(reasons) else []
 
 
+def _breadth(db: Database, ids: list[int]) -> dict[int, tuple[int, int]]:
+    """episode -> (files, symbols) its diff changed: how wide it was."""
+    found: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for i, table in enumerate(("episode_files", "episode_symbols")):
+        for episode, n in db.rows(f"SELECT episode_id, COUNT(*) FROM {table} WHERE episode_id IN {db.each}"
+                                  " GROUP BY episode_id", (db.many(ids),)):
+            found[episode][i] = n
+    return {e: (files, symbols) for e, (files, symbols) in found.items()}
+
+
 def _attempt(e: dict, rows: list[Row], relation: str, evidence: list[dict], conclusions: list[dict],
-             now: datetime, settings: EpisodicSettings) -> dict:
+             now: datetime, settings: EpisodicSettings, breadth: tuple[int, int]) -> dict:
     verdict = _verdict(e, evidence, now, settings)
     return {
         "episode": e["id"], "kind": e["kind"], "ref": e["ref"], "actor": e["actor"], "task": e["task"],
         "when": e["ended_at"], "commit": e["commit_sha"], "pr": e["pr"], "thin": bool(e["thin"]),
         "relation": relation, "symbols": sorted({r.fqn for r in rows}),
-        "how": sorted({r.how for r in rows}), "verdict": verdict, "evidence": evidence, "conclusions": conclusions,
+        "how": sorted({r.how for r in rows}), "verdict": verdict,
+        "sweep": is_sweep(*breadth), "files": breadth[0], "symbolsChanged": breadth[1],
+        "evidence": evidence, "conclusions": conclusions,
         "_part_of": e["part_of"], "_age_days": _days(now, e["ended_at"]),
     }
 
@@ -144,6 +160,30 @@ def _evidence(db: Database, ids: list[int]) -> dict[int, list[dict]]:
     return found
 
 
+def _put_back_here(db: Database, evidence: dict[int, list[dict]], rows: dict[int, list[Row]]) -> dict[int, list[dict]]:
+    """A partial revert (it put back some of the files an attempt changed) is evidence against the
+    attempt only where it put lines back: a revert of a lock file says nothing of the functions the
+    attempt also changed. Kept for an attempt when the revert touched one of the symbols it is found by
+    here (or a symbol inside one, or one holding it)."""
+    partial = {x["revert"] for found in evidence.values() for x in found if x.get("how") == "content-partial"}
+    if not partial:
+        return evidence
+    touched: dict[str, set[str]] = defaultdict(set)
+    for r in db.query(f"""SELECT e.commit_sha, s.fqn FROM episodes e JOIN episode_symbols s ON s.episode_id = e.id
+                          WHERE e.commit_sha IN {db.each}""", (db.many(sorted(partial)),)):
+        touched[r["commit_sha"]].add(r["fqn"])
+
+    def here(x: dict, episode: int) -> bool:
+        return x.get("how") != "content-partial" or any(
+            _nested(a, b.fqn) or _nested(b.fqn, a) for a in touched[x["revert"]] for b in rows[episode])
+    return {e: [x for x in found if here(x, e)] for e, found in evidence.items()}
+
+
+def _nested(inner: str, outer: str) -> bool:
+    """`inner` is `outer` or a symbol inside it."""
+    return inner == outer or (inner.startswith(outer) and inner[len(outer)] in SEPARATORS)
+
+
 def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,
                  settings: EpisodicSettings) -> dict[int, list[dict]]:
     """The agents' own conclusions, apart from the outcomes, at a confidence that halves every
@@ -159,7 +199,8 @@ def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,
 
 
 def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
-    """Similar attempts together; groups in order: failures first, then by recency and frequency."""
+    """Similar attempts together; groups in order: failures first, then by recency and frequency; sweeps
+    (every attempt of the group a diff over many files or symbols) after all the focused ones."""
     parent = {a["episode"]: a["episode"] for a in attempts}
 
     def root(x: int) -> int:
@@ -197,7 +238,7 @@ def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
     for a in attempts:
         grouped[root(a["episode"])].append(a)
     groups = [_group(g, settings) for g in grouped.values()]
-    groups.sort(key=lambda g: (_ORDER[g["verdict"]], -g["score"], g["latest"]))
+    groups.sort(key=lambda g: (g["sweep"], _ORDER[g["verdict"]], -g["score"], g["latest"]))
     return groups
 
 
@@ -211,7 +252,8 @@ def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
     for a in attempts:
         a.pop("_part_of", None)
         a.pop("_age_days", None)
-    return {"verdict": worst, "size": len(attempts), "latest": attempts[0]["when"], "first": attempts[-1]["when"],
+    return {"verdict": worst, "sweep": all(a["sweep"] for a in attempts), "size": len(attempts),
+            "latest": attempts[0]["when"], "first": attempts[-1]["when"],
             "verdicts": {c: classes.count(c) for c in dict.fromkeys(classes)},
             "score": round(recency * frequency * relation, 4),
             "explain": {"recency": round(recency, 3), "frequency": round(frequency, 3), "relation": relation},
@@ -226,7 +268,7 @@ def _days(now: datetime, iso: str) -> float:
     return max((now - datetime.fromisoformat(iso)).total_seconds() / 86400, 0.0)
 
 
-def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, expired: int,
+def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, expired: int, failed_expired: int,
           include_expired: bool) -> str:
     if not live and not expired:
         return f"no past attempts on {fqn} or its close dependants are recorded"
@@ -235,5 +277,6 @@ def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, ex
         parts.append(f"the {shown} most relevant of {groups} kinds shown")
     if expired:
         parts.append(f"{expired} about code restructured since" +
+                     (f", {failed_expired} of them failed" if failed_expired else "") +
                      (" (listed under expired)" if include_expired else " (`--all` shows them with the reason)"))
     return "; ".join(parts)

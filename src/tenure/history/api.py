@@ -16,7 +16,7 @@ import msgspec
 
 from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
-from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol
+from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol, is_sweep
 from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, set_value
@@ -118,6 +118,8 @@ class GitHistory:
         head = self.head(fresh=False)  # (as the probe just saw it: what is read is what is recorded)
         assert head is not None
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
+        if get_value(self.db, "history_meta", "hunks") == "stale":
+            self._read_hunks_again(tips)
         # (a tip git no longer has, a rebased branch's, is left out: every commit it reached is stored)
         revisions = ["--ignore-missing", head, "--not", *tips]
         todo = 0 if tips == [head] else int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
@@ -153,6 +155,30 @@ class GitHistory:
         if get_value(self.db, "history_meta", "shallow") == "1":
             report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
         return report
+
+    def _read_hunks_again(self, tips: list[str]) -> None:
+        """The hunks of the commits already read, from git again (a store written before hunks said
+        which lines a change only reformatted or moved); every file is then mapped again."""
+        revisions = ["--ignore-missing", *tips]
+        batch: list[RawCommit] = []
+        for raw in gitlog.log(self.root, revisions, self._inside) if tips else ():
+            batch.append(raw)
+            if len(batch) >= BATCH:
+                self._store_hunks(batch)
+                batch = []
+        self._store_hunks(batch)
+        with self.db.transaction():
+            self.db.execute("DELETE FROM history_mapped")
+            set_value(self.db, "history_meta", "hunks", "survival")
+
+    def _store_hunks(self, batch: list[RawCommit]) -> None:
+        with self.db.transaction():
+            for raw in batch:
+                self.db.executemany(
+                    "UPDATE history_changes SET hunks = ? WHERE commit_id = (SELECT id FROM history_commits"
+                    " WHERE sha = ?) AND path = ? AND old_blob = ? AND new_blob = ?",
+                    [(_HUNKS.encode(c.hunks), raw.sha, c.path, c.old_blob, c.new_blob) for c in raw.changes
+                     if c.hunks is not None])
 
     def _count(self) -> int:
         return self.db.rows("SELECT COUNT(*) FROM history_commits WHERE off_head = 0")[0][0]
@@ -367,15 +393,19 @@ class GitHistory:
     def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
 
         return [self._change(r) for r in self.db.query(
-            "SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path = ? AND new_blob = ?"
-            " ORDER BY id DESC", (path, blob))]
+            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge,"
+            " (SELECT COUNT(*) FROM history_changes x WHERE x.commit_id = c.commit_id) AS files"
+            " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id WHERE c.path = ? AND c.new_blob = ?"
+            " ORDER BY c.id DESC", (path, blob))]
 
     @staticmethod
     def _change(r: dict) -> mapping.Change:
         from tenure.history import mapping
 
         return mapping.Change(r["id"], r["path"], r["old_path"], r["old_blob"], r["new_blob"],
-                              _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None)
+                              _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None,
+                              # (a merge's diff is its branch's work: its lines are written, not swept)
+                              not r.get("is_merge", 1) and is_sweep(r.get("files", 0), 0))
 
     def _lineage(self) -> dict[str, set[str]]:
         """path -> the paths it was renamed from (directly)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from tenure.history import languages
+from tenure.history.survival import Survival
 from tenure.structural.languages import language_for
 
 NULL_BLOB = "0" * 40
@@ -44,6 +45,8 @@ class Hunk(msgspec.Struct, array_like=True):
     blank: list[int] = []  # new-side lines that were added blank (they touch nothing)
     header: str = ""  # the name of the definition git's hunk header shows
     defined: list[str] = []  # names defined by the changed lines
+    kept: list[int] = []  # new-side lines this change did not write: reformatted or moved (survival.py)
+    moved: list[int] = []  # new line, old line, ...: kept lines moved within the file, with where from
 
 
 @dataclass
@@ -139,43 +142,56 @@ def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCom
 
 def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
     commit: RawCommit | None = None if header else RawCommit("", (), "", "", "", "", "")
-    pending: bytes | None = None  # a commit header still being read (its message spans lines)
+    pending: list[bytes] | None = None  # a commit header still being read (its message spans lines) ...
+    nuls = 0  # ... and the NULs in it so far (counted per line: a long message stays linear)
     patches = 0  # `diff --git` sections seen in this commit: the n-th belongs to the n-th raw entry
     change: RawChange | None = None
     hunk: Hunk | None = None
+    defined: set[str] = set()  # the hunk's names so far (a generated file's one hunk names 100k)
     patterns: list[re.Pattern[bytes]] = []
+    survival = Survival()
     old_left = new_left = 0
     for line in lines:
         if pending is not None:
-            pending += line
-            if pending.count(b"\0") >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(pending), None, 0, None, None
+            pending.append(line)
+            nuls += line.count(b"\0")
+            if nuls >= _HEADER_FIELDS:
+                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
             continue
         first = line[:1]
         if (old_left or new_left) and first in b"+-\\":
             if first == b"\\":  # "\ No newline at end of file"
                 continue
+            if hunk is None:  # a file of no indexed language: its lines are only counted
+                if first == b"-":
+                    old_left -= 1
+                else:
+                    new_left -= 1
+                continue
+            text = line[1:]
             if first == b"-":
+                survival.removed(hunk.old_start + hunk.old_count - old_left, text)
                 old_left -= 1
             else:
                 new_left -= 1
-                if hunk is not None and not line[1:].strip():
-                    hunk.blank.append(hunk.new_start + hunk.new_count - new_left - 1)
-            if hunk is None:  # a file of no indexed language: its lines are only counted
-                continue
-            text = line[1:]
+                number = hunk.new_start + hunk.new_count - new_left - 1
+                if not text.strip():
+                    hunk.blank.append(number)
+                survival.added(number, text)
             for pattern in patterns:
                 if (m := pattern.search(text)) and (name := m.group("name").decode("utf-8", "replace")) \
-                        not in hunk.defined:
+                        not in defined:
+                    defined.add(name)
                     hunk.defined.append(name)
             continue
         old_left = new_left = 0  # (a hunk cut short: what follows is read as it says)
         if line.startswith(b"\0\0"):
             if commit is not None:
+                survival.settle()
                 yield commit
-            pending, commit = line[2:], None
-            if pending.count(b"\0") >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(pending), None, 0, None, None
+            pending, nuls, commit = [line[2:]], line.count(b"\0", 2), None
+            if nuls >= _HEADER_FIELDS:
+                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
             continue
         if commit is None:
             continue
@@ -202,10 +218,13 @@ def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
             hunk = None
             if change.hunks is not None:
                 hunk = Hunk(old_start, old_count, new_start, new_count, [], _header_name(m.group(5), patterns), [])
+                defined = set()
                 change.hunks.append(hunk)
+                survival.hunk(change.path, hunk)
         elif line.startswith(b"Binary files ") and change is not None:
             change.hunks = None
     if commit is not None and (header or commit.changes):
+        survival.settle()
         yield commit
 
 

@@ -38,6 +38,7 @@ class Change:
     old_blob: str
     new_blob: str
     hunks: list[Hunk] | None
+    sweep: bool = False  # a commit over many files (model.is_sweep), not a merge: its lines are the ones before it
 
 
 ChangesInto = Callable[[str, str], list[Change]]  # (path, blob) -> the changes that produced that blob there
@@ -63,6 +64,10 @@ class FileSymbols:
         self.module = module
         self.owner = np.full(self.lines + 2, module, dtype=np.int32)
         self.parent = [-1] * len(spans)
+        self._named: dict[str, list[int]] = {}
+        for i, span in enumerate(spans):
+            if i != module:
+                self._named.setdefault(span.name, []).append(i)
         decorator = languages.decorators(language)
         text = content.split(b"\n") if decorator is not None else []
         for i, span in enumerate(spans):  # outermost first: an inner span paints over its parent's
@@ -88,7 +93,7 @@ class FileSymbols:
         return b
 
     def by_name(self, name: str) -> list[int]:
-        return [i for i, s in enumerate(self.spans) if s.name == name and i != self.module]
+        return self._named.get(name, [])
 
 
 def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Counter[int]:
@@ -134,6 +139,11 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
         next_old = h.old_start + h.old_count if h.old_count else h.old_start + 1
         delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
     out[next_old:] = np.arange(next_old, old_len + 1) + delta
+    for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
+        pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
+        if len(pairs):
+            inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
+            out[pairs[inside, 1]] = pairs[inside, 0]
     if old_len and out.max() > new_len:
         return None
     return out
@@ -164,7 +174,8 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
         for change in changes_into(path, node_blob):
             if change.id in found or change.hunks is None:
                 continue
-            _blame(blame, change.hunks, to_now, change.id)
+            if not change.sweep:  # (a sweep's lines stay for the changes before it to claim)
+                _blame(blame, change.hunks, to_now, change.id)
             owners = attribute(change.hunks, to_now, symbols)
             how = SPAN if depth == 0 else CARRIED
             if owners or not change.hunks:
@@ -181,11 +192,15 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
 
 
 def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int) -> None:
-    """Today's lines a change wrote that no later change wrote again."""
+    """Today's lines a change wrote that no later change wrote again (a line it only reformatted or
+    moved is left for the change that wrote it)."""
     size = len(to_now) - 1
     for h in hunks:
         if h.new_count:
-            now = to_now[h.new_start:min(h.new_start + h.new_count, size + 1)]
+            lines = np.arange(h.new_start, min(h.new_start + h.new_count, size + 1))
+            if h.kept:
+                lines = lines[~np.isin(lines, h.kept)]
+            now = to_now[lines]
             now = now[now > 0]
             blame[now[blame[now] == 0]] = writer
 

@@ -14,6 +14,15 @@ HUNK = "hunk"  # named by git's hunk header or a definition in the changed lines
 HUNK_AMBIGUOUS = "hunk-ambiguous"  # ... a name several symbols of the file share: each is listed
 FILE = "file"  # module-level lines (before any definition the hunk header could name): the file's module
 HOW = (SPAN, CARRIED, HUNK, HUNK_AMBIGUOUS, FILE)
+# A sweep: a diff over more files or symbols than these (a formatter, a dependency bump, a release, a
+# merge of a long branch) touched each among many and says little about any one of them. One
+# definition for every store that ranks commits (knowledge's `why`, the episodic timeline, expiry).
+SWEEP_FILES = 10
+SWEEP_SYMBOLS = 25
+
+
+def is_sweep(files: int, symbols: int) -> bool:
+    return files > SWEEP_FILES or symbols > SWEEP_SYMBOLS
 
 
 class FileChange(msgspec.Struct, frozen=True):
@@ -49,6 +58,10 @@ class Commit(msgspec.Struct, frozen=True):
     reverts_how: str | None
     files: tuple[FileChange, ...]
     symbols: tuple[TouchedSymbol, ...]
+
+    @property
+    def sweep(self) -> bool:
+        return is_sweep(len(self.files), len(self.symbols))
 
     def as_dict(self) -> dict:
         return msgspec.to_builtins(self)

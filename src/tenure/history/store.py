@@ -103,3 +103,12 @@ def m004_remapped_commits(db: Database) -> None:
                   SELECT c.commit_id, MAX(r.version) FROM history_changes c JOIN history_remapped r ON r.path = c.path
                   GROUP BY c.commit_id""")
     db.execute("DROP TABLE history_remapped")
+
+
+@migrations
+def m005_history_survival(db: Database) -> None:
+    # hunks now record the lines a change only reformatted or moved (gitlog.Hunk.kept/moved, survival.py):
+    # a history read before has none, so its hunks are read from git again by the next update (and
+    # every file mapped again: the blame sees through reformats, moves and sweeps)
+    db.execute("INSERT INTO history_meta (key, value) SELECT 'hunks', 'stale' WHERE EXISTS"
+               " (SELECT 1 FROM history_commits) ON CONFLICT (key) DO UPDATE SET value = excluded.value")

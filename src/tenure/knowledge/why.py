@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tenure.history.model import is_sweep
 from tenure.knowledge import grounding
 from tenure.knowledge.offline import entity_key, sentences
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank
@@ -25,8 +26,6 @@ from tenure.words import counted
 
 EVIDENCE_LIMIT = 12
 COMMITS_LIMIT = 10
-SWEEP_FILES = 10  # a diff past these touched the symbol among many: listed after focused ones
-SWEEP_SYMBOLS = 25
 MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
 
 
@@ -224,7 +223,7 @@ def _commit(info: dict, subject: str, date: str | None, how: str) -> dict:
 
 
 def _breadth(files: int, symbols: int) -> dict:
-    return {"files": files, "symbols": symbols, "sweep": files > SWEEP_FILES or symbols > SWEEP_SYMBOLS}
+    return {"files": files, "symbols": symbols, "sweep": is_sweep(files, symbols)}
 
 
 def _summary(answer: dict, counts: Counter, built: dict | None) -> str:

@@ -17,6 +17,7 @@ agents_file = "AGENTS.md"
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
 from tenure.procedural.store import migrations
 from tenure.refusal import Refusal
-from tenure.storage import Database
+from tenure.storage import Database, get_value, set_value
 
 Clock = Callable[[], datetime]
 EVIDENCE = "tenure (evidence)"  # the author of what mining does
@@ -66,6 +67,7 @@ class Rules:
                                                                                                   "co-change")}
         code = set(indexed_files(self.db))
         found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
+        read = mining.what_was_read(runs, decided)
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
                       mining.co_change(decided, code, pairs["co-change"])})
         changed: dict[str, list[int]] = {"new": [], "promoted": [], "demoted": []}
@@ -77,17 +79,21 @@ class Rules:
                     changed["new"].append(self._insert(rule))
                     row = self._row(changed["new"][-1])
                 self._count(row, rule, changed)
+            set_value(self.db, "procedural_meta", "mined", json.dumps({**read, "rules": len(found)}))
         written = self.write_agents_file() if changed["promoted"] or changed["demoted"] else None
         return {"candidatesNew": changed["new"], "promoted": changed["promoted"], "demoted": changed["demoted"],
-                "rules": len(found), "agentsFile": written}
+                "rules": len(found), "agentsFile": written, "read": read}
 
     def _insert(self, rule: Mined) -> int:
         at = self.clock().isoformat()
         rule_id = self.db.rows(
             """INSERT INTO rules (kind, key, text, first, second, status, successes, failures, source, created_at,
-               changed_at) VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, 'mined', ?, ?) RETURNING id""",
-            (rule.kind, rule.key, rule.text, rule.first, rule.second, rule.successes, rule.failures, at, at))[0][0]
-        self._event(rule_id, "mined", f"{rule.successes} for, {rule.failures} against", EVIDENCE)
+               changed_at) VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, ?, ?, ?) RETURNING id""",
+            (rule.kind, rule.key, rule.text, rule.first, rule.second, rule.successes, rule.failures,
+             "mined (habit)" if rule.basis == mining.HABIT else "mined", at, at))[0][0]
+        how = ("a habit of the history: no failure without it on record, so it stays a candidate until one is"
+               if rule.basis == mining.HABIT else "failures without it, successes with it")
+        self._event(rule_id, "mined", f"{rule.successes} for, {rule.failures} against ({how})", EVIDENCE)
         return rule_id
 
     def _count(self, row: dict, rule: Mined, changed: dict[str, list[int]]) -> None:
@@ -196,7 +202,12 @@ class Rules:
                              (status,) if status else ())
         return {"rules": [_public(r) for r in rows], "procedures": [
                 {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when} for p in procedures(self.root)],
-                "thresholds": self.settings.__dict__}
+                "thresholds": self.settings.__dict__, "mined": self.last_mined()}
+
+    def last_mined(self) -> dict | None:
+        """What the last mining read, and which evidence it lacked (None: never mined)."""
+        found = get_value(self.db, "procedural_meta", "mined")
+        return json.loads(found) if found else None
 
     def explain(self, rule_id: int) -> dict:
         """A rule with every episode that counts for or against it, and every change it went through."""

@@ -6,8 +6,10 @@
 - co-change, "changing A requires changing B": episodes with a deterministic verdict; one that
   changed A and B and succeeded, or changed A without B and failed, counts for it; A and B that
   failed together, or A without B that succeeded, against it.
-A rule is only a candidate where both kinds of evidence for it exist (the contrast is the rule) and
-most of the evidence agrees.
+A rule is a candidate where both kinds of evidence for it exist (the contrast is the rule) and most
+of the evidence agrees; or, for co-change, where it is a habit of the history: most of the successful
+changes of A changed B too, often (a module and its changelog or its tests). A habit has no failure
+without it on record: it stays a candidate (promotion needs failures it explains) and says so.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from tenure.history import is_sweep
+
 MIN_SUPPORT = 2  # episodes in which doing both worked
 MIN_AGREEMENT = 0.6  # share of the evidence for it: below this it is noise, not a candidate
 MAX_FILES = 30  # an episode changing more files than this (a merge of a long branch) says little about pairs
+HABIT_SUPPORT = 8  # successful changes of A that changed B too, before co-changing is a habit ...
+HABIT_SHARE = 0.75  # ... and the share of A's successful changes that did
+CONTRAST, HABIT = "contrast", "habit"  # what qualified a mined rule
 
 
 @dataclass(frozen=True)
@@ -29,7 +36,9 @@ class Observation:
 
     @property
     def counts_as(self) -> str:
-        return "success" if self.followed == self.worked else "failure"
+        """for: did what it says and worked, or skipped it and failed; against: the other two (a change
+        that skipped the rule and stood is evidence against the rule, not a failure)."""
+        return "for" if self.followed == self.worked else "against"
 
 
 @dataclass
@@ -38,6 +47,7 @@ class Mined:
     first: str
     second: str
     evidence: list[Observation] = field(default_factory=list)
+    basis: str = CONTRAST
 
     @property
     def key(self) -> str:
@@ -50,11 +60,11 @@ class Mined:
 
     @property
     def successes(self) -> int:
-        return sum(1 for o in self.evidence if o.counts_as == "success")
+        return sum(1 for o in self.evidence if o.counts_as == "for")
 
     @property
     def failures(self) -> int:
-        return sum(1 for o in self.evidence if o.counts_as == "failure")
+        return sum(1 for o in self.evidence if o.counts_as == "against")
 
     @property
     def explained(self) -> int:
@@ -102,22 +112,42 @@ def co_change(decided: dict[int, tuple[str, str, frozenset[str]]], code: set[str
         for path in files:
             (worked if cls == "success" else failed)[path].add(episode)
     pairs: set[tuple[str, str]] = set(only or ())
+    habits: set[tuple[str, str]] = set()
     if only is None:
         for cls, _, files in decided.values():
             if cls == "failure":
                 for a in files & code:
                     pairs |= {(a, b) for other in worked[a] for b in decided[other][2] - files}
         pairs = {(a, b) for a, b in pairs if _co_changed(worked[a], failed[a], worked[b], failed[b])}
+        habits = _habits(worked, decided, code) - pairs
     found = []
-    for a, b in sorted(pairs):
-        rule = Mined("co-change", a, b)
+    for a, b in sorted(pairs | habits):
+        rule = Mined("co-change", a, b, basis=HABIT if (a, b) in habits else CONTRAST)
         for episode in sorted(worked[a] | failed[a]):
             cls, verdict, files = decided[episode]
             with_b = b in files
             rule.evidence.append(Observation(episode, with_b, cls == "success",
                                              f"changed `{a}` {'and' if with_b else 'without'} `{b}`: {verdict}"))
-        if only is not None or _contrasted(rule):
+        if only is not None or rule.basis == HABIT or _contrasted(rule):
             found.append(rule)
+    return found
+
+
+def _habits(worked: dict[str, set[int]], decided: dict[int, tuple[str, str, frozenset[str]]],
+            code: set[str]) -> set[tuple[str, str]]:
+    """(A, B): B changed in at least HABIT_SUPPORT of the successful focused changes of A (sweeps change
+    every file together), HABIT_SHARE of them."""
+    found = set()
+    for a in sorted(code):
+        changes = {e for e in worked.get(a, ()) if not is_sweep(len(decided[e][2]), 0)}
+        if len(changes) < HABIT_SUPPORT:
+            continue
+        together: dict[str, int] = defaultdict(int)
+        for episode in changes:
+            for b in decided[episode][2]:
+                together[b] += 1
+        found |= {(a, b) for b, n in together.items()
+                  if b != a and n >= HABIT_SUPPORT and n >= HABIT_SHARE * len(changes)}
     return found
 
 
@@ -134,3 +164,26 @@ def _contrasted(rule: Mined) -> bool:
     worked_with = sum(1 for o in rule.evidence if o.followed and o.worked)
     total = rule.successes + rule.failures
     return failed_without and worked_with >= MIN_SUPPORT and rule.successes / total >= MIN_AGREEMENT
+
+
+def what_was_read(runs: dict[int, list[tuple[str, str | None]]],
+                  decided: dict[int, tuple[str, str, frozenset[str]]]) -> dict:
+    """The evidence mining had, and the sentences saying which kind was missing for which rules."""
+    test_runs = sum(1 for steps in runs.values() for _, verdict in steps if verdict in ("passed", "failed"))
+    stood = sum(1 for cls, _, _ in decided.values() if cls == "success")
+    failed = len(decided) - stood
+    missing = []
+    if not test_runs:
+        missing.append("no work session ran tests through tenure: ordering rules (run X before Y) are learned from "
+                       "test runs in sessions (the hook of `tenure setup claude`, `tenure rules run`)")
+    if not failed:
+        missing.append("no failed change on record (a revert, a pull request closed unmerged, a failing test run: "
+                       "`tenure ci record`, `tenure pr ingest`): a co-change rule is told from a habit by the "
+                       "failures of changes that skipped it")
+    if stood < HABIT_SUPPORT:
+        missing.append(f"fewer than {HABIT_SUPPORT} changes that stood (merged, passed): no habit of changing two "
+                       "files together can show")
+    return {"testRuns": test_runs, "sessionsWithTests": sum(1 for steps in runs.values()
+                                                             if any(v in ("passed", "failed") for _, v in steps)),
+            "changesStood": stood, "changesFailed": failed, "missing": missing,
+            "habit": {"support": HABIT_SUPPORT, "share": HABIT_SHARE}}

@@ -34,7 +34,7 @@ def m001_initial(db: Database) -> None:
         """CREATE TABLE rule_evidence (
             rule_id INTEGER NOT NULL REFERENCES rules(id),
             episode_id INTEGER NOT NULL,     -- episodes.id
-            counts_as TEXT NOT NULL,         -- success | failure
+            counts_as TEXT NOT NULL,         -- for | against (m002; success | failure before)
             times INTEGER NOT NULL,
             why TEXT NOT NULL,
             PRIMARY KEY (rule_id, episode_id, counts_as)
@@ -51,3 +51,12 @@ def m001_initial(db: Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX rule_events_rule ON rule_events(rule_id)")
+
+
+@migrations
+def m002_history_mining(db: Database) -> None:
+    # what the last mining read and which evidence it lacked (`rules list` says why nothing qualified)
+    db.execute("CREATE TABLE procedural_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    # evidence counts for or against a rule: a change that skipped a rule and stood is against it, not a failure
+    db.execute("UPDATE rule_evidence SET counts_as = CASE counts_as WHEN 'success' THEN 'for' ELSE 'against' END"
+               " WHERE counts_as IN ('success', 'failure')")

@@ -1,0 +1,85 @@
+"""Which lines a commit did not really write: what `git blame -w -M` sees through.
+
+A formatter re-indents or re-wraps lines, a refactor moves a function within a file or to another:
+the lines a diff adds are then the lines it removed, in other whitespace or another place. Per
+commit, an added line is *kept* (not written by this commit) when
+
+- its hunk only reformats: the hunk's removed and added text are the same once whitespace, the
+  quote style and trailing commas before a closing bracket are ignored; or
+- it was moved: the same line, whitespace ignored, was removed elsewhere in the commit (any file
+  of an indexed language; lines shorter than MIN_MOVED characters are too common to say so).
+
+A kept line moved within the same file also records the line it came from, so that the history's
+line maps carry it back exactly. Memory is bounded: past MAX_LINES changed lines in one commit (a
+generated file) no more lines are compared, and those lines count as written by the commit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tenure.history.gitlog import Hunk
+
+MIN_MOVED = 8  # `return`, `else:`, `)` ... are removed and added everywhere: no evidence of a move
+MAX_LINES = 200_000  # changed lines compared per commit
+_TRAILING_COMMA = re.compile(rb",(?=[)\]}])")
+
+
+def squeezed(text: bytes) -> bytes:
+    """A line without its whitespace."""
+    return b"".join(text.split())
+
+
+class Survival:
+    """Collects one commit's changed lines as the diff is read; `settle` marks each hunk's kept lines."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.hunks: list[tuple[str, Hunk, list[tuple[int, bytes]], list[tuple[int, bytes]]]] = []
+
+    def hunk(self, path: str, hunk: Hunk) -> None:
+        self.hunks.append((path, hunk, [], []))
+
+    def removed(self, old_line: int, text: bytes) -> None:
+        self._line(2, old_line, text)
+
+    def added(self, new_line: int, text: bytes) -> None:
+        self._line(3, new_line, text)
+
+    def _line(self, side: int, line: int, text: bytes) -> None:
+        if self.hunks and self.lines < MAX_LINES:
+            self.lines += 1
+            self.hunks[-1][side].append((line, squeezed(text)))
+
+    def settle(self) -> None:
+        pool: dict[bytes, list[tuple[str, int]]] = defaultdict(list)  # squeezed text -> (path, old line)
+        open_hunks = []
+        for path, hunk, removed, added in self.hunks:
+            if removed and added and _reformatted(removed, added):
+                hunk.kept = [n for n, text in added if text]
+                continue
+            for n, text in removed:
+                if len(text) >= MIN_MOVED:
+                    pool[text].append((path, n))
+            open_hunks.append((path, hunk, added))
+        for path, hunk, added in open_hunks:
+            for n, text in added:
+                sources = pool.get(text) if len(text) >= MIN_MOVED else None
+                if not sources:
+                    continue
+                same = next((i for i, (p, _) in enumerate(sources) if p == path), None)
+                source_path, old = sources.pop(same if same is not None else 0)
+                hunk.kept.append(n)
+                if source_path == path:
+                    hunk.moved += [n, old]
+        self.hunks = []
+        self.lines = 0
+
+
+def _reformatted(removed: list[tuple[int, bytes]], added: list[tuple[int, bytes]]) -> bool:
+    def text(lines: list[tuple[int, bytes]]) -> bytes:
+        return _TRAILING_COMMA.sub(b"", b"".join(t for _, t in lines)).replace(b"'", b'"')
+    return text(removed) == text(added)
