@@ -62,7 +62,9 @@ def test_malformed_xml_is_reported_by_reason_and_what_was_read_is_kept(tmp_path:
 
 
 def test_a_file_that_is_not_junit_says_so(tmp_path: Path) -> None:
-    assert read_junit(write(tmp_path, "x.xml", "<html><body/></html>")).problems == [
+    with pytest.raises(ReportError, match="its root element is <html>"):
+        read_junit(write(tmp_path, "x.xml", "<html><body/></html>"))
+    assert read_junit(write(tmp_path, "x.xml", "<testsuites/>")).problems == [
         "no <testcase> in it: is it a JUnit report?"]
     with pytest.raises(ReportError):
         read_junit(tmp_path / "missing.xml")

@@ -1,9 +1,14 @@
 """`tenure repair`: a damaged project database made sound again, losing nothing that cannot be rebuilt.
 
-The database holds two kinds of state. Derived: the graph and every other structural table (files,
-symbols, edges, analyses, language-server verdicts, the trace linker's span index), which an index
-of the repository builds again. Kept: memories with their history, links and usage, work sessions,
-and the project's id and key id (which key file decrypts the memories) — nothing else holds them.
+The database holds two kinds of state, decided table by table (`STORES`). Derived: the graph and every
+other structural table (files, symbols, edges, analyses, language-server verdicts, the trace linker's
+span index) and the knowledge store's documents, entities and reports, which an index of the repository
+builds again. Kept, because nothing else holds them: memories with their history, links and usage, work
+sessions and the project's id and key id (which key file decrypts the memories); the episodes (sessions,
+pull requests, commits), CI outcomes, conclusions and epochs; the git history as read (commits rebased
+or reset away are no longer in git); the rules with every change of them; the model's answers (a
+knowledge build takes its extractions from them again without a call). Imported threads are files in
+the state directory, which a repair does not touch.
 
 A repair copies the damaged files aside first, builds a fresh database, copies every readable row
 of the kept tables into it (storage/salvage.py), puts it in place and indexes the repository. The
@@ -17,7 +22,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.episodic.store import migrations as episodic_schema
+from tenure.history.store import migrations as history_schema
+from tenure.knowledge.store import migrations as knowledge_schema
 from tenure.memories.store import migrations as memories_schema
+from tenure.procedural.store import migrations as procedural_schema
 from tenure.state import DB_NAME, STATE_DIR
 from tenure.storage import Migrations, StorageError, open_database
 from tenure.storage.salvage import salvage
@@ -25,9 +34,20 @@ from tenure.structural.lsp.state import migrations as lsp_schema
 from tenure.structural.store import migrations as structural_schema
 from tenure.structural.traces.spans import migrations as spans_schema
 
-# Every store's schema, and whether what it holds is kept (True) or derived (False, rebuilt by an index).
-STORES: list[tuple[Migrations, bool]] = [
-    (structural_schema, False), (lsp_schema, False), (spans_schema, False), (memories_schema, True),
+KEPT, DERIVED = True, False
+# Every store's schema, and what a repair does with each table it makes: KEPT (its readable rows copied)
+# or DERIVED (built again by the index that follows); one decision for a whole store, or one per table.
+# A table without a decision stops a repair before anything is moved (a new table must be decided).
+STORES: list[tuple[Migrations, bool | dict[str, bool]]] = [
+    (structural_schema, DERIVED), (lsp_schema, DERIVED), (spans_schema, DERIVED),
+    (history_schema, KEPT), (episodic_schema, KEPT), (memories_schema, KEPT),
+    (procedural_schema, {"rules": KEPT, "rule_events": KEPT,
+                         "rule_evidence": DERIVED}),  # (counted again from the episodes by the next mining)
+    (knowledge_schema, {"knowledge_calls": KEPT, **dict.fromkeys((
+        "knowledge_documents", "knowledge_chunks", "knowledge_mentions", "knowledge_links", "knowledge_entities",
+        "knowledge_entity_symbols", "knowledge_relationships", "knowledge_communities",
+        "knowledge_community_members", "knowledge_reports", "knowledge_vectors", "knowledge_meta",
+        "knowledge_commit_symbols", "knowledge_dirty", "knowledge_touched"), DERIVED)}),
 ]
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its index: part of the database
 
@@ -64,11 +84,14 @@ def _fresh_schema(path: Path) -> dict[str, bool]:
     db = open_database(path)
     try:
         made: dict[str, bool] = {}
-        for schema, keep in STORES:
+        for schema, decided in STORES:
             before = db.table_names()
             schema.apply(db)
-            made.update((t, keep) for t in db.table_names()
-                        if t not in before and not t.startswith("_"))  # (_migrations)
+            for table in (t for t in db.table_names() if t not in before and not t.startswith("_")):  # (_migrations)
+                if isinstance(decided, dict) and table not in decided:
+                    raise StorageError(f"tenure repair does not know whether to keep or rebuild the table {table}: "
+                                       "the database was not changed (a defect of this tenure: report it)")
+                made[table] = decided[table] if isinstance(decided, dict) else decided
         return made
     finally:
         db.close()

@@ -8,6 +8,8 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+from tenure.files import RefusedWrite, project_path
+
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
 EMBED_LOCK = "embed.lock"  # held by the `tenure backfill` an index starts (the code's elements embedded)
@@ -25,8 +27,9 @@ def database_path(root: Path) -> Path:
 
 def make_state_dir(root: Path) -> Path:
     """`root`'s state directory, made if missing: private to its owner (0700, whatever the umask: it
-    holds the memories and the session log) and ignored by git."""
-    state = state_dir(root)
+    holds the memories and the session log) and ignored by git. A `.tenure` that leads out of the
+    project (a link a cloned repository holds) is refused."""
+    state = project_path(root, STATE_DIR, "the state directory")
     state.mkdir(mode=0o700, exist_ok=True)  # (the umask can only narrow it)
     ignore = state / ".gitignore"
     if not ignore.exists():
@@ -49,7 +52,7 @@ def state_error(exc: BaseException) -> str | None:
                 "holds the memories, work sessions and the record of their key, which nothing else holds. Run "
                 "`tenure repair`: it copies the database aside first, keeps every readable memory and session, and "
                 "rebuilds the graph")
-    if isinstance(exc, StorageError):
+    if isinstance(exc, StorageError | RefusedWrite):
         return str(exc)
     if isinstance(exc, OSError) and exc.filename is not None and STATE_DIR in str(exc.filename):
         return f"cannot use the state directory {exc.filename}: {exc.strerror}"

@@ -160,7 +160,7 @@ def _print_recorded(r: dict) -> None:
             under = f" — tests {', '.join(test['underTest'][:4])}" if test["underTest"] else ""
             console.print(f"  {escape(test['test'])}: {escape(test['fqn'] or 'not found in the index')}{escape(under)}")
     for problem in r["problems"]:
-        console.print(f"[yellow]{escape(problem)}[/yellow] (what was read before it is kept)")
+        console.print(f"[yellow]{escape(problem)}[/yellow]")
 
 
 @pr_app.command("ingest")

@@ -19,7 +19,10 @@ def register(app: typer.Typer) -> None:
 
 
 def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """Repair a damaged database: every readable memory and session kept, the graph rebuilt.
+    """Repair a damaged database: every readable row only it holds kept, the rest rebuilt.
+
+    Kept: memories, sessions, episodes, CI outcomes, conclusions, epochs, rules, the history read, model
+    answers; rebuilt by an index: the graph and the knowledge store.
 
     The damaged files are copied aside first. Stop the project's servers and watchers before."""
     from tenure.repair import repair as repair_database  # (its stores' modules: only when it runs)
@@ -41,7 +44,10 @@ def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     console.print(f"the damaged database is copied to {escape(result['backup'])} (SQLite said: "
                   f"{escape(result['integrity'])})")
     for table in result["kept"]:
-        console.print(f"kept {counted(table['rows'], 'row')} of {table['table']}" + "".join(
+        if not (table["before"] or table["rows"] or table["unreadable"]):
+            continue  # (an empty table, kept empty)
+        before = "?" if table["before"] is None else table["before"]
+        console.print(f"{table['table']}: {before} -> {table['rows']} rows kept" + "".join(
             f"; unreadable: ids {_span(u['after'], u['through'])}" for u in table["unreadable"])
             + (f"; {table['dropped']} dropped (what they belonged to was lost)" if table["dropped"] else "")
             + (f"; {counted(table['cleared'], 'reference')} to a lost row cleared" if table["cleared"] else ""))

@@ -10,6 +10,7 @@ import typer
 
 from tenure.api import find_root
 from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project, refused
+from tenure.files import RefusedWrite
 from tenure.setup import hooks
 from tenure.setup.clients import CLIENTS
 from tenure.setup.edits import SetupConflict
@@ -51,7 +52,7 @@ def setup(
             emit(preview(client, root, Path.home(), bridge), as_json, _print_planned)
             return
         result = install(client, root, Path.home(), bridge)
-    except SetupConflict as exc:
+    except (SetupConflict, RefusedWrite) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
     emit(result, as_json, _print_installed)

@@ -9,7 +9,7 @@ import json
 
 from tenure.episodic.reports.tests import TestCase, node_parts
 from tenure.namespace.lookup import find_symbols
-from tenure.namespace.symbols import callees, fingerprints, indexed_files
+from tenure.namespace.symbols import callees, fingerprints, indexed_files, names_defined
 from tenure.storage import Database
 
 # How far each source's verdict can be trusted. A report the build system wrote is the strongest
@@ -39,34 +39,46 @@ def add(db: Database, source: str, verdict: str, at: str, evidence: dict, *, con
 
 def add_tests(db: Database, outcome: int, cases: list[TestCase]) -> list[dict]:
     """The failing tests of a report, each with the test function the index holds and what it calls
-    (the symbols under test), where the index can tell."""
+    (the symbols under test), where the index can tell. Linear in the tests: a test whose name no symbol
+    has is not looked up, and the cases of one test (parameters) are looked up once."""
     modules = {f.path: f.module for f in indexed_files(db).values()} if cases else {}
+    named = [(case, _named(case)) for case in cases]
+    defined = names_defined(db, {names[-1] for _, (_, names) in named if names})
+    symbol: dict[tuple[str, tuple[str, ...]], str | None] = {}
+    under: dict[str, list[str]] = {}
     rows = []
-    for case in cases:
-        fqn = test_symbol(db, case, modules)
-        under = callees(db, fqn)[:UNDER_TEST_SHOWN] if fqn else []
-        rows.append({"test": case.id, "status": case.status, "message": case.message, "fqn": fqn, "underTest": under})
+    for case, (path, names) in named:
+        key = (path, names)
+        if key not in symbol:
+            symbol[key] = test_symbol(db, path, names, modules) if names and names[-1] in defined else None
+        fqn = symbol[key]
+        if fqn and fqn not in under:
+            under[fqn] = callees(db, fqn)[:UNDER_TEST_SHOWN]
+        rows.append({"test": case.id, "status": case.status, "message": case.message, "fqn": fqn,
+                     "underTest": under[fqn] if fqn else []})
     db.executemany("INSERT INTO outcome_tests (outcome_id, test_id, status, message, fqn, under_test)"
                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                    [(outcome, r["test"], r["status"], r["message"], r["fqn"], "\n".join(r["underTest"])) for r in rows])
     return rows
 
 
-def test_symbol(db: Database, case: TestCase, modules: dict[str, str]) -> str | None:
+def _named(case: TestCase) -> tuple[str, tuple[str, ...]]:
+    path, names = node_parts(case.id)
+    return path or case.path, tuple(names)
+
+
+def test_symbol(db: Database, path: str, names: tuple[str, ...], modules: dict[str, str]) -> str | None:
     """The index's symbol for a test: a pytest node id through its file's module, a JUnit
     `class.name` as a full name or a unique suffix."""
-    path, names = node_parts(case.id)
-    path = path or case.path
     if path and names and path in modules:
         fqn = ".".join([modules[path], *names])
         return fqn if fingerprints(db, [fqn]) else None
-    if names:
-        for start in range(len(names)):
-            lookup = find_symbols(db, ".".join(names[start:]))
-            if lookup.unique is not None:
-                return lookup.unique.fqn
-            if lookup.how == "ambiguous":
-                return None
+    for start in range(len(names)):
+        lookup = find_symbols(db, ".".join(names[start:]))
+        if lookup.unique is not None:
+            return lookup.unique.fqn
+        if lookup.how == "ambiguous":
+            return None
     return None
 
 

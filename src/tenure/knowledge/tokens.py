@@ -20,9 +20,10 @@ import functools
 import marshal
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tenure.files import write_atomic
 
 if TYPE_CHECKING:
     import tiktoken
@@ -69,10 +70,7 @@ def _cache_file() -> Path | None:
 def _write(path: Path, blob: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(blob)
-        os.replace(tmp, path)  # whole or absent: a reader never sees half a file
+        write_atomic(path, blob)  # whole or absent: a reader never sees half a file
     except OSError:
         pass
 

@@ -37,8 +37,8 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "collaborations", "definitions", "edges_of", "every_symbol",
-           "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like", "naming_state",
-           "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
+           "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like", "names_defined",
+           "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,11 @@ def symbols_named(db: Database, fqns: Iterable[str]) -> list[Symbol]:
 def symbols_called(db: Database, name: str, path: str | None = None) -> list[Symbol]:
     """The symbols whose short name is `name` (`retry`), in the file at `path` or anywhere."""
     return _structure(db).symbols_called(name, path)
+
+
+def names_defined(db: Database, names: Iterable[str]) -> set[str]:
+    """Which of these short names (`retry`) some symbol of the project has (one query for them all)."""
+    return _structure(db).names_defined(names)
 
 
 def symbols_in(db: Database, paths: Iterable[str]) -> dict[str, list[Symbol]]:

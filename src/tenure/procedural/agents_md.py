@@ -1,11 +1,12 @@
 """The managed section of AGENTS.md: the promoted rules, between two markers. The rest of the file is
-never touched; the file is replaced atomically (a process killed mid-write leaves the old one)."""
+never touched; the file is replaced atomically (a process killed mid-write leaves the old one, and no
+temporary file). Rule text is escaped so that it can never open or close the section."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from tenure.files import refuse_read_only, write_atomic
 
 BEGIN = "<!-- tenure:rules:begin (managed by `tenure rules`: what is between these markers is rewritten) -->"
 END = "<!-- tenure:rules:end -->"
@@ -17,14 +18,24 @@ class AgentsFileError(RuntimeError):
 
 
 def section(lines: list[str]) -> str:
-    body = lines or ["No rule is promoted at the moment."]
+    body = [escape(line) for line in lines] or ["No rule is promoted at the moment."]
     return "\n".join([BEGIN, HEADING, "", *body, END]) + "\n"
+
+
+def escape(line: str) -> str:
+    """`line` as Markdown shows it, with no HTML comment in it: a rule that quotes a marker
+    (`<!-- tenure:rules:end -->`) shows it as text and cannot end the section early."""
+    return " ".join(line.splitlines()).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
 
 
 def write(path: Path, lines: list[str]) -> bool:
     """Put `lines` into the managed section (appended when the file has none; the file created when
     there is something to say). Returns whether the file changed."""
-    text = path.read_text("utf-8") if path.exists() else ""
+    try:
+        text = path.read_text("utf-8") if path.exists() else ""
+    except UnicodeDecodeError as exc:
+        raise AgentsFileError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8; "
+                              "nothing was written") from exc
     begins, ends = text.count(BEGIN), text.count(END)
     if (begins, ends) not in ((0, 0), (1, 1)) or (begins and text.index(BEGIN) > text.index(END)):
         raise AgentsFileError(f"{path} has {begins} begin and {ends} end markers of tenure's rules section: put "
@@ -40,18 +51,7 @@ def write(path: Path, lines: list[str]) -> bool:
         new = text[:start] + section(lines).rstrip("\n") + rest
     if new == text:
         return False
-    _replace(path, new)
+    refuse_read_only(path)
+    write_atomic(path, new)
     return True
 
-
-def _replace(path: Path, text: str) -> None:
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

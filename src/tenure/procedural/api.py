@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tenure.config import load_settings
 from tenure.episodic.api import Episodes
+from tenure.files import RefusedWrite, project_path
 from tenure.namespace.symbols import indexed_files
 from tenure.procedural import agents_md, mining
 from tenure.procedural.mining import Mined, rule_text
@@ -236,11 +237,15 @@ class Rules:
         return out
 
     def write_agents_file(self) -> dict:
+        """The managed section of `[procedural] agents_file` rewritten; a file tenure must not or cannot
+        write is left as it is, and the answer says so (the rules themselves are stored either way)."""
         path = self.root / self.settings.agents_file
         try:
-            return {"path": str(path), "changed": agents_md.write(path, self.lines())}
-        except (agents_md.AgentsFileError, OSError) as exc:
-            return {"path": str(path), "changed": False, "error": str(exc)}
+            target = project_path(self.root, self.settings.agents_file, "[procedural] agents_file")
+            return {"path": str(path), "changed": agents_md.write(target, self.lines())}
+        except (agents_md.AgentsFileError, RefusedWrite, OSError) as exc:
+            return {"path": str(path), "changed": False,
+                    "error": f"{exc} (the rules are stored; {self.settings.agents_file} was not updated)"}
 
     # situational procedures ----------------------------------------------------------------------
     def procedures(self) -> list[Procedure]:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tenure.files import project_path
 from tenure.setup import edits
 from tenure.setup.clients import BRIDGE_LINE, CLIENTS, bridge
 from tenure.setup.edits import Edit
@@ -19,8 +20,11 @@ MANIFEST = "setup.json"  # in the state directory
 def plan(client: str, root: Path, home: Path, with_bridge: bool) -> list[Edit]:
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
-    planned = CLIENTS[client](root, home)
-    return [*planned, bridge(root)] if with_bridge else planned
+    planned = CLIENTS[client](root, home) + ([bridge(root)] if with_bridge else [])
+    for edit in planned:  # a project's file (.mcp.json, CLAUDE.md) must not be a link out of it
+        if Path(edit.path).is_relative_to(root):
+            project_path(root, Path(edit.path).relative_to(root), f"{client}'s configuration")
+    return planned
 
 
 def install(client: str, root: Path, home: Path, with_bridge: bool = False) -> dict[str, Any]:

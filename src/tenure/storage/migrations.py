@@ -6,6 +6,7 @@ is recorded in `_migrations`. Never edit a released migration: add a new one.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -18,6 +19,9 @@ class Migrations:
     def __init__(self, store: str) -> None:
         self.store = store
         self._steps: list[tuple[str, MigrationFn]] = []
+        # connections known to be up to date: a store opened once per lookup (thousands per report) reads
+        # `_migrations` once per connection, not every time
+        self._current: weakref.WeakSet[Database] = weakref.WeakSet()
 
     def __call__(self, fn: MigrationFn) -> MigrationFn:
         self._steps.append((f"{self.store}:{fn.__name__}", fn))
@@ -26,7 +30,8 @@ class Migrations:
     def apply(self, db: Database) -> list[str]:
         """Apply every pending migration; returns the names applied now. With none pending, only
         reads: a process opening the project (a query) does not wait for another's write lock."""
-        if self._all_applied(db):
+        if db in self._current or self._all_applied(db):
+            self._current.add(db)
             return []
         db.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -42,6 +47,7 @@ class Migrations:
                 db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
                            (name, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")))
             applied.append(name)
+        self._current.add(db)
         return applied
 
     def _all_applied(self, db: Database) -> bool:

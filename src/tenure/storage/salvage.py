@@ -21,13 +21,14 @@ _LAST = 2**63 - 1
 @dataclass
 class Salvaged:
     table: str
-    rows: int = 0
+    rows: int = 0  # copied
+    before: int | None = None  # the rows the damaged table held, as SQLite counts them (None: it cannot)
     unreadable: list[tuple[int, int | None]] = field(default_factory=list)  # (after id, through id; None: the end)
     dropped: int = 0  # rows that meant nothing without a row that was lost
     cleared: int = 0  # references to a row that was lost, emptied
 
     def as_dict(self) -> dict:
-        return {"table": self.table, "rows": self.rows, "dropped": self.dropped, "cleared": self.cleared,
+        return {"table": self.table, "before": self.before, "rows": self.rows, "dropped": self.dropped, "cleared": self.cleared,
                 "unreadable": [{"after": None if a == _FIRST else a, "through": b} for a, b in self.unreadable]}
 
 
@@ -69,6 +70,10 @@ def copy_readable(source: sqlite3.Connection, target: sqlite3.Connection, table:
         return found
     if not columns:
         return found
+    try:
+        found.before = source.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    except sqlite3.DatabaseError:  # a damaged page of it
+        pass
     names = ", ".join(f'"{c}"' for c in columns)
     insert = f'INSERT OR IGNORE INTO "{table}" (rowid, {names}) VALUES ({", ".join("?" * (len(columns) + 1))})'
     for row in _readable_rows(source, table, names, found):

@@ -339,6 +339,11 @@ class StructuralStore:
         return self._symbol_records("name = ? AND file_id = (SELECT id FROM files WHERE path = ?) ORDER BY id",
                                     (name, path))
 
+    def names_defined(self, names: Iterable[str]) -> set[str]:
+        """Which of these short names some symbol has."""
+        return {r[0] for r in self.db.rows(f"SELECT DISTINCT name FROM symbols WHERE name IN {self.db.each}",
+                                           (self.db.many(names),))}
+
     def symbols_in(self, paths: Iterable[str]) -> list[Symbol]:
         """The symbols the files at `paths` define, by file, then by their first line (an enclosing
         one first)."""

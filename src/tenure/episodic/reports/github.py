@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream
+from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream, TooDeep
 from tenure.episodic.reports.tests import MESSAGE_CHARS, ReportError
 
 REVIEW_STATES = ("APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED")
+LARGEST_NUMBER = 2**63 - 1  # SQLite's largest integer: GitHub's numbers are far below
 
 
 @dataclass
@@ -67,11 +68,15 @@ def read_pull_requests(path: Path) -> PullRequestExport:
 
 def _pull(item: object) -> PullRequest | str:
     """A pull request, or why the entry is not one."""
+    if isinstance(item, TooDeep):
+        return str(item)
     if not isinstance(item, dict):
         return "not an object"
     number = item.get("number")
     if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
         return "no pull request number"
+    if number > LARGEST_NUMBER:
+        return f"pull request number {str(number)[:30]}… is larger than any GitHub gives"
     state = str(item.get("state", "")).upper()
     merged_at, closed_at = _when(item.get("mergedAt")), _when(item.get("closedAt"))
     if state == "MERGED" or merged_at:

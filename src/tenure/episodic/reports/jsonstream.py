@@ -2,13 +2,16 @@
 
 The standard library decodes one value from a buffer that is refilled as needed; a value larger
 than MAX_VALUE is refused. A malformed value ends the stream with JSONProblem (what was read before
-it has been yielded already, so the caller keeps it).
+it has been yielded already, so the caller keeps it). A value nested deeper than the decoder's
+recursion allows is stepped over without recursing and read as `TooDeep`: the values after it are read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 CHUNK = 1 << 20
@@ -19,6 +22,20 @@ _WHITESPACE = " \t\r\n"
 
 class JSONProblem(ValueError):
     """The stream is not the JSON it should be; the message says where and why."""
+
+
+_STRUCTURE = re.compile(r'["\[\]{}]')
+_STRING_END = re.compile(r'["\\]')
+
+
+@dataclass(frozen=True)
+class TooDeep:
+    """A value nested too deeply to decode (arrays in arrays thousands deep), stepped over."""
+
+    at: int  # the character it starts at
+
+    def __str__(self) -> str:
+        return f"a value nested too deeply to read, at character {self.at}"
 
 
 class JsonStream:
@@ -59,6 +76,10 @@ class JsonStream:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                at = self.offset + self.pos
+                self._step_over()
+                return TooDeep(at)
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_VALUE:
                     raise self.problem(f"a value larger than {MAX_VALUE >> 20} MB") from exc
@@ -69,6 +90,44 @@ class JsonStream:
                 continue  # a number cut by the chunk boundary
             self.pos = end
             return value
+
+    def _step_over(self) -> None:
+        """Move past the array or object that starts here, counting brackets (outside strings) in a loop."""
+        depth, pos = 0, self.pos
+        while True:
+            found = _STRUCTURE.search(self.buf, pos)
+            if found is None:
+                pos = len(self.buf) - self.pos
+                if not self._fill():
+                    raise self.problem("the file ends inside a value")
+                pos += self.pos
+                continue
+            pos, char = found.end(), found.group()
+            if char == '"':
+                pos = self._string_end(pos)
+            elif char in "[{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    self.pos = pos
+                    return
+            if pos - self.pos > MAX_VALUE:
+                raise self.problem(f"a value larger than {MAX_VALUE >> 20} MB")
+
+    def _string_end(self, pos: int) -> int:
+        """The position after the string whose first character (after its quote) is at `pos`."""
+        while True:
+            found = _STRING_END.search(self.buf, pos)
+            if found is None or found.end() == len(self.buf):  # (a backslash at the end escapes what follows)
+                kept = (found.start() if found else len(self.buf)) - self.pos
+                if not self._fill():
+                    raise self.problem("the file ends inside a string")
+                pos = kept + self.pos
+                continue
+            if found.group() == '"':
+                return found.end()
+            pos = found.end() + 1
 
     def array(self) -> Iterator[Any]:
         """The items of the array that starts here."""

@@ -13,11 +13,12 @@ from pathlib import Path
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
-from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream
+from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream, TooDeep
 from tenure.structural.languages import language_for
 
 MESSAGE_CHARS = 500  # of a failure's message, kept as its evidence
 FAILING = ("failed", "error")
+JUNIT_ROOTS = ("testsuites", "testsuite")
 _PYTEST_STATUS = {"passed": "passed", "failed": "failed", "error": "error", "skipped": "skipped",
                   "xfailed": "skipped", "xpassed": "passed"}
 
@@ -67,19 +68,33 @@ class TestReport:
 
 def read_junit(path: Path) -> TestReport:
     report = TestReport("junit")
+    nameless, rooted = 0, False
     try:
-        for _, element in iterparse(str(path), events=("end",)):
+        for event, element in iterparse(str(path), events=("start", "end")):
+            if event == "start":
+                if not rooted and element.tag not in JUNIT_ROOTS:
+                    raise ReportError(f"{path} is not a JUnit report: its root element is <{element.tag}>, not "
+                                      f"<{'> or <'.join(JUNIT_ROOTS)}>")
+                rooted = True
+                continue
             if element.tag == "testcase":
-                report.add(_junit_case(element))
+                case = _junit_case(element)
+                if case.id:
+                    report.add(case)
+                else:  # a test no runner names is no test's verdict
+                    nameless += 1
                 element.clear()  # (a report of a million tests streams through)
     except DefusedXmlException as exc:
         report.problems.append(f"refused: the report declares XML entities or external references ({exc}); an "
                                "entity-expansion bomb is never expanded")
     except ElementTree.ParseError as exc:
         line, column = exc.position
-        report.problems.append(f"malformed XML at line {line}, column {column}: {str(exc).split(':')[0]}")
+        report.problems.append(f"malformed XML at line {line}, column {column}: {str(exc).split(':')[0]} (what was "
+                               "read before it is kept)")
     except OSError as exc:
         raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if nameless:
+        report.problems.append(f"{nameless} <testcase> without a name skipped: no runner reports a test so")
     if not (report.failures or report.passed or report.skipped or report.problems):
         report.problems.append("no <testcase> in it: is it a JUnit report?")
     return report
@@ -111,15 +126,19 @@ def read_pytest_json(path: Path) -> TestReport:
             try:
                 for key in stream.members():
                     if key == "tests":
-                        for test in stream.array():
-                            report.add(_pytest_case(test))
+                        for n, test in enumerate(stream.array(), 1):
+                            case = _pytest_case(test)
+                            if isinstance(case, str):
+                                report.problems.append(f"tests entry {n} skipped: {case}")
+                            else:
+                                report.add(case)
                     elif key == "exitcode":
                         code = stream.value()
                         report.exit_code = code if isinstance(code, int) else None
                     else:
                         stream.value()
             except JSONProblem as exc:
-                report.problems.append(str(exc))
+                report.problems.append(f"{exc} (what was read before it is kept)")
             return report
     except OSError as exc:
         raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -136,9 +155,11 @@ def _reportlog(stream: JsonStream) -> TestReport:
     outcomes: dict[str, TestCase] = {}
     try:
         for event in stream.values():
+            if isinstance(event, TooDeep):
+                report.problems.append(f"{event}: skipped")
             _reportlog_event(event, outcomes, report)
     except JSONProblem as exc:
-        report.problems.append(str(exc))
+        report.problems.append(f"{exc} (what was read before it is kept)")
     for case in outcomes.values():
         report.add(case)
     return report
@@ -160,9 +181,12 @@ def _reportlog_event(event: object, outcomes: dict[str, TestCase], report: TestR
         case.message = _longrepr(event.get("longrepr"))
 
 
-def _pytest_case(test: object) -> TestCase:
-    if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
-        return TestCase("(a test entry without a node id)", "error", "malformed entry in the report")
+def _pytest_case(test: object) -> TestCase | str:
+    """The test an entry reports, or why it reports none (a malformed entry is no test's verdict)."""
+    if isinstance(test, TooDeep):
+        return str(test)
+    if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str) or not test["nodeid"]:
+        return f"not a test (no node id): {_shown(test)}"
     status = _PYTEST_STATUS.get(str(test.get("outcome")), "error")
     message = ""
     for phase in ("setup", "call", "teardown"):
@@ -173,6 +197,11 @@ def _pytest_case(test: object) -> TestCase:
                 status = "error"
             break
     return TestCase(test["nodeid"], status, message)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _longrepr(value: object) -> str:

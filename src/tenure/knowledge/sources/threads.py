@@ -12,17 +12,17 @@ files, mergedAt, a /pull/ URL). Its description and every comment and review are
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tenure.files import write_atomic
 from tenure.knowledge.sections import Section
 from tenure.knowledge.sources import THIN_WORDS, Skipped, SourceDocument, word_count
 
 MAX_BYTES = 20 * 1024 * 1024
 IMPORT_DIR = ".tenure/threads"
+LARGEST_NUMBER = 2**63 - 1  # SQLite's largest integer: GitHub's numbers are far below
 _PR_ONLY = ("reviews", "files", "mergedAt", "baseRefName", "headRefName", "additions", "reviewDecision")
 
 
@@ -34,24 +34,33 @@ def is_pr(thread: dict[str, Any]) -> bool:
     return any(k in thread for k in _PR_ONLY) or "/pull/" in str(thread.get("url", ""))
 
 
-def threads_in(data: Any, where: str) -> list[dict[str, Any]]:
-    """The threads of one export (an object or a list of them), each checked for number and title."""
+def threads_in(data: Any, where: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The threads of one export (an object or a list of them), each checked for number and title, and
+    why each entry that is not a thread was skipped (its neighbours are kept)."""
     items = data if isinstance(data, list) else [data]
-    out = []
+    threads, skipped = [], []
     for position, item in enumerate(items):
         label = f"{where}[{position}]" if isinstance(data, list) else where
-        if not isinstance(item, dict):
-            raise ThreadError(f"{label}: a thread is a JSON object, not {type(item).__name__}")
-        number = item.get("number")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise ThreadError(f"{label}: no 'number' (export with gh pr view N --json number,title,body,...)")
-        if not isinstance(item.get("title"), str):
-            raise ThreadError(f"{label}: no 'title'")
-        out.append(item)
-    return out
+        if (problem := _not_a_thread(item)) is not None:
+            skipped.append(f"{label}: {problem}")
+        else:
+            threads.append(item)
+    return threads, skipped
 
 
-def load_file(path: Path) -> list[dict[str, Any]]:
+def _not_a_thread(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return f"a thread is a JSON object, not {type(item).__name__}"
+    number = item.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= LARGEST_NUMBER:
+        return "no 'number' (export with gh pr view N --json number,title,body,...)"
+    if not isinstance(item.get("title"), str):
+        return "no 'title'"
+    return None
+
+
+def load_file(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The threads of an export file and the entries skipped; ThreadError when it holds no export at all."""
     if path.stat().st_size > MAX_BYTES:
         raise ThreadError(f"{path}: over {MAX_BYTES // (1024 * 1024)} MB")
     try:
@@ -74,10 +83,12 @@ def read(root: Path, folders: tuple[str, ...]) -> Iterator[SourceDocument | Skip
         for path in sorted(base.rglob("*.json")):
             rel = path.relative_to(root).as_posix()
             try:
-                threads = load_file(path)
+                threads, skipped = load_file(path)
             except (ThreadError, OSError) as exc:
                 yield Skipped(rel, str(exc).replace(str(path), rel))
                 continue
+            for reason in skipped:
+                yield Skipped(rel, reason.replace(str(path), rel))
             for thread in threads:
                 doc = document(thread, rel)
                 if doc.key not in seen:  # the same thread exported twice: the first file read wins
@@ -136,31 +147,22 @@ def _login(author: Any) -> str:
 
 
 def import_files(root: Path, files: list[Path]) -> dict:
-    """Copy the threads of these exports into .tenure/threads/ (one file each, written atomically);
-    a file that holds no export is reported with its reason and nothing of it is written."""
+    """Copy the threads of these exports into .tenure/threads/ (one file each, written atomically); a
+    file that holds no export, and an entry that is no thread, is reported with its reason (the other
+    threads of its file are imported)."""
     target = root / IMPORT_DIR
     imported: list[str] = []
     failed: list[dict] = []
     for file in files:
         try:
-            threads = load_file(file)
+            threads, skipped = load_file(file)
         except (ThreadError, OSError) as exc:
             failed.append({"file": str(file), "reason": str(exc)})
             continue
+        failed += [{"file": str(file), "reason": reason} for reason in skipped]
         target.mkdir(parents=True, exist_ok=True)
         for thread in threads:
             name = f"{'pr' if is_pr(thread) else 'issue'}-{thread['number']}.json"
-            _write_atomic(target / name, json.dumps(thread, ensure_ascii=False, indent=1))
+            write_atomic(target / name, json.dumps(thread, ensure_ascii=False, indent=1))
             imported.append(f"{IMPORT_DIR}/{name}")
     return {"imported": imported, "failed": failed, "folder": IMPORT_DIR}
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
