@@ -63,3 +63,18 @@ def test_a_constraint_with_no_symbol_and_a_name_only_tests_use_stay_unresolved()
     only_tests = INDEX.resolve("g")
     assert only_tests.tier == UNRESOLVED and "tests" in only_tests.how
     assert PhraseIndex().resolve("SettlementService").how == "no symbols indexed"
+
+
+def test_a_function_defined_inside_a_function_is_not_the_english_word_its_name_is() -> None:
+    route = "pay.settlement.SettlementService.route"
+    index = PhraseIndex.from_symbols([
+        symbol("pay.settlement", "module", parent=""),
+        symbol("pay.settlement.SettlementService", "class"),
+        symbol(route, parent="pay.settlement.SettlementService"),
+        symbol(f"{route}.decorator", parent=route),
+        symbol(f"{route}.decorator.wrapped", parent=f"{route}.decorator"),
+    ])
+    assert index.resolve("decorator").tier == UNRESOLVED  # the docs' ``@decorator``, not route's inner function
+    assert index.resolve("wrapped").tier == UNRESOLVED
+    assert index.resolve("route").symbols == (route,)
+    assert index.resolve(f"{route}.decorator").symbols == (f"{route}.decorator",)  # its full name still finds it

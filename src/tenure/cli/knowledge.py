@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 def why_cmd(
     symbol: Annotated[str, typer.Argument(help="A symbol (full name or unique suffix) or a phrase, e.g. SECRET_KEY")],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Passages listed.")] = 12,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Passages and commits listed.")] = 12,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
@@ -61,6 +61,8 @@ def _print_why(result: dict) -> None:
     for c in commits["listed"]:
         console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "
                       f"{escape(c['subject'])} ({c['how']}{_sweep(c)})")
+    if commits["total"] > len(commits["listed"]):
+        console.print(f"  … {commits['total'] - len(commits['listed'])} more commits (-n {commits['total']})")
     if commits.get("history"):
         console.print(f"  history: {escape(commits['history'])}")
     for c in result["communities"][:2]:

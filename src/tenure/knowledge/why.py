@@ -23,7 +23,6 @@ from tenure.storage import Database
 from tenure.words import counted
 
 EVIDENCE_LIMIT = 12
-COMMITS_LIMIT = 10
 SWEEP_FILES = 10  # a diff past these touched the symbol among many: listed after focused ones
 SWEEP_SYMBOLS = 25
 MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
@@ -67,7 +66,7 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
     answer["evidence_total"] = sum(counts.values())
     answer["related"] = _related(db, links)
     answer["communities"] = _communities(db, [link.entity for link in links])
-    answer["commits"] = _commits(db, fqn, links)
+    answer["commits"] = _commits(db, fqn, links, limit)
     answer["summary"] = {"text": _summary(answer, counts, built)}
     return answer
 
@@ -128,9 +127,13 @@ def _related(db: Database, links: list[_Link]) -> list[dict]:
         f" ON e.key = CASE WHEN r.source IN ({marks}) THEN r.target ELSE r.source END"
         f" WHERE (r.source IN ({marks}) OR r.target IN ({marks})) AND e.type IN"
         " ('decision', 'incident', 'constraint', 'requirement', 'rfc', 'ticket')"
-        " ORDER BY r.weight DESC LIMIT 10", tuple(keys) * 3)
-    return [{"entity": name, "type": type_, "relationship": description, "weight": round(weight, 2), "mode": mode}
-            for _, _, description, weight, mode, _, name, type_ in rows]
+        " ORDER BY r.weight DESC, e.key LIMIT 30", tuple(keys) * 3)
+    related: dict[str, dict] = {}  # one line per entity: two phrases of the symbol may link to one ticket
+    for _, _, description, weight, mode, key, name, type_ in rows:
+        if key not in related and key not in keys:
+            related[key] = {"entity": name, "type": type_, "relationship": description, "weight": round(weight, 2),
+                            "mode": mode}
+    return list(related.values())[:10]
 
 
 def _communities(db: Database, keys: list[str]) -> list[dict]:
@@ -145,7 +148,7 @@ def _communities(db: Database, keys: list[str]) -> list[dict]:
             for cid, level, size, title, summary, mode, _ in rows]
 
 
-def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
+def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> dict:
     """Commits whose diff touched the symbol (as tenure.history mapped it: deterministic) and commits
     whose message names it; thin ones are counted, not listed.
 
@@ -184,7 +187,7 @@ def _commits(db: Database, fqn: str | None, links: list[_Link]) -> dict:
     by_date = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
     commits = sorted(by_date, key=lambda c: (not c.get("named"), c.get("sweep", False)))
     sweeps = sum(1 for c in commits if c.get("sweep"))
-    out = {"listed": commits[:COMMITS_LIMIT], "total": len(commits), "thin": thin, "sweeps": sweeps}
+    out = {"listed": commits[:limit], "total": len(commits), "thin": thin, "sweeps": sweeps}
     history = get_meta(db, "history")
     if history and not history.get("available"):
         out["history"] = f"not read ({history.get('reason')})"
@@ -200,6 +203,16 @@ def _breadth(files: int, symbols: int) -> dict:
     return {"files": files, "symbols": symbols, "sweep": files > SWEEP_FILES or symbols > SWEEP_SYMBOLS}
 
 
+def _commits_left(commits: dict) -> str:
+    """How many commits the limit left out, how many of those are sweeps, and the limit that lists them."""
+    more = commits["total"] - len(commits["listed"])
+    if not more:
+        return f", {commits['sweeps']} of them sweeps listed last" if commits["sweeps"] else ""
+    sweeps = commits["sweeps"] - sum(1 for c in commits["listed"] if c.get("sweep"))
+    of_them = f", {sweeps} of them sweeps" if sweeps else ""
+    return f" ({len(commits['listed'])} listed; {more} more{of_them}: a limit of {commits['total']} lists them all)"
+
+
 def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     name = answer["symbol"] or answer["query"]
     if built is None:
@@ -207,10 +220,8 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     parts = [counted(n, what) for what, n in counts.most_common()]
     commits = answer["commits"]
     if commits["total"]:
-        parts.append(counted(commits['total'], 'commit'))
-    left = [f"{commits['thin']} thin left out"] if commits["thin"] else []
-    left += [f"{commits['sweeps']} sweeps listed last"] if commits.get("sweeps") else []
-    thin = f" ({', '.join(left)})" if left else ""
+        parts.append(counted(commits['total'], 'commit') + _commits_left(commits))
+    thin = f"; {counted(commits['thin'], 'thin commit')} left out (their messages say nothing)" if commits["thin"] else ""
     mode = answer["mode"]
     how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "
            "that name them together; descriptions and reports are extractive" if mode == "offline"

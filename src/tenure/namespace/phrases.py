@@ -29,6 +29,7 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
+CODE_KINDS = {"function", "method", "constructor", "lambda"}  # what a name defined inside is local to
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -94,6 +95,7 @@ class _Entry:
     in_tests: bool
     bases: tuple[str, ...] = ()
     module: str = ""
+    local: bool = False  # defined inside a function (`decorator` in `route`): no name reaches it from outside
 
 
 @dataclass
@@ -116,10 +118,13 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
+            parent = index.fqns.get(s.parent or "")
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
-                           s.module or "")
+                           s.module or "", parent is not None and (parent.kind in CODE_KINDS or parent.local))
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
+            if entry.local:  # a dotted name finds it; its bare name and words are what prose says of other things
+                continue
             index.by_normalised[normalised(s.name)].append(entry)
             for word in words_of(s.name):
                 index.by_word[word].add(s.fqn)
@@ -179,6 +184,9 @@ class PhraseIndex:
             if packaged:
                 return self._pick(phrase, packaged, f"{len(packaged)} symbols of package {parts[0]} named {name}")
             return self._inherited(phrase, text)
+        candidates = [e for e in candidates if not e.local]
+        if not candidates:
+            return None
         if all(e.in_tests for e in candidates):  # prose means the project's code, not a test's local helper
             return PhraseMatch(phrase, UNRESOLVED, how=f"only symbols in tests are named {name}", total=len(candidates))
         if len(candidates) == 1 and (candidates[0].top_level or candidates[0].kind in ("class", "module")):
