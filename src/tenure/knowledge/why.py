@@ -221,7 +221,8 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     commits = answer["commits"]
     if commits["total"]:
         parts.append(counted(commits['total'], 'commit') + _commits_left(commits))
-    thin = f"; {counted(commits['thin'], 'thin commit')} left out (their messages say nothing)" if commits["thin"] else ""
+    thin = f"; {counted(commits['thin'], 'thin commit')} left out (their messages say nothing)" \
+        if commits["thin"] else ""
     mode = answer["mode"]
     how = ("offline: entities are the code, decision ids and tickets the text names, linked by the sentences "
            "that name them together; descriptions and reports are extractive" if mode == "offline"
