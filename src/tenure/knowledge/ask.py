@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tenure.embeddings import EmbeddingError, EmbeddingProvider
-from tenure.knowledge import prompts, tokens
+from tenure.knowledge import prompts, themes, tokens
 from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists, has_text
 from tenure.knowledge.cache import CachedModel
 from tenure.knowledge.offline import entity_key, extract, sentences
@@ -26,6 +26,7 @@ from tenure.knowledge.store import get_meta
 from tenure.knowledge.vectors import Vectors
 from tenure.namespace.phrases import words_of
 from tenure.storage import Database
+from tenure.words import counted
 
 SEED_ENTITIES = 10
 RELATIONSHIPS = 12
@@ -137,13 +138,13 @@ class Searcher:
             return {"answer": "No community reports yet (the graph has no relationships): nothing to search globally.",
                     "sources": []}
         ranked = self._rank_reports(question, reports)
-        chosen = [r for r, score in ranked if score > 0][:REPORTS_MAPPED]
+        chosen = _distinct([r for r, score in ranked if score > 0])[:REPORTS_MAPPED]
         if not chosen:
             return {"answer": "No community report is about the question's terms"
                               + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
                     "sources": [], "reports_considered": len(reports)}
         if self.model is None:
-            return self._global_extractive(chosen, len(reports))
+            return self._global_extractive(question, chosen, len(reports))
         points = self._map(question, chosen)
         best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
         sources = [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]
@@ -161,20 +162,44 @@ class Searcher:
         return {"answer": text, "points": best, "sources": sources, "reports_considered": len(reports),
                 "reports_mapped": len(chosen)}
 
-    def _global_extractive(self, chosen: list[dict], considered: int) -> dict:
-        """Offline map-reduce: each relevant report's findings are its partial answer, scored by the
-        report's relevance and the finding's weight; the best are combined with their citations."""
-        points = []
+    def _global_extractive(self, question: str, chosen: list[dict], considered: int) -> dict:
+        """Offline map-reduce: each relevant report's findings are its partial answers, scored by the
+        report's relevance; reduced into the recurring themes they share (knowledge.themes), each with the
+        sentences and commits behind it."""
+        points: dict[str, dict] = {}
         for rank, report in enumerate(chosen):
-            for finding in json.loads(report["findings"])[:3]:
-                points.append({"description": finding["summary"], "report": report["community"],
-                               "refs": finding.get("refs", []), "score": round(100 / (1 + rank), 1)})
-        best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
-        lines = [f"- {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in best[:10]]
-        return {"answer": "Extractive (offline mode: the most relevant community reports' central sentences, "
-                          "quoted, not composed):\n" + "\n".join(lines),
-                "points": best, "reports_considered": considered, "reports_mapped": len(chosen),
+            for finding in json.loads(report["findings"]):
+                points.setdefault(finding["summary"], {
+                    "description": finding["summary"], "report": report["community"],
+                    "refs": finding.get("refs", []), "score": round(100 / (1 + rank), 1)})
+        best = sorted(points.values(), key=lambda p: -p["score"])
+        found, rest = themes.group(best, question, self._joined)
+        lines = []
+        for n, theme in enumerate(found, 1):
+            shown = theme.as_dict()
+            behind = [counted(len(shown["documents"]), "document")] if shown["documents"] else []
+            behind += [counted(len(shown["commits"]), "commit") + f" ({', '.join(shown['commits'][:3])}"
+                       + (" …)" if len(shown["commits"]) > 3 else ")")] if shown["commits"] else []
+            kind = f"{theme.kind}, {theme.tier}" if theme.tier else theme.kind
+            lines.append(f"{n}. {theme.name} ({kind}): {counted(shown['sentences'], 'sentence')} from "
+                         + " and ".join(behind))
+            lines += [f"   - {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in shown["points"]]
+        if rest:
+            lines.append(f"Not recurring ({counted(len(rest), 'sentence')}), the most relevant:")
+            lines += [f"   - {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in rest[:3]]
+        head = (f"Extractive (offline mode: {counted(len(found), 'recurring theme')} across "
+                f"{counted(len(chosen), 'community report')}, grouped by the code, tickets and words their central "
+                "sentences share; quoted, not composed):")
+        return {"answer": "\n".join([head, *lines]), "themes": [t.as_dict() for t in found],
+                "points": best[:POINTS_REDUCED], "reports_considered": considered, "reports_mapped": len(chosen),
                 "sources": [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]}
+
+    def _joined(self, keys: set[str]) -> dict[str, tuple[str, str]]:
+        """Entity key -> (fqn, tier) for the entities the join linked to one symbol, exact or strong."""
+        rows = self.db.query("SELECT entity, MIN(fqn) AS fqn, MIN(tier) AS tier, COUNT(*) AS n FROM"
+                             f" knowledge_entity_symbols WHERE entity IN {self.db.each} AND tier IN ('exact', 'strong')"
+                             " GROUP BY entity", (self.db.many(sorted(keys)),))
+        return {r["entity"]: (r["fqn"], r["tier"]) for r in rows if r["n"] == 1}
 
     def _map(self, question: str, chosen: list[dict]) -> list[dict]:
         assert self.model is not None
@@ -236,6 +261,22 @@ class Searcher:
         except EmbeddingError:
             return []
         return Vectors.load(self.db, kind, model).nearest(np.asarray(query), k)
+
+
+def _distinct(reports: list[dict]) -> list[dict]:
+    """Reports that say something the ones before did not: a community whose parts are one community
+    has that one's findings and title, and would be listed twice."""
+    seen: set[str] = set()
+    titles: set[str] = set()
+    kept = []
+    for report in reports:
+        findings = {f["summary"] for f in json.loads(report["findings"])}
+        if (findings and findings <= seen) or report["title"] in titles:
+            continue
+        seen |= findings
+        titles.add(report["title"])
+        kept.append(report)
+    return kept
 
 
 def _excerpt(text: str, question: str, chars: int = 300) -> str:
