@@ -29,7 +29,6 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
-CODE_KINDS = {"function", "method", "constructor", "lambda"}  # what a name defined inside is local to
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -95,7 +94,7 @@ class _Entry:
     in_tests: bool
     bases: tuple[str, ...] = ()
     module: str = ""
-    local: bool = False  # defined inside a function (`decorator` in `route`): no name reaches it from outside
+    nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
 
 
 @dataclass
@@ -118,16 +117,16 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
-            parent = index.fqns.get(s.parent or "")
+            parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
+            nested = parent is not None and (parent.nested or parent.kind not in ("class", "module"))
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
-                           s.module or "", parent is not None and (parent.kind in CODE_KINDS or parent.local))
+                           s.module or "", nested)
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
-            if entry.local:  # a dotted name finds it; its bare name and words are what prose says of other things
-                continue
-            index.by_normalised[normalised(s.name)].append(entry)
-            for word in words_of(s.name):
-                index.by_word[word].add(s.fqn)
+            if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
+                index.by_normalised[normalised(s.name)].append(entry)
+                for word in words_of(s.name):
+                    index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
                 index.modules_by_path[s.path] = s.fqn
         return index
@@ -139,11 +138,24 @@ class PhraseIndex:
         text = clean(phrase)
         if not text or not self.fqns:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbols indexed" if not self.fqns else "empty")
+        return self.resolve_name(phrase) or self._concept(phrase, text)
+
+    def resolve_name(self, phrase: str) -> PhraseMatch | None:
+        """The rungs that read the phrase as a name: a path, a full or dotted name, a name with case and
+        separators folded. None when it names nothing so (`resolve` then tries its words)."""
+        text = clean(phrase)
+        if not text or not self.fqns:
+            return None
         if _is_path(text):
             found = self._path(phrase, text)
             if found is not None:
                 return found
-        return self._name(phrase, text) or self._concept(phrase, text)
+        return self._name(phrase, text) or self._folded(phrase, text)
+
+    def is_nested(self, fqn: str) -> bool:
+        """Defined inside a function: a closure or a local, which no word of prose means."""
+        entry = self.fqns.get(fqn)
+        return entry is not None and entry.nested
 
     # the rungs ---------------------------------------------------------------------------------
     def _path(self, phrase: str, path: str) -> PhraseMatch | None:
@@ -184,7 +196,7 @@ class PhraseIndex:
             if packaged:
                 return self._pick(phrase, packaged, f"{len(packaged)} symbols of package {parts[0]} named {name}")
             return self._inherited(phrase, text)
-        candidates = [e for e in candidates if not e.local]
+        candidates = [e for e in candidates if not e.nested]
         if not candidates:
             return None
         if all(e.in_tests for e in candidates):  # prose means the project's code, not a test's local helper
@@ -233,7 +245,7 @@ class PhraseIndex:
             return PhraseMatch(phrase, UNRESOLVED, how=f"{why}, all in tests", total=len(entries))
         return _set(phrase, sorted(e.fqn for e in outside), why)
 
-    def _concept(self, phrase: str, text: str) -> PhraseMatch:
+    def _folded(self, phrase: str, text: str) -> PhraseMatch | None:
         norm = normalised(text)
         # folding names a class, a module or a module-level function ("the request context" is no method)
         same = [e for e in self.by_normalised.get(norm, []) if not e.in_tests
@@ -243,6 +255,9 @@ class PhraseIndex:
             return PhraseMatch(phrase, STRONG, (same[0].fqn,), how, 1)
         if same:
             return self._pick(phrase, same, f"{len(same)} symbols are '{text}' with case and spaces folded")
+        return None
+
+    def _concept(self, phrase: str, text: str) -> PhraseMatch:
         words = words_of(text)
         if len(words) < 2 or len(text) > 80:  # one word inside many names ("Secure", "cookie") names none
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name")
