@@ -101,3 +101,46 @@ def test_a_ticket_two_phrases_of_a_symbol_link_to_is_related_once(settlement) ->
 def test_an_inner_function_named_decorator_takes_no_sentence_about_decorators(settlement) -> None:
     evidence = settlement.knowledge.why("SettlementService.route", limit=50)["evidence"]
     assert not [e for e in evidence if "decorator" in e["quote"]]
+
+
+def test_why_of_a_method_cites_the_decision_via_the_constant_it_reads_and_via_its_class(settlement) -> None:
+    answer = settlement.knowledge.why("SettlementService.retry")
+    [decision] = [e for e in answer["evidence"] if e["source"]["ref"] == "ADR-0003"]
+    assert decision["tier"] == "exact" and "MAX_RETRIES = 3" in decision["quote"]
+    paths = {(v["path"], v["symbol"], v["edge"]) for v in decision["via"]}
+    assert ("reads", "settlement.service.MAX_RETRIES", "inferred") in paths  # a read is text: unverified
+    assert ("class", "settlement.service.SettlementService", None) in paths
+    assert {"path": "settlement/service.py", "line": 3, "text": "MAX_RETRIES = 3  # see [[ADR-0003]]"} \
+        in decision["cited"]
+
+
+def test_the_cli_why_shows_each_link_tier_with_the_path_it_takes(settlement) -> None:
+    from typer.testing import CliRunner
+
+    from tenure.cli import app
+
+    out = CliRunner().invoke(app, ["why", "SettlementService.retry", "--repo", str(settlement.root)]).output
+    assert "[exact via reads MAX_RETRIES (inferred read); exact via class SettlementService, offline]" in out
+    assert "cited at settlement/service.py:3: MAX_RETRIES = 3  # see [[ADR-0003]]" in out
+
+
+def test_a_code_name_written_bare_in_prose_is_an_entity_linked_exactly_to_its_symbol(settlement) -> None:
+    joined = dict(settlement.db.rows("SELECT entity, tier FROM knowledge_entity_symbols"
+                                     " WHERE fqn = 'settlement.service.SettlementService'"))
+    assert joined.get("SettlementService") == "exact"  # the ADR writes it bare, no backticks
+    words = {r[0] for r in settlement.db.rows("SELECT key FROM knowledge_entities")}
+    assert not {"with", "and", "decorator", "route"} & words
+
+
+def test_a_comment_citing_a_ticket_is_an_exact_link_from_the_symbol_it_sits_in(settlement) -> None:
+    answer = settlement.knowledge.why("reconcile")
+    [citation] = [e for e in answer["evidence"] if e.get("cited")]
+    assert (citation["tier"], citation["symbol"], citation["via"]) == ("exact", "settlement.service.reconcile", None)
+    assert citation["cited"][0]["text"] == "# the ledger's own check, see #412"
+
+
+def test_a_docstring_citing_a_decision_links_the_class_and_reaches_its_methods_one_rung_below(settlement) -> None:
+    own = settlement.knowledge.why("SettlementService")["evidence"]
+    assert [e["via"] for e in own if e["source"]["ref"] == "ADR-0003"] == [None]  # its own: not via anything
+    rows = settlement.db.rows("SELECT fqn, kind FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    assert ("settlement.service.SettlementService", "docstring") in rows

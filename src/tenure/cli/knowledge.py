@@ -49,10 +49,11 @@ def _print_why(result: dict) -> None:
         source = item["source"]
         where = source["ref"] + (f" › {source['section']}" if source["section"] else "") + \
             (f":{source['line']}" if source.get("line") else "")
-        via = f", via {item['symbol']}" if item["symbol"] and item["symbol"] != result["symbol"] else ""
-        label = escape(f"[{item['tier']}{via}, {item['mode']}]")
+        label = escape(f"[{_links_of(item, result['symbol'])}, {item['mode']}]")
         console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
+        for cited in item.get("cited", []) if item["kind"] != "citation" else ():
+            console.print(f"    cited at {escape(cited['path'])}:{cited['line']}: {escape(cited['text'])}")
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
     for rel in result["related"][:5]:
@@ -68,6 +69,18 @@ def _print_why(result: dict) -> None:
     for c in result["communities"][:2]:
         console.print(f"- community “{escape(c['title'])}” ({counted(c['size'], 'entity')}, {c['mode']}): "
                       f"{escape(c['summary'])}")
+
+
+def _links_of(item: dict, symbol: str | None) -> str:
+    """The link's tier, and the path it takes to the symbol with the edge's tier: `exact via reads MAX_RETRIES
+    (inferred read)`, `strong via calls submit (inferred call)`, `exact via class Scaffold`, `weak, via member X`."""
+    if item.get("via"):
+        return "; ".join(f"{v['link']} via {v['path']} " + (v["symbol"] if v["path"] == "module" else
+                                                             v["symbol"].rpartition(".")[2])
+                         + (f" ({v['edge']} {'call' if v['path'] == 'calls' else 'read'})" if v.get("edge") else "")
+                         for v in item["via"])
+    member = f", via member {item['symbol']}" if item["symbol"] and item["symbol"] != symbol else ""
+    return f"{item['tier']}{member}"
 
 
 def _sweep(commit: dict) -> str:

@@ -27,7 +27,8 @@ CITES = re.compile("|".join(p.pattern for p in (DECISION_ID, TICKET, _TITLE, _DO
 
 def scan(db: Database, root: Path) -> dict:
     """Bring the citations up to date with the indexed code: the files whose content changed since they
-    were read (all of them when the symbols are named differently: a citation names its symbol)."""
+    were read (all of them when the symbols are named differently: a citation names its symbol); then
+    the reads of the cited names, in those files (in every file when the cited names changed)."""
     files = indexed_files(db)
     read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))
     renamed = get_meta(db, "citations_naming") != naming_state(db)
@@ -36,25 +37,47 @@ def scan(db: Database, root: Path) -> dict:
     if not todo and not gone:
         return {"files_read": 0, "citations": _count(db)}
     titles = _titles(db)
-    rows, reads = [], []
-    for comment in comments_matching(db, root, todo, CITES):
-        for cited, key in _cited(comment.text, titles):
-            rows.append((comment.path, comment.line, comment.fqn, comment.assigns, key, cited, comment.kind,
-                         comment.text))
-        if comment.assigns:
-            reads += [(comment.path, s.fqn, comment.assigns)
-                      for s in symbols_naming(db, root, comment.path, comment.assigns) if s.fqn != comment.fqn]
+    rows = [(c.path, c.line, c.fqn, c.assigns, key, cited, c.kind, c.text)
+            for c in comments_matching(db, root, todo, CITES) for cited, key in _cited(c.text, titles)]
+    names_before = _cited_names(db)
     with db.transaction():
-        for table in ("knowledge_code_citations", "knowledge_code_reads", "knowledge_code_files"):
+        for table in ("knowledge_code_citations", "knowledge_code_files"):
             delete_keys(db, table, "path", todo + gone)
         db.executemany("INSERT INTO knowledge_code_citations (path, line, fqn, assigns, entity, cited, kind, text)"
                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
-        db.executemany("INSERT INTO knowledge_code_reads (path, reader, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       reads)
+        names = _cited_names(db)
+        again = sorted(files) if names != names_before else todo
+        delete_keys(db, "knowledge_code_reads", "path", again + gone)
+        db.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
+                       " ON CONFLICT DO NOTHING", _reads(db, root, again, names))
         db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
                        [(p, files[p].content_hash) for p in todo])
         set_meta(db, "citations_naming", naming_state(db))
     return {"files_read": len(todo), "citations": _count(db)}
+
+
+def _cited_names(db: Database) -> list[tuple[str, str, str]]:
+    """(name, file, symbol the comment sits in) of every assignment whose comment cites something."""
+    return db.rows("SELECT DISTINCT assigns, path, fqn FROM knowledge_code_citations WHERE assigns <> ''"
+                   " ORDER BY assigns, path")
+
+
+def _reads(db: Database, root: Path, paths: list[str], names: list[tuple[str, str, str]]) -> list[tuple]:
+    """(file, reader, name, file of the name) of the symbols in `paths` whose code names a cited name: in
+    its own file, or in a file with an import naming the name's module (``from . import typing as ft``)."""
+    out = []
+    for path in paths:
+        try:
+            text = (root / path).read_text("utf-8", "replace")
+        except OSError:
+            continue
+        for name, source, holder in names:
+            module = holder.rpartition(".")[2] if source != path else ""
+            if name not in text or (module and not re.search(rf"^\s*(?:from|import)\b.*\b{re.escape(module)}\b",
+                                                             text, re.MULTILINE)):
+                continue
+            out += [(path, s.fqn, name, source) for s in symbols_naming(db, root, path, name) if s.fqn != holder]
+    return out
 
 
 def _cited(text: str, titles: dict[str, str]) -> list[tuple[str, str]]:

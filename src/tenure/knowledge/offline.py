@@ -42,6 +42,8 @@ _SERVICE = re.compile(r"\b(?:the\s+)?([a-z][a-z0-9-]{2,30}(?:\s[a-z][a-z0-9-]{2,
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$")
 _UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[\"'])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_ADORNMENT = re.compile(r"([=\-~^*#`'\"+:.])\1{2,}")
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _DIRECTIVE = re.compile(r"^\.\. (?:code-block|code|sourcecode|literalinclude|highlight)::")
 # API reference directives name what they document, and say nothing of why
@@ -182,8 +184,9 @@ def sentences(text: str) -> list[str]:
 def prose(text: str) -> str:
     """The text without its code blocks: fenced (Markdown) and literal blocks (reStructuredText: the
     indented lines after a paragraph ending in ``::`` or a code directive). Examples name the example's
-    own functions, not what the text is about."""
-    text = _FENCED.sub("", text)
+    own functions, not what the text is about. Headings go too: the section names the chunk already, and a
+    heading glued to the sentence under it is no quote."""
+    text = _headings_out(_FENCED.sub("", text))
     lines = text.split("\n")
     kept: list[str] = []
     literal_indent: int | None = None
@@ -211,6 +214,16 @@ def prose(text: str) -> str:
     return "\n".join(kept)
 
 
+def _headings_out(text: str) -> str:
+    """Markdown headings (``## Decision``, a line underlined by ``---``) and reStructuredText titles (a line
+    with an adornment under it, and its overline) left out."""
+    lines = text.split("\n")
+    adornments = {n for n, line in enumerate(lines) if _ADORNMENT.fullmatch(line.strip())}
+    titles = {n - 1 for n in adornments if n and lines[n - 1].strip() and n - 1 not in adornments}
+    return "\n".join(line for n, line in enumerate(lines)
+                     if n not in adornments and n not in titles and not _HEADING.match(line))
+
+
 def _indent(lines: list[str]) -> int:
     """The indent of the last line with text: a literal block is indented deeper than it."""
     for line in reversed(lines):
@@ -222,6 +235,8 @@ def _indent(lines: list[str]) -> int:
 def _entities(sentence: str, names: CodeNames | None = None) -> list[Mention]:
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
+    bare = names(sentence) if names else []
+    naming = {name for _, _, name in bare}
 
     def add(start: int, end: int, name: str, type_: str) -> None:
         if any(start < e and s < end for s, e in taken):
@@ -239,6 +254,8 @@ def _entities(sentence: str, names: CodeNames | None = None) -> list[Mention]:
     for m in _BACKTICKS.finditer(sentence):
         code = clean(m.group(1) or m.group(2))
         kind = _code_kind(code)
+        if names and code.isalpha() and code.islower() and code not in naming:
+            continue  # ``index``, ``static``: a plain word names code only where it names a symbol
         if kind:
             add(m.start(), m.end(), code, kind)
     for m in _CONFIG.finditer(sentence):
@@ -259,7 +276,7 @@ def _entities(sentence: str, names: CodeNames | None = None) -> list[Mention]:
             add(m.start(), m.end(), name, "symbol")
     for m in _CALL.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "symbol")
-    for start, end, name in names(sentence) if names else ():
+    for start, end, name in bare:
         add(start, end, name, "symbol")
     for m in _SERVICE.finditer(sentence):
         words = m.group(1).split()

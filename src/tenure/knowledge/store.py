@@ -308,12 +308,14 @@ def m007_links_code_citations(db: Database) -> None:
         )""")
     db.execute("CREATE INDEX knowledge_code_citations_fqn ON knowledge_code_citations(fqn)")
     db.execute(
-        """CREATE TABLE knowledge_code_reads (  -- a symbol whose code names a cited name of its file
-            path TEXT NOT NULL,
+        """CREATE TABLE knowledge_code_reads (  -- a symbol whose code names a cited name (as far as text tells)
+            path TEXT NOT NULL,               -- the reader's file
             reader TEXT NOT NULL,
-            name TEXT NOT NULL,
-            PRIMARY KEY (reader, path, name)
+            name TEXT NOT NULL,               -- the name the cited assignment assigns
+            source TEXT NOT NULL,             -- the file of that assignment
+            PRIMARY KEY (reader, name, source)
         )""")
+    db.execute("CREATE INDEX knowledge_code_reads_path ON knowledge_code_reads(path)")
     # the short names of the symbols, each with a digest of its full names, as the chunks were last read
     # for bare code names (knowledge.names): a chunk is read again when a name it has changed
     db.execute("CREATE TABLE knowledge_code_names (name TEXT PRIMARY KEY, digest TEXT NOT NULL)")

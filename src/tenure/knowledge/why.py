@@ -2,6 +2,12 @@
 its source (document and section, PR number, commit), a quoted passage, the tier of the link between
 the prose and the symbol, and the mode that extracted it.
 
+Links, each with its ladder tier: the entities whose phrase names the symbol or a member of it (the
+join), the decisions, tickets and titles the comments in its code cite (`exact`), and, one rung below
+the symbol's own, what is linked to the class and module it is in, to the names it reads whose
+assignment cites something (``MAX_RETRIES = 3  # see [[ADR-0003]]``) and to what it calls that carries a
+decision (with the call edge's tier): each marked `via`, with the path.
+
 Everything is read from what the build stored (a handful of indexed queries): nothing is extracted
 or embedded at query time. A name that is no symbol (a config key, a concept) is looked up as a
 phrase: what the documents say about it, marked ``unresolved``.
@@ -14,26 +20,43 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenure.knowledge.offline import entity_key
+from tenure.knowledge.offline import document_entities, entity_key, sentences
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
+from tenure.namespace.symbols import calls_from, symbols_named
 from tenure.storage import Database
+from tenure.structural.naming import short_name
 from tenure.words import counted
 
 EVIDENCE_LIMIT = 12
 SWEEP_FILES = 10  # a diff past these touched the symbol among many: listed after focused ones
 SWEEP_SYMBOLS = 25
 MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
+VIA_TIER_PENALTY = 1  # so does what is linked to its class, module, the names it reads, what it calls
+CONTAINERS = ("class", "interface", "struct", "enum", "trait", "type", "object", "module")
+VIA_ORDER = ("reads", "calls", "class", "module")  # the nearest path first
+READ_EDGE = "inferred"  # a read is its code naming the name (text, not a resolved reference): unverified
+DECISION_KINDS = ("adr", "rfc", "postmortem", "design")  # what a callee passes on: a decision, not every mention
 
 
 @dataclass(frozen=True)
 class _Link:
     entity: str
-    fqn: str
-    tier: str
+    fqn: str  # the symbol the entity is linked to
+    tier: str  # the ladder's tier of that link
     how: str
+    via: str = ""  # "" (the symbol's own, or a member's) | class | module | reads | calls
+    via_symbol: str = ""  # what it passes through: the class, the module, the name read, the callee
+    edge: str = ""  # the tier of the call edge it crosses (via calls)
+    cited: tuple[str, int, str] | None = None  # (path, line, text) of the comment that cites the entity
+
+    def as_via(self) -> list[dict] | None:
+        """How it reaches the symbol: None for the symbol's own, else the paths (several lead to one passage)."""
+        if not self.via:
+            return None
+        return [{"path": self.via, "symbol": self.via_symbol, "edge": self.edge or None, "link": self.tier}]
 
 
 def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
@@ -57,16 +80,19 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
                 answer["resolved"] = {"fqn": fqn, "tier": match.tier, "how": match.how}
     if fqn is not None:
         answer["symbol"] = fqn
-        links = _links(db, fqn)
+        links = _links(db, fqn) + _citations(db, fqn)
+        own = list(links)
+        links += _via(db, fqn)
     else:
         links = [_Link(key, "", UNRESOLVED, "no one symbol by this name: what the documents say of the phrase")] \
             if db.rows("SELECT 1 FROM knowledge_entities WHERE key = ?", (key,)) else []
-    evidence, counts = _evidence(db, links, limit)
+        own = links
+    evidence, counts = _evidence(db, links, limit, fqn)
     answer["evidence"] = evidence
     answer["evidence_total"] = sum(counts.values())
-    answer["related"] = _related(db, links)
-    answer["communities"] = _communities(db, [link.entity for link in links])
-    answer["commits"] = _commits(db, fqn, links, limit)
+    answer["related"] = _related(db, own)
+    answer["communities"] = _communities(db, [link.entity for link in own])
+    answer["commits"] = _commits(db, fqn, own, limit)
     answer["summary"] = {"text": _summary(answer, counts, built)}
     return answer
 
@@ -78,41 +104,142 @@ def _links(db: Database, fqn: str) -> list[_Link]:
     return [_Link(*r) for r in rows]
 
 
+def _citations(db: Database, fqn: str) -> list[_Link]:
+    """What the comments and docstrings in the symbol (and its members) cite: `exact` links."""
+    rows = db.rows("SELECT entity, fqn, path, line, kind, text FROM knowledge_code_citations WHERE fqn = ?"
+                   " OR (fqn > ? AND fqn < ?)", (fqn, fqn + ".", fqn + "/"))
+    return [_Link(entity, holder, EXACT, f"cited in a {kind} at {path}:{line}", cited=(path, line, text))
+            for entity, holder, path, line, kind, text in rows]
+
+
+def _via(db: Database, fqn: str) -> list[_Link]:
+    """The links of the classes and module the symbol is in, of the cited names it reads and of the
+    callees that carry a decision, each marked with the path it takes."""
+    found: list[_Link] = []
+    prefixes = [fqn[:i] for i in range(len(fqn)) if fqn[i] == "."]
+    symbol = next(iter(symbols_named(db, [fqn])), None)
+    for outer in sorted({s.fqn: s for s in symbols_named(db, prefixes) if s.kind in CONTAINERS}.values(),
+                        key=lambda s: -len(s.fqn)):
+        if symbol is not None and symbol.module and len(outer.fqn) < len(symbol.module):
+            continue  # the packages above its module say nothing of it
+        path = "module" if outer.kind == "module" else "class"
+        found += [_Link(e, f, t, h, path, outer.fqn) for e, f, t, h in db.rows(
+            "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (outer.fqn,))]
+        found += [_Link(e, outer.fqn, EXACT, f"cited in a {kind} at {p}:{line}", path, outer.fqn, cited=(p, line, text))
+                  for e, p, line, kind, text in db.rows(  # (a citation on an assignment is the name's: via reads)
+                      "SELECT entity, path, line, kind, text FROM knowledge_code_citations"
+                      " WHERE fqn = ? AND assigns = ''", (outer.fqn,))]
+    for e, holder, name, p, line, kind, text in db.rows(
+            "SELECT c.entity, c.fqn, c.assigns, c.path, c.line, c.kind, c.text FROM knowledge_code_reads r"
+            " JOIN knowledge_code_citations c ON c.path = r.source AND c.assigns = r.name WHERE r.reader = ?", (fqn,)):
+        found.append(_Link(e, holder, EXACT, f"cited in a {kind} at {p}:{line}", "reads", f"{holder}.{name}",
+                           READ_EDGE, (p, line, text)))
+    for callee, edge in sorted(calls_from(db, fqn).items()):
+        found += [_Link(e, f, t, h, "calls", callee, edge) for e, f, t, h in db.rows(
+            "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (callee,))]
+        found += [_Link(e, callee, EXACT, f"cited in a {kind} at {p}:{line}", "calls", callee, edge, (p, line, text))
+                  for e, p, line, kind, text in db.rows(
+                      "SELECT entity, path, line, kind, text FROM knowledge_code_citations WHERE fqn = ?", (callee,))]
+    return found
+
+
 def _rank(link: _Link, fqn_of_symbol: str | None) -> int:
     rank = TIERS.index(link.tier) if link.tier in TIERS else len(TIERS)
+    if link.via:
+        return rank + VIA_TIER_PENALTY
     return rank + (MEMBER_TIER_PENALTY if fqn_of_symbol and link.fqn != fqn_of_symbol else 0)
 
 
-def _evidence(db: Database, links: list[_Link], limit: int) -> tuple[list[dict], Counter]:
+def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> tuple[list[dict], Counter]:
     if not links:
         return [], Counter()
     by_entity: dict[str, _Link] = {}
-    own = min((link.fqn for link in links if link.fqn), key=len, default=None)
+    vias: dict[str, list[dict]] = {}  # every path that leads to an entity the symbol has no link of its own to
+    cited: dict[str, list[dict]] = {}
     for link in links:
         if link.entity not in by_entity or _rank(link, own) < _rank(by_entity[link.entity], own):
             by_entity[link.entity] = link
+        vias.setdefault(link.entity, []).extend(v for v in link.as_via() or () if v not in vias[link.entity])
+        if link.cited:
+            where = dict(zip(("path", "line", "text"), link.cited, strict=True))
+            cited.setdefault(link.entity, []).extend([where] if where not in cited.get(link.entity, []) else [])
     rows = db.query("SELECT m.entity, m.mode, m.name, m.description, c.id, c.section, c.line, d.kind, d.ref,"
-                        " d.path, d.title, d.authored_at FROM knowledge_mentions m JOIN knowledge_chunks c"
+                        " d.path, d.title, d.authored_at, d.key FROM knowledge_mentions m JOIN knowledge_chunks c"
                         " ON c.id = m.chunk_id JOIN knowledge_documents d ON d.id = c.document_id"
                         f" WHERE m.entity IN {db.each} AND d.kind <> 'commit'", (db.many(sorted(by_entity)),))
     items: dict[tuple[str, str], dict] = {}
     for row in rows:
-        entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at = row.values()
+        entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at, key = row.values()
         link = by_entity[entity]
+        if link.via == "calls" and kind not in DECISION_KINDS:
+            continue
+        itself = entity in {m.key for m in document_entities(kind, ref, title, key, {})}  # the decision, not a line
         item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
                 "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
                            "chunk": chunk_id, **({"date": authored_at} if authored_at else {})},
                 "quote": quote, "phrase": name, "symbol": link.fqn or None, "tier": link.tier, "how": link.how,
-                "mode": mode, "_rank": (_rank(link, own), link.fqn != own, kind_rank(kind), -(len(quote) > 40), ref,
-                                    line or 0)}
-        seen = items.get((ref, quote))
+                "via": sorted(vias[entity], key=lambda v: VIA_ORDER.index(v["path"])) if link.via else None,
+                "mode": mode,
+                **({"cited": cited[entity]} if entity in cited else {}),
+                "_rank": (_rank(link, own), link.fqn != own, kind_rank(kind), -(len(quote) > 40), ref, line or 0),
+                "_itself": itself, "_entity": entity}
+        place = (ref, entity) if itself else (ref, quote)  # a decision's chunks: one item, its best passage
+        seen = items.get(place)
         if seen is None or item["_rank"] < seen["_rank"]:
-            items[(ref, quote)] = item
-    ranked = sorted(items.values(), key=lambda i: i["_rank"])
+            items[place] = item
+    _quote_decisions(db, [i for i in items.values() if i["_itself"]], links)
+    evidenced = {i["_entity"] for i in items.values()}
+    for link in by_entity.values():  # a citation of what no document here is (a ticket, a memory's title)
+        if link.cited and link.entity not in evidenced:
+            items[(link.cited[0], link.entity)] = _citation_only(link, own)
+    ranked = _one_per_passage(sorted(items.values(), key=lambda i: i["_rank"]))
     counts = Counter(i["what"] for i in ranked)
     for item in ranked:
-        del item["_rank"]
+        del item["_rank"], item["_itself"], item["_entity"]
     return ranked[:limit], counts
+
+
+def _one_per_passage(ranked: list[dict]) -> list[dict]:
+    """One item per passage quoted (a decision, and a name it writes, can both lead to one sentence): the
+    best ranked, with every path that led to it when none was the symbol's own."""
+    kept: dict[tuple[str, str], dict] = {}
+    for item in ranked:
+        first = kept.setdefault((item["source"]["ref"], item["quote"]), item)
+        if first is not item and first["via"] and item["via"]:
+            first["via"] += [v for v in item["via"] if v not in first["via"]]
+    return list(kept.values())
+
+
+def _quote_decisions(db: Database, items: list[dict], links: list[_Link]) -> None:
+    """A document that is itself the decision (an ADR, an incident review, a thread) quotes its passage that
+    names the symbol or what it passes through, else the first of its decision section, else its first:
+    not its title again."""
+    if not items:
+        return
+    names = {short_name(n) for link in links for n in (link.fqn, link.via_symbol) if n}
+    rows = db.query("SELECT c.id, c.document_id, c.section, c.line, c.text FROM knowledge_chunks c"
+                    " WHERE c.document_id IN (SELECT document_id FROM knowledge_chunks"
+                    f" WHERE id IN {db.each}) ORDER BY c.ordinal",
+                    (db.many([i["source"]["chunk"] for i in items]),))
+    document_of = {r["id"]: r["document_id"] for r in rows}
+    for item in items:
+        chunks = [r for r in rows if r["document_id"] == document_of.get(item["source"]["chunk"])]
+        said = [(r, s) for r in chunks for s in sentences(r["text"])]
+        best = next((p for p in said if any(n in p[1] for n in names)), None) \
+            or next((p for p in said if "decision" in p[0]["section"].casefold()), None) or next(iter(said), None)
+        if best is not None:
+            chunk, item["quote"] = best
+            item["source"].update(section=chunk["section"] or None, chunk=chunk["id"], line=chunk["line"] or None)
+
+
+def _citation_only(link: _Link, own: str | None) -> dict:
+    path, line, text = link.cited or ("", 0, "")
+    return {"kind": "citation", "what": "citation in the code", "source": {"ref": path, "title": text,
+            "path": path, "section": None, "line": line, "chunk": None},
+            "quote": text, "phrase": link.entity, "symbol": link.fqn, "tier": link.tier,
+            "how": f"{link.how}; nothing indexed here is {link.entity}", "via": link.as_via(), "mode": "offline",
+            "cited": [{"path": path, "line": line, "text": text}],
+            "_rank": (_rank(link, own), link.fqn != own, 99, 0, path, line), "_itself": False, "_entity": link.entity}
 
 
 def _related(db: Database, links: list[_Link]) -> list[dict]:

@@ -25,7 +25,7 @@ CONTAINERS = ("module", "class", "interface", "struct", "enum", "trait", "type",
 STRING_NODES = ("string", "string_literal", "template_string", "raw_string_literal")
 STATEMENT_PARENTS = ("module", "block", "expression_statement", "program")  # a string standing alone: a docstring
 _ASSIGNS = re.compile(r"^[^=(#/]*?\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
-_IDENTIFIER = r"(?<![\w.]){}(?!\w)"
+_IDENTIFIER = r"(?<!\w){}(?!\w)"  # (`ft.ErrorHandlerCallable`, `self.MAX_RETRIES` too)
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Comment:
     text: str  # that line of the comment or docstring, stripped
     kind: str  # comment | docstring
     fqn: str  # the symbol it sits in (the module at module level)
-    assigns: str = ""  # the name the commented line assigns (`MAX_RETRIES = 3  # see ADR-0003`)
+    assigns: str = ""  # the name a module's or class's commented line assigns (`MAX_RETRIES = 3  # see ADR-0003`)
 
 
 def comments_matching(db: Database, root: Path, paths: list[str], pattern: re.Pattern[str]) -> list[Comment]:
@@ -91,8 +91,11 @@ def _comments(path: str, text: str, parser, pattern: re.Pattern[str], symbols: l
         own_line = lines[line - 1]
         code = own_line[:own_line.find(m.group())].split("#", 1)[0].split("//", 1)[0] if kind == "comment" else ""
         below = _next_code_line(lines, line) if kind == "comment" and not code.strip() else 0
-        assigns = _assigned(code) or (_assigned(lines[below - 1]) if below else "")
-        out.append(Comment(path, line, own_line.strip(), kind, _owner(symbols, line, below), assigns))
+        owner = _owner(symbols, line, below)
+        # (an assignment inside a function is a local: no other code reads it by name)
+        at_top = any(s.fqn == owner and s.kind in CONTAINERS for s in symbols)
+        assigns = (_assigned(code) or (_assigned(lines[below - 1]) if below else "")) if at_top else ""
+        out.append(Comment(path, line, own_line.strip(), kind, owner, assigns))
     return out
 
 
