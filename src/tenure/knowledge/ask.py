@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,8 @@ from tenure.knowledge.offline import entity_key, extract, sentences
 from tenure.knowledge.providers.base import ProviderError
 from tenure.knowledge.store import get_meta
 from tenure.knowledge.vectors import Vectors
-from tenure.namespace.phrases import words_of
+from tenure.namespace.mentions import Mention
+from tenure.namespace.phrases import EXACT, STRONG, words_of
 from tenure.storage import Database
 from tenure.words import counted
 
@@ -36,6 +38,7 @@ MAP_BATCH_TOKENS = 6000
 POINTS_REDUCED = 20
 ANSWER_TOKENS = 1500
 _NGRAM = re.compile(r"[\w.#:/-]+")
+CODE_TYPES = {"symbol", "module", "file", "config"}
 _ADORNED = re.compile(r"[-=~^*#]{4,}")
 
 
@@ -44,6 +47,7 @@ class Searcher:
     db: Database
     model: CachedModel | None = None
     embedder: EmbeddingProvider | None = None
+    mentions: Callable[[str], list[Mention]] | None = None  # the code names a text writes (tenure.namespace)
 
     def ask(self, question: str, global_: bool = False) -> dict:
         built = get_meta(self.db, "last_build")
@@ -98,15 +102,23 @@ class Searcher:
         return {"answer": text, "entities": entities, "relationships": relationships, "sources": sources}
 
     def seed_entities(self, question: str) -> list[str]:
-        """Entity keys the question names: its code phrases, word n-grams that are entity names, then the
-        entities nearest in meaning (with vectors)."""
+        """Entity keys the question names: its code phrases and the entities joined to the symbols they
+        name, word n-grams that are entity names (a plain word only of an entity that is no code: "and",
+        "with" are English), then the entities nearest in meaning (with vectors)."""
         found: list[str] = []
         candidates = list(extract(question, "").mentions)
+        for mention in self.mentions(question) if self.mentions else ():
+            candidates.append(entity_key(mention.name))
+            if len(mention.symbols) == 1 and mention.tier in (EXACT, STRONG):
+                candidates += [r[0] for r in self.db.rows(
+                    "SELECT s.entity FROM knowledge_entity_symbols s JOIN knowledge_entities e ON e.key = s.entity"
+                    " WHERE s.fqn = ? AND s.tier IN ('exact', 'strong') ORDER BY e.mentions DESC LIMIT 3",
+                    (mention.symbols[0],))]
         words = _NGRAM.findall(question)
-        for n in (3, 2, 1):
-            candidates += [entity_key(" ".join(words[i:i + n])) for i in range(len(words) - n + 1)]
-        known = {r["key"] for r in self.db.query(f"SELECT key FROM knowledge_entities WHERE key IN {self.db.each}",
-                                                 (self.db.many(candidates),))}
+        grams = [entity_key(" ".join(words[i:i + n])) for n in (3, 2, 1) for i in range(len(words) - n + 1)]
+        known = {r["key"]: r["type"] for r in self.db.query(f"SELECT key, type FROM knowledge_entities WHERE key IN"
+                                                            f" {self.db.each}", (self.db.many(candidates + grams),))}
+        candidates += [g for g in grams if not (g.isalpha() and g.islower() and known.get(g) in CODE_TYPES)]
         found += [c for c in candidates if c in known and c not in found]
         for key, score in self._nearest("entity", question, SEED_ENTITIES):
             if score > 0.35 and key not in found:
