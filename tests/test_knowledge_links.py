@@ -23,6 +23,13 @@ SettlementService retries a timed-out submission at most three times (MAX_RETRIE
 trade for manual reconciliation. More retries submit twice when the clearing house is slow.
 """
 
+ADR_4 = """# ADR-0004: Submissions are idempotent
+
+## Decision
+
+A submission carries the trade id, so the clearing house drops a second one: retrying is safe.
+"""
+
 SERVICE = '''"""Settlement of trades with the clearing house."""
 
 MAX_RETRIES = 3  # see [[ADR-0003]]
@@ -32,6 +39,7 @@ class SettlementService:
     """Submits trades to the clearing house (decided in ADR-0003)."""
 
     def submit(self, trade):
+        """Idempotent by trade id (ADR-0004)."""
         return trade.ok
 
     def retry(self, trade):
@@ -56,6 +64,8 @@ GUIDE = """# Settlement guide
 Use `settlement.service.SettlementService.retry` to resubmit a trade; see #412.
 `SettlementService.retry` gives up after MAX_RETRIES attempts (#412).
 
+The LedgerClient will take the submissions over.
+
 If you're used to ``@decorator`` style, wrap the view with a decorator and it works with any route.
 Combine the checks with ``and``, open the client in a ``with`` block, register the view with ``route``.
 """
@@ -65,7 +75,8 @@ Combine the checks with ``and``, open the client in a ``with`` block, register t
 def settlement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TENURE_KNOWLEDGE", "off")  # the index alone: the build is the one under test
     repo = tmp_path / "ledger"
-    files = {"docs/adr/0003-settlement-retries.md": ADR, "docs/guide.md": GUIDE,
+    files = {"docs/adr/0003-settlement-retries.md": ADR, "docs/adr/0004-idempotent-submissions.md": ADR_4,
+             "docs/guide.md": GUIDE,
              "settlement/__init__.py": "", "settlement/service.py": SERVICE}
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -89,7 +100,7 @@ def settlement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_the_limit_governs_the_commits_listed_and_the_summary_says_how_to_see_the_rest(settlement) -> None:
     answer = settlement.knowledge.why("settlement.service", limit=1)
     commits = answer["commits"]
-    assert len(commits["listed"]) == 1 and commits["total"] == 3
+    assert len(commits["listed"]) == 1 and commits["total"] == 3, commits
     assert "1 listed; 2 more" in answer["summary"]["text"] and "a limit of 3" in answer["summary"]["text"]
     assert len(settlement.knowledge.why("settlement.service", limit=50)["commits"]["listed"]) == 3
 
@@ -152,3 +163,27 @@ def test_english_words_in_a_question_seed_no_code_entity_but_the_code_names_in_i
     seeds = [e["key"] for e in answer["entities"]]
     assert not {"and", "with", "route"} & set(seeds)
     assert "reconcile" in seeds or "settlement.service.reconcile" in seeds
+
+
+def test_a_decision_of_what_a_method_calls_reaches_it_via_the_call_with_the_edge_tier(settlement) -> None:
+    evidence = settlement.knowledge.why("SettlementService.retry", limit=50)["evidence"]
+    [decision] = [e for e in evidence if e["source"]["ref"] == "ADR-0004"]
+    [via] = decision["via"]
+    assert (via["path"], via["symbol"], via["link"]) == ("calls", "settlement.service.SettlementService.submit", "exact")
+    assert via["edge"] in ("resolved", "inferred")
+    own = [e for e in evidence if e["via"] is None]
+    assert own and all(evidence.index(e) < evidence.index(decision) for e in own)  # one rung below its own
+
+
+def test_a_chunk_naming_a_class_that_did_not_exist_is_read_again_when_it_does(settlement) -> None:
+    def joined() -> list:
+        return settlement.db.rows("SELECT fqn, tier FROM knowledge_entity_symbols WHERE entity = 'LedgerClient'")
+
+    assert joined() == []  # the guide names it before the code has it: no entity, no link
+    (settlement.root / "settlement/ledger.py").write_text("class LedgerClient:\n    pass\n")
+    git(settlement.root, "add", "-A")
+    git(settlement.root, "commit", "-q", "-m", "Add the ledger client that takes the submissions over")
+    settlement.index()
+    report = settlement.knowledge.build(embed=False)
+    assert joined() == [("settlement.ledger.LedgerClient", "exact")]
+    assert report["steps"]["merge"]["touched"] != "all"  # read again where it is named, not everywhere

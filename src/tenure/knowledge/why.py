@@ -87,9 +87,10 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
         links = [_Link(key, "", UNRESOLVED, "no one symbol by this name: what the documents say of the phrase")] \
             if db.rows("SELECT 1 FROM knowledge_entities WHERE key = ?", (key,)) else []
         own = links
-    evidence, counts = _evidence(db, links, limit, fqn)
+    evidence, counts, through = _evidence(db, links, limit, fqn)
     answer["evidence"] = evidence
     answer["evidence_total"] = sum(counts.values())
+    answer["evidence_via"] = through
     answer["related"] = _related(db, own)
     answer["communities"] = _communities(db, [link.entity for link in own])
     answer["commits"] = _commits(db, fqn, own, limit)
@@ -150,9 +151,11 @@ def _rank(link: _Link, fqn_of_symbol: str | None) -> int:
     return rank + (MEMBER_TIER_PENALTY if fqn_of_symbol and link.fqn != fqn_of_symbol else 0)
 
 
-def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> tuple[list[dict], Counter]:
+def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> tuple[list[dict], Counter, int]:
+    """The passages behind the links, best first (cut at `limit`); how many there are of each kind, and
+    how many come through the class, module, reads or calls."""
     if not links:
-        return [], Counter()
+        return [], Counter(), 0
     by_entity: dict[str, _Link] = {}
     vias: dict[str, list[dict]] = {}  # every path that leads to an entity the symbol has no link of its own to
     cited: dict[str, list[dict]] = {}
@@ -196,7 +199,7 @@ def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> 
     counts = Counter(i["what"] for i in ranked)
     for item in ranked:
         del item["_rank"], item["_itself"], item["_entity"]
-    return ranked[:limit], counts
+    return ranked[:limit], counts, sum(1 for i in ranked if i["via"])
 
 
 def _one_per_passage(ranked: list[dict]) -> list[dict]:
@@ -345,6 +348,8 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
     if built is None:
         return f"{name}: the knowledge store is not built yet (run `tenure knowledge build`); mode: offline"
     parts = [counted(n, what) for what, n in counts.most_common()]
+    if answer.get("evidence_via") and parts:
+        parts[-1] += f" ({answer['evidence_via']} of these through its class, module, what it reads or calls)"
     commits = answer["commits"]
     if commits["total"]:
         parts.append(counted(commits['total'], 'commit') + _commits_left(commits))
