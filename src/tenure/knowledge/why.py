@@ -4,9 +4,9 @@ the prose and the symbol, and the mode that extracted it.
 
 Links, each with its ladder tier: the entities whose phrase names the symbol or a member of it (the
 join), the decisions, tickets and titles the comments in its code cite (`exact`), and, one rung below
-the symbol's own, what is linked to the class and module it is in, to the names it reads whose
-assignment cites something (``MAX_RETRIES = 3  # see [[ADR-0003]]``) and to what it calls that carries a
-decision (with the call edge's tier): each marked `via`, with the path.
+the symbol's own, the decisions linked to the class and module it is in and to what it calls (with the
+call edge's tier), and what the comments there cite, and what is cited on the names it reads
+(``MAX_RETRIES = 3  # see [[ADR-0003]]``): each marked `via`, with the path.
 
 Everything is read from what the build stored (a handful of indexed queries): nothing is extracted
 or embedded at query time. A name that is no symbol (a config key, a concept) is looked up as a
@@ -38,7 +38,8 @@ VIA_TIER_PENALTY = 1  # so does what is linked to its class, module, the names i
 CONTAINERS = ("class", "interface", "struct", "enum", "trait", "type", "object", "module")
 VIA_ORDER = ("reads", "calls", "class", "module")  # the nearest path first
 READ_EDGE = "inferred"  # a read is its code naming the name (text, not a resolved reference): unverified
-DECISION_KINDS = ("adr", "rfc", "postmortem", "design")  # what a callee passes on: a decision, not every mention
+# what a class, module or callee passes on: a decision (not every sentence naming it), or what its code cites
+DECISION_KINDS = ("adr", "rfc", "postmortem", "design")
 
 
 @dataclass(frozen=True)
@@ -174,8 +175,8 @@ def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> 
     for row in rows:
         entity, mode, name, quote, chunk_id, section, line, kind, ref, path, title, authored_at, key = row.values()
         link = by_entity[entity]
-        if link.via == "calls" and kind not in DECISION_KINDS:
-            continue
+        if link.via and not link.cited and kind not in DECISION_KINDS:
+            continue  # what the docs say of its class, or of what it calls, is about them: their decisions only
         itself = entity in {m.key for m in document_entities(kind, ref, title, key, {})}  # the decision, not a line
         item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
                 "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
@@ -349,7 +350,7 @@ def _summary(answer: dict, counts: Counter, built: dict | None) -> str:
         return f"{name}: the knowledge store is not built yet (run `tenure knowledge build`); mode: offline"
     parts = [counted(n, what) for what, n in counts.most_common()]
     if answer.get("evidence_via") and parts:
-        parts[-1] += f" ({answer['evidence_via']} of these through its class, module, what it reads or calls)"
+        parts[-1] += f" ({answer['evidence_via']} of these through its class, module, or what it reads or calls)"
     commits = answer["commits"]
     if commits["total"]:
         parts.append(counted(commits['total'], 'commit') + _commits_left(commits))
