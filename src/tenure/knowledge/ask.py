@@ -26,7 +26,7 @@ from tenure.knowledge.providers.base import ProviderError
 from tenure.knowledge.store import get_meta
 from tenure.knowledge.vectors import Vectors
 from tenure.namespace.mentions import Mention
-from tenure.namespace.phrases import EXACT, STRONG, words_of
+from tenure.namespace.phrases import EXACT, STRONG, TIERS, words_of
 from tenure.storage import Database
 from tenure.words import counted
 
@@ -70,6 +70,10 @@ class Searcher:
         entities = self.db.query("SELECT key, name, type, description, mode FROM knowledge_entities"
                                  f" WHERE key IN ({marks})", tuple(seeds))
         entities.sort(key=lambda e: seeds.index(e["key"]))
+        for entity in entities:  # the link to the code, with its ladder tier: an answer that crosses stores says it
+            entity["symbols"] = [{"fqn": fqn, "tier": tier} for fqn, tier in self.db.rows(
+                "SELECT fqn, tier FROM knowledge_entity_symbols WHERE entity = ? ORDER BY tier, fqn LIMIT 5",
+                (entity["key"],))]
         relationships = self.db.query(
             f"SELECT source, target, description, weight, mode FROM knowledge_relationships WHERE source IN ({marks})"
             f" OR target IN ({marks}) ORDER BY weight DESC LIMIT {RELATIONSHIPS}", tuple(seeds) * 2)
@@ -83,7 +87,7 @@ class Searcher:
         if self.model is None:
             lines = [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
                      + "]" for p in passages[:4]]
-            lines += [f"- **{e['name']}** ({e['type']}): {e['description']}" for e in entities[:5]]
+            lines += [f"- **{e['name']}** ({_linked(e)}): {e['description']}" for e in entities[:5]]
             lines += [f"- {r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
                       if not r["description"].startswith("both named in section")]
             return {"answer": "Extractive (offline mode: quoted, not composed):\n" + "\n".join(lines),
@@ -273,6 +277,16 @@ class Searcher:
         except EmbeddingError:
             return []
         return Vectors.load(self.db, kind, model).nearest(np.asarray(query), k)
+
+
+def _linked(entity: dict) -> str:
+    """`symbol; exact: flask.helpers.url_for`: the entity's type and the symbols the join linked it to."""
+    linked = entity["symbols"]
+    if not linked:
+        return entity["type"] + ("; names no symbol" if entity["type"] in CODE_TYPES else "")
+    tiers = sorted({s["tier"] for s in linked}, key=TIERS.index)
+    return f"{entity['type']}; {'/'.join(tiers)}: " + ", ".join(s["fqn"] for s in linked[:3]) \
+        + (" …" if len(linked) > 3 else "")
 
 
 def _distinct(reports: list[dict]) -> list[dict]:
