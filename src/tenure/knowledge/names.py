@@ -14,7 +14,7 @@ import re
 
 from tenure.knowledge.store import digest, get_meta, set_meta
 from tenure.namespace.mentions import code_mentions
-from tenure.namespace.phrases import PhraseIndex
+from tenure.namespace.phrases import PhraseIndex, PhraseMatch
 from tenure.namespace.symbols import naming_state
 from tenure.storage import Database
 
@@ -34,7 +34,7 @@ class CodeNames:
     @property
     def index(self) -> PhraseIndex:
         if self._index is None:
-            self._index = PhraseIndex.of(self.db)
+            self._index = _Remembering.of(self.db)
         return self._index
 
     def __call__(self, sentence: str) -> list[tuple[int, int, str]]:
@@ -62,6 +62,16 @@ class CodeNames:
         self.db.execute("DELETE FROM knowledge_code_names")
         self.db.executemany("INSERT INTO knowledge_code_names (name, digest) VALUES (?, ?)", sorted(self._now.items()))
         set_meta(self.db, "code_names", self._state)
+
+
+class _Remembering(PhraseIndex):
+    """The ladder, each name's answer kept: a corpus writes the same names thousands of times."""
+
+    def resolve_name(self, phrase: str) -> PhraseMatch | None:
+        answers = self.__dict__.setdefault("_answers", {})
+        if phrase not in answers:
+            answers[phrase] = super().resolve_name(phrase)
+        return answers[phrase]
 
 
 def chunks_naming(db: Database, names: set[str]) -> list[int]:
