@@ -191,3 +191,16 @@ def test_a_chunk_naming_a_class_that_did_not_exist_is_read_again_when_it_does(se
     report = settlement.knowledge.build(embed=False)
     assert joined() == [("settlement.ledger.LedgerClient", "exact")]
     assert report["steps"]["merge"]["touched"] != "all"  # read again where it is named, not everywhere
+
+
+def test_a_citation_written_in_a_comment_later_is_read_with_the_next_build_and_one_removed_goes(settlement) -> None:
+    service = settlement.root / "settlement/service.py"
+    text = service.read_text()
+    above = "    # the clearing house's limit, see [[ADR-0003]]\n"
+    service.write_text(text.replace("# see [[ADR-0003]]", "").replace("    def submit(", above + "    def submit("))
+    git(settlement.root, "commit", "-q", "-am", "Move the citation of the retry decision onto submit")
+    settlement.index()
+    settlement.knowledge.build(embed=False)
+    cited = settlement.db.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    assert ("settlement.service.SettlementService.submit", "") in cited  # the comment right above a definition
+    assert not [row for row in cited if row[1] == "MAX_RETRIES"]

@@ -85,6 +85,8 @@ def _cited(text: str, titles: dict[str, str]) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     for m in _TITLE.finditer(text):
         title = m.group(1).strip()
+        if not title:
+            continue
         key = entity_key(title) if DECISION_ID.fullmatch(title) else titles.get(title.casefold(),
                                                                                   f"title:{title.casefold()}")
         found.setdefault(key, m.group())
