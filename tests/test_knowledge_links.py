@@ -55,7 +55,7 @@ class SettlementService:
 
 
 def reconcile(batch):
-    # the ledger's own check, see #412
+    # the ledger's own check, see #412; [[The ledger check is authoritative]]
     return [t for t in batch if t.ok]
 '''
 
@@ -146,9 +146,9 @@ def test_a_code_name_written_bare_in_prose_is_an_entity_linked_exactly_to_its_sy
 
 def test_a_comment_citing_a_ticket_is_an_exact_link_from_the_symbol_it_sits_in(settlement) -> None:
     answer = settlement.knowledge.why("reconcile")
-    [citation] = [e for e in answer["evidence"] if e.get("cited")]
+    [citation] = [e for e in answer["evidence"] if e.get("cited") and e["phrase"] == "#412"]
     assert (citation["tier"], citation["symbol"], citation["via"]) == ("exact", "settlement.service.reconcile", None)
-    assert citation["cited"][0]["text"] == "# the ledger's own check, see #412"
+    assert citation["cited"][0]["text"] == "# the ledger's own check, see #412; [[The ledger check is authoritative]]"
 
 
 def test_a_docstring_citing_a_decision_links_the_class_and_reaches_its_methods_one_rung_below(settlement) -> None:
@@ -204,3 +204,12 @@ def test_a_citation_written_in_a_comment_later_is_read_with_the_next_build_and_o
     cited = settlement.db.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
     assert ("settlement.service.SettlementService.submit", "") in cited  # the comment right above a definition
     assert not [row for row in cited if row[1] == "MAX_RETRIES"]
+
+
+def test_a_comment_citing_a_memory_title_links_to_that_memory(settlement) -> None:
+    before = [e for e in settlement.knowledge.why("reconcile")["evidence"] if e["phrase"].startswith("title:")]
+    assert [e.get("memory") for e in before] == [None]  # no memory by that title yet: the citation as it is
+    memory = settlement.memories.remember("Reconcile trusts the ledger over the clearing house's report.",
+                                          title="The ledger check is authoritative")["id"]
+    [cited] = [e for e in settlement.knowledge.why("reconcile")["evidence"] if e["phrase"].startswith("title:")]
+    assert (cited["memory"], cited["tier"]) == (memory, "exact")

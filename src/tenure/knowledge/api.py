@@ -25,9 +25,11 @@ Progress = Callable[[str, int, int], None]
 
 
 class Knowledge:
-    def __init__(self, db: Database, root: Path) -> None:
+    def __init__(self, db: Database, root: Path, memory_titled: Callable[[str], int | None] | None = None) -> None:
+        """`memory_titled`: the memory of a title (the memories store's), for a comment citing ``[[Title]]``."""
         self.db = db
         self.root = root
+        self.memory_titled = memory_titled
         migrations.apply(db)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
         self._phrases: tuple[str, PhraseIndex] | None = None
@@ -135,7 +137,7 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve)
+        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve, self.memory_titled)
 
     def _resolve(self, phrase: str) -> PhraseMatch:
         return self._phrase_index().resolve(phrase)

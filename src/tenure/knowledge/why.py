@@ -61,9 +61,11 @@ class _Link:
 
 
 def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
-        resolve: Callable[[str], PhraseMatch] | None = None) -> dict:
+        resolve: Callable[[str], PhraseMatch] | None = None,
+        memory_titled: Callable[[str], int | None] | None = None) -> dict:
     """`resolve`: the join's ladder, asked when the query is neither a symbol's name nor a phrase the
-    documents use (``flask.Flask.make_response`` for ``flask.app.Flask.make_response``)."""
+    documents use (``flask.Flask.make_response`` for ``flask.app.Flask.make_response``); `memory_titled`:
+    the memory a cited ``[[Title]]`` names, when no document has the title."""
     built = get_meta(db, "last_build")
     answer: dict = {"query": lookup.query, "symbol": None, "lookup": lookup.as_dict(),
                     "mode": built["mode"] if built else "offline", "built": built}
@@ -88,7 +90,7 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
         links = [_Link(key, "", UNRESOLVED, "no one symbol by this name: what the documents say of the phrase")] \
             if db.rows("SELECT 1 FROM knowledge_entities WHERE key = ?", (key,)) else []
         own = links
-    evidence, counts, through = _evidence(db, links, limit, fqn)
+    evidence, counts, through = _evidence(db, links, limit, fqn, memory_titled)
     answer["evidence"] = evidence
     answer["evidence_total"] = sum(counts.values())
     answer["evidence_via"] = through
@@ -152,7 +154,8 @@ def _rank(link: _Link, fqn_of_symbol: str | None) -> int:
     return rank + (MEMBER_TIER_PENALTY if fqn_of_symbol and link.fqn != fqn_of_symbol else 0)
 
 
-def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> tuple[list[dict], Counter, int]:
+def _evidence(db: Database, links: list[_Link], limit: int, own: str | None,
+              memory_titled: Callable[[str], int | None] | None = None) -> tuple[list[dict], Counter, int]:
     """The passages behind the links, best first (cut at `limit`); how many there are of each kind, and
     how many come through the class, module, reads or calls."""
     if not links:
@@ -195,7 +198,9 @@ def _evidence(db: Database, links: list[_Link], limit: int, own: str | None) -> 
     evidenced = {i["_entity"] for i in items.values()}
     for link in by_entity.values():  # a citation of what no document here is (a ticket, a memory's title)
         if link.cited and link.entity not in evidenced:
-            items[(link.cited[0], link.entity)] = _citation_only(link, own)
+            memory = memory_titled(link.entity.removeprefix("title:")) \
+                if memory_titled and link.entity.startswith("title:") else None
+            items[(link.cited[0], link.entity)] = _citation_only(link, own, memory)
     ranked = _one_per_passage(sorted(items.values(), key=lambda i: i["_rank"]))
     counts = Counter(i["what"] for i in ranked)
     for item in ranked:
@@ -236,12 +241,15 @@ def _quote_decisions(db: Database, items: list[dict], links: list[_Link]) -> Non
             item["source"].update(section=chunk["section"] or None, chunk=chunk["id"], line=chunk["line"] or None)
 
 
-def _citation_only(link: _Link, own: str | None) -> dict:
+def _citation_only(link: _Link, own: str | None, memory: int | None) -> dict:
+    """A citation of what no document here is: a ticket with no thread imported, a memory's title."""
     path, line, text = link.cited or ("", 0, "")
+    named = f"memory #{memory}, titled so" if memory is not None else f"nothing indexed here is {link.entity}"
     return {"kind": "citation", "what": "citation in the code", "source": {"ref": path, "title": text,
             "path": path, "section": None, "line": line, "chunk": None},
             "quote": text, "phrase": link.entity, "symbol": link.fqn, "tier": link.tier,
-            "how": f"{link.how}; nothing indexed here is {link.entity}", "via": link.as_via(), "mode": "offline",
+            **({"memory": memory} if memory is not None else {}),
+            "how": f"{link.how}; {named}", "via": link.as_via(), "mode": "offline",
             "cited": [{"path": path, "line": line, "text": text}],
             "_rank": (_rank(link, own), link.fqn != own, 99, 0, path, line), "_itself": False, "_entity": link.entity}
 
