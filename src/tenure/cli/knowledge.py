@@ -52,6 +52,8 @@ def _print_why(result: dict) -> None:
         label = escape(f"[{_links_of(item, result['symbol'])}, {item['mode']}]")
         console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
+        if item.get("memory") is not None:
+            console.print(f"    names memory #{item['memory']} (`tenure history {item['memory']}`)")
         for cited in item.get("cited", []) if item["kind"] != "citation" else ():
             console.print(f"    cited at {escape(cited['path'])}:{cited['line']}: {escape(cited['text'])}")
     if result["evidence_total"] > len(result["evidence"]):
