@@ -31,7 +31,8 @@ def scan(db: Database, root: Path) -> dict:
     the reads of the cited names, in those files (in every file when the cited names changed)."""
     files = indexed_files(db)
     read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))
-    renamed = get_meta(db, "citations_naming") != naming_state(db)
+    state = naming_state(db)
+    renamed = get_meta(db, "citations_naming") != state
     todo = sorted(p for p, f in files.items() if renamed or read.get(p) != f.content_hash)
     gone = sorted(set(read) - set(files))
     if not todo and not gone:
@@ -52,7 +53,7 @@ def scan(db: Database, root: Path) -> dict:
                        " ON CONFLICT DO NOTHING", _reads(db, root, again, names))
         db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
                        [(p, files[p].content_hash) for p in todo])
-        set_meta(db, "citations_naming", naming_state(db))
+        set_meta(db, "citations_naming", state)
     return {"files_read": len(todo), "citations": _count(db)}
 
 
