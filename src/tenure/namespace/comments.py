@@ -82,15 +82,16 @@ def _comments(path: str, text: str, parser, pattern: re.Pattern[str], symbols: l
     seen: set[int] = set()
     for m in pattern.finditer(text):
         offset = len(text[:m.start()].encode("utf-8"))
-        node = tree.root_node.descendant_for_byte_range(offset, offset + 1)
-        kind = _kind(node)
+        kind, node = _kind(tree.root_node.descendant_for_byte_range(offset, offset + 1))
         line = text.count("\n", 0, m.start()) + 1
         if not kind or line in seen:
             continue
         seen.add(line)
         own_line = lines[line - 1]
-        code = own_line[:own_line.find(m.group())].split("#", 1)[0].split("//", 1)[0] if kind == "comment" else ""
-        below = _next_code_line(lines, line) if kind == "comment" and not code.strip() else 0
+        # the code before the comment on its first line (`MAX_RETRIES = 3  # see …`); a comment of its own
+        # lines describes what follows it
+        code = own_line[:node.start_point[1]] if kind == "comment" and node.start_point[0] == line - 1 else ""
+        below = _next_code_line(lines, node.end_point[0] + 1) if kind == "comment" and not code.strip() else 0
         owner = _owner(symbols, line, below)
         # (an assignment inside a function is a local: no other code reads it by name)
         at_top = any(s.fqn == owner and s.kind in CONTAINERS for s in symbols)
@@ -99,23 +100,23 @@ def _comments(path: str, text: str, parser, pattern: re.Pattern[str], symbols: l
     return out
 
 
-def _kind(node) -> str:
-    """comment | docstring | '' for the node a match falls in (or one of its ancestors)."""
+def _kind(node) -> tuple[str, object]:
+    """(comment | docstring | '', its node) for the node a match falls in (or one of its ancestors)."""
     while node is not None:
         if node.type.endswith("comment"):
-            return "comment"
+            return "comment", node
         if node.type in STRING_NODES:
             parent = node.parent
-            return "docstring" if parent is not None and parent.type in STATEMENT_PARENTS else ""
+            return ("docstring" if parent is not None and parent.type in STATEMENT_PARENTS else ""), node
         node = node.parent
-    return ""
+    return "", None
 
 
 def _next_code_line(lines: list[str], line: int) -> int:
-    """The first line after `line` that is neither blank nor a comment (0: none)."""
+    """The first line after `line` that is neither blank, a comment nor a decorator (0: none)."""
     for n in range(line, len(lines)):
         stripped = lines[n].strip()
-        if stripped and not stripped.startswith(("#", "//", "/*", "*")):
+        if stripped and not stripped.startswith(("#", "//", "/*", "*", "@")):
             return n + 1
     return 0
 
