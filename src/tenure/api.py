@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tenure.history import GitHistory
     from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.namespace.intent import Resolution
     from tenure.namespace.lookup import Lookup
     from tenure.procedural.api import Rules
     from tenure.structural.after_index import SourceContext
@@ -88,6 +89,7 @@ class Tenure:
         self.embedding_report: dict | None = None  # whether the last index started embedding (schedule_embedding)
         self.knowledge_report: dict | None = None  # what the last index built of the knowledge store
         self._freshness: tuple[float, dict] | None = None
+        self._providers: list | None = None  # the stores' evidence for `resolve`, made on first use
 
     @classmethod
     def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True) -> Tenure:
@@ -204,6 +206,7 @@ class Tenure:
         what followed this process's random string-hash seed (`tenure.entry`)."""
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.memories import drift
+        from tenure.namespace.intent import prepare as prepare_resolve
         from tenure.structural import walk
         from tenure.structural.sources import run_after_index
 
@@ -218,6 +221,7 @@ class Tenure:
                 self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
             self.embedding_report = self.schedule_embedding()
+            prepare_resolve(self.db, self.root)  # (what `resolve` reads: a query reads no code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
@@ -321,6 +325,28 @@ class Tenure:
         from tenure.namespace.lookup import find_symbols
 
         return find_symbols(self.db, query)
+
+    def resolve(self, text: str, limit: int = 10) -> Resolution:
+        """`related_by_intent` (SPEC 2.5): the symbols a phrase or a task text is about, tiered, each with
+        why it matched; the stores' evidence (embeddings, knowledge, memories, history) comes in through
+        the providers made here, each from its store's own API."""
+        from tenure.namespace.intent import related_by_intent
+
+        return related_by_intent(self.db, self.root, text, limit=limit, providers=self._intent_providers())
+
+    def _intent_providers(self) -> list:
+        """Made once per handle: each keeps what it read (vectors, messages, entity names) between calls."""
+        if self._providers is None:
+            from tenure.history.intent import HistoryEvidence
+            from tenure.knowledge.intent import KnowledgeEvidence
+            from tenure.memories.intent import MemoryEvidence
+            from tenure.memories.vectors import ElementVectors
+            from tenure.namespace.meaning import ElementEmbeddings
+
+            vectors = ElementVectors(self.db, self.memories.vectors)
+            self._providers = [ElementEmbeddings(self.db, self.root, vectors), KnowledgeEvidence(self.knowledge.db),
+                               MemoryEvidence(self.memories), HistoryEvidence(self.history)]
+        return self._providers
 
     def what_breaks(self, symbol: str, depth: int = 1) -> dict:
         from tenure.structural.impact import what_breaks

@@ -16,7 +16,8 @@ from typer.main import get_command_name, get_group
 # Every command of `tenure`, in the order `--help` lists them, and the module of tenure.cli whose
 # `register(app)` adds it (tests/test_cli_polish.py checks that the two agree).
 COMMANDS: dict[str, str] = {
-    "index": "structural", "what-breaks": "structural", "find": "structural", "status": "structural",
+    "index": "structural", "what-breaks": "structural", "find": "structural", "resolve": "resolve",
+    "status": "structural",
     "enrich": "enrich",
     "remember": "memories", "recall": "memories", "confirm": "memories", "supersede": "memories",
     "history": "episodic", "review": "memories", "brief": "memories", "backfill": "memories",

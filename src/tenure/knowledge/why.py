@@ -24,7 +24,7 @@ from tenure.knowledge.offline import document_entities, entity_key, sentences
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank
 from tenure.knowledge.store import get_meta
 from tenure.namespace.lookup import Lookup
-from tenure.namespace.phrases import EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
+from tenure.namespace.phrases import CONTAINERS, EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
 from tenure.namespace.symbols import calls_from, symbols_named
 from tenure.storage import Database
 from tenure.structural.naming import short_name
@@ -35,7 +35,6 @@ SWEEP_FILES = 10  # a diff past these touched the symbol among many: listed afte
 SWEEP_SYMBOLS = 25
 MEMBER_TIER_PENALTY = 1  # a member's evidence ranks one tier below the symbol's own
 VIA_TIER_PENALTY = 1  # so does what is linked to its class, module, the names it reads, what it calls
-CONTAINERS = ("class", "interface", "struct", "enum", "trait", "type", "object", "module")
 VIA_ORDER = ("reads", "calls", "class", "module")  # the nearest path first
 READ_EDGE = "inferred"  # a read is its code naming the name (text, not a resolved reference): unverified
 # what a class, module or callee passes on: a decision (not every sentence naming it), or what its code cites

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tenure.namespace.phrases import CONTAINERS
 from tenure.namespace.symbols import Symbol, indexed_files, symbols_in
 from tenure.storage import Database
 from tenure.structural.languages import language_table
 
-CONTAINERS = ("module", "class", "interface", "struct", "enum", "trait", "type", "object")  # a function is none
 STRING_NODES = ("string", "string_literal", "template_string", "raw_string_literal")
 STATEMENT_PARENTS = ("module", "block", "expression_statement", "program")  # a string standing alone: a docstring
 _ASSIGNS = re.compile(r"^[^=(#/]*?\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")

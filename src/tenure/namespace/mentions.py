@@ -12,6 +12,7 @@ A plain lower-case word never does, backticks or not, and a plain word never nam
 inside a function (the closure `decorator` of `Scaffold.route`). URLs are skipped whole.
 
     code_mentions(index_or_db, text) -> list[Mention]
+    code_names(text) -> list[(start, end, name)]     every token shaped like code, named or not
 
 `index_or_db` is a :class:`~tenure.namespace.phrases.PhraseIndex` (build it once for many texts) or the
 project's database (an index is built for this call). Mentions come in the order of the text, one per
@@ -58,25 +59,31 @@ class Mention:
 def code_mentions(index_or_db: PhraseIndex | Database, text: str) -> list[Mention]:
     """The code names written in `text` that name indexed symbols, in order (see the module's doc)."""
     index = index_or_db if isinstance(index_or_db, PhraseIndex) else PhraseIndex.of(index_or_db)
-    if not index or not text:
+    if not index:
         return []
-    masked = _URL.sub(lambda m: " " * len(m.group()), text)
     found: list[Mention] = []
-    taken: list[tuple[int, int]] = []
     answers: dict[str, PhraseMatch | None] = {}
-    for start, end, name, quoted in _tokens(masked):
-        if any(s <= start < e for s, e in taken):
-            continue
-        if not quoted and not _code_shaped(name, masked, start):
-            continue
+    for start, end, name in code_names(text):
         if name not in answers:
             answers[name] = _named(index, name)
         match = answers[name]
-        if match is None:
+        if match is not None:
+            found.append(Mention(name, start, end, match.tier, match.symbols, match.how, match.total))
+    return found
+
+
+def code_names(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every token of `text` shaped like code, in order, whether it names a symbol
+    or not (a name that names nothing is a constraint the caller may keep)."""
+    masked = _URL.sub(lambda m: " " * len(m.group()), text)
+    found: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for start, end, name, quoted in _tokens(masked):
+        if any(s <= start < e for s, e in taken) or not (quoted or _code_shaped(name, masked, start)):
             continue
         taken.append((start, end))
-        found.append(Mention(name, start, end, match.tier, match.symbols, match.how, match.total))
-    return sorted(found, key=lambda m: m.start)
+        found.append((start, end, name))
+    return sorted(found)
 
 
 def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
@@ -93,6 +100,11 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
         name = m.group().rstrip(".-")
         out.append((m.start(), m.start() + len(name), name, False))
     return out
+
+
+def _one_word(name: str) -> bool:
+    """A word in one case shape (`json`, `JSON`, `Session`): no `_`, dot or case change inside."""
+    return name.isalnum() and (name.islower() or name.isupper() or _TITLE.match(name) is not None)
 
 
 def _plain(name: str) -> bool:
@@ -114,6 +126,9 @@ def _code_shaped(name: str, text: str, start: int) -> bool:
 def _named(index: PhraseIndex, name: str) -> PhraseMatch | None:
     """The ladder's answer for a name (not its words: `settlement_retry` is no mention of every symbol
     with those words), without the symbols a plain word cannot mean."""
+    bare = name.removesuffix("()")
+    if _one_word(bare) and not index.by_name.get(bare):
+        return None  # a word (`JSON`, `Session`) names a symbol by its very name, never with case folded
     match = index.resolve_name(name)
     if match is None or not match.symbols:
         return None

@@ -20,6 +20,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tenure.namespace.symbols import Symbol, every_symbol
 from tenure.storage import Database
 from tenure.structural.naming import has_suffix
@@ -29,6 +31,9 @@ TIERS = (EXACT, STRONG, WEAK, UNRESOLVED)  # strongest first
 WEAK_LIMIT = 20
 TOO_VAGUE = 200  # a concept matching more symbols than this names none of them
 SKIPPED_KINDS = {"lambda"}
+# what a symbol can be defined in without being a closure or a local
+CONTAINERS = frozenset({"module", "class", "interface", "struct", "enum", "trait", "type", "record", "object",
+                        "protocol", "union", "impl"})
 
 _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
@@ -95,6 +100,8 @@ class _Entry:
     bases: tuple[str, ...] = ()
     module: str = ""
     nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
+    name: str = ""
+    folded: str = ""  # its name, `normalised`
 
 
 @dataclass
@@ -118,13 +125,13 @@ class PhraseIndex:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
             parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
-            nested = parent is not None and (parent.nested or parent.kind not in ("class", "module"))
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
-                           s.module or "", nested)
+            nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests(s.path), s.bases,
+                           s.module or "", nested, s.name, normalised(s.name))
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
-                index.by_normalised[normalised(s.name)].append(entry)
+                index.by_normalised[entry.folded].append(entry)
                 for word in words_of(s.name):
                     index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
@@ -133,6 +140,24 @@ class PhraseIndex:
 
     def __bool__(self) -> bool:
         return bool(self.fqns)
+
+    def dump(self) -> bytes:
+        """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
+        entries = list(self.fqns.values())
+        position = {e.fqn: i for i, e in enumerate(entries)}
+        return _CODEC_OUT.encode((entries, {w: sorted(position[f] for f in fqns) for w, fqns in self.by_word.items()},
+                                  self.modules_by_path))
+
+    @classmethod
+    def load(cls, data: bytes) -> PhraseIndex:
+        entries, by_word, modules_by_path = _CODEC_IN.decode(data)
+        index = cls(modules_by_path=modules_by_path)
+        for entry in entries:
+            index.fqns[entry.fqn] = entry
+            index.by_name[entry.name].append(entry)
+            index.by_normalised[entry.folded].append(entry)
+        index.by_word.update((w, {entries[i].fqn for i in at}) for w, at in by_word.items())
+        return index
 
     def resolve(self, phrase: str) -> PhraseMatch:
         text = clean(phrase)
@@ -277,6 +302,10 @@ class PhraseIndex:
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
 
+_CODEC_OUT = msgspec.msgpack.Encoder()
+_CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
+
+
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
     return PhraseMatch(phrase, WEAK, tuple(fqns[:WEAK_LIMIT]), why, len(fqns))
 
@@ -291,7 +320,7 @@ def _reexported(text: str, entry: _Entry) -> bool:
     return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
 
 
-def _in_tests(path: str) -> bool:
+def in_tests(path: str) -> bool:
     parts = path.split("/")
     return any(p in ("tests", "test", "testing") for p in parts[:-1]) or parts[-1].startswith("test_")
 

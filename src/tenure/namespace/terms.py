@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
 # camelCase / PascalCase / ACRONYMWord boundaries inside one identifier
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # Words that say nothing about what a text is about (English function words, common keywords).
@@ -23,8 +25,15 @@ def words(text: str) -> list[str]:
     """Lower-case words in order, identifiers split at case changes and underscores."""
     out: list[str] = []
     for token in _WORD.findall(text):
-        out.extend(part.lower() for part in _CAMEL.findall(token))
+        out.extend(_parts(token))
     return out
+
+
+def _parts(token: str) -> list[str]:
+    """An identifier's words, lower case; a plural acronym (`URLs`, `APIs`) is one word."""
+    if _PLURAL_ACRONYM.fullmatch(token):
+        return [token.lower()]
+    return [part.lower() for part in _CAMEL.findall(token)]
 
 
 def stem(word: str) -> str:
@@ -51,10 +60,15 @@ def stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """Distinct stemmed content words of `text`, in first-seen order."""
     seen: dict[str, None] = {}
-    for w in words(text):
-        if len(w) > 1 and w not in STOPWORDS:
-            seen.setdefault(stem(w), None)
+    for token in _WORD.findall(text):
+        seen.update(_token_terms(token))
     return list(seen)
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_terms(token: str) -> dict[str, None]:
+    """The stemmed content words of one identifier (code repeats its identifiers: each is split once)."""
+    return {stem(w): None for w in _parts(token) if len(w) > 1 and w not in STOPWORDS}
 
 
 def normalised(text: str) -> str:
