@@ -109,10 +109,19 @@ def _links(db: Database, fqn: str) -> list[_Link]:
 
 def _citations(db: Database, fqn: str) -> list[_Link]:
     """What the comments and docstrings in the symbol (and its members) cite: `exact` links."""
-    rows = db.rows("SELECT entity, fqn, path, line, kind, text FROM knowledge_code_citations WHERE fqn = ?"
-                   " OR (fqn > ? AND fqn < ?)", (fqn, fqn + ".", fqn + "/"))
-    return [_Link(entity, holder, EXACT, f"cited in a {kind} at {path}:{line}", cited=(path, line, text))
-            for entity, holder, path, line, kind, text in rows]
+    return _cited(db, "c.fqn = ? OR (c.fqn > ? AND c.fqn < ?)", (fqn, fqn + ".", fqn + "/"))
+
+
+def _cited(db: Database, where: str, params: tuple, via: str = "", via_symbol: str = "", edge: str = "",
+           read: bool = False) -> list[_Link]:
+    """The citations in the code `where` selects, as `exact` links; `read`: joined with the reads of the
+    names they are on (`r.reader`), each reached through the name."""
+    sql = "SELECT c.entity, c.fqn, c.path, c.line, c.kind, c.text, c.assigns FROM knowledge_code_citations c"
+    if read:
+        sql += " JOIN knowledge_code_reads r ON c.path = r.source AND c.assigns = r.name"
+    return [_Link(entity, holder, EXACT, f"cited in a {kind} at {path}:{line}", via,
+                  f"{holder}.{assigns}" if read else via_symbol, edge, (path, line, text))
+            for entity, holder, path, line, kind, text, assigns in db.rows(f"{sql} WHERE {where}", params)]
 
 
 def _via(db: Database, fqn: str) -> list[_Link]:
@@ -128,21 +137,13 @@ def _via(db: Database, fqn: str) -> list[_Link]:
         path = "module" if outer.kind == "module" else "class"
         found += [_Link(e, f, t, h, path, outer.fqn) for e, f, t, h in db.rows(
             "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (outer.fqn,))]
-        found += [_Link(e, outer.fqn, EXACT, f"cited in a {kind} at {p}:{line}", path, outer.fqn, cited=(p, line, text))
-                  for e, p, line, kind, text in db.rows(  # (a citation on an assignment is the name's: via reads)
-                      "SELECT entity, path, line, kind, text FROM knowledge_code_citations"
-                      " WHERE fqn = ? AND assigns = ''", (outer.fqn,))]
-    for e, holder, name, p, line, kind, text in db.rows(
-            "SELECT c.entity, c.fqn, c.assigns, c.path, c.line, c.kind, c.text FROM knowledge_code_reads r"
-            " JOIN knowledge_code_citations c ON c.path = r.source AND c.assigns = r.name WHERE r.reader = ?", (fqn,)):
-        found.append(_Link(e, holder, EXACT, f"cited in a {kind} at {p}:{line}", "reads", f"{holder}.{name}",
-                           READ_EDGE, (p, line, text)))
+        # (a citation on an assignment is the name's: it comes through what reads the name)
+        found += _cited(db, "c.fqn = ? AND c.assigns = ''", (outer.fqn,), path, outer.fqn)
+    found += _cited(db, "r.reader = ?", (fqn,), "reads", edge=READ_EDGE, read=True)
     for callee, edge in sorted(calls_from(db, fqn).items()):
         found += [_Link(e, f, t, h, "calls", callee, edge) for e, f, t, h in db.rows(
             "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (callee,))]
-        found += [_Link(e, callee, EXACT, f"cited in a {kind} at {p}:{line}", "calls", callee, edge, (p, line, text))
-                  for e, p, line, kind, text in db.rows(
-                      "SELECT entity, path, line, kind, text FROM knowledge_code_citations WHERE fqn = ?", (callee,))]
+        found += _cited(db, "c.fqn = ?", (callee,), "calls", callee, edge)
     return found
 
 
