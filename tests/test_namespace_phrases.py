@@ -79,3 +79,18 @@ def test_a_phrase_of_a_class_and_its_method_names_the_method_strongly() -> None:
                                     symbol("b.SettlementManager.retry", path="b.py", parent="b.SettlementManager")])
     assert two.resolve("the settlement retry policy").tier != STRONG
     assert PhraseIndex.from_symbols(service).resolve("the settlement retry timeout").tier != STRONG
+
+
+def test_a_function_defined_inside_a_function_is_not_the_english_word_its_name_is() -> None:
+    route = "pay.settlement.SettlementService.route"
+    index = PhraseIndex.from_symbols([
+        symbol("pay.settlement", "module", parent=""),
+        symbol("pay.settlement.SettlementService", "class"),
+        symbol(route, parent="pay.settlement.SettlementService"),
+        symbol(f"{route}.decorator", parent=route),
+        symbol(f"{route}.decorator.wrapped", parent=f"{route}.decorator"),
+    ])
+    assert index.resolve("decorator").tier == UNRESOLVED  # the docs' ``@decorator``, not route's inner function
+    assert index.resolve("wrapped").tier == UNRESOLVED
+    assert index.resolve("route").symbols == (route,)
+    assert index.resolve(f"{route}.decorator").symbols == (f"{route}.decorator",)  # its full name still finds it

@@ -183,7 +183,7 @@ class Tenure:
         if self._knowledge is None:
             from tenure.knowledge import Knowledge
 
-            self._knowledge = Knowledge(self.db, self.root)
+            self._knowledge = Knowledge(self.db, self.root, lambda title: self.memories.memory_titled(title))
         return self._knowledge
 
     # structural --------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 def why_cmd(
     symbol: Annotated[str, typer.Argument(help="A symbol (full name or unique suffix) or a phrase, e.g. SECRET_KEY")],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Passages listed.")] = 12,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Passages and commits listed.")] = 12,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
@@ -49,13 +49,16 @@ def _print_why(result: dict) -> None:
         source = item["source"]
         where = source["ref"] + (f" › {source['section']}" if source["section"] else "") + \
             (f":{source['line']}" if source.get("line") else "")
-        via = f", via {item['symbol']}" if item["symbol"] and item["symbol"] != result["symbol"] else ""
-        label = escape(f"[{item['tier']}{via}, {item['mode']}]")
+        label = escape(f"[{_links_of(item, result['symbol'])}, {item['mode']}]")
         console.print(f"- [cyan]{item['what']}[/cyan] {escape(where)} {label}")
         console.print(f"    “{escape(item['quote'])}”")
         if item.get("model_says"):
             console.print("    [dim]the model's description (not the source's words):[/dim] "
                           + escape(item["model_says"]))
+        if item.get("memory") is not None:
+            console.print(f"    names memory #{item['memory']} (`tenure history {item['memory']}`)")
+        for cited in item.get("cited", []) if item["kind"] != "citation" else ():
+            console.print(f"    cited at {escape(cited['path'])}:{cited['line']}: {escape(cited['text'])}")
     if result["evidence_total"] > len(result["evidence"]):
         console.print(f"  … {result['evidence_total'] - len(result['evidence'])} more passages (--limit, --json)")
     for rel in result["related"][:5]:
@@ -66,11 +69,25 @@ def _print_why(result: dict) -> None:
     for c in commits["listed"]:
         console.print(f"- commit {c['sha']} {escape((c['date'] or '')[:10])} {escape(c['author'] or '')}: "
                       f"{escape(c['subject'])} ({c['how']}{_sweep(c)})")
+    if commits["total"] > len(commits["listed"]):
+        console.print(f"  … {commits['total'] - len(commits['listed'])} more commits (-n {commits['total']})")
     if commits.get("history"):
         console.print(f"  history: {escape(commits['history'])}")
     for c in result["communities"][:2]:
         console.print(f"- community “{escape(c['title'])}” ({counted(c['size'], 'entity')}, {c['mode']}): "
                       f"{escape(c['summary'])}")
+
+
+def _links_of(item: dict, symbol: str | None) -> str:
+    """The link's tier, and the path it takes to the symbol with the edge's tier: `exact via reads MAX_RETRIES
+    (inferred read)`, `strong via calls submit (inferred call)`, `exact via class Scaffold`, `weak, via member X`."""
+    if item.get("via"):
+        return "; ".join(f"{v['link']} via {v['path']} " + (v["symbol"] if v["path"] == "module" else
+                                                             v["symbol"].rpartition(".")[2])
+                         + (f" ({v['edge']} {'call' if v['path'] == 'calls' else 'read'})" if v.get("edge") else "")
+                         for v in item["via"])
+    member = f", via member {item['symbol']}" if item["symbol"] and item["symbol"] != symbol else ""
+    return f"{item['tier']}{member}"
 
 
 def _sweep(commit: dict) -> str:

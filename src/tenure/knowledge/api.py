@@ -13,6 +13,7 @@ from tenure.knowledge.providers import ChatProvider, get_chat_provider
 from tenure.knowledge.store import digest, get_meta, migrations
 from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
+from tenure.namespace.mentions import Mention, code_mentions
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
 from tenure.namespace.symbols import index_state
 from tenure.storage import Database
@@ -24,9 +25,11 @@ Progress = Callable[[str, int, int], None]
 
 
 class Knowledge:
-    def __init__(self, db: Database, root: Path) -> None:
+    def __init__(self, db: Database, root: Path, memory_titled: Callable[[str], int | None] | None = None) -> None:
+        """`memory_titled`: the memory of a title (the memories store's), for a comment citing ``[[Title]]``."""
         self.db = db
         self.root = root
+        self.memory_titled = memory_titled
         migrations.apply(db)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
         self._phrases: tuple[str, PhraseIndex] | None = None
@@ -136,14 +139,20 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve)
+        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve, self.memory_titled)
 
     def _resolve(self, phrase: str) -> PhraseMatch:
+        return self._phrase_index().resolve(phrase)
+
+    def _mentions(self, text: str) -> list[Mention]:
+        return code_mentions(self._phrase_index(), text)
+
+    def _phrase_index(self) -> PhraseIndex:
         """The ladder over the index's symbols, read once per index state (a server answers many)."""
         state = index_state(self.db)
         if self._phrases is None or self._phrases[0] != state:
             self._phrases = (state, PhraseIndex.of(self.db))
-        return self._phrases[1].resolve(phrase)
+        return self._phrases[1]
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:
         from tenure.knowledge.ask import Searcher  # (numpy: vectors are searched in process)
@@ -151,7 +160,7 @@ class Knowledge:
 
         provider = self.provider(offline)
         model = CachedModel(provider, self.db) if provider is not None else None
-        answer = Searcher(self.db, model, self.embedder()).ask(question, global_)
+        answer = Searcher(self.db, model, self.embedder(), self._mentions).ask(question, global_)
         if model is not None:
             answer["model_use"] = model.totals()
         return answer

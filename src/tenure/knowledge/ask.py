@@ -12,20 +12,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from tenure.embeddings import EmbeddingError, EmbeddingProvider
-from tenure.knowledge import prompts, tokens
+from tenure.knowledge import prompts, themes, tokens
 from tenure.knowledge.answers import MalformedAnswer, ask_json, has_lists, has_text
 from tenure.knowledge.cache import CachedModel
 from tenure.knowledge.offline import entity_key, extract, sentences
 from tenure.knowledge.providers.base import ProviderError
 from tenure.knowledge.store import get_meta, model_coverage
 from tenure.knowledge.vectors import Vectors
-from tenure.namespace.phrases import words_of
+from tenure.namespace.mentions import Mention
+from tenure.namespace.phrases import EXACT, STRONG, TIERS, words_of
 from tenure.storage import Database
+from tenure.words import counted
 
 SEED_ENTITIES = 10
 RELATIONSHIPS = 12
@@ -35,6 +38,7 @@ MAP_BATCH_TOKENS = 6000
 POINTS_REDUCED = 20
 ANSWER_TOKENS = 1500
 _NGRAM = re.compile(r"[\w.#:/-]+")
+CODE_TYPES = {"symbol", "module", "file", "config"}
 _ADORNED = re.compile(r"[-=~^*#]{4,}")
 
 
@@ -43,6 +47,7 @@ class Searcher:
     db: Database
     model: CachedModel | None = None
     embedder: EmbeddingProvider | None = None
+    mentions: Callable[[str], list[Mention]] | None = None  # the code names a text writes (tenure.namespace)
 
     def ask(self, question: str, global_: bool = False) -> dict:
         built = get_meta(self.db, "last_build")
@@ -67,6 +72,10 @@ class Searcher:
         entities = self.db.query("SELECT key, name, type, description, mode FROM knowledge_entities"
                                  f" WHERE key IN ({marks})", tuple(seeds))
         entities.sort(key=lambda e: seeds.index(e["key"]))
+        for entity in entities:  # the link to the code, with its ladder tier: an answer that crosses stores says it
+            entity["symbols"] = [{"fqn": fqn, "tier": tier} for fqn, tier in self.db.rows(
+                "SELECT fqn, tier FROM knowledge_entity_symbols WHERE entity = ? ORDER BY tier, fqn LIMIT 5",
+                (entity["key"],))]
         relationships = self.db.query(
             f"SELECT source, target, description, weight, mode FROM knowledge_relationships WHERE source IN ({marks})"
             f" OR target IN ({marks}) ORDER BY weight DESC LIMIT {RELATIONSHIPS}", tuple(seeds) * 2)
@@ -80,7 +89,7 @@ class Searcher:
         if self.model is None:
             lines = [f"- “{_excerpt(p['text'], question)}” [{p['ref']}" + (f", {p['section']}" if p["section"] else "")
                      + "]" for p in passages[:4]]
-            lines += [f"- **{e['name']}** ({e['type']}): {_said(e)}{e['description']}" for e in entities[:5]]
+            lines += [f"- **{e['name']}** ({_linked(e)}): {_said(e)}{e['description']}" for e in entities[:5]]
             lines += [f"- {_said(r)}{r['description']} [{r['source']} — {r['target']}]" for r in relationships[:6]
                       if not r["description"].startswith("both named in section")]
             return {"answer": "Extractive (offline mode: quoted, not composed):\n" + "\n".join(lines),
@@ -99,15 +108,23 @@ class Searcher:
         return {"answer": text, "entities": entities, "relationships": relationships, "sources": sources}
 
     def seed_entities(self, question: str) -> list[str]:
-        """Entity keys the question names: its code phrases, word n-grams that are entity names, then the
-        entities nearest in meaning (with vectors)."""
+        """Entity keys the question names: its code phrases and the entities joined to the symbols they
+        name, word n-grams that are entity names (a plain word only of an entity that is no code: "and",
+        "with" are English), then the entities nearest in meaning (with vectors)."""
         found: list[str] = []
         candidates = list(extract(question, "").mentions)
+        for mention in self.mentions(question) if self.mentions else ():
+            candidates.append(entity_key(mention.name))
+            if len(mention.symbols) == 1 and mention.tier in (EXACT, STRONG):
+                candidates += [r[0] for r in self.db.rows(
+                    "SELECT s.entity FROM knowledge_entity_symbols s JOIN knowledge_entities e ON e.key = s.entity"
+                    " WHERE s.fqn = ? AND s.tier IN ('exact', 'strong') ORDER BY e.mentions DESC LIMIT 3",
+                    (mention.symbols[0],))]
         words = _NGRAM.findall(question)
-        for n in (3, 2, 1):
-            candidates += [entity_key(" ".join(words[i:i + n])) for i in range(len(words) - n + 1)]
-        known = {r["key"] for r in self.db.query(f"SELECT key FROM knowledge_entities WHERE key IN {self.db.each}",
-                                                 (self.db.many(candidates),))}
+        grams = [entity_key(" ".join(words[i:i + n])) for n in (3, 2, 1) for i in range(len(words) - n + 1)]
+        known = {r["key"]: r["type"] for r in self.db.query(f"SELECT key, type FROM knowledge_entities WHERE key IN"
+                                                            f" {self.db.each}", (self.db.many(candidates + grams),))}
+        candidates += [g for g in grams if not (g.isalpha() and g.islower() and known.get(g) in CODE_TYPES)]
         found += [c for c in candidates if c in known and c not in found]
         for key, score in self._nearest("entity", question, SEED_ENTITIES):
             if score > 0.35 and key not in found:
@@ -139,13 +156,13 @@ class Searcher:
             return {"answer": "No community reports yet (the graph has no relationships): nothing to search globally.",
                     "sources": []}
         ranked = self._rank_reports(question, reports)
-        chosen = [r for r, score in ranked if score > 0][:REPORTS_MAPPED]
+        chosen = _distinct([r for r, score in ranked if score > 0])[:REPORTS_MAPPED]
         if not chosen:
             return {"answer": "No community report is about the question's terms"
                               + ("" if self._vector_model() else " (no embeddings to match it by meaning)") + ".",
                     "sources": [], "reports_considered": len(reports)}
         if self.model is None:
-            return self._global_extractive(chosen, len(reports))
+            return self._global_extractive(question, chosen, len(reports))
         points = self._map(question, chosen)
         best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
         sources = [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]
@@ -163,20 +180,44 @@ class Searcher:
         return {"answer": text, "points": best, "sources": sources, "reports_considered": len(reports),
                 "reports_mapped": len(chosen)}
 
-    def _global_extractive(self, chosen: list[dict], considered: int) -> dict:
-        """Offline map-reduce: each relevant report's findings are its partial answer, scored by the
-        report's relevance and the finding's weight; the best are combined with their citations."""
-        points = []
+    def _global_extractive(self, question: str, chosen: list[dict], considered: int) -> dict:
+        """Offline map-reduce: each relevant report's findings are its partial answers, scored by the
+        report's relevance; reduced into the recurring themes they share (knowledge.themes), each with the
+        sentences and commits behind it."""
+        points: dict[str, dict] = {}
         for rank, report in enumerate(chosen):
-            for finding in json.loads(report["findings"])[:3]:
-                points.append({"description": finding["summary"], "report": report["community"],
-                               "refs": finding.get("refs", []), "score": round(100 / (1 + rank), 1)})
-        best = sorted(points, key=lambda p: -p["score"])[:POINTS_REDUCED]
-        lines = [f"- {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in best[:10]]
-        return {"answer": "Extractive (offline mode: the most relevant community reports' central sentences, "
-                          "quoted, not composed):\n" + "\n".join(lines),
-                "points": best, "reports_considered": considered, "reports_mapped": len(chosen),
+            for finding in json.loads(report["findings"]):
+                points.setdefault(finding["summary"], {
+                    "description": finding["summary"], "report": report["community"],
+                    "refs": finding.get("refs", []), "score": round(100 / (1 + rank), 1)})
+        best = sorted(points.values(), key=lambda p: -p["score"])
+        found, rest = themes.group(best, question, self._joined)
+        lines = []
+        for n, theme in enumerate(found, 1):
+            shown = theme.as_dict()
+            behind = [counted(len(shown["documents"]), "document")] if shown["documents"] else []
+            behind += [counted(len(shown["commits"]), "commit") + f" ({', '.join(shown['commits'][:3])}"
+                       + (" …)" if len(shown["commits"]) > 3 else ")")] if shown["commits"] else []
+            kind = f"{theme.kind}, {theme.tier}" if theme.tier else theme.kind
+            lines.append(f"{n}. {theme.name} ({kind}): {counted(shown['sentences'], 'sentence')} from "
+                         + " and ".join(behind))
+            lines += [f"   - {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in shown["points"]]
+        if rest:
+            lines.append(f"Not recurring ({counted(len(rest), 'sentence')}), the most relevant:")
+            lines += [f"   - {p['description']} [{', '.join(p['refs'][:3]) or p['report']}]" for p in rest[:3]]
+        head = (f"Extractive (offline mode: {counted(len(found), 'recurring theme')} across "
+                f"{counted(len(chosen), 'community report')}, grouped by the code, tickets and words their central "
+                "sentences share; quoted, not composed):")
+        return {"answer": "\n".join([head, *lines]), "themes": [t.as_dict() for t in found],
+                "points": best[:POINTS_REDUCED], "reports_considered": considered, "reports_mapped": len(chosen),
                 "sources": [{"id": r["community"], "title": r["title"], "mode": r["mode"]} for r in chosen]}
+
+    def _joined(self, keys: set[str]) -> dict[str, tuple[str, str]]:
+        """Entity key -> (fqn, tier) for the entities the join linked to one symbol, exact or strong."""
+        rows = self.db.query("SELECT entity, MIN(fqn) AS fqn, MIN(tier) AS tier, COUNT(*) AS n FROM"
+                             f" knowledge_entity_symbols WHERE entity IN {self.db.each} AND tier IN ('exact', 'strong')"
+                             " GROUP BY entity", (self.db.many(sorted(keys)),))
+        return {r["entity"]: (r["fqn"], r["tier"]) for r in rows if r["n"] == 1}
 
     def _map(self, question: str, chosen: list[dict]) -> list[dict]:
         assert self.model is not None
@@ -243,6 +284,32 @@ class Searcher:
 def _said(item: dict) -> str:
     """A model's description is labelled as the model's (a passage is quoted as the source's)."""
     return "(the model's description) " if item["mode"] == "model" else ""
+
+
+def _linked(entity: dict) -> str:
+    """`symbol; exact: flask.helpers.url_for`: the entity's type and the symbols the join linked it to."""
+    linked = entity["symbols"]
+    if not linked:
+        return entity["type"] + ("; names no symbol" if entity["type"] in CODE_TYPES else "")
+    tiers = sorted({s["tier"] for s in linked}, key=TIERS.index)
+    return f"{entity['type']}; {'/'.join(tiers)}: " + ", ".join(s["fqn"] for s in linked[:3]) \
+        + (" …" if len(linked) > 3 else "")
+
+
+def _distinct(reports: list[dict]) -> list[dict]:
+    """Reports that say something the ones before did not: a community whose parts are one community
+    has that one's findings and title, and would be listed twice."""
+    seen: set[str] = set()
+    titles: set[str] = set()
+    kept = []
+    for report in reports:
+        findings = {f["summary"] for f in json.loads(report["findings"])}
+        if (findings and findings <= seen) or report["title"] in titles:
+            continue
+        seen |= findings
+        titles.add(report["title"])
+        kept.append(report)
+    return kept
 
 
 def _excerpt(text: str, question: str, chars: int = 300) -> str:

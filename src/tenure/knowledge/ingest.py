@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tenure.knowledge import offline, tokens
 from tenure.knowledge.chunking import Chunk, chunk_sections
 from tenure.knowledge.config import KnowledgeConfig
+from tenure.knowledge.names import CodeNames, chunks_naming
 from tenure.knowledge.sources import SourceDocument
 from tenure.knowledge.store import delete_keys, digest, get_meta, mark_chunks_dirty, mark_dirty, set_meta
 from tenure.storage import Database
@@ -44,7 +45,8 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     """Store `docs`; documents of an origin in `complete_origins` that are not among them are deleted
     (an origin that failed to list, e.g. no git, keeps what it gave before)."""
     report = IngestReport(documents=len(docs))
-    _refresh_offline(db)
+    names = CodeNames(db)
+    _refresh_offline(db, names)
     known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
         f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",
         (db.many([d.key for d in docs]),))}
@@ -72,7 +74,7 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
                     report.new += 1
                 else:
                     report.changed += 1
-                added, removed = _store(db, doc, old[0] if old else None, config)
+                added, removed = _store(db, doc, old[0] if old else None, config, names)
                 report.chunks_added += added
                 report.chunks_removed += removed
         if progress:
@@ -94,7 +96,8 @@ def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[
     return report
 
 
-def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig) -> tuple[int, int]:
+def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig,
+           names: CodeNames) -> tuple[int, int]:
     chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
     # (a thin document is never extracted from: nothing needs its count; `knowledge check` counts it)
     counts = [c.tokens for c in chunks]
@@ -118,10 +121,11 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
         db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
                        " ON CONFLICT DO NOTHING",
                        [(document_id, s["fqn"], s["how"]) for s in doc.meta.get("symbols", [])])
-    return _sync_chunks(db, document_id, doc, chunks)
+    return _sync_chunks(db, document_id, doc, chunks, names)
 
 
-def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk]) -> tuple[int, int]:
+def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk],
+                 names: CodeNames) -> tuple[int, int]:
     """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line)."""
     old: dict[str, list[int]] = {}
     for chunk_id, text_hash in db.rows("SELECT id, text_hash FROM knowledge_chunks WHERE document_id = ?"
@@ -140,7 +144,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
                            (document_id, ordinal, chunk.section, chunk.line, chunk.text,
                             tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
                             text_hash))[0][0]
-        write_offline(db, chunk_id, chunk.text, chunk.section, own)
+        write_offline(db, chunk_id, chunk.text, chunk.section, own, names)
         kept.append((chunk_id, ordinal, chunk.section, chunk.line))
         added += 1
     removed = [i for ids in old.values() for i in ids]
@@ -151,8 +155,9 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
     return added, len(removed)
 
 
-def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention]) -> None:
-    found = offline.extract(text, section, own)
+def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention],
+                  names: offline.CodeNames | None = None) -> None:
+    found = offline.extract(text, section, own, names)
     mark_dirty(db, found.mentions)
     db.executemany(
         "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
@@ -164,18 +169,32 @@ def write_offline(db: Database, chunk_id: int, text: str, section: str, own: lis
         [(chunk_id, link.source, link.target, link.description, link.weight) for link in found.links.values()])
 
 
-def _refresh_offline(db: Database) -> None:
-    """A newer offline extractor reads every chunk again (its output is not a model's: free to redo)."""
-    if get_meta(db, "offline_version") == offline.VERSION:
+def _refresh_offline(db: Database, names: CodeNames) -> None:
+    """A newer offline extractor reads every chunk again (its output is not a model's: free to redo); so
+    does a first index of the code. Symbols named differently since are read again in the chunks that
+    write one of their names (knowledge.names)."""
+    renamed = names.renamed()
+    if get_meta(db, "offline_version") != offline.VERSION or renamed is None:
+        chunks = None
+    elif renamed:
+        chunks = chunks_naming(db, renamed)
+    else:
         return
-    rows = db.rows("SELECT c.id, c.text, c.section, d.kind, d.ref, d.title, d.key, d.meta FROM knowledge_chunks c"
-                   " JOIN knowledge_documents d ON d.id = c.document_id")
+    sql = ("SELECT c.id, c.text, c.section, d.kind, d.ref, d.title, d.key, d.meta FROM knowledge_chunks c"
+           " JOIN knowledge_documents d ON d.id = c.document_id")
+    rows = db.rows(sql) if chunks is None else [tuple(r.values()) for r in db.query(
+        sql + f" WHERE c.id IN {db.each}", (db.many(chunks),))]
     with db.transaction():
-        db.execute("DELETE FROM knowledge_mentions WHERE mode = 'offline'")
-        db.execute("DELETE FROM knowledge_links WHERE mode = 'offline'")
+        if chunks is None:
+            db.execute("DELETE FROM knowledge_mentions WHERE mode = 'offline'")
+            db.execute("DELETE FROM knowledge_links WHERE mode = 'offline'")
+            set_meta(db, "merge_all", True)
+        else:
+            mark_chunks_dirty(db, chunks)
+            for table in ("knowledge_mentions", "knowledge_links"):
+                db.execute(f"DELETE FROM {table} WHERE mode = 'offline' AND chunk_id IN {db.each}", (db.many(chunks),))
         for chunk_id, text, section, kind, ref, title, key, meta in rows:
             write_offline(db, chunk_id, text, section,
-                          offline.document_entities(kind, ref, title, key, json.loads(meta)))
+                          offline.document_entities(kind, ref, title, key, json.loads(meta)), names)
         set_meta(db, "offline_version", offline.VERSION)
-        set_meta(db, "merge_all", True)
-
+        names.record()

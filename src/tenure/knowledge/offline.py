@@ -6,16 +6,22 @@ names, calls, file paths), decision ids (``ADR-0003``), ticket and PR numbers (`
 thread is an entity too, named in every one of its chunks. Relationships are co-occurrence: two
 entities named in one sentence (the sentence is the description), or in one short section. The
 phrases are mapped to symbols later, through the join's ladder (tenure.namespace.phrases).
+
+Code names written bare in prose (``SettlementService``, ``MAX_RETRIES``, ``Flask.make_response``) are
+entities when they name an indexed symbol: `names` (knowledge.names, over tenure.namespace.mentions)
+finds them; a plain English word that is also a name (``with``, ``route``) never is one, backticks or not.
 """
 
 from __future__ import annotations
 
+import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tenure.namespace.phrases import clean
 
-VERSION = "5"  # bump when extraction changes: every chunk is read again
+VERSION = "6"  # bump when extraction changes: every chunk is read again
 SENTENCE_CHARS = 320  # a quoted sentence is cut here
 SECTION_PAIRS_UP_TO = 12  # entities in one chunk below which section co-occurrence links them
 SECTION_WEIGHT = 0.25
@@ -24,8 +30,8 @@ COMMIT_SYMBOLS_LINKED = 10
 _ROLE = re.compile(r":(?:py:)?(class|meth|func|attr|data|exc|mod|obj|const|ref)?:`(?:[^`<]*<)?~?([^`>]+)>?`")
 _TICKET_ROLE = re.compile(r":(?:issue|pr|pull|ghissue|gh):`#?(\d{1,7})`")
 _BACKTICKS = re.compile(r"``([^`\n]{2,120})``|(?<![`\w])`([^`\n]{2,120})`(?![`\w_])")
-_DECISION = re.compile(r"\b(ADR|RFC)[-_ ]?(\d{1,5})\b", re.IGNORECASE)
-_TICKET = re.compile(r"(?<![\w&/#])#(\d{1,7})\b|\b(?:PR|pr|GH|gh|pull)[-_ ]?(\d{1,7})\b"
+DECISION_ID = re.compile(r"\b(ADR|RFC)[-_ ]?(\d{1,5})\b", re.IGNORECASE)
+TICKET = re.compile(r"(?<![\w&/#])#(\d{1,7})\b|\b(?:PR|pr|GH|gh|pull)[-_ ]?(\d{1,7})\b"
                      r"|github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/(\d{1,7})")
 _CONFIG = re.compile(r"""\bconfig\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']\s*\]""")
 _DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(\(\))?(?![\w/-])")
@@ -36,15 +42,23 @@ _SERVICE = re.compile(r"\b(?:the\s+)?([a-z][a-z0-9-]{2,30}(?:\s[a-z][a-z0-9-]{2,
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$")
 _UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[\"'])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_ADORNMENT = re.compile(r"([=\-~^*#`'\"+:.])\1{2,}")
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _DIRECTIVE = re.compile(r"^\.\. (?:code-block|code|sourcecode|literalinclude|highlight)::")
 # API reference directives name what they document, and say nothing of why
 _AUTODOC = re.compile(r"^\s*(?:\.\. (?:auto\w+|py:\w+|currentmodule|module)::|:(?:members|noindex|inherited-members|"
                       r"member-order|show-inheritance|undoc-members|exclude-members|special-members)\b)")
-_NOT_CODE = {"true", "false", "none", "null", "self", "cls", "yes", "no", "todo", "e.g", "i.e", "etc"}
+# (a language's keywords are words of the language, never a symbol: ``with``, ``and``, ``for``)
+_NOT_CODE = {"true", "false", "none", "null", "self", "cls", "yes", "no", "todo", "e.g", "i.e", "etc",
+             *keyword.kwlist, *keyword.softkwlist}
 _NOT_CODE_UPPER = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "HTTP", "HTTPS", "URL", "URI", "API",
                    "JSON", "HTML", "XML", "CSS", "WSGI", "ASGI", "CLI", "SQL", "UTF", "ASCII", "TODO", "FIXME", "NOTE"}
 _NOT_SERVICES = {"the", "a", "web", "this", "that", "our", "your", "each", "any", "one", "new", "old", "same"}
+
+
+# a sentence -> the spans (start, end, name as written) of the code names it writes bare
+CodeNames = Callable[[str], list[tuple[int, int, str]]]
 
 
 @dataclass(frozen=True)
@@ -74,7 +88,7 @@ def entity_key(name: str, type_: str = "") -> str:
     without code marks (case kept: ``Flask.make_response`` is not ``flask.make_response``), prose phrases
     case folded."""
     text = clean(name)
-    if match := _DECISION.fullmatch(text):
+    if match := DECISION_ID.fullmatch(text):
         return f"{match.group(1).lower()}-{int(match.group(2))}"
     if type_ == "ticket" or re.fullmatch(r"#\d+", text):
         return f"#{int(text.lstrip('#'))}"
@@ -86,7 +100,7 @@ def entity_key(name: str, type_: str = "") -> str:
 def document_entities(kind: str, ref: str, title: str, key: str, meta: dict) -> list[Mention]:
     """The entities a document is or is about without naming them: a decision, an RFC, an incident, a
     PR or issue thread; the symbols a commit's diff touched (from the history, not from its text)."""
-    if kind in ("adr", "rfc") and _DECISION.fullmatch(ref):
+    if kind in ("adr", "rfc") and DECISION_ID.fullmatch(ref):
         return [Mention(entity_key(ref), ref, "decision" if kind == "adr" else "rfc", f"{ref}: {title}")]
     if kind == "postmortem":
         return [Mention(f"incident:{key.removeprefix('doc:')}", title, "incident", f"incident review: {title}")]
@@ -96,19 +110,20 @@ def document_entities(kind: str, ref: str, title: str, key: str, meta: dict) -> 
     if kind == "commit":
         touched = meta.get("symbols") or []
         if len(touched) <= COMMIT_SYMBOLS_LINKED:  # a sweeping commit says nothing about each symbol
-            return [Mention(entity_key(s["fqn"]), s["fqn"], "symbol", f"changed by commit {ref}: {title}")
+            return [Mention(entity_key(s["fqn"]), s["fqn"], "symbol", f"changed by {ref}: {title}")
                     for s in touched]
     return []
 
 
-def extract(text: str, section: str, own: list[Mention] | None = None) -> Extraction:
+def extract(text: str, section: str, own: list[Mention] | None = None, names: CodeNames | None = None) -> Extraction:
     """Entities and co-occurrence links of one chunk; `own`: the entities of its document
-    (`document_entities`), linked to what each sentence names."""
+    (`document_entities`), linked to what each sentence names; `names`: the code names a sentence writes
+    bare (none without an index)."""
     own = own or []
     out = Extraction()
     sentence_entities: list[tuple[str, list[str]]] = []
     for sentence in sentences(text):
-        found = _entities(sentence)
+        found = _entities(sentence, names)
         keys = []
         for mention in found:
             if mention.key not in out.mentions:
@@ -169,8 +184,9 @@ def sentences(text: str) -> list[str]:
 def prose(text: str) -> str:
     """The text without its code blocks: fenced (Markdown) and literal blocks (reStructuredText: the
     indented lines after a paragraph ending in ``::`` or a code directive). Examples name the example's
-    own functions, not what the text is about."""
-    text = _FENCED.sub("", text)
+    own functions, not what the text is about. Headings go too: the section names the chunk already, and a
+    heading glued to the sentence under it is no quote."""
+    text = _headings_out(_FENCED.sub("", text))
     lines = text.split("\n")
     kept: list[str] = []
     literal_indent: int | None = None
@@ -198,6 +214,16 @@ def prose(text: str) -> str:
     return "\n".join(kept)
 
 
+def _headings_out(text: str) -> str:
+    """Markdown headings (``## Decision``, a line underlined by ``---``) and reStructuredText titles (a line
+    with an adornment under it, and its overline) left out."""
+    lines = text.split("\n")
+    adornments = {n for n, line in enumerate(lines) if _ADORNMENT.fullmatch(line.strip())}
+    titles = {n - 1 for n in adornments if n and lines[n - 1].strip() and n - 1 not in adornments}
+    return "\n".join(line for n, line in enumerate(lines)
+                     if n not in adornments and n not in titles and not _HEADING.match(line))
+
+
 def _indent(lines: list[str]) -> int:
     """The indent of the last line with text: a literal block is indented deeper than it."""
     for line in reversed(lines):
@@ -206,9 +232,11 @@ def _indent(lines: list[str]) -> int:
     return 1
 
 
-def _entities(sentence: str) -> list[Mention]:
+def _entities(sentence: str, names: CodeNames | None = None) -> list[Mention]:
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
+    bare = names(sentence) if names else []
+    naming = {name for _, _, name in bare}
 
     def add(start: int, end: int, name: str, type_: str) -> None:
         if any(start < e and s < end for s, e in taken):
@@ -226,14 +254,16 @@ def _entities(sentence: str) -> list[Mention]:
     for m in _BACKTICKS.finditer(sentence):
         code = clean(m.group(1) or m.group(2))
         kind = _code_kind(code)
+        if names and code.isalpha() and code.islower() and code not in naming:
+            continue  # ``index``, ``static``: a plain word names code only where it names a symbol
         if kind:
             add(m.start(), m.end(), code, kind)
     for m in _CONFIG.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "config")
-    for m in _DECISION.finditer(sentence):
+    for m in DECISION_ID.finditer(sentence):
         kind = "decision" if m.group(1).lower() == "adr" else "rfc"
         add(m.start(), m.end(), f"{m.group(1).upper()}-{m.group(2)}", kind)
-    for m in _TICKET.finditer(sentence):
+    for m in TICKET.finditer(sentence):
         add(m.start(), m.end(), f"#{m.group(1) or m.group(2) or m.group(3)}", "ticket")
     for m in _PATH.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "file")
@@ -246,6 +276,8 @@ def _entities(sentence: str) -> list[Mention]:
             add(m.start(), m.end(), name, "symbol")
     for m in _CALL.finditer(sentence):
         add(m.start(), m.end(), m.group(1), "symbol")
+    for start, end, name in bare:
+        add(start, end, name, "symbol")
     for m in _SERVICE.finditer(sentence):
         words = m.group(1).split()
         if words[0] not in _NOT_SERVICES and words[-1] not in _NOT_SERVICES:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.knowledge import communities, graph, ingest, join, reports
+from tenure.knowledge import citations, communities, graph, ingest, join, reports
 from tenure.knowledge.cache import Budget, BudgetExhausted, CachedModel
 from tenure.knowledge.config import KnowledgeConfig
 from tenure.knowledge.discovery import discover
@@ -86,6 +86,7 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
         step("merge", lambda: graph.merge(db, summarize).as_dict())
         changed = touched(db)  # (what the merge changed, or a build stopped after it did)
         step("join", lambda: join.join(db, changed))
+        step("citations", lambda: citations.scan(db, root))
         if communities.stale(db):  # unchanged edges keep their communities (Leiden is deterministic)
             step("communities", lambda: communities.cluster(db, config.max_cluster_size))
         step("reports", lambda: reports.build_reports(db, write, config.min_report_size, progress, changed))

@@ -248,6 +248,11 @@ class Memories:
         attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title)) if draft.title else 0
         return {"links": [link.as_dict() for link in found], "pendingLinksAttached": attached}
 
+    def memory_titled(self, title: str) -> int | None:
+        """The id of the live memory of this title; None when there is none (or none was ever written: no
+        key is made to look)."""
+        return self._memory_by_title(title) if get_meta(self.db, "key_id") is not None else None
+
     def _memory_by_title(self, title: str) -> int | None:
         rows = self.db.query("SELECT id FROM memories WHERE title_key = ? AND superseded_by IS NULL",
                              (self._title_key(title),))

@@ -135,9 +135,10 @@ class PhraseIndex:
                            s.module or "", nested, s.name, normalised(s.name))
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
-            index.by_normalised[entry.folded].append(entry)
-            for word in words_of(s.name):
-                index.by_word[word].add(s.fqn)
+            if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
+                index.by_normalised[entry.folded].append(entry)
+                for word in words_of(s.name):
+                    index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
                 index.modules_by_path[s.path] = s.fqn
         return index
@@ -225,6 +226,9 @@ class PhraseIndex:
             if packaged:
                 return self._pick(phrase, packaged, f"{len(packaged)} symbols of package {parts[0]} named {name}")
             return self._inherited(phrase, text)
+        candidates = [e for e in candidates if not e.nested]
+        if not candidates:
+            return None
         if all(e.in_tests for e in candidates):  # prose means the project's code, not a test's local helper
             return PhraseMatch(phrase, UNRESOLVED, how=f"only symbols in tests are named {name}", total=len(candidates))
         if len(candidates) == 1 and (candidates[0].top_level or candidates[0].kind in ("class", "module")):

@@ -12,6 +12,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     every_symbol(db)                   all of them, by path and line (the join's phrase index)
     fingerprints(db, fqns)             the digest of each name's code (drift, expiry)
     neighbours(db, fqns), callees(db, fqn)   the edges around symbols (rewiring, what a test calls)
+    calls_from(db, fqn)                what a function calls, with each edge's tier (every source merged)
     collaborations(db, fqns), edges_of(db, fqn, limit)   edges among symbols; a few around one
     indexed_files(db)                  every file the index parsed: language, module, content hash
     module_of(db, path)                the module a file is part of
@@ -36,8 +37,9 @@ from tenure.structural import graph
 from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
-__all__ = ["IndexedFile", "Symbol", "callees", "collaborations", "definitions", "edges_of", "every_symbol",
-           "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like", "names_defined",
+__all__ = ["IndexedFile", "Symbol", "callees", "calls_from", "collaborations", "definitions", "edges_of",
+           "every_symbol", "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like",
+           "names_defined",
            "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
@@ -136,6 +138,16 @@ def callees(db: Database, fqn: str) -> list[str]:
     """What a function calls or instantiates (targets the index knows), in name order."""
     return sorted({dst for src, dst, relation in _structure(db).edge_ends([fqn])
                    if src == fqn and relation in ("calls", "instantiates") and dst != fqn})
+
+
+def calls_from(db: Database, fqn: str) -> dict[str, str]:
+    """callee -> the tier of the call edge from `fqn` to it, as the graph merges every source (a refuted
+    edge left out)."""
+    found: dict[str, str] = {}
+    for edge in graph.dependants_of(db, callees(db, fqn)):
+        if edge.src == fqn and edge.relation in ("calls", "instantiates") and not edge.refuted_by:
+            found.setdefault(edge.dst, edge.tier)  # (strongest first: dependants_of sorts by tier)
+    return found
 
 
 def indexed_files(db: Database) -> dict[str, IndexedFile]:

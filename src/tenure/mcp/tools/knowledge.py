@@ -19,7 +19,8 @@ from tenure.mcp.tools.results import refusals, structured
 WHY_IS_THIS = (
     "Call before changing a symbol to learn why it is this way: decisions, incident reviews, PR/issue threads, "
     "changelog entries and commits, each with source, quoted passage, tier of the prose-to-code link "
-    "(exact|strong|weak|unresolved) and mode (offline|model). A config key or concept works too."
+    "(exact|strong|weak|unresolved), `via` (class, module, a cited name it reads, a callee: one rung below) "
+    "and mode (offline|model). A config key or concept works too."
 )
 ASK = "Ask the project's knowledge graph; global_search for corpus-wide patterns. Cites sources, says its mode."
 BUILD = (

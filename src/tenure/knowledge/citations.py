@@ -1,0 +1,119 @@
+"""Links from the code's own prose: a comment or docstring that cites a decision (``see ADR-0003``,
+``[[ADR-0003]]``), a ticket or PR (``#412``, ``GH-412``, a PR's URL), a document (its path) or a title
+(``[[Settlement retries]]``: a document's or a memory's) is an `exact` link from the symbol it sits in.
+
+The comments are read through the namespace (tenure.namespace.comments: tree-sitter, only files whose
+text cites something), once per content of a file: an unchanged file is not read again. A citation on
+an assignment (``MAX_RETRIES = 3  # see [[ADR-0003]]``) is also kept for the name assigned, with the
+symbols of its file whose code names it: `why` of the method that reads the constant reaches the
+decision through it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tenure.knowledge.offline import DECISION_ID, TICKET, document_entities, entity_key
+from tenure.knowledge.store import delete_keys, get_meta, set_meta
+from tenure.namespace.comments import comments_matching, symbols_naming
+from tenure.namespace.symbols import indexed_files, naming_state
+from tenure.storage import Database
+
+_TITLE = re.compile(r"\[\[([^\[\]\n]{2,120})\]\]")
+_DOC_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:md|rst|txt|adoc))\b")
+CITES = re.compile("|".join(p.pattern for p in (DECISION_ID, TICKET, _TITLE, _DOC_PATH)), re.IGNORECASE)
+
+
+def scan(db: Database, root: Path) -> dict:
+    """Bring the citations up to date with the indexed code: the files whose content changed since they
+    were read (all of them when the symbols are named differently: a citation names its symbol); then
+    the reads of the cited names, in those files (in every file when the cited names changed)."""
+    files = indexed_files(db)
+    read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))
+    state = naming_state(db)
+    renamed = get_meta(db, "citations_naming") != state
+    todo = sorted(p for p, f in files.items() if renamed or read.get(p) != f.content_hash)
+    gone = sorted(set(read) - set(files))
+    if not todo and not gone:
+        return {"files_read": 0, "citations": _count(db)}
+    titles = _titles(db)
+    rows = [(c.path, c.line, c.fqn, c.assigns, key, cited, c.kind, c.text)
+            for c in comments_matching(db, root, todo, CITES) for cited, key in _cited(c.text, titles)]
+    names_before = _cited_names(db)
+    with db.transaction():
+        for table in ("knowledge_code_citations", "knowledge_code_files"):
+            delete_keys(db, table, "path", todo + gone)
+        db.executemany("INSERT INTO knowledge_code_citations (path, line, fqn, assigns, entity, cited, kind, text)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+        names = _cited_names(db)
+        again = sorted(files) if names != names_before else todo
+        delete_keys(db, "knowledge_code_reads", "path", again + gone)
+        db.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
+                       " ON CONFLICT DO NOTHING", _reads(db, root, again, names))
+        db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
+                       [(p, files[p].content_hash) for p in todo])
+        set_meta(db, "citations_naming", state)
+    return {"files_read": len(todo), "citations": _count(db)}
+
+
+def _cited_names(db: Database) -> list[tuple[str, str, str]]:
+    """(name, file, symbol the comment sits in) of every assignment whose comment cites something."""
+    return db.rows("SELECT DISTINCT assigns, path, fqn FROM knowledge_code_citations WHERE assigns <> ''"
+                   " ORDER BY assigns, path")
+
+
+def _reads(db: Database, root: Path, paths: list[str], names: list[tuple[str, str, str]]) -> list[tuple]:
+    """(file, reader, name, file of the name) of the symbols in `paths` whose code names a cited name: in
+    its own file, or in a file with an import naming the name's module (``from . import typing as ft``)."""
+    out = []
+    for path in paths:
+        try:
+            text = (root / path).read_text("utf-8", "replace")
+        except OSError:
+            continue
+        for name, source, holder in names:
+            module = holder.rpartition(".")[2] if source != path else ""
+            if name not in text or (module and not re.search(rf"^\s*(?:from|import)\b.*\b{re.escape(module)}\b",
+                                                             text, re.MULTILINE)):
+                continue
+            out += [(path, s.fqn, name, source) for s in symbols_naming(db, root, path, name) if s.fqn != holder]
+    return out
+
+
+def _cited(text: str, titles: dict[str, str]) -> list[tuple[str, str]]:
+    """(as written, entity key) of what a comment line cites."""
+    found: dict[str, str] = {}
+    for m in _TITLE.finditer(text):
+        title = m.group(1).strip()
+        if not title:
+            continue
+        key = entity_key(title) if DECISION_ID.fullmatch(title) else titles.get(title.casefold(),
+                                                                                  f"title:{title.casefold()}")
+        found.setdefault(key, m.group())
+    for m in DECISION_ID.finditer(text):
+        found.setdefault(entity_key(m.group()), m.group())
+    for m in TICKET.finditer(text):
+        found.setdefault(f"#{int(m.group(1) or m.group(2) or m.group(3))}", m.group())
+    for m in _DOC_PATH.finditer(text):
+        key = titles.get(f"path:{m.group(1).lstrip('./')}")
+        if key:
+            found.setdefault(key, m.group())
+    return [(cited, key) for key, cited in found.items()]
+
+
+def _titles(db: Database) -> dict[str, str]:
+    """Folded title, and `path:<path>`, -> the entity a document is (a decision, an incident, a thread)."""
+    out: dict[str, str] = {}
+    for kind, ref, title, key, path in db.rows("SELECT kind, ref, title, key, path FROM knowledge_documents"
+                                               " WHERE kind NOT IN ('commit', 'changelog')"):
+        own = document_entities(kind, ref, title, key, {})
+        if own:
+            out.setdefault(title.casefold(), own[0].key)
+            if path:
+                out.setdefault(f"path:{path}", own[0].key)
+    return out
+
+
+def _count(db: Database) -> int:
+    return db.rows("SELECT COUNT(*) FROM knowledge_code_citations")[0][0]
