@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tenure.namespace.phrases import CONTAINERS
+from tenure.namespace.phrases import CONTAINERS, unnested
 from tenure.namespace.symbols import Symbol, indexed_files, symbols_in
 from tenure.storage import Database
 from tenure.structural.languages import language_table
@@ -51,7 +51,7 @@ def comments_matching(db: Database, root: Path, paths: list[str], pattern: re.Pa
             continue
         if spec is None or not pattern.search(text):
             continue
-        found += _comments(path, text, spec.parser(), pattern, _unnested(symbols.get(path, [])))
+        found += _comments(path, text, spec.parser(), pattern, unnested(symbols.get(path, [])))
     return found
 
 
@@ -64,7 +64,7 @@ def symbols_naming(db: Database, root: Path, path: str, name: str) -> list[Symbo
         return []
     named = re.compile(_IDENTIFIER.format(re.escape(name)))
     hits = [n + 1 for n, line in enumerate(lines) if named.search(line.split("#", 1)[0])]
-    inside = [s for s in _unnested(symbols_in(db, [path]).get(path, [])) if s.kind != "module"]
+    inside = [s for s in unnested(symbols_in(db, [path]).get(path, [])) if s.kind != "module"]
     readers: dict[str, Symbol] = {}
     for n in hits:  # the innermost symbol holding the line reads it (a method, not its class)
         holding = [s for s in inside if s.start <= n <= s.end]
@@ -133,14 +133,3 @@ def _owner(symbols: list[Symbol], line: int, below: int) -> str:
             return s.fqn
     holding = [s for s in symbols if s.kind == "module" or s.start <= line <= s.end]
     return max(holding, key=lambda s: (s.kind != "module", s.start)).fqn if holding else ""
-
-
-def _unnested(symbols: list[Symbol]) -> list[Symbol]:
-    """The symbols of a file that are not defined inside a function (a closure is part of its function)."""
-    by_fqn = {s.fqn: s for s in symbols}
-
-    def nested(s: Symbol) -> bool:
-        parent = by_fqn.get(s.parent)
-        return parent is not None and (parent.kind not in CONTAINERS or nested(parent))
-
-    return [s for s in symbols if not nested(s)]

@@ -340,6 +340,31 @@ _CODEC_OUT = msgspec.msgpack.Encoder()
 _CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
 
 
+def unnested(symbols: list[Symbol]) -> list[Symbol]:
+    """The symbols that are not defined inside a function (a closure, a local class: part of its function).
+    The walk up the parents is iterative and stops at a cycle (a Java constructor names its class)."""
+    by_fqn = {s.fqn: s for s in symbols}
+    nested: dict[str, bool] = {}
+    for s in symbols:
+        chain: list[str] = []
+        at: Symbol | None = s
+        verdict = False
+        while at is not None:
+            if at.fqn in nested:
+                verdict = nested[at.fqn]
+                break
+            chain.append(at.fqn)
+            parent = by_fqn.get(at.parent or "")
+            if parent is None or parent.fqn in chain:
+                break
+            if parent.kind not in CONTAINERS:
+                verdict = True
+                break
+            at = parent
+        nested.update(dict.fromkeys(chain, verdict))
+    return [s for s in symbols if not nested[s.fqn]]
+
+
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:
     return PhraseMatch(phrase, WEAK, tuple(fqns[:WEAK_LIMIT]), why, len(fqns))
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from tenure.namespace.phrases import CONTAINERS
+from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import Symbol, every_symbol, index_state, indexed_files
 from tenure.namespace.terms import terms, words
@@ -131,7 +131,7 @@ def _made(db: Database, root: Path, state: str) -> SymbolTerms:
     for path, found in by_path.items():
         digest = files[path].content_hash if path in files else ""
         old = kept.get(path)
-        if old is not None and old.content_hash == digest and all(s.fqn in old.symbols for s in _unnested(found)):
+        if old is not None and old.content_hash == digest and all(s.fqn in old.symbols for s in unnested(found)):
             fresh[path] = old
         else:
             fresh[path] = _FileWords(digest, _read_file(root, path, found))
@@ -141,27 +141,13 @@ def _made(db: Database, root: Path, state: str) -> SymbolTerms:
 
 
 # reading the code -------------------------------------------------------------------------------
-def _unnested(symbols: list[Symbol]) -> list[Symbol]:
-    """The symbols of a file that are not defined inside a function (closures and locals are part of it)."""
-    by_fqn = {s.fqn: s for s in symbols}
-    nested: dict[str, bool] = {}
-
-    def inside_function(s: Symbol) -> bool:
-        if s.fqn not in nested:
-            parent = by_fqn.get(s.parent)
-            nested[s.fqn] = parent is not None and (parent.kind not in CONTAINERS or inside_function(parent))
-        return nested[s.fqn]
-
-    return [s for s in symbols if not inside_function(s)]
-
-
 def _read_file(root: Path, path: str, symbols: list[Symbol]) -> dict[str, tuple[list[str], list[str], list[str]]]:
     """fqn -> (signature, doc, code) terms of each symbol of the file that is not nested in a function."""
     try:
         lines = (root / path).read_text("utf-8", "replace").splitlines()
     except OSError:
         return {}
-    kept = _unnested(symbols)
+    kept = unnested(symbols)
     owner = np.full(len(lines), -1, dtype=np.int32)
     for i, s in sorted(enumerate(kept), key=lambda p: (p[1].start, -p[1].end)):
         first = 0 if s.kind == "module" else max(0, s.start - 1)
