@@ -187,3 +187,16 @@ def test_rules_list_says_which_evidence_was_missing_when_nothing_qualifies(git_r
     assert "0 rules qualified" in out
     assert "no failed change on record" in out and "no work session ran tests" in out
     assert "[procedural] in tenure.toml" in out
+
+
+def test_a_function_moved_within_a_file_keeps_its_blank_and_short_lines_history(git_repo: GitRepo) -> None:
+    g = git_repo
+    tail = "".join(f"\n\ndef step_{i}(value):\n    return value + {i}\n" for i in range(8))
+    base = g.commit("add the handler", {"app/__init__.py": "", "app/handler.py": HANDLER + tail})
+    head, _, rest = HANDLER.partition("def handle(environ):")
+    handle = "def handle(environ):" + rest[:rest.index("def dispatch")]
+    moved = head + rest[rest.index("def dispatch"):] + tail + "\n\n" + handle.rstrip() + "\n"
+    g.commit("handle last", {"app/handler.py": moved})  # (git's diff: handle removed above, added below)
+    with project(g) as t:
+        span = next(s for s in symbols_in(t.db, ["app/handler.py"])["app/handler.py"] if s.name == "handle")
+        assert {w[0] for w in t.history.last_written("app/handler.py", span.start, span.end) if w} == {base}
