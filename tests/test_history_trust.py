@@ -25,15 +25,19 @@ def attempts(result: dict) -> dict[str, dict]:
     return {a["commit"]: a for group in result["groups"] for a in group["attempts"]}
 
 
-def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: GitRepo) -> None:
-    g = git_repo
+def attempt_then_put_back(g: GitRepo, put_back: dict[str, str]) -> str:
+    """An attempt on pay.service.audit that also pins a dependency, then a commit putting `put_back` back."""
     g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "pyproject.toml": "[a]\nx = 1\n"})
     attempt = g.commit("audit returns a copy, pin x",
                        {"pay/service.py": SERVICE.replace("    return payment\n", "    return dict(payment)\n"),
                         "pyproject.toml": "[a]\nx = 2\n"})
-    g.commit("unpin x", {"pyproject.toml": "[a]\nx = 1\n"})  # puts back pyproject.toml only: a partial revert
-    with project(g) as t:
-        assert t.history.commit(attempt) is not None
+    g.commit("put back", put_back)
+    return attempt
+
+
+def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: GitRepo) -> None:
+    attempt = attempt_then_put_back(git_repo, {"pyproject.toml": "[a]\nx = 1\n"})  # the lock file only
+    with project(git_repo) as t:
         reverted = t.db.query("SELECT reverts_how FROM history_commits WHERE reverts = ?", (attempt,))
         assert [r["reverts_how"] for r in reverted] == ["content-partial"]
         found = attempts(t.episodes.what_happened_before("pay.service.audit"))
@@ -42,13 +46,8 @@ def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: G
 
 
 def test_a_partial_revert_that_put_the_symbols_lines_back_counts(git_repo: GitRepo) -> None:
-    g = git_repo
-    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "pyproject.toml": "[a]\nx = 1\n"})
-    attempt = g.commit("audit returns a copy, pin x",
-                       {"pay/service.py": SERVICE.replace("    return payment\n", "    return dict(payment)\n"),
-                        "pyproject.toml": "[a]\nx = 2\n"})
-    g.commit("audit returns the payment again", {"pay/service.py": SERVICE})
-    with project(g) as t:
+    attempt = attempt_then_put_back(git_repo, {"pay/service.py": SERVICE})
+    with project(git_repo) as t:
         found = attempts(t.episodes.what_happened_before("pay.service.audit"))
         assert found[attempt]["verdict"]["verdict"] == "partly-reverted"
 
@@ -200,3 +199,20 @@ def test_a_function_moved_within_a_file_keeps_its_blank_and_short_lines_history(
     with project(g) as t:
         span = next(s for s in symbols_in(t.db, ["app/handler.py"])["app/handler.py"] if s.name == "handle")
         assert {w[0] for w in t.history.last_written("app/handler.py", span.start, span.end) if w} == {base}
+
+
+def test_a_commit_of_a_generated_module_and_a_huge_message_are_read_in_one_pass() -> None:
+    """Sizes where a scan per line (a list of names, a message joined again per line) took minutes."""
+    from tenure.history.gitlog import _parse
+
+    names = 60_000
+    message = b"".join(b"Settlement.retry audit seed %d\n" % i for i in range(100_000))
+    blob = "1" * 40
+    stream = [b"\0\0" + b"\0".join([b"a" * 40, b"", b"Ada", b"ada@example.com", b"2026-01-05T09:00:00+00:00",
+                                     b"2026-01-05T09:00:00+00:00", b"generated\n\n" + message]) + b"\0\n",
+              f":000000 100644 {'0' * 40} {blob} A\tgen.py\n".encode(), b"diff --git a/gen.py b/gen.py\n",
+              b"@@ -0,0 +1,%d @@\n" % names, *(b"+def f_%d(): return %d\n" % (i, i) for i in range(names))]
+    [commit] = list(_parse(iter(stream), True))
+    assert commit.message.endswith("seed 99999") and commit.message.count("\n") == 100_001
+    [hunk] = commit.changes[0].hunks
+    assert len(hunk.defined) == names and hunk.defined[-1] == f"f_{names - 1}"
