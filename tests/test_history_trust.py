@@ -216,3 +216,19 @@ def test_a_commit_of_a_generated_module_and_a_huge_message_are_read_in_one_pass(
     assert commit.message.endswith("seed 99999") and commit.message.count("\n") == 100_001
     [hunk] = commit.changes[0].hunks
     assert len(hunk.defined) == names and hunk.defined[-1] == f"f_{names - 1}"
+
+
+def test_the_lines_one_commit_compares_for_moves_are_bounded() -> None:
+    from tenure.history import survival
+
+    s = survival.Survival()
+    removed, added = Hunk(1, survival.MAX_LINES, 0, 0), Hunk(survival.MAX_LINES, 0, 1, 10)
+    s.hunk("gen.py", removed)
+    for i in range(survival.MAX_LINES + 10):
+        s.removed(i + 1, b"    value = compute()")
+    s.hunk("gen.py", added)
+    for i in range(10):
+        s.added(i + 1, b"    value = compute()")
+    assert sum(len(h[2]) + len(h[3]) for h in s.hunks) == survival.MAX_LINES  # (the rest count as written)
+    s.settle()
+    assert added.kept == [] and s.hunks == []

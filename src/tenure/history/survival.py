@@ -11,8 +11,9 @@ commit, an added line is *kept* (not written by this commit) when
   they stand in a moved block: next to a moved line, as they stood next to its source).
 
 A kept line moved within the same file also records the line it came from, so that the history's
-line maps carry it back exactly. Memory is bounded: past MAX_LINES changed lines in one commit (a
-generated file) no more lines are compared, and those lines count as written by the commit.
+line maps carry it back exactly. Memory is bounded: past MAX_LINES changed lines or MAX_BYTES of their
+text in one commit (a generated file) no more lines are compared, and those lines count as written by
+the commit.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
     from tenure.history.gitlog import Hunk
 
 MIN_MOVED = 8  # `return`, `else:`, `)` ... are removed and added everywhere: no evidence of a move
-MAX_LINES = 200_000  # changed lines compared per commit
+MAX_LINES = 200_000  # changed lines compared per commit ...
+MAX_BYTES = 16 << 20  # ... and their text (without whitespace)
 _TRAILING_COMMA = re.compile(rb",(?=[)\]}])")
 
 
@@ -38,7 +40,8 @@ class Survival:
     """Collects one commit's changed lines as the diff is read; `settle` marks each hunk's kept lines."""
 
     def __init__(self) -> None:
-        self.lines = 0
+        self.lines = self.bytes = 0
+        self.cut: set[int] = set()  # hunks (by position) whose lines were not all compared: past the bounds
         self.hunks: list[tuple[str, Hunk, list[tuple[int, bytes]], list[tuple[int, bytes]]]] = []
 
     def hunk(self, path: str, hunk: Hunk) -> None:
@@ -51,16 +54,20 @@ class Survival:
         self._line(3, new_line, text)
 
     def _line(self, side: int, line: int, text: bytes) -> None:
-        if self.hunks and self.lines < MAX_LINES:
+        if self.hunks and (self.lines >= MAX_LINES or self.bytes >= MAX_BYTES):
+            self.cut.add(len(self.hunks) - 1)
+        elif self.hunks:
+            text = squeezed(text)
             self.lines += 1
-            self.hunks[-1][side].append((line, squeezed(text)))
+            self.bytes += len(text)
+            self.hunks[-1][side].append((line, text))
 
     def settle(self) -> None:
         pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
         text_at: dict[tuple[str, int], bytes] = {}
         open_hunks = []
-        for path, hunk, removed, added in self.hunks:
-            if removed and added and _reformatted(removed, added):
+        for i, (path, hunk, removed, added) in enumerate(self.hunks):
+            if removed and added and i not in self.cut and _reformatted(removed, added):
                 hunk.kept = [n for n, text in added if text]
                 continue
             for n, text in removed:
@@ -92,7 +99,8 @@ class Survival:
                     if source[0] == path:
                         hunk.moved += [n, source[1]]
         self.hunks = []
-        self.lines = 0
+        self.cut = set()
+        self.lines = self.bytes = 0
 
 
 def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str, int]]) -> tuple[str, int] | None:
