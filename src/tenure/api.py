@@ -237,6 +237,8 @@ class Tenure:
             return {"unavailable": report["reason"]}
         summary = {"commits new": report["commits_new"], "commits": report["commits_total"],
                    "reverts": report["reverts"], "thin": report["thin"], "files mapped": report["files_mapped"]}
+        if "read_again" in report:
+            summary["read again"] = report["read_again"]
         added = self.episodes.sync()
         summary.update({f"episodes {k}": v for k, v in added.items() if v})
         if any(added.values()):
