@@ -152,8 +152,7 @@ class GitHistory:
                   "reverts": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE reverts IS NOT NULL")[0][0],
                   "files_mapped": mapped, "seconds": round(time.perf_counter() - started, 3)}
         if again:
-            report["read_again"] = (f"{counted(again, 'commit')} read again: their hunks now say which lines were "
-                                    "only reformatted or moved")
+            report["read_again"] = again  # (their hunks now say which lines were only reformatted or moved)
         if get_value(self.db, "history_meta", "shallow") == "1":
             report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
         return report
