@@ -3,6 +3,6 @@ files they changed, the symbols they touched (mapped through the structural inde
 thin messages. See api.py."""
 
 from tenure.history.api import GitHistory
-from tenure.history.model import Commit, FileChange, TouchedSymbol, is_sweep
+from tenure.history.model import Commit, FileChange, TouchedSymbol
 
-__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol", "is_sweep"]  # (api.py loads numpy only to map)
+__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]  # (api.py loads numpy only to map)

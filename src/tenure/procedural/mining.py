@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from tenure.history import is_sweep
+from tenure.history.model import is_sweep
 
 MIN_SUPPORT = 2  # episodes in which doing both worked
 MIN_AGREEMENT = 0.6  # share of the evidence for it: below this it is noise, not a candidate
