@@ -232,3 +232,16 @@ def test_the_lines_one_commit_compares_for_moves_are_bounded() -> None:
     assert sum(len(h[2]) + len(h[3]) for h in s.hunks) == survival.MAX_LINES  # (the rest count as written)
     s.settle()
     assert added.kept == [] and s.hunks == []
+
+
+def test_a_sweeps_lines_keep_the_change_before_it_in_the_blame(git_repo: GitRepo) -> None:
+    g = git_repo
+    modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
+    base = g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
+    annotated = {p: text.replace("(x)", "(x: int) -> int") for p, text in modules.items()}
+    annotated["pay/service.py"] = SERVICE.replace("def audit(payment):", "def audit(payment: dict):")
+    g.commit("annotate everywhere", annotated)
+    with project(g) as t:
+        audit = next(s for s in symbols_in(t.db, ["pay/service.py"])["pay/service.py"] if s.name == "audit")
+        written = t.history.last_written("pay/service.py", audit.start, audit.end)
+        assert [w and w[0] for w in written] == [base, base], (audit, written, base)
