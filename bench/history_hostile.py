@@ -105,6 +105,9 @@ def main() -> None:
             rows.append((f"a {args.message_mb:g} MB commit message of {label}", _measure(root, args.timeout)))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    import tenure
+
+    print(f"tenure measured: {Path(tenure.__file__).parent} (PYTHONPATH chooses it)")
     print_table("history on hostile commits", ["case", "index s", "history s", "peak RSS", "note"],
                 [(label, f"{r['index']:.1f}" if "index" in r else "-", f"{r['history']:.1f}" if "history" in r else "-",
                   fmt_bytes(r["rss"]) if "rss" in r else "-", r.get("error", "")) for label, r in rows])

@@ -25,15 +25,19 @@ def attempts(result: dict) -> dict[str, dict]:
     return {a["commit"]: a for group in result["groups"] for a in group["attempts"]}
 
 
-def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: GitRepo) -> None:
-    g = git_repo
+def attempt_then_put_back(g: GitRepo, put_back: dict[str, str]) -> str:
+    """An attempt on pay.service.audit that also pins a dependency, then a commit putting `put_back` back."""
     g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "pyproject.toml": "[a]\nx = 1\n"})
     attempt = g.commit("audit returns a copy, pin x",
                        {"pay/service.py": SERVICE.replace("    return payment\n", "    return dict(payment)\n"),
                         "pyproject.toml": "[a]\nx = 2\n"})
-    g.commit("unpin x", {"pyproject.toml": "[a]\nx = 1\n"})  # puts back pyproject.toml only: a partial revert
-    with project(g) as t:
-        assert t.history.commit(attempt) is not None
+    g.commit("put back", put_back)
+    return attempt
+
+
+def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: GitRepo) -> None:
+    attempt = attempt_then_put_back(git_repo, {"pyproject.toml": "[a]\nx = 1\n"})  # the lock file only
+    with project(git_repo) as t:
         reverted = t.db.query("SELECT reverts_how FROM history_commits WHERE reverts = ?", (attempt,))
         assert [r["reverts_how"] for r in reverted] == ["content-partial"]
         found = attempts(t.episodes.what_happened_before("pay.service.audit"))
@@ -42,13 +46,8 @@ def test_a_partial_revert_of_other_files_is_no_verdict_on_the_symbol(git_repo: G
 
 
 def test_a_partial_revert_that_put_the_symbols_lines_back_counts(git_repo: GitRepo) -> None:
-    g = git_repo
-    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "pyproject.toml": "[a]\nx = 1\n"})
-    attempt = g.commit("audit returns a copy, pin x",
-                       {"pay/service.py": SERVICE.replace("    return payment\n", "    return dict(payment)\n"),
-                        "pyproject.toml": "[a]\nx = 2\n"})
-    g.commit("audit returns the payment again", {"pay/service.py": SERVICE})
-    with project(g) as t:
+    attempt = attempt_then_put_back(git_repo, {"pay/service.py": SERVICE})
+    with project(git_repo) as t:
         found = attempts(t.episodes.what_happened_before("pay.service.audit"))
         assert found[attempt]["verdict"]["verdict"] == "partly-reverted"
 
@@ -151,7 +150,7 @@ def test_a_history_read_before_hunks_knew_reformats_is_read_again(git_repo: GitR
         assert {w[0] for w in t.history.last_written("app/handler.py", 8, 13) if w} != {base}
         t.db.execute("INSERT INTO history_meta (key, value) VALUES ('hunks', 'stale')"
                      " ON CONFLICT (key) DO UPDATE SET value = 'stale'")  # what m005_history_survival records
-        t.history.update()
+        assert t.history.update()["read_again"] == 2
         assert {w[0] for w in t.history.last_written("app/handler.py", 8, 13) if w} == {base}
 
 
@@ -187,3 +186,62 @@ def test_rules_list_says_which_evidence_was_missing_when_nothing_qualifies(git_r
     assert "0 rules qualified" in out
     assert "no failed change on record" in out and "no work session ran tests" in out
     assert "[procedural] in tenure.toml" in out
+
+
+def test_a_function_moved_within_a_file_keeps_its_blank_and_short_lines_history(git_repo: GitRepo) -> None:
+    g = git_repo
+    tail = "".join(f"\n\ndef step_{i}(value):\n    return value + {i}\n" for i in range(8))
+    base = g.commit("add the handler", {"app/__init__.py": "", "app/handler.py": HANDLER + tail})
+    head, _, rest = HANDLER.partition("def handle(environ):")
+    handle = "def handle(environ):" + rest[:rest.index("def dispatch")]
+    moved = head + rest[rest.index("def dispatch"):] + tail + "\n\n" + handle.rstrip() + "\n"
+    g.commit("handle last", {"app/handler.py": moved})  # (git's diff: handle removed above, added below)
+    with project(g) as t:
+        span = next(s for s in symbols_in(t.db, ["app/handler.py"])["app/handler.py"] if s.name == "handle")
+        assert {w[0] for w in t.history.last_written("app/handler.py", span.start, span.end) if w} == {base}
+
+
+def test_a_commit_of_a_generated_module_and_a_huge_message_are_read_in_one_pass() -> None:
+    """Sizes where a scan per line (a list of names, a message joined again per line) took minutes."""
+    from tenure.history.gitlog import _parse
+
+    names = 60_000
+    message = b"".join(b"Settlement.retry audit seed %d\n" % i for i in range(100_000))
+    blob = "1" * 40
+    stream = [b"\0\0" + b"\0".join([b"a" * 40, b"", b"Ada", b"ada@example.com", b"2026-01-05T09:00:00+00:00",
+                                     b"2026-01-05T09:00:00+00:00", b"generated\n\n" + message]) + b"\0\n",
+              f":000000 100644 {'0' * 40} {blob} A\tgen.py\n".encode(), b"diff --git a/gen.py b/gen.py\n",
+              b"@@ -0,0 +1,%d @@\n" % names, *(b"+def f_%d(): return %d\n" % (i, i) for i in range(names))]
+    [commit] = list(_parse(iter(stream), True))
+    assert commit.message.endswith("seed 99999") and commit.message.count("\n") == 100_001
+    [hunk] = commit.changes[0].hunks
+    assert len(hunk.defined) == names and hunk.defined[-1] == f"f_{names - 1}"
+
+
+def test_the_lines_one_commit_compares_for_moves_are_bounded() -> None:
+    from tenure.history import survival
+
+    s = survival.Survival()
+    removed, added = Hunk(1, survival.MAX_LINES, 0, 0), Hunk(survival.MAX_LINES, 0, 1, 10)
+    s.hunk("gen.py", removed)
+    for i in range(survival.MAX_LINES + 10):
+        s.removed(i + 1, b"    value = compute()")
+    s.hunk("gen.py", added)
+    for i in range(10):
+        s.added(i + 1, b"    value = compute()")
+    assert sum(len(h[2]) + len(h[3]) for h in s.hunks) == survival.MAX_LINES  # (the rest count as written)
+    s.settle()
+    assert added.kept == [] and s.hunks == []
+
+
+def test_a_sweeps_lines_keep_the_change_before_it_in_the_blame(git_repo: GitRepo) -> None:
+    g = git_repo
+    modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
+    base = g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
+    annotated = {p: text.replace("(x)", "(x: int) -> int") for p, text in modules.items()}
+    annotated["pay/service.py"] = SERVICE.replace("def audit(payment):", "def audit(payment: dict):")
+    g.commit("annotate everywhere", annotated)
+    with project(g) as t:
+        audit = next(s for s in symbols_in(t.db, ["pay/service.py"])["pay/service.py"] if s.name == "audit")
+        written = t.history.last_written("pay/service.py", audit.start, audit.end)
+        assert [w and w[0] for w in written] == [base, base], (audit, written, base)

@@ -227,6 +227,8 @@ class Tenure:
             return {"unavailable": report["reason"]}
         summary = {"commits new": report["commits_new"], "commits": report["commits_total"],
                    "reverts": report["reverts"], "thin": report["thin"], "files mapped": report["files_mapped"]}
+        if "read_again" in report:
+            summary["commits read again"] = report["read_again"]  # (a store older than hunks' kept lines)
         added = self.episodes.sync()
         summary.update({f"episodes {k}": v for k, v in added.items() if v})
         if any(added.values()):

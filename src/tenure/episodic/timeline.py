@@ -16,7 +16,7 @@ from datetime import datetime
 from tenure.episodic.expiry import Expiry, LastWritten, Row
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
-from tenure.history import is_sweep
+from tenure.history.model import is_sweep
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tenure.history.model import Commit, FileChange, TouchedSymbol, is_sweep
+from tenure.history.model import Commit, FileChange, TouchedSymbol
 
 if TYPE_CHECKING:
     from tenure.history.api import GitHistory
 
-__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol", "is_sweep"]  # (api.py loads numpy only to map)
+__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]  # (api.py loads numpy only to map)
 
 
 def __getattr__(name: str) -> Any:

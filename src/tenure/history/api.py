@@ -118,8 +118,7 @@ class GitHistory:
         head = self.head(fresh=False)  # (as the probe just saw it: what is read is what is recorded)
         assert head is not None
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
-        if get_value(self.db, "history_meta", "hunks") == "stale":
-            self._read_hunks_again(tips)
+        again = self._read_hunks_again(tips) if get_value(self.db, "history_meta", "hunks") == "stale" else 0
         # (a tip git no longer has, a rebased branch's, is left out: every commit it reached is stored)
         revisions = ["--ignore-missing", head, "--not", *tips]
         todo = 0 if tips == [head] else int(gitlog.git(self.root, "rev-list", "--count", *revisions, "--",
@@ -152,16 +151,21 @@ class GitHistory:
                   "thin": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE thin_reason IS NOT NULL")[0][0],
                   "reverts": self.db.rows("SELECT COUNT(*) FROM history_commits WHERE reverts IS NOT NULL")[0][0],
                   "files_mapped": mapped, "seconds": round(time.perf_counter() - started, 3)}
+        if again:
+            report["read_again"] = again  # (their hunks now say which lines were only reformatted or moved)
         if get_value(self.db, "history_meta", "shallow") == "1":
             report["shallow"] = "a shallow clone: history before its cut-off is not there to read"
         return report
 
-    def _read_hunks_again(self, tips: list[str]) -> None:
+    def _read_hunks_again(self, tips: list[str]) -> int:
         """The hunks of the commits already read, from git again (a store written before hunks said
-        which lines a change only reformatted or moved); every file is then mapped again."""
+        which lines a change only reformatted or moved); every file is then mapped again. Returns how
+        many commits were read."""
         revisions = ["--ignore-missing", *tips]
         batch: list[RawCommit] = []
+        read = 0
         for raw in gitlog.log(self.root, revisions, self._inside) if tips else ():
+            read += 1
             batch.append(raw)
             if len(batch) >= BATCH:
                 self._store_hunks(batch)
@@ -170,6 +174,7 @@ class GitHistory:
         with self.db.transaction():
             self.db.execute("DELETE FROM history_mapped")
             set_value(self.db, "history_meta", "hunks", "survival")
+        return read
 
     def _store_hunks(self, batch: list[RawCommit]) -> None:
         with self.db.transaction():

@@ -38,7 +38,7 @@ class Change:
     old_blob: str
     new_blob: str
     hunks: list[Hunk] | None
-    sweep: bool = False  # a commit over many files (model.is_sweep), not a merge: its lines are the ones before it
+    sweep: bool = False  # a commit over many files (model.is_sweep), no merge: lines it rewrote keep their writer
 
 
 ChangesInto = Callable[[str, str], list[Change]]  # (path, blob) -> the changes that produced that blob there
@@ -174,8 +174,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
         for change in changes_into(path, node_blob):
             if change.id in found or change.hunks is None:
                 continue
-            if not change.sweep:  # (a sweep's lines stay for the changes before it to claim)
-                _blame(blame, change.hunks, to_now, change.id)
+            _blame(blame, change.hunks, to_now, change.id, change.sweep)
             owners = attribute(change.hunks, to_now, symbols)
             how = SPAN if depth == 0 else CARRIED
             if owners or not change.hunks:
@@ -191,12 +190,13 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
     return found, blame
 
 
-def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int) -> None:
+def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False) -> None:
     """Today's lines a change wrote that no later change wrote again (a line it only reformatted or
-    moved is left for the change that wrote it)."""
+    moved is left for the change that wrote it, and so is a line a sweep rewrote: only the lines a
+    sweep added where there were none are its own)."""
     size = len(to_now) - 1
     for h in hunks:
-        if h.new_count:
+        if h.new_count and not (sweep and h.old_count):
             lines = np.arange(h.new_start, min(h.new_start + h.new_count, size + 1))
             if h.kept:
                 lines = lines[~np.isin(lines, h.kept)]

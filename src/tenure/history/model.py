@@ -59,9 +59,5 @@ class Commit(msgspec.Struct, frozen=True):
     files: tuple[FileChange, ...]
     symbols: tuple[TouchedSymbol, ...]
 
-    @property
-    def sweep(self) -> bool:
-        return is_sweep(len(self.files), len(self.symbols))
-
     def as_dict(self) -> dict:
         return msgspec.to_builtins(self)

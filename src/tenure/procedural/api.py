@@ -68,7 +68,7 @@ class Rules:
                                                                                                   "co-change")}
         code = set(indexed_files(self.db))
         found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
-        read = mining.what_was_read(runs, decided)
+        read = mining.what_was_read(runs, decided, list(found.values()))
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
                       mining.co_change(decided, code, pairs["co-change"])})
         changed: dict[str, list[int]] = {"new": [], "promoted": [], "demoted": []}

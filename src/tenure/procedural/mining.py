@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from tenure.history import is_sweep
+from tenure.history.model import is_sweep
 
 MIN_SUPPORT = 2  # episodes in which doing both worked
 MIN_AGREEMENT = 0.6  # share of the evidence for it: below this it is noise, not a candidate
@@ -166,8 +166,8 @@ def _contrasted(rule: Mined) -> bool:
     return failed_without and worked_with >= MIN_SUPPORT and rule.successes / total >= MIN_AGREEMENT
 
 
-def what_was_read(runs: dict[int, list[tuple[str, str | None]]],
-                  decided: dict[int, tuple[str, str, frozenset[str]]]) -> dict:
+def what_was_read(runs: dict[int, list[tuple[str, str | None]]], decided: dict[int, tuple[str, str, frozenset[str]]],
+                  found: list[Mined]) -> dict:
     """The evidence mining had, and the sentences saying which kind was missing for which rules."""
     test_runs = sum(1 for steps in runs.values() for _, verdict in steps if verdict in ("passed", "failed"))
     stood = sum(1 for cls, _, _ in decided.values() if cls == "success")
@@ -180,6 +180,10 @@ def what_was_read(runs: dict[int, list[tuple[str, str | None]]],
         missing.append("no failed change on record (a revert, a pull request closed unmerged, a failing test run: "
                        "`tenure ci record`, `tenure pr ingest`): a co-change rule is told from a habit by the "
                        "failures of changes that skipped it")
+    elif not any(m.kind == "co-change" and m.basis == CONTRAST for m in found):
+        missing.append(f"{failed} failed {'change' if failed == 1 else 'changes'}, but no pair of files where "
+                       f"leaving B out failed and changing it with A stood often enough ({MIN_SUPPORT} times, "
+                       f"{MIN_AGREEMENT:.0%} agreeing): no co-change rule is told by a failure")
     if stood < HABIT_SUPPORT:
         missing.append(f"fewer than {HABIT_SUPPORT} changes that stood (merged, passed): no habit of changing two "
                        "files together can show")
