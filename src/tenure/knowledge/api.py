@@ -4,7 +4,8 @@ waits for, loads none of the build's steps."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +16,18 @@ from tenure.knowledge.why import why
 from tenure.namespace.lookup import find_symbols
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
 from tenure.namespace.symbols import index_state
+from tenure.refusal import Refusal
+from tenure.state import KNOWLEDGE_LOCK, lock_holder, process_lock, state_dir
 from tenure.storage import Database
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
 
 Progress = Callable[[str, int, int], None]
+
+
+class BuildRunning(Refusal):
+    """Another process is building this project's knowledge store; nothing was done."""
 
 
 class Knowledge:
@@ -72,9 +79,20 @@ class Knowledge:
         model = provider if provider is not None else self.provider(offline)
         if dry_run:
             return self._plan(config, model)
-        report = pipeline.build(self.db, self.root, config, model,
-                                self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
+        with self._one_build():
+            report = pipeline.build(self.db, self.root, config, model,
+                                    self.embedder() if embed else None, Budget(max_calls, max_tokens), progress)
         return report.as_dict()
+
+    @contextlib.contextmanager
+    def _one_build(self) -> Iterator[None]:
+        """One build of the store at a time per project (two would both add what neither had stored yet)."""
+        state = state_dir(self.root)
+        with process_lock(state, KNOWLEDGE_LOCK) as mine:
+            if not mine:
+                raise BuildRunning(f"the knowledge store is being built by {lock_holder(state, KNOWLEDGE_LOCK)} "
+                                   "(an index or `tenure knowledge build`): run this again when it ends")
+            yield
 
     def after_index(self, progress: Progress | None = None) -> dict:
         """The build `tenure index` runs, so that `why` answers after one index: offline, incremental
@@ -95,7 +113,11 @@ class Knowledge:
         from tenure.knowledge import pipeline
         from tenure.knowledge.cache import Budget
 
-        report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        try:
+            with self._one_build():
+                report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        except BuildRunning as exc:
+            return {"skipped": str(exc)}
         ingested, merged = report.steps["ingest"], report.steps["merge"]
         return {"mode": "offline", "documents": ingested["documents"],
                 **{k: ingested[k] for k in ("new", "changed", "removed") if ingested[k]},

@@ -36,8 +36,8 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
-           "indexed_files", "module_files", "module_of", "modules_like", "names_defined", "naming_state", "neighbours", "supertypes",
-           "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
+           "indexed_files", "module_files", "module_of", "modules_like", "names_defined", "naming_state", "neighbours",
+           "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
 @dataclass(frozen=True)
