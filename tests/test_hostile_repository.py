@@ -331,3 +331,27 @@ def test_a_table_no_one_decided_about_stops_a_repair_before_it_changes_anything(
     with pytest.raises(StorageError, match="the table surprise"):
         repair(root, lambda: {})
     assert database.read_bytes() == before
+
+
+def test_commits_lost_with_a_damaged_page_are_read_from_git_again(git_repo: GitRepo) -> None:
+    from tests.test_repair import damage, leaf_pages
+
+    for n in range(40):  # (long messages: the commits fill several pages)
+        git_repo.commit(f"change {n}\n\n" + f"why change {n} was made. " * 40, {"a.py": f"x = {n}\n"})
+    git_repo.index()
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    database = git_repo.root / ".tenure" / "tenure.db"
+    first, *others = leaf_pages(database, "history_commits")
+    assert others, "the commits fit on one page: write longer messages"
+    damage(database, first)
+
+    def index() -> dict:
+        with Tenure.open(git_repo.root, discover=False) as t:
+            return t.index().as_dict()
+
+    result = repair(git_repo.root, index)
+    assert result["history_read_again"]
+    assert next(k for k in result["kept"] if k["table"] == "history_commits")["unreadable"]
+    with Tenure.open(git_repo.root, discover=False) as t:
+        assert t.db.rows("SELECT COUNT(*) FROM history_commits")[0][0] == 40
