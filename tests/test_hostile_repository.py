@@ -142,6 +142,8 @@ def test_paths_tenure_writes_must_lead_inside_the_project(tmp_path: Path) -> Non
     for aim in ("../x", str(tmp_path / "x"), "up/x", "docs/../../x"):
         with pytest.raises(RefusedWrite, match="outside the project"):
             project_path(root, aim, "[procedural] agents_file")
+    with pytest.raises(RefusedWrite, match="inside git's own directory"):
+        project_path(root, ".git/hooks/pre-commit", "[procedural] agents_file")
 
 
 def test_setup_and_the_state_directory_refuse_links_out_of_the_project(hostile: GitRepo, tmp_path: Path) -> None:
