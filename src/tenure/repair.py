@@ -69,13 +69,19 @@ def repair(root: Path, index: Callable[[], dict]) -> dict:
     integrity, found = salvage(backup / DB_NAME, fresh, [table for table, kept in made.items() if kept])
     _remove(database)  # the log of the damaged database must not be replayed into the fresh one
     fresh.replace(database)
+    # a commit lost with a damaged page is read from git again: without tips, the index reads every
+    # commit it reaches (those kept are skipped by their sha)
+    history_lost = any(f.unreadable or f.dropped for t, f in found.items() if t.startswith("history_"))
     repaired = open_database(database)
     try:
         kept_meta = {r["key"] for r in repaired.query("SELECT key FROM memory_meta")}
+        if history_lost:
+            repaired.execute("DELETE FROM history_tips")
     finally:
         repaired.close()
     return {"backup": str(backup), "integrity": integrity, "kept": [f.as_dict() for f in found.values()],
             "key_record_lost": bool(found["memories"].rows) and not {"project_id", "key_id"} <= kept_meta,
+            "history_read_again": history_lost, "model_answers": found["knowledge_calls"].rows,
             "rebuilt": [table for table, kept in made.items() if not kept], "index": index()}
 
 

@@ -14,6 +14,7 @@ STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
 EMBED_LOCK = "embed.lock"  # held by the `tenure backfill` an index starts (the code's elements embedded)
 EMBED_LOG = "embed.log"
+KNOWLEDGE_LOCK = "knowledge.lock"  # held by the knowledge build running (an index's offline pass or a model build)
 
 
 def state_dir(root: Path) -> Path:
@@ -77,6 +78,15 @@ def process_lock(state: Path, name: str) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
+
+
+def lock_holder(state: Path, name: str) -> str:
+    """Who holds the lock file `name`, as its holder wrote it ("process 1234"; "another process")."""
+    try:
+        pid = (state / name).read_text().strip()
+    except OSError:
+        pid = ""
+    return f"process {pid}" if pid.isdigit() else "another process"
 
 
 def lock_held(state: Path, name: str) -> bool:

@@ -57,6 +57,11 @@ def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     if result["key_record_lost"]:
         err.print("[yellow]the record of this project's id and key id was unreadable:[/yellow] set TENURE_KEY to "
                   "the key the memories were written with (a file in ~/.config/tenure/) before using them")
+    if result["history_read_again"]:
+        console.print("rows of the git history were unreadable: the index read every commit again")
+    if result["model_answers"]:
+        console.print(f"{counted(result['model_answers'], 'model answer')} kept: `tenure knowledge build` takes "
+                      "what it asks again from them (no call for the same input)")
     index = result["index"]
     console.print(f"rebuilt from the repository: {counted(index['files_seen'], 'file')}, "
                   f"{counted(index['symbols'], 'symbol')}, {counted(index['edges'], 'edge')} "

@@ -4,7 +4,8 @@ waits for, loads none of the build's steps."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,12 +17,18 @@ from tenure.namespace.lookup import find_symbols
 from tenure.namespace.mentions import Mention, code_mentions
 from tenure.namespace.phrases import PhraseIndex, PhraseMatch
 from tenure.namespace.symbols import index_state
+from tenure.refusal import Refusal
+from tenure.state import KNOWLEDGE_LOCK, lock_holder, process_lock, state_dir
 from tenure.storage import Database
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
 
 Progress = Callable[[str, int, int], None]
+
+
+class BuildRunning(Refusal):
+    """Another process is building this project's knowledge store; nothing was done."""
 
 
 class Knowledge:
@@ -77,9 +84,20 @@ class Knowledge:
             return self._plan(config, model)
         budget = Budget(config.max_calls if max_calls is None else max_calls,
                         config.max_tokens if max_tokens is None else max_tokens)
-        report = pipeline.build(self.db, self.root, config, model, self.embedder() if embed else None, budget,
-                                progress)
+        with self._one_build():
+            report = pipeline.build(self.db, self.root, config, model, self.embedder() if embed else None, budget,
+                                    progress)
         return report.as_dict()
+
+    @contextlib.contextmanager
+    def _one_build(self) -> Iterator[None]:
+        """One build of the store at a time per project (two would both add what neither had stored yet)."""
+        state = state_dir(self.root)
+        with process_lock(state, KNOWLEDGE_LOCK) as mine:
+            if not mine:
+                raise BuildRunning(f"the knowledge store is being built by {lock_holder(state, KNOWLEDGE_LOCK)} "
+                                   "(an index or `tenure knowledge build`): run this again when it ends")
+            yield
 
     def after_index(self, progress: Progress | None = None) -> dict:
         """The build `tenure index` runs, so that `why` answers after one index: offline, incremental
@@ -100,7 +118,11 @@ class Knowledge:
         from tenure.knowledge import pipeline
         from tenure.knowledge.cache import Budget
 
-        report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        try:
+            with self._one_build():
+                report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+        except BuildRunning as exc:
+            return {"skipped": str(exc)}
         ingested, merged = report.steps["ingest"], report.steps["merge"]
         return {"mode": "offline", "documents": ingested["documents"],
                 **{k: ingested[k] for k in ("new", "changed", "removed") if ingested[k]},

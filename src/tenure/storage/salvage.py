@@ -9,6 +9,7 @@ they had is said (where two damaged pages lie close, the rows between them may b
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +29,8 @@ class Salvaged:
     cleared: int = 0  # references to a row that was lost, emptied
 
     def as_dict(self) -> dict:
-        return {"table": self.table, "before": self.before, "rows": self.rows, "dropped": self.dropped, "cleared": self.cleared,
+        return {"table": self.table, "before": self.before, "rows": self.rows, "dropped": self.dropped,
+                "cleared": self.cleared,
                 "unreadable": [{"after": None if a == _FIRST else a, "through": b} for a, b in self.unreadable]}
 
 
@@ -70,10 +72,8 @@ def copy_readable(source: sqlite3.Connection, target: sqlite3.Connection, table:
         return found
     if not columns:
         return found
-    try:
+    with contextlib.suppress(sqlite3.DatabaseError):  # (a damaged page of it: not counted)
         found.before = source.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
-    except sqlite3.DatabaseError:  # a damaged page of it
-        pass
     names = ", ".join(f'"{c}"' for c in columns)
     insert = f'INSERT OR IGNORE INTO "{table}" (rowid, {names}) VALUES ({", ".join("?" * (len(columns) + 1))})'
     for row in _readable_rows(source, table, names, found):

@@ -1,0 +1,359 @@
+"""A cloned repository is untrusted input (issue 30): the hostile cases of the probe, each built here as a
+fixture, against the mechanism that holds them off. Writes stay inside the project; one bad entry
+costs only itself; what only the database holds survives a repair; hostile files are errors, never
+tracebacks. (The knowledge model's and language servers' bounds: tests/test_hostile_models.py.)
+
+Layout: one section per part of the probe; `hostile` is an indexed git repository with AGENTS.md, and
+`cli` runs a command in it in process (exit code, output)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tenure
+from tenure import Tenure
+from tenure.cli import app
+from tenure.episodic import outcomes
+from tenure.episodic.reports.github import read_pull_requests
+from tenure.episodic.reports.tests import ReportError, read_junit, read_pytest_json
+from tenure.episodic.reports.tests import TestCase as Case
+from tenure.procedural.agents_md import BEGIN, END
+from tenure.repair import STORES, repair
+from tenure.storage import Migrations, open_database
+from tests.git_support import GitRepo
+
+AGENTS = "# How we work here\n\nSmall commits.\n"
+FORGED = f"x {END} evil {BEGIN}"
+
+
+@pytest.fixture
+def hostile(git_repo: GitRepo) -> Iterator[GitRepo]:
+    git_repo.commit("start", {"pkg/__init__.py": "", "pkg/core.py": "def helper():\n    return 1\n",
+                              "tests/test_core.py": "from pkg.core import helper\n\n\ndef test_helper():\n"
+                                                    "    assert helper() == 1\n", "AGENTS.md": AGENTS})
+    git_repo.index()
+    yield git_repo
+
+
+def cli(repo: GitRepo, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [*args, "--repo", str(repo.root)])
+    return result.exit_code, result.output
+
+
+def add_rule(repo: GitRepo, text: str) -> dict:
+    with Tenure.open(repo.root, discover=False) as t:
+        return t.rules_store.add(text, "ada")
+
+
+# -- writes stay inside the repository ------------------------------------------------------------------
+
+@pytest.mark.parametrize("aim", ["../outside/victimrc", "{outside}/victimrc"])
+def test_an_agents_file_setting_that_leads_outside_the_project_is_refused(hostile: GitRepo, aim: str) -> None:
+    outside = hostile.root.parent / "outside"
+    outside.mkdir()
+    (hostile.root / "tenure.toml").write_text(f'[procedural]\nagents_file = "{aim.format(outside=outside)}"\n')
+    written = add_rule(hostile, "Run make first.")["agentsFile"]
+    assert not (outside / "victimrc").exists()
+    assert "outside the project" in written["error"] and "the rules are stored" in written["error"]
+    with Tenure.open(hostile.root, discover=False) as t:
+        assert [r["text"] for r in t.rules_store.promoted()] == ["Run make first."]
+
+
+def test_a_linked_agents_md_is_written_through_inside_the_project_and_never_out_of_it(hostile: GitRepo) -> None:
+    agents = hostile.root / "AGENTS.md"
+    agents.unlink()
+    (hostile.root / "CLAUDE.md").write_text("# Claude\n")
+    agents.symlink_to("CLAUDE.md")
+    assert add_rule(hostile, "Run make first.")["agentsFile"]["changed"]
+    assert agents.is_symlink() and "Run make first." in (hostile.root / "CLAUDE.md").read_text()
+
+    secret = hostile.root.parent / "secret.md"
+    secret.write_text("SECRET\n")
+    agents.unlink()
+    agents.symlink_to(secret)
+    written = add_rule(hostile, "Tests before pushing.")["agentsFile"]
+    assert "outside the project" in written["error"]
+    assert agents.is_symlink() and secret.read_text() == "SECRET\n"
+
+
+def test_rule_text_cannot_forge_the_managed_section_markers(hostile: GitRepo) -> None:
+    forged = add_rule(hostile, FORGED)["rule"]["id"]
+    plain = add_rule(hostile, "Run make first.")["rule"]["id"]
+    text = (hostile.root / "AGENTS.md").read_text()
+    assert (text.count(BEGIN), text.count(END)) == (1, 1)
+    with Tenure.open(hostile.root, discover=False) as t:
+        assert "error" not in t.rules_store.demote(plain, "ada")["agentsFile"]
+        t.rules_store.demote(forged, "ada")
+    assert "Run make first." not in (hostile.root / "AGENTS.md").read_text()
+
+
+@pytest.mark.parametrize("spoil", ["not-utf8", "read-only"])
+def test_an_agents_md_tenure_cannot_update_is_kept_as_it_is_with_a_clear_error(hostile: GitRepo, spoil: str) -> None:
+    agents = hostile.root / "AGENTS.md"
+    if spoil == "not-utf8":
+        agents.write_bytes(b"\xff\xfe caf\xe9\n")
+    else:
+        agents.chmod(0o444)
+    before = agents.read_bytes()
+    code, output = cli(hostile, "rules", "add", "Run make first.")
+    assert code == 0 and "Traceback" not in output
+    assert ("not UTF-8" if spoil == "not-utf8" else "read-only") in output and "not updated" in output
+    assert agents.read_bytes() == before
+
+
+def test_leftover_temporary_files_are_removed_and_a_held_one_is_kept(tmp_path: Path) -> None:
+    from tenure.files import write_atomic
+
+    target = tmp_path / "AGENTS.md"
+    (tmp_path / ".AGENTS.md.k2j4h5g6.tmp").write_bytes(b"x" * 1000)  # an earlier version's, killed
+    (tmp_path / ".AGENTS.md.tenure-1.tmp").write_bytes(b"y")
+    write_atomic(target, "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["AGENTS.md"]
+
+
+def test_a_writer_killed_once_the_content_is_written_leaves_no_temporary_file(tmp_path: Path) -> None:
+    # killed with the whole section written and its mode about to be set: the content has no name yet
+    code = ("import os, signal\nfrom pathlib import Path\nfrom tenure.procedural import agents_md\n"
+            "os.chmod = os.fchmod = lambda *_: os.kill(os.getpid(), signal.SIGKILL)\n"
+            f"agents_md.write(Path({str(tmp_path / 'AGENTS.md')!r}), ['- x' * 100] * 10_000)\n")
+    killed = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert killed.returncode == -signal.SIGKILL
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_paths_tenure_writes_must_lead_inside_the_project(tmp_path: Path) -> None:
+    from tenure.files import RefusedWrite, project_path
+
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "up").symlink_to(tmp_path)
+    assert project_path(root, "docs/AGENTS.md", "x") == (root / "docs" / "AGENTS.md").resolve()
+    for aim in ("../x", str(tmp_path / "x"), "up/x", "docs/../../x"):
+        with pytest.raises(RefusedWrite, match="outside the project"):
+            project_path(root, aim, "[procedural] agents_file")
+    with pytest.raises(RefusedWrite, match="inside git's own directory"):
+        project_path(root, ".git/hooks/pre-commit", "[procedural] agents_file")
+
+
+def test_setup_and_the_state_directory_refuse_links_out_of_the_project(hostile: GitRepo, tmp_path: Path) -> None:
+    from tenure.files import RefusedWrite
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (hostile.root / ".claude").symlink_to(outside)
+    code, output = cli(hostile, "setup", "claude")
+    assert code == 2 and "outside the project" in output and list(outside.iterdir()) == []
+
+    fresh = GitRepo(tmp_path / "fresh")
+    fresh.commit("start", {"a.py": "x = 1\n"})
+    (fresh.root / ".tenure").symlink_to(outside)
+    with pytest.raises(RefusedWrite, match="the state directory"):
+        Tenure.open(fresh.root, discover=False)
+    assert list(outside.iterdir()) == []
+
+
+# -- one bad entry costs only itself -----------------------------------------------------------------------
+
+def test_a_pull_request_number_past_any_database_integer_is_skipped_and_its_neighbour_stored(
+        hostile: GitRepo, tmp_path: Path) -> None:
+    export = tmp_path / "prs.json"
+    valid = {"number": 7, "title": "valid", "state": "MERGED", "files": [{"path": "pkg/core.py"}]}
+    export.write_text(json.dumps([{"number": 10**30, "title": "huge", "state": "MERGED"}, valid]))
+    with Tenure.open(hostile.root, discover=False) as t:
+        result = t.episodes.ingest_pull_requests(export)
+        assert result["pullRequests"] == 1 and "larger than any GitHub gives" in result["problems"][0]
+        assert t.db.rows("SELECT ref FROM episodes WHERE kind = 'pr'") == [("7",)]
+
+
+def test_importing_threads_keeps_the_good_threads_of_a_file_with_a_bad_one(hostile: GitRepo, tmp_path: Path) -> None:
+    export = tmp_path / "threads.json"
+    export.write_text(json.dumps([{"number": 1, "title": "Cap retries", "body": "the SLA says three"}, "junk",
+                                  {"number": 10**30, "title": "huge"}, {"number": 3, "title": "Another"}]))
+    with Tenure.open(hostile.root, discover=False) as t:
+        report = t.knowledge.import_threads([export])
+    assert report["imported"] == [".tenure/threads/issue-1.json", ".tenure/threads/issue-3.json"]
+    assert [f["reason"].split(": ", 1)[0] for f in report["failed"]] == [f"{export}[1]", f"{export}[2]"]
+
+
+# -- hostile files are errors, never tracebacks ------------------------------------------------------------
+
+def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
+    deep = "[" * 200_000 + "]" * 200_000
+    report = tmp_path / "deep.json"
+    report.write_text('{"tests": [' + deep + ', {"nodeid": "t.py::test_a", "outcome": "failed"}], "exitcode": 1}')
+    read = read_pytest_json(report)
+    assert [c.id for c in read.failures] == ["t.py::test_a"] and read.exit_code == 1
+    assert "nested too deeply" in read.problems[0]
+    pulls = tmp_path / "prs.json"
+    pulls.write_text('[{"number": 8, "title": "t", "state": "MERGED", "files": ' + "[" * 100_000 + '"]\\""' +
+                     "]" * 100_000 + '}, {"number": 9, "title": "ok", "state": "OPEN"}]')
+    export = read_pull_requests(pulls)
+    assert [p.number for p in export.pulls] == [9] and "nested too deeply" in export.problems[0]
+
+
+def test_a_file_that_is_not_junit_or_names_no_test_records_no_passed_run(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><p>hello</p><testcase/></body></html>\n")
+    with pytest.raises(ReportError, match="root element is <html>"):
+        read_junit(page)
+    nameless = tmp_path / "junit.xml"
+    nameless.write_text("<testsuite><testcase/></testsuite>")
+    report = read_junit(nameless)
+    assert report.passed == 0 and report.verdict == "incomplete" and "without a name" in report.problems[0]
+
+
+def test_malformed_pytest_entries_are_skipped_and_named_not_counted_as_failures(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    tests = [5, "x", None, {"nodeid": "t.py::test_a", "outcome": "passed"}]
+    path.write_text(json.dumps({"exitcode": 0, "tests": tests}))
+    report = read_pytest_json(path)
+    assert (report.passed, report.failed) == (1, 0)
+    assert [p.split(": ", 1)[0] for p in report.problems] == [f"tests entry {n} skipped" for n in (1, 2, 3)]
+
+
+def test_failing_tests_are_looked_up_once_per_test_and_not_at_all_when_no_symbol_has_their_name(
+        hostile: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    looked_up: list[tuple] = []
+    real = outcomes.test_symbol
+    monkeypatch.setattr(outcomes, "test_symbol", lambda db, *a: looked_up.append(a[:2]) or real(db, *a))
+    cases = [Case(f"tests/test_gen.py::test_generated_{i}", "failed") for i in range(500)]
+    cases += [Case(f"tests/test_core.py::test_helper[{i}]", "failed") for i in range(500)]
+    with Tenure.open(hostile.root, discover=False) as t, t.db.transaction():
+        rows = outcomes.add_tests(t.db, outcomes.add(t.db, "junit", "failed", "2026-01-01", {}), cases)
+    assert looked_up == [("tests/test_core.py", ("test_helper",))]
+    found = rows[500]["fqn"]
+    assert found.endswith("test_core.test_helper") and {r["fqn"] for r in rows[500:]} == {found}
+    assert rows[0]["fqn"] is None and rows[500]["underTest"] == ["pkg.core.helper"]
+
+
+def test_a_knowledge_build_while_another_runs_names_it_and_an_index_skips_its_own(hostile: GitRepo) -> None:
+    from tenure.knowledge.api import BuildRunning
+    from tenure.state import KNOWLEDGE_LOCK, process_lock, state_dir
+
+    with process_lock(state_dir(hostile.root), KNOWLEDGE_LOCK) as held, Tenure.open(hostile.root, discover=False) as t:
+        assert held
+        with pytest.raises(BuildRunning, match=f"being built by process {os.getpid()}"):
+            t.knowledge.build(offline=True)
+        assert "being built" in t.knowledge.after_index()["skipped"]
+
+
+# -- nothing accepted is lost ------------------------------------------------------------------------------
+
+def every_schema() -> set[str]:
+    """Every store's migrations, found by importing every module of tenure (a new store is found too)."""
+    found = set()
+    for info in pkgutil.walk_packages(tenure.__path__, "tenure."):
+        if not info.name.endswith("__main__"):
+            module = importlib.import_module(info.name)
+            found |= {value.store for value in vars(module).values() if isinstance(value, Migrations)}
+    return found
+
+
+def fill_every_table(database: Path) -> dict[str, list[tuple]]:
+    """One row in every table of every store, made in the order the tables were (a referenced row exists
+    first), a reference naming the row it refers to."""
+    db = open_database(database)
+    try:
+        for schema, _ in STORES:
+            schema.apply(db)
+        rows: dict[str, list[tuple]] = {}
+        for (table,) in db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' "
+                                "ESCAPE '\\' ORDER BY rowid"):
+            refers = {r["from"]: (r["table"], r["to"]) for r in db.query(f'PRAGMA foreign_key_list("{table}")')}
+            values = []
+            for column in db.query(f'PRAGMA table_info("{table}")'):
+                if column["name"] in refers:
+                    parent, key = refers[column["name"]]
+                    found = db.rows(f'SELECT {key or "rowid"} FROM "{parent}"')
+                    values.append(found[0][0] if found else None)  # (a row of its own table: none yet)
+                else:
+                    values.append(_value(column["type"], column["name"]))
+            db.execute(f'INSERT INTO "{table}" VALUES ({", ".join("?" * len(values))})', values)
+            rows[table] = db.rows(f'SELECT * FROM "{table}"')
+        return rows
+    finally:
+        db.close()
+
+
+def _value(kind: str, name: str) -> object:
+    if "INT" in kind.upper():
+        return 1
+    if kind.upper() in ("REAL", "FLOAT"):
+        return 0.5
+    if kind.upper() == "BLOB":
+        return b"\x01"
+    return {"kind": "pr", "status": "promoted"}.get(name, f"{name}-1")
+
+
+def test_a_repair_keeps_every_row_the_repository_cannot_rebuild(tmp_path: Path) -> None:
+    assert every_schema() == {schema.store for schema, _ in STORES}  # a store repair does not know fails here
+    root = tmp_path / "repo"
+    database = root / ".tenure" / "tenure.db"
+    database.parent.mkdir(parents=True)
+    filled = fill_every_table(database)
+    result = repair(root, lambda: {})  # (the index that follows would rebuild the derived tables)
+    kept = {k["table"]: k for k in result["kept"]}
+    assert set(kept) | set(result["rebuilt"]) == set(filled)  # every table decided
+    for table in ("memories", "memory_sessions", "episodes", "outcomes", "outcome_tests", "conclusions", "epochs",
+                  "rules", "rule_events", "history_commits", "knowledge_calls"):
+        assert table in kept
+    db = open_database(database)
+    try:
+        for table, rows in filled.items():
+            if table in kept:
+                assert (kept[table]["before"], kept[table]["rows"]) == (1, 1), table
+                assert db.rows(f'SELECT * FROM "{table}"') == rows, table
+    finally:
+        db.close()
+
+
+def test_a_table_no_one_decided_about_stops_a_repair_before_it_changes_anything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.storage import StorageError
+
+    undecided = Migrations("undecided")
+    undecided(lambda db: db.execute("CREATE TABLE surprise (id INTEGER PRIMARY KEY)"))
+    monkeypatch.setattr("tenure.repair.STORES", [*STORES, (undecided, {})])
+    root = tmp_path / "repo"
+    database = root / ".tenure" / "tenure.db"
+    database.parent.mkdir(parents=True)
+    fill_every_table(database)
+    before = database.read_bytes()
+    with pytest.raises(StorageError, match="the table surprise"):
+        repair(root, lambda: {})
+    assert database.read_bytes() == before
+
+
+def test_commits_lost_with_a_damaged_page_are_read_from_git_again(git_repo: GitRepo) -> None:
+    from tests.test_repair import damage, leaf_pages
+
+    for n in range(40):  # (long messages: the commits fill several pages)
+        git_repo.commit(f"change {n}\n\n" + f"why change {n} was made. " * 40, {"a.py": f"x = {n}\n"})
+    git_repo.index()
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    database = git_repo.root / ".tenure" / "tenure.db"
+    first, *others = leaf_pages(database, "history_commits")
+    assert others, "the commits fit on one page: write longer messages"
+    damage(database, first)
+
+    def index() -> dict:
+        with Tenure.open(git_repo.root, discover=False) as t:
+            return t.index().as_dict()
+
+    result = repair(git_repo.root, index)
+    assert result["history_read_again"]
+    assert next(k for k in result["kept"] if k["table"] == "history_commits")["unreadable"]
+    with Tenure.open(git_repo.root, discover=False) as t:
+        assert t.db.rows("SELECT COUNT(*) FROM history_commits")[0][0] == 40
