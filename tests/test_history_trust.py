@@ -85,6 +85,26 @@ def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRe
         assert groups[-1]["attempts"][0]["files"] >= 13
 
 
+def test_a_kind_of_attempt_made_mostly_of_sweeps_ranks_after_focused_ones(git_repo: GitRepo) -> None:
+    g = git_repo
+    modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
+    focused = g.commit("audit copies the payment", {"pay/service.py": SERVICE.replace(
+        "def audit(payment):\n    return payment", "def audit(payment):\n    return dict(payment)")}, days=1)
+    body = "def audit(payment):\n    return dict(payment)"
+    for n, days in ((1, 200), (2, 250)):  # two sweeps, then one edit of the same kind (a PR's parts, say)
+        g.commit("annotate the code", {"pay/service.py": SERVICE.replace(
+            "def audit(payment):\n    return payment", body + "  # typed" * n),
+            **{p: text.replace("return x", "return x" + "  # typed" * n) for p, text in modules.items()}}, days=days)
+    g.commit("annotate the code", {"pay/service.py": SERVICE.replace(
+        "def audit(payment):\n    return payment", body + "  # typed" * 3)}, days=260)
+    with project(g) as t:
+        groups = t.episodes.what_happened_before("pay.service.audit")["groups"]
+    mostly = next(i for i, gr in enumerate(groups) if gr["size"] == 3)
+    focused_at = next(i for i, gr in enumerate(groups) if any(a["commit"] == focused for a in gr["attempts"]))
+    assert groups[mostly]["sweep"] and focused_at < mostly  # 2 of its 3 attempts are sweeps: after the focused one
+
+
 HANDLER = '''import sys
 
 

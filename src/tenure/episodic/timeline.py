@@ -200,7 +200,8 @@ def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,
 
 def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
     """Similar attempts together; groups in order: failures first, then by recency and frequency; sweeps
-    (every attempt of the group a diff over many files or symbols) after all the focused ones."""
+    (most attempts of the group a diff over many files or symbols: a formatter's run, a ported test suite
+    and its parts) after all the focused ones."""
     parent = {a["episode"]: a["episode"] for a in attempts}
 
     def root(x: int) -> int:
@@ -252,7 +253,8 @@ def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
     for a in attempts:
         a.pop("_part_of", None)
         a.pop("_age_days", None)
-    return {"verdict": worst, "sweep": all(a["sweep"] for a in attempts), "size": len(attempts),
+    sweeps = sum(1 for a in attempts if a["sweep"])
+    return {"verdict": worst, "sweep": 2 * sweeps > len(attempts), "size": len(attempts),
             "latest": attempts[0]["when"], "first": attempts[-1]["when"],
             "verdicts": {c: classes.count(c) for c in dict.fromkeys(classes)},
             "score": round(recency * frequency * relation, 4),
