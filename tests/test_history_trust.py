@@ -66,12 +66,18 @@ def test_a_version_bump_in_a_module_that_imports_the_symbol_is_no_attempt_on_it(
         assert found[caller]["relation"] == "dependant"  # a caller is a close dependant; an importer is not
 
 
-def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRepo) -> None:
-    g = git_repo
+def service_and_a_focused_attempt(g: GitRepo) -> tuple[dict[str, str], str]:
+    """The service beside twelve small modules (what a sweep rewrites too), then a focused attempt on audit."""
     modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
     g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
     focused = g.commit("audit copies the payment", {"pay/service.py": SERVICE.replace(
         "def audit(payment):\n    return payment", "def audit(payment):\n    return dict(payment)")}, days=1)
+    return modules, focused
+
+
+def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRepo) -> None:
+    g = git_repo
+    modules, focused = service_and_a_focused_attempt(g)
     sweep = g.commit("annotate everywhere", {
         "pay/service.py": SERVICE.replace("def audit(payment):\n    return payment",
                                           "def audit(payment):\n    # checked\n    return dict(payment)"),
@@ -87,10 +93,7 @@ def test_a_sweep_ranks_after_focused_attempts_and_says_it_is_one(git_repo: GitRe
 
 def test_a_kind_of_attempt_made_mostly_of_sweeps_ranks_after_focused_ones(git_repo: GitRepo) -> None:
     g = git_repo
-    modules = {f"pay/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(12)}
-    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE, **modules})
-    focused = g.commit("audit copies the payment", {"pay/service.py": SERVICE.replace(
-        "def audit(payment):\n    return payment", "def audit(payment):\n    return dict(payment)")}, days=1)
+    modules, focused = service_and_a_focused_attempt(g)
     body = "def audit(payment):\n    return dict(payment)"
     for n, days in ((1, 200), (2, 250)):  # two sweeps, then one edit of the same kind (a PR's parts, say)
         g.commit("annotate the code", {"pay/service.py": SERVICE.replace(
