@@ -40,7 +40,7 @@ import numpy as np
 
 from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
-from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, symbol_terms
+from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, kept_state, symbol_terms
 from tenure.namespace.symbols import collaborations, edges_of, index_state, naming_state
 from tenure.namespace.terms import STOPWORDS, stem, words
 from tenure.refusal import Refusal
@@ -177,9 +177,21 @@ def phrase_index(db: Database, root: Path) -> PhraseIndex:
 
 def prepare(db: Database, root: Path) -> None:
     """What `tenure index` calls, so that no query reads the symbols or the code: the ladder's index and
-    the words of every symbol, made for the index's state and kept in the state directory."""
-    symbol_terms(db, root)
-    phrase_index(db, root)
+    the words of every symbol, made for the index's state and kept in the state directory (nothing is
+    loaded when both are kept for it already)."""
+    state = index_state(db)
+    if kept_state(root) != state:
+        symbol_terms(db, root)
+    if _kept_phrases_state(root) != state:
+        phrase_index(db, root)
+
+
+def _kept_phrases_state(root: Path) -> str | None:
+    try:
+        with open(state_dir(root) / PHRASES_CACHE, "rb") as kept:
+            return kept.readline().decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
