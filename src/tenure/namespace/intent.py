@@ -38,9 +38,9 @@ from typing import Protocol
 import msgspec
 import numpy as np
 
-from tenure.namespace.mentions import code_mentions, code_names
+from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
-from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, symbol_terms
+from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, kept_state, symbol_terms
 from tenure.namespace.symbols import collaborations, edges_of, index_state, naming_state
 from tenure.namespace.terms import STOPWORDS, stem, words
 from tenure.refusal import Refusal
@@ -51,8 +51,8 @@ KINDS = ("name", "signature", "doc", "code", "path", "knowledge", "memory", "emb
 TIER_RANK = {EXACT: 0, STRONG: 1, WEAK: 2, UNRESOLVED: 3}
 NAME_SCORE = {EXACT: 4.0, STRONG: 3.0, WEAK: 1.0}  # a weak name (a set) shares this among its symbols
 WORDS_SCORE = 1.0  # the best match by words scores this; the others in proportion
-GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly
-CUT = 0.3  # a weak match scoring under this share of the best weak score is left out (but counted in `total`)
+GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly (and the most the graph lends one symbol)
+CUT = 0.5  # a weak match scoring under this share of the best weak score is left out (and not in `total`)
 TESTS_FACTOR = 0.5  # a test matched by words: prose about the code means the code
 SHORT_WORDS = 8  # a text of at most this many words, on one line, is a phrase (else a task text)
 COVERAGE = 0.25  # a phrase's match by words must hold this share of its words' rarity (idf)
@@ -61,6 +61,7 @@ HUB = 60  # a symbol with more edges than this lends nothing to its neighbours
 GRAPH_CANDIDATES = 60  # the best matches among which collaborations are looked for
 COLLABORATIONS = ("calls", "instantiates", "inherits", "references", "overrides")
 NGRAM = (2, 3)
+MAX_TEXT = 20_000  # characters of a text read: a task is a page or two, not a log file
 ABBREVIATED = 0.7  # the weight of a word's other form (`env` for "environment") against the word's
 MOSTLY_UNKNOWN = 0.5  # a phrase with this share of words no symbol has is a constraint, not a symbol's words
 PHRASES_CACHE = "intent-phrases.msgpack"
@@ -177,9 +178,21 @@ def phrase_index(db: Database, root: Path) -> PhraseIndex:
 
 def prepare(db: Database, root: Path) -> None:
     """What `tenure index` calls, so that no query reads the symbols or the code: the ladder's index and
-    the words of every symbol, made for the index's state and kept in the state directory."""
-    symbol_terms(db, root)
-    phrase_index(db, root)
+    the words of every symbol, made for the index's state and kept in the state directory (nothing is
+    loaded when both are kept for it already)."""
+    state = index_state(db)
+    if kept_state(root) != state:
+        symbol_terms(db, root)
+    if _kept_phrases_state(root) != state:
+        phrase_index(db, root)
+
+
+def _kept_phrases_state(root: Path) -> str | None:
+    try:
+        with open(state_dir(root) / PHRASES_CACHE, "rb") as kept:
+            return kept.readline().decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
@@ -205,6 +218,8 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         raise IntentError("the text to resolve is empty: give a phrase (\"the settlement retry policy\") or a task")
     if limit < 1:
         raise IntentError(f"limit must be at least 1 (got {limit})")
+    cut = [f"only the first {MAX_TEXT:,} of {len(text):,} characters were read"] if len(text) > MAX_TEXT else []
+    text = text[:MAX_TEXT]
     ladder = phrase_index(db, root)
     index = symbol_terms(db, root)
     if not ladder or not len(index):
@@ -217,7 +232,8 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         return found[fqn]
 
     phrase = _is_phrase(text)
-    named = _by_names(ladder, text, phrase)
+    mentions = code_mentions(ladder, text)
+    named = _by_names(ladder, text, phrase, mentions)
     for fqn, tier, evidence in named:
         candidate(fqn).add(evidence, tier)
     whole_name = phrase and any(t in (EXACT, STRONG) for _, t, _ in named) and _one_name(text)
@@ -227,7 +243,7 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         for fqn, evidence, covered in _by_words(index, query, surface):
             candidate(fqn).add(evidence)
             coverage[index.position[fqn]] = covered
-    degraded: list[str] = []
+    degraded: list[str] = cut
     for provider in providers:
         gathered = provider.gather(text)
         degraded += gathered.degraded
@@ -240,7 +256,7 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         content = sum(1 for t in query if not t.isdigit())
         _drop_uncovered(found, coverage, content > 0 and _unknown(query, index) >= MOSTLY_UNKNOWN * content)
     matches, total = _ranked(index, ladder, found, limit)
-    unresolved = _unresolved(text, ladder, index, phrase, matches)
+    unresolved = _unresolved(text, index, phrase, matches, {m.name for m in mentions})
     tier = matches[0].tier if matches else UNRESOLVED
     return Resolution(text, tier, tuple(matches), total, unresolved, tuple(dict.fromkeys(degraded)))
 
@@ -254,11 +270,11 @@ def _one_name(text: str) -> bool:
     return len(text.strip("`'\" .,;:!?").split()) == 1
 
 
-def _by_names(ladder: PhraseIndex, text: str, phrase: bool) -> list[tuple[str, str, Evidence]]:
+def _by_names(ladder: PhraseIndex, text: str, phrase: bool, mentions: list[Mention]) -> list[tuple[str, str, Evidence]]:
     """(symbol, tier, evidence) for the code names the text writes, the whole phrase when it is one, and
     the runs of two or three words of a task that fold onto one name."""
     out: list[tuple[str, str, Evidence]] = []
-    for m in code_mentions(ladder, text):
+    for m in mentions:
         out += _named(m.tier, m.symbols, f"named verbatim: `{m.name}`" if m.tier == EXACT
                       else f"`{m.name}`: {m.how}")
     if phrase and not _one_name(text):
@@ -359,7 +375,7 @@ def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> li
     rarity = dict(zip(ids, index.idf(np.array(ids)).tolist(), strict=True))
     # words no symbol has are as rare as a word can be
     total_rarity = sum(rarity.values()) + _unknown(query, index) * math.log1p(len(index) + 0.5)
-    names = {i: t for t, i in index.vocabulary.items() if i in known}
+    names = index.terms
     alias = {a: t for t, a in _abbreviations().items() if t in query}
     fields = index.fields_for(ids, set(kept.tolist()))
     out = []
@@ -415,8 +431,11 @@ def _by_graph(db: Database, index: SymbolTerms, found: dict[str, _Candidate], ca
                 continue
             if seed not in strong and seed not in best:
                 continue
-            weight = GRAPH_SCORE * (1.0 if seed in strong else 0.5)
-            candidate(other).add(Evidence("graph", _collaboration(relation, direction, seed), weight))
+            # (a symbol many matches call, `__init__`, is no more about the text than one they call once)
+            lent = sum(e.weight for e in candidate(other).why if e.kind == "graph")
+            weight = min(GRAPH_SCORE * (1.0 if seed in strong else 0.5), GRAPH_SCORE - lent)
+            if weight > 0:
+                candidate(other).add(Evidence("graph", _collaboration(relation, direction, seed), weight))
 
 
 def _collaboration(relation: str, direction: str, seed: str) -> str:
@@ -460,20 +479,21 @@ def _where(index: SymbolTerms, ladder: PhraseIndex, fqn: str, position: int) -> 
     return (entry.kind, entry.path, 0) if entry is not None else ("", "", 0)
 
 
-def _unresolved(text: str, ladder: PhraseIndex, index: SymbolTerms, phrase: bool,
-                matches: list[IntentMatch]) -> tuple[str, ...]:
+def _unresolved(text: str, index: SymbolTerms, phrase: bool, matches: list[IntentMatch],
+                named: set[str]) -> tuple[str, ...]:
     """The phrase itself when nothing matched it; in a task, its code names that name nothing and the
     acronyms no symbol's words hold, each with the unknown words before it ("counterparty SLA")."""
     if phrase and not matches:
         return (text,)
     kept: list[str] = []
-    named = {m.name for m in code_mentions(ladder, text)}
     for _, _, name in code_names(text):
-        if name not in named and not _ACRONYM.fullmatch(name) and not all(
-                stem(w) in index.vocabulary for w in words(name)):
+        said = [w for w in words(name) if w not in STOPWORDS]  # (`True`, `ON` name nothing to keep)
+        if name not in named and not _ACRONYM.fullmatch(name) and said and not all(
+                stem(w) in index.vocabulary for w in said):
             kept.append(name)
     for m in _ACRONYM.finditer(text):
-        if stem(m.group().lower().rstrip("s")) in index.vocabulary or m.group() in named:
+        acronym = m.group().lower().rstrip("s")
+        if acronym in STOPWORDS or stem(acronym) in index.vocabulary or m.group() in named:
             continue
         before = _WORD.findall(text[max(0, m.start() - 40):m.start()])
         run = [m.group()]
