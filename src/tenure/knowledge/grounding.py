@@ -27,7 +27,7 @@ def flat(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def names(text: str, name: str) -> bool:
+def names_it(text: str, name: str) -> bool:
     """Whether `text` names `name`: written as it is (code marks aside, case and spacing ignored), or a
     decision or ticket by another spelling (ADR-1 for ADR-0001)."""
     phrase = flat(clean(name))
@@ -49,10 +49,15 @@ def supports(text: str, claim: str, about: list[str]) -> bool:
     return len(said & words_of(text)) * SUPPORT_SHARE >= len(said)
 
 
+def bears_out(text: str, names: list[str], claim: str) -> bool:
+    """Whether `text` names every one of `names` and supports `claim` about them."""
+    return all(names_it(text, name) for name in names) and supports(text, claim, names)
+
+
 def passage(text: str, name: str) -> str | None:
     """The first sentence of `text` that names `name`, verbatim (whitespace collapsed); None when no
     sentence does."""
-    return next((s for s in sentences(text) if names(s, name)), None)
+    return next((s for s in sentences(text) if names_it(s, name)), None)
 
 
 def verbatim(quote: str, text: str) -> bool:
