@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-
 # 20 MB written every 50 ms, up to 300 MB (a test's bound is far below), then held
 GROW = ("import time\nheld = []\nwhile len(held) < 15:\n    held.append(b'x' * (20 << 20))\n    time.sleep(0.05)\n"
         "time.sleep(600)\n")

@@ -191,8 +191,8 @@ def build(
     if report["model"]:
         m = report["model"]
         console.print(f"model {m['model']}: {counted(m['calls'], 'call')} ({m['cached']} answered from the cache), "
-                      f"{counted(m['prompt_tokens'] + m['completion_tokens'], 'token')}")
-        console.print(escape(report["coverage"]["text"]))
+                      f"{counted(m['prompt_tokens'] + m['completion_tokens'], 'token')}", emoji=False)
+        console.print(escape(report["coverage"]["text"]), emoji=False)  # ("openai:m:" is no emoji)
         extraction = steps.get("extraction", {})
         if extraction.get("capped") or extraction.get("unsupported"):
             console.print(f"model claims left out: {extraction['capped']} past the caps of one answer, "

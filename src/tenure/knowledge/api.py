@@ -145,7 +145,8 @@ class Knowledge:
         new_chunks = [c for d in changed if not d.thin_reason
                       for c in chunk_sections(list(d.sections), config.chunk_size, config.chunk_overlap)
                       if digest(c.text) not in known_chunks]
-        pending = self.db.rows("SELECT tokens, text FROM knowledge_chunks WHERE model_state IS NULL")
+        pending = self.db.rows("SELECT tokens, text FROM knowledge_chunks WHERE model_state IS NULL"
+                               " OR model_state = 'failed'")  # (a failed unit is read again)
         listed = {d.key for d in found.documents}
         removed = [k for k, origin in self.db.rows("SELECT key, origin FROM knowledge_documents")
                    if origin in found.complete and k not in listed]

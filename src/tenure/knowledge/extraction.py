@@ -186,7 +186,7 @@ def _grounded(item: dict[str, Any], batch: list[Unit], names: list[str], descrip
     for chunk_id in _units(item, batch):
         unit = by_id[chunk_id]
         text = f"{unit.label}\n{unit.text}"
-        if all(grounding.names(text, name) for name in names) and grounding.supports(text, description, names):
+        if grounding.bears_out(text, names, description):
             out.append(chunk_id)
     return out
 

@@ -332,3 +332,32 @@ def m007_links_code_citations(db: Database) -> None:
     # the short names of the symbols, each with a digest of its full names, as the chunks were last read
     # for bare code names (knowledge.names): a chunk is read again when a name it has changed
     db.execute("CREATE TABLE knowledge_code_names (name TEXT PRIMARY KEY, digest TEXT NOT NULL)")
+
+
+@migrations
+def m007_bounds_ground_model_claims(db: Database) -> None:
+    # a model's mention or link is now kept only where its text unit names it and bears its description
+    # out (knowledge.grounding): what a store holds from before is checked once; the entities it named are
+    # merged again by the next build, their model relationships rebuilt from the links that remain
+    from tenure.knowledge.grounding import bears_out
+
+    texts = {chunk: f"{ref} {title} {section}\n{text}" for chunk, text, section, ref, title in db.rows(
+        "SELECT c.id, c.text, c.section, d.ref, d.title FROM knowledge_chunks c"
+        " JOIN knowledge_documents d ON d.id = c.document_id WHERE c.model_state = 'done'")}
+    names = {(chunk, entity): name for chunk, entity, name in db.rows(
+        "SELECT chunk_id, entity, name FROM knowledge_mentions WHERE mode = 'model'")}
+    mentions = [(chunk, entity) for chunk, entity, description in db.rows(
+        "SELECT chunk_id, entity, description FROM knowledge_mentions WHERE mode = 'model'")
+        if not bears_out(texts.get(chunk, ""), [names[chunk, entity]], description)]
+    links = [(chunk, source, target) for chunk, source, target, description in db.rows(
+        "SELECT chunk_id, source, target, description FROM knowledge_links WHERE mode = 'model'")
+        if not bears_out(texts.get(chunk, ""), [names.get((chunk, source), source), names.get((chunk, target), target)],
+                         description)]
+    db.executemany("DELETE FROM knowledge_mentions WHERE chunk_id = ? AND entity = ? AND mode = 'model'", mentions)
+    db.executemany("DELETE FROM knowledge_links WHERE chunk_id = ? AND source = ? AND target = ? AND mode = 'model'",
+                   links)
+    keys = {entity for _, entity in mentions} | {key for _, source, target in links for key in (source, target)}
+    mark_dirty(db, keys)
+    for part in chunked(sorted(keys)):
+        db.execute(f"DELETE FROM knowledge_relationships WHERE mode = 'model' AND (source IN ({marks(part)})"
+                   f" OR target IN ({marks(part)}))", tuple(part) * 2)

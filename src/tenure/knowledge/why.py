@@ -271,13 +271,12 @@ def _quote(text: str, label: str, name: str, description: str, mode: str) -> str
     (offline: the sentence), else the sentence naming the phrase, else (a document about the entity,
     naming it only in its title) the text's first sentence. None for a model's claim the text does not
     name or bear out: a model's words are never shown as a document's."""
-    if mode == "model" and not (grounding.names(f"{label}\n{text}", name)
-                                and grounding.supports(f"{label}\n{text}", description, [name])):
+    if mode == "model" and not grounding.bears_out(f"{label}\n{text}", [name], description):
         return None
     if grounding.verbatim(description, f"{label}\n{text}"):
         return description
     found = grounding.passage(text, name)
-    if found is None and grounding.names(label, name):
+    if found is None and grounding.names_it(label, name):
         found = next(iter(sentences(text)), None)
     return found
 

@@ -2,7 +2,7 @@
 
 ```toml
 [lsp]
-max_memory_mb = 1536   # a server whose processes together hold more is ended (and restarted, then given up)
+max_memory_mb = 3072   # a server whose processes together hold more is ended (Django 5.1 peaks at 2.9 GB)
 max_minutes = 20       # a run stops here; the next `tenure index` schedules the rest
 max_file_kb = 512      # larger files (generated code) are not asked about, and the run says so
 ```
@@ -24,7 +24,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 @dataclass(frozen=True)
 class Bounds:
-    max_memory_mb: int = 1536
+    max_memory_mb: int = 3072
     max_minutes: float = 20.0
     max_file_kb: int = 512
 
