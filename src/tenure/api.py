@@ -206,7 +206,7 @@ class Tenure:
         what followed this process's random string-hash seed (`tenure.entry`)."""
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.memories import drift
-        from tenure.namespace.symbol_terms import prepare as prepare_words
+        from tenure.namespace.intent import prepare as prepare_resolve
         from tenure.structural import walk
         from tenure.structural.sources import run_after_index
 
@@ -221,7 +221,7 @@ class Tenure:
                 self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
             self.embedding_report = self.schedule_embedding()
-            prepare_words(self.db, self.root)  # (the words `resolve` reads: a query reads no code)
+            prepare_resolve(self.db, self.root)  # (what `resolve` reads: a query reads no code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack

@@ -22,6 +22,7 @@ Evidence, each weighed for what it is worth:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import threading
@@ -31,14 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import msgspec
 import numpy as np
 
 from tenure.namespace.mentions import code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
 from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, symbol_terms
-from tenure.namespace.symbols import naming_state, neighbours
+from tenure.namespace.symbols import collaborations, edges_of, index_state, naming_state
 from tenure.namespace.terms import STOPWORDS, stem, words
 from tenure.refusal import Refusal
+from tenure.state import state_dir
 from tenure.storage import Database
 
 KINDS = ("name", "signature", "doc", "code", "path", "knowledge", "memory", "embedding", "graph", "history")
@@ -50,8 +53,12 @@ CUT = 0.3  # a weak match scoring under this share of the best weak score is lef
 TESTS_FACTOR = 0.5  # a test matched by words: prose about the code means the code
 SHORT_WORDS = 8  # a text of at most this many words, on one line, is a phrase (else a task text)
 COVERAGE = 0.5  # a phrase's weak match must hold this share of its words' rarity (idf)
-SEEDS = 5  # the best matches whose collaborators the graph is asked for
+SEEDS = 5  # the symbols named exactly or strongly whose collaborators the graph is asked for
+HUB = 60  # a symbol with more edges than this lends nothing to its neighbours
+GRAPH_CANDIDATES = 60  # the best matches among which collaborations are looked for
+COLLABORATIONS = ("calls", "instantiates", "inherits", "references", "overrides")
 NGRAM = (2, 3)
+PHRASES_CACHE = "intent-phrases.msgpack"
 _FIELD_KIND = {"name": "name", "signature": "signature", "doc": "doc", "code": "code", "place": "path"}
 _FIELD_WORDS = {"name": "its name has", "signature": "its signature has", "doc": "its docstring or comments speak of",
                 "code": "its code uses", "place": "its file or class is named with"}
@@ -136,19 +143,52 @@ class _Candidate:
             self.tier = tier
 
 
-_phrases: dict[str, tuple[str, PhraseIndex]] = {}
+_phrases: dict[str, tuple[str, str, PhraseIndex]] = {}  # root -> index state, naming state, the ladder
 _phrases_lock = threading.Lock()
 
 
 def phrase_index(db: Database, root: Path) -> PhraseIndex:
-    """The ladder's index, made again only when the symbols are named differently."""
-    state = naming_state(db)
+    """The ladder's index, made again only when the symbols are named differently (asked only when the
+    index changed: the digest of the names reads every symbol)."""
+    state = index_state(db)
     key = str(root.resolve())
     with _phrases_lock:
         kept = _phrases.get(key)
-        if kept is None or kept[0] != state:
-            kept = _phrases[key] = (state, PhraseIndex.of(db))
-        return kept[1]
+        if kept is not None and kept[0] == state:
+            return kept[2]
+        stored = _stored_phrases(root)
+        if stored is not None and stored[0] == state:
+            _phrases[key] = stored
+            return stored[2]
+        naming = naming_state(db)
+        if kept is None and stored is not None and stored[1] == naming:
+            kept = stored
+        ladder = kept[2] if kept is not None and kept[1] == naming else PhraseIndex.of(db)
+        _phrases[key] = (state, naming, ladder)
+        _store_phrases(root, _phrases[key])
+        return ladder
+
+
+def prepare(db: Database, root: Path) -> None:
+    """What `tenure index` calls, so that no query reads the symbols or the code: the ladder's index and
+    the words of every symbol, made for the index's state and kept in the state directory."""
+    symbol_terms(db, root)
+    phrase_index(db, root)
+
+
+def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
+    try:
+        head, _, body = (state_dir(root) / PHRASES_CACHE).read_bytes().partition(b"\n\n")
+        state, naming = head.decode().split("\n")
+        return state, naming, PhraseIndex.load(body)
+    except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _store_phrases(root: Path, kept: tuple[str, str, PhraseIndex]) -> None:
+    if state_dir(root).is_dir():
+        with contextlib.suppress(OSError):  # (a read-only state directory: the next process builds it again)
+            (state_dir(root) / PHRASES_CACHE).write_bytes(f"{kept[0]}\n{kept[1]}\n\n".encode() + kept[2].dump())
 
 
 def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
@@ -311,22 +351,27 @@ def _drop_uncovered(found: dict[str, _Candidate], coverage: dict[int, float]) ->
 
 # the graph ---------------------------------------------------------------------------------------------
 def _by_graph(db: Database, index: SymbolTerms, found: dict[str, _Candidate], candidate) -> None:
-    """A symbol named exactly or strongly lends weight to what it calls and what calls it; the best
-    matches lend it to each other when they are collaborators (a concept's symbols)."""
+    """A symbol named exactly or strongly lends weight to what it calls and what calls it (unless it is a
+    hub: then its callers say nothing); the best matches lend it to each other when they collaborate (a
+    concept's symbols)."""
     named = [f for f, c in found.items() if c.tier in (EXACT, STRONG)]
-    best = sorted(found, key=lambda f: -found[f].score)[:SEEDS]
-    seeds = list(dict.fromkeys(named + best))
-    if not seeds:
-        return
-    for seed, edges in neighbours(db, seeds).items():
-        strong = found[seed].tier in (EXACT, STRONG)
-        for edge in edges:
-            relation, direction, other = _edge(edge)
-            if other == seed or relation not in ("calls", "instantiates", "inherits", "references", "overrides"):
+    edges: set[tuple[str, str, str]] = set()
+    for seed in named[:SEEDS]:
+        around = edges_of(db, seed, HUB + 1)
+        if len(around) <= HUB:
+            edges.update(around)
+    best = sorted(found, key=lambda f: -found[f].score)[:GRAPH_CANDIDATES]
+    edges.update(collaborations(db, best))
+    strong = set(named)
+    for src, dst, relation in sorted(edges):
+        if src == dst or relation not in COLLABORATIONS:
+            continue
+        for seed, other, direction in ((src, dst, ">"), (dst, src, "<")):
+            if seed not in found or (other not in found and not (seed in strong and other in index.position)):
                 continue
-            if other not in found and not (strong and other in index.position):
+            if seed not in strong and seed not in best:
                 continue
-            weight = GRAPH_SCORE * (1.0 if strong else 0.5)
+            weight = GRAPH_SCORE * (1.0 if seed in strong else 0.5)
             candidate(other).add(Evidence("graph", _collaboration(relation, direction, seed), weight))
 
 
@@ -339,14 +384,6 @@ def _collaboration(relation: str, direction: str, seed: str) -> str:
     if relation == "inherits":
         return f"a base of `{_short(seed)}`" if direction == ">" else f"inherits from `{_short(seed)}`"
     return f"{relation.rstrip('s')} edge with `{_short(seed)}`"
-
-
-def _edge(edge: str) -> tuple[str, str, str]:
-    for direction in (">", "<"):
-        relation, sep, other = edge.partition(direction)
-        if sep and "." not in relation:
-            return relation, direction, other
-    return "", "", ""
 
 
 def _short(fqn: str) -> str:

@@ -30,6 +30,7 @@ class ElementEmbeddings:
         self.vectors = vectors
         self._kept: tuple[str, float, list[str], np.ndarray, int, int] | None = None
         self._lock = threading.Lock()
+        self._works: bool | None = None
 
     def _matrix(self) -> tuple[list[str], np.ndarray, int, int]:
         """The elements with a vector of their current code, their vectors as rows, how many have none,
@@ -50,17 +51,23 @@ class ElementEmbeddings:
             return kept[2], kept[3], kept[4], kept[5]
 
     def gather(self, text: str) -> Gathered:
-        query = self.vectors.embed([text])
-        if query is None:
+        elements, matrix, missing, total = self._matrix()
+        query = self.vectors.embed([text]) if elements else None  # (no element to compare: no model run)
+        if query is None and not self._model_works():
             return Gathered(degraded=("no embedding model: the meaning of the code was not read (names and words "
                                       "only)",))
-        elements, matrix, missing, total = self._matrix()
         degraded = (f"the meaning of {missing} of {total} code elements is not read yet (`tenure backfill` "
                     "embeds them)",) if missing else ()
-        if not elements:
+        if query is None:
             return Gathered(degraded=degraded)
         cosines = matrix @ query[0]
         found = tuple(Found(e, Evidence("embedding", f"its code means something close to the text (cosine "
                                         f"{c:.2f})", WEIGHT * (c - SEMANTIC_MIN)))
                       for e, c in zip(elements, cosines.tolist(), strict=True) if c >= SEMANTIC_MIN)
         return Gathered(found, degraded)
+
+    def _model_works(self) -> bool:
+        """Whether the provider embeds at all (asked once: a model does not come and go)."""
+        if self._works is None:
+            self._works = self.vectors.embed(["code"]) is not None
+        return self._works

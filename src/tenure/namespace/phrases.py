@@ -20,6 +20,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tenure.namespace.symbols import Symbol, every_symbol
 from tenure.storage import Database
 from tenure.structural.naming import has_suffix
@@ -102,6 +104,8 @@ class _Entry:
     bases: tuple[str, ...] = ()
     module: str = ""
     nested: bool = False  # defined inside a function (a closure, a local class): prose never means it by a word
+    name: str = ""
+    folded: str = ""  # its name, `normalised`
 
 
 @dataclass
@@ -127,10 +131,10 @@ class PhraseIndex:
             parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
             nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests(s.path), s.bases,
-                           s.module or "", nested)
+                           s.module or "", nested, s.name, normalised(s.name))
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
-            index.by_normalised[normalised(s.name)].append(entry)
+            index.by_normalised[entry.folded].append(entry)
             for word in words_of(s.name):
                 index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
@@ -139,6 +143,24 @@ class PhraseIndex:
 
     def __bool__(self) -> bool:
         return bool(self.fqns)
+
+    def dump(self) -> bytes:
+        """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
+        entries = list(self.fqns.values())
+        position = {e.fqn: i for i, e in enumerate(entries)}
+        return _CODEC_OUT.encode((entries, {w: sorted(position[f] for f in fqns) for w, fqns in self.by_word.items()},
+                                  self.modules_by_path))
+
+    @classmethod
+    def load(cls, data: bytes) -> PhraseIndex:
+        entries, by_word, modules_by_path = _CODEC_IN.decode(data)
+        index = cls(modules_by_path=modules_by_path)
+        for entry in entries:
+            index.fqns[entry.fqn] = entry
+            index.by_name[entry.name].append(entry)
+            index.by_normalised[entry.folded].append(entry)
+        index.by_word.update((w, {entries[i].fqn for i in at}) for w, at in by_word.items())
+        return index
 
     def resolve(self, phrase: str) -> PhraseMatch:
         text = clean(phrase)
@@ -282,7 +304,6 @@ class PhraseIndex:
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
-
     def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
         """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
         whose name is the rest (its role word, `Service`, left out), the aspect noun ("policy") aside.
@@ -307,6 +328,10 @@ class PhraseIndex:
         aspect = f" ({', '.join(sorted(words & _ASPECT))}: what of it)" if words & _ASPECT else ""
         return PhraseMatch(phrase, STRONG, (fqn,), f"{name} of {owner.rpartition('.')[2]}, the words of both names"
                            + aspect, 1)
+
+
+_CODEC_OUT = msgspec.msgpack.Encoder()
+_CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
 
 
 def _set(phrase: str, fqns: list[str], why: str) -> PhraseMatch:

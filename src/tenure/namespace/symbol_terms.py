@@ -9,7 +9,7 @@ Fields, each weighed for what it says about the symbol:
 A symbol's own lines are its span without the spans of the symbols defined in it (a class's methods are
 theirs), but with those of closures and locals, which prose never names (`namespace.phrases`).
 
-Built after an index (`prepare`) and kept in the state directory: the words of each file by its content
+Built after an index (`intent.prepare`) and kept in the state directory: the words of each file by its content
 hash (an edit re-reads only its files), and the inverted index the query reads (term -> symbols, a
 weight per pair), loaded in milliseconds by the first call of a new process. A weight is binary term
 frequency with BM25's length normalisation per field.
@@ -115,12 +115,6 @@ def symbol_terms(db: Database, root: Path) -> SymbolTerms:
         loaded = _load(root, state) or _made(db, root, state)
         _cache[key] = loaded
         return loaded
-
-
-def prepare(db: Database, root: Path) -> SymbolTerms:
-    """What `tenure index` calls, so that a query reads no code: the index as `symbol_terms` gives it,
-    made and kept now when the index changed since it was last made."""
-    return symbol_terms(db, root)
 
 
 def _made(db: Database, root: Path, state: str) -> SymbolTerms:

@@ -12,6 +12,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     every_symbol(db)                   all of them, by path and line (the join's phrase index)
     fingerprints(db, fqns)             the digest of each name's code (drift, expiry)
     neighbours(db, fqns), callees(db, fqn)   the edges around symbols (rewiring, what a test calls)
+    collaborations(db, fqns), edges_of(db, fqn, limit)   edges among symbols; a few around one
     indexed_files(db)                  every file the index parsed: language, module, content hash
     module_of(db, path)                the module a file is part of
     module_files(db, modules)          the files of each of these modules that exists
@@ -35,9 +36,9 @@ from tenure.structural import graph
 from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
-__all__ = ["IndexedFile", "Symbol", "callees", "definitions", "every_symbol", "fingerprints", "index_state",
-           "indexed_files", "module_files", "module_of", "modules_like", "naming_state", "neighbours", "supertypes",
-           "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
+__all__ = ["IndexedFile", "Symbol", "callees", "collaborations", "definitions", "edges_of", "every_symbol",
+           "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like", "naming_state",
+           "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,17 @@ def neighbours(db: Database, fqns: Iterable[str]) -> dict[str, set[str]]:
         if dst in found:
             found[dst].add(f"{relation}<{src}")
     return found
+
+
+def collaborations(db: Database, fqns: Iterable[str]) -> list[tuple[str, str, str]]:
+    """(src, dst, relation) of the tree-sitter edges between two of these symbols."""
+    return _structure(db).edges_among(sorted(set(fqns)))
+
+
+def edges_of(db: Database, fqn: str, limit: int) -> list[tuple[str, str, str]]:
+    """(src, dst, relation) of at most `limit` tree-sitter edges from or to `fqn`: a symbol with more
+    is a hub (`QuerySet.filter`), whose every caller says nothing about a task."""
+    return _structure(db).edges_of(fqn, limit)
 
 
 def callees(db: Database, fqn: str) -> list[str]:

@@ -452,6 +452,21 @@ class StructuralStore:
             " AND dst_fqn IS NOT NULL UNION SELECT src_fqn, dst_fqn, relation FROM edges"
             f" WHERE dst_fqn IN {self.db.each}", (marks, marks))
 
+    def edges_among(self, fqns: list[str]) -> list[tuple[str, str, str]]:
+        """(src, dst, relation) of the tree-sitter edges with both ends in `fqns`."""
+        marks = self.db.many(fqns)
+        return self.db.rows(f"SELECT src_fqn, dst_fqn, relation FROM edges WHERE src_fqn IN {self.db.each}"
+                            f" AND dst_fqn IN {self.db.each}", (marks, marks))
+
+    def edges_of(self, fqn: str, limit: int) -> list[tuple[str, str, str]]:
+        """(src, dst, relation) of at most `limit` tree-sitter edges to `fqn`, and as many from it (targets
+        known; found through its file's edges: no index goes by source)."""
+        into = self.db.rows("SELECT src_fqn, dst_fqn, relation FROM edges WHERE dst_fqn = ? LIMIT ?", (fqn, limit))
+        out = self.db.rows("SELECT e.src_fqn, e.dst_fqn, e.relation FROM edges e WHERE e.file_id IN"
+                           " (SELECT file_id FROM symbols WHERE fqn = ?) AND e.src_fqn = ? AND e.dst_fqn IS NOT NULL"
+                           " LIMIT ?", (fqn, fqn, limit))
+        return list(dict.fromkeys(into + out))
+
     def save_facts(self, file_id: int, facts: FileFacts) -> None:
         blob = encode_facts(facts)
         self.db.execute(
