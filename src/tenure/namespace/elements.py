@@ -51,6 +51,13 @@ def display(element: str) -> str:
     return element if kind == PROJECT else element.partition(":")[2]
 
 
+def displayed(elements: list[str]) -> list[str]:
+    """Each element's `display` name, or its full one where two of them would read the same
+    (`Leased: url_for, url_for` named two different functions)."""
+    names = [display(e) for e in elements]
+    return [e if names.count(n) > 1 else n for e, n in zip(elements, names, strict=True)]
+
+
 def resolve(db: Database, root: Path, text: str) -> str:
     """The canonical element id for what a person or agent typed; a clear error when it names
     nothing or several things."""
