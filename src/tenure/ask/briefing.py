@@ -34,6 +34,7 @@ def brief(stores: gather.Stores, task: str | None, session: str | None = None, l
         ("Past attempts that failed", _lines([i for i in before.items if i.kind == "failed attempt"])),
         # (the promoted ones are among the house rules already)
         ("Candidate rules for their files", _lines([i for i in rules.items if i.tier == "candidate"])),
+        ("Not read for this briefing", [f"- {note}" for note in dict.fromkeys([*resolution["degraded"], *notes])]),
     ]
     result = stores.memories.brief(task, session, limit, scope=scope, sections=sections)
     result["resolution"] = {k: resolution[k] for k in ("tier", "total", "unresolved", "degraded")}
