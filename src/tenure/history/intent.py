@@ -24,9 +24,9 @@ from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
 COMMITS = 12  # the most similar commits that vote
-MIN_SHARE = 0.25  # a commit scoring under this share of the best one does not vote
+MIN_SHARE = 0.35  # a commit holding less of the text's words' rarity does not vote
 MAX_SYMBOLS = 40  # a commit touching more (a sweeping refactor) says nothing about one of them
-WEIGHT = 0.8  # the best-voted symbol's evidence weight
+WEIGHT = 0.8  # the evidence weight of a symbol voted for by one commit as like the text as can be
 K1, B = 1.2, 0.75
 SHOWN = 3  # commits quoted in a symbol's evidence
 
@@ -60,26 +60,22 @@ class _Messages:
         self.touched = {i: _innermost(fqns) for i, fqns in touched.items()}
 
     def similar(self, text: str) -> list[tuple[int, float]]:
-        """(commit position, score) of the commits whose messages are most like the text."""
+        """(commit position, similarity) of the commits whose messages are most like the text: the share
+        of the text's words' rarity (idf) a message holds, a long message diluted; at least `MIN_SHARE`."""
         asked = [t for t in terms(text) if t in self.vocabulary]
         if not asked or not self.ids:
             return []
         scores = np.zeros(len(self.ids), dtype=np.float32)
         n = len(self.ids)
+        rarity = 0.0
         for t in asked:
             hits = self.postings[self.vocabulary[t]]
             idf = math.log1p((n - len(hits) + 0.5) / (len(hits) + 0.5))
+            rarity += idf
             scores[hits] += idf * self.norm[hits]
-        best = float(scores.max())
-        if best <= 0:
-            return []
+        scores /= rarity
         top = np.argsort(-scores, kind="stable")[:COMMITS]
-        out = []
-        for i in top.tolist():
-            if scores[i] < MIN_SHARE * best:
-                break
-            out.append((i, float(scores[i])))
-        return out
+        return [(i, float(scores[i])) for i in top.tolist() if scores[i] >= MIN_SHARE]
 
 
 def _innermost(fqns: set[str]) -> list[str]:
@@ -121,11 +117,10 @@ class HistoryEvidence:
                 cited[fqn].append(i)
         if not votes:
             return Gathered()
-        best = max(votes.values())
         found = []
         for fqn, vote in votes.items():
             quoted = "; ".join(f"{messages.sha[i][:7]} “{messages.subject[i][:70]}”"
                                for i in cited[fqn][:SHOWN])
             detail = f"changed by {counted(len(cited[fqn]), 'past commit')} whose message speaks like this: {quoted}"
-            found.append(Found(fqn, Evidence("history", detail, WEIGHT * vote / best)))
+            found.append(Found(fqn, Evidence("history", detail, WEIGHT * min(1.0, vote))))
         return Gathered(tuple(found))

@@ -26,9 +26,12 @@ import contextlib
 import math
 import re
 import threading
+import tomllib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
@@ -52,16 +55,19 @@ GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly
 CUT = 0.3  # a weak match scoring under this share of the best weak score is left out (but counted in `total`)
 TESTS_FACTOR = 0.5  # a test matched by words: prose about the code means the code
 SHORT_WORDS = 8  # a text of at most this many words, on one line, is a phrase (else a task text)
-COVERAGE = 0.5  # a phrase's weak match must hold this share of its words' rarity (idf)
+COVERAGE = 0.25  # a phrase's match by words must hold this share of its words' rarity (idf)
 SEEDS = 5  # the symbols named exactly or strongly whose collaborators the graph is asked for
 HUB = 60  # a symbol with more edges than this lends nothing to its neighbours
 GRAPH_CANDIDATES = 60  # the best matches among which collaborations are looked for
 COLLABORATIONS = ("calls", "instantiates", "inherits", "references", "overrides")
 NGRAM = (2, 3)
+ABBREVIATED = 0.7  # the weight of a word's other form (`env` for "environment") against the word's
+MOSTLY_UNKNOWN = 0.5  # a phrase with this share of words no symbol has is a constraint, not a symbol's words
 PHRASES_CACHE = "intent-phrases.msgpack"
 _FIELD_KIND = {"name": "name", "signature": "signature", "doc": "doc", "code": "code", "place": "path"}
 _FIELD_WORDS = {"name": "its name has", "signature": "its signature has", "doc": "its docstring or comments speak of",
                 "code": "its code uses", "place": "its file or class is named with"}
+_GUESSES = {*_FIELD_KIND.values(), "embedding", "graph", "history"}  # evidence from the code's words and shape
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -231,7 +237,8 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
                 candidate(fqn).add(item.evidence)
     _by_graph(db, index, found, candidate)
     if phrase and not whole_name:
-        _drop_uncovered(found, coverage)
+        content = sum(1 for t in query if not t.isdigit())
+        _drop_uncovered(found, coverage, content > 0 and _unknown(query, index) >= MOSTLY_UNKNOWN * content)
     matches, total = _ranked(index, ladder, found, limit)
     unresolved = _unresolved(text, ladder, index, phrase, matches)
     tier = matches[0].tier if matches else UNRESOLVED
@@ -305,9 +312,40 @@ def _query(text: str) -> tuple[Counter, dict[str, str]]:
     return counts, surface
 
 
+@cache
+def _abbreviations() -> dict[str, str]:
+    """term -> the term of its other form (`env` <-> `environment`), from abbreviations.toml."""
+    table = tomllib.loads(resources.files("tenure.namespace").joinpath("abbreviations.toml").read_text("utf-8"))
+    out = {}
+    for short, long in table["abbreviations"].items():
+        out[stem(short)], out[stem(long)] = stem(long), stem(short)
+    return out
+
+
+def _weights(query: Counter, index: SymbolTerms) -> dict[int, float]:
+    """term id -> the text's weight of it: 1 + log(uses); the other form of an abbreviation less."""
+    out: dict[int, float] = {}
+    other = _abbreviations()
+    for term, n in query.items():
+        weight = 1.0 + math.log(n)
+        if term in index.vocabulary:
+            out[index.vocabulary[term]] = max(weight, out.get(index.vocabulary[term], 0.0))
+        alias = other.get(term)
+        if alias in index.vocabulary and alias not in query:
+            out[index.vocabulary[alias]] = max(ABBREVIATED * weight, out.get(index.vocabulary[alias], 0.0))
+    return out
+
+
+def _unknown(query: Counter, index: SymbolTerms) -> int:
+    """The text's words no symbol has, in either form (a number, "#3168", is no word of the task)."""
+    other = _abbreviations()
+    return sum(1 for t in query if not t.isdigit() and t not in index.vocabulary
+               and other.get(t) not in index.vocabulary)
+
+
 def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> list[tuple[str, Evidence, float]]:
     """(symbol, evidence, share of the text's rarity it holds) for the best matches by words."""
-    known = {index.vocabulary[t]: 1.0 + math.log(n) for t, n in query.items() if t in index.vocabulary}
+    known = _weights(query, index)
     if not known:
         return []
     scores = index.score(known)
@@ -319,9 +357,10 @@ def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> li
     kept = kept[np.argsort(-scores[kept], kind="stable")][:200]
     ids = list(known)
     rarity = dict(zip(ids, index.idf(np.array(ids)).tolist(), strict=True))
-    unknown = len(query) - len(known)  # words no symbol has: as rare as a word can be
-    total_rarity = sum(rarity.values()) + unknown * math.log1p(len(index) + 0.5)
+    # words no symbol has are as rare as a word can be
+    total_rarity = sum(rarity.values()) + _unknown(query, index) * math.log1p(len(index) + 0.5)
     names = {i: t for t, i in index.vocabulary.items() if i in known}
+    alias = {a: t for t, a in _abbreviations().items() if t in query}
     fields = index.fields_for(ids, set(kept.tolist()))
     out = []
     for s in kept.tolist():
@@ -331,7 +370,8 @@ def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> li
             covered += rarity[t]
             for f in range(len(FIELDS)):
                 if bits >> f & 1:
-                    by_field.setdefault(f, []).append(surface.get(names[t], names[t]))
+                    by_field.setdefault(f, []).append(surface.get(names[t]) or surface.get(alias.get(names[t], ""))
+                                                      or names[t])
         detail = "; ".join(f"{_FIELD_WORDS[FIELDS[f]]} {', '.join(repr(w) for w in sorted(set(ws)))}"
                            for f, ws in sorted(by_field.items()))
         kind = _FIELD_KIND[FIELDS[min(by_field)]] if by_field else "code"
@@ -340,12 +380,16 @@ def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> li
     return out
 
 
-def _drop_uncovered(found: dict[str, _Candidate], coverage: dict[int, float]) -> None:
-    """A phrase's match by words alone must hold most of its rare words: "the counterparty SLA" is not
-    any symbol that mentions a party."""
+def _drop_uncovered(found: dict[str, _Candidate], coverage: dict[int, float], mostly_unknown: bool) -> None:
+    """A phrase's match by words alone must hold a fair share of its rare words ("the counterparty SLA" is
+    not any symbol that mentions a party); a phrase whose words are mostly in no symbol is a constraint:
+    only a name, or a store that knows the phrase (knowledge, memories), maps it onto symbols."""
     for fqn, c in list(found.items()):
-        only_words = all(e.kind in _FIELD_KIND.values() for e in c.why) and c.tier == WEAK
-        if only_words and coverage.get(c.position, 0.0) < COVERAGE:
+        if c.tier != WEAK:
+            continue
+        guessed = all(e.kind in _GUESSES for e in c.why)
+        only_words = all(e.kind in _FIELD_KIND.values() for e in c.why)
+        if (guessed and mostly_unknown) or (only_words and coverage.get(c.position, 0.0) < COVERAGE):
             del found[fqn]
 
 

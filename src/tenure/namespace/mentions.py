@@ -102,6 +102,11 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
     return out
 
 
+def _one_word(name: str) -> bool:
+    """A word in one case shape (`json`, `JSON`, `Session`): no `_`, dot or case change inside."""
+    return name.isalnum() and (name.islower() or name.isupper() or _TITLE.match(name) is not None)
+
+
 def _plain(name: str) -> bool:
     """A word and nothing else: no `_`, no dot, no case inside, no call."""
     return name.isalnum() and (name.islower() or _TITLE.match(name) is not None)
@@ -121,6 +126,9 @@ def _code_shaped(name: str, text: str, start: int) -> bool:
 def _named(index: PhraseIndex, name: str) -> PhraseMatch | None:
     """The ladder's answer for a name (not its words: `settlement_retry` is no mention of every symbol
     with those words), without the symbols a plain word cannot mean."""
+    bare = name.removesuffix("()")
+    if _one_word(bare) and not index.by_name.get(bare):
+        return None  # a word (`JSON`, `Session`) names a symbol by its very name, never with case folded
     match = index.resolve_name(name)
     if match is None or not match.symbols:
         return None
