@@ -17,7 +17,7 @@ _LADDER = ("exact", "strong", "weak")
 
 
 def brief(stores: gather.Stores, task: str | None, session: str | None = None, limit: int = 12) -> dict:
-    if not task:
+    if not task or not task.strip():  # (no task yet: the general briefing)
         return stores.memories.brief(None, session, limit)
     resolution = phrases.resolve(stores, task, limit=SCOPE)
     matches = sorted(resolution["matches"], key=lambda m: (_LADDER.index(m["tier"]) if m["tier"] in _LADDER else 3,
