@@ -36,7 +36,9 @@ def brief(stores: gather.Stores, task: str | None, session: str | None = None, l
         ("Candidate rules for their files", _lines([i for i in rules.items if i.tier == "candidate"])),
         ("Not read for this briefing", [f"- {note}" for note in dict.fromkeys([*resolution["degraded"], *notes])]),
     ]
-    result = stores.memories.brief(task, session, limit, scope=scope, sections=sections)
+    # a pitfall written on a method's class concerns the method too
+    result = stores.memories.brief(task, session, limit, scope=scope, sections=sections,
+                                   around=gather.enclosing(stores.db, [m["symbol"] for m in matches]))
     result["resolution"] = {k: resolution[k] for k in ("tier", "total", "unresolved", "degraded")}
     return result
 
