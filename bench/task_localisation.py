@@ -1,23 +1,26 @@
 """Task -> code localisation from real history: `Tenure.resolve` against a plain TF-IDF retriever.
 
-    python bench/task_localisation.py [--repo /work/repos/flask] [--work DIR] [--sample 150] [--seed 7]
-                                      [--max-truth 20] [--json-out FILE]
+    python bench/task_localisation.py [--repo /work/repos/flask] [--work DIR] [--truth DIR] [--sample 150]
+                                      [--snapshots 8] [--seed 7] [--max-truth 20] [--json-out FILE]
 
 Each informative commit of the repository (not a merge, not thin by `tenure.history.thin`, not a
 release or a version bump, at least six content words, a change to a Python file outside tests) is a
 task: its message (subject and body) is the task text, and the truth is the symbols its diff changed.
-A seeded sample of them is replayed oldest first, each on the tree of its PARENT:
 
-- a clone is checked out at the commit's parent and indexed by `Tenure.index` (incremental from the
-  previous step; the git history read is the parent's, so the commits that answer the task, the commit
-  itself and anything after it, are not in it); embeddings and the knowledge build are off (each step
-  would need minutes), so `resolve` runs with its names, words, graph and history evidence;
-- the truth is the commit's `git diff -U0 PARENT COMMIT`, its hunks' lines in the parent's files mapped
-  onto the parent's index (a symbol whose span holds a changed line, or both sides of an insertion;
-  the innermost of nested ones; a closure counts as the function around it), tests left out. So a name
-  the commit introduces cannot be the truth nor be found: the index has not seen it (no leakage), and a
-  task counts only when its truth is non-empty and at most `--max-truth` symbols (a sweep is no task);
-- both retrievers rank the same symbols (the index's symbols outside tests, closures folded into their
+- The truth: tenure's history store maps each commit's hunks onto the symbols of an index (span, carried
+  along the file's history, or hunk names; a change mapped only to a whole file, or to an ambiguous name,
+  is left out), the innermost of nested ones, tests left out. The index is the next group's snapshot when
+  it reaches the commit (its names are closest to the commit's), else a clone at HEAD (`--truth`).
+- The tasks, a seeded sample, oldest first, are cut into `--snapshots` groups; each group is answered on
+  a snapshot taken BEFORE all its commits (their parents' common ancestor, `git merge-base --octopus`),
+  checked out in a second clone and indexed there with its history (incremental from the previous
+  snapshot; embeddings and the knowledge build off: `resolve` runs with names, words, graph and history).
+- Leakage: the snapshot's index and history hold nothing of the task's commit or later ones (the script
+  checks that the history store reads exactly the commits the snapshot reaches), and the truth counts
+  only symbols that exist in the snapshot by full name: a name the commit introduced (or one added between
+  the snapshot and the commit) can be neither truth nor found. A task whose truth is then empty, or more
+  than `--max-truth` symbols (a sweep is no task), is skipped and counted.
+- Both retrievers rank the same symbols (the snapshot's symbols outside tests, closures folded into their
   function): `resolve` with its own ranking and cut (`limit` 10), TF-IDF over each symbol's source text
   (its full name's words and its span's lines; identifiers split and stemmed like tenure's terms, so the
   baseline reads the same words), cosine with sublinear tf and smoothed idf, the top 10.
@@ -59,7 +62,6 @@ MIN_WORDS = 6
 _NOT_A_TASK = re.compile(r"^(release|bump|version|prepare|start version|changelog|update changelog|merge|"
                          r"fix(ed)? typos?|typos?|pre-commit|\[pre-commit|docs?:|update (docs|readme|copyright))",
                          re.IGNORECASE)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
 @dataclass
@@ -112,40 +114,24 @@ def informative(repo: Path) -> list[Task]:
     return tasks
 
 
-def changed_lines(repo: Path, parent: str, sha: str) -> dict[str, list[tuple[int, int, bool]]]:
-    """path in the parent -> (first, last, whether lines were only inserted after `first`) of each hunk's
-    old side."""
-    found: dict[str, list[tuple[int, int, bool]]] = {}
-    path = None
-    for line in git(repo, "diff", "-U0", "--no-renames", parent, sha, "--", "*.py").splitlines():
-        if line.startswith("--- "):
-            path = line[6:] if line.startswith("--- a/") else None
-        elif line.startswith("@@") and path is not None:
-            m = _HUNK.match(line)
-            if m:
-                start, count = int(m.group(1)), int(m.group(2) or 1)
-                found.setdefault(path, []).append((start, start, True) if count == 0 else
-                                                  (start, start + count - 1, False))
-    return found
+def truths(t: Tenure, shas: list[str]) -> dict[str, set[str]]:
+    """sha -> the innermost symbols outside tests its diff changed, as the history store of `t` maps them
+    onto its index (the commits its HEAD does not reach are missing)."""
+    out = {}
+    for sha, commit in t.history.lookup(shas).items():
+        fqns = {s.fqn for s in commit.symbols if s.how not in ("file", "hunk-ambiguous") and not in_tests(s.path)}
+        out[sha] = {f for f in fqns if not any(o != f and o.startswith(f) and o[len(f)] in ".#:$/" for o in fqns)}
+    return out
 
 
-def truth_of(symbols_by_path: dict[str, list[Symbol]], candidates: set[str],
-             changes: dict[str, list[tuple[int, int, bool]]]) -> set[str]:
-    """The innermost candidate symbols the diff changed (a closure's change is its function's)."""
-    touched: set[str] = set()
-    for path, hunks in changes.items():
-        if in_tests(path):
-            continue
-        inside = [s for s in symbols_by_path.get(path, []) if s.fqn in candidates]
-        for first, last, insertion in hunks:
-            if insertion:  # between lines `first` and `first + 1`: the symbols holding both
-                meeting = [s for s in inside if s.start <= first and first + 1 <= s.end]
-            else:
-                meeting = [s for s in inside if s.start <= last and first <= s.end]
-            innermost = [s for s in meeting if not any(o is not s and s.start <= o.start and o.end <= s.end
-                                                       and (o.start, o.end) != (s.start, s.end) for o in meeting)]
-            touched.update(s.fqn for s in innermost)
-    return touched
+@dataclass
+class Answered:
+    task: Task
+    snapshot: str
+    candidates: set[str]
+    resolve: list[str]
+    tfidf: list[str]
+    tier: str
 
 
 class TfIdf:
@@ -202,7 +188,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=Path("/work/repos/flask"))
     parser.add_argument("--work", type=Path, default=CACHE_DIR / "localisation")
+    parser.add_argument("--truth", type=Path, help="a clone at HEAD, indexed with its history (default: made)")
     parser.add_argument("--sample", type=int, default=150)
+    parser.add_argument("--snapshots", type=int, default=8)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-truth", type=int, default=20)
     parser.add_argument("--json-out", type=Path)
@@ -211,57 +199,78 @@ def main() -> int:
 
     eligible = informative(args.repo)
     chosen = {t.sha for t in random.Random(args.seed).sample(eligible, min(args.sample, len(eligible)))}
-    tasks = [t for t in eligible if t.sha in chosen]  # oldest first: each index is an update of the last
-    work = args.work / args.repo.name
-    if not work.exists():
-        work.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "clone", "-q", str(args.repo), str(work)], check=True)
+    tasks = [t for t in eligible if t.sha in chosen]  # oldest first
     print(f"{len(eligible)} informative commits of {args.repo}; {len(tasks)} sampled (seed {args.seed})")
+    with Tenure.open(args.truth or clone(args.repo, args.work / "head"), discover=False) as head:
+        if not head.history.status()["commits"]:
+            head.index()
+        at_head = truths(head, [task.sha for task in tasks])
+    work = clone(args.repo, args.work / "snapshots")
 
     ours, baseline = Scores(), Scores()
     skipped: Counter = Counter()
     tiers: Counter = Counter()
     seconds: list[float] = []
     rows = []
+    truth_from: Counter = Counter()
     started = time.perf_counter()
-    with Tenure.open(work, discover=False) as t:
-        for n, task in enumerate(tasks, 1):
-            git(work, "checkout", "-q", "--force", "--detach", task.parent)
-            git(work, "clean", "-q", "-fdx", "-e", ".tenure")
-            t.index()
-            index = symbol_terms(t.db, t.root)
-            candidates = {f for f, test in zip(index.fqns, index.in_tests.tolist(), strict=True) if not test}
-            symbols = [s for s in every_symbol(t.db) if s.fqn in candidates]
-            by_path: dict[str, list[Symbol]] = {}
-            for s in symbols:
-                by_path.setdefault(s.path, []).append(s)
-            truth = truth_of(by_path, candidates, changed_lines(work, task.parent, task.sha))
-            if not truth:
-                skipped["its diff changed no symbol of the parent outside tests"] += 1
+    groups = [[tasks[i] for i in g] for g in np.array_split(np.arange(len(tasks)), args.snapshots) if len(g)]
+
+    def score(answered: list[Answered], truth: dict[str, set[str]], where: str) -> None:
+        for a in answered:
+            found = truth.get(a.task.sha)
+            truth_from[where if found is not None else "HEAD"] += 1
+            wanted = (found if found is not None else at_head.get(a.task.sha, set())) & a.candidates
+            if not wanted:
+                skipped["no symbol it changed exists in its snapshot (outside tests)"] += 1
                 continue
-            if len(truth) > args.max_truth:
+            if len(wanted) > args.max_truth:
                 skipped[f"a sweep: more than {args.max_truth} symbols changed"] += 1
                 continue
-            begin = time.perf_counter()
-            answer = t.resolve(task.message, LIMIT)
-            seconds.append(time.perf_counter() - begin)
-            ranked = [m.symbol for m in answer.matches if m.symbol in candidates]
-            tiers[answer.tier] += 1
-            unique = {s.fqn: s for s in symbols}
-            plain = TfIdf(t.root, list(unique.values())).rank(task.message, LIMIT)
-            ours.add(ranked, truth)
-            baseline.add(plain, truth)
-            rows.append({"sha": task.sha[:10], "truth": sorted(truth), "resolve": ranked, "tfidf": plain,
-                         "subject": task.message.splitlines()[0][:80]})
+            tiers[a.tier] += 1
+            ours.add(a.resolve, wanted)
+            baseline.add(a.tfidf, wanted)
+            rows.append({"sha": a.task.sha[:10], "snapshot": a.snapshot[:10], "truth": sorted(wanted),
+                         "resolve": a.resolve, "tfidf": a.tfidf, "subject": a.task.message.splitlines()[0][:80]})
             if args.verbose:
-                print(f"[{n}/{len(tasks)}] {task.sha[:7]} {task.message.splitlines()[0][:60]!r} truth={sorted(truth)}"
-                      f"\n    resolve {ranked[:5]}\n    tfidf   {plain[:5]}")
+                print(f"  {a.task.sha[:7]} {a.task.message.splitlines()[0][:60]!r} truth={sorted(wanted)}\n"
+                      f"    resolve {a.resolve[:5]}\n    tfidf   {a.tfidf[:5]}")
+
+    pending: list[Answered] = []
+    with Tenure.open(work, discover=False) as t:
+        for g, group in enumerate(groups, 1):
+            snapshot = git(work, "merge-base", "--octopus", *[task.parent for task in group]).strip()
+            git(work, "checkout", "-q", "--force", "--detach", snapshot)
+            git(work, "clean", "-q", "-fdx", "-e", ".tenure")
+            t.index()
+            reached = int(git(work, "rev-list", "--count", "HEAD").strip())
+            read = t.history.status()["commits"]  # (those HEAD reaches)
+            if read != reached:
+                raise SystemExit(f"leak check failed: the history store holds {read} commits, {snapshot[:10]} "
+                                 f"reaches {reached}")
+            # the previous group's commits, mapped onto this later snapshot (names closer to theirs than HEAD's)
+            score(pending, truths(t, [a.task.sha for a in pending]), "the next snapshot")
+            index = symbol_terms(t.db, t.root)
+            candidates = {f for f, test in zip(index.fqns, index.in_tests.tolist(), strict=True) if not test}
+            symbols = {s.fqn: s for s in every_symbol(t.db) if s.fqn in candidates}
+            tfidf = TfIdf(t.root, list(symbols.values()))
+            print(f"snapshot {g}/{len(groups)} {snapshot[:10]}: {reached} commits, {len(candidates)} symbols "
+                  f"outside tests, {len(group)} tasks")
+            pending = []
+            for task in group:
+                begin = time.perf_counter()
+                answer = t.resolve(task.message, LIMIT)
+                seconds.append(time.perf_counter() - begin)
+                pending.append(Answered(task, snapshot, candidates,
+                                        [m.symbol for m in answer.matches if m.symbol in candidates],
+                                        tfidf.rank(task.message, LIMIT), answer.tier))
+    score(pending, {}, "HEAD")
     elapsed = time.perf_counter() - started
     counted = len(ours.f1[KS[0]])
-    print(f"{counted} tasks scored in {elapsed:.0f} s; skipped: {dict(skipped) or 'none'}")
-    print("leakage guard: each task is resolved on the index of its parent commit (history read up to the "
-          "parent), the truth is mapped onto the parent's symbols: a name the commit introduces is neither "
-          "truth nor findable")
+    print(f"{counted} tasks scored in {elapsed:.0f} s; skipped: {dict(skipped) or 'none'}; truth mapped onto: "
+          f"{dict(truth_from)}")
+    print("leakage guard: every task is answered on a snapshot before its commit (history store checked: it "
+          "holds exactly the commits the snapshot reaches); truth counts only symbols the snapshot has")
     table = []
     for name, scores in (("resolve", ours), ("TF-IDF (baseline, same run)", baseline)):
         table.append([name] + [f"{scores.mean(scores.precision, k):.3f} / {scores.mean(scores.recall, k):.3f} / "
@@ -278,6 +287,13 @@ def main() -> int:
                                "resolve": {k: ours.mean(ours.f1, k) for k in KS},
                                "tfidf": {k: baseline.mean(baseline.f1, k) for k in KS}})
     return 0
+
+
+def clone(repo: Path, into: Path) -> Path:
+    if not into.exists():
+        into.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", str(repo), str(into)], check=True)
+    return into
 
 
 if __name__ == "__main__":

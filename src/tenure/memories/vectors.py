@@ -158,6 +158,9 @@ class ElementVectors:
     def embed(self, texts: list[str]) -> np.ndarray | None:
         return self.vectors.embed(texts) if self.vectors else None
 
+    def configured(self) -> bool:
+        return self.vectors is not None and self.vectors.provider is not None
+
     def stored(self) -> dict[str, tuple[str, np.ndarray]]:
         if self.vectors is None or self.vectors.provider is None:
             return {}

@@ -38,7 +38,7 @@ from typing import Protocol
 import msgspec
 import numpy as np
 
-from tenure.namespace.mentions import code_mentions, code_names
+from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
 from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, symbol_terms
 from tenure.namespace.symbols import collaborations, edges_of, index_state, naming_state
@@ -52,7 +52,7 @@ TIER_RANK = {EXACT: 0, STRONG: 1, WEAK: 2, UNRESOLVED: 3}
 NAME_SCORE = {EXACT: 4.0, STRONG: 3.0, WEAK: 1.0}  # a weak name (a set) shares this among its symbols
 WORDS_SCORE = 1.0  # the best match by words scores this; the others in proportion
 GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly
-CUT = 0.3  # a weak match scoring under this share of the best weak score is left out (but counted in `total`)
+CUT = 0.5  # a weak match scoring under this share of the best weak score is left out (and not in `total`)
 TESTS_FACTOR = 0.5  # a test matched by words: prose about the code means the code
 SHORT_WORDS = 8  # a text of at most this many words, on one line, is a phrase (else a task text)
 COVERAGE = 0.25  # a phrase's match by words must hold this share of its words' rarity (idf)
@@ -217,7 +217,8 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         return found[fqn]
 
     phrase = _is_phrase(text)
-    named = _by_names(ladder, text, phrase)
+    mentions = code_mentions(ladder, text)
+    named = _by_names(ladder, text, phrase, mentions)
     for fqn, tier, evidence in named:
         candidate(fqn).add(evidence, tier)
     whole_name = phrase and any(t in (EXACT, STRONG) for _, t, _ in named) and _one_name(text)
@@ -240,7 +241,7 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         content = sum(1 for t in query if not t.isdigit())
         _drop_uncovered(found, coverage, content > 0 and _unknown(query, index) >= MOSTLY_UNKNOWN * content)
     matches, total = _ranked(index, ladder, found, limit)
-    unresolved = _unresolved(text, ladder, index, phrase, matches)
+    unresolved = _unresolved(text, index, phrase, matches, {m.name for m in mentions})
     tier = matches[0].tier if matches else UNRESOLVED
     return Resolution(text, tier, tuple(matches), total, unresolved, tuple(dict.fromkeys(degraded)))
 
@@ -254,11 +255,11 @@ def _one_name(text: str) -> bool:
     return len(text.strip("`'\" .,;:!?").split()) == 1
 
 
-def _by_names(ladder: PhraseIndex, text: str, phrase: bool) -> list[tuple[str, str, Evidence]]:
+def _by_names(ladder: PhraseIndex, text: str, phrase: bool, mentions: list[Mention]) -> list[tuple[str, str, Evidence]]:
     """(symbol, tier, evidence) for the code names the text writes, the whole phrase when it is one, and
     the runs of two or three words of a task that fold onto one name."""
     out: list[tuple[str, str, Evidence]] = []
-    for m in code_mentions(ladder, text):
+    for m in mentions:
         out += _named(m.tier, m.symbols, f"named verbatim: `{m.name}`" if m.tier == EXACT
                       else f"`{m.name}`: {m.how}")
     if phrase and not _one_name(text):
@@ -359,7 +360,7 @@ def _by_words(index: SymbolTerms, query: Counter, surface: dict[str, str]) -> li
     rarity = dict(zip(ids, index.idf(np.array(ids)).tolist(), strict=True))
     # words no symbol has are as rare as a word can be
     total_rarity = sum(rarity.values()) + _unknown(query, index) * math.log1p(len(index) + 0.5)
-    names = {i: t for t, i in index.vocabulary.items() if i in known}
+    names = index.terms
     alias = {a: t for t, a in _abbreviations().items() if t in query}
     fields = index.fields_for(ids, set(kept.tolist()))
     out = []
@@ -460,20 +461,21 @@ def _where(index: SymbolTerms, ladder: PhraseIndex, fqn: str, position: int) -> 
     return (entry.kind, entry.path, 0) if entry is not None else ("", "", 0)
 
 
-def _unresolved(text: str, ladder: PhraseIndex, index: SymbolTerms, phrase: bool,
-                matches: list[IntentMatch]) -> tuple[str, ...]:
+def _unresolved(text: str, index: SymbolTerms, phrase: bool, matches: list[IntentMatch],
+                named: set[str]) -> tuple[str, ...]:
     """The phrase itself when nothing matched it; in a task, its code names that name nothing and the
     acronyms no symbol's words hold, each with the unknown words before it ("counterparty SLA")."""
     if phrase and not matches:
         return (text,)
     kept: list[str] = []
-    named = {m.name for m in code_mentions(ladder, text)}
     for _, _, name in code_names(text):
-        if name not in named and not _ACRONYM.fullmatch(name) and not all(
-                stem(w) in index.vocabulary for w in words(name)):
+        said = [w for w in words(name) if w not in STOPWORDS]  # (`True`, `ON` name nothing to keep)
+        if name not in named and not _ACRONYM.fullmatch(name) and said and not all(
+                stem(w) in index.vocabulary for w in said):
             kept.append(name)
     for m in _ACRONYM.finditer(text):
-        if stem(m.group().lower().rstrip("s")) in index.vocabulary or m.group() in named:
+        acronym = m.group().lower().rstrip("s")
+        if acronym in STOPWORDS or stem(acronym) in index.vocabulary or m.group() in named:
             continue
         before = _WORD.findall(text[max(0, m.start() - 40):m.start()])
         run = [m.group()]

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from tenure.namespace.intent import Evidence, Found, Gathered
-from tenure.namespace.selection import SEMANTIC_MIN, ElementVectors, candidates
+from tenure.namespace.selection import CANDIDATE_KINDS, SEMANTIC_MIN, ElementVectors, candidates
+from tenure.namespace.symbol_terms import symbol_terms
 from tenure.namespace.symbols import index_state
 from tenure.storage import Database
 
@@ -30,7 +31,6 @@ class ElementEmbeddings:
         self.vectors = vectors
         self._kept: tuple[str, float, list[str], np.ndarray, int, int] | None = None
         self._lock = threading.Lock()
-        self._works: bool | None = None
 
     def _matrix(self) -> tuple[list[str], np.ndarray, int, int]:
         """The elements with a vector of their current code, their vectors as rows, how many have none,
@@ -39,25 +39,31 @@ class ElementEmbeddings:
         with self._lock:
             kept = self._kept
             if kept is None or kept[0] != state or time.monotonic() - kept[1] > KEPT_S:
-                rows = candidates(self.db)
                 stored = self.vectors.stored()
-                current = [(r.element, stored[r.element][1]) for r in rows
-                           if r.element in stored and stored[r.element][0] == r.fingerprint
-                           and stored[r.element][1].size]
-                described = sum(1 for r in rows if r.element in stored and stored[r.element][0] == r.fingerprint)
+                if stored:
+                    rows = candidates(self.db)
+                    current = [(r.element, stored[r.element][1]) for r in rows
+                               if r.element in stored and stored[r.element][0] == r.fingerprint
+                               and stored[r.element][1].size]
+                    missing = sum(1 for r in rows if r.element not in stored
+                                  or stored[r.element][0] != r.fingerprint)
+                    total = len(rows)
+                else:  # (no vector at all: the elements are counted, not read)
+                    index = symbol_terms(self.db, self.root)
+                    current, total = [], sum(1 for kind in index.kinds if kind in CANDIDATE_KINDS)
+                    missing = total
                 matrix = np.stack([v for _, v in current]) if current else np.zeros((0, 1), dtype=np.float32)
-                kept = self._kept = (state, time.monotonic(), [e for e, _ in current], matrix,
-                                     len(rows) - described, len(rows))
+                kept = self._kept = (state, time.monotonic(), [e for e, _ in current], matrix, missing, total)
             return kept[2], kept[3], kept[4], kept[5]
 
     def gather(self, text: str) -> Gathered:
-        elements, matrix, missing, total = self._matrix()
-        query = self.vectors.embed([text]) if elements else None  # (no element to compare: no model run)
-        if query is None and not self._model_works():
+        if not self.vectors.configured():
             return Gathered(degraded=("no embedding model: the meaning of the code was not read (names and words "
                                       "only)",))
+        elements, matrix, missing, total = self._matrix()
         degraded = (f"the meaning of {missing} of {total} code elements is not read yet (`tenure backfill` "
                     "embeds them)",) if missing else ()
+        query = self.vectors.embed([text]) if elements else None  # (no element to compare: no model run)
         if query is None:
             return Gathered(degraded=degraded)
         cosines = matrix @ query[0]
@@ -65,9 +71,3 @@ class ElementEmbeddings:
                                         f"{c:.2f})", WEIGHT * (c - SEMANTIC_MIN)))
                       for e, c in zip(elements, cosines.tolist(), strict=True) if c >= SEMANTIC_MIN)
         return Gathered(found, degraded)
-
-    def _model_works(self) -> bool:
-        """Whether the provider embeds at all (asked once: a model does not come and go)."""
-        if self._works is None:
-            self._works = self.vectors.embed(["code"]) is not None
-        return self._works

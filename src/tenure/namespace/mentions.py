@@ -77,11 +77,11 @@ def code_names(text: str) -> list[tuple[int, int, str]]:
     or not (a name that names nothing is a constraint the caller may keep)."""
     masked = _URL.sub(lambda m: " " * len(m.group()), text)
     found: list[tuple[int, int, str]] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(masked) + 1)  # the characters of the names found so far
     for start, end, name, quoted in _tokens(masked):
-        if any(s <= start < e for s, e in taken) or not (quoted or _code_shaped(name, masked, start)):
+        if taken[start] or not (quoted or _code_shaped(name, masked, start)):
             continue
-        taken.append((start, end))
+        taken[start:end] = b"\x01" * (end - start)
         found.append((start, end, name))
     return sorted(found)
 

@@ -78,6 +78,9 @@ class ElementVectors(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray | None:
         """Unit vectors for `texts`; None when there is no working embedding provider."""
 
+    def configured(self) -> bool:
+        """Whether an embedding provider is configured (without loading or calling it)."""
+
     def stored(self) -> dict[str, tuple[str, np.ndarray]]:
         """element -> (fingerprint, vector) of the vectors kept for the current model."""
 

@@ -67,6 +67,7 @@ class SymbolTerms:
 
     def __post_init__(self) -> None:
         self.position = {f: i for i, f in enumerate(self.fqns)}
+        self.terms = sorted(self.vocabulary, key=self.vocabulary.__getitem__)  # term id -> term
 
     def __len__(self) -> int:
         return len(self.fqns)
@@ -90,10 +91,11 @@ class SymbolTerms:
     def fields_for(self, term_ids: list[int], symbols: set[int]) -> dict[int, list[tuple[int, int]]]:
         """symbol -> (term, fields bits) of these terms in these symbols: what a match is explained by."""
         found: dict[int, list[tuple[int, int]]] = {s: [] for s in symbols}
-        wanted = np.fromiter(symbols, dtype=np.int32, count=len(symbols))
+        wanted = np.zeros(len(self.fqns), dtype=bool)
+        wanted[list(symbols)] = True
         for t in term_ids:
             a, b = self.indptr[t], self.indptr[t + 1]
-            hit = np.isin(self.symbol_of[a:b], wanted)
+            hit = wanted[self.symbol_of[a:b]]
             for s, bits in zip(self.symbol_of[a:b][hit].tolist(), self.fields[a:b][hit].tolist(), strict=True):
                 found[s].append((t, bits))
         return found
