@@ -196,3 +196,19 @@ def test_the_cli_reads_stdin_answers_json_and_exits_1_when_unresolved(project: P
     assert {"symbol", "kind", "path", "line", "tier", "score", "why"} <= set(answer["matches"][0])
     human = runner.invoke(app, ["resolve", "the counterparty SLA", "--repo", str(project)])
     assert human.exit_code == 1 and "unresolved" in human.output
+
+
+def test_an_edited_file_is_read_again_and_the_others_are_kept(tmp_path: Path) -> None:
+    root = tmp_path / "edited"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert resolve(root, "the fluxcapacitor calibration").tier == "unresolved"
+        (root / "pay/ledger.py").write_text(LEDGER.replace("The general ledger", "The fluxcapacitor calibration"))
+        t.index()
+    found = resolve(root, "the fluxcapacitor calibration")
+    assert found.matches[0].symbol == "pay.ledger.Ledger"
+    assert resolve(root, "post balanced journal entries").matches[0].symbol == "pay.ledger.Ledger.post_entry"
+    assert resolve(root, "the settlement service").matches[0].symbol == "pay.settlement.SettlementService"

@@ -40,7 +40,7 @@ import numpy as np
 
 from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
-from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, symbol_terms
+from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, kept_state, symbol_terms
 from tenure.namespace.symbols import collaborations, edges_of, index_state, naming_state
 from tenure.namespace.terms import STOPWORDS, stem, words
 from tenure.refusal import Refusal
@@ -51,7 +51,7 @@ KINDS = ("name", "signature", "doc", "code", "path", "knowledge", "memory", "emb
 TIER_RANK = {EXACT: 0, STRONG: 1, WEAK: 2, UNRESOLVED: 3}
 NAME_SCORE = {EXACT: 4.0, STRONG: 3.0, WEAK: 1.0}  # a weak name (a set) shares this among its symbols
 WORDS_SCORE = 1.0  # the best match by words scores this; the others in proportion
-GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly
+GRAPH_SCORE = 0.3  # a collaborator of a symbol named exactly or strongly (and the most the graph lends one symbol)
 CUT = 0.5  # a weak match scoring under this share of the best weak score is left out (and not in `total`)
 TESTS_FACTOR = 0.5  # a test matched by words: prose about the code means the code
 SHORT_WORDS = 8  # a text of at most this many words, on one line, is a phrase (else a task text)
@@ -177,9 +177,21 @@ def phrase_index(db: Database, root: Path) -> PhraseIndex:
 
 def prepare(db: Database, root: Path) -> None:
     """What `tenure index` calls, so that no query reads the symbols or the code: the ladder's index and
-    the words of every symbol, made for the index's state and kept in the state directory."""
-    symbol_terms(db, root)
-    phrase_index(db, root)
+    the words of every symbol, made for the index's state and kept in the state directory (nothing is
+    loaded when both are kept for it already)."""
+    state = index_state(db)
+    if kept_state(root) != state:
+        symbol_terms(db, root)
+    if _kept_phrases_state(root) != state:
+        phrase_index(db, root)
+
+
+def _kept_phrases_state(root: Path) -> str | None:
+    try:
+        with open(state_dir(root) / PHRASES_CACHE, "rb") as kept:
+            return kept.readline().decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
@@ -416,8 +428,11 @@ def _by_graph(db: Database, index: SymbolTerms, found: dict[str, _Candidate], ca
                 continue
             if seed not in strong and seed not in best:
                 continue
-            weight = GRAPH_SCORE * (1.0 if seed in strong else 0.5)
-            candidate(other).add(Evidence("graph", _collaboration(relation, direction, seed), weight))
+            # (a symbol many matches call, `__init__`, is no more about the text than one they call once)
+            lent = sum(e.weight for e in candidate(other).why if e.kind == "graph")
+            weight = min(GRAPH_SCORE * (1.0 if seed in strong else 0.5), GRAPH_SCORE - lent)
+            if weight > 0:
+                candidate(other).add(Evidence("graph", _collaboration(relation, direction, seed), weight))
 
 
 def _collaboration(relation: str, direction: str, seed: str) -> str:

@@ -25,7 +25,7 @@ import msgspec
 import numpy as np
 
 from tenure.namespace.phrases import CONTAINERS, in_tests
-from tenure.namespace.symbols import Symbol, every_symbol, index_state, indexed_files
+from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
 from tenure.namespace.terms import terms, words
 from tenure.state import state_dir
 from tenure.storage import Database
@@ -43,9 +43,23 @@ _COMMENT = ("#", "//", "/*", "*", "--", ";;")
 _QUOTES = ('"""', "'''")
 
 
-class _FileWords(msgspec.Struct):
+class _FileWords(msgspec.Struct, array_like=True):
+    """What one file gives the index, kept by its content (and module: a package moved renames it all)."""
+
     content_hash: str
-    symbols: dict[str, tuple[list[str], list[str], list[str]]]  # fqn -> signature, doc, code terms
+    module: str
+    fqns: list[str]  # its symbols that are not nested in a function, outermost first
+    kinds: list[str]
+    lines: list[int]
+    term_ids: bytes  # int32 per posting: its term, in the kept vocabulary
+    owners: bytes  # int32 per posting: its symbol, in `fqns`
+    bits: bytes  # uint8 per posting: its fields
+    lengths: bytes  # float32 per symbol and field: how many terms
+
+
+class _Kept(msgspec.Struct, array_like=True):
+    vocabulary: list[str]  # term ids only grow: a file's kept ids stay valid
+    files: dict[str, _FileWords]
 
 
 @dataclass
@@ -120,24 +134,20 @@ def symbol_terms(db: Database, root: Path) -> SymbolTerms:
 
 
 def _made(db: Database, root: Path, state: str) -> SymbolTerms:
-    """Read the words of the files changed since the last time, rebuild the inverted index and keep both
-    in the state directory."""
-    symbols = [s for s in every_symbol(db) if s.kind not in SKIPPED_KINDS and s.path and not s.generated]
+    """Read the words of the files changed since the last time, rebuild the inverted index from every
+    file's kept postings, and keep both in the state directory."""
     files = indexed_files(db)
     kept = _read_files_cache(root)
-    by_path: dict[str, list[Symbol]] = {}
-    for s in symbols:
-        by_path.setdefault(s.path, []).append(s)
-    fresh: dict[str, _FileWords] = {}
-    for path, found in by_path.items():
-        digest = files[path].content_hash if path in files else ""
-        old = kept.get(path)
-        if old is not None and old.content_hash == digest and all(s.fqn in old.symbols for s in _unnested(found)):
-            fresh[path] = old
-        else:
-            fresh[path] = _FileWords(digest, _read_file(root, path, found))
-    built = _build(state, symbols, fresh)
-    _save(root, fresh, built)
+    vocabulary = {t: i for i, t in enumerate(kept.vocabulary)}
+    changed = [p for p, f in files.items() if p not in kept.files or kept.files[p].content_hash != f.content_hash
+               or kept.files[p].module != f.module]
+    fresh = {p: w for p, w in kept.files.items() if p in files and p not in changed}
+    for path, found in symbols_in(db, changed).items():
+        symbols = [s for s in found if s.kind not in SKIPPED_KINDS and not s.generated]
+        fresh[path] = _file_words(root, files[path], path, symbols, vocabulary)
+    terms_list = sorted(vocabulary, key=vocabulary.__getitem__)
+    built = _build(state, fresh, terms_list)
+    _save(root, _Kept(terms_list, fresh), built)
     return built
 
 
@@ -233,46 +243,67 @@ def _place_terms(s: Symbol) -> list[str]:
     return terms(f"{' '.join(words(path))} {' '.join(words(parent))}")
 
 
-def _build(state: str, symbols: list[Symbol], files: dict[str, _FileWords]) -> SymbolTerms:
-    vocabulary: dict[str, int] = {}
-    term_ids: list[int] = []
-    symbol_ids: list[int] = []
-    bits: list[int] = []
-    lengths: list[list[int]] = []
+def _file_words(root: Path, file: IndexedFile, path: str, symbols: list[Symbol],
+                vocabulary: dict[str, int]) -> _FileWords:
+    """The postings of one file's symbols (a name defined twice, an overload: its lines are one symbol's)."""
+    read = _read_file(root, path, symbols)
     kept: list[Symbol] = []
     seen: set[str] = set()
+    term_ids: list[int] = []
+    owners: list[int] = []
+    bits: list[int] = []
+    lengths: list[int] = []
     for s in symbols:
-        read = files.get(s.path)
-        if read is None or s.fqn not in read.symbols or s.fqn in seen:
-            continue  # (a name defined twice, an overload: its lines were read as one symbol's)
+        if s.fqn not in read or s.fqn in seen:
+            continue
         seen.add(s.fqn)
-        i = len(kept)
-        kept.append(s)
-        signature, doc, code = read.symbols[s.fqn]
-        name = terms(" ".join(words(s.name)))
-        row = []
-        for f, found in enumerate((name, signature, doc, code, _place_terms(s))):
-            row.append(len(found))
+        signature, doc, code = read[s.fqn]
+        for f, found in enumerate((terms(" ".join(words(s.name))), signature, doc, code, _place_terms(s))):
+            lengths.append(len(found))
             for t in found:
                 term_ids.append(vocabulary.setdefault(t, len(vocabulary)))
-                symbol_ids.append(i)
+                owners.append(len(kept))
                 bits.append(1 << f)
-        lengths.append(row)
-    return _inverted(state, kept, vocabulary, np.array(term_ids, dtype=np.int64),
-                     np.array(symbol_ids, dtype=np.int64), np.array(bits, dtype=np.uint8),
-                     np.array(lengths, dtype=np.float32).reshape(-1, len(FIELDS)))
+        kept.append(s)
+    return _FileWords(file.content_hash, file.module, [s.fqn for s in kept], [s.kind for s in kept],
+                      [s.start for s in kept], np.array(term_ids, dtype=np.int32).tobytes(),
+                      np.array(owners, dtype=np.int32).tobytes(), np.array(bits, dtype=np.uint8).tobytes(),
+                      np.array(lengths, dtype=np.float32).tobytes())
 
 
-def _inverted(state: str, kept: list[Symbol], vocabulary: dict[str, int], term_ids: np.ndarray,
-              symbol_ids: np.ndarray, bits: np.ndarray, lengths: np.ndarray) -> SymbolTerms:
+def _build(state: str, files: dict[str, _FileWords], vocabulary: list[str]) -> SymbolTerms:
+    fqns: list[str] = []
+    kinds: list[str] = []
+    paths: list[str] = []
+    lines: list[int] = []
+    term_ids, symbol_ids, bits, lengths = [], [], [], []
+    for path in sorted(files):
+        w = files[path]
+        term_ids.append(np.frombuffer(w.term_ids, dtype=np.int32))
+        symbol_ids.append(np.frombuffer(w.owners, dtype=np.int32).astype(np.int64) + len(fqns))
+        bits.append(np.frombuffer(w.bits, dtype=np.uint8))
+        lengths.append(np.frombuffer(w.lengths, dtype=np.float32).reshape(-1, len(FIELDS)))
+        fqns += w.fqns
+        kinds += w.kinds
+        paths += [path] * len(w.fqns)
+        lines += w.lines
+    joined = (lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype=dtype))  # noqa: E731
+    return _inverted(state, fqns, kinds, paths, lines, {t: i for i, t in enumerate(vocabulary)},
+                     joined(term_ids, np.int32).astype(np.int64), joined(symbol_ids, np.int64), joined(bits, np.uint8),
+                     np.concatenate(lengths) if lengths else np.zeros((0, len(FIELDS)), dtype=np.float32))
+
+
+def _inverted(state: str, fqns: list[str], kinds: list[str], paths: list[str], lines: list[int],
+              vocabulary: dict[str, int], term_ids: np.ndarray, symbol_ids: np.ndarray, bits: np.ndarray,
+              lengths: np.ndarray) -> SymbolTerms:
     n_terms = len(vocabulary)
     if len(term_ids):
-        key = term_ids * max(1, len(kept)) + symbol_ids
+        key = term_ids * max(1, len(fqns)) + symbol_ids
         order = np.argsort(key, kind="stable")
         key, bits = key[order], bits[order]
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         merged = np.bitwise_or.reduceat(bits, starts)
-        term_of, symbol_of = key[starts] // max(1, len(kept)), key[starts] % max(1, len(kept))
+        term_of, symbol_of = key[starts] // max(1, len(fqns)), key[starts] % max(1, len(fqns))
     else:
         merged = np.zeros(0, dtype=np.uint8)
         term_of = symbol_of = np.zeros(0, dtype=np.int64)
@@ -284,22 +315,21 @@ def _inverted(state: str, kept: list[Symbol], vocabulary: dict[str, int], term_i
         weight += has * WEIGHTS[f] * (norm[symbol_of, f] if len(symbol_of) else 0)
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.add.at(indptr, term_of + 1, 1)
-    return SymbolTerms(state, [s.fqn for s in kept], [s.kind for s in kept], [s.path for s in kept],
-                       np.array([s.start for s in kept], dtype=np.int32),
-                       np.array([in_tests(s.path) for s in kept], dtype=bool), vocabulary, np.cumsum(indptr),
+    return SymbolTerms(state, fqns, kinds, paths, np.array(lines, dtype=np.int32),
+                       np.array([in_tests(p) for p in paths], dtype=bool), vocabulary, np.cumsum(indptr),
                        symbol_of.astype(np.int32), weight, merged.astype(np.uint8),
                        np.diff(np.cumsum(indptr)).astype(np.int32))
 
 
 # kept in the state directory ------------------------------------------------------------------------
-def _read_files_cache(root: Path) -> dict[str, _FileWords]:
+def _read_files_cache(root: Path) -> _Kept:
     try:
-        return msgspec.msgpack.decode((state_dir(root) / _FILES_CACHE).read_bytes(), type=dict[str, _FileWords])
+        return msgspec.msgpack.decode((state_dir(root) / _FILES_CACHE).read_bytes(), type=_Kept)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return {}
+        return _Kept([], {})
 
 
-def _save(root: Path, files: dict[str, _FileWords], built: SymbolTerms) -> None:
+def _save(root: Path, files: _Kept, built: SymbolTerms) -> None:
     state = state_dir(root)
     if not state.is_dir():
         return
@@ -313,6 +343,15 @@ def _save(root: Path, files: dict[str, _FileWords], built: SymbolTerms) -> None:
                      df=built.df)
     except OSError:
         pass  # (a read-only state directory: the next process builds it again)
+
+
+def kept_state(root: Path) -> str | None:
+    """The index state the kept inverted index was made for (None: none kept), without loading it."""
+    try:
+        with np.load(state_dir(root) / _INDEX_CACHE) as data:
+            return _unpacked(data["state"])[0]
+    except (OSError, KeyError, ValueError, IndexError):
+        return None
 
 
 def _load(root: Path, state: str) -> SymbolTerms | None:
