@@ -212,3 +212,9 @@ def test_an_edited_file_is_read_again_and_the_others_are_kept(tmp_path: Path) ->
     assert found.matches[0].symbol == "pay.ledger.Ledger"
     assert resolve(root, "post balanced journal entries").matches[0].symbol == "pay.ledger.Ledger.post_entry"
     assert resolve(root, "the settlement service").matches[0].symbol == "pay.settlement.SettlementService"
+
+
+def test_a_text_longer_than_the_bound_is_read_in_part_and_says_so(project: Path) -> None:
+    found = resolve(project, "SettlementService.retry backs off. " + "The operations team reads logs. " * 1000)
+    assert found.matches[0].symbol == "pay.settlement.SettlementService.retry"
+    assert any("only the first 20,000 of" in d for d in found.degraded)

@@ -61,6 +61,7 @@ HUB = 60  # a symbol with more edges than this lends nothing to its neighbours
 GRAPH_CANDIDATES = 60  # the best matches among which collaborations are looked for
 COLLABORATIONS = ("calls", "instantiates", "inherits", "references", "overrides")
 NGRAM = (2, 3)
+MAX_TEXT = 20_000  # characters of a text read: a task is a page or two, not a log file
 ABBREVIATED = 0.7  # the weight of a word's other form (`env` for "environment") against the word's
 MOSTLY_UNKNOWN = 0.5  # a phrase with this share of words no symbol has is a constraint, not a symbol's words
 PHRASES_CACHE = "intent-phrases.msgpack"
@@ -217,6 +218,8 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         raise IntentError("the text to resolve is empty: give a phrase (\"the settlement retry policy\") or a task")
     if limit < 1:
         raise IntentError(f"limit must be at least 1 (got {limit})")
+    cut = [f"only the first {MAX_TEXT:,} of {len(text):,} characters were read"] if len(text) > MAX_TEXT else []
+    text = text[:MAX_TEXT]
     ladder = phrase_index(db, root)
     index = symbol_terms(db, root)
     if not ladder or not len(index):
@@ -240,7 +243,7 @@ def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
         for fqn, evidence, covered in _by_words(index, query, surface):
             candidate(fqn).add(evidence)
             coverage[index.position[fqn]] = covered
-    degraded: list[str] = []
+    degraded: list[str] = cut
     for provider in providers:
         gathered = provider.gather(text)
         degraded += gathered.degraded

@@ -159,9 +159,11 @@ def supertypes(db: Database, fqn: str) -> list[str]:
 
 
 def index_state(db: Database) -> str:
-    """When the index last changed ('' before the first index): what is derived from the symbols
-    (a phrase index, a join) is made again when this differs from the state it was made from."""
-    return _structure(db).get_meta("indexed_at")
+    """When and by which run the index last changed ('' before the first index): what is derived from the
+    symbols (a phrase index, a join) is made again when this differs from the state it was made from.
+    (`indexed_at` has seconds only: two updates in one second differ by their run's generation.)"""
+    store = _structure(db)
+    return f"{store.get_meta('indexed_at')} {store.get_meta('generation')}".strip()
 
 
 def naming_state(db: Database) -> str:
