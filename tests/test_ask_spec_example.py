@@ -93,8 +93,8 @@ def test_a_small_budget_keeps_each_stores_most_trusted_items_and_says_what_it_le
 def test_a_constraint_with_no_symbol_is_listed_and_searched_in_the_documents(payments: Path) -> None:
     with Tenure.open(payments) as t:
         answer = t.ask("Why do we follow the counterparty SLA?")
-    assert answer["constraints"] == ["counterparty SLA"]
-    assert "searched in the documents): “counterparty SLA”" in answer["text"]
+    assert any("counterparty SLA" in c for c in answer["constraints"])
+    assert "Constraints with no symbol (kept as written, searched in the documents)" in answer["text"]
     assert all(f["tier"] == "weak" for f in answer["focus"])  # (whatever else matched is only a candidate)
 
 

@@ -17,7 +17,7 @@ _LADDER = ("exact", "strong", "weak")
 
 
 def brief(stores: gather.Stores, task: str | None, session: str | None = None, limit: int = 12) -> dict:
-    if not task:
+    if not task or not task.strip():  # (no task yet: the general briefing)
         return stores.memories.brief(None, session, limit)
     resolution = phrases.resolve(stores, task, limit=SCOPE)
     matches = sorted(resolution["matches"], key=lambda m: (_LADDER.index(m["tier"]) if m["tier"] in _LADDER else 3,
@@ -34,8 +34,11 @@ def brief(stores: gather.Stores, task: str | None, session: str | None = None, l
         ("Past attempts that failed", _lines([i for i in before.items if i.kind == "failed attempt"])),
         # (the promoted ones are among the house rules already)
         ("Candidate rules for their files", _lines([i for i in rules.items if i.tier == "candidate"])),
+        ("Not read for this briefing", [f"- {note}" for note in dict.fromkeys([*resolution["degraded"], *notes])]),
     ]
-    result = stores.memories.brief(task, session, limit, scope=scope, sections=sections)
+    # a pitfall written on a method's class concerns the method too
+    result = stores.memories.brief(task, session, limit, scope=scope, sections=sections,
+                                   around=gather.enclosing(stores.db, [m["symbol"] for m in matches]))
     result["resolution"] = {k: resolution[k] for k in ("tier", "total", "unresolved", "degraded")}
     return result
 

@@ -246,8 +246,7 @@ def memories(stores: Stores, focus: list[Focus]) -> Section:
     section = Section(MEMORIES, more="`tenure recall QUERY` or `tenure brief --task TEXT`")
     seen: set[int] = set()
     for f in focus:
-        around = [s.parent for s in symbols_named(stores.db, [f.symbol]) if s.parent and s.parent != f.symbol]
-        for elements, weight in (([f.symbol], 1.0), (around[:1], INSIDE)):
+        for elements, weight in (([f.symbol], 1.0), (enclosing(stores.db, [f.symbol]), INSIDE)):
             if not elements:
                 continue
             for m in stores.memories.recall("", elements=elements, limit=RECALL_LIMIT)["results"]:
@@ -256,6 +255,12 @@ def memories(stores: Stores, focus: list[Focus]) -> Section:
                 seen.add(m["id"])
                 section.add(_memory(m, f, weight))
     return section
+
+
+def enclosing(db: Database, fqns: list[str]) -> list[str]:
+    """The classes these symbols are members of: a memory written on a class concerns its methods too
+    (a module's memories are not pulled in for each of its functions)."""
+    return list(dict.fromkeys(s.parent for s in symbols_named(db, fqns) if s.parent and s.parent != s.module))
 
 
 def _memory(m: dict, f: Focus, weight: float) -> Item:

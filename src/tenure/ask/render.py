@@ -21,7 +21,9 @@ def head(answer: dict) -> list[str]:
                "; rules and pitfalls always.")
     resolution = answer["resolution"]
     if answer["focus"]:
-        out.append(f"“{_short(resolution['text'])}” resolves ({resolution['tier']}) to:")
+        out.append(f"“{_short(resolution['text'])}” resolves ({resolution['tier']}) to:" if resolution["tier"] != "weak"
+                   else f"“{_short(resolution['text'])}” names no symbol surely; weak candidates, to check before "
+                        "relying on what is said of them:")
         out += [f"- {f['symbol']} ({f['kind']}, {f['path']}:{f['line']}; {f['tier']}: {f['why']})"
                 for f in answer["focus"]]
         others = resolution["total"] - len(answer["focus"])

@@ -79,9 +79,18 @@ class _Messages:
 
 
 def _innermost(fqns: set[str]) -> list[str]:
-    """The touched symbols with no touched symbol inside them (a method, not its class and module)."""
-    return sorted(f for f in fqns if not any(other != f and other.startswith(f) and other[len(f)] in SEPARATORS
-                                             for other in fqns))
+    """The touched symbols with no touched symbol inside them (a method, not its class and module).
+    In sorted order what is inside a name follows it among the names it prefixes: a commit that touched
+    a thousand symbols is not a million comparisons."""
+    ordered = sorted(fqns)
+    out = []
+    for i, f in enumerate(ordered):
+        j = i + 1
+        while j < len(ordered) and ordered[j].startswith(f) and ordered[j][len(f)] not in SEPARATORS:
+            j += 1
+        if not (j < len(ordered) and ordered[j].startswith(f)):
+            out.append(f)
+    return out
 
 
 class HistoryEvidence:

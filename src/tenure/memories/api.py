@@ -584,17 +584,19 @@ class Memories:
         return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
-              scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = ()) -> dict:
+              scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = (),
+              around: Sequence[str] = ()) -> dict:
         """The text an agent reads at the start of a session: pitfalls first, drift warnings in words.
         `scope`: the elements the task is about, chosen by the caller (Tenure: by intent, tenure.ask);
         else chosen here, by meaning. It never waits for the project's elements to be embedded: those
         not embedded yet are chosen by name and code alone, and the briefing says how many.
-        `sections`: (heading, lines) the caller adds from other stores (decisions, past failures)."""
+        `sections`: (heading, lines) the caller adds from other stores (decisions, past failures);
+        `around`: elements beside the scope whose memories count too (the class of a method in scope)."""
         selected = self._select(task, limit=5) if task and scope is None else None
         scope = scope if scope is not None else (selected.elements if selected else [])
         by_task = self.recall(task or "", session=session, limit=limit)["results"]
-        by_scope = self.recall("", session=session, elements=[s["element"] for s in scope],
-                               limit=limit)["results"] if scope else []
+        within = list(dict.fromkeys([*(s["element"] for s in scope), *around]))
+        by_scope = self.recall("", session=session, elements=within, limit=limit)["results"] if within else []
         memories = briefing.merge(by_task, by_scope, limit=limit)
         rules = self.rules() if self.rules else []
         note = self.vectors.mode_note()
