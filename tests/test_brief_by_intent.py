@@ -76,7 +76,7 @@ def test_the_cli_briefing_by_task(make_indexed_repo) -> None:
     assert "- url_for (web.helpers.url_for): exact" in result.output
 
 
-def test_two_elements_of_one_short_name_are_named_in_full(make_indexed_repo) -> None:
+def test_two_elements_of_one_short_name_are_told_apart(make_indexed_repo) -> None:
     root = make_indexed_repo({**HELPERS, "web/app.py": "class App:\n    def url_for(self, endpoint):\n"
                                                         "        return endpoint\n"})
     with Tenure.open(root, discover=False) as t:
@@ -84,6 +84,6 @@ def test_two_elements_of_one_short_name_are_named_in_full(make_indexed_repo) -> 
         t.memories.remember("Both build URLs: change them together.", "pitfall",
                             elements=["web.helpers.url_for", "web.app.App.url_for"])
         brief = t.brief(TASK)
-    assert "Leased: web.helpers.url_for, web.app.App.url_for." in started["briefing"]
+    assert "Leased: helpers.url_for, App.url_for." in started["briefing"]  # the shortest tails that differ
     [pitfall] = [line for line in brief["text"].splitlines() if "[PITFALL]" in line]
-    assert "web.helpers.url_for" in pitfall and "web.app.App.url_for" in pitfall
+    assert "**App.url_for, helpers.url_for**" in pitfall

@@ -309,7 +309,6 @@ class PhraseIndex:
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
-
     def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
         """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
         whose name is the rest (its role word, `Service`, left out), the aspect noun ("policy") aside.

@@ -17,11 +17,10 @@ from tenure.mcp.registry import READ_ONLY, WRITES, Registry
 from tenure.mcp.tools.results import refusals, structured
 
 WHY_IS_THIS = (
-    "Call before changing a symbol to learn why it is this way: decisions, incident reviews, PR/issue threads, "
-    "changelog entries and commits, each with source, quoted passage (the source's own words; a model's "
-    "description is model_says), tier of the prose-to-code link (exact|strong|weak|unresolved), `via` (class, "
-    "module, a cited name it reads, a callee: one rung below) and mode (offline|model; model_coverage: how much "
-    "a model read). A config key or concept works too."
+    "Why a symbol is this way: decisions, incidents, PR/issue threads, changelog entries, commits — each with "
+    "source, quote (the source's words; model_says is a model's), link tier (exact|strong|weak|unresolved), "
+    "`via` (class, module, a name it reads, a callee: a rung below) and mode (offline|model; model_coverage). "
+    "Concepts and config keys work too."
 )
 ASK = "Ask the project's knowledge graph; global_search for corpus-wide patterns. Cites sources, says its mode."
 BUILD = (
