@@ -80,7 +80,7 @@ def test_inspector_over_streamable_http(inspector: Path, repo: Path, tmp_path: P
     env = server_env(tmp_path / "home")
     with http_server(repo, tmp_path / "home") as url:
         listed = run(inspector, env, url, "--transport", "http", "--method", "tools/list")
-        assert len(listed["tools"]) == 14
+        assert len(listed["tools"]) == 16  # the fourteen and resolve, ask
         found = run(inspector, env, url, "--transport", "http", "--method", "tools/call", "--tool-name",
                     "find_symbol", "--tool-arg", "symbol=send")
         assert found["structuredContent"]["matches"][0]["fqn"] == "pay.gateway.Gateway.send"

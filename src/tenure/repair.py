@@ -42,12 +42,15 @@ STORES: list[tuple[Migrations, bool | dict[str, bool]]] = [
     (structural_schema, DERIVED), (lsp_schema, DERIVED), (spans_schema, DERIVED),
     (history_schema, KEPT), (episodic_schema, KEPT), (memories_schema, KEPT),
     (procedural_schema, {"rules": KEPT, "rule_events": KEPT,
-                         "rule_evidence": DERIVED}),  # (counted again from the episodes by the next mining)
+                         # (counted again from the episodes by the next mining, which says again what it read)
+                         "rule_evidence": DERIVED, "procedural_meta": DERIVED}),
     (knowledge_schema, {"knowledge_calls": KEPT, **dict.fromkeys((
         "knowledge_documents", "knowledge_chunks", "knowledge_mentions", "knowledge_links", "knowledge_entities",
         "knowledge_entity_symbols", "knowledge_relationships", "knowledge_communities",
         "knowledge_community_members", "knowledge_reports", "knowledge_vectors", "knowledge_meta",
-        "knowledge_commit_symbols", "knowledge_dirty", "knowledge_touched"), DERIVED)}),
+        "knowledge_commit_symbols", "knowledge_dirty", "knowledge_touched",
+        # (what the code's comments cite, and the names they were read for: read from the code again)
+        "knowledge_code_files", "knowledge_code_citations", "knowledge_code_reads", "knowledge_code_names"), DERIVED)}),
 ]
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its index: part of the database
 
