@@ -17,7 +17,7 @@ from tenure.structural.resolve.javascript import analysis
 # unevaluated (the budget is lowered below, as a pathological file would spend it).
 FILLER = 1100
 PARTLY = {
-    "util.js": "export function replaceEqualDeep(a, b) {\n  return a\n}\n",
+    "util.js": "export function replaceEqualDeep(a, b) {\n  return a\n}\n\nexport function unused() {}\n",
     "long.js": ("import { replaceEqualDeep } from './util.js'\n"
                 + "let x = 1\n" * FILLER
                 + "replaceEqualDeep(x, 2)\n"),
@@ -39,6 +39,7 @@ def test_a_file_resolved_partly_keeps_its_edges_and_makes_the_answer_a_lower_bou
         assert "1 file naming it not fully resolved" in summary["text"]
         assert "complete" not in summary["text"] and "verified" not in summary["text"].replace("not enriched", "")
         assert [g["path"] for g in t.status()["unresolved_files"]] == ["long.js"]
+        assert t.what_breaks("unused")["summary"]["unresolved_files"] == []  # (long.js never names it)
     status = CliRunner().invoke(app, ["status", "--repo", str(t.root)])
     assert "1 file not fully resolved (0 given up on, 1 resolved partly)" in status.output
     assert "long.js: partial: evaluation budget spent" in status.output

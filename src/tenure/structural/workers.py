@@ -106,7 +106,9 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
         failed = f"{type(exc).__name__}: {str(exc)[:200]}"
     answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
     partial = "" if failed else "; ".join(view.incomplete)[:300]
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial)
+    named = sorted({r.name for r in facts.references if r.name}) if (failed or partial) and facts is not None else []
+    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial,
+                    named)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:

@@ -64,6 +64,7 @@ class Resolved(msgspec.Struct, array_like=True):
     answers: bytes | None
     failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
     partial: str = ""  # why its edges are only a part of its calls' (a budget ran out): they are kept
+    named: list[str] = []  # of a file failed or partial: the names its code references (structural/gaps.py)
 
 
 _MODULE_SETS = itertools.count(1)
