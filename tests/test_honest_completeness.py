@@ -119,6 +119,13 @@ ESCAPING = {
         "    def hooks(self):\n"
         "        return {'build': self.url_for}\n"  # line 19: Other's own method, not App's
     ),
+    "site/views.py": (
+        "import site\n"
+        "\n"
+        "\n"
+        "def hooks(register):\n"
+        "    register(site.url_for)\n"  # line 5: the package's function, not a method
+    ),
     "site/helpers.py": (
         "def url_for(endpoint):\n"
         "    return endpoint\n"
@@ -143,8 +150,10 @@ def test_a_function_taken_as_a_value_is_a_reason_named_with_its_site(make_repo) 
     assert any(r.startswith("it escapes as a value at 1 site (url_for=self.url_for site/app.py:10)")
                for r in method["reasons"])
     assert "taken as a value at 1 site" in method["text"]
-    # a member of `self` in another class is that class's; a plain name is the function's
-    assert [(e["line"], e["how"]) for e in function["escapes"]] == [(6, "stored"), (7, "returned")]
+    # a member of `self` in another class is that class's, a member of a module is no method; a plain
+    # name, or a module's member, may be the function
+    assert [(e["path"], e["line"], e["how"]) for e in function["escapes"]] == [
+        ("site/helpers.py", 6, "stored"), ("site/helpers.py", 7, "returned"), ("site/views.py", 5, "argument")]
     out = CliRunner().invoke(app, ["what-breaks", "App.url_for", "--repo", str(root)]).output
     assert "1 site taking it as a value (what calls it from there is not followed):" in out
     assert "site/app.py:10  url_for=self.url_for" in out

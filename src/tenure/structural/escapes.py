@@ -6,7 +6,8 @@ such site is a reason what-breaks' count is a lower bound, named with its file a
 Matched by name, as the extractor saw them (`FileFacts.escapes`, the `escapes` table), and narrowed
 where the text tells: a member taken from `self`/`cls` belongs to the class the site is written in,
 so it is this symbol's only when that class is of the symbol's class's hierarchy; a method is never
-taken by its bare name. (Receivers meaning "this object" are the languages' `self_names`.)"""
+taken by its bare name, nor as a member of a module. (Receivers meaning "this object" are the
+languages' `self_names`.)"""
 
 from __future__ import annotations
 
@@ -44,12 +45,22 @@ def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
         "SELECT f.path, e.line, e.how, e.receiver, e.detail, e.scope FROM escapes e JOIN files f ON f.id = e.file_id"
         f" WHERE e.name = ? AND f.language IN {db.each} ORDER BY f.path, e.line", (name, db.many(languages)))]
     method = _kind_of(db, parent) in type_kinds
-    if method:  # (a method is taken through an object, never by its bare name)
-        sites = [site for site in sites if site.receiver]
+    if method:  # (a method is taken through an object: never by its bare name, nor from a module)
+        modules = _modules_named(db, {site.receiver for site in sites})
+        sites = [site for site in sites if site.receiver and site.receiver not in modules]
     if not any(site.receiver in own for site in sites):
         return sites
     family = related_types(db, parent) if method else set()
     return [site for site in sites if site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family]
+
+
+def _modules_named(db: Database, receivers: set[str]) -> set[str]:
+    """The receivers, as written, that name a module of the project (`flask` of `flask.url_for`)."""
+    names = sorted(r for r in receivers if r)
+    if not names:
+        return set()
+    return {r["fqn"] for r in db.query(f"SELECT fqn FROM symbols WHERE kind = 'module' AND fqn IN {db.each}",
+                                       (db.many(names),))}
 
 
 def _kind_of(db: Database, fqn: str) -> str:
