@@ -16,7 +16,8 @@ WHAT_BREAKS = (
     "implementers, importers, overriders) up to `depth`, each with file:line and a tier — resolved "
     "(compiler-confirmed: act on it), observed (seen at run time), inferred (one name match, unverified), "
     "ambiguous (several candidates, all listed), dynamic (target undecidable). summary.text says whether "
-    "the count is a lower bound and why; freshness says how old the index is. A name that is unknown "
+    "the count is a lower bound and why (summary.dynamic_sites, .escapes — where it is taken as a value — and "
+    ".unresolved_files name each site or file behind it); freshness says how old the index is. A name that is unknown "
     "or not unique is an error whose `matches` lists the candidates."
 )
 FIND_SYMBOL = (
