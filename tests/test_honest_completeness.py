@@ -190,3 +190,29 @@ def test_an_answer_never_says_not_enriched_beside_enrichment_running(make_repo) 
     text = Impact("a.lonely", lookup, enriched=False, enrichment=run).summary()["text"]
     assert "not enriched" not in text
     assert "no file verified by a language server yet; enrichment running since 2026-12-06T21:00:00+00:00" in text
+
+
+def test_a_parameter_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
+    root = make_repo({"lib.py": (
+        "def reverse(items):\n"
+        "    return items[::-1]\n"
+        "\n"
+        "\n"
+        "def order(items, reverse=False):\n"
+        "    return sorted(items, reverse=reverse)\n"  # line 6: the parameter, not the function
+        "\n"
+        "\n"
+        "def wrap(register):\n"
+        "    def reverse():\n"
+        "        return 0\n"
+        "    register(reverse)\n"  # line 12: the local function escaping, not lib.reverse
+        "\n"
+        "\n"
+        "def hooks(register):\n"
+        "    register(reverse)\n"  # line 16: lib.reverse
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        module_level = [e["line"] for e in t.what_breaks("lib.reverse")["summary"]["escapes"]]
+        local = [e["line"] for e in t.what_breaks("lib.wrap.reverse")["summary"]["escapes"]]
+    assert (module_level, local) == ([16], [12])

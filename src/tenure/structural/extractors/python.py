@@ -163,6 +163,7 @@ class _Walker:
     def __init__(self, facts: FileFacts, root: Node, spec: LanguageSpec) -> None:
         self.facts = facts
         self.spec = spec  # (its parser reads string annotations)
+        self.defined: set[str] = set()  # qualnames of the definitions walked so far (`escape`)
         base = facts.path.rsplit("/", 1)[-1]
         self.pytest_module = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
         # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
@@ -655,6 +656,7 @@ class _Walker:
         # Only the first line is decoded: a class's whole text would be decoded for one line otherwise.
         first_line_end = self.source.find(b"\n", start, end)
         first_line = self.source[start : end if first_line_end < 0 else first_line_end].decode("utf-8", "replace")
+        self.defined.add(qualname)
         self.facts.definitions.append(
             Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
                        end_line=node.end_point[0] + 1, signature=signature_of(first_line),
@@ -1018,7 +1020,13 @@ class _Walker:
         if value is None or value.type not in _NAMED_VALUES:
             return
         receiver = ""
-        if value.type == "attribute":
+        if value.type == "identifier":  # a parameter or local variable: what it holds is the flow's to follow
+            scope = self._named_scope()
+            name = self.text(value)
+            if scope.kind in ("function", "lambda") and name in scope.versions and \
+                    f"{scope.qualname}.{name}" not in self.defined:
+                return
+        elif value.type == "attribute":
             owner, value = value.child_by_field_name("object"), value.child_by_field_name("attribute")
             if value is None:
                 return
