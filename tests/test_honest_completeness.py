@@ -216,3 +216,20 @@ def test_a_parameter_passed_on_is_not_the_function_of_its_name(make_repo) -> Non
         module_level = [e["line"] for e in t.what_breaks("lib.reverse")["summary"]["escapes"]]
         local = [e["line"] for e in t.what_breaks("lib.wrap.reverse")["summary"]["escapes"]]
     assert (module_level, local) == ([16], [12])
+
+
+def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
+    root = make_repo({"lib.py": (
+        "def reverse(items):\n"
+        "    return items[::-1]\n"
+        "\n"
+        "\n"
+        "def make_manager(reverse):\n"
+        "    class Manager:\n"
+        "        def __init__(self):\n"
+        "            self.reverse = reverse\n"  # line 8: make_manager's parameter
+        "    return Manager\n"
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.what_breaks("lib.reverse")["summary"]["escapes"] == []

@@ -1020,11 +1020,8 @@ class _Walker:
         if value is None or value.type not in _NAMED_VALUES:
             return
         receiver = ""
-        if value.type == "identifier":  # a parameter or local variable: what it holds is the flow's to follow
-            scope = self._named_scope()
-            name = self.text(value)
-            if scope.kind in ("function", "lambda") and name in scope.versions and \
-                    f"{scope.qualname}.{name}" not in self.defined:
+        if value.type == "identifier":
+            if self._local_variable(self.text(value)):
                 return
         elif value.type == "attribute":
             owner, value = value.child_by_field_name("object"), value.child_by_field_name("attribute")
@@ -1034,6 +1031,16 @@ class _Walker:
         self.facts.escapes.append(Reference(kind=how, name=self.text(value), scope=self._named_scope().qualname,
                                             line=value.start_point[0] + 1, receiver=receiver,
                                             detail=" ".join(self.text(site).split())[:120]))
+
+    def _local_variable(self, name: str) -> bool:
+        """Whether `name` is a parameter or local variable of the function it is read in or of one
+        enclosing it (a closure), not a function defined there: what it holds is the flow's to follow."""
+        scope: _Scope | None = self._named_scope()
+        while scope is not None and scope.kind != "module":
+            if scope.kind in ("function", "lambda") and name in scope.versions:
+                return f"{scope.qualname}.{name}" not in self.defined
+            scope = scope.parent
+        return False
 
     def _named_scope(self) -> _Scope:
         scope = self.scope
