@@ -71,15 +71,20 @@ def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo
         assert t.find_symbol("ok.f").unique is not None
 
 
-def test_a_file_its_resolver_gives_up_on_keeps_its_definitions_and_the_index_goes_on(make_repo) -> None:
-    deep = "def g(x=0):\n    return 1\n\n\nx = " + "g(" * 4000 + ")" * 4000 + "\n"  # past RECURSION_LIMIT
+def test_a_statement_nested_past_the_stack_costs_that_statement_and_the_file_is_resolved_partly(make_repo) -> None:
+    deep = ("def g(x=0):\n    return 1\n\n\ndef h():\n    return g()\n\n\n"
+            "x = " + "g(" * 4000 + ")" * 4000 + "\n")  # past RECURSION_LIMIT
     good = "def helper():\n    return 1\n\n\ndef user():\n    return helper()\n"
     root = make_repo({"good.py": good, "deep.py": deep})
     with Tenure.open(root, discover=False) as t:
         report = t.index()
-        assert [(path, why.split(":")[0]) for path, why in report.unresolved] == [("deep.py", "RecursionError")]
+        assert report.unresolved == []
+        assert report.resolved_partly == [("deep.py", "1 statements nested too deep to follow")]
         assert t.find_symbol("deep.g").unique is not None
         assert [d["symbol"] for d in t.what_breaks("good.helper")["dependants"]] == ["good.user"]
+        deep_g = t.what_breaks("deep.g")["summary"]  # h's call is kept; the deep statement's are not known
+        assert deep_g["direct"] >= 1 and deep_g["lower_bound"]
+        assert [g["path"] for g in deep_g["unresolved_files"]] == ["deep.py"]
 
 def test_syntax_errors_keep_what_tree_sitter_recovers(make_repo) -> None:
     root = make_repo({"broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass Later:\n    def m(self):\n"

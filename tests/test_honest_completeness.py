@@ -17,7 +17,7 @@ from tenure.structural.resolve.javascript import analysis
 # unevaluated (the budget is lowered below, as a pathological file would spend it).
 FILLER = 1100
 PARTLY = {
-    "util.js": "export function replaceEqualDeep(a, b) {\n  return a\n}\n",
+    "util.js": "export function replaceEqualDeep(a, b) {\n  return a\n}\n\nexport function unused() {}\n",
     "long.js": ("import { replaceEqualDeep } from './util.js'\n"
                 + "let x = 1\n" * FILLER
                 + "replaceEqualDeep(x, 2)\n"),
@@ -39,6 +39,7 @@ def test_a_file_resolved_partly_keeps_its_edges_and_makes_the_answer_a_lower_bou
         assert "1 file naming it not fully resolved" in summary["text"]
         assert "complete" not in summary["text"] and "verified" not in summary["text"].replace("not enriched", "")
         assert [g["path"] for g in t.status()["unresolved_files"]] == ["long.js"]
+        assert t.what_breaks("unused")["summary"]["unresolved_files"] == []  # (long.js never names it)
     status = CliRunner().invoke(app, ["status", "--repo", str(t.root)])
     assert "1 file not fully resolved (0 given up on, 1 resolved partly)" in status.output
     assert "long.js: partial: evaluation budget spent" in status.output
@@ -118,6 +119,13 @@ ESCAPING = {
         "    def hooks(self):\n"
         "        return {'build': self.url_for}\n"  # line 19: Other's own method, not App's
     ),
+    "site/views.py": (
+        "import site\n"
+        "\n"
+        "\n"
+        "def hooks(register):\n"
+        "    register(site.url_for)\n"  # line 5: the package's function, not a method
+    ),
     "site/helpers.py": (
         "def url_for(endpoint):\n"
         "    return endpoint\n"
@@ -142,8 +150,10 @@ def test_a_function_taken_as_a_value_is_a_reason_named_with_its_site(make_repo) 
     assert any(r.startswith("it escapes as a value at 1 site (url_for=self.url_for site/app.py:10)")
                for r in method["reasons"])
     assert "taken as a value at 1 site" in method["text"]
-    # a member of `self` in another class is that class's; a plain name is the function's
-    assert [(e["line"], e["how"]) for e in function["escapes"]] == [(6, "stored"), (7, "returned")]
+    # a member of `self` in another class is that class's, a member of a module is no method; a plain
+    # name, or a module's member, may be the function
+    assert [(e["path"], e["line"], e["how"]) for e in function["escapes"]] == [
+        ("site/helpers.py", 6, "stored"), ("site/helpers.py", 7, "returned"), ("site/views.py", 5, "argument")]
     out = CliRunner().invoke(app, ["what-breaks", "App.url_for", "--repo", str(root)]).output
     assert "1 site taking it as a value (what calls it from there is not followed):" in out
     assert "site/app.py:10  url_for=self.url_for" in out
@@ -180,3 +190,46 @@ def test_an_answer_never_says_not_enriched_beside_enrichment_running(make_repo) 
     text = Impact("a.lonely", lookup, enriched=False, enrichment=run).summary()["text"]
     assert "not enriched" not in text
     assert "no file verified by a language server yet; enrichment running since 2026-12-06T21:00:00+00:00" in text
+
+
+def test_a_parameter_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
+    root = make_repo({"lib.py": (
+        "def reverse(items):\n"
+        "    return items[::-1]\n"
+        "\n"
+        "\n"
+        "def order(items, reverse=False):\n"
+        "    return sorted(items, reverse=reverse)\n"  # line 6: the parameter, not the function
+        "\n"
+        "\n"
+        "def wrap(register):\n"
+        "    def reverse():\n"
+        "        return 0\n"
+        "    register(reverse)\n"  # line 12: the local function escaping, not lib.reverse
+        "\n"
+        "\n"
+        "def hooks(register):\n"
+        "    register(reverse)\n"  # line 16: lib.reverse
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        module_level = [e["line"] for e in t.what_breaks("lib.reverse")["summary"]["escapes"]]
+        local = [e["line"] for e in t.what_breaks("lib.wrap.reverse")["summary"]["escapes"]]
+    assert (module_level, local) == ([16], [12])
+
+
+def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
+    root = make_repo({"lib.py": (
+        "def reverse(items):\n"
+        "    return items[::-1]\n"
+        "\n"
+        "\n"
+        "def make_manager(reverse):\n"
+        "    class Manager:\n"
+        "        def __init__(self):\n"
+        "            self.reverse = reverse\n"  # line 8: make_manager's parameter
+        "    return Manager\n"
+    )})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        assert t.what_breaks("lib.reverse")["summary"]["escapes"] == []

@@ -6,7 +6,8 @@ such site is a reason what-breaks' count is a lower bound, named with its file a
 Matched by name, as the extractor saw them (`FileFacts.escapes`, the `escapes` table), and narrowed
 where the text tells: a member taken from `self`/`cls` belongs to the class the site is written in,
 so it is this symbol's only when that class is of the symbol's class's hierarchy; a method is never
-taken by its bare name. (Receivers meaning "this object" are the languages' `self_names`.)"""
+taken by its bare name, nor as a member of a module. (Receivers meaning "this object" are the
+languages' `self_names`.)"""
 
 from __future__ import annotations
 
@@ -39,17 +40,46 @@ def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
     name, parent = rows[0]["name"], rows[0]["parent_fqn"]
     spec = language_table().get(rows[0]["language"])
     type_kinds = tuple(spec.type_kinds) if spec is not None else ()
-    own = {n for language in languages if (s := language_table().get(language)) for n in s.self_names}
     sites = [Escape(r["path"], r["line"], r["how"], r["receiver"], r["detail"], r["scope"]) for r in db.query(
         "SELECT f.path, e.line, e.how, e.receiver, e.detail, e.scope FROM escapes e JOIN files f ON f.id = e.file_id"
         f" WHERE e.name = ? AND f.language IN {db.each} ORDER BY f.path, e.line", (name, db.many(languages)))]
-    method = _kind_of(db, parent) in type_kinds
-    if method:  # (a method is taken through an object, never by its bare name)
-        sites = [site for site in sites if site.receiver]
-    if not any(site.receiver in own for site in sites):
-        return sites
-    family = related_types(db, parent) if method else set()
-    return [site for site in sites if site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family]
+    bare = _by_bare_name(db, fqn, parent, [site for site in sites if not site.receiver])
+    members = [site for site in sites if site.receiver]
+    own = {n for language in languages if (s := language_table().get(language)) for n in s.self_names}
+    if _kind_of(db, parent) not in type_kinds:  # (a member of `self` is a method)
+        return sorted([*bare, *(site for site in members if site.receiver not in own)], key=_order)
+    # a method is taken through an object: never by its bare name, nor from a module; from `self`,
+    # only in its class's hierarchy
+    modules = _modules_named(db, {site.receiver for site in members})
+    family = related_types(db, parent) if any(site.receiver in own for site in members) else set()
+    return [site for site in members if site.receiver not in modules
+            and (site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family)]
+
+
+def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> list[Escape]:
+    """The sites whose bare name is the function's: not where a local function of the site's own
+    definition has the name, and, of a local function, only where it is visible."""
+    name = fqn.rpartition(".")[2]
+    local = {f"{site.scope}.{name}" for site in sites} - {fqn}
+    shadowed = {r["fqn"] for r in db.query(f"SELECT fqn FROM symbols WHERE fqn IN {db.each}",
+                                           (db.many(sorted(local)),))}
+    sites = [site for site in sites if f"{site.scope}.{name}" not in shadowed]
+    if _kind_of(db, parent) in ("function", "method"):
+        sites = [site for site in sites if site.scope == parent or site.scope.startswith(parent + ".")]
+    return sites
+
+
+def _order(site: Escape) -> tuple[str, int]:
+    return site.path, site.line
+
+
+def _modules_named(db: Database, receivers: set[str]) -> set[str]:
+    """The receivers, as written, that name a module of the project (`flask` of `flask.url_for`)."""
+    names = sorted(r for r in receivers if r)
+    if not names:
+        return set()
+    return {r["fqn"] for r in db.query(f"SELECT fqn FROM symbols WHERE kind = 'module' AND fqn IN {db.each}",
+                                       (db.many(names),))}
 
 
 def _kind_of(db: Database, fqn: str) -> str:

@@ -1,16 +1,14 @@
 """Files whose calls are not all linked: the resolver gave up on them (definitions kept, no edges), or
 resolved them partly (a budget ran out, code nested too deep: the edges it got are kept). An answer
-that counts the calls of a name is a lower bound while such a file names it, and says which files.
-The rows are written with the file's edges (store.py, `resolution_gaps`)."""
+that counts the calls of a name is a lower bound while such a file references it, and says which
+files. The rows, with the names each file references, are written with the file's edges (store.py,
+`resolution_gaps`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import msgspec
-
 from tenure.storage import Database
-from tenure.structural.facts import decode_facts
 from tenure.structural.store import GAVE_UP, PARTIAL
 
 __all__ = ["GAVE_UP", "PARTIAL", "Gap", "gaps_naming", "resolution_gaps"]
@@ -29,26 +27,17 @@ class Gap:
 def resolution_gaps(db: Database, languages: list[str] | None = None) -> list[Gap]:
     """Every file not fully resolved (of these languages, of all when None), in path order."""
     where, params = ("", ()) if languages is None else (f" WHERE f.language IN {db.each}", (db.many(languages),))
-    return [Gap(r["path"], r["status"], r["reason"]) for r in db.query(
-        "SELECT f.path, g.status, g.reason FROM resolution_gaps g JOIN files f ON f.id = g.file_id"
-        + where + " ORDER BY f.path", params)]
+    return _gaps(db, where, params)
 
 
 def gaps_naming(db: Database, languages: list[str], name: str) -> list[Gap]:
-    """The files of these languages not fully resolved whose code names `name` (a call, `new`, a super
-    type of that name): a call there may reach a symbol of that name and be missing from the graph."""
-    gaps = resolution_gaps(db, languages)
-    if not gaps:
-        return []
-    blobs = {r["path"]: r["facts"] for r in db.query(
-        f"SELECT f.path, ff.facts FROM file_facts ff JOIN files f ON f.id = ff.file_id WHERE f.path IN {db.each}",
-        (db.many([g.path for g in gaps]),))}
-    return [g for g in gaps if g.path in blobs and _names(blobs[g.path], name)]
+    """The files of these languages not fully resolved whose code references `name` (a call, `new`, a
+    super type of that name): a call there may reach a symbol of that name and be missing."""
+    return _gaps(db, f" WHERE f.language IN {db.each} AND instr(g.names, ?) > 0",
+                 (db.many(languages), f"\n{name}\n"))
 
 
-def _names(blob: bytes, name: str) -> bool:
-    try:
-        facts = decode_facts(blob)
-    except msgspec.MsgspecError:  # written by another build: it may name anything
-        return True
-    return any(ref.name == name for ref in facts.references)
+def _gaps(db: Database, where: str, params: tuple) -> list[Gap]:
+    return [Gap(r["path"], r["status"], r["reason"]) for r in db.query(
+        "SELECT f.path, g.status, g.reason FROM resolution_gaps g JOIN files f ON f.id = g.file_id"
+        + where + " ORDER BY f.path", params)]

@@ -260,10 +260,11 @@ def m010_supertype_index(db: Database) -> None:
 @migrations
 def m011_honesty_resolution_gaps(db: Database) -> None:
     # Files whose calls are not all linked: the resolver gave up (no edges) or resolved them partly (a
-    # budget ran out: the edges it got are kept), and why. Answers counting calls that may come from them
-    # are lower bounds (structural/gaps.py); an index that resolves a file whole deletes its row.
+    # budget ran out: the edges it got are kept), why, and the names their code references (one a line,
+    # between newlines). Answers counting calls of one of those names are lower bounds (structural/gaps.py);
+    # an index that resolves a file whole deletes its row.
     db.execute("CREATE TABLE resolution_gaps (file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,"
-               " status TEXT NOT NULL, reason TEXT NOT NULL)")
+               " status TEXT NOT NULL, reason TEXT NOT NULL, names TEXT NOT NULL)")
 
 
 @migrations
@@ -770,11 +771,11 @@ class ResolutionWriter:
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             ((r.file_id, r.missing) for r in batch),
         )
-        gaps = [(r.file_id, GAVE_UP if r.failed else PARTIAL, r.failed or r.partial) for r in batch
-                if r.failed or r.partial]
+        gaps = [(r.file_id, GAVE_UP if r.failed else PARTIAL, r.failed or r.partial, "\n" + "\n".join(r.named) + "\n")
+                for r in batch if r.failed or r.partial]
         if self.update:
             db.executemany("DELETE FROM resolution_gaps WHERE file_id = ?", ((r.file_id,) for r in batch))
-        db.executemany("INSERT INTO resolution_gaps (file_id, status, reason) VALUES (?, ?, ?)", gaps)
+        db.executemany("INSERT INTO resolution_gaps (file_id, status, reason, names) VALUES (?, ?, ?, ?)", gaps)
 
     def _delete_stale(
         self, batch: list[Resolved], edges: list[tuple], deps: dict[int, set[int]]

@@ -99,14 +99,17 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     the edges it got, and why they are a part is stored with them."""
     facts = index.facts(path)
     view = ProjectView(index)
+    resolver = resolver_for(language_table()[language].resolver)
     edges, failed = [], ""
     try:
-        edges = resolver_for(language_table()[language].resolver).resolve(facts, view) if facts is not None else []
+        edges = resolver.resolve(facts, view) if facts is not None else []
     except Exception as exc:  # noqa: BLE001 — bad input never stops an index
         failed = f"{type(exc).__name__}: {str(exc)[:200]}"
     answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
     partial = "" if failed else "; ".join(view.incomplete)[:300]
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial)
+    named = sorted(resolver.names_called(facts)) if (failed or partial) and facts is not None else []
+    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial,
+                    named)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:

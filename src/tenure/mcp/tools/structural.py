@@ -16,7 +16,8 @@ WHAT_BREAKS = (
     "Before changing a symbol: its dependants (callers, subclasses, implementers, importers, overriders) to "
     "`depth`, each with file:line and tier: resolved (compiler-confirmed), observed (ran, in traces), "
     "inferred (name match), ambiguous (candidates), dynamic (undecidable). summary.text says if the count "
-    "is a lower bound and why. Rows come `limit` at a time from `offset` (`more`: the rest)."
+    "is a lower bound and why (summary: dynamic_sites, escapes, unresolved_files). Rows come `limit` at a "
+    "time from `offset` (`more`: the rest)."
 )
 FIND_SYMBOL = (
     "A name or dotted suffix (`Service.retry`) to full symbol names, kind, file:line. how: exact | suffix | "

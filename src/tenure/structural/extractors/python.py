@@ -167,6 +167,7 @@ class _Walker:
     def __init__(self, facts: FileFacts, root: Node, spec: LanguageSpec) -> None:
         self.facts = facts
         self.spec = spec  # (its parser reads string annotations)
+        self.defined: set[str] = set()  # qualnames of the definitions walked so far (`escape`)
         base = facts.path.rsplit("/", 1)[-1]
         # pytest's own file names, which the language table's `tests` globs are.
         self.pytest_module = any(fnmatchcase(base, glob) for glob in spec.extra.get("tests", ()))  # type: ignore[attr-defined]
@@ -667,6 +668,7 @@ class _Walker:
         # Only the first line is decoded: a class's whole text would be decoded for one line otherwise.
         first_line_end = self.source.find(b"\n", start, end)
         first_line = self.source[start : end if first_line_end < 0 else first_line_end].decode("utf-8", "replace")
+        self.defined.add(qualname)
         self.facts.definitions.append(
             Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
                        end_line=node.end_point[0] + 1, signature=signature_of(first_line),
@@ -1030,7 +1032,10 @@ class _Walker:
         if value is None or value.type not in _NAMED_VALUES:
             return
         receiver = ""
-        if value.type == "attribute":
+        if value.type == "identifier":
+            if self._local_variable(self.text(value)):
+                return
+        elif value.type == "attribute":
             owner, value = value.child_by_field_name("object"), value.child_by_field_name("attribute")
             if value is None:
                 return
@@ -1038,6 +1043,16 @@ class _Walker:
         self.facts.escapes.append(Reference(kind=how, name=self.text(value), scope=self._named_scope().qualname,
                                             line=value.start_point[0] + 1, receiver=receiver,
                                             detail=" ".join(self.text(site).split())[:120]))
+
+    def _local_variable(self, name: str) -> bool:
+        """Whether `name` is a parameter or local variable of the function it is read in or of one
+        enclosing it (a closure), not a function defined there: what it holds is the flow's to follow."""
+        scope: _Scope | None = self._named_scope()
+        while scope is not None and scope.kind != "module":
+            if scope.kind in ("function", "lambda") and name in scope.versions:
+                return f"{scope.qualname}.{name}" not in self.defined
+            scope = scope.parent
+        return False
 
     def _named_scope(self) -> _Scope:
         scope = self.scope

@@ -64,6 +64,7 @@ class Resolved(msgspec.Struct, array_like=True):
     answers: bytes | None
     failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
     partial: str = ""  # why its edges are only a part of its calls' (a budget ran out): they are kept
+    named: list[str] = []  # of a file failed or partial: the names its code calls (`Resolver.names_called`)
 
 
 _MODULE_SETS = itertools.count(1)
@@ -579,6 +580,11 @@ class Resolver(ABC):
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
         """The file's edges, reading the project only through `view` (which records every read); it
         sets `view.answers` when the result can be checked later without resolving (`verify`)."""
+
+    def names_called(self, facts: FileFacts) -> set[str]:
+        """The names the file's code calls or refers to (`new`, a super type): asked of a file it did
+        not fully resolve, whose calls of these names may be missing (structural/gaps.py)."""
+        return {r.name for r in facts.references if r.name}
 
     def verify(self, items: Dependants, view: ProjectView) -> Verified:
         """Of these dependants, those whose resolution would come out the same (their edges are

@@ -841,6 +841,8 @@ class Analysis:
                     out |= self.invoke(site, target, [*bound_args, *given], bound_this)
                 elif target not in seen:  # (its own `this` holds: a bound function ignores another)
                     seen.add(target)
+                    if site.__class__ is int:
+                        self.site_funcs.setdefault(site, set()).add(target)  # type: ignore[arg-type]
                     pending.append((target, [*bound_args, *given]))
         return out
 

@@ -19,11 +19,13 @@ no target. Builtins, external names and methods of literals are named as the PyC
 them: `<builtin>.len`, `requests.get`, `<**PyStr**>.join`.
 """
 
+from tenure.structural.facts import FileFacts
 from tenure.structural.resolve import Resolver
 from tenure.structural.resolve.answers import spare
 from tenure.structural.resolve.python.analysed import code_moved, forget_analyses, verify, warm
 from tenure.structural.resolve.python.edges import resolve
 from tenure.structural.resolve.python.edits import item_edits, outcome_unchanged
+from tenure.structural.resolve.python.flows import module_flow
 
 __all__ = ["PythonResolver", "forget_analyses", "resolver"]
 
@@ -41,6 +43,10 @@ class PythonResolver(Resolver):
     spare = staticmethod(spare)
     code_moved = staticmethod(code_moved)
     warm = staticmethod(warm)
+
+    def names_called(self, facts: FileFacts) -> set[str]:
+        """The names at the call sites of its flow program (its references hold only dynamic sites)."""
+        return {site[1] for site in module_flow(facts, keep=False).sites if site[1]} | super().names_called(facts)
 
 
 resolver = PythonResolver()
