@@ -4,7 +4,7 @@ and the answer says how to get the rest."""
 from __future__ import annotations
 
 from tenure import Tenure
-from tenure.structural.page import SITES_SHOWN, page
+from tenure.structural.page import REASONS_SHOWN, SITES_SHOWN, page
 
 CALLERS = 45
 ROWS = CALLERS + 1  # and the module that imports it
@@ -23,6 +23,7 @@ def test_a_page_lists_rows_from_an_offset_with_totals_and_how_to_get_the_rest(ma
     assert first["totals"] == {"rows": ROWS, "sites": ROWS + 11, "refutedRows": 0}
     assert "26 more dependants: call again with offset=20" in first["more"]
     assert first["summary"] == result["summary"]  # the summary counts every dependant, not the page's
+
     last = page(result, limit=20, offset=40)
     assert last["shown"] == "rows 41–46 of 46" and "more" not in last
     busiest = next(r for r in first["rows"] if r["symbol"] == "callers.caller_0")
@@ -35,3 +36,14 @@ def test_an_unknown_symbol_is_answered_as_it_is(make_indexed_repo) -> None:
     with Tenure.open(make_indexed_repo(FILES), discover=False) as t:
         result = t.what_breaks("NoSuchThing")
     assert page(result, limit=20) == result
+
+
+def test_a_page_names_the_first_reasons_and_counts_them_all(make_indexed_repo) -> None:
+    handlers = "from core import charge\n\n\n" + "".join(f"def register_{i}(table):\n    table[{i}] = charge\n\n\n"
+                                                         for i in range(30))
+    with Tenure.open(make_indexed_repo({**FILES, "handlers.py": handlers}), discover=False) as t:
+        result = t.what_breaks("core.charge")
+    assert len(result["summary"]["escapes"]) == 30  # charge is stored as a value 30 times
+    summary = page(result, limit=20)["summary"]
+    assert len(summary["escapes"]) == REASONS_SHOWN and summary["escapes_total"] == 30
+    assert summary["text"] == result["summary"]["text"]

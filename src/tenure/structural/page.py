@@ -9,6 +9,8 @@ from tenure.structural.impact import by_dependant
 from tenure.words import counted
 
 SITES_SHOWN = 10  # of one dependant's sites; its count says how many it has
+REASONS_SHOWN = 20  # of the summary's named dynamic sites, escapes and files not fully resolved
+REASON_LISTS = ("dynamic_sites", "escapes", "unresolved_files")
 
 
 def page(result: dict, limit: int, offset: int = 0) -> dict:
@@ -20,6 +22,7 @@ def page(result: dict, limit: int, offset: int = 0) -> dict:
     refuted = by_dependant(result["refuted"])
     shown = rows[offset:offset + limit]
     sized = {k: v for k, v in result.items() if k not in ("dependants", "refuted")}
+    sized["summary"] = _summary(result["summary"])
     sized["rows"] = [_row(r) for r in shown]
     sized["refutedRows"] = [_row(r) for r in refuted[:limit]]
     sized["totals"] = {"rows": len(rows), "sites": len(result["dependants"]), "refutedRows": len(refuted)}
@@ -32,6 +35,15 @@ def page(result: dict, limit: int, offset: int = 0) -> dict:
         sized["more"] = (f"{counted(left, 'more dependant')}: call again with offset={offset + len(shown)} "
                          f"(limit up to 500), or run `tenure what-breaks {result['symbol']} --json` for every site")
     return sized
+
+
+def _summary(summary: dict) -> dict:
+    """The summary with each list of reasons cut to its first few; `<list>_total` counts them all."""
+    cut = dict(summary)
+    for key in REASON_LISTS:
+        if len(summary.get(key) or ()) > REASONS_SHOWN:
+            cut[key], cut[f"{key}_total"] = summary[key][:REASONS_SHOWN], len(summary[key])
+    return cut
 
 
 def _row(row: dict) -> dict:
