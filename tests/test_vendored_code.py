@@ -98,5 +98,7 @@ def test_vendored_code_is_told_by_header_path_or_a_long_line_and_only_in_the_tab
     assert read_cheaply_because("typescript", "web/vendor/x.ts", plain) == "vendored: path matches */vendor/*"
     assert read_cheaply_because("javascript", "dist/bundle.js", b"var a=1;" * 300) == (
         "minified: a line of 2,000 characters or more")
+    names = ", ".join(f"a{n} as b{n}" for n in range(300))
+    assert read_cheaply_because("typescript", "build/index.d.ts", f"export {{ {names} }};\n".encode()) == ""
     assert read_cheaply_because("python", "pkg/vendor/six.py", plain) == ""  # (its resolver has no cheaper pass)
     assert read_cheaply_because("javascript", "dist/app.min.js", plain, ("dist/*",)) == ""

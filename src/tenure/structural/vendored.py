@@ -28,6 +28,7 @@ class Vendoring:
     paths: tuple[str, ...]
     headers: tuple[tuple[str, re.Pattern[str]], ...]
     long_line: int
+    long_lists: tuple[str, ...]
     head_bytes: int
 
 
@@ -36,7 +37,7 @@ def vendoring() -> Vendoring:
     raw = tomllib.loads(resources.files("tenure.structural").joinpath("vendored.toml").read_text("utf-8"))
     return Vendoring(frozenset(raw["languages"]), tuple(raw["paths"]),
                      tuple((name, re.compile(pattern)) for name, pattern in raw["headers"].items()),
-                     raw["long_line"], raw["head_bytes"])
+                     raw["long_line"], tuple(raw["long_lists"]), raw["head_bytes"])
 
 
 def read_cheaply_because(language: str, path: str, content: bytes, full_analysis: tuple[str, ...] = ()) -> str:
@@ -52,7 +53,8 @@ def read_cheaply_because(language: str, path: str, content: bytes, full_analysis
             return f"vendored: {name} {version} header" if version else f"vendored: {name} header"
     if glob := next((g for g in table.paths if fnmatchcase(path, g)), None):
         return f"vendored: path matches {glob}"
-    if any(len(line) >= table.long_line for line in head.splitlines()):
+    if any(len(line) >= table.long_line and not line.lstrip().startswith(table.long_lists)
+           for line in head.splitlines()):
         return f"minified: a line of {table.long_line:,} characters or more"
     return ""
 
