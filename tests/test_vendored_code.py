@@ -87,6 +87,8 @@ def test_a_full_analysis_setting_that_is_no_list_of_globs_is_refused(make_repo) 
             assert "[index] full_analysis must be a list of path globs" in str(exc)
         else:
             raise AssertionError("a string where a list belongs was taken")
+    refused = CliRunner().invoke(app, ["index", str(root)])
+    assert refused.exit_code == 2 and "[index] full_analysis must be a list of path globs" in refused.output
 
 
 def test_vendored_code_is_told_by_header_path_or_a_long_line_and_only_in_the_table_s_languages() -> None:

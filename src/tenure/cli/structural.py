@@ -11,7 +11,17 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure, find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+from tenure.cli.common import (
+    JsonOpt,
+    RepoOpt,
+    console,
+    err,
+    escape,
+    new_table,
+    open_project,
+    refused,
+    with_progress,
+)
 from tenure.entry import may_build_unseeded
 from tenure.structural.gaps import how_unresolved
 from tenure.structural.impact import by_dependant
@@ -51,7 +61,7 @@ def index(
         err.print(f"[red]error:[/red] {escape(str(start))} is not a directory")
         raise typer.Exit(2)
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
-    with Tenure.open(find_root(start, by_git=False), discover=False) as t:
+    with Tenure.open(find_root(start, by_git=False), discover=False) as t, refused():  # (a bad tenure.toml)
         if t.root != start.resolve() and not as_json:
             console.print(f"indexing the project at {escape(str(t.root))}, which {escape(str(start.resolve()))} "
                           "belongs to")
