@@ -11,9 +11,19 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure, find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+from tenure.cli.common import (
+    JsonOpt,
+    RepoOpt,
+    console,
+    err,
+    escape,
+    new_table,
+    open_project,
+    refused,
+    with_progress,
+)
 from tenure.entry import may_build_unseeded
-from tenure.structural.gaps import GAVE_UP
+from tenure.structural.gaps import how_unresolved
 from tenure.structural.impact import by_dependant
 from tenure.structural.report import IndexReport
 from tenure.words import counted, plural
@@ -51,7 +61,7 @@ def index(
         err.print(f"[red]error:[/red] {escape(str(start))} is not a directory")
         raise typer.Exit(2)
     seedless = not watch and may_build_unseeded()  # (`tenure.entry`: restarted seeded when it matters)
-    with Tenure.open(find_root(start, by_git=False), discover=False) as t:
+    with Tenure.open(find_root(start, by_git=False), discover=False) as t, refused():  # (a bad tenure.toml)
         if t.root != start.resolve() and not as_json:
             console.print(f"indexing the project at {escape(str(t.root))}, which {escape(str(start.resolve()))} "
                           "belongs to")
@@ -103,6 +113,13 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
                       "answers counting calls there are lower bounds):")
         for path, why in report.resolved_partly[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
+    if report.read_cheaply:
+        console.print(f"{counted(len(report.read_cheaply), 'file')} read cheaply (vendored or minified code: symbols "
+                      "and calls by name, no value analysis; `\\[index] full_analysis` in tenure.toml forces it):")
+        for path, why in report.read_cheaply[:20]:
+            console.print(f"  {escape(path)}: {escape(why)}")
+        if len(report.read_cheaply) > 20:
+            console.print(f"  … {len(report.read_cheaply) - 20} more (`tenure status --json` lists them all)")
     if brief:
         return
     if report.partial:
@@ -249,9 +266,9 @@ def status(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
     console.print(escape(info["text"]))
     gaps = info["unresolved_files"]
     if gaps:
-        gave_up = sum(1 for g in gaps if g["status"] == GAVE_UP)
-        console.print(f"{counted(len(gaps), 'file')} not fully resolved ({gave_up} given up on, {len(gaps) - gave_up} "
-                      "resolved partly): an answer counting calls of a name they use is a lower bound")
+        how = how_unresolved([g["status"] for g in gaps])
+        console.print(f"{counted(len(gaps), 'file')} not fully resolved ({how}): an answer counting calls "
+                      "of a name they use is a lower bound")
         for gap in gaps[:STATUS_GAPS]:
             console.print(f"  {escape(gap['path'])}: {gap['status']}: {escape(gap['reason'])}")
         if len(gaps) > STATUS_GAPS:

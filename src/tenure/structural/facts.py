@@ -72,6 +72,9 @@ class FileFacts(msgspec.Struct):
     # calls a function from there (a template, a callback registry) the graph may not follow. `kind`
     # says how (keyword, argument, item, stored, returned), `detail` the text around it.
     escapes: list[Reference] = msgspec.field(default_factory=list)
+    # Why the file got the cheaper pass (vendored.py: a vendored library, minified code): its resolver
+    # links its calls by name only, and answers counting calls there say so. "": the full analysis.
+    read_cheaply: str = ""
 
 
 _encoder = msgspec.msgpack.Encoder()

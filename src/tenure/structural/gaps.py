@@ -1,7 +1,8 @@
-"""Files whose calls are not all linked: the resolver gave up on them (definitions kept, no edges), or
-resolved them partly (a budget ran out, code nested too deep: the edges it got are kept). An answer
-that counts the calls of a name is a lower bound while such a file references it, and says which
-files. The rows, with the names each file references, are written with the file's edges (store.py,
+"""Files whose calls are not all linked: the resolver gave up on them (definitions kept, no edges),
+resolved them partly (a budget ran out, code nested too deep: the edges it got are kept), or read them
+cheaply (vendored or minified code, vendored.py: calls linked by name only). An answer that counts the
+calls of a name is a lower bound while such a file references it (a file read cheaply: or defines it),
+and says which files. The rows, with those names, are written with the file's edges (store.py,
 `resolution_gaps`)."""
 
 from __future__ import annotations
@@ -9,15 +10,19 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from tenure.storage import Database
-from tenure.structural.store import GAVE_UP, PARTIAL
+from tenure.structural.store import GAVE_UP, PARTIAL, READ_CHEAPLY
 
-__all__ = ["GAVE_UP", "PARTIAL", "Gap", "gaps_naming", "resolution_gaps"]
+__all__ = ["GAVE_UP", "PARTIAL", "READ_CHEAPLY", "Gap", "gaps_naming", "how_unresolved", "resolution_gaps"]
+
+# How each status is said where files not fully resolved are counted.
+_SAID = {GAVE_UP: "given up on", PARTIAL: "resolved partly",
+         READ_CHEAPLY: "read cheaply: vendored or minified code, calls linked by name only"}
 
 
 @dataclass(frozen=True)
 class Gap:
     path: str
-    status: str  # GAVE_UP | PARTIAL
+    status: str  # GAVE_UP | PARTIAL | READ_CHEAPLY
     reason: str
 
     def as_dict(self) -> dict:
@@ -28,6 +33,11 @@ def resolution_gaps(db: Database, languages: list[str] | None = None) -> list[Ga
     """Every file not fully resolved (of these languages, of all when None), in path order."""
     where, params = ("", ()) if languages is None else (f" WHERE f.language IN {db.each}", (db.many(languages),))
     return _gaps(db, where, params)
+
+
+def how_unresolved(statuses: list[str]) -> str:
+    """How many files are not fully resolved in each way ("2 given up on, 1 read cheaply (...)")."""
+    return ", ".join(f"{n} {said}" for status, said in _SAID.items() if (n := statuses.count(status)))
 
 
 def gaps_naming(db: Database, languages: list[str], name: str) -> list[Gap]:

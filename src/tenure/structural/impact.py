@@ -10,7 +10,7 @@ from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.escapes import Escape, escapes_of
-from tenure.structural.gaps import GAVE_UP, Gap, gaps_naming
+from tenure.structural.gaps import Gap, gaps_naming, how_unresolved
 from tenure.structural.graph import (
     TREE_SITTER,
     DynamicSite,
@@ -214,9 +214,7 @@ class Impact:
 
     def _gaps_reason(self) -> str:
         gaps = self.unresolved_files
-        gave_up = sum(1 for g in gaps if g.status == GAVE_UP)
-        how = ", ".join(x for x in (f"{gave_up} given up on" if gave_up else "",
-                                    f"{len(gaps) - gave_up} resolved partly" if len(gaps) > gave_up else "") if x)
+        how = how_unresolved([g.status for g in gaps])
         named = first_few([g.path for g in gaps])
         return (f"{counted(len(gaps), 'file')} that {'names' if len(gaps) == 1 else 'name'} "
                 f".{short_name(self.symbol or '')} {'was' if len(gaps) == 1 else 'were'} not fully resolved ({how}: "

@@ -50,6 +50,7 @@ from tenure.structural.resolve import (
     touched_keys,
 )
 from tenure.structural.store import StructuralStore
+from tenure.structural.vendored import full_analysis_globs, settings_digest
 from tenure.words import counted
 
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
@@ -159,6 +160,7 @@ class Indexer:
         self.root = root
         self.store = store
         self.max_file_bytes = max_file_bytes
+        self.full_analysis: tuple[str, ...] = ()  # the project's globs of paths never read cheaply (vendored.py)
         self._index: ProjectIndex | None = None  # kept warm between runs of one indexer
         self._parsed: dict[str, FileFacts] = {}  # this run's new facts, handed to the index as they are
         self._stored: dict[str, list[SymbolInfo]] = {}  # path -> the symbols this run stored for it
@@ -221,7 +223,8 @@ class Indexer:
         report.phases["discover"] = time.perf_counter() - started
         if seedless and len(tree.changed) >= workers.PARALLEL_THRESHOLD:
             raise HashSeedNeeded(f"{len(tree.changed)} files to parse")  # (before the work: most such runs need it)
-        parsed = workers.parse_all(tree.changed, progress)  # parsed while `_store_parsed` stores what is done
+        # (parsed while `_store_parsed` stores what is done)
+        parsed = workers.parse_all(tree.changed, progress, self.full_analysis)
 
         db = self.store.db
         with db.first_fill() if not tree.known else db.transaction():
@@ -271,9 +274,10 @@ class Indexer:
         """What the run finds of the tree before it writes anything: the files the store knew, the
         paths there are now, and each file to look at by its stat (read when the stat moved)."""
         known = self.store.files()
+        self.full_analysis = full_analysis_globs(self.root)  # (read each run: a watcher sees it change)
         # Another build of the extractor wrote this index: parse everything again, and read none of
         # its stored facts (their shape may not be this build's).
-        rebuild = self.store.get_meta("extractor_version") != extractor_version()
+        rebuild = self.store.get_meta("extractor_version") != self._extraction()
         if rebuild:
             known = {p: {**row, "content_hash": None} for p, row in known.items()}
         look_at, all_paths = self._paths(changed_paths, known, report)
@@ -293,6 +297,11 @@ class Indexer:
         changed = [c for c in cands if not c.skip and c.content is not None and c.path not in same]
         modules = Counter(row["module"] for row in known.values() if row["parse_status"] in ("ok", "partial"))
         return _Tree(known, rebuild, path_set, go_mods, cands, same_content, changed, modules)
+
+    def _extraction(self) -> str:
+        """What made the stored facts: the extractor's build, and the project's settings they follow
+        (which paths are always fully analysed). Facts made otherwise are made again."""
+        return extractor_version() + settings_digest(self.full_analysis)
 
     def _paths(self, changed_paths: set[str] | None, known: dict[str, dict],
                report: IndexReport) -> tuple[list[str], list[str]]:
@@ -468,7 +477,7 @@ class Indexer:
     def _stamp(self, now: str) -> None:
         """When, by which build and of which root the index was made."""
         self.store.set_meta("indexed_at", now)
-        self.store.set_meta("extractor_version", extractor_version())
+        self.store.set_meta("extractor_version", self._extraction())
         self.store.set_meta("root", str(self.root))
 
     def warm(self, seconds: float) -> bool:
@@ -631,6 +640,8 @@ class Indexer:
                 phases["write edges"] += time.perf_counter() - mark
                 if resolved.failed:
                     report.unresolved.append((resolved.path, resolved.failed))
+                elif resolved.cheap:
+                    report.read_cheaply.append((resolved.path, resolved.cheap))
                 elif resolved.partial:
                     report.resolved_partly.append((resolved.path, resolved.partial))
                 if progress:

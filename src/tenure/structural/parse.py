@@ -16,6 +16,7 @@ from tenure.structural.facts import FileFacts, encode_facts
 from tenure.structural.languages import LanguageSpec, language_table
 from tenure.structural.naming import file_scope_name, qualify
 from tenure.structural.resolve import SymbolInfo
+from tenure.structural.vendored import read_cheaply_because
 
 
 @cache
@@ -39,12 +40,17 @@ def extractor(name: str) -> Callable[[LanguageSpec, object, str], FileFacts]:
     return importlib.import_module(f"tenure.structural.extractors.{name}").extract
 
 
-def parse_one(language: str, path: str, content: bytes) -> tuple[bytes | None, str]:
-    """Parse and extract one file; returns (encoded facts, error). Runs in worker processes."""
+def parse_one(language: str, path: str, content: bytes,
+              full_analysis: tuple[str, ...] = ()) -> tuple[bytes | None, str]:
+    """Parse and extract one file; returns (encoded facts, error). Runs in worker processes. Vendored
+    or minified code gets the query pass only (its definitions, references and imports, no data-flow
+    program), and why (`read_cheaply_because`; `full_analysis`: the project's globs that forbid it)."""
     spec = language_table()[language]
+    cheap = read_cheaply_because(language, path, content, full_analysis)
     try:
         tree = spec.parser().parse(content)
-        facts = extractor(spec.extractor)(spec, tree, path)
+        facts = extractor("query" if cheap else spec.extractor)(spec, tree, path)
+        facts.read_cheaply = cheap
     except Exception as exc:  # a grammar or extractor bug must cost one file, not the index
         return None, f"extractor failed: {type(exc).__name__}: {exc}"
     note = ""

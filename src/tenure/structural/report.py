@@ -23,6 +23,7 @@ class IndexReport:
     partial: list[tuple[str, str]] = field(default_factory=list)  # parsed with recovered syntax errors
     unresolved: list[tuple[str, str]] = field(default_factory=list)  # (path, why its resolver gave up)
     resolved_partly: list[tuple[str, str]] = field(default_factory=list)  # (path, why its edges are a part)
+    read_cheaply: list[tuple[str, str]] = field(default_factory=list)  # (path, why: vendored, minified)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     # Symbols whose code changed or that went away: memories attached to them have drifted.
     drifted: list[str] = field(default_factory=list)

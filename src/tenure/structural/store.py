@@ -21,7 +21,8 @@ from tenure.structural.naming import qualify
 from tenure.structural.resolve import EdgeOut, Resolved, SymbolInfo
 
 migrations = Migrations("structural")
-GAVE_UP, PARTIAL = "gave up", "partial"  # `resolution_gaps.status`
+# `resolution_gaps.status`: given up on, resolved partly, read cheaply (vendored code: calls by name only)
+GAVE_UP, PARTIAL, READ_CHEAPLY = "gave up", "partial", "read cheaply"
 _msgpack = msgspec.msgpack
 
 
@@ -771,8 +772,9 @@ class ResolutionWriter:
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules",
             ((r.file_id, r.missing) for r in batch),
         )
-        gaps = [(r.file_id, GAVE_UP if r.failed else PARTIAL, r.failed or r.partial, "\n" + "\n".join(r.named) + "\n")
-                for r in batch if r.failed or r.partial]
+        gaps = [(r.file_id, GAVE_UP if r.failed else READ_CHEAPLY if r.cheap else PARTIAL,
+                 r.failed or r.cheap or r.partial, "\n" + "\n".join(r.named) + "\n")
+                for r in batch if r.failed or r.cheap or r.partial]
         if self.update:
             db.executemany("DELETE FROM resolution_gaps WHERE file_id = ?", ((r.file_id,) for r in batch))
         db.executemany("INSERT INTO resolution_gaps (file_id, status, reason, names) VALUES (?, ?, ?, ?)", gaps)

@@ -58,14 +58,15 @@ def fork_context() -> BaseContext | None:
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
-def _parse_batch(items: list[tuple[str, str, bytes]]) -> list[tuple[bytes | None, str]]:
+def _parse_batch(items: list[tuple[str, str, bytes, tuple[str, ...]]]) -> list[tuple[bytes | None, str]]:
     return [parse_one(*item) for item in items]
 
 
-def parse_all(cands: list[Candidate], progress: Progress | None) -> Iterator[tuple[bytes | None, str]]:
+def parse_all(cands: list[Candidate], progress: Progress | None,
+              full_analysis: tuple[str, ...] = ()) -> Iterator[tuple[bytes | None, str]]:
     """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
-    one batch while the next is parsed."""
-    items = [(c.spec.name, c.path, c.content or b"") for c in cands]
+    one batch while the next is parsed. `full_analysis`: see `parse_one`."""
+    items = [(c.spec.name, c.path, c.content or b"", full_analysis) for c in cands]
     workers = min(os.cpu_count() or 1, 8)
     if len(items) < PARALLEL_THRESHOLD or workers < 2:
         for i, item in enumerate(items):
@@ -107,9 +108,12 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
         failed = f"{type(exc).__name__}: {str(exc)[:200]}"
     answers = None if failed else view.answers  # (a resolution cut short has no answers to verify)
     partial = "" if failed else "; ".join(view.incomplete)[:300]
-    named = sorted(resolver.names_called(facts)) if (failed or partial) and facts is not None else []
+    cheap = "" if failed else view.read_cheaply
+    named = sorted(resolver.names_called(facts)) if (failed or partial or cheap) and facts is not None else []
+    if cheap and facts is not None:  # its calls through variables are not followed: its own functions may be called so
+        named = sorted({*named, *(d.name for d in facts.definitions)})
     return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial,
-                    named)
+                    named, cheap)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:

@@ -65,6 +65,7 @@ class Resolved(msgspec.Struct, array_like=True):
     failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
     partial: str = ""  # why its edges are only a part of its calls' (a budget ran out): they are kept
     named: list[str] = []  # of a file failed or partial: the names its code calls (`Resolver.names_called`)
+    cheap: str = ""  # why it was read cheaply (`ProjectView.note_read_cheaply`): its calls linked by name only
 
 
 _MODULE_SETS = itertools.count(1)
@@ -377,6 +378,13 @@ class ProjectView:
         self._frames: list[Recording] = []
         # Why the resolver's edges are only part of the file's (`note_incomplete`): kept, and said.
         self.incomplete: list[str] = []
+        self.read_cheaply = ""  # see `note_read_cheaply`
+
+    def note_read_cheaply(self, why: str) -> None:
+        """The resolver linked the file's calls by name only, skipping its language's full analysis
+        (vendored.py says why): its edges are `inferred` or `ambiguous`, and answers that count this
+        file's calls are lower bounds."""
+        self.read_cheaply = why
 
     def note_incomplete(self, why: str) -> None:
         """The resolver cut its work short (a budget ran out, code nested past what it follows): the

@@ -30,7 +30,9 @@ class JavaScriptResolver(Resolver):
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
         project = Project(view, LanguageRules.of(language_table()[facts.language]))
         syntax = project.syntax(facts)
-        if facts.flow is None:  # facts of another extractor: the names alone
+        if facts.read_cheaply:  # vendored or minified code (vendored.py): no value analysis, said
+            view.note_read_cheaply(f"{facts.read_cheaply}; calls linked by name only")
+        if facts.flow is None:  # read cheaply, or facts of another extractor: the names alone
             return syntax.edges()
         analysis = Analysis(program_of(facts), project, syntax, 0).run()
         if why := analysis.shortfall():

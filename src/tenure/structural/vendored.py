@@ -1,0 +1,72 @@
+"""Code a project carries but did not write: a vendored library, a minified bundle. Such a file is
+indexed for its symbols and its calls by name, but its language's full analysis (the JavaScript value
+analysis, most of an index's cost where a project ships jQuery) is skipped; the reason is kept with its
+facts (`FileFacts.read_cheaply`), and answers that count calls there say they are lower bounds
+(gaps.py). What marks such a file is data (vendored.toml): path globs, a known library's header
+comment, a line thousands of characters long. A project forces the full analysis of paths with
+`[index] full_analysis = ["glob", ...]` in its tenure.toml."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from tenure.config import CONFIG_FILE, ConfigError, project_table
+
+__all__ = ["Vendoring", "full_analysis_globs", "read_cheaply_because", "settings_digest"]
+
+
+@dataclass(frozen=True)
+class Vendoring:
+    languages: frozenset[str]
+    paths: tuple[str, ...]
+    headers: tuple[tuple[str, re.Pattern[str]], ...]
+    long_line: int
+    long_lists: tuple[str, ...]
+    head_bytes: int
+
+
+@cache
+def vendoring() -> Vendoring:
+    raw = tomllib.loads(resources.files("tenure.structural").joinpath("vendored.toml").read_text("utf-8"))
+    return Vendoring(frozenset(raw["languages"]), tuple(raw["paths"]),
+                     tuple((name, re.compile(pattern)) for name, pattern in raw["headers"].items()),
+                     raw["long_line"], tuple(raw["long_lists"]), raw["head_bytes"])
+
+
+def read_cheaply_because(language: str, path: str, content: bytes, full_analysis: tuple[str, ...] = ()) -> str:
+    """Why this file gets the cheaper pass ("" when it gets the full analysis): the first of a known
+    library's header, a path pattern, a long line. `full_analysis`: the project's globs that force it."""
+    table = vendoring()
+    if language not in table.languages or any(fnmatchcase(path, glob) for glob in full_analysis):
+        return ""
+    head = content[:table.head_bytes].decode("utf-8", "replace")
+    for name, pattern in table.headers:
+        if found := pattern.search(head):
+            version = found.groupdict().get("version")
+            return f"vendored: {name} {version} header" if version else f"vendored: {name} header"
+    if glob := next((g for g in table.paths if fnmatchcase(path, g)), None):
+        return f"vendored: path matches {glob}"
+    if any(len(line) >= table.long_line and not line.lstrip().startswith(table.long_lists)
+           for line in head.splitlines()):
+        return f"minified: a line of {table.long_line:,} characters or more"
+    return ""
+
+
+def full_analysis_globs(root: Path) -> tuple[str, ...]:
+    """The project's globs (tenure.toml `[index] full_analysis`) of paths always fully analysed."""
+    globs = project_table(root, "index").get("full_analysis", [])
+    if not isinstance(globs, list) or not all(isinstance(g, str) and g.strip() for g in globs):
+        raise ConfigError(f"{CONFIG_FILE}: [index] full_analysis must be a list of path globs, not {globs!r}")
+    return tuple(globs)
+
+
+def settings_digest(globs: tuple[str, ...]) -> str:
+    """What of the project's settings the facts depend on, to compare with the index's."""
+    return hashlib.blake2b("\n".join(globs).encode(), digest_size=6).hexdigest() if globs else ""

@@ -1,0 +1,106 @@
+"""Vendored and minified code (a library's header, a vendor directory, a minified line) is indexed for
+its symbols and its calls by name, not put through the JavaScript value analysis: the index report lists
+each such file with why, `status` counts it, its edges are no stronger than names can tell, and an answer
+counting calls of a name it uses or defines is a lower bound that names it. `[index] full_analysis` in
+tenure.toml forces the full analysis of a path."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from tenure import Tenure
+from tenure.cli import app
+from tenure.config import ConfigError
+from tenure.namespace.tiers import Tier
+from tenure.structural.vendored import read_cheaply_because
+
+VENDORED = "static/vendor/tiny.js"
+# A library's file as projects ship it: its header names it; `f()` reaches helper only through a value.
+PROJECT = {
+    VENDORED: ("/*! jQuery v3.7.1 | (c) OpenJS Foundation and other contributors */\n"
+               "function helper() { return 1; }\n"
+               "function jq(sel) { var f = helper; f(); render(sel); return new Widget(); }\n"),
+    "src/app.js": ("export function render(x) { return x; }\n"
+                   "export class Widget { draw() { render(1); } }\n"),
+}
+WHY = "vendored: jquery 3.7.1 header; calls linked by name only"
+
+
+def _edges_from(t: Tenure, path: str) -> set[tuple[str, str, str]]:
+    return {(e["relation"], e["dst"] or "", e["tier"]) for e in t.export_edges() if e["path"] == path}
+
+
+def test_a_vendored_file_is_listed_with_why_and_linked_by_name_only(make_repo) -> None:
+    root = make_repo(PROJECT)
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert report.read_cheaply == [(VENDORED, WHY)]
+        assert report.resolved_partly == [] and report.unresolved == []
+        assert all(t.find_symbol(f"static/vendor/tiny.{name}").unique for name in ("helper", "jq"))  # (indexed)
+        edges = _edges_from(t, VENDORED)
+        assert ("calls", "src/app.render", Tier.INFERRED) in edges
+        assert ("instantiates", "src/app.Widget", Tier.INFERRED) in edges
+        assert not any(dst == "static/vendor/tiny.helper" for _, dst, _ in edges)  # (only a value analysis sees it)
+        assert {tier for *_, tier in edges} <= {Tier.INFERRED, Tier.AMBIGUOUS, Tier.DYNAMIC}
+        assert [(g["path"], g["status"], g["reason"]) for g in t.status()["unresolved_files"]] == [
+            (VENDORED, "read cheaply", WHY)]
+    runner = CliRunner()
+    status = runner.invoke(app, ["status", "--repo", str(root)])
+    assert "1 file not fully resolved (1 read cheaply: vendored or minified code, calls linked by name only)" in (
+        status.output)
+    index = runner.invoke(app, ["index", str(make_repo(PROJECT, "first"))])  # (a run lists what it resolves)
+    assert "1 file read cheaply (vendored or minified code" in index.output, index.output
+
+
+def test_what_breaks_on_a_name_a_vendored_file_uses_or_defines_is_a_lower_bound_naming_it(make_repo) -> None:
+    with Tenure.open(make_repo(PROJECT), discover=False) as t:
+        t.index()
+        for name in ("render", "helper"):
+            summary = t.what_breaks(name)["summary"]
+            assert summary["lower_bound"], name
+            assert [(g["path"], g["status"]) for g in summary["unresolved_files"]] == [(VENDORED, "read cheaply")]
+            assert (f"1 file that names .{name} was not fully resolved (1 read cheaply: vendored or minified code, "
+                    f"calls linked by name only: {VENDORED})") in " ".join(summary["reasons"])
+            assert "1 file naming it not fully resolved" in summary["text"]
+            assert "complete" not in summary["text"]
+
+
+def test_full_analysis_in_tenure_toml_puts_a_vendored_path_through_the_value_analysis(make_repo) -> None:
+    root = make_repo(PROJECT)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    (root / "tenure.toml").write_text('[index]\nfull_analysis = ["static/vendor/*"]\n')
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()  # (the file is unchanged: the setting alone makes its facts again)
+        assert report.read_cheaply == []
+        assert ("calls", "static/vendor/tiny.helper", Tier.INFERRED) in _edges_from(t, VENDORED)
+        assert t.status()["unresolved_files"] == []
+        assert t.what_breaks("helper")["summary"]["unresolved_files"] == []
+
+
+def test_a_full_analysis_setting_that_is_no_list_of_globs_is_refused(make_repo) -> None:
+    root = make_repo({**PROJECT, "tenure.toml": '[index]\nfull_analysis = "static/vendor/*"\n'})
+    with Tenure.open(root, discover=False) as t:
+        try:
+            t.index()
+        except ConfigError as exc:
+            assert "[index] full_analysis must be a list of path globs" in str(exc)
+        else:
+            raise AssertionError("a string where a list belongs was taken")
+    refused = CliRunner().invoke(app, ["index", str(root)])
+    assert refused.exit_code == 2 and "[index] full_analysis must be a list of path globs" in refused.output
+
+
+def test_vendored_code_is_told_by_header_path_or_a_long_line_and_only_in_the_table_s_languages() -> None:
+    plain = b"export function f() { return 1 }\n"
+    assert read_cheaply_because("javascript", "src/app.js", plain) == ""
+    assert read_cheaply_because("javascript", "lib/select2.js", b"/*!\n * Select2 4.0.13\n */\n" + plain) == (
+        "vendored: select2 4.0.13 header")
+    assert read_cheaply_because("javascript", "dist/app.min.js", plain) == "vendored: path matches *.min.js"
+    assert read_cheaply_because("typescript", "web/vendor/x.ts", plain) == "vendored: path matches */vendor/*"
+    assert read_cheaply_because("javascript", "dist/bundle.js", b"var a=1;" * 300) == (
+        "minified: a line of 2,000 characters or more")
+    names = ", ".join(f"a{n} as b{n}" for n in range(300))
+    assert read_cheaply_because("typescript", "build/index.d.ts", f"export {{ {names} }};\n".encode()) == ""
+    assert read_cheaply_because("python", "pkg/vendor/six.py", plain) == ""  # (its resolver has no cheaper pass)
+    assert read_cheaply_because("javascript", "dist/app.min.js", plain, ("dist/*",)) == ""
