@@ -491,15 +491,18 @@ def test_tenure_toml_names_a_class_directory_in_an_unusual_place(make_repo) -> N
 
 
 def test_an_interfaces_only_implementation_is_an_inferred_dispatch_target(make_repo) -> None:
-    repo = make_repo({"src/com/acme/mail/Mailer.java": """package com.acme.mail;
+    # (public, with a public constructor: code outside the project may create one, so the program
+    # creating none decides nothing)
+    repo = make_repo({"src/com/acme/mail/SmtpMailer.java": """package com.acme.mail;
+
+public class SmtpMailer implements Mailer {
+    public void send(String to) {
+    }
+}
+""", "src/com/acme/mail/Mailer.java": """package com.acme.mail;
 
 public interface Mailer {
     void send(String to);
-}
-
-class SmtpMailer implements Mailer {
-    public void send(String to) {
-    }
 }
 
 class Signup {
