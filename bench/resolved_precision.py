@@ -1,7 +1,8 @@
 """Precision of the `resolved` tier per source (bytecode, di, lsp): a `resolved` edge is one a compiler
 (or the running container's wiring) confirmed, and this checks that claim edge by edge.
 
-    python bench/resolved_precision.py [--suite DIR] [--jar JAR ...] [--sample 20] [--seed 7] [--json-out FILE]
+    python bench/resolved_precision.py [--only fixtures|suite|jars] [--suite DIR] [--jar JAR ...]
+                                       [--sample 20] [--seed 7] [--verbose] [--json-out FILE]
 
 Inputs, each indexed by tenure with its class files:
 - fixtures: every `tests/fixtures/graph/java_*` case compiled with javac, and the Spring shop of
@@ -56,6 +57,7 @@ SUITE_MIRROR = Path("/work/.mirror/secure-software-engineering+SWARM-CG/repo")
 DEBIAN_JARS = [Path("/usr/share/java/commons-cli.jar"), Path("/usr/share/java/commons-io.jar")]
 WINDOW = 5  # javac's line of a call may be this far below tree-sitter's (a chained call)
 SOURCES = ("bytecode", "di", "lsp")
+GROUPS = ("fixtures", "suite", "jars")  # the fixtures, the CATS suite, real jars
 # The shop's wiring, judged by hand from tests/fixtures/jvm/shop/actuator-beans.json (profile prod):
 # (src, dst) of each di edge expected `resolved`, and why.
 DI_TRUTH = {
@@ -80,6 +82,7 @@ class ClassFacts:
     declared: set[str] = field(default_factory=set)  # method names ("<init>" for constructors)
     calls: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, owner, name, javap text)
     news: list[tuple[int, str]] = field(default_factory=list)
+    accessors: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # access$NNN -> what it calls
 
 
 _HEADER = re.compile(r"^(?:[\w ]*?\s)?(class|interface|enum)\s+([\w.$]+)(.*?)\s*$")
@@ -124,12 +127,16 @@ def _parse(text: str, facts: dict[str, ClassFacts]) -> None:
     bootstrap: dict[int, list[tuple[str, str, str]]] = {}
     indy: list[tuple[int, int]] = []  # (line, bootstrap index)
     current_bsm = -1
+    method = ""
 
     def flush() -> None:
         nonlocal pending, lines
         table = sorted((pc, ln) for ln, pc in lines)
+        if method.startswith("access$"):  # javac's accessor for a nested class's private member
+            cls.accessors[method] = [(owner, member) for _, kind, owner, member, _ in pending
+                                     if kind.startswith("invoke")]
         for pc, kind, owner, member, text in pending:
-            line = max((ln for start, ln in table if start <= pc), default=0)
+            line = max(((start, ln) for start, ln in table if start <= pc), default=(0, 0))[1]  # (the last entry)
             if kind == "new":
                 cls.news.append((line, owner))
             elif kind == "invokedynamic":
@@ -156,14 +163,18 @@ def _parse(text: str, facts: dict[str, ClassFacts]) -> None:
             continue
         if cls is None:
             continue
-        if raw.startswith("  ") and not raw.startswith("   ") and raw.rstrip().endswith(";") and "(" in raw:
+        if re.match(r"^\s+(\d+): #\d+ REF_", raw):  # a bootstrap method (BootstrapMethods, after the code)
+            current_bsm = int(raw.split(":")[0])
+            bootstrap[current_bsm] = []
+        elif raw.startswith("  ") and not raw.startswith("   ") and raw.rstrip().endswith(";") and "(" in raw:
             flush()
             member = raw.split("(")[0].split()[-1]
-            member = "<init>" if member == name else member.rpartition(".")[2]
+            method = member = "<init>" if member == name else member.rpartition(".")[2]
             cls.declared.add(member)
         elif raw.strip() == "static {};":
             flush()
-            cls.declared.add("<clinit>")
+            method = "<clinit>"
+            cls.declared.add(method)
         elif m := _INSTRUCTION.match(raw):
             pc, op, what, target = int(m.group(1)), m.group(2), m.group(3), m.group(4)
             if op == "new":
@@ -177,9 +188,6 @@ def _parse(text: str, facts: dict[str, ClassFacts]) -> None:
                 pending.append((pc, op, owner, member.strip('"'), raw.strip()))
         elif m := _LINE.match(raw):
             lines.append((int(m.group(1)), int(m.group(2))))
-        elif re.match(r"^\s+(\d+): #\d+ REF_", raw):
-            current_bsm = int(raw.split(":")[0])
-            bootstrap[current_bsm] = []
         elif current_bsm >= 0 and (h := _HANDLE.search(raw)):
             bootstrap[current_bsm].append((h.group(1), h.group(2).replace("/", "."), h.group(3).strip('"')))
     if cls is not None:
@@ -190,7 +198,7 @@ def _parse(text: str, facts: dict[str, ClassFacts]) -> None:
 def _add_indy(cls: ClassFacts, indy: list[tuple[int, int]], bootstrap: dict[int, list[tuple[str, str, str]]]) -> None:
     """A lambda or method reference: the method handles among its bootstrap arguments."""
     for line, index in indy:
-        for kind, owner, member in bootstrap.get(index, [])[1:]:
+        for kind, owner, member in bootstrap.get(index, []):
             if kind == "newInvokeSpecial":
                 cls.news.append((line, owner))
             cls.calls.append((line, owner, member, f"invokedynamic REF_{kind} {owner}.{member}"))
@@ -216,6 +224,14 @@ class Judge:
             owner = owner.rpartition(".")[0]
         return [c for c in self.facts if c == owner or c.startswith(owner + "$")] if owner else []
 
+    def calls(self, cls: str) -> list[tuple[int, str, str, str]]:
+        """A class's calls, a call of a synthetic accessor (`access$700`) as the call it makes."""
+        out = []
+        for ln, owner, name, text in self.facts[cls].calls:
+            inner = self.facts[owner].accessors.get(name) if owner in self.facts else None
+            out += [(ln, o, n, f"{text} -> {o}.{n}") for o, n in inner] if inner else [(ln, owner, name, text)]
+        return out
+
     def check(self, row: dict) -> tuple[bool, str]:
         """(right, the javap evidence or why not)."""
         src, dst, relation, line = row["src_fqn"], row["dst_fqn"], row["relation"], row["line"]
@@ -230,10 +246,11 @@ class Judge:
                     return True, f"{c}: new {dst} at line {hit[0]}"
             return False, f"no new {dst} near line {line}"
         cls, _, member = dst.rpartition(".")
-        names = {member} | ({"<init>"} if member == cls.rpartition(".")[2].rpartition("$")[2] else set())
+        simple = cls.rpartition(".")[2].rpartition("$")[2].lstrip("0123456789")  # (a local class: Outer$1Local)
+        names = {member} | ({"<init>"} if member == simple else set())
         seen_override = ""
         for c in self.code_of(src):
-            for ln, owner, name, text in self.facts[c].calls:
+            for ln, owner, name, text in self.calls(c):
                 if name not in names or not near(ln):
                     continue
                 if cls in self.lineage(owner) and name in self.facts.get(cls, ClassFacts()).declared | {"<init>"}:
@@ -300,6 +317,7 @@ def suite_dir(given: Path | None, work: Path) -> Path | None:
         return None
     archive = subprocess.run(["git", "-C", str(SUITE_MIRROR), "archive", "HEAD", "benchmarks/java/cats_jar"],
                              capture_output=True, check=True).stdout
+    work.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "x", "-C", str(work)], input=archive, check=True)
     return work / "benchmarks" / "java" / "cats_jar"
 
@@ -310,31 +328,38 @@ def main() -> None:
     parser.add_argument("--jar", type=Path, action="append", help="real jars (default: Debian's commons-cli, -io)")
     parser.add_argument("--sample", type=int, default=20, help="bytecode edges of the jars printed for a hand check")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--only", choices=list(GROUPS), action="append", help="only these inputs (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="list every wrong edge")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     if shutil.which("javac") is None or shutil.which("javap") is None:
         sys.exit("needs javac and javap on PATH")
-    groups = {"fixtures": Tally(), "CATS suite": Tally(), "real jars": Tally()}
+    only = set(args.only or GROUPS)
+    groups = {name: Tally() for name in GROUPS}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for case in sorted((FIXTURES / "graph").glob("java_*")):
+        for case in sorted((FIXTURES / "graph").glob("java_*")) if "fixtures" in only else []:
             judge_repo(compiled(case, work / "fixtures"), groups["fixtures"], case.name)
-        shop = compiled(FIXTURES / "jvm" / "shop", work / "fixtures", FIXTURES / "jvm" / "generated_src")
-        judge_repo(shop, groups["fixtures"], "shop")
-        suite = suite_dir(args.suite, work / "suite")
+        if "fixtures" in only:
+            shop = compiled(FIXTURES / "jvm" / "shop", work / "fixtures", FIXTURES / "jvm" / "generated_src")
+            judge_repo(shop, groups["fixtures"], "shop")
+        suite = suite_dir(args.suite, work / "suite") if "suite" in only else None
         for case in sorted(p.parent for p in suite.rglob("callgraph.json")) if suite else []:
             repo = work / "cases" / case.relative_to(suite)
             shutil.copytree(case, repo)
             subprocess.run(["git", "init", "-q", str(repo)], check=True)  # (its jar is found as a repository's)
-            judge_repo(repo, groups["CATS suite"], str(case.relative_to(suite)))
-        for jar in args.jar or [j for j in DEBIAN_JARS if j.exists()]:
+            judge_repo(repo, groups["suite"], str(case.relative_to(suite)))
+        for jar in (args.jar or [j for j in DEBIAN_JARS if j.exists()]) if "jars" in only else []:
             repo = work / "jars" / jar.stem
             (repo / "lib").mkdir(parents=True)
             shutil.copy(jar.resolve(), repo / "lib" / jar.name)
-            judge_repo(repo, groups["real jars"], jar.name)
+            # (a repository without JVM sources reads only the class files tenure.toml names)
+            (repo / "tenure.toml").write_text(f'[jvm]\nclasspath = ["lib/{jar.name}"]\n')
+            judge_repo(repo, groups["jars"], jar.name)
     rows, report = [], {}
     for group, tally in groups.items():
+        if group not in only:
+            continue
         for source in SOURCES:
             right, wrong = tally.right[source], tally.wrong[source]
             if right or wrong:
@@ -348,7 +373,7 @@ def main() -> None:
                 print("  wrong", w)
     print_table("resolved edges by source (target: precision >= 0.99)",
                 ["input", "source", "resolved", "right", "wrong", "precision"], rows)
-    real = groups["real jars"].judged
+    real = groups["jars"].judged
     for row, evidence in random.Random(args.seed).sample(real, min(args.sample, len(real))):
         print(f"  {row['src_fqn']} -> {row['dst_fqn']} (line {row['line']}): {evidence}")
     write_json(args.json_out, report)
