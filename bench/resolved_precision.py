@@ -51,6 +51,11 @@ from common import REPO, fmt_ratio, print_table, ratio, write_json
 
 sys.path.insert(0, str(REPO))
 from tenure import Tenure  # noqa: E402
+from tenure.structural.graph import DISPATCH_DETAIL  # noqa: E402
+
+# (older trees had no decided overrides: their details then match nothing)
+ALLOCATION_DETAIL = "decided by the allocation: "
+INSTANTIATED_DETAIL = "decided by instantiation: "
 
 FIXTURES = REPO / "tests" / "fixtures"
 SUITE_MIRROR = Path("/work/.mirror/secure-software-engineering+SWARM-CG/repo")
@@ -58,6 +63,8 @@ DEBIAN_JARS = [Path("/usr/share/java/commons-cli.jar"), Path("/usr/share/java/co
 WINDOW = 5  # javac's line of a call may be this far below tree-sitter's (a chained call)
 SOURCES = ("bytecode", "di", "lsp")
 GROUPS = ("fixtures", "suite", "jars")  # the fixtures, the CATS suite, real jars
+OVERRIDE_KINDS = {"candidate": DISPATCH_DETAIL, "decided by the allocation": ALLOCATION_DETAIL,
+                  "decided by instantiation": INSTANTIATED_DETAIL}
 # The shop's wiring, judged by hand from tests/fixtures/jvm/shop/actuator-beans.json (profile prod):
 # (src, dst) of each di edge expected `resolved`, and why.
 DI_TRUTH = {
@@ -261,12 +268,18 @@ class Judge:
 
 
 # indexing -------------------------------------------------------------------------------------------
-def resolved_rows(repo: Path) -> list[dict]:
+def resolved_rows(repo: Path) -> tuple[list[dict], list[dict]]:
+    """(the `resolved` rows, bytecode's rows of overrides a virtual call may run: candidates and decided)."""
     with Tenure.open(repo, discover=False) as t:
         t.index()
-        return [dict(r) for r in t.db.query(
+        resolved = [dict(r) for r in t.db.query(
             "SELECT source, src_fqn, dst_fqn, relation, line, detail FROM source_edges"
             " WHERE tier = 'resolved' AND verdict = 'confirms' AND dst_fqn IS NOT NULL")]
+        overrides = [dict(r) for r in t.db.query(
+            "SELECT src_fqn, dst_fqn, tier, detail FROM source_edges WHERE source = 'bytecode' AND dst_fqn IS NOT NULL"
+            " AND (detail LIKE ? OR detail LIKE ? OR detail LIKE ?)",
+            (DISPATCH_DETAIL + "%", ALLOCATION_DETAIL + "%", INSTANTIATED_DETAIL + "%"))]
+    return resolved, overrides
 
 
 def compiled(case: Path, work: Path, *extra_sources: Path) -> Path:
@@ -287,6 +300,8 @@ class Tally:
     wrong: Counter = field(default_factory=Counter)
     wrongs: list[str] = field(default_factory=list)
     judged: list[tuple[dict, str]] = field(default_factory=list)  # bytecode rows with their evidence
+    overrides: Counter = field(default_factory=Counter)  # (what, tier) -> edges
+    created: Counter = field(default_factory=Counter)  # (what, tier) -> edges whose class javap sees created
 
     def add(self, source: str, ok: bool, what: str) -> None:
         (self.right if ok else self.wrong)[source] += 1
@@ -295,8 +310,14 @@ class Tally:
 
 
 def judge_repo(repo: Path, tally: Tally, label: str) -> None:
-    rows = resolved_rows(repo)
+    rows, overrides = resolved_rows(repo)
     judge = Judge(javap_facts(classpath_of(repo)))
+    # the classes objects are created of, with their super classes (an inherited method runs on them)
+    created = {c for facts in judge.facts.values() for _, cls in facts.news for c in judge.lineage(cls)}
+    for row in overrides:
+        what = next(k for k, prefix in OVERRIDE_KINDS.items() if row["detail"].startswith(prefix))
+        tally.overrides[what, row["tier"]] += 1
+        tally.created[what, row["tier"]] += row["dst_fqn"].rpartition(".")[0] in created
     for row in rows:
         what = f"{label}: {row['src_fqn']} -> {row['dst_fqn']} ({row['relation']}, line {row['line']})"
         if row["source"] == "bytecode":
@@ -373,6 +394,10 @@ def main() -> None:
                 print("  wrong", w)
     print_table("resolved edges by source (target: precision >= 0.99)",
                 ["input", "source", "resolved", "right", "wrong", "precision"], rows)
+    overridden = [[group, what, tier, n, groups[group].created[what, tier]]
+                  for group in GROUPS if group in only for (what, tier), n in sorted(groups[group].overrides.items())]
+    print_table("overrides a virtual call may run (bytecode): never resolved; candidates unless decided",
+                ["input", "what", "tier", "edges", "on objects javap sees created"], overridden)
     real = groups["jars"].judged
     for row, evidence in random.Random(args.seed).sample(real, min(args.sample, len(real))):
         print(f"  {row['src_fqn']} -> {row['dst_fqn']} (line {row['line']}): {evidence}")

@@ -65,8 +65,8 @@ class Instantiation:
         found = {i: self._created(h, i.rpartition(".")[0], i, descriptor) for i in impls}
         runs = [i for i in impls if found[i]]
         if len(runs) == 1 and found[runs[0]] == MADE and not self._created(h, dst.rpartition(".")[0], dst, descriptor):
-            cls = runs[0].rpartition(".")[0]
-            return runs, f"{INSTANTIATED_DETAIL}{cls} is the one class the program creates that {dst} dispatches to"
+            only = f"{runs[0]} is the one implementation of {dst} on an object the program creates"
+            return runs, INSTANTIATED_DETAIL + only
         return runs, ""
 
     def made_by_lambda(self, h: Hierarchy, owner: str) -> bool:
