@@ -12,6 +12,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -518,3 +519,13 @@ class Signup {
     assert [(d["symbol"], d["tier"], d["sources"]) for d in smtp["dependants"]] == [
         ("com.acme.mail.Signup.welcome", "inferred", ["bytecode"])]
     assert smtp["summary"]["unresolved_dispatch"] == 1
+
+
+def test_class_models_an_older_reader_cached_are_read_again(shapes: Path) -> None:
+    # (a model without what this reader adds, lambdas' functional interfaces, would decide dispatches wrongly)
+    classes = model.OriginClasses([model.build(classfile.parse(class_bytes(shapes, "Shapes")), "Shapes.class")], [])
+    assert model.decode(model.encode(classes)) == classes
+    with pytest.raises(ValueError, match="format"):
+        model.decode(msgspec.msgpack.encode((model.MODEL_FORMAT - 1, classes)))
+    with pytest.raises(ValueError):
+        model.decode(msgspec.msgpack.encode(classes))  # as the first format wrote it
