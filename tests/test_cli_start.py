@@ -34,3 +34,27 @@ def test_why_and_an_offline_build_load_nothing_they_do_not_run(tmp_path: Path, a
 def test_the_help_of_a_command_opens_no_project_code(tmp_path: Path) -> None:
     loaded = imported_by(["knowledge", "build", "--help"])
     assert loaded["heavy"] == [] and "tenure.api" not in loaded["tenure"]
+
+
+def hook_imports(root: Path, payload: dict) -> list[str]:
+    """The modules `tenure hook post-tool-use` loads, as the `tenure` command runs it."""
+    probe = ("import json, sys; sys.argv = ['tenure', 'hook', 'post-tool-use', '--repo', sys.argv[1]]\n"
+             "from tenure.entry import main\nmain()\nprint(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe, str(root)], input=json.dumps(payload), capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_hook_run_on_every_tool_use_loads_no_cli_framework_and_no_memory_stack(make_indexed_repo) -> None:
+    root = make_indexed_repo({"a.py": "def f():\n    return 1\n"})
+    event = {"session_id": "cc-1", "tool_name": "Bash", "tool_input": {"command": "ls"},
+             "tool_response": {"stdout": "a.py", "exit_code": 0}}
+    idle = hook_imports(root, event)  # no work session is open: the project is not even opened
+    assert not {m.split(".")[0] for m in idle} & {"typer", "click", "rich", "numpy", "msgspec"}
+    assert "tenure.api" not in idle
+    opened = subprocess.run([sys.executable, "-m", "tenure.cli", "hook", "session-start", "--repo", str(root)],
+                            input=json.dumps({"session_id": "cc-1"}), capture_output=True, text=True, check=True)
+    assert "work session" in opened.stdout
+    recording = hook_imports(root, event)
+    assert not {m.split(".")[0] for m in recording} & {"typer", "click", "rich", "numpy", "cryptography"}
+    assert "tenure.memories.api" not in recording

@@ -66,7 +66,7 @@ def test_inspector_over_stdio(inspector: Path, repo: Path, tmp_path: Path) -> No
     broke = run(inspector, env, *server, "--method", "tools/call", "--tool-name", "what_breaks",
                 "--tool-arg", "symbol=Gateway.send")
     impact = broke["structuredContent"]
-    assert impact["dependants"][0]["symbol"] == "pay.batch.run" and impact["dependants"][0]["tier"] == "inferred"
+    assert impact["rows"][0]["symbol"] == "pay.batch.run" and impact["rows"][0]["tier"] == "inferred"
 
     wrote = run(inspector, env, *server, "--method", "tools/call", "--tool-name", "remember",
                 "--tool-arg", "kind=convention", "--tool-arg", "content=Payments go through Gateway.send only.")

@@ -40,8 +40,10 @@ async def exercise(client: Client) -> None:
     assert not result.is_error
     data = result.structured_content
     assert data["symbol"] == "shop.orders.Order.total"
-    [dependant] = data["dependants"]
-    assert (dependant["symbol"], dependant["tier"]) == ("shop.checkout.checkout", "inferred")
+    [dependant] = data["rows"]
+    assert (dependant["symbol"], dependant["tier"], dependant["sites"]) == ("shop.checkout.checkout", "inferred",
+                                                                            ["shop/checkout.py:5"])
+    assert data["totals"] == {"rows": 1, "sites": 1, "refutedRows": 0} and "more" not in data
     assert "lower bound" in data["summary"]["text"]
     assert data["freshness"]["text"].endswith("up to date")
     assert json.loads(result.content[0].text) == data  # the same, as text, for clients that show only text

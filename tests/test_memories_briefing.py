@@ -142,6 +142,23 @@ def test_the_map_has_one_cell_per_module_and_a_headline(memories: Memories) -> N
     assert result["headline"] == "1 of 4 elements documented"
 
 
+def test_the_map_counts_the_architecture_not_tests_or_scripts(shop: Tenure, memories: Memories) -> None:
+    (shop.root / "tests").mkdir()
+    (shop.root / "tests" / "test_orders.py").write_text("def test_checkout():\n    assert True\n")
+    (shop.root / "shop" / "orders_test.py").write_text("def test_total():\n    assert True\n")
+    (shop.root / "deploy.sh").write_text("#!/bin/sh\necho deploy\n")
+    shop.index()
+    result = memories.knowledge_map("module")
+    assert [c["element"] for c in result["cells"]] == ["module:invoice", "module:shop", "module:shop.gateway",
+                                                       "module:shop.orders"]
+    assert result["headline"] == ("0 of 4 elements documented; 3 modules of tests or scripts, with nothing "
+                                  "written, not counted")
+    memories.remember("the fixture books twice", kind="pitfall", elements=["module:test_orders"])
+    cells = {c["element"]: c for c in memories.knowledge_map("module")["cells"]}
+    assert cells["module:test_orders"]["memories"] == 1  # a test module with something written is shown
+    assert memories.knowledge_map("package")["leftOut"] == 1  # tests/ holds only tests
+
+
 def test_a_map_cell_counts_memories_pitfalls_and_freshness(memories: Memories, clock: Clock) -> None:
     memories.remember("charge before booking", kind="pitfall", elements=["OrderProcessor.checkout"])
     clock.advance(days=10)

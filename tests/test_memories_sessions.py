@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tenure import Tenure
 from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
 
@@ -27,6 +28,17 @@ def test_a_lease_held_by_another_open_session_is_reported(memories: Memories) ->
     second = memories.start_session("agent-b", "checkout too", elements=["OrderProcessor"])
     assert second["conflicts"] == [{"element": "shop.orders.OrderProcessor", "session": first, "agent": "agent-a"}]
     assert f"OrderProcessor is also leased by session {first} (agent-a)" in second["briefing"]
+
+
+def test_elements_of_one_short_name_are_told_apart_where_shown_together(shop: Tenure, memories: Memories) -> None:
+    (shop.root / "billing" / "ledger.py").write_text("class Ledger:\n    def save(self, entry):\n        return entry\n")
+    shop.index()
+    both = ["shop.orders.OrderRepository.save", "ledger.Ledger.save"]
+    started = memories.start_session("agent", "saving", elements=both)
+    assert "Leased: OrderRepository.save, Ledger.save." in started["briefing"]
+    memories.end_session(started["session"], "both saves take an entry")
+    text = memories.brief("saving")["text"]
+    assert "**Ledger.save, OrderRepository.save** [SESSION OUTCOME: SUCCESS]" in text, text
 
 
 def test_a_lease_of_an_ended_session_is_no_conflict(memories: Memories) -> None:

@@ -94,6 +94,8 @@ def test_map_review_detail_and_search_in_chromium(page: str, browser, tmp_path: 
     assert {g.text.splitlines()[0] for g in gaps} == {"pay", "pay.report"}
     gateway = browser.find_element(By.CSS_SELECTOR, ".cell.verify").text
     assert "pay.gateway" in gateway and "1 pitfall" in gateway and "2 to verify" in gateway
+    name = browser.find_element(By.CSS_SELECTOR, ".cell.verify .name").get_attribute("innerHTML")
+    assert name == "pay.<wbr>gateway"  # a narrow cell wraps the name after its dot, never inside a word
 
     items = browser.find_elements(By.CSS_SELECTOR, "#review li[data-memory]")
     assert len(items) == 2 and "drifted" in items[0].text

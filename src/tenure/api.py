@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -13,7 +12,15 @@ from typing import TYPE_CHECKING
 
 from tenure.history.store import migrations as history_migrations
 from tenure.memories.store import migrations as memory_migrations
-from tenure.state import EMBED_LOCK, EMBED_LOG, database_path, make_state_dir, process_lock, state_dir
+from tenure.state import (
+    EMBED_LOCK,
+    EMBED_LOG,
+    database_path,
+    find_root,
+    make_state_dir,
+    process_lock,
+    state_dir,
+)
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.store import StructuralStore
@@ -43,29 +50,6 @@ FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexe
 # changes this often between them (a change waits at most one slice more).
 WARM_SLICE_S = 0.1
 WARM_POLL_MS = 50
-
-
-def find_root(start: Path, by_git: bool = True) -> Path:
-    """The project a path belongs to: the nearest ancestor with a .tenure/, else (`by_git`) the git
-    work tree (unless that repository ignores the path: then it is a project of its own), else the
-    path itself. An index does not climb to the work tree: the directory it is given in no indexed
-    project is a project (a service of a monorepo, the sample inside tenure's own checkout)."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if state_dir(candidate).is_dir():
-            return candidate
-    if not by_git:
-        return start
-    try:
-        top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
-                             capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-        if top and Path(top).resolve() != start:
-            ignored = subprocess.run(["git", "-C", top, "check-ignore", "-q", "--", str(start)],
-                                     capture_output=True, timeout=10).returncode == 0
-            return start if ignored else Path(top)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return start
 
 
 class Tenure:
@@ -290,6 +274,17 @@ class Tenure:
         ended["episode"] = episode
         ended["rules"] = self.rules_store.mine()
         return ended
+
+    def session_open(self, session: str) -> bool:
+        """Whether a work session is open, read without the memory stack (a hook asks this on every
+        tool use the agent makes)."""
+        from tenure.memories import sessions
+        from tenure.memories.errors import MemoriesError
+
+        try:
+            return sessions.get(self.db, session).ended_at is None
+        except MemoriesError:
+            return False
 
     def flush(self) -> None:
         """Record the bookkeeping updates deferred (`index(defer_bookkeeping=True)`)."""

@@ -74,11 +74,13 @@ def run_cli(argv: list[str]) -> None:
     restart = cli_argv(argv)
     if seeded_up_front(argv):
         with_hash_seed(restart)
-    from tenure.cli import app
-
     global _restarts
     _restarts = True
     try:
+        if (repo := _tool_use_hook(argv)) is not None:
+            return _record_tool_use(repo)
+        from tenure.cli import app
+
         app(args=argv, prog_name="tenure")
     except Exception as exc:
         # (imported only now: a command that resolves nothing never loads resolution)
@@ -93,6 +95,33 @@ def run_cli(argv: list[str]) -> None:
         raise SystemExit(2) from exc
     finally:
         _restarts = False
+
+
+def _tool_use_hook(argv: list[str]) -> Path | None:
+    """The project of `tenure hook post-tool-use [--repo PATH]`, which an agent's hook runs on every
+    tool use: answered without the CLI's framework (typer, click and rich are most of a command's
+    start). None for any other command line (`--help` among them)."""
+    if argv[:2] != ["hook", "post-tool-use"]:
+        return None
+    rest = argv[2:]
+    if not rest:
+        return Path(".")
+    if len(rest) == 2 and rest[0] in ("--repo", "-r"):
+        return Path(rest[1])
+    if len(rest) == 1 and rest[0].startswith("--repo="):
+        return Path(rest[0].partition("=")[2])
+    return None
+
+
+def _record_tool_use(repo: Path) -> None:
+    from tenure.refusal import Refusal
+    from tenure.setup.hooks import read_payload, record_tool_use
+
+    try:
+        print(record_tool_use(repo, read_payload()), file=sys.stderr)
+    except Refusal as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from exc
 
 
 def _not_utf8(argv: list[str]) -> str | None:

@@ -4,6 +4,7 @@ used. A module of its own, so that the entry point can look before the product i
 import contextlib
 import fcntl
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,3 +82,26 @@ def lock_held(state: Path, name: str) -> bool:
         return False
     with process_lock(state, name) as acquired:
         return not acquired
+
+
+def find_root(start: Path, by_git: bool = True) -> Path:
+    """The project a path belongs to: the nearest ancestor with a .tenure/, else (`by_git`) the git
+    work tree (unless that repository ignores the path: then it is a project of its own), else the
+    path itself. An index does not climb to the work tree: the directory it is given in no indexed
+    project is a project (a service of a monorepo, the sample inside tenure's own checkout)."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if state_dir(candidate).is_dir():
+            return candidate
+    if not by_git:
+        return start
+    try:
+        top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+        if top and Path(top).resolve() != start:
+            ignored = subprocess.run(["git", "-C", top, "check-ignore", "-q", "--", str(start)],
+                                     capture_output=True, timeout=10).returncode == 0
+            return start if ignored else Path(top)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return start

@@ -102,12 +102,18 @@ def open_project(repo: Path, create: bool = True, existing: bool = False) -> Ten
 def project(repo: Path, reads: bool = False) -> Iterator[Tenure]:
     """Open the project (`reads`: a command that writes nothing, and needs an indexed project); a
     refused request (any store's) prints what to do and exits 2."""
-    with open_project(repo, create=not reads, existing=reads) as t:
-        try:
-            yield t
-        except Refusal as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
-            raise typer.Exit(2) from exc
+    with open_project(repo, create=not reads, existing=reads) as t, refused():
+        yield t
+
+
+@contextmanager
+def refused() -> Iterator[None]:
+    """A refused request (any store's) prints what to do and exits 2."""
+    try:
+        yield
+    except Refusal as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
+        raise typer.Exit(2) from exc
 
 
 def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tenure.api import find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project, refused
 from tenure.setup import hooks
 from tenure.setup.clients import CLIENTS
 from tenure.setup.edits import SetupConflict
@@ -86,7 +85,7 @@ def _print_planned(planned: list[dict]) -> None:
 @hook_app.command("session-start")
 def hook_session_start(repo: RepoOpt = Path(".")) -> None:
     """SessionStart: open a work session and print its briefing (Claude Code adds it to the context)."""
-    payload = _payload()
+    payload = hooks.read_payload()
     with project(Path(payload.get("cwd") or repo)) as t:
         sys.stdout.write(hooks.session_start(t, payload))
 
@@ -94,23 +93,13 @@ def hook_session_start(repo: RepoOpt = Path(".")) -> None:
 @hook_app.command("post-tool-use")
 def hook_post_tool_use(repo: RepoOpt = Path(".")) -> None:
     """PostToolUse (Bash): record what the session ran, and a test run's verdict, into the open work session."""
-    payload = _payload()
-    with project(Path(payload.get("cwd") or repo)) as t:
-        err.print(escape(hooks.post_tool_use(t, payload)))
+    with refused():
+        err.print(escape(hooks.record_tool_use(repo, hooks.read_payload())))
 
 
 @hook_app.command("session-end")
 def hook_session_end(repo: RepoOpt = Path(".")) -> None:
     """SessionEnd: close the work session the agent left open (its outcome memory says so)."""
-    payload = _payload()
+    payload = hooks.read_payload()
     with project(Path(payload.get("cwd") or repo)) as t:
         err.print(escape(hooks.session_end(t, payload)))
-
-
-def _payload() -> dict:
-    raw = "" if sys.stdin.isatty() else sys.stdin.read()
-    try:
-        payload = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        payload = {}
-    return payload if isinstance(payload, dict) else {}

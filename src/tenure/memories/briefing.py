@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tenure.namespace.elements import display
+from tenure.namespace.elements import display, displays
 from tenure.words import counted
 
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
@@ -41,7 +41,7 @@ def excerpt(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
 
 
 def line(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
-    names = [display(e) for e in memory["elements"]]
+    names = list(displays(memory["elements"]).values())
     shown = ", ".join(names[:SHOWN_ELEMENTS]) + (f" +{len(names) - SHOWN_ELEMENTS}" if len(names) > SHOWN_ELEMENTS
                                                   else "")
     tags = " ".join([label(memory)] + ([VERIFY] if memory["verify"] else []))
@@ -69,8 +69,9 @@ def lease_text(leases: list[str], conflicts: list[dict]) -> str:
     """What the session holds, and who else is working on the same elements."""
     if not leases:
         return ""
-    out = [f"Leased: {', '.join(display(e) for e in leases)}."]
-    out += [f"{display(c['element'])} is also leased by session {c['session']} ({c['agent']}): coordinate before "
+    names = displays([*leases, *(c["element"] for c in conflicts)])
+    out = [f"Leased: {', '.join(names[e] for e in leases)}."]
+    out += [f"{names[c['element']]} is also leased by session {c['session']} ({c['agent']}): coordinate before "
             "changing it." for c in conflicts]
     return "\n".join(out) + "\n"
 

@@ -4,6 +4,9 @@ Levels: `module` (modules as the index names them), `package` (directories holdi
 `path:<dir>/`), `service` (directories with a build manifest, as `service:<name>`). A memory
 documents a cell when one of its elements lies in it at that level or finer: a pitfall on
 `OrderProcessor.checkout` documents its module, its directory and its service.
+
+The map is of the architecture: modules and directories of tests and scripts are cells only where
+something is written about them (their gaps are counted apart, not as the project's).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from tenure.memories import ranking
 from tenure.memories.errors import MemoriesError
 from tenure.memories.store import parse_stamp
 from tenure.namespace.elements import Place, directory_of, kind_of, places, services
+from tenure.namespace.roles import is_architecture
 from tenure.namespace.symbols import indexed_files
 from tenure.storage import Database
+from tenure.words import counted
 
 LEVELS = ("module", "package", "service")
 TITLES_PER_CELL = 3
@@ -27,7 +32,7 @@ TITLES_PER_CELL = 3
 def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[[list[int]], dict[int, str]]) -> dict:
     if level not in LEVELS:
         raise MemoriesError(f"level {level!r} is not one of {', '.join(LEVELS)}")
-    cells = universe(db, root, level)
+    cells, aside = universe(db, root, level)
     memories = _live(db)
     where = places(db, {e for m in memories.values() for e in m["elements"]})
     members: dict[str, list[int]] = defaultdict(list)
@@ -38,31 +43,49 @@ def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[
             if level == "service" and kind_of(e) == "service" and e not in cells:
                 cells[e] = Place(e, frozenset(), frozenset())  # named by hand: no manifest says where it lives
                 homes.add(e)
+        homes |= {c for e in m["elements"] for c in cells_of(where[e], level, aside)}
         for cell in homes:
             members[cell].append(memory_id)
+            if cell in aside:
+                cells[cell] = aside[cell]
         if not homes:
             project_wide.append(memory_id)
     shown = titles(sorted({i for ids in members.values() for i in ids[-TITLES_PER_CELL:]}))
     rows = [cell_of(e, members.get(e, []), memories, now, shown) for e in sorted(cells)]
     documented = sum(1 for r in rows if not r["gap"])
-    return {"level": level, "headline": f"{documented} of {len(rows)} elements documented",
-            "documented": documented, "elements": len(rows), "cells": rows,
-            "projectWide": {"memories": len(project_wide)}}
+    left_out = len(set(aside) - set(cells))
+    headline = f"{documented} of {len(rows)} elements documented"
+    if left_out:
+        noun = "module" if level == "module" else "directory"
+        headline += f"; {counted(left_out, noun)} of tests or scripts, with nothing written, not counted"
+    return {"level": level, "headline": headline, "documented": documented, "elements": len(rows), "cells": rows,
+            "leftOut": left_out, "projectWide": {"memories": len(project_wide)}}
 
 
-def universe(db: Database, root: Path, level: str) -> dict[str, Place]:
-    """Every element at the level, documented or not: the gaps are the point."""
+def universe(db: Database, root: Path, level: str) -> tuple[dict[str, Place], dict[str, Place]]:
+    """Every element of the architecture at the level, documented or not (the gaps are the point), and
+    apart those of tests and scripts only (a module of test files, a directory holding only tests)."""
     files = indexed_files(db)
+    if level == "service":
+        return services(root), {}
+    cells: dict[str, Place] = {}
+    aside: dict[str, Place] = {}
     if level == "module":
         by_module: dict[str, set[str]] = defaultdict(set)
         for path, file in files.items():
             if file.module:
                 by_module[file.module].add(path)
-        return {f"module:{m}": Place(f"module:{m}", frozenset({m}), frozenset(p)) for m, p in by_module.items()}
-    if level == "package":
-        dirs = {directory_of(path) for path in files}
-        return {_path_element(d): Place(_path_element(d), frozenset(), frozenset({d})) for d in dirs}
-    return services(root)
+        for m, paths in by_module.items():
+            where = cells if any(is_architecture(p) for p in paths) else aside
+            where[f"module:{m}"] = Place(f"module:{m}", frozenset({m}), frozenset(paths))
+        return cells, aside
+    by_directory: dict[str, set[str]] = defaultdict(set)
+    for path in files:
+        by_directory[directory_of(path)].add(path)
+    for d, paths in by_directory.items():
+        where = cells if any(is_architecture(p) for p in paths) else aside
+        where[_path_element(d)] = Place(_path_element(d), frozenset(), frozenset({d}))
+    return cells, aside
 
 
 def cells_of(place: Place, level: str, cells: dict[str, Place]) -> set[str]:

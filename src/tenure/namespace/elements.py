@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,30 @@ def display(element: str) -> str:
     if kind == "symbol":
         return short_name(element)
     return element if kind == PROJECT else element.partition(":")[2]
+
+
+def displays(elements: Iterable[str]) -> dict[str, str]:
+    """The names a person reads for several elements shown together: each symbol by the shortest tail
+    of its full name that no other of them shares (`helpers.url_for` and `Flask.url_for`, never
+    `url_for` twice); other elements as `display` names them."""
+    shown = {e: display(e) for e in elements}
+    tails = {e: 1 for e in shown if kind_of(e) == "symbol"}
+    while True:
+        by_name: dict[str, list[str]] = defaultdict(list)
+        for e, name in shown.items():
+            by_name[name].append(e)
+        clashing = [e for names in by_name.values() if len(names) > 1 for e in names if e in tails]
+        longer = [e for e in clashing if tails[e] < len(_parts(e))]
+        if not longer:
+            return shown
+        for e in longer:
+            tails[e] += 1
+            shown[e] = "".join(_parts(e)[-tails[e]:]).lstrip(SEPARATORS)
+
+
+def _parts(fqn: str) -> list[str]:
+    """`a.b.C.m` -> `a`, `.b`, `.C`, `.m`: the name's parts, each with the separator before it."""
+    return re.findall(f"[{re.escape(SEPARATORS)}]?[^{re.escape(SEPARATORS)}]+", fqn)
 
 
 def resolve(db: Database, root: Path, text: str) -> str:

@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import Symbol, every_symbol
 from tenure.storage import Database
 from tenure.structural.naming import has_suffix
@@ -116,7 +117,7 @@ class PhraseIndex:
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), _in_tests(s.path), s.bases,
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), is_test(s.path), s.bases,
                            s.module or "")
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
@@ -266,11 +267,6 @@ def _reexported(text: str, entry: _Entry) -> bool:
     inside = entry.fqn[len(entry.module) + 1:]
     head = text[:-len(inside) - 1]
     return text.endswith("." + inside) and (entry.module == head or entry.module.startswith(head + "."))
-
-
-def _in_tests(path: str) -> bool:
-    parts = path.split("/")
-    return any(p in ("tests", "test", "testing") for p in parts[:-1]) or parts[-1].startswith("test_")
 
 
 def _is_path(text: str) -> bool:

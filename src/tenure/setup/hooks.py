@@ -5,12 +5,17 @@ session maps to one tenure session through `.tenure/hooks/claude-code/<its id>`.
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenure.api import Tenure
-from tenure.memories import MemoriesError
-from tenure.state import state_dir
+from tenure.refusal import Refusal
+from tenure.state import find_root, state_dir
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
 
 AGENT = "claude-code"
 CLOSED_BY_HOOK = ("Closed by the Claude Code SessionEnd hook: the agent ended without calling session_end, "
@@ -21,7 +26,7 @@ def session_start(t: Tenure, payload: dict) -> str:
     """The text Claude Code adds to the agent's context: the briefing and the session id to use."""
     mapping = _mapping(t.root, payload)
     session = mapping.read_text().strip() if mapping.exists() else None
-    if session and _is_open(t, session):
+    if session and t.session_open(session):
         briefing = t.memories.brief(session=session)["text"]
     else:
         started = t.start_session(AGENT)  # before the user has said anything: no task yet
@@ -43,10 +48,44 @@ def session_end(t: Tenure, payload: dict) -> str:
         memory = result["outcomeMemory"]
         said = f"closed tenure session {session}: " + (
             f"outcome memory #{memory}" if memory else "nothing happened in it, so no outcome memory")
-    except MemoriesError as exc:  # the agent ended it already
+    except Refusal as exc:  # the agent ended it already (MemoriesError)
         said = str(exc)
     mapping.unlink()
     return said
+
+
+def record_tool_use(repo: Path, payload: dict) -> str:
+    """The PostToolUse hook's whole work, run on every tool use the agent makes: the project is opened
+    only when there is something to record (`entry` runs this without the CLI's framework)."""
+    repo = Path(payload.get("cwd") or repo)
+    if (nothing := nothing_to_record(repo, payload)) is not None:
+        return nothing
+    from tenure.api import Tenure
+
+    with Tenure.open(find_root(repo), discover=False) as t:
+        return post_tool_use(t, payload)
+
+
+def nothing_to_record(repo: Path, payload: dict) -> str | None:
+    """Why a PostToolUse event records nothing, found without opening the project (the common case:
+    most tool uses are not shell commands, or no work session is open): None when it may record."""
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") != "Bash" or not isinstance(tool_input, dict) or \
+            not isinstance(tool_input.get("command"), str):
+        return "not a shell command: nothing recorded"
+    if not _mapping(find_root(repo), payload).exists():
+        return "no open tenure session for this Claude Code session: nothing recorded"
+    return None
+
+
+def read_payload() -> dict:
+    """The event Claude Code passes on stdin; anything else is an empty event."""
+    raw = "" if sys.stdin.isatty() else sys.stdin.read()
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        payload = {}
+    return payload if isinstance(payload, dict) else {}
 
 
 def post_tool_use(t: Tenure, payload: dict) -> str:
@@ -57,7 +96,7 @@ def post_tool_use(t: Tenure, payload: dict) -> str:
         return "not a shell command: nothing recorded"
     mapping = _mapping(t.root, payload)
     session = mapping.read_text().strip() if mapping.exists() else None
-    if not session or not _is_open(t, session):
+    if not session or not t.session_open(session):
         return "no open tenure session for this Claude Code session: nothing recorded"
     if isinstance(response, dict):
         if response.get("interrupted"):
@@ -69,13 +108,6 @@ def post_tool_use(t: Tenure, payload: dict) -> str:
     if recorded["verdict"]:
         return f"recorded into {session}: tests {recorded['verdict']} ({len(recorded['failed'])} failing)"
     return f"recorded into {session}: {', '.join(recorded['steps']) or 'nothing'}"
-
-
-def _is_open(t: Tenure, session: str) -> bool:
-    try:
-        return t.memories.session(session)["open"]
-    except MemoriesError:
-        return False
 
 
 def _mapping(root: Path, payload: dict) -> Path:

@@ -59,6 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from contextlib import suppress
+from fnmatch import fnmatchcase
 
 import msgspec
 from tree_sitter import Node, Tree
@@ -167,7 +168,8 @@ class _Walker:
         self.facts = facts
         self.spec = spec  # (its parser reads string annotations)
         base = facts.path.rsplit("/", 1)[-1]
-        self.pytest_module = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
+        # pytest's own file names, which the language table's `tests` globs are.
+        self.pytest_module = any(fnmatchcase(base, glob) for glob in spec.extra.get("tests", ()))  # type: ignore[attr-defined]
         # Padded so that a node's byte offsets index it directly (the root may start after blank lines).
         self.source = b" " * root.start_byte + (root.text or b"")
         # An ASCII file's byte offsets index its decoded text too: a name is then a slice, not a decode.

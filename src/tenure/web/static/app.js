@@ -38,6 +38,8 @@ function say(text, isError = false) {
 
 const shortName = (element) => element.includes(":") && !element.startsWith("path:")
   ? element.slice(element.indexOf(":") + 1) : element.replace(/^path:/, "");
+// A long name wraps after a dot, slash or underscore, never inside a word.
+const wrapping = (name) => name.split(/(?<=[./_])/).flatMap((part, i) => i ? [el("wbr"), part] : [part]);
 const days = (n) => n === null || n === undefined ? "" : n === 0 ? "today" : n === 1 ? "1 day" : `${n} days`;
 
 // knowledge map -------------------------------------------------------------------------------
@@ -50,10 +52,10 @@ async function loadMap() {
 function cell(c) {
   if (c.gap) {
     return el("div", { class: "cell gap", title: c.element },
-      el("div", { class: "name" }, shortName(c.element)), el("div", {}, "gap: nothing written"));
+      el("div", { class: "name" }, wrapping(shortName(c.element))), el("div", {}, "gap: nothing written"));
   }
   return el("div", { class: c.verify ? "cell verify" : "cell", title: c.element, onclick: () => showElement(c.element) },
-    el("div", { class: "name" }, shortName(c.element)),
+    el("div", { class: "name" }, wrapping(shortName(c.element))),
     el("div", {}, `${c.memories} ${c.memories === 1 ? "memory" : "memories"}`,
       c.pitfalls ? el("span", { class: "pitfalls" }, ` · ${c.pitfalls} pitfall${c.pitfalls === 1 ? "" : "s"}`) : null),
     el("div", { class: "meta" }, `freshest ${days(c.freshestDays)} · stalest ${days(c.stalestDays)}`),
