@@ -12,6 +12,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -491,15 +492,18 @@ def test_tenure_toml_names_a_class_directory_in_an_unusual_place(make_repo) -> N
 
 
 def test_an_interfaces_only_implementation_is_an_inferred_dispatch_target(make_repo) -> None:
-    repo = make_repo({"src/com/acme/mail/Mailer.java": """package com.acme.mail;
+    # (public, with a public constructor: code outside the project may create one, so the program
+    # creating none decides nothing)
+    repo = make_repo({"src/com/acme/mail/SmtpMailer.java": """package com.acme.mail;
+
+public class SmtpMailer implements Mailer {
+    public void send(String to) {
+    }
+}
+""", "src/com/acme/mail/Mailer.java": """package com.acme.mail;
 
 public interface Mailer {
     void send(String to);
-}
-
-class SmtpMailer implements Mailer {
-    public void send(String to) {
-    }
 }
 
 class Signup {
@@ -515,3 +519,13 @@ class Signup {
     assert [(d["symbol"], d["tier"], d["sources"]) for d in smtp["dependants"]] == [
         ("com.acme.mail.Signup.welcome", "inferred", ["bytecode"])]
     assert smtp["summary"]["unresolved_dispatch"] == 1
+
+
+def test_class_models_an_older_reader_cached_are_read_again(shapes: Path) -> None:
+    # (a model without what this reader adds, lambdas' functional interfaces, would decide dispatches wrongly)
+    classes = model.OriginClasses([model.build(classfile.parse(class_bytes(shapes, "Shapes")), "Shapes.class")], [])
+    assert model.decode(model.encode(classes)) == classes
+    with pytest.raises(ValueError, match="format"):
+        model.decode(msgspec.msgpack.encode((model.MODEL_FORMAT - 1, classes)))
+    with pytest.raises(ValueError):
+        model.decode(msgspec.msgpack.encode(classes))  # as the first format wrote it

@@ -248,13 +248,17 @@ def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
     no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one):
     another source's, and tree-sitter's (a call on a declared or `self` receiver whose class has
-    overrides; found from the sites calling `fqn`, through the index on callers)."""
-    sql = (
-        "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls'"
-        " AND verdict = 'confirms' AND detail LIKE ? AND (detail = ? OR dst_fqn = ?)"
-        " UNION SELECT e.src_fqn, e.line FROM edges e WHERE e.dst_fqn = ? AND e.relation = 'calls'"
-        " AND EXISTS (SELECT 1 FROM edges d WHERE d.src_fqn = e.src_fqn AND d.line = e.line"
-        " AND d.relation = 'calls' AND d.detail LIKE ? AND (d.detail = ? OR d.dst_fqn = ?))"
-    )
-    dispatch, named = DISPATCH_DETAIL + "%", DISPATCH_DETAIL + fqn
-    return len(db.query(sql, (dispatch, named, fqn, fqn, dispatch, named, fqn)))
+    overrides), the latter found from the sites calling `fqn` (edges have no index by caller or
+    detail: the candidates are looked up among the edges of those sites' files)."""
+    named = DISPATCH_DETAIL + fqn
+    sites = {(r["src_fqn"], r["line"]) for r in db.query(
+        "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls' AND verdict = 'confirms'"
+        " AND detail LIKE ? AND (detail = ? OR dst_fqn = ?)", (DISPATCH_DETAIL + "%", named, fqn))}
+    calling = db.query("SELECT file_id, src_fqn, line, detail FROM edges WHERE dst_fqn = ? AND relation = 'calls'",
+                       (fqn,))
+    sites |= {(r["src_fqn"], r["line"]) for r in calling if r["detail"].startswith(DISPATCH_DETAIL)}
+    if calling:
+        candidates = db.query(f"SELECT src_fqn, line FROM edges WHERE file_id IN {db.each} AND detail = ?",
+                              (db.many({r["file_id"] for r in calling}), named))
+        sites |= {(r["src_fqn"], r["line"]) for r in candidates} & {(r["src_fqn"], r["line"]) for r in calling}
+    return len(sites)

@@ -32,6 +32,7 @@ INSTANTIATORS = frozenset({
 })
 # Class annotations that say nothing about who creates instances.
 PLAIN_ANNOTATIONS = ("java.lang.", "kotlin.Metadata", "kotlin.jvm.")
+MADE, ELSEWHERE = "made", "elsewhere"
 
 
 @dataclass
@@ -56,31 +57,36 @@ class Instantiation:
 
     def decide(self, h: Hierarchy, owner: str, dst: str, impls: list[str], descriptor: str) -> tuple[list[str], str]:
         """(the overrides the call may run, and the detail of a decided one): every one of `impls`
-        in an open world; those whose class something may create in a closed one, with the
-        decision's detail when exactly one is left and the named method `dst` itself runs on
-        nothing created."""
+        in an open world; in a closed one those whose class something may create, decided when
+        exactly one is left, its class created in the program, and the named method `dst` itself
+        runs on nothing that may exist."""
         if self.open_because or self.made_by_lambda(h, owner):
             return impls, ""
-        runs = [i for i in impls if self._created(h, i.rpartition(".")[0], i, descriptor)]
-        if len(runs) == 1 and not self._created(h, dst.rpartition(".")[0], dst, descriptor):
-            cls = runs[0].rpartition(".")[0]
-            return runs, f"{INSTANTIATED_DETAIL}{cls} is the one class the program creates that {dst} dispatches to"
+        found = {i: self._created(h, i.rpartition(".")[0], i, descriptor) for i in impls}
+        runs = [i for i in impls if found[i]]
+        if len(runs) == 1 and found[runs[0]] == MADE and not self._created(h, dst.rpartition(".")[0], dst, descriptor):
+            only = f"{runs[0]} is the one implementation of {dst} on an object the program creates"
+            return runs, INSTANTIATED_DETAIL + only
         return runs, ""
 
     def made_by_lambda(self, h: Hierarchy, owner: str) -> bool:
         """Whether a lambda or method reference makes an object of the type (a body no class names)."""
         return owner in self.lambdas or bool(self.lambdas & h.all_subtypes(owner))
 
-    def _created(self, h: Hierarchy, declaring: str, method: str, descriptor: str) -> bool:
-        """Whether some object a call on `declaring` reaches `method` on may exist: of its class, or
-        of a subclass that inherits it, created in the program or creatable from outside it."""
+    def _created(self, h: Hierarchy, declaring: str, method: str, descriptor: str) -> str:
+        """Whether some object a call on `declaring` reaches `method` on may exist — of its class, or
+        of a subclass that inherits it: MADE (the program creates one), ELSEWHERE (code outside the
+        bytecode read may), "" (none can)."""
         name = method.rpartition(".")[2]
-        for cls in (declaring, *h.all_subtypes(declaring)):
+        found = ""
+        for cls in (declaring, *sorted(h.all_subtypes(declaring))):
             if h.declaring(cls, name, descriptor) != declaring:
                 continue  # (it overrides the method: its own candidate)
-            if cls in self.made or _creatable_elsewhere(h.classes.get(cls)):
-                return True
-        return False
+            if cls in self.made:
+                return MADE
+            if _creatable_elsewhere(h.classes.get(cls)):
+                found = ELSEWHERE
+        return found
 
 
 def _creatable_elsewhere(cls: ClassModel | None) -> bool:

@@ -390,12 +390,14 @@ class JavaFileResolver(FileResolver):
                 # `Base b = new Sub()`, never assigned again: the one object it holds is exactly a Sub
                 exact = len(values) == 1 and index not in self.reassigned and self._constructs(value)
                 for v in values:
-                    if v.project and types and (exact or v.name != types[0].name) and not v.note:
-                        types = [t.noting("runtime", v.value(), exact) for t in types]  # the class it was made as
-                    elif types and v.name == types[0].name and all(a.name == OBJECT for a in types[0].args):
+                    if types and v.name == types[0].name and all(a.name == OBJECT for a in types[0].args):
                         types = [v]  # `Class<?> c = Class.forName("a.Foo")`: a Class<Foo>
                     elif v.note:
                         types = [t.noting(*v.note) for t in types]
+                    elif v.project and types and v.name != types[0].name:
+                        types = [t.noting("runtime", v, exact) for t in types]  # the class it was made as
+                if exact and values[0].project and types and not types[0].note:
+                    types = [t.noting("runtime", values[0].value(), True) for t in types]
             found = types
         elif value is not None and value[0] == "el":
             found = [e for t in self.type_of(value[1], scope) if (e := self.element_type(t)) is not None]

@@ -14,7 +14,7 @@ from tenure.structural.resolve.python.analysed import Analysed
 from tenure.structural.resolve.python.analysis import Analysis
 from tenure.structural.resolve.python.flows import module_flow
 from tenure.structural.resolve.python.modules import Asking, Project
-from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MODULE, SUPER
+from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MODULE, OPEN, SUPER
 
 
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
@@ -85,6 +85,8 @@ def _owners(objects: frozenset) -> list[str]:
     of them is anything else (an external object, a value nothing tells)."""
     owners = set()
     for v in objects:
+        if v[0] == OPEN:
+            continue  # (a mark beside a declared instance)
         if v[0] not in (INST, CLASS, MODULE, SUPER):
             return []
         owners.add(v[1] if v[0] == MODULE else qualify(v[1], v[2]))
