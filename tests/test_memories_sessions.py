@@ -31,7 +31,8 @@ def test_a_lease_held_by_another_open_session_is_reported(memories: Memories) ->
 
 
 def test_elements_of_one_short_name_are_told_apart_where_shown_together(shop: Tenure, memories: Memories) -> None:
-    (shop.root / "billing" / "ledger.py").write_text("class Ledger:\n    def save(self, entry):\n        return entry\n")
+    ledger = "class Ledger:\n    def save(self, entry):\n        return entry\n"
+    (shop.root / "billing" / "ledger.py").write_text(ledger)
     shop.index()
     both = ["shop.orders.OrderRepository.save", "ledger.Ledger.save"]
     started = memories.start_session("agent", "saving", elements=both)
