@@ -60,8 +60,14 @@ def read_cheaply_because(language: str, path: str, content: bytes, full_analysis
 
 
 def full_analysis_globs(root: Path) -> tuple[str, ...]:
-    """The project's globs (tenure.toml `[index] full_analysis`) of paths always fully analysed."""
-    globs = project_table(root, "index").get("full_analysis", [])
+    """The project's globs (tenure.toml `[index] full_analysis`) of paths always fully analysed. A
+    tenure.toml that cannot be read at all stops no index: the sources that read it after the index name
+    it in the report (and none is taken from it here)."""
+    try:
+        table = project_table(root, "index")
+    except ConfigError:
+        return ()
+    globs = table.get("full_analysis", [])
     if not isinstance(globs, list) or not all(isinstance(g, str) and g.strip() for g in globs):
         raise ConfigError(f"{CONFIG_FILE}: [index] full_analysis must be a list of path globs, not {globs!r}")
     return tuple(globs)
