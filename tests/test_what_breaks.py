@@ -335,3 +335,15 @@ def test_an_inherited_member_is_found_through_the_class_hierarchy_and_says_where
         assert t.what_breaks("Flask.route")["symbol"] == "flask.sansio.scaffold.Scaffold.route"
     out = CliRunner().invoke(app, ["find", "Flask.route", "--repo", str(root)])
     assert out.exit_code == 0 and "is inherited: defined as flask.sansio.scaffold.Scaffold.route" in out.output
+
+
+@pytest.mark.parametrize(("glob", "reached"), [
+    ("pay.Ledger.post", True), ("pay.Ledger.po", False),  # a name
+    ("pay.Ledger.*", True), ("pay.Led*", True), ("pay.Ledger2.*", False),  # a prefix
+    ("*.post", True), ("*.pos", False), ("*.Ledger.*", True), ("pay.*.post", True), ("pay.*.get", False),
+])
+def test_a_dynamic_sites_glob_reaches_the_names_it_spells(glob: str, reached: bool) -> None:
+    from tenure.structural.graph import DynamicSite
+
+    site = DynamicSite("pay.run", "pay.py", 3, "getattr", (glob,))
+    assert site.reaches(["pay.Ledger", "pay.Ledger.post", "pay.Book.post"]) is reached

@@ -11,6 +11,7 @@ method, a trace between services).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -159,8 +160,9 @@ class DynamicSite:
     detail: str
     reach: tuple[str, ...]
 
-    def reaches(self, names: Iterable[str]) -> bool:
-        return any(_glob(g).fullmatch(n) for g in self.reach for n in names)
+    def reaches(self, names: Names | Iterable[str]) -> bool:
+        names = names if isinstance(names, Names) else Names(names)
+        return any(names.match(g) for g in self.reach)
 
     def as_dict(self) -> dict:
         return {"src": self.src, "path": self.path, "line": self.line, "detail": self.detail, "reach": list(self.reach)}
@@ -186,9 +188,38 @@ def dynamic_sites(db: Database, languages: list[str] | None = None) -> list[Dyna
                    for (src, line), (path, detail, reach) in by_site.items()), key=lambda d: (d.path, d.line, d.src))
 
 
+class Names:
+    """Full names a dynamic site's globs are matched against, held for the shapes globs take: a name
+    (a set lookup), `prefix*` (a search of the sorted names), else one regex scan of all of them. A method
+    of a deep hierarchy reaches thousands of names, and Django has hundreds of sites: one match per name
+    and glob took 1.1 s for `Model.save`."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.exact = set(names)
+        self.sorted = sorted(self.exact)
+        self._text: str | None = None
+
+    def match(self, glob: str) -> bool:
+        head, star, rest = glob.partition("*")
+        if not star:
+            return glob in self.exact
+        if not rest:
+            i = bisect.bisect_left(self.sorted, head)
+            return i < len(self.sorted) and self.sorted[i].startswith(head)
+        if self._text is None:
+            self._text = "\n".join(self.sorted)
+        return _line_glob(glob).search(self._text) is not None
+
+
 @cache
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+def _line_glob(pattern: str) -> re.Pattern[str]:
+    """The glob matching a whole line of a text (`.` never crosses a line's end). A leading or trailing `*`
+    is left unanchored rather than spelled `^.*` / `.*$`: the same lines match, and the scan looks for
+    the literal part instead of trying every line's start (a thousand times faster on Django's names)."""
+    body = ".*".join(re.escape(part) for part in pattern.split("*"))
+    body = body.removeprefix(".*") if pattern.startswith("*") else "^" + body
+    body = body.removesuffix(".*") if pattern.endswith("*") else body + "$"
+    return re.compile(body, re.MULTILINE)
 
 
 def related_types(db: Database, cls: str) -> set[str]:

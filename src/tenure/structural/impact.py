@@ -15,6 +15,7 @@ from tenure.structural.graph import (
     TREE_SITTER,
     DynamicSite,
     GraphEdge,
+    Names,
     dependants_of,
     dynamic_sites,
     related_types,
@@ -295,7 +296,7 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     sites = dynamic_sites(db, family)
     impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
     if any(site.reach for site in sites):
-        names = _names_reaching(db, target.fqn)
+        names = Names(_names_reaching(db, target.fqn))
         impact.dynamic_reaching = [site for site in sites if site.reaches(names)]
         impact.unresolved_dynamic = len(impact.dynamic_reaching)
     impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
