@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from typer.testing import CliRunner
 
 from tenure import Tenure
