@@ -98,6 +98,8 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
             out.append((start, start + len(inner), inner, True))
     for m in _TOKEN.finditer(text):
         name = m.group().rstrip(".-")
+        if name.islower() and name.isalpha():
+            continue  # a plain word (most of prose) is never code unless backticked, which is read above
         out.append((m.start(), m.start() + len(name), name, False))
     return out
 
