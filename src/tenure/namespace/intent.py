@@ -183,16 +183,33 @@ def prepare(db: Database, root: Path) -> None:
     state = index_state(db)
     if kept_state(root) != state:
         symbol_terms(db, root)
-    if _kept_phrases_state(root) != state:
+    head = _kept_phrases_head(root)
+    if head is not None and head[0] == state:
+        return
+    if head is not None and head[1] == naming_state(db):
+        _restamp_phrases(root, state)  # the names did not change (a body edited): the kept ladder holds
+    else:
         phrase_index(db, root)
 
 
-def _kept_phrases_state(root: Path) -> str | None:
+def _kept_phrases_head(root: Path) -> tuple[str, str] | None:
+    """The index state and naming state the kept ladder was made for, read without its body."""
     try:
         with open(state_dir(root) / PHRASES_CACHE, "rb") as kept:
-            return kept.readline().decode().strip()
+            state, naming = kept.readline().decode().strip(), kept.readline().decode().strip()
+        return state, naming
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _restamp_phrases(root: Path, state: str) -> None:
+    """The kept ladder marked as made for `state` too, its body neither decoded nor encoded again (on
+    Django: 0.4 s of every update)."""
+    path = state_dir(root) / PHRASES_CACHE
+    with contextlib.suppress(OSError, ValueError):
+        head, _, body = path.read_bytes().partition(b"\n\n")
+        naming = head.decode().split("\n")[1]
+        path.write_bytes(f"{state}\n{naming}\n\n".encode() + body)
 
 
 def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
