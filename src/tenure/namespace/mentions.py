@@ -32,6 +32,9 @@ _URL = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+")
 _BACKTICKED = re.compile(r"`+([^`\n]+?)`+")
 # a dotted name or a path, with an optional call: flask.app.Flask, src/flask/app.py, url_for()
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)*(?:\(\))?")
+# a token with something besides lower-case letters in it (a capital, `_`, a digit, `.`, `/`, a call):
+# the only ones of the prose that may be code (a plain word is code only in backticks)
+_CANDIDATE = re.compile(r"(?=[\w./()-]*?[A-Z0-9_./(])" + _TOKEN.pattern)
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 _TITLE = re.compile(r"^[A-Z][a-z0-9]+$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9]+$")
@@ -96,7 +99,7 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
         if whole:
             start = m.start(1) + m.group(1).index(inner)
             out.append((start, start + len(inner), inner, True))
-    for m in _TOKEN.finditer(text):
+    for m in _CANDIDATE.finditer(text):
         name = m.group().rstrip(".-")
         if name.islower() and name.isalpha():
             continue  # a plain word (most of prose) is never code unless backticked, which is read above
