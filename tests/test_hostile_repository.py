@@ -163,6 +163,22 @@ def test_setup_and_the_state_directory_refuse_links_out_of_the_project(hostile: 
     assert list(outside.iterdir()) == []
 
 
+
+@pytest.mark.parametrize("name", ["intent-phrases.msgpack", "embed.log", "tenure.db", "hooks"])
+def test_a_link_a_repository_put_inside_the_state_directory_is_never_written_through(
+        git_repo: GitRepo, tmp_path: Path, name: str) -> None:
+    from tenure.files import RefusedWrite
+
+    victim = tmp_path / "victim"
+    victim.write_text("SECRET\n")
+    (git_repo.root / ".tenure").mkdir()
+    (git_repo.root / ".tenure" / name).symlink_to(victim)  # a `.tenure/` committed with a link in it
+    git_repo.commit("start", {"a.py": "def f():\n    return 1\n"})
+    with pytest.raises(RefusedWrite, match=f"{name} is a link"):
+        Tenure.open(git_repo.root, discover=False)
+    assert victim.read_text() == "SECRET\n"
+
+
 # -- one bad entry costs only itself -----------------------------------------------------------------------
 
 def test_a_pull_request_number_past_any_database_integer_is_skipped_and_its_neighbour_stored(

@@ -32,10 +32,23 @@ def make_state_dir(root: Path) -> Path:
     project (a link a cloned repository holds) is refused."""
     state = project_path(root, STATE_DIR, "the state directory")
     state.mkdir(mode=0o700, exist_ok=True)  # (the umask can only narrow it)
+    _refuse_links(state)
     ignore = state / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n")
     return state
+
+
+def _refuse_links(state: Path) -> None:
+    """tenure makes no links in its state directory: one there was put by someone else (a `.tenure/`
+    committed to a cloned repository), and every cache, log or database written through it would be
+    written wherever it points."""
+    for folder, dirs, files in os.walk(state):  # (a linked directory is listed, never entered)
+        for name in (*dirs, *files):
+            if os.path.islink(link := os.path.join(folder, name)):
+                raise RefusedWrite(f"{link} is a link (to {os.readlink(link)}): tenure writes no links in its state "
+                                   "directory and will not write through one; remove it (a cloned repository may "
+                                   "have brought it) and run the command again")
 
 
 def state_error(exc: BaseException) -> str | None:
