@@ -23,6 +23,7 @@ from tenure.ask.phrases import Focus
 from tenure.ask.question import Question
 from tenure.memories.briefing import VERIFY, excerpt
 from tenure.namespace.elements import display
+from tenure.namespace.phrases import TIERS
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import symbols_named
 from tenure.refusal import Refusal
@@ -140,9 +141,15 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
             source = e["source"]
             where = f"{source['path']}:{source['line']}" if source.get("path") and source.get("line") else \
                 (source.get("path") or ref)
+            # reached through its class, module, a name it reads or a callee: the link's tier, one rung less sure
+            # (as `why` ranks it)
+            via = ", ".join(f"{v['path']} {v['symbol']}" for v in e.get("via") or ())
+            rung = min(TIERS.index(e["tier"]) + 1, len(TIERS) - 1) if via and e["tier"] in TIERS else None
             section.add(Item(
-                KNOWLEDGE, e["what"], f"{ref}: “{_cut(e['quote'], QUOTE_CHARS)}”", e["tier"], where,
-                LADDER_CONFIDENCE.get(e["tier"], 0.25), min(1.0, relevance * (VALUE_BOOST if stated else 1.0)),
+                KNOWLEDGE, e["what"], f"{ref}: “{_cut(e['quote'], QUOTE_CHARS)}”",
+                f"{e['tier']} via {via}" if via else e["tier"], where,
+                LADDER_CONFIDENCE.get(TIERS[rung] if rung is not None else e["tier"], 0.25),
+                min(1.0, relevance * (VALUE_BOOST if stated else 1.0)),
                 e.get("symbol") or "", {"section": source.get("section"), "mode": e["mode"], "how": e["how"]}))
         for c in answer["commits"]["listed"]:
             if c.get("named"):  # a commit whose message names it (those whose diff touched it: history)
