@@ -233,3 +233,15 @@ def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo)
     with Tenure.open(root, discover=False) as t:
         t.index()
         assert t.what_breaks("lib.reverse")["summary"]["escapes"] == []
+
+
+def test_a_function_of_a_language_whose_values_taken_are_not_tracked_is_never_complete(make_repo) -> None:
+    root = make_repo({"main.go": (
+        "package main\n\nimport \"net/http\"\n\n"
+        "func health(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func main() {\n\thttp.HandleFunc(\"/health\", health)\n}\n")})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        summary = t.what_breaks("health")["summary"]
+    assert summary["lower_bound"] and "complete" not in summary["text"]
+    assert "functions taken as values are not tracked in go" in " ".join(summary["reasons"])

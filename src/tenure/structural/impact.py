@@ -62,6 +62,7 @@ class Impact:
     dynamic_reaching: list[DynamicSite] = field(default_factory=list)  # those sites, each with its file and line
     unresolved_files: list[Gap] = field(default_factory=list)  # files naming it whose calls are not all linked
     escapes: list[Escape] = field(default_factory=list)  # sites that take it as a value (calls from there unseen)
+    escapes_untracked: str = ""  # the language of a function whose values taken are not recorded (no escapes)
     dynamic_anywhere: int = 0  # dynamic call sites that may reach anything (listed once, by `tenure status`)
     unlinked_by_name: int = 0  # call sites of its name linked to no target (too many candidates, or none found)
     unresolved_dispatch: int = 0  # virtual/interface calls that may reach it, implementation undecided
@@ -96,6 +97,9 @@ class Impact:
             reasons.append(f"{counted(self.unresolved_dispatch, 'interface/virtual dispatch')} no wiring decides")
         if self.unresolved_files:
             reasons.append(self._gaps_reason())
+        if self.escapes_untracked:
+            reasons.append(f"functions taken as values are not tracked in {self.escapes_untracked} (a callback handed "
+                           "to a framework may call it)")
         if self.escapes:
             reasons.append(f"it escapes as a value at {counted(len(self.escapes), 'site')} ("
                            + first_few([f"{e.detail} {e.path}:{e.line}" for e in self.escapes])
@@ -301,6 +305,8 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
         impact.unresolved_dynamic = len(impact.dynamic_reaching)
     impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
     impact.escapes = escapes_of(db, target.fqn, family)
+    if target.kind in ("function", "method") and spec is not None and not spec.extra.get("escapes"):
+        impact.escapes_untracked = target.language
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
     impact.unresolved_dispatch = undecided_dispatch_sites(db, target.fqn)
     if impact.enrichment is not None:
