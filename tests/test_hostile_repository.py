@@ -122,6 +122,24 @@ def test_leftover_temporary_files_are_removed_and_a_held_one_is_kept(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["AGENTS.md"]
 
 
+def test_a_link_planted_under_the_temporary_name_is_never_written_through(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from tenure.files import write_atomic
+
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)  # the named temporary file (macOS, some file systems)
+    victim = tmp_path / "victim"
+    victim.write_text("SECRET\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / f".AGENTS.md.tenure-{os.getpid()}.tmp").symlink_to(victim)
+    write_atomic(project / "AGENTS.md", "new\n")
+    assert victim.read_text() == "SECRET\n"
+    assert not (project / "AGENTS.md").is_symlink() and (project / "AGENTS.md").read_text() == "new\n"
+    assert sorted(p.name for p in project.iterdir()) == ["AGENTS.md"]
+
+
 def test_a_writer_killed_once_the_content_is_written_leaves_no_temporary_file(tmp_path: Path) -> None:
     # killed with the whole section written and its mode about to be set: the content has no name yet
     code = ("import os, signal\nfrom pathlib import Path\nfrom tenure.procedural import agents_md\n"

@@ -93,13 +93,18 @@ def _name(fd: int, tmp: Path) -> None:
 
 
 def _named_temporary(path: Path, mode: int) -> int:
-    return os.open(_temporary_name(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    """A new file, never one that is there already (a link a repository planted under this name would
+    send the content wherever it points): leftovers were removed just before."""
+    return os.open(_temporary_name(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
 
 
 def _remove_leftovers(path: Path) -> None:
     """Temporary files of `path` a killed writer left (this module's, and the `.NAME.*.tmp` of earlier
     versions), unless a live writer holds one."""
     for leftover in path.parent.glob(f".{_glob_escape(path.name)}.*.tmp"):
+        if leftover.is_symlink():  # no writer of ours makes links: one was planted
+            leftover.unlink(missing_ok=True)
+            continue
         try:
             fd = os.open(leftover, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
