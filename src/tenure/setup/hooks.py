@@ -57,23 +57,23 @@ def session_end(t: Tenure, payload: dict) -> str:
 def record_tool_use(repo: Path, payload: dict) -> str:
     """The PostToolUse hook's whole work, run on every tool use the agent makes: the project is opened
     only when there is something to record (`entry` runs this without the CLI's framework)."""
-    repo = Path(payload.get("cwd") or repo)
-    if (nothing := nothing_to_record(repo, payload)) is not None:
+    root = find_root(Path(payload.get("cwd") or repo))
+    if (nothing := nothing_to_record(root, payload)) is not None:
         return nothing
     from tenure.api import Tenure
 
-    with Tenure.open(find_root(repo), discover=False) as t:
+    with Tenure.open(root, discover=False) as t:
         return post_tool_use(t, payload)
 
 
-def nothing_to_record(repo: Path, payload: dict) -> str | None:
+def nothing_to_record(root: Path, payload: dict) -> str | None:
     """Why a PostToolUse event records nothing, found without opening the project (the common case:
     most tool uses are not shell commands, or no work session is open): None when it may record."""
     tool_input = payload.get("tool_input")
     if payload.get("tool_name") != "Bash" or not isinstance(tool_input, dict) or \
             not isinstance(tool_input.get("command"), str):
         return "not a shell command: nothing recorded"
-    if not _mapping(find_root(repo), payload).exists():
+    if not _mapping(root, payload).exists():
         return "no open tenure session for this Claude Code session: nothing recorded"
     return None
 
