@@ -18,7 +18,7 @@ from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history.model import is_sweep
 from tenure.storage import Database
-from tenure.structural.naming import SEPARATORS
+from tenure.structural.naming import SEPARATORS, is_ancestor
 
 Decrypt = Callable[[bytes], str]
 DEPENDANT_WEIGHT = 0.5  # an attempt on a caller says less about the symbol than one on the symbol itself
@@ -181,7 +181,7 @@ def _put_back_here(db: Database, evidence: dict[int, list[dict]], rows: dict[int
 
 def _nested(inner: str, outer: str) -> bool:
     """`inner` is `outer` or a symbol inside it."""
-    return inner == outer or (inner.startswith(outer) and inner[len(outer)] in SEPARATORS)
+    return inner == outer or is_ancestor(outer, inner)
 
 
 def _conclusions(db: Database, ids: list[int], decrypt: Decrypt, now: datetime,

@@ -24,7 +24,7 @@ from tenure.namespace.lookup import find_symbols
 from tenure.namespace.symbols import Symbol, module_files, modules_like, symbols_named
 from tenure.storage import Database
 from tenure.structural.discover import discover
-from tenure.structural.naming import SEPARATORS, short_name
+from tenure.structural.naming import SEPARATORS, is_ancestor, short_name
 
 PROJECT = "project"
 KINDS = ("module", "path", "service", "doc")
@@ -198,11 +198,6 @@ def contains(outer: Place, inner: Place) -> bool:
         directory = next(iter(outer.paths))
         return any(p.startswith(directory) for p in inner.paths)
     return False
-
-
-def is_ancestor(outer_fqn: str, inner_fqn: str) -> bool:
-    return inner_fqn.startswith(outer_fqn) and len(inner_fqn) > len(outer_fqn) and \
-        inner_fqn[len(outer_fqn)] in SEPARATORS
 
 
 def services(root: Path) -> dict[str, Place]:

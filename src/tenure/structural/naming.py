@@ -80,6 +80,12 @@ def short_name(fqn: str) -> str:
     return fqn
 
 
+def is_ancestor(outer_fqn: str, inner_fqn: str) -> bool:
+    """True when `inner_fqn` is a symbol inside `outer_fqn` (a method of a class, a class of a module)."""
+    return inner_fqn.startswith(outer_fqn) and len(inner_fqn) > len(outer_fqn) and \
+        inner_fqn[len(outer_fqn)] in SEPARATORS
+
+
 def has_suffix(fqn: str, suffix: str) -> bool:
     """True when `suffix` names `fqn` from some separator on: `Service.retry` of `a.b.Service.retry`."""
     if fqn == suffix:
