@@ -125,11 +125,12 @@ class PhraseIndex:
     @classmethod
     def from_symbols(cls, symbols: Iterable[Symbol]) -> PhraseIndex:
         index = cls()
+        symbols = list(symbols)
+        outside = {s.fqn for s in unnested(symbols)}  # (what is defined inside a function is part of it)
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
-            parent = index.fqns.get(s.parent or "")  # (symbols come by path and line: a parent first)
-            nested = parent is not None and (parent.nested or parent.kind not in CONTAINERS)
+            nested = s.fqn not in outside
             entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), is_test(s.path), s.bases,
                            s.module or "", nested, s.name, normalised(s.name))
             index.fqns[s.fqn] = entry
