@@ -40,7 +40,7 @@ def test_comments_and_docstrings_sit_in_their_symbols_and_name_what_they_assign(
         t.index()
         found = {re.search(r"ADR-\d+", c.text).group(): (c.kind, c.fqn, c.assigns)
                  for c in comments_matching(t.db, tmp_path, ["pay/settlement.py", "client.ts"], re.compile(r"ADR-\d+"))}
-        readers = {s.fqn for s in symbols_naming(t.db, tmp_path, "pay/settlement.py", "MAX_RETRIES")}
+        readers = {s.fqn for s in symbols_naming(t.db, tmp_path, "pay/settlement.py", ["MAX_RETRIES"])["MAX_RETRIES"]}
     assert found["ADR-0003"] == ("comment", "pay.settlement", "MAX_RETRIES")
     assert "ADR-0004" not in found  # a string that is no docstring
     assert found["ADR-0005"] == ("comment", "pay.settlement.Service.submit", "")  # above it, past its decorator

@@ -72,12 +72,17 @@ def _reads(db: Database, root: Path, paths: list[str], names: list[tuple[str, st
             text = (root / path).read_text("utf-8", "replace")
         except OSError:
             continue
+        named = []
         for name, source, holder in names:
             module = holder.rpartition(".")[2] if source != path else ""
-            if name not in text or (module and not re.search(rf"^\s*(?:from|import)\b.*\b{re.escape(module)}\b",
-                                                             text, re.MULTILINE)):
-                continue
-            out += [(path, s.fqn, name, source) for s in symbols_naming(db, root, path, name) if s.fqn != holder]
+            if name in text and not (module and not re.search(rf"^\s*(?:from|import)\b.*\b{re.escape(module)}\b",
+                                                              text, re.MULTILINE)):
+                named.append((name, source, holder))
+        if not named:
+            continue
+        readers = symbols_naming(db, root, path, {name for name, _, _ in named})  # (the file read once for all)
+        out += [(path, s.fqn, name, source) for name, source, holder in named for s in readers[name]
+                if s.fqn != holder]
     return out
 
 

@@ -8,12 +8,13 @@ closure's comment is its function's); a comment on the lines right above a defin
 definition's; one on an assignment's line, or right above it, names what it assigns (``MAX_RETRIES``).
 
     comments_matching(db, root, paths, pattern)   the comments and docstrings of these files matching
-    symbols_naming(db, root, path, name)          the symbols of a file whose code names `name`
+    symbols_naming(db, root, path, names)         the symbols of a file whose code names each name
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,23 +56,26 @@ def comments_matching(db: Database, root: Path, paths: list[str], pattern: re.Pa
     return found
 
 
-def symbols_naming(db: Database, root: Path, path: str, name: str) -> list[Symbol]:
-    """The symbols of the file at `path` (not nested in a function, not its module) whose code names
-    `name` as a whole identifier: the code that reads it, as far as the text of the file tells."""
+def symbols_naming(db: Database, root: Path, path: str, names: Iterable[str]) -> dict[str, list[Symbol]]:
+    """For each of `names`, the symbols of the file at `path` (not nested in a function, not its module)
+    whose code names it as a whole identifier: the code that reads it, as far as the text of the file
+    tells. The file and its symbols are read once for all the names."""
     try:
         lines = (root / path).read_text("utf-8", "replace").splitlines()
     except OSError:
-        return []
-    named = re.compile(_IDENTIFIER.format(re.escape(name)))
-    hits = [n + 1 for n, line in enumerate(lines) if named.search(line.split("#", 1)[0])]
+        return {name: [] for name in names}
+    code = [line.split("#", 1)[0] for line in lines]
     inside = [s for s in unnested(symbols_in(db, [path]).get(path, [])) if s.kind != "module"]
-    readers: dict[str, Symbol] = {}
-    for n in hits:  # the innermost symbol holding the line reads it (a method, not its class)
-        holding = [s for s in inside if s.start <= n <= s.end]
-        if holding:
-            reader = max(holding, key=lambda s: s.start)
-            readers.setdefault(reader.fqn, reader)
-    return list(readers.values())
+    found: dict[str, list[Symbol]] = {}
+    for name in names:
+        named = re.compile(_IDENTIFIER.format(re.escape(name)))
+        readers: dict[str, Symbol] = {}
+        for n, line in enumerate(code, 1):  # the innermost symbol holding the line reads it (a method, not its class)
+            if named.search(line) and (holding := [s for s in inside if s.start <= n <= s.end]):
+                reader = max(holding, key=lambda s: s.start)
+                readers.setdefault(reader.fqn, reader)
+        found[name] = list(readers.values())
+    return found
 
 
 def _comments(path: str, text: str, parser, pattern: re.Pattern[str], symbols: list[Symbol]) -> list[Comment]:
