@@ -11,6 +11,7 @@ languages' `self_names`.)"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from tenure.storage import Database
@@ -31,9 +32,11 @@ class Escape:
         return asdict(self)
 
 
-def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
+def escapes_of(db: Database, fqn: str, languages: list[str],
+               hierarchy: Callable[[str], set[str]] | None = None) -> list[Escape]:
     """The sites in code of these languages that take the function or method `fqn` as a value, in
-    path and line order (none for any other kind of symbol)."""
+    path and line order (none for any other kind of symbol). `hierarchy`: a class's related types, when
+    the caller has them (what-breaks asks them for its dynamic sites too)."""
     rows = db.query("SELECT name, kind, parent_fqn, language FROM symbols WHERE fqn = ? LIMIT 1", (fqn,))
     if not rows or rows[0]["kind"] not in ("function", "method"):
         return []
@@ -51,7 +54,8 @@ def escapes_of(db: Database, fqn: str, languages: list[str]) -> list[Escape]:
     # a method is taken through an object: never by its bare name, nor from a module; from `self`,
     # only in its class's hierarchy
     modules = _modules_named(db, {site.receiver for site in members})
-    family = related_types(db, parent) if any(site.receiver in own for site in members) else set()
+    family = (hierarchy or (lambda cls: related_types(db, cls)))(parent) \
+        if any(site.receiver in own for site in members) else set()
     return [site for site in members if site.receiver not in modules
             and (site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family)]
 

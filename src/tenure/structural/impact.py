@@ -4,7 +4,9 @@ summary that says when the count is a lower bound and why."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.tiers import Relation, Tier
@@ -297,14 +299,15 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     # Only code of the target's own language family can reach it through an unknown target.
     spec = language_table().get(target.language)  # services and topics (traces) have no language entry
     family = list(spec.extra.get("family", [target.language])) if spec else [target.language]
+    hierarchy = cache(lambda cls: related_types(db, cls))  # (asked by the dynamic sites and the escapes)
     sites = dynamic_sites(db, family)
     impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
     if any(site.reach for site in sites):
-        names = Names(_names_reaching(db, target.fqn))
+        names = Names(_names_reaching(db, target.fqn, hierarchy))
         impact.dynamic_reaching = [site for site in sites if site.reaches(names)]
         impact.unresolved_dynamic = len(impact.dynamic_reaching)
     impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
-    impact.escapes = escapes_of(db, target.fqn, family)
+    impact.escapes = escapes_of(db, target.fqn, family, hierarchy)
     if target.kind in ("function", "method") and spec is not None and not spec.extra.get("escapes"):
         impact.escapes_untracked = target.language
     impact.unlinked_by_name = unlinked_sites(db, family, short_name(target.fqn))
@@ -326,7 +329,7 @@ def _changed_since(db: Database, impact: Impact, target_path: str, started_at: s
     return len(checked) if target_path in fresh else sum(1 for d in checked if d.path in fresh)
 
 
-def _names_reaching(db: Database, fqn: str) -> set[str]:
+def _names_reaching(db: Database, fqn: str, hierarchy: Callable[[str], set[str]]) -> set[str]:
     """The full names a lookup may reach the symbol by: its own, and a member's as named on every
     type of its class's hierarchy (`getattr(self, m)` in a base class finds a subclass's method)."""
     names = {fqn}
@@ -334,7 +337,7 @@ def _names_reaching(db: Database, fqn: str) -> set[str]:
                       " JOIN symbols p ON p.fqn = s.parent_fqn WHERE s.fqn = ?", (fqn,)):
         spec = language_table().get(r["language"])
         if spec is not None and r["kind"] in spec.type_kinds:
-            names |= {f"{t}.{r['name']}" for t in related_types(db, r["parent_fqn"])}
+            names |= {f"{t}.{r['name']}" for t in hierarchy(r["parent_fqn"])}
     return names
 
 
