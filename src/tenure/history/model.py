@@ -16,7 +16,9 @@ FILE = "file"  # module-level lines (before any definition the hunk header could
 HOW = (SPAN, CARRIED, HUNK, HUNK_AMBIGUOUS, FILE)
 # A sweep: a diff over more files or symbols than these (a formatter, a dependency bump, a release, a
 # merge of a long branch) touched each among many and says little about any one of them. One
-# definition for every store that ranks commits (knowledge's `why`, the episodic timeline, expiry).
+# definition for the stores that rank commits (knowledge's `why`, the episodic timeline, expiry). Two
+# looser cut-offs are kept apart on purpose: rule mining counts co-changes up to 30 files as contrast
+# (procedural/mining.py MAX_FILES) and resolve lets a commit of up to 40 symbols vote (history/intent.py).
 SWEEP_FILES = 10
 SWEEP_SYMBOLS = 25
 
