@@ -153,9 +153,9 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
                 e.get("symbol") or "", {"section": source.get("section"), "mode": e["mode"], "how": e["how"]}))
         for c in answer["commits"]["listed"]:
             if c.get("named"):  # a commit whose message names it (those whose diff touched it: history)
-                section.add(Item(KNOWLEDGE, "commit", f"{c['sha']} {c['subject']}", "exact",
+                section.add(Item(KNOWLEDGE, "commit", f"{c['sha']} {c['subject']}", c["tier"],
                                           f"commit {c['sha']} ({(c['date'] or '')[:10]})",
-                                          LADDER_CONFIDENCE["exact"] * 0.7, relevance * 0.7, subject))
+                                          LADDER_CONFIDENCE[c["tier"]] * 0.7, relevance * 0.7, subject))
     if mode is None:
         notes.append("the knowledge store is not built: no decisions or incidents are known (`tenure knowledge "
                      "build`)")

@@ -340,8 +340,13 @@ def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> d
         what = "it" if touched == fqn else touched.removeprefix(fqn)
         listed.setdefault(info.get("sha", ""), {**_commit(info, title, authored_at, f"diff touched {what} ({how})"),
                                                 **_breadth(len(info.get("files") or ()), symbols)})
-    keys = sorted({link.entity for link in links if link.tier != WEAK})  # a weak link lists no commit by name
-    for row in db.query("SELECT DISTINCT d.meta, d.title, d.authored_at FROM knowledge_mentions m"
+    tier_of: dict[str, str] = {}  # entity -> its surest link to the symbol (a weak one lists no commit by name)
+    for link in links:
+        if link.tier != WEAK and link.tier in TIERS and \
+                TIERS.index(link.tier) <= TIERS.index(tier_of.get(link.entity, UNRESOLVED)):
+            tier_of[link.entity] = link.tier
+    keys = sorted(tier_of)
+    for row in db.query("SELECT DISTINCT m.entity, d.meta, d.title, d.authored_at FROM knowledge_mentions m"
                             " JOIN knowledge_chunks c ON c.id = m.chunk_id JOIN knowledge_documents d"
                             f" ON d.id = c.document_id WHERE d.kind = 'commit' AND m.entity IN {db.each}"
                             # as written in the message: not the symbols its diff touched (offline.document_entities)
@@ -349,7 +354,10 @@ def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> d
         info = json.loads(row["meta"])
         sha = info.get("sha", "")
         named = _commit(info, row["title"], row["authored_at"], "its message names it")
-        listed[sha] = {**listed.get(sha, {}), **named, "named": True}
+        tier = tier_of[row["entity"]]  # how surely the name it writes is this symbol
+        if "tier" in listed.get(sha, {}) and TIERS.index(listed[sha]["tier"]) < TIERS.index(tier):
+            tier = listed[sha]["tier"]
+        listed[sha] = {**listed.get(sha, {}), **named, "named": True, "tier": tier}
     by_date = sorted(listed.values(), key=lambda c: c["date"] or "", reverse=True)
     commits = sorted(by_date, key=lambda c: (not c.get("named"), c.get("sweep", False)))
     sweeps = sum(1 for c in commits if c.get("sweep"))
