@@ -48,22 +48,3 @@ def test_memories_written_without_a_model_are_backfilled(shop: Tenure, clock: Cl
     semantic = Memories(shop.db, shop.root, clock=clock, provider=minilm)
     assert semantic.backfill() == 1
     assert semantic.recall("rate limiting")["results"][0]["explain"]["relevance"]["semantic"] > 0.3
-
-
-def test_one_question_read_by_several_evidence_sources_is_embedded_once(shop) -> None:
-    from tenure.memories.vectors import Vectors
-
-    class Counting:
-        name = "counting"
-        calls = 0
-
-        def embed(self, texts: list[str]):
-            Counting.calls += 1
-            return [[1.0, 0.0, 0.0] for _ in texts]
-
-    vectors = Vectors(shop.db, lambda: None, provider=Counting())  # type: ignore[arg-type]
-    first = vectors.embed(["change how payments are sent"])
-    again = vectors.embed(["change how payments are sent"])
-    assert Counting.calls == 1 and first is not None and again is not None and (first == again).all()
-    vectors.embed(["something else"])
-    assert Counting.calls == 2

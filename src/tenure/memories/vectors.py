@@ -48,7 +48,6 @@ class Vectors:
         self._matrix: np.ndarray | None = None
         self._seen_written = 0  # the last vector write `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
-        self._last_query: tuple[str, np.ndarray] | None = None  # the last single text embedded, and its vector
 
     @property
     def provider(self) -> Provider | None:
@@ -75,17 +74,11 @@ class Vectors:
         provider = self.provider
         if provider is None or not texts:
             return None
-        last = self._last_query
-        if len(texts) == 1 and last is not None and last[0] == texts[0]:
-            return last[1]  # one question read by several evidence sources (resolve, recall, the briefing)
         try:
-            vectors = np.asarray(provider.embed(texts), dtype=np.float32)
+            return np.asarray(provider.embed(texts), dtype=np.float32)
         except Exception as exc:  # an unreachable endpoint degrades this call to lexical
             self._why_none = f"the embedding provider failed: {exc}"
             return None
-        if len(texts) == 1:
-            self._last_query = (texts[0], vectors)
-        return vectors
 
     def put(self, memory_id: int, vector: np.ndarray) -> None:
         assert self.provider is not None
