@@ -9,7 +9,8 @@ max_file_kb = 512      # larger files (generated code) are not asked about, and 
 
 Memory is watched, not limited: RLIMIT_AS would refuse Node its address-space reservations at
 start, so the resident memory of the server's whole process group is read from /proc every
-WATCH_S and the group is killed past the bound. Where /proc is missing only the time bound holds.
+WATCH_S (its members found anew every few seconds) and the group is killed past the bound. Where
+/proc is missing only the time bound holds.
 """
 
 from __future__ import annotations
@@ -53,22 +54,45 @@ class Bounds:
         return int(self.max_file_kb * 1024)
 
 
-def group_rss(pgid: int) -> int | None:
-    """Resident bytes of every process in the process group (the server and what it spawned: node,
-    tsserver, workers); None where /proc cannot tell."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return None
-    total = 0
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # ended meanwhile, or not ours to read
-        # "pid (comm) state ppid pgrp ... rss" — comm may hold spaces and parentheses: split after its end
-        rest = stat[stat.rfind(")") + 2:].split()
-        if len(rest) > 21 and int(rest[2]) == pgid:
-            total += int(rest[21]) * _PAGE
-    return total
+class GroupMemory:
+    """Resident bytes of every process in one process group (the server and what it spawned: node,
+    tsserver, workers). Finding the members means reading every process's stat in /proc (~5 ms for
+    a hundred processes, far more on a busy laptop), so that full scan runs every RESCAN ticks; the
+    ticks between read only the members already known."""
+
+    RESCAN = 10
+
+    def __init__(self, pgid: int) -> None:
+        self.pgid = pgid
+        self._members: list[Path] = []
+        self._ticks = 0
+
+    def rss(self) -> int | None:
+        """The group's resident bytes now; None where /proc cannot tell."""
+        proc = Path("/proc")
+        if not proc.is_dir():
+            return None
+        if self._ticks % self.RESCAN == 0:
+            self._members = [entry for entry in proc.iterdir() if entry.name.isdigit()]
+        self._ticks += 1
+        total, members = 0, []
+        for entry in self._members:
+            rss = _member_rss(entry, self.pgid)
+            if rss is not None:
+                members.append(entry)
+                total += rss
+        self._members = members
+        return total
+
+
+def _member_rss(entry: Path, pgid: int) -> int | None:
+    """The resident bytes of the process at /proc/PID when it is in the group, else None."""
+    try:
+        stat = (entry / "stat").read_text()
+    except OSError:
+        return None  # ended meanwhile, or not ours to read
+    # "pid (comm) state ppid pgrp ... rss" — comm may hold spaces and parentheses: split after its end
+    rest = stat[stat.rfind(")") + 2:].split()
+    if len(rest) > 21 and int(rest[2]) == pgid:
+        return int(rest[21]) * _PAGE
+    return None

@@ -23,7 +23,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
 
-from tenure.structural.lsp.bounds import WATCH_S, group_rss
+from tenure.structural.lsp.bounds import WATCH_S, GroupMemory
 
 _converter = get_converter()
 SHUTDOWN_TIMEOUT_S = 5.0
@@ -276,8 +276,9 @@ class LspClient:
 
     def _watch_memory(self) -> None:
         assert self.max_rss is not None
+        group = GroupMemory(self.process.pid)
         while not self._gone.wait(WATCH_S):
-            held = group_rss(self.process.pid)
+            held = group.rss()
             if held is None:
                 return  # no /proc: the time bounds alone hold
             if held > self.max_rss:
