@@ -93,9 +93,12 @@ _TS_SQL = (
 _SOURCE_SQL = f"SELECT e.*, {_GENERATED} FROM source_edges e"
 
 
-def dependants_of(db: Database, fqns: Iterable[str]) -> list[GraphEdge]:
-    """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included."""
-    where, params = f" WHERE e.dst_fqn IN {db.each} AND e.src_fqn != e.dst_fqn", (db.many(fqns),)
+def dependants_of(db: Database, fqns: Iterable[str], relations: Iterable[str] | None = None) -> list[GraphEdge]:
+    """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included;
+    of these relations only, when given."""
+    where, params = f" WHERE e.dst_fqn IN {db.each} AND e.src_fqn != e.dst_fqn", [db.many(fqns)]
+    if relations is not None:
+        where, params = where + f" AND e.relation IN {db.each}", [*params, db.many(relations)]
     edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params))
     edges.sort(key=lambda e: (e.relation, _RANK[e.tier], e.src, e.line))
     return edges
@@ -279,8 +282,8 @@ def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
     no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one):
     another source's, and tree-sitter's (a call on a declared or `self` receiver whose class has
-    overrides), the latter found from the sites calling `fqn` (edges have no index by caller or
-    detail: the candidates are looked up among the edges of those sites' files)."""
+    overrides), the latter found from the sites calling `fqn`: the candidates naming it (in the files of
+    those sites) at one of those sites."""
     named = DISPATCH_DETAIL + fqn
     sites = {(r["src_fqn"], r["line"]) for r in db.query(
         "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls' AND verdict = 'confirms'"
@@ -289,7 +292,11 @@ def undecided_dispatch_sites(db: Database, fqn: str) -> int:
                        (fqn,))
     sites |= {(r["src_fqn"], r["line"]) for r in calling if r["detail"].startswith(DISPATCH_DETAIL)}
     if calling:
-        candidates = db.query(f"SELECT src_fqn, line FROM edges WHERE file_id IN {db.each} AND detail = ?",
-                              (db.many({r["file_id"] for r in calling}), named))
-        sites |= {(r["src_fqn"], r["line"]) for r in candidates} & {(r["src_fqn"], r["line"]) for r in calling}
+        files, calling_sites = {r["file_id"] for r in calling}, {(r["src_fqn"], r["line"]) for r in calling}
+        sites |= {(r["src_fqn"], r["line"]) for r in db.query(_DISPATCH_CANDIDATES, (named,))
+                  if r["file_id"] in files and (r["src_fqn"], r["line"]) in calling_sites}
     return len(sites)
+
+
+# The LIKE term spelled as in the partial index `edges_dispatch` (store.py m013), which it makes usable.
+_DISPATCH_CANDIDATES = f"SELECT file_id, src_fqn, line FROM edges WHERE detail = ? AND detail LIKE '{DISPATCH_DETAIL}%'"
