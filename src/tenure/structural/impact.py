@@ -21,6 +21,7 @@ from tenure.structural.graph import (
     dependants_of,
     dynamic_sites,
     related_types,
+    type_edges,
     undecided_dispatch_sites,
     unlinked_sites,
 )
@@ -359,8 +360,9 @@ def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:
     parent, name = owner[0]["parent_fqn"], owner[0]["name"]
     subclasses: dict[str, GraphEdge] = {}
     frontier = [parent]
+    hierarchy = type_edges(db)
     while frontier:
-        edges = dependants_of(db, frontier, (Relation.INHERITS.value, Relation.IMPLEMENTS.value))
+        edges = hierarchy.into(frontier)
         frontier = []
         for e in edges:
             if not e.refuted and e.src not in subclasses:
