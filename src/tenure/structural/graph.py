@@ -16,9 +16,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from operator import itemgetter
 
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database, derived
+from tenure.structural.memo import Memo
 
 TREE_SITTER = "tree-sitter"
 # The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
@@ -280,33 +282,35 @@ def type_edges(db: Database) -> TypeEdges:
 class TypeEdges:
     """Every inherits and implements edge of the project, by the type derived from: what-breaks walks a
     class's subtypes for a method's overriders and for the names its dynamic sites and escapes may
-    reach. In memory, not a query per level: a method of Django's SimpleTestCase has 2,000 subclasses
-    over 9 levels (110 ms of queries a question)."""
+    reach. In memory, each class walked once per change of the data, not a query per level: a method of
+    Django's SimpleTestCase has 2,000 subclasses over 9 levels (110 ms of queries a question)."""
 
     def __init__(self, db: Database) -> None:
         # (in the order `dependants_of` reads them for a list of types: by type, relation, then as stored)
         where = (f" WHERE e.relation IN {_TYPE_RELATIONS} AND e.dst_fqn IS NOT NULL AND e.src_fqn != e.dst_fqn"
                  " ORDER BY e.dst_fqn, e.relation, e.id")
         ts_rows, source_rows = db.query(_TS_SQL + where), db.query(_SOURCE_SQL + where)
-        self._merged: dict[str, tuple[list[GraphEdge], list[GraphEdge]]] = {}
-        for i, edge in enumerate(merge(ts_rows, source_rows)):
-            self._merged.setdefault(edge.dst or "", ([], []))[i >= len(ts_rows)].append(edge)
+        self._merged: dict[str, tuple[list[tuple[tuple, GraphEdge]], list[tuple[tuple, GraphEdge]]]] = {}
+        for i, edge in enumerate(merge(ts_rows, source_rows)):  # (tree-sitter's first, then only another's)
+            self._merged.setdefault(edge.dst or "", ([], []))[i >= len(ts_rows)].append((_listed(edge), edge))
         self._derived: dict[str, list[str]] = {}  # every source's word, refuted or not (as `supertypes` reads them)
         for r in (*ts_rows, *(r for r in source_rows if r["verdict"] == "confirms")):
             self._derived.setdefault(r["dst_fqn"], []).append(r["src_fqn"])
-
-    def into(self, types: Iterable[str]) -> list[GraphEdge]:
-        """`dependants_of(db, types, (inherits, implements))`: the merged edges, refuted ones included,
-        in the same order. Shared: never mutate them."""
-        listed = sorted(set(types))
-        none: tuple[list[GraphEdge], list[GraphEdge]] = ([], [])
-        edges = [e for t in listed for e in self._merged.get(t, none)[0]]
-        edges += [e for t in listed for e in self._merged.get(t, none)[1]]  # (only another source knows them)
-        edges.sort(key=_listed)
-        return edges
+        self._subtypes = Memo(self._walk_subtypes, limit=1 << 14)
+        self._reached = Memo(self._walk_reached, limit=1 << 14)
 
     def subtypes(self, cls: str) -> set[str]:
-        """The types deriving from `cls`, at any depth."""
+        """The types deriving from `cls`, at any depth, as any source says (a refuted edge too). Shared:
+        never mutate it."""
+        return self._subtypes[cls]
+
+    def reached(self, cls: str) -> dict[str, GraphEdge]:
+        """The types deriving from `cls` through edges no checker ruled out, each with the edge it was
+        first reached by: nearest first, at one depth in the order `dependants_of` lists edges (as
+        walking it level by level finds them). Shared: never mutate them."""
+        return self._reached[cls]
+
+    def _walk_subtypes(self, cls: str) -> set[str]:
         found: set[str] = set()
         frontier = [cls]
         while frontier:
@@ -314,6 +318,22 @@ class TypeEdges:
                         if t != cls and t not in found]
             found.update(frontier)
         return found
+
+    def _walk_reached(self, cls: str) -> dict[str, GraphEdge]:
+        reached: dict[str, GraphEdge] = {}
+        frontier = [cls]
+        none: tuple[list, list] = ([], [])
+        while frontier:
+            listed = sorted(set(frontier))
+            edges = [*(p for t in listed for p in self._merged.get(t, none)[0]),
+                     *(p for t in listed for p in self._merged.get(t, none)[1])]
+            edges.sort(key=itemgetter(0))
+            frontier = []
+            for _, e in edges:
+                if not e.refuted and e.src not in reached:
+                    reached[e.src] = e
+                    frontier.append(e.src)
+        return reached
 
 
 def unlinked_sites(db: Database, languages: list[str], name: str) -> int:

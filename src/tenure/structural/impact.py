@@ -358,16 +358,7 @@ def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:
     if not owner:
         return []
     parent, name = owner[0]["parent_fqn"], owner[0]["name"]
-    subclasses: dict[str, GraphEdge] = {}
-    frontier = [parent]
-    hierarchy = type_edges(db)
-    while frontier:
-        edges = hierarchy.into(frontier)
-        frontier = []
-        for e in edges:
-            if not e.refuted and e.src not in subclasses:
-                subclasses[e.src] = e
-                frontier.append(e.src)
+    subclasses = type_edges(db).reached(parent)
     methods: dict[str, list[dict]] = {}
     for m in db.query(f"SELECT parent_fqn, fqn, path, start_line, generated FROM symbols WHERE parent_fqn IN {db.each}"
                       " AND name = ? ORDER BY id", (db.many(subclasses), name)):
