@@ -413,6 +413,10 @@ class StructuralStore:
     def files(self) -> dict[str, dict]:
         return {r["path"]: r for r in self.db.query("SELECT * FROM files")}
 
+    def file_stamps(self) -> list[tuple[str, int, int, str]]:
+        """(path, size, mtime_ns, parse_status) of every indexed file: what tells that it changed on disk."""
+        return self.db.rows("SELECT path, size, mtime_ns, parse_status FROM files")
+
     def files_of_module(self, module: str) -> int:
         """How many indexed files (parsed) make up this module."""
         return self.db.rows("SELECT COUNT(*) FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
