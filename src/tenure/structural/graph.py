@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
@@ -88,17 +89,22 @@ class GraphEdge:
         }
 
 
-_GENERATED = "COALESCE((SELECT MAX(generated) FROM symbols y WHERE y.fqn = e.src_fqn), 0) AS generated"
-_TS_SQL = (
-    f"SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail, {_GENERATED} FROM edges e"
-)
-_SOURCE_SQL = f"SELECT e.*, {_GENERATED} FROM source_edges e"
+_TS_SQL = "SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail FROM edges e"
+_SOURCE_SQL = "SELECT e.* FROM source_edges e"
+
+
+def generated_symbols(db: Database) -> frozenset[str]:
+    """The full names that compiled or generated code defines (bytecode's): their edges are marked
+    `generated`. Read once per change of the data (through the partial index `symbols_generated`,
+    store.py m013), not a lookup per edge read."""
+    return derived(db, "generated symbols", lambda: frozenset(
+        r[0] for r in db.rows("SELECT DISTINCT fqn FROM symbols WHERE generated != 0")))
 
 
 def dependants_of(db: Database, fqns: Iterable[str]) -> list[GraphEdge]:
     """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included."""
     where, params = f" WHERE e.dst_fqn IN {db.each} AND e.src_fqn != e.dst_fqn", (db.many(fqns),)
-    edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params))
+    edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params), generated_symbols(db))
     edges.sort(key=_listed)
     return edges
 
@@ -114,19 +120,22 @@ def all_edges(db: Database) -> Iterator[GraphEdge]:
     for row in db.iter_query(_SOURCE_SQL + " ORDER BY e.id"):
         by_key.setdefault((row["src_fqn"], row["dst_fqn"], row["relation"]), []).append(row)
     used: set[int] = set()
+    generated = generated_symbols(db)
     for row in db.iter_query(_TS_SQL + " ORDER BY e.path, e.line, e.src_fqn, e.dst_fqn"):
-        edge = _from_tree_sitter(row)
+        edge = _from_tree_sitter(row, generated)
         for srow in by_key.get((edge.src, edge.dst, edge.relation), ()):
             if srow["line"] in (0, edge.line):
                 edge.absorb(srow)
                 used.add(srow["id"])
         yield edge
     leftover = [r for rows in by_key.values() for r in rows if r["id"] not in used]
-    yield from merge([], leftover)
+    yield from merge([], leftover, generated)
 
 
-def merge(ts_rows: list[dict], source_rows: list[dict]) -> list[GraphEdge]:
-    edges = [_from_tree_sitter(r) for r in ts_rows]
+def merge(ts_rows: list[dict], source_rows: list[dict], generated: AbstractSet[str]) -> list[GraphEdge]:
+    """The edges of tree-sitter's rows with what other sources' rows say of them, then the edges only
+    those know; `generated`: the names compiled or generated code defines."""
+    edges = [_from_tree_sitter(r, generated) for r in ts_rows]
     by_key: dict[tuple, list[GraphEdge]] = {}
     for e in edges:
         by_key.setdefault((e.src, e.dst, e.relation), []).append(e)
@@ -142,17 +151,17 @@ def merge(ts_rows: list[dict], source_rows: list[dict]) -> list[GraphEdge]:
         if edge is None:
             edge = only_source[(*key, row["line"])] = GraphEdge(
                 src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"],
-                path=row["path"], line=row["line"], name=row["dst_name"], generated=bool(row["generated"]),
+                path=row["path"], line=row["line"], name=row["dst_name"], generated=row["src_fqn"] in generated,
             )
         edge.absorb(row)
     return edges + list(only_source.values())
 
 
-def _from_tree_sitter(row: dict) -> GraphEdge:
+def _from_tree_sitter(row: dict, generated: AbstractSet[str]) -> GraphEdge:
     return GraphEdge(
         src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"], path=row["path"] or "",
         line=row["line"] or 0, name=row["dst_name"], detail=row["detail"], sources=[TREE_SITTER],
-        generated=bool(row["generated"]),
+        generated=row["src_fqn"] in generated,
     )
 
 
@@ -291,7 +300,8 @@ class TypeEdges:
                  " ORDER BY e.dst_fqn, e.relation, e.id")
         ts_rows, source_rows = db.query(_TS_SQL + where), db.query(_SOURCE_SQL + where)
         self._merged: dict[str, tuple[list[tuple[tuple, GraphEdge]], list[tuple[tuple, GraphEdge]]]] = {}
-        for i, edge in enumerate(merge(ts_rows, source_rows)):  # (tree-sitter's first, then only another's)
+        # (tree-sitter's first, then those only another source knows)
+        for i, edge in enumerate(merge(ts_rows, source_rows, generated_symbols(db))):
             self._merged.setdefault(edge.dst or "", ([], []))[i >= len(ts_rows)].append((_listed(edge), edge))
         self._derived: dict[str, list[str]] = {}  # every source's word, refuted or not (as `supertypes` reads them)
         for r in (*ts_rows, *(r for r in source_rows if r["verdict"] == "confirms")):
