@@ -375,3 +375,32 @@ def test_a_dynamic_sites_glob_reaches_the_names_it_spells(glob: str, reached: bo
 
     site = DynamicSite("pay.run", "pay.py", 3, "getattr", (glob,))
     assert site.reaches(["pay.Ledger", "pay.Ledger.post", "pay.Book.post"]) is reached
+
+
+def test_what_breaks_reads_the_edges_through_indexes_never_the_whole_table(make_repo) -> None:
+    # (SQLite plans by the schema alone here, as on Django's 277,000 edges: a plan that walks every edge,
+    # or all of an index over them, costs there what no answer should, 50 to 200 ms)
+    with Tenure.open(make_repo({**FILES, **DYNAMIC}), discover=False) as t:
+        t.index()
+        statements: list[tuple[str, tuple]] = []
+        query, rows = t.db.query, t.db.rows
+
+        def recorded(read):
+            def read_and_record(sql: str, params: tuple = ()) -> list:
+                statements.append((sql, tuple(params)))
+                return read(sql, params)
+            return read_and_record
+
+        t.db.query, t.db.rows = recorded(query), recorded(rows)  # type: ignore[method-assign]
+        for symbol in ("shop.orders.Order.total", "shop.orders.Order", "app.views.View.dispatch", "app.handlers"):
+            t.what_breaks(symbol)
+        t.db.query, t.db.rows = query, rows  # type: ignore[method-assign]
+        plans = {sql: [r["detail"] for r in t.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+                 for sql, params in statements if " edges" in sql}
+    assert plans
+    for sql, plan in plans.items():
+        for step in plan:
+            assert not (step.startswith("SCAN") and " edges" in step and "edges_supertypes" not in step), (sql, plan)
+            assert "(dst_fqn>?)" not in step, (sql, plan)
+            assert not ("dst_fqn IS NULL" in sql and "INDEX edges_dst " in step), (sql, plan)  # every unlinked edge
+            assert "edges_file" not in step, (sql, plan)  # every edge of whole files
