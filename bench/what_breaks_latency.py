@@ -2,11 +2,11 @@
 alternating, and whether the two builds' answers are the same.
 
     python bench/what_breaks_latency.py --path DIR [--baseline SRC:DIR2] [--samples 50] [--seed 0]
-                                        [--rounds 5] [--answers-out FILE] [--json-out FILE]
+                                        [--rounds 5] [--also SYMBOL ...] [--answers-out FILE] [--json-out FILE]
 
 DIR must be indexed (`tenure index DIR`). The symbols are index_speed.py's: the same seed draws the same
-`--samples` symbols from those with an incoming edge, and the 5 most depended-on are timed apart. Each
-round asks, in a fresh process per build, one warm-up question and then each symbol once at depth 1
+`--samples` symbols from those with an incoming edge; the 5 most depended-on (and `--also`) are timed
+apart. Each round asks, in a fresh process per build, one warm-up question and then each symbol once at depth 1
 (`Tenure.what_breaks`, as an MCP server answers): wall and CPU (the thread's) per question. Printed per
 build: p50 / p95 / max over the sample (the median of the rounds' figures) and each hot symbol's median.
 
@@ -92,6 +92,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--also", nargs="*", default=[], help="more symbols timed beside the hot ones (Model.save)")
     parser.add_argument("--answers-out", type=Path, help="write this build's answers (first round) as JSON")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
@@ -102,6 +103,7 @@ def main() -> int:
         src, _, copy = args.baseline.partition(":")
         builds = {"baseline": (Path(src).resolve(), Path(copy).resolve()), **builds}
     sample, hot = symbols(project, args.samples, args.seed)
+    hot += [n for n in args.also if n not in hot]
     load_before = os.getloadavg()
     runs: dict[str, list[dict]] = {label: [] for label in builds}
     with tempfile.TemporaryDirectory() as scratch:
@@ -120,14 +122,15 @@ def main() -> int:
             per_round = [[r["times"][n][i] for n in sample] for r in rounds]
             row[what] = {q: statistics.median(percentile(values, p) for values in per_round)
                          for q, p in (("p50", 50), ("p95", 95), ("max", 100))}
-        row["hot"] = {n: statistics.median(r["times"][n][0] for r in rounds) for n in hot}
+        row["hot"] = {n: [statistics.median(r["times"][n][i] for r in rounds) for i in (0, 1)] for n in hot}
         figures[label] = row
     print_table("what-breaks depth 1, Python API, warm: the sample (median of the rounds)",
                 ["build", "wall p50", "wall p95", "wall max", "CPU p50", "CPU p95", "CPU max"],
                 [[label, *(f"{row[w][q] * 1000:.1f} ms" for w in ("wall", "cpu") for q in ("p50", "p95", "max"))]
                  for label, row in figures.items()])
-    print_table("the most depended-on symbols (wall, median of the rounds)", ["symbol", *figures],
-                [[n, *(f"{figures[label]['hot'][n] * 1000:.1f} ms" for label in figures)] for n in hot])
+    print_table("the most depended-on symbols and --also (wall / CPU, median of the rounds)", ["symbol", *figures],
+                [[n, *("{:.1f} / {:.1f} ms".format(*(x * 1000 for x in figures[label]["hot"][n])) for label in figures)]
+                 for n in hot])
     slow = sorted(sample, key=lambda n: -statistics.median(r["times"][n][0] for r in runs["this tree"]))[:5]
     print_table("the slowest sampled symbols, this tree (wall, median of the rounds)", ["symbol", *figures],
                 [[n, *(f"{statistics.median(r['times'][n][0] for r in runs[label]) * 1000:.1f} ms"
