@@ -295,3 +295,8 @@ def test_what_a_reader_derives_is_kept_until_any_connection_writes(tmp_path: Pat
     with db.transaction():
         db.execute("UPDATE t SET x = x + 1 WHERE x = 2")  # seen inside the transaction too
         assert derived(db, "total", total) == 6
+    with pytest.raises(RuntimeError), db.transaction():  # ... and not kept past a rollback
+        db.execute("INSERT INTO t VALUES (100)")
+        assert derived(db, "total", total) == 106
+        raise RuntimeError
+    assert derived(db, "total", total) == 6
