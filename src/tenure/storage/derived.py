@@ -1,5 +1,5 @@
-"""What a reader derives from a database's data and asks again and again (every inherits edge of the
-project, the dynamic call sites every what-breaks reads), kept in memory while the data stays as it
+"""What a reader derives from a database's data and asks again and again (the class hierarchy as
+what-breaks walks it, the dynamic call sites every what-breaks reads), kept in memory while the data stays as it
 was (`Database.data_version`): a long-lived process (the MCP server, a watcher) reads it once per
 change instead of once per question."""
 

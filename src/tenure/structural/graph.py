@@ -281,38 +281,26 @@ def supertypes(db: Database, cls: str) -> list[str]:
 
 
 _TYPE_RELATIONS = f"('{Relation.INHERITS.value}', '{Relation.IMPLEMENTS.value}')"  # literal: the partial index
-_TYPE_EDGE_COLUMNS = ("id", "src_fqn", "dst_fqn", "dst_name", "relation", "tier", "path", "line", "detail")
 
 
 def type_edges(db: Database) -> TypeEdges:
-    """The project's inherits and implements edges, read once per change of the data."""
+    """The project's inherits and implements edges as walks reach them, kept until the data changes."""
     return derived(db, TypeEdges, lambda: TypeEdges(db))
 
 
 class TypeEdges:
-    """Every inherits and implements edge of the project, by the type derived from: what-breaks walks a
-    class's subtypes for a method's overriders and for the names its dynamic sites and escapes may
-    reach. In memory, each class walked once per change of the data, not a query per level: a method of
-    Django's SimpleTestCase has 2,000 subclasses over 9 levels (110 ms of queries a question)."""
+    """The inherits and implements edges of the project, by the type derived from, read as walks reach
+    them (a level of a walk one query) and kept until the data changes: what-breaks walks a class's
+    subtypes for a method's overriders and for the names its dynamic sites and escapes may reach; a
+    method of Django's SimpleTestCase has 2,000 subclasses over 9 levels (110 ms of queries a question).
+    Read lazily, not whole: while the data keeps changing (an enrichment writing as it goes), every
+    question makes a new one, and reads only the types it reaches."""
 
     def __init__(self, db: Database) -> None:
-        # Read through the partial index `edges_supertypes` (m010), unordered: an ORDER BY made SQLite walk
-        # all of `edges_dst` instead (200 ms on Django). Merged per type only when a walk reaches it.
-        self._rows: dict[str, list[tuple]] = {}
-        for row in db.rows(f"SELECT {', '.join(_TYPE_EDGE_COLUMNS)} FROM edges WHERE relation IN {_TYPE_RELATIONS}"
-                           " AND src_fqn != dst_fqn"):  # (no target: NULL, not true; `IS NOT NULL` took edges_dst)
-            self._rows.setdefault(row[2], []).append(row)
-        self._source_rows: dict[str, list[dict]] = {}
-        for r in db.query(f"SELECT * FROM source_edges WHERE relation IN {_TYPE_RELATIONS} AND dst_fqn IS NOT NULL"
-                          " AND src_fqn != dst_fqn ORDER BY relation, id"):
-            self._source_rows.setdefault(r["dst_fqn"], []).append(r)
-        self._generated = generated_symbols(db)
-        self._derived: dict[str, list[str]] = {}  # every source's word, refuted or not (as `supertypes` reads them)
-        for row in (r for rows in self._rows.values() for r in rows):
-            self._derived.setdefault(row[2], []).append(row[1])
-        for r in (r for rows in self._source_rows.values() for r in rows if r["verdict"] == "confirms"):
-            self._derived.setdefault(r["dst_fqn"], []).append(r["src_fqn"])
-        self._merged = Memo(self._merge_into, limit=1 << 16)
+        self.db = db
+        # type -> (tree-sitter's edges into it, those only another source knows, each with its listing key;
+        # the types deriving from it as any source says, refuted or not: as `supertypes` reads them)
+        self._into: dict[str, tuple[list[tuple[tuple, GraphEdge]], list[tuple[tuple, GraphEdge]], list[str]]] = {}
         self._subtypes = Memo(self._walk_subtypes, limit=1 << 14)
         self._reached = Memo(self._walk_reached, limit=1 << 14)
 
@@ -327,29 +315,44 @@ class TypeEdges:
         walking it level by level finds them). Shared: never mutate them."""
         return self._reached[cls]
 
+    def _load(self, types: Iterable[str]) -> None:
+        """Read the edges into those of `types` not read yet: tree-sitter's in the order `dependants_of`
+        reads them for a list of types (by type, relation, then as stored), then other sources'."""
+        missing = sorted({t for t in types if t not in self._into})
+        if not missing:
+            return
+        where = (f" WHERE e.dst_fqn IN {self.db.each} AND e.relation IN {_TYPE_RELATIONS}"
+                 " AND e.src_fqn != e.dst_fqn ORDER BY e.dst_fqn, e.relation, e.id")
+        ts: dict[str, list[dict]] = {}
+        for r in self.db.query(_TS_SQL.replace("SELECT ", "SELECT e.id, ", 1) + where, (self.db.many(missing),)):
+            ts.setdefault(r["dst_fqn"], []).append(r)
+        others: dict[str, list[dict]] = {}
+        for r in self.db.query(_SOURCE_SQL + where, (self.db.many(missing),)):
+            others.setdefault(r["dst_fqn"], []).append(r)
+        generated = generated_symbols(self.db)
+        for t in missing:
+            rows, source_rows = ts.get(t, []), others.get(t, [])
+            edges = [(_listed(e), e) for e in merge(rows, source_rows, generated)]
+            deriving = [r["src_fqn"] for r in rows] + [r["src_fqn"] for r in source_rows if r["verdict"] == "confirms"]
+            self._into[t] = (edges[:len(rows)], edges[len(rows):], deriving)
+
     def _walk_subtypes(self, cls: str) -> set[str]:
         found: set[str] = set()
         frontier = [cls]
         while frontier:
-            frontier = [t for t in dict.fromkeys(s for f in frontier for s in self._derived.get(f, ()))
+            self._load(frontier)
+            frontier = [t for t in dict.fromkeys(s for f in frontier for s in self._into[f][2])
                         if t != cls and t not in found]
             found.update(frontier)
         return found
-
-    def _merge_into(self, cls: str) -> tuple[list[tuple[tuple, GraphEdge]], list[tuple[tuple, GraphEdge]]]:
-        """The edges into `cls`, merged over the sources, each with its listing key: tree-sitter's (in the
-        order `dependants_of` reads them: by relation, then as stored), then those only another knows."""
-        rows = [dict(zip(_TYPE_EDGE_COLUMNS, r, strict=True)) for r in sorted(self._rows.get(cls, ()),
-                                                                              key=itemgetter(4, 0))]
-        edges = [(_listed(e), e) for e in merge(rows, self._source_rows.get(cls, []), self._generated)]
-        return edges[:len(rows)], edges[len(rows):]
 
     def _walk_reached(self, cls: str) -> dict[str, GraphEdge]:
         reached: dict[str, GraphEdge] = {}
         frontier = [cls]
         while frontier:
+            self._load(frontier)
             listed = sorted(set(frontier))
-            edges = [*(p for t in listed for p in self._merged[t][0]), *(p for t in listed for p in self._merged[t][1])]
+            edges = [*(p for t in listed for p in self._into[t][0]), *(p for t in listed for p in self._into[t][1])]
             edges.sort(key=itemgetter(0))
             frontier = []
             for _, e in edges:
