@@ -83,6 +83,32 @@ def test_overriding_methods_are_dependants_of_the_base_method(make_repo) -> None
         assert "invoice.Invoice.total" not in {d["symbol"] for d in result["dependants"]}
 
 
+def test_a_warm_handle_answers_from_the_hierarchy_and_dynamic_sites_as_they_are_now(make_repo) -> None:
+    # (both are kept in memory between questions: another process's index must be seen at once)
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 0
+        (root / "shop/express.py").write_text(
+            "from shop.orders import RushOrder\n\n\nclass Express(RushOrder):\n    def total(self):\n"
+            "        return 3\n\n\ndef run(order, name):\n    return getattr(Express(), name)()\n")
+        with Tenure.open(root, discover=False) as other:
+            other.index()
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total", "shop.express.Express.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 1  # getattr on an Express: any member of its hierarchy
+        (root / "shop/express.py").unlink()
+        t.index()  # this handle's own write
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 0
+
+
 def test_summary_says_lower_bound_and_why(make_repo) -> None:
     files = {**FILES, "shop/plugins.py": "def run(obj, name):\n    return getattr(obj, name)()\n"}
     with Tenure.open(make_repo(files), discover=False) as t:
@@ -342,9 +368,39 @@ def test_an_inherited_member_is_found_through_the_class_hierarchy_and_says_where
     ("pay.Ledger.post", True), ("pay.Ledger.po", False),  # a name
     ("pay.Ledger.*", True), ("pay.Led*", True), ("pay.Ledger2.*", False),  # a prefix
     ("*.post", True), ("*.pos", False), ("*.Ledger.*", True), ("pay.*.post", True), ("pay.*.get", False),
+    ("p*t", True), ("q*t", False), ("p*x", False), ("pay.*Book*", True), ("*Ledger", True), ("*o*k", False),
 ])
 def test_a_dynamic_sites_glob_reaches_the_names_it_spells(glob: str, reached: bool) -> None:
     from tenure.structural.graph import DynamicSite
 
     site = DynamicSite("pay.run", "pay.py", 3, "getattr", (glob,))
     assert site.reaches(["pay.Ledger", "pay.Ledger.post", "pay.Book.post"]) is reached
+
+
+def test_what_breaks_reads_the_edges_through_indexes_never_the_whole_table(make_repo) -> None:
+    # (SQLite plans by the schema alone here, as on Django's 277,000 edges: a plan that walks every edge,
+    # or all of an index over them, costs there what no answer should, 50 to 200 ms)
+    with Tenure.open(make_repo({**FILES, **DYNAMIC}), discover=False) as t:
+        t.index()
+        statements: list[tuple[str, tuple]] = []
+        query, rows = t.db.query, t.db.rows
+
+        def recorded(read):
+            def read_and_record(sql: str, params: tuple = ()) -> list:
+                statements.append((sql, tuple(params)))
+                return read(sql, params)
+            return read_and_record
+
+        t.db.query, t.db.rows = recorded(query), recorded(rows)  # type: ignore[method-assign]
+        for symbol in ("shop.orders.Order.total", "shop.orders.Order", "app.views.View.dispatch", "app.handlers"):
+            t.what_breaks(symbol)
+        t.db.query, t.db.rows = query, rows  # type: ignore[method-assign]
+        plans = {sql: [r["detail"] for r in t.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+                 for sql, params in statements if " edges" in sql}
+    assert plans
+    for sql, plan in plans.items():
+        for step in plan:
+            assert not (step.startswith("SCAN") and " edges" in step and "edges_supertypes" not in step), (sql, plan)
+            assert "(dst_fqn>?)" not in step, (sql, plan)
+            assert not ("dst_fqn IS NULL" in sql and "INDEX edges_dst " in step), (sql, plan)  # every unlinked edge
+            assert "edges_file" not in step, (sql, plan)  # every edge of whole files
