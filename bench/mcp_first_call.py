@@ -153,8 +153,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("project", type=Path)
     parser.add_argument("--symbol", action="append",
-                        help="Symbols to ask, the first one first (default: Django's timezone.is_naive, QuerySet.filter, "
-                             "Model.save).")
+                        help="Symbols to ask, the first one first (default: Django's timezone.is_naive, "
+                             "QuerySet.filter, Model.save).")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
     parser.add_argument("--baseline", help="Another build's command, run alternating with --tenure.")
