@@ -378,6 +378,26 @@ LOMBOK_GETTER = """
 """
 
 
+def test_a_caller_only_the_class_file_has_is_a_generated_dependant(make_repo, tmp_path) -> None:
+    """The generated getter calls the source's Names.clean: its edge says the caller is generated code."""
+    repo = make_repo({
+        "src/com/acme/crm/Getter.java": "package com.acme.crm;\npublic @interface Getter {}\n",
+        "src/com/acme/crm/Names.java": "package com.acme.crm;\n\npublic class Names {\n"
+                                       "    static String clean(String s) {\n        return s.trim();\n    }\n}\n",
+        "src/com/acme/crm/Customer.java": CUSTOMER % "",
+    })
+    processed = tmp_path / "processed" / "com/acme/crm/Customer.java"
+    processed.parent.mkdir(parents=True)
+    processed.write_text(CUSTOMER % LOMBOK_GETTER.replace("return name;", "return Names.clean(name);"))
+    subprocess.run(["javac", "-d", str(repo / "target/classes"), str(repo / "src/com/acme/crm/Getter.java"),
+                    str(repo / "src/com/acme/crm/Names.java"), str(processed)], check=True, capture_output=True)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        impact = t.what_breaks("com.acme.crm.Names.clean")
+    assert [(d["symbol"], d["generated"]) for d in impact["dependants"]] == [("com.acme.crm.Customer.getName", True)]
+    assert impact["summary"]["generated"] == 1
+
+
 def test_methods_an_annotation_processor_added_to_a_source_class_are_generated_symbols(make_repo, tmp_path) -> None:
     """Lombok writes getName() into Customer's class file; the source only says @Getter."""
     repo = make_repo({

@@ -274,3 +274,24 @@ def test_a_file_that_is_not_a_database_raises_database_damaged(tmp_path: Path) -
     (tmp_path / "t.db").write_bytes(b"not a database" * 100)
     with pytest.raises(DatabaseDamaged, match="not a database"):
         open_database(tmp_path / "t.db")
+
+
+def test_what_a_reader_derives_is_kept_until_any_connection_writes(tmp_path: Path) -> None:
+    from tenure.storage import derived
+
+    db, other = open_database(tmp_path / "t.db"), open_database(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    made = []
+
+    def total() -> int:
+        made.append(1)
+        return sum(r["x"] for r in db.query("SELECT x FROM t"))
+
+    assert (derived(db, "total", total), derived(db, "total", total), len(made)) == (0, 0, 1)
+    db.execute("INSERT INTO t VALUES (2)")  # this connection's write
+    assert (derived(db, "total", total), len(made)) == (2, 2)
+    other.execute("INSERT INTO t VALUES (3)")  # another connection's commit
+    assert (derived(db, "total", total), derived(db, "total", total), len(made)) == (5, 5, 3)
+    with db.transaction():
+        db.execute("UPDATE t SET x = x + 1 WHERE x = 2")  # seen inside the transaction too
+        assert derived(db, "total", total) == 6

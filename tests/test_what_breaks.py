@@ -83,6 +83,32 @@ def test_overriding_methods_are_dependants_of_the_base_method(make_repo) -> None
         assert "invoice.Invoice.total" not in {d["symbol"] for d in result["dependants"]}
 
 
+def test_a_warm_handle_answers_from_the_hierarchy_and_dynamic_sites_as_they_are_now(make_repo) -> None:
+    # (both are kept in memory between questions: another process's index must be seen at once)
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 0
+        (root / "shop/express.py").write_text(
+            "from shop.orders import RushOrder\n\n\nclass Express(RushOrder):\n    def total(self):\n"
+            "        return 3\n\n\ndef run(order, name):\n    return getattr(Express(), name)()\n")
+        with Tenure.open(root, discover=False) as other:
+            other.index()
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total", "shop.express.Express.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 1  # getattr on an Express: any member of its hierarchy
+        (root / "shop/express.py").unlink()
+        t.index()  # this handle's own write
+        answer = t.what_breaks("shop.orders.Order.total")
+        assert {d["symbol"] for d in answer["dependants"] if d["relation"] == "overrides"} == {
+            "shop.orders.RushOrder.total"}
+        assert answer["summary"]["unresolved_dynamic"] == 0
+
+
 def test_summary_says_lower_bound_and_why(make_repo) -> None:
     files = {**FILES, "shop/plugins.py": "def run(obj, name):\n    return getattr(obj, name)()\n"}
     with Tenure.open(make_repo(files), discover=False) as t:
@@ -342,6 +368,7 @@ def test_an_inherited_member_is_found_through_the_class_hierarchy_and_says_where
     ("pay.Ledger.post", True), ("pay.Ledger.po", False),  # a name
     ("pay.Ledger.*", True), ("pay.Led*", True), ("pay.Ledger2.*", False),  # a prefix
     ("*.post", True), ("*.pos", False), ("*.Ledger.*", True), ("pay.*.post", True), ("pay.*.get", False),
+    ("p*t", True), ("q*t", False), ("p*x", False), ("pay.*Book*", True), ("*Ledger", True), ("*o*k", False),
 ])
 def test_a_dynamic_sites_glob_reaches_the_names_it_spells(glob: str, reached: bool) -> None:
     from tenure.structural.graph import DynamicSite

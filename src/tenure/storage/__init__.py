@@ -14,8 +14,9 @@ from tenure.storage.database import (
                                      get_value,
                                      set_value,
 )
+from tenure.storage.derived import derived
 from tenure.storage.migrations import Migrations
 from tenure.storage.sqlite import SQLiteDatabase, open_database
 
 __all__ = ["Database", "DatabaseDamaged", "DatabaseLocked", "DatabaseUnavailable", "Migrations", "SQLiteDatabase",
-           "StorageError", "get_value", "open_database", "set_value"]
+           "StorageError", "derived", "get_value", "open_database", "set_value"]

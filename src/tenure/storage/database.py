@@ -64,6 +64,11 @@ class Database(Protocol):
     def table_names(self) -> list[str]:
         """Every table, in the order they were made."""
 
+    def data_version(self) -> object | None:
+        """A value that changes whenever the data may have changed: a commit by any connection, a write
+        by this one. What a reader derives from the data may be kept while it stays equal; None when the
+        backend cannot tell (then nothing is kept)."""
+
     def close(self) -> None: ...
 
 

@@ -165,6 +165,11 @@ class SQLiteDatabase:
     def table_names(self) -> list[str]:
         return [r["name"] for r in self.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
 
+    def data_version(self) -> tuple[int, int]:
+        # PRAGMA data_version moves with other connections' commits only; total_changes counts this one's rows
+        with self._lock, _TRANSLATED:
+            return self._conn.execute("PRAGMA data_version").fetchone()[0], self._conn.total_changes
+
     def close(self) -> None:
         with self._lock, _TRANSLATED:
             self._conn.close()

@@ -14,11 +14,14 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
+from operator import itemgetter
 
 from tenure.namespace.tiers import Relation, Tier
-from tenure.storage import Database
+from tenure.storage import Database, derived
+from tenure.structural.memo import Memo
 
 TREE_SITTER = "tree-sitter"
 # The detail of a dispatch candidate (a virtual or interface call that may run this implementation),
@@ -86,19 +89,29 @@ class GraphEdge:
         }
 
 
-_GENERATED = "COALESCE((SELECT MAX(generated) FROM symbols y WHERE y.fqn = e.src_fqn), 0) AS generated"
-_TS_SQL = (
-    f"SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail, {_GENERATED} FROM edges e"
-)
-_SOURCE_SQL = f"SELECT e.*, {_GENERATED} FROM source_edges e"
+_TS_SQL = "SELECT e.src_fqn, e.dst_fqn, e.dst_name, e.relation, e.tier, e.path, e.line, e.detail FROM edges e"
+_SOURCE_SQL = "SELECT e.* FROM source_edges e"
+
+
+def generated_symbols(db: Database) -> frozenset[str]:
+    """The full names that compiled or generated code defines (bytecode's): their edges are marked
+    `generated`. Read once per change of the data (through the partial index `symbols_generated`,
+    store.py m013), not a lookup per edge read."""
+    return derived(db, "generated symbols", lambda: frozenset(
+        r[0] for r in db.rows("SELECT DISTINCT fqn FROM symbols WHERE generated != 0")))
 
 
 def dependants_of(db: Database, fqns: Iterable[str]) -> list[GraphEdge]:
     """Every edge into one of `fqns` (not self loops), merged over all sources, refuted ones included."""
     where, params = f" WHERE e.dst_fqn IN {db.each} AND e.src_fqn != e.dst_fqn", (db.many(fqns),)
-    edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params))
-    edges.sort(key=lambda e: (e.relation, _RANK[e.tier], e.src, e.line))
+    edges = merge(db.query(_TS_SQL + where, params), db.query(_SOURCE_SQL + where, params), generated_symbols(db))
+    edges.sort(key=_listed)
     return edges
+
+
+def _listed(e: GraphEdge) -> tuple:
+    """The order dependants are listed in: by relation, strongest tier first, then by dependant and line."""
+    return e.relation, _RANK[e.tier], e.src, e.line
 
 
 def all_edges(db: Database) -> Iterator[GraphEdge]:
@@ -107,19 +120,22 @@ def all_edges(db: Database) -> Iterator[GraphEdge]:
     for row in db.iter_query(_SOURCE_SQL + " ORDER BY e.id"):
         by_key.setdefault((row["src_fqn"], row["dst_fqn"], row["relation"]), []).append(row)
     used: set[int] = set()
+    generated = generated_symbols(db)
     for row in db.iter_query(_TS_SQL + " ORDER BY e.path, e.line, e.src_fqn, e.dst_fqn"):
-        edge = _from_tree_sitter(row)
+        edge = _from_tree_sitter(row, generated)
         for srow in by_key.get((edge.src, edge.dst, edge.relation), ()):
             if srow["line"] in (0, edge.line):
                 edge.absorb(srow)
                 used.add(srow["id"])
         yield edge
     leftover = [r for rows in by_key.values() for r in rows if r["id"] not in used]
-    yield from merge([], leftover)
+    yield from merge([], leftover, generated)
 
 
-def merge(ts_rows: list[dict], source_rows: list[dict]) -> list[GraphEdge]:
-    edges = [_from_tree_sitter(r) for r in ts_rows]
+def merge(ts_rows: list[dict], source_rows: list[dict], generated: AbstractSet[str]) -> list[GraphEdge]:
+    """The edges of tree-sitter's rows with what other sources' rows say of them, then the edges only
+    those know; `generated`: the names compiled or generated code defines."""
+    edges = [_from_tree_sitter(r, generated) for r in ts_rows]
     by_key: dict[tuple, list[GraphEdge]] = {}
     for e in edges:
         by_key.setdefault((e.src, e.dst, e.relation), []).append(e)
@@ -135,17 +151,17 @@ def merge(ts_rows: list[dict], source_rows: list[dict]) -> list[GraphEdge]:
         if edge is None:
             edge = only_source[(*key, row["line"])] = GraphEdge(
                 src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"],
-                path=row["path"], line=row["line"], name=row["dst_name"], generated=bool(row["generated"]),
+                path=row["path"], line=row["line"], name=row["dst_name"], generated=row["src_fqn"] in generated,
             )
         edge.absorb(row)
     return edges + list(only_source.values())
 
 
-def _from_tree_sitter(row: dict) -> GraphEdge:
+def _from_tree_sitter(row: dict, generated: AbstractSet[str]) -> GraphEdge:
     return GraphEdge(
         src=row["src_fqn"], dst=row["dst_fqn"], relation=row["relation"], tier=row["tier"], path=row["path"] or "",
         line=row["line"] or 0, name=row["dst_name"], detail=row["detail"], sources=[TREE_SITTER],
-        generated=bool(row["generated"]),
+        generated=row["src_fqn"] in generated,
     )
 
 
@@ -171,7 +187,13 @@ class DynamicSite:
 def dynamic_sites(db: Database, languages: list[str] | None = None) -> list[DynamicSite]:
     """The dynamic call sites in code of these languages (of all, when None), in path and line order.
     A dynamic edge's name is what it may reach, globs separated by spaces ("" for anything); a site two
-    sources both saw is one, reaching anything when one of them says so."""
+    sources both saw is one, reaching anything when one of them says so. Read once per change of the
+    data: every what-breaks asks them all."""
+    key = ("dynamic sites", None if languages is None else tuple(languages))
+    return list(derived(db, key, lambda: tuple(_dynamic_sites(db, languages))))
+
+
+def _dynamic_sites(db: Database, languages: list[str] | None) -> list[DynamicSite]:
     where, params = "", []
     if languages is not None:
         where, params = f" AND file_id IN (SELECT id FROM files WHERE language IN {db.each})", [db.many(languages)]
@@ -197,18 +219,33 @@ class Names:
     def __init__(self, names: Iterable[str]) -> None:
         self.exact = set(names)
         self.sorted = sorted(self.exact)
+        self._reversed: list[str] | None = None
         self._text: str | None = None
 
     def match(self, glob: str) -> bool:
         head, star, rest = glob.partition("*")
         if not star:
             return glob in self.exact
-        if not rest:
-            i = bisect.bisect_left(self.sorted, head)
-            return i < len(self.sorted) and self.sorted[i].startswith(head)
+        if not _begins(self.sorted, head):
+            return False
+        tail = rest.rpartition("*")[2]
+        if not tail:  # `prefix*`, `prefix*middle*`
+            return not rest or self._scan(glob)
+        if self._reversed is None:
+            self._reversed = sorted(name[::-1] for name in self.exact)
+        # (no name ends as the glob does: the scan would find nothing, at 10 to 100 times the cost)
+        return _begins(self._reversed, tail[::-1]) and self._scan(glob)
+
+    def _scan(self, glob: str) -> bool:
         if self._text is None:
             self._text = "\n".join(self.sorted)
         return _line_glob(glob).search(self._text) is not None
+
+
+def _begins(ordered: list[str], head: str) -> bool:
+    """Whether a string of `ordered` (sorted) begins with `head`."""
+    i = bisect.bisect_left(ordered, head)
+    return i < len(ordered) and ordered[i].startswith(head)
 
 
 @cache
@@ -225,29 +262,88 @@ def _line_glob(pattern: str) -> re.Pattern[str]:
 def related_types(db: Database, cls: str) -> set[str]:
     """`cls`, the types it derives from and those deriving from it: a member looked up on a `cls`
     may be any of theirs."""
-    return {cls, *supertypes(db, cls), *_type_walk(db, cls, "dst_fqn", "src_fqn")}
+    return {cls, *supertypes(db, cls), *type_edges(db).subtypes(cls)}
 
 
 def supertypes(db: Database, cls: str) -> list[str]:
     """The types `cls` derives from, nearest first, through every source's inherits and implements
     edges."""
-    return _type_walk(db, cls, "src_fqn", "dst_fqn")
+    found: list[str] = []
+    frontier = [cls]
+    while frontier:
+        step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
+                for r in db.query(f"SELECT dst_fqn AS t FROM {table} WHERE src_fqn IN {db.each}"
+                                  f" AND relation IN {_TYPE_RELATIONS} AND dst_fqn IS NOT NULL{also} ORDER BY line",
+                                  (db.many(frontier),))]
+        frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
+        found += frontier
+    return found
 
 
 _TYPE_RELATIONS = f"('{Relation.INHERITS.value}', '{Relation.IMPLEMENTS.value}')"  # literal: the partial index
 
 
-def _type_walk(db: Database, cls: str, near: str, far: str) -> list[str]:
-    found: list[str] = []
-    frontier = [cls]
-    while frontier:
-        step = [r["t"] for table, also in (("edges", ""), ("source_edges", " AND verdict = 'confirms'"))
-                for r in db.query(f"SELECT {far} AS t FROM {table} WHERE {near} IN {db.each}"
-                                  f" AND relation IN {_TYPE_RELATIONS} AND {far} IS NOT NULL{also} ORDER BY line",
-                                  (db.many(frontier),))]
-        frontier = [t for t in dict.fromkeys(step) if t != cls and t not in found]
-        found += frontier
-    return found
+def type_edges(db: Database) -> TypeEdges:
+    """The project's inherits and implements edges, read once per change of the data."""
+    return derived(db, TypeEdges, lambda: TypeEdges(db))
+
+
+class TypeEdges:
+    """Every inherits and implements edge of the project, by the type derived from: what-breaks walks a
+    class's subtypes for a method's overriders and for the names its dynamic sites and escapes may
+    reach. In memory, each class walked once per change of the data, not a query per level: a method of
+    Django's SimpleTestCase has 2,000 subclasses over 9 levels (110 ms of queries a question)."""
+
+    def __init__(self, db: Database) -> None:
+        # (in the order `dependants_of` reads them for a list of types: by type, relation, then as stored)
+        where = (f" WHERE e.relation IN {_TYPE_RELATIONS} AND e.dst_fqn IS NOT NULL AND e.src_fqn != e.dst_fqn"
+                 " ORDER BY e.dst_fqn, e.relation, e.id")
+        ts_rows, source_rows = db.query(_TS_SQL + where), db.query(_SOURCE_SQL + where)
+        self._merged: dict[str, tuple[list[tuple[tuple, GraphEdge]], list[tuple[tuple, GraphEdge]]]] = {}
+        # (tree-sitter's first, then those only another source knows)
+        for i, edge in enumerate(merge(ts_rows, source_rows, generated_symbols(db))):
+            self._merged.setdefault(edge.dst or "", ([], []))[i >= len(ts_rows)].append((_listed(edge), edge))
+        self._derived: dict[str, list[str]] = {}  # every source's word, refuted or not (as `supertypes` reads them)
+        for r in (*ts_rows, *(r for r in source_rows if r["verdict"] == "confirms")):
+            self._derived.setdefault(r["dst_fqn"], []).append(r["src_fqn"])
+        self._subtypes = Memo(self._walk_subtypes, limit=1 << 14)
+        self._reached = Memo(self._walk_reached, limit=1 << 14)
+
+    def subtypes(self, cls: str) -> set[str]:
+        """The types deriving from `cls`, at any depth, as any source says (a refuted edge too). Shared:
+        never mutate it."""
+        return self._subtypes[cls]
+
+    def reached(self, cls: str) -> dict[str, GraphEdge]:
+        """The types deriving from `cls` through edges no checker ruled out, each with the edge it was
+        first reached by: nearest first, at one depth in the order `dependants_of` lists edges (as
+        walking it level by level finds them). Shared: never mutate them."""
+        return self._reached[cls]
+
+    def _walk_subtypes(self, cls: str) -> set[str]:
+        found: set[str] = set()
+        frontier = [cls]
+        while frontier:
+            frontier = [t for t in dict.fromkeys(s for f in frontier for s in self._derived.get(f, ()))
+                        if t != cls and t not in found]
+            found.update(frontier)
+        return found
+
+    def _walk_reached(self, cls: str) -> dict[str, GraphEdge]:
+        reached: dict[str, GraphEdge] = {}
+        frontier = [cls]
+        none: tuple[list, list] = ([], [])
+        while frontier:
+            listed = sorted(set(frontier))
+            edges = [*(p for t in listed for p in self._merged.get(t, none)[0]),
+                     *(p for t in listed for p in self._merged.get(t, none)[1])]
+            edges.sort(key=itemgetter(0))
+            frontier = []
+            for _, e in edges:
+                if not e.refuted and e.src not in reached:
+                    reached[e.src] = e
+                    frontier.append(e.src)
+        return reached
 
 
 def unlinked_sites(db: Database, languages: list[str], name: str) -> int:
@@ -279,8 +375,8 @@ def undecided_dispatch_sites(db: Database, fqn: str) -> int:
     """Virtual or interface call sites that name `fqn` or may dispatch to it, whose implementation
     no wiring decided (their candidates are kept, `ambiguous`, or `inferred` when there is one):
     another source's, and tree-sitter's (a call on a declared or `self` receiver whose class has
-    overrides), the latter found from the sites calling `fqn` (edges have no index by caller or
-    detail: the candidates are looked up among the edges of those sites' files)."""
+    overrides), the latter found from the sites calling `fqn`: the candidates naming it (in the files of
+    those sites) at one of those sites."""
     named = DISPATCH_DETAIL + fqn
     sites = {(r["src_fqn"], r["line"]) for r in db.query(
         "SELECT src_fqn, line FROM source_edges WHERE relation = 'calls' AND verdict = 'confirms'"
@@ -289,7 +385,11 @@ def undecided_dispatch_sites(db: Database, fqn: str) -> int:
                        (fqn,))
     sites |= {(r["src_fqn"], r["line"]) for r in calling if r["detail"].startswith(DISPATCH_DETAIL)}
     if calling:
-        candidates = db.query(f"SELECT src_fqn, line FROM edges WHERE file_id IN {db.each} AND detail = ?",
-                              (db.many({r["file_id"] for r in calling}), named))
-        sites |= {(r["src_fqn"], r["line"]) for r in candidates} & {(r["src_fqn"], r["line"]) for r in calling}
+        files, calling_sites = {r["file_id"] for r in calling}, {(r["src_fqn"], r["line"]) for r in calling}
+        sites |= {(r["src_fqn"], r["line"]) for r in db.query(_DISPATCH_CANDIDATES, (named,))
+                  if r["file_id"] in files and (r["src_fqn"], r["line"]) in calling_sites}
     return len(sites)
+
+
+# The LIKE term spelled as in the partial index `edges_dispatch` (store.py m013), which it makes usable.
+_DISPATCH_CANDIDATES = f"SELECT file_id, src_fqn, line FROM edges WHERE detail = ? AND detail LIKE '{DISPATCH_DETAIL}%'"

@@ -21,12 +21,14 @@ from tenure.structural.graph import (
     dependants_of,
     dynamic_sites,
     related_types,
+    type_edges,
     undecided_dispatch_sites,
     unlinked_sites,
 )
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.state import SOURCE as LSP
 from tenure.structural.lsp.state import files_verified, last_run, verified_since
+from tenure.structural.memo import Memo
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
 from tenure.words import counted, plural
@@ -304,7 +306,8 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     impact.dynamic_anywhere = sum(1 for site in sites if not site.reach)
     if any(site.reach for site in sites):
         names = Names(_names_reaching(db, target.fqn, hierarchy))
-        impact.dynamic_reaching = [site for site in sites if site.reaches(names)]
+        reached = Memo(names.match)  # (sites share their globs: `Model.*` at 28 of Django's)
+        impact.dynamic_reaching = [site for site in sites if any(reached[glob] for glob in site.reach)]
         impact.unresolved_dynamic = len(impact.dynamic_reaching)
     impact.unresolved_files = gaps_naming(db, family, short_name(target.fqn))
     impact.escapes = escapes_of(db, target.fqn, family, hierarchy)
@@ -355,22 +358,13 @@ def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:
     if not owner:
         return []
     parent, name = owner[0]["parent_fqn"], owner[0]["name"]
-    subclasses: dict[str, str] = {}
-    frontier = [parent]
-    while frontier:
-        edges = dependants_of(db, frontier)
-        frontier = []
-        for e in edges:
-            if e.relation in (Relation.INHERITS, Relation.IMPLEMENTS) and not e.refuted and e.src not in subclasses:
-                subclasses[e.src] = e
-                frontier.append(e.src)
-    out = []
-    for sub, inherits in subclasses.items():
-        for m in db.query("SELECT fqn, path, start_line, generated FROM symbols WHERE parent_fqn = ? AND name = ?",
-                          (sub, name)):
-            out.append(GraphEdge(
-                src=m["fqn"], dst=fqn, relation=Relation.OVERRIDES.value, tier=inherits.tier, path=m["path"] or "",
-                line=m["start_line"] or 0, sources=list(inherits.sources), contexts=list(inherits.contexts),
-                generated=bool(m["generated"]),
-            ))
-    return out
+    subclasses = type_edges(db).reached(parent)
+    methods: dict[str, list[dict]] = {}
+    for m in db.query(f"SELECT parent_fqn, fqn, path, start_line, generated FROM symbols WHERE parent_fqn IN {db.each}"
+                      " AND name = ? ORDER BY id", (db.many(subclasses), name)):
+        methods.setdefault(m["parent_fqn"], []).append(m)
+    return [GraphEdge(
+        src=m["fqn"], dst=fqn, relation=Relation.OVERRIDES.value, tier=inherits.tier, path=m["path"] or "",
+        line=m["start_line"] or 0, sources=list(inherits.sources), contexts=list(inherits.contexts),
+        generated=bool(m["generated"]),
+    ) for sub, inherits in subclasses.items() for m in methods.get(sub, ())]
