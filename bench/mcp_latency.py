@@ -2,14 +2,15 @@
 (inbound, depth 1) on the same symbols, both servers driven over stdio by the SDK's client, alternating.
 
     python bench/mcp_latency.py PROJECT --peer BIN --peer-root DIR [--peer-cache DIR] [--symbols 50]
-                                [--rounds 3] [--seed 0] [--tenure CMD] [--json-out FILE]
+                                [--rounds 3] [--seed 0] [--tenure CMD] [--baseline CMD] [--json-out FILE]
 
 PROJECT is indexed by tenure; the peer has indexed DIR (the same files: only `.py`/`.js` for the peer
 built here, see /work/shared/peers/README.md) into --peer-cache. Symbols: Python functions and methods
 under `django/` (--prefix) with call edges in tenure's index, QuerySet.filter and Model.save first, the
 rest drawn seeded; one is kept when both servers name at least one caller (asked once, untimed: that
-also warms both). Then every symbol is asked `--rounds` times of each server, the two alternating
-(which goes first swaps per symbol), and each call timed at the client from request to parsed result.
+also warms both). Then every symbol is asked `--rounds` times of each server, alternating (who goes
+first rotates per symbol; --baseline adds another build as a third server), and each call timed at
+the client from request to parsed result.
 Printed: p50/p95/max per server, the answers' sizes, each server's CPU over the timed calls, the load
 average, and the slowest calls. The issue's target: tenure no slower than the peer at p50 and at p95.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shlex
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -46,25 +48,30 @@ FIRST = ("django.db.models.query.QuerySet.filter", "django.db.models.base.Model.
 
 async def run(args: argparse.Namespace) -> dict:
     async with AsyncExitStack() as stack:
-        before = child_pids()
-        ours = await _session(stack, tenure_params(tenure_command(args.tenure), args.project.resolve()))
-        ours_pid = (child_pids() - before).pop()
-        peer = await _session(stack, peer_params(args.peer, args.peer_cache, args.peer_root.resolve()))
-        peer_pid = (child_pids() - before - {ours_pid}).pop()
+        sessions: dict[str, tuple[ClientSession, int]] = {}
+        builds = {"tenure": tenure_command(args.tenure), **({"baseline": shlex.split(args.baseline)}
+                                                             if args.baseline else {})}
+        for label, params in [*((label, tenure_params(cmd, args.project.resolve())) for label, cmd in builds.items()),
+                              ("peer", peer_params(args.peer, args.peer_cache, args.peer_root.resolve()))]:
+            before = child_pids()
+            sessions[label] = await _session(stack, params), (child_pids() - before).pop()
+        peer = sessions["peer"][0]
         project = await peer_project(peer, args.peer_root)
-        symbols, skipped = await _pick(ours, peer, project, args)
+        symbols, skipped = await _pick(sessions["tenure"][0], peer, project, args)
         print(f"{len(symbols)} symbols both servers name callers of ({skipped} asked and dropped)", file=sys.stderr)
         load_before = os.getloadavg()
-        cpu_before = process_cpu(ours_pid), process_cpu(peer_pid)
-        calls: dict[str, list[tuple[str, Answer]]] = {"tenure": [], "peer": []}
+        cpu_before = {label: process_cpu(pid) for label, (_, pid) in sessions.items()}
+        calls: dict[str, list[tuple[str, Answer]]] = {label: [] for label in sessions}
+        labels = list(sessions)
         for round_ in range(args.rounds):
             for n, symbol in enumerate(symbols):
-                order = ("tenure", "peer") if (n + round_) % 2 == 0 else ("peer", "tenure")
-                for who in order:
-                    answer = await (tenure_callers(ours, symbol) if who == "tenure" else
-                                    peer_callers(peer, project, symbol))
-                    calls[who].append((symbol, answer))
-        cpu = process_cpu(ours_pid) - cpu_before[0], process_cpu(peer_pid) - cpu_before[1]
+                shift = (n + round_) % len(labels)  # (who goes first rotates)
+                for label in labels[shift:] + labels[:shift]:
+                    session = sessions[label][0]
+                    answer = await (peer_callers(session, project, symbol) if label == "peer" else
+                                    tenure_callers(session, symbol))
+                    calls[label].append((symbol, answer))
+        cpu = {label: process_cpu(pid) - cpu_before[label] for label, (_, pid) in sessions.items()}
     return {"symbols": symbols, "calls": calls, "cpu": cpu, "load": (load_before, os.getloadavg())}
 
 
@@ -103,11 +110,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
+    parser.add_argument("--baseline", help="Another build's command: a third server, in the same rotation.")
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     r = anyio.run(run, args)
     rows, figures = [], {}
-    for who, cpu in zip(("tenure", "peer"), r["cpu"], strict=True):
+    for who, cpu in r["cpu"].items():
         seconds = [a.seconds * 1000 for _, a in r["calls"][who]]
         sizes = [a.size / 1024 for _, a in r["calls"][who]]
         figures[who] = {"p50_ms": percentile(seconds, 50), "p95_ms": percentile(seconds, 95), "max_ms": max(seconds),
@@ -122,7 +130,7 @@ def main() -> None:
     print_table(f"what_breaks vs trace_path over MCP stdio: {len(r['symbols'])} symbols x {args.rounds} rounds "
                 f"({n} calls each), load {r['load'][0][0]:.1f} -> {r['load'][1][0]:.1f}",
                 ["server", "p50 ms", "p95 ms", "max ms", "KB p50 / max", "CPU s", "errors"], rows)
-    for who in ("tenure", "peer"):
+    for who in r["calls"]:
         slowest = sorted(r["calls"][who], key=lambda c: -c[1].seconds)[:5]
         print(f"{who} slowest: " + ", ".join(f"{s.rpartition('.')[0].rpartition('.')[2]}.{s.rpartition('.')[2]} "
                                              f"{a.seconds * 1000:.0f} ms ({a.rows})" for s, a in slowest))
