@@ -2,7 +2,8 @@
 runs (issue 32.5: under 150 ms of CPU at low load), beside a bare interpreter's start and, with
 --baseline, another build's, alternating.
 
-    python bench/hook_cpu.py PROJECT [--runs 7] [--tenure CMD] [--baseline CMD] [--importtime]
+    python bench/hook_cpu.py PROJECT [--runs 7] [--tenure CMD] [--baseline CMD [--baseline-project DIR]]
+                             [--importtime]
 
 PROJECT must be indexed. A work session is opened once with `tenure hook session-start` (as Claude
 Code does) and closed at the end with `session-end`. Cases, each a fresh process fed the event on
@@ -30,6 +31,7 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import print_table, tenure_command  # noqa: E402
+from mcp_clients import add_baseline_options  # noqa: E402
 
 SESSION = "bench-hook-cpu"
 PYTEST_OUTPUT = ("============ test session starts ============\ncollected 3 items\n\ntests/test_a.py ..F\n\n"
@@ -61,22 +63,22 @@ def main() -> None:
     parser.add_argument("project", type=Path)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
-    parser.add_argument("--baseline", help="Another build's command, run alternating with --tenure.")
+    add_baseline_options(parser)
     parser.add_argument("--importtime", action="store_true")
     args = parser.parse_args()
-    root = args.project.resolve()
-    builds = {"tenure": tenure_command(args.tenure)}
+    builds = {"tenure": (tenure_command(args.tenure), args.project.resolve())}
     if args.baseline:
-        builds["baseline"] = shlex.split(args.baseline)
-    start = dict(event(root, "Bash", "true"), hook_event_name="SessionStart")
-    subprocess.run([*builds["tenure"], "hook", "session-start"], input=json.dumps(start), capture_output=True,
-                   text=True, check=True)
-    cases = {
+        builds["baseline"] = shlex.split(args.baseline), (args.baseline_project or args.project).resolve()
+    for cmd, root in builds.values():
+        start = dict(event(root, "Bash", "true"), hook_event_name="SessionStart")
+        subprocess.run([*cmd, "hook", "session-start"], input=json.dumps(start), capture_output=True, text=True,
+                       check=True)
+    cases = {label: {
         "not a shell command": event(root, "Read"),
         "shell, no session": event(root, "Bash", "git status", session="no-such-session"),
         "shell, recorded": event(root, "Bash", "git status", "On branch main\nnothing to commit\n"),
         "test run, recorded": event(root, "Bash", "python -m pytest -q tests/test_a.py", PYTEST_OUTPUT),
-    }
+    } for label, (_, root) in builds.items()}
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
     said: dict[str, str] = {}
     imports: dict[str, list[tuple[float, str]]] = {}
@@ -84,20 +86,20 @@ def main() -> None:
     load = os.getloadavg()[0]
     try:
         for _ in range(args.runs):
-            for case, payload in cases.items():
-                for label, cmd in builds.items():
-                    cpu, wall, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(payload))
+            for case in cases["tenure"]:
+                for label, (cmd, _) in builds.items():
+                    cpu, wall, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases[label][case]))
                     figures.setdefault((case, label), []).append((cpu, wall))
                     said[case] = stderr.splitlines()[-1] if stderr else ""
         if args.importtime:  # (while the session is open: the recording case)
-            for label, cmd in builds.items():
-                _, _, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases["test run, recorded"]),
+            for label, (cmd, _) in builds.items():
+                _, _, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases[label]["test run, recorded"]),
                                      env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
                 imports[label] = _top_imports(stderr)
     finally:
-        end = dict(event(root, "Bash", "true"), hook_event_name="SessionEnd")
-        subprocess.run([*builds["tenure"], "hook", "session-end"], input=json.dumps(end), capture_output=True,
-                       text=True)
+        for cmd, root in builds.values():
+            end = dict(event(root, "Bash", "true"), hook_event_name="SessionEnd")
+            subprocess.run([*cmd, "hook", "session-end"], input=json.dumps(end), capture_output=True, text=True)
     rows = [["bare interpreter", "", f"{median(c for c, _ in floor) * 1000:.0f}",
              f"{min(c for c, _ in floor) * 1000:.0f}", f"{median(w for _, w in floor) * 1000:.0f}", ""]]
     for (case, label), runs in figures.items():

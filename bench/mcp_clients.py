@@ -5,6 +5,7 @@ for the direct callers of one symbol with its own tool (tenure's `what_breaks`, 
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sqlite3
@@ -97,3 +98,10 @@ def child_pids() -> set[int]:
     for task in Path("/proc/self/task").iterdir():
         pids |= {int(p) for p in (task / "children").read_text().split()}
     return pids
+
+
+def add_baseline_options(parser: argparse.ArgumentParser) -> None:
+    """--baseline CMD (another build, alternating with this one) and --baseline-project DIR."""
+    parser.add_argument("--baseline", help="Another build's command, run alternating with --tenure.")
+    parser.add_argument("--baseline-project", type=Path,
+                        help="The same tree indexed by the baseline build (default PROJECT: when the schemas agree).")

@@ -2,7 +2,8 @@
 tool call answered, and how soon `tenure serve --http` is ready; the peer codebase-memory-mcp's first
 call in the same run.
 
-    python bench/mcp_first_call.py PROJECT [--symbol NAME ...] [--runs 3] [--tenure CMD] [--baseline CMD]
+    python bench/mcp_first_call.py PROJECT [--symbol NAME ...] [--runs 3] [--tenure CMD]
+                                   [--baseline CMD [--baseline-project DIR]]
                                    [--peer BIN --peer-root DIR --peer-cache DIR]
 
 PROJECT must be indexed already (and, for the peer, DIR indexed by it: /work/shared/peers/README.md).
@@ -43,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, tenure_command  # noqa: E402
 from mcp_clients import (  # noqa: E402
     Answer,
+    add_baseline_options,
     child_pids,
     peer_callers,
     peer_params,
@@ -79,11 +81,11 @@ async def _calls(session: ClientSession, ask, pid: int | None) -> dict:
     return {"first": first, "cpu_s": cpu, "rest": rest, "warm": warm}
 
 
-async def http_run(cmd: list[str]) -> dict:
+async def http_run(cmd: list[str], root: Path) -> dict:
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     start = time.perf_counter()
-    server = subprocess.Popen([*cmd, "serve", "--http", "--port", str(port), "--repo", str(ARGS.project)],
+    server = subprocess.Popen([*cmd, "serve", "--http", "--port", str(port), "--repo", str(root)],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         ready = await _poll_initialize(url, server)
@@ -157,7 +159,7 @@ def main() -> None:
                              "QuerySet.filter, Model.save).")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
-    parser.add_argument("--baseline", help="Another build's command, run alternating with --tenure.")
+    add_baseline_options(parser)
     parser.add_argument("--peer", type=Path, help="codebase-memory-mcp's binary (else no peer).")
     parser.add_argument("--peer-root", type=Path, help="The directory the peer indexed.")
     parser.add_argument("--peer-cache", type=Path, default=Path(os.environ.get("CBM_CACHE_DIR", "/tmp/cbm-cache")))
@@ -166,9 +168,9 @@ def main() -> None:
     ARGS.project = ARGS.project.resolve()
     ARGS.symbol = ARGS.symbol or ["django.utils.timezone.is_naive", "django.db.models.query.QuerySet.filter",
                                   "django.db.models.base.Model.save"]
-    builds = {"tenure": tenure_command(ARGS.tenure)}
+    builds = {"tenure": (tenure_command(ARGS.tenure), ARGS.project)}
     if ARGS.baseline:
-        builds["baseline"] = shlex.split(ARGS.baseline)
+        builds["baseline"] = shlex.split(ARGS.baseline), (ARGS.baseline_project or ARGS.project).resolve()
     project = None
     if ARGS.peer:
         project = anyio.run(_peer_project)
@@ -176,16 +178,16 @@ def main() -> None:
           f"{min(bare_start() for _ in range(3)) * 1000:.0f} ms")
     for n in range(ARGS.runs):
         print(f"run {n + 1}")
-        for label, cmd in builds.items():
-            show(f"{label} stdio", anyio.run(stdio_run, tenure_params(cmd, ARGS.project), _tenure_ask))
+        for label, (cmd, root) in builds.items():
+            show(f"{label} stdio", anyio.run(stdio_run, tenure_params(cmd, root), _tenure_ask))
         if project is not None:
             async def ask(session: ClientSession, symbol: str, project: str = project) -> Answer:
                 return await peer_callers(session, project, symbol)
             show("peer stdio", anyio.run(stdio_run, peer_params(ARGS.peer, ARGS.peer_cache, ARGS.peer_root.resolve()),
                                          ask))
         if not ARGS.no_http:
-            for label, cmd in builds.items():
-                show(f"{label} http", anyio.run(http_run, cmd))
+            for label, (cmd, root) in builds.items():
+                show(f"{label} http", anyio.run(http_run, cmd, root))
 
 
 async def _peer_project() -> str:

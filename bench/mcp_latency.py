@@ -2,7 +2,8 @@
 (inbound, depth 1) on the same symbols, both servers driven over stdio by the SDK's client, alternating.
 
     python bench/mcp_latency.py PROJECT --peer BIN --peer-root DIR [--peer-cache DIR] [--symbols 50]
-                                [--rounds 3] [--seed 0] [--tenure CMD] [--baseline CMD] [--json-out FILE]
+                                [--rounds 3] [--seed 0] [--tenure CMD] [--baseline CMD [--baseline-project DIR]]
+                                [--json-out FILE]
 
 PROJECT is indexed by tenure; the peer has indexed DIR (the same files: only `.py`/`.js` for the peer
 built here, see /work/shared/peers/README.md) into --peer-cache. Symbols: Python functions and methods
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, print_table, tenure_command, write_json  # noqa: E402
 from mcp_clients import (  # noqa: E402
     Answer,
+    add_baseline_options,
     called_symbols,
     child_pids,
     peer_callers,
@@ -49,9 +51,10 @@ FIRST = ("django.db.models.query.QuerySet.filter", "django.db.models.base.Model.
 async def run(args: argparse.Namespace) -> dict:
     async with AsyncExitStack() as stack:
         sessions: dict[str, tuple[ClientSession, int]] = {}
-        builds = {"tenure": tenure_command(args.tenure), **({"baseline": shlex.split(args.baseline)}
-                                                             if args.baseline else {})}
-        for label, params in [*((label, tenure_params(cmd, args.project.resolve())) for label, cmd in builds.items()),
+        builds = {"tenure": (tenure_command(args.tenure), args.project)}
+        if args.baseline:
+            builds["baseline"] = shlex.split(args.baseline), args.baseline_project or args.project
+        for label, params in [*((label, tenure_params(cmd, root.resolve())) for label, (cmd, root) in builds.items()),
                               ("peer", peer_params(args.peer, args.peer_cache, args.peer_root.resolve()))]:
             before = child_pids()
             sessions[label] = await _session(stack, params), (child_pids() - before).pop()
@@ -110,7 +113,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
-    parser.add_argument("--baseline", help="Another build's command: a third server, in the same rotation.")
+    add_baseline_options(parser)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     r = anyio.run(run, args)
