@@ -15,6 +15,8 @@ from tenure.http_guard import TOKEN_ENV
 if TYPE_CHECKING:
     from tenure.api import Tenure
 
+PREPARE_WAIT_S = 10.0  # a server waits this long at most for its first answer's preparation before it answers
+
 
 def register(app: typer.Typer) -> None:
     app.command()(serve)
@@ -33,13 +35,14 @@ def serve(
     """Serve this project's memory to coding agents over MCP."""
     check = check_listen(host, port, token, allow_host) if http else None
     with open_project(repo) as t:
-        stop = threading.Event()
-        # what the first answers need is loaded while the SDK is imported and the client connects
-        threading.Thread(target=_prepare, args=(t, stop), name="prepare-answers", daemon=True).start()
+        stop, answers_ready = threading.Event(), threading.Event()
+        # what the first answers need is loaded while the SDK is imported, and waited for (within a bound)
+        threading.Thread(target=_prepare, args=(t, answers_ready, stop), name="prepare", daemon=True).start()
         from tenure.mcp.server import build_server  # the SDK takes a second to import: only here
         from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
 
         server = build_server(t)
+        answers_ready.wait(PREPARE_WAIT_S)
         try:
             if check:
                 err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root} (answers to "
@@ -51,11 +54,14 @@ def serve(
             stop.set()
 
 
-def _prepare(t: Tenure, stop: threading.Event) -> None:
-    """A what-breaks answered once (its modules, pages and freshness check), then the embedding model
-    loaded (the first session_start's), then the files watched so that answers need no freshness check
-    until one changes. A step that fails is left to the answer that needs it, which says why."""
-    for step in (t.prepare_answers, lambda: t.memories.vectors.warm()):
-        with suppress(Exception):  # (the same failure reaches the agent with the answer that meets it)
-            step()
+def _prepare(t: Tenure, answers_ready: threading.Event, stop: threading.Event) -> None:
+    """A what-breaks answered once (its modules, pages and freshness check: the server waits for this
+    before it answers), then the embedding model loaded (the first session_start's), then the files
+    watched so that answers need no freshness check until one changes. A step that fails is left to
+    the answer that needs it, which says why."""
+    with suppress(Exception):  # (the same failure reaches the agent with the answer that meets it)
+        t.prepare_answers()
+    answers_ready.set()
+    with suppress(Exception):
+        t.memories.vectors.warm()
     t.watch_freshness(stop)
