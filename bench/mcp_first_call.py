@@ -12,7 +12,7 @@ Each run, alternating (tenure, the baseline build if given, the peer, tenure ove
 - stdio: the server spawned by the SDK's client; `initialize` timed from the spawn, then the first
   caller query of the first symbol (tenure's `what_breaks`, the peer's `trace_path`) timed from the
   moment `initialize` was answered, then the rest of the symbols (first time each), then all again
-  (warm); the server's CPU seconds up to its first answer, from /proc.
+  (warm); the server's CPU seconds (/proc) up to `initialize` answered, and from then to its first answer.
 - http (`tenure serve --http` on a free loopback port): ready = the first `initialize` POST answered
   200, polled every 10 ms from the spawn; then the SDK's streamable HTTP client connects and asks the
   first symbol (timed from its `initialize` answered).
@@ -73,12 +73,13 @@ async def stdio_run(params, ask) -> dict:
         return {"ready_s": ready, **await _calls(session, ask, pid)}
 
 
-async def _calls(session: ClientSession, ask, pid: int | None) -> dict:
+async def _calls(session: ClientSession, ask, pid: int) -> dict:
+    ready_cpu = process_cpu(pid)
     first = await ask(session, ARGS.symbol[0])
-    cpu = process_cpu(pid) if pid else None
+    cpu = process_cpu(pid)
     rest = [await ask(session, s) for s in ARGS.symbol[1:]]
     warm = [await ask(session, s) for s in ARGS.symbol]
-    return {"first": first, "cpu_s": cpu, "rest": rest, "warm": warm}
+    return {"first": first, "ready_cpu_s": ready_cpu, "first_cpu_s": cpu - ready_cpu, "rest": rest, "warm": warm}
 
 
 async def http_run(cmd: list[str], root: Path) -> dict:
@@ -89,13 +90,12 @@ async def http_run(cmd: list[str], root: Path) -> dict:
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         ready = await _poll_initialize(url, server)
-        cpu = process_cpu(server.pid)
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(streamable_http_client(url))
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
-            result = await _calls(session, _tenure_ask, None)
-        return {"ready_s": ready - start, "ready_cpu_s": cpu, **result}
+            result = await _calls(session, _tenure_ask, server.pid)
+        return {"ready_s": ready - start, **result}
     finally:
         server.terminate()
         server.wait(10)
@@ -134,10 +134,9 @@ def bare_start() -> float:
 
 def show(label: str, r: dict) -> None:
     first, warm = r["first"], r["warm"]
-    head = (f"{label:>14}: ready {r['ready_s']:.2f} s"
-            + (f" (CPU {r['ready_cpu_s']:.2f} s)" if r.get("ready_cpu_s") is not None else "")
+    head = (f"{label:>14}: ready {r['ready_s']:.2f} s (server CPU {r['ready_cpu_s']:.2f} s)"
             + f"; first call {first.seconds * 1000:.0f} ms after initialize"
-            + (f" (server CPU to it {r['cpu_s']:.2f} s)" if r.get("cpu_s") is not None else "")
+            + f" (server CPU {r['first_cpu_s'] * 1000:.0f} ms)"
             + f"; spawn -> first answer {r['ready_s'] + first.seconds:.2f} s")
     rest = ", ".join(f"{a.seconds * 1000:.0f}" for a in r["rest"])
     warm_ms = [a.seconds * 1000 for a in warm]
