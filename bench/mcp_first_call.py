@@ -41,18 +41,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import LATEST_PROTOCOL_VERSION
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mcp_clients as clients  # noqa: E402
 from common import percentile, tenure_command  # noqa: E402
-from mcp_clients import (  # noqa: E402
-    Answer,
-    add_baseline_options,
-    child_pids,
-    peer_callers,
-    peer_params,
-    peer_project,
-    process_cpu,
-    tenure_callers,
-    tenure_params,
-)
 
 POLL_S = 0.01
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -61,22 +51,22 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 
 
 async def stdio_run(params, ask) -> dict:
-    """`ask(session, symbol) -> Answer`: the server's caller query."""
-    before = child_pids()
+    """`ask(session, symbol) -> clients.Answer`: the server's caller query."""
+    before = clients.child_pids()
     start = time.perf_counter()
     async with AsyncExitStack() as stack:
         read, write = await stack.enter_async_context(stdio_client(params))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         ready = time.perf_counter() - start
-        pid = (child_pids() - before).pop()
+        pid = (clients.child_pids() - before).pop()
         return {"ready_s": ready, **await _calls(session, ask, pid)}
 
 
 async def _calls(session: ClientSession, ask, pid: int) -> dict:
-    ready_cpu = process_cpu(pid)
+    ready_cpu = clients.process_cpu(pid)
     first = await ask(session, ARGS.symbol[0])
-    cpu = process_cpu(pid)
+    cpu = clients.process_cpu(pid)
     rest = [await ask(session, s) for s in ARGS.symbol[1:]]
     warm = [await ask(session, s) for s in ARGS.symbol]
     return {"first": first, "ready_cpu_s": ready_cpu, "first_cpu_s": cpu - ready_cpu, "rest": rest, "warm": warm}
@@ -122,8 +112,8 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def _tenure_ask(session: ClientSession, symbol: str) -> Answer:
-    return await tenure_callers(session, symbol)
+async def _tenure_ask(session: ClientSession, symbol: str) -> clients.Answer:
+    return await clients.tenure_callers(session, symbol)
 
 
 def bare_start() -> float:
@@ -158,7 +148,7 @@ def main() -> None:
                              "QuerySet.filter, Model.save).")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
-    add_baseline_options(parser)
+    clients.add_baseline_options(parser)
     parser.add_argument("--peer", type=Path, help="codebase-memory-mcp's binary (else no peer).")
     parser.add_argument("--peer-root", type=Path, help="The directory the peer indexed.")
     parser.add_argument("--peer-cache", type=Path, default=Path(os.environ.get("CBM_CACHE_DIR", "/tmp/cbm-cache")))
@@ -178,22 +168,22 @@ def main() -> None:
     for n in range(ARGS.runs):
         print(f"run {n + 1}")
         for label, (cmd, root) in builds.items():
-            show(f"{label} stdio", anyio.run(stdio_run, tenure_params(cmd, root), _tenure_ask))
+            show(f"{label} stdio", anyio.run(stdio_run, clients.tenure_params(cmd, root), _tenure_ask))
         if project is not None:
-            async def ask(session: ClientSession, symbol: str, project: str = project) -> Answer:
-                return await peer_callers(session, project, symbol)
-            show("peer stdio", anyio.run(stdio_run, peer_params(ARGS.peer, ARGS.peer_cache, ARGS.peer_root.resolve()),
-                                         ask))
+            async def ask(session: ClientSession, symbol: str, project: str = project) -> clients.Answer:
+                return await clients.peer_callers(session, project, symbol)
+            peer = clients.peer_params(ARGS.peer, ARGS.peer_cache, ARGS.peer_root.resolve())
+            show("peer stdio", anyio.run(stdio_run, peer, ask))
         if not ARGS.no_http:
             for label, (cmd, root) in builds.items():
                 show(f"{label} http", anyio.run(http_run, cmd, root))
 
 
 async def _peer_project() -> str:
-    async with stdio_client(peer_params(ARGS.peer, ARGS.peer_cache, ARGS.peer_root.resolve())) as (read, write), \
-            ClientSession(read, write) as session:
+    peer = clients.peer_params(ARGS.peer, ARGS.peer_cache, ARGS.peer_root.resolve())
+    async with stdio_client(peer) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        return await peer_project(session, ARGS.peer_root)
+        return await clients.peer_project(session, ARGS.peer_root)
 
 
 if __name__ == "__main__":

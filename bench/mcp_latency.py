@@ -31,19 +31,8 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mcp_clients as clients  # noqa: E402
 from common import percentile, print_table, tenure_command, write_json  # noqa: E402
-from mcp_clients import (  # noqa: E402
-    Answer,
-    add_baseline_options,
-    called_symbols,
-    child_pids,
-    peer_callers,
-    peer_params,
-    peer_project,
-    process_cpu,
-    tenure_callers,
-    tenure_params,
-)
 
 FIRST = ("django.db.models.query.QuerySet.filter", "django.db.models.base.Model.save")
 
@@ -54,27 +43,28 @@ async def run(args: argparse.Namespace) -> dict:
         builds = {"tenure": (tenure_command(args.tenure), args.project)}
         if args.baseline:
             builds["baseline"] = shlex.split(args.baseline), args.baseline_project or args.project
-        for label, params in [*((label, tenure_params(cmd, root.resolve())) for label, (cmd, root) in builds.items()),
-                              ("peer", peer_params(args.peer, args.peer_cache, args.peer_root.resolve()))]:
-            before = child_pids()
-            sessions[label] = await _session(stack, params), (child_pids() - before).pop()
+        servers = [(label, clients.tenure_params(cmd, root.resolve())) for label, (cmd, root) in builds.items()]
+        servers.append(("peer", clients.peer_params(args.peer, args.peer_cache, args.peer_root.resolve())))
+        for label, params in servers:
+            before = clients.child_pids()
+            sessions[label] = await _session(stack, params), (clients.child_pids() - before).pop()
         peer = sessions["peer"][0]
-        project = await peer_project(peer, args.peer_root)
+        project = await clients.peer_project(peer, args.peer_root)
         symbols, skipped = await _pick(sessions["tenure"][0], peer, project, args)
         print(f"{len(symbols)} symbols both servers name callers of ({skipped} asked and dropped)", file=sys.stderr)
         load_before = os.getloadavg()
-        cpu_before = {label: process_cpu(pid) for label, (_, pid) in sessions.items()}
-        calls: dict[str, list[tuple[str, Answer]]] = {label: [] for label in sessions}
+        cpu_before = {label: clients.process_cpu(pid) for label, (_, pid) in sessions.items()}
+        calls: dict[str, list[tuple[str, clients.Answer]]] = {label: [] for label in sessions}
         labels = list(sessions)
         for round_ in range(args.rounds):
             for n, symbol in enumerate(symbols):
                 shift = (n + round_) % len(labels)  # (who goes first rotates)
                 for label in labels[shift:] + labels[:shift]:
                     session = sessions[label][0]
-                    answer = await (peer_callers(session, project, symbol) if label == "peer" else
-                                    tenure_callers(session, symbol))
+                    answer = await (clients.peer_callers(session, project, symbol) if label == "peer" else
+                                    clients.tenure_callers(session, symbol))
                     calls[label].append((symbol, answer))
-        cpu = {label: process_cpu(pid) - cpu_before[label] for label, (_, pid) in sessions.items()}
+        cpu = {label: clients.process_cpu(pid) - cpu_before[label] for label, (_, pid) in sessions.items()}
     return {"symbols": symbols, "calls": calls, "cpu": cpu, "load": (load_before, os.getloadavg())}
 
 
@@ -87,14 +77,14 @@ async def _session(stack: AsyncExitStack, params) -> ClientSession:
 
 async def _pick(ours: ClientSession, peer: ClientSession, project: str,
                 args: argparse.Namespace) -> tuple[list[str], int]:
-    candidates = called_symbols(args.project, args.prefix)
+    candidates = clients.called_symbols(args.project, args.prefix)
     rest = [s for s in candidates if s not in FIRST]
     random.Random(args.seed).shuffle(rest)
     kept, dropped = [], 0
     for symbol in [*FIRST, *rest]:
         if len(kept) == args.symbols:
             break
-        a, b = await tenure_callers(ours, symbol), await peer_callers(peer, project, symbol)
+        a, b = await clients.tenure_callers(ours, symbol), await clients.peer_callers(peer, project, symbol)
         if a.rows and b.rows and not a.error and not b.error:
             kept.append(symbol)
         else:
@@ -113,7 +103,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tenure", help="The command that runs tenure (default: tenure on PATH).")
-    add_baseline_options(parser)
+    clients.add_baseline_options(parser)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     r = anyio.run(run, args)
