@@ -47,7 +47,8 @@ HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a ben
 # `off`: an index starts no background embedding of the code's elements (the test suite sets it)
 EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
 KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
-FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files
+FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files (unless watched)
+FRESHNESS_WATCH_POLL_MS = 1000  # `watch_freshness` wakes this often with no change (to see `stop`)
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
 WARM_SLICE_S = 0.1
@@ -73,7 +74,10 @@ class Tenure:
         self.history_report: dict | None = None  # what the last index read of the git history (read_history)
         self.embedding_report: dict | None = None  # whether the last index started embedding (schedule_embedding)
         self.knowledge_report: dict | None = None  # what the last index built of the knowledge store
-        self._freshness: tuple[float, dict] | None = None
+        # the last freshness check: (made at, its generation, the index's indexed_at, stale paths, new paths)
+        self._freshness: tuple[float, int, str, list[str], list[str], int] | None = None
+        self._file_changes = 0  # the check's generation: `watch_freshness` counts the changes it sees
+        self._freshness_watched = False  # ... and while it runs, a check stands until a file changes
         self._providers: list | None = None  # the stores' evidence for `resolve`, made on first use
 
     @classmethod
@@ -394,13 +398,46 @@ class Tenure:
 
         return export.pycg(self.db)
 
+    def prepare_answers(self) -> None:
+        """Answer one what-breaks, so that the first one an agent asks costs what the next ones do: the
+        query modules imported, the freshness check made, the graph's pages and its dynamic call sites
+        read once. A server does this in a thread as it starts, while its client connects."""
+        symbol = self.structural.a_callable()
+        if symbol is None:
+            self.freshness()
+        else:
+            self.what_breaks(symbol)
+
     def freshness(self) -> dict:
         """When the index was built, how many indexed files changed on disk since, and how many
-        source files are new (not indexed yet: what they call is missing from every answer)."""
-        now = time.monotonic()
-        if self._freshness and now - self._freshness[0] < FRESHNESS_TTL_S:
-            return self._freshness[1]
+        source files are new (not indexed yet: what they call is missing from every answer). The
+        files are checked at most every FRESHNESS_TTL_S, or, while `watch_freshness` runs, again
+        only once one has changed (or the index was rebuilt)."""
         indexed_at = self.structural.get_meta("indexed_at")
+        now = time.monotonic()
+        cached = self._freshness
+        if (cached is None or cached[1] != self._file_changes or cached[2] != indexed_at
+                or (not self._freshness_watched and now - cached[0] >= FRESHNESS_TTL_S)):
+            generation = self._file_changes  # (a change seen while checking makes the next answer check again)
+            cached = (now, generation, indexed_at, *self._check_files(indexed_at))
+            self._freshness = cached
+        _, _, _, stale, new, files_indexed = cached
+        age = None
+        if indexed_at:
+            age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
+        return {
+            "indexed_at": indexed_at or None,
+            "age_seconds": age,
+            "files_indexed": files_indexed,
+            "files_stale": len(stale),
+            "stale_paths": stale[:10],
+            "files_new": len(new),
+            "new_paths": new[:10],
+            "text": _freshness_text(indexed_at, age, len(stale), len(new)),
+        }
+
+    def _check_files(self, indexed_at: str) -> tuple[list[str], list[str], int]:
+        """(indexed files changed or gone since, source files not indexed, files indexed)."""
         stale: list[str] = []
         every = self.structural.file_stamps()
         rows = [stamp for stamp in every if stamp[3] != "skipped"]
@@ -413,24 +450,34 @@ class Tenure:
                 continue
             if st.st_size != size or st.st_mtime_ns != mtime_ns:
                 stale.append(path)
-        age = None
-        if indexed_at:
-            age = int((datetime.now(UTC) - datetime.fromisoformat(indexed_at)).total_seconds())
         from tenure.structural.discover import new_source_files
 
         new = new_source_files(self.root, {stamp[0] for stamp in every}) if indexed_at else []
-        info = {
-            "indexed_at": indexed_at or None,
-            "age_seconds": age,
-            "files_indexed": len(rows),
-            "files_stale": len(stale),
-            "stale_paths": stale[:10],
-            "files_new": len(new),
-            "new_paths": new[:10],
-            "text": _freshness_text(indexed_at, age, len(stale), len(new)),
-        }
-        self._freshness = (now, info)
-        return info
+        return stale, new, len(rows)
+
+    def watch_freshness(self, stop: threading.Event) -> None:
+        """Let a freshness check stand until a file under the root changes (watchfiles tells), rather
+        than repeat it every FRESHNESS_TTL_S: a server's answers then carry no stat of every indexed
+        file and no `git ls-files` each. Runs until `stop` is set, or the tree cannot be watched (then
+        the checks are timed again)."""
+        from watchfiles import watch
+
+        try:
+            for changes in watch(self.root, watch_filter=self._watched_path, stop_event=stop,
+                                 rust_timeout=FRESHNESS_WATCH_POLL_MS, yield_on_timeout=True):
+                if changes or not self._freshness_watched:  # (the first wake: watching since before it)
+                    self._file_changes += 1
+                self._freshness_watched = True
+        except (OSError, RuntimeError):  # e.g. out of inotify watches: what a check per TTL does
+            pass
+        finally:
+            self._freshness_watched = False
+
+    def _watched_path(self, _change: object, path: str) -> bool:
+        """Whether a change at `path` is the project's (not tenure's state, VCS or cache folders)."""
+        from tenure.structural.discover import ALWAYS_IGNORED
+
+        return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
 
     def status(self) -> dict:
         """How fresh the index is; the language servers' enrichment (running since, files done of all,
@@ -492,16 +539,11 @@ class Tenure:
         again each time a rebuilt index (another process indexed in between) is warmed."""
         from watchfiles import watch
 
-        from tenure.structural.discover import ALWAYS_IGNORED
-
-        def interesting(_change: object, path: str) -> bool:
-            return not any(p in ALWAYS_IGNORED for p in Path(path).relative_to(self.root).parts)
-
         database = database_path(self.root)
         opened = os.stat(database).st_ino
         warming_cpu: float | None = 0.0  # None once warmed (again after a run rebuilt the index)
         try:
-            for changes in watch(self.root, watch_filter=interesting, stop_event=stop, rust_timeout=WARM_POLL_MS,
+            for changes in watch(self.root, watch_filter=self._watched_path, stop_event=stop, rust_timeout=WARM_POLL_MS,
                                  yield_on_timeout=True):
                 try:
                     still = os.stat(database).st_ino == opened

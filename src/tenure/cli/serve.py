@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import threading
+from contextlib import suppress
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tenure.cli.common import AllowHostOpt, RepoOpt, check_listen, err, escape, open_project
 from tenure.http_guard import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from tenure.api import Tenure
+
+PREPARE_WAIT_S = 10.0  # a server waits this long at most for its first answer's preparation before it answers
 
 
 def register(app: typer.Typer) -> None:
@@ -27,17 +33,35 @@ def serve(
     repo: RepoOpt = Path("."),
 ) -> None:
     """Serve this project's memory to coding agents over MCP."""
-    from tenure.mcp.server import build_server  # the SDK takes seconds to import: only here
-    from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
-
     check = check_listen(host, port, token, allow_host) if http else None
     with open_project(repo) as t:
+        stop, answers_ready = threading.Event(), threading.Event()
+        # what the first answers need is loaded while the SDK is imported, and waited for (within a bound)
+        threading.Thread(target=_prepare, args=(t, answers_ready, stop), name="prepare", daemon=True).start()
+        from tenure.mcp.server import build_server  # the SDK takes a second to import: only here
+        from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
+
         server = build_server(t)
-        # the embedding model loads while the client connects, not in its first session_start
-        threading.Thread(target=t.memories.vectors.warm, name="warm-embeddings", daemon=True).start()
-        if check:
-            err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root} (answers to "
-                      f"{escape(', '.join(check.names))})")
-            run_http(server, host, port, token, check)
-        else:
-            run_stdio(server)
+        answers_ready.wait(PREPARE_WAIT_S)
+        try:
+            if check:
+                err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root} (answers to "
+                          f"{escape(', '.join(check.names))})")
+                run_http(server, host, port, token, check)
+            else:
+                run_stdio(server)
+        finally:
+            stop.set()
+
+
+def _prepare(t: Tenure, answers_ready: threading.Event, stop: threading.Event) -> None:
+    """A what-breaks answered once (its modules, pages and freshness check: the server waits for this
+    before it answers), then the embedding model loaded (the first session_start's), then the files
+    watched so that answers need no freshness check until one changes. A step that fails is left to
+    the answer that needs it, which says why."""
+    with suppress(Exception):  # (the same failure reaches the agent with the answer that meets it)
+        t.prepare_answers()
+    answers_ready.set()
+    with suppress(Exception):
+        t.memories.vectors.warm()
+    t.watch_freshness(stop)

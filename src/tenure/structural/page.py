@@ -18,23 +18,34 @@ def page(result: dict, limit: int, offset: int = 0) -> dict:
     `refuted`, which become `rows` and `refutedRows` from `offset`, with their totals and `more`."""
     if result["symbol"] is None:
         return result
-    rows = by_dependant(result["dependants"])
-    refuted = by_dependant(result["refuted"])
-    shown = rows[offset:offset + limit]
+    shown, rows = _rows(result["dependants"], offset, limit)
+    refuted, refuted_rows = _rows(result["refuted"], 0, limit)
     sized = {k: v for k, v in result.items() if k not in ("dependants", "refuted")}
     sized["summary"] = _summary(result["summary"])
     sized["rows"] = [_row(r) for r in shown]
-    sized["refutedRows"] = [_row(r) for r in refuted[:limit]]
-    sized["totals"] = {"rows": len(rows), "sites": len(result["dependants"]), "refutedRows": len(refuted)}
-    left = len(rows) - offset - len(shown)
+    sized["refutedRows"] = [_row(r) for r in refuted]
+    sized["totals"] = {"rows": rows, "sites": len(result["dependants"]), "refutedRows": refuted_rows}
+    left = rows - offset - len(shown)
     if shown:
-        sized["shown"] = f"rows {offset + 1}–{offset + len(shown)} of {len(rows)}"
+        sized["shown"] = f"rows {offset + 1}–{offset + len(shown)} of {rows}"
     else:
-        sized["shown"] = f"no rows from {offset} (there are {len(rows)})"
+        sized["shown"] = f"no rows from {offset} (there are {rows})"
     if left > 0:
         sized["more"] = (f"{counted(left, 'more dependant')}: call again with offset={offset + len(shown)} "
                          f"(limit up to 500), or run `tenure what-breaks {result['symbol']} --json` for every site")
     return sized
+
+
+def _rows(dependants: list[dict], offset: int, limit: int) -> tuple[list[dict], int]:
+    """The rows `offset` to `offset + limit` of `by_dependant(dependants)`, and how many rows there are:
+    only the rows shown are built (a fanned-out name has thousands)."""
+    keys = dict.fromkeys(_row_key(d) for d in dependants)  # (in the order the rows come)
+    wanted = set(list(keys)[offset:offset + limit])
+    return by_dependant([d for d in dependants if _row_key(d) in wanted]), len(keys)
+
+
+def _row_key(dependant: dict) -> tuple[int, str, str]:
+    return dependant["depth"], dependant["relation"], dependant["symbol"]
 
 
 def _summary(summary: dict) -> dict:

@@ -388,6 +388,11 @@ class StructuralStore:
                 for fqn, name, kind, language, path, start, end, module, parent, fingerprint, generated, bases
                 in self.db.rows(f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {where}", params)]
 
+    def a_callable(self) -> str | None:
+        """The full name of one function or method (the first stored), or None when there is none."""
+        rows = self.db.rows("SELECT fqn FROM symbols WHERE kind IN ('function', 'method') ORDER BY id LIMIT 1")
+        return rows[0][0] if rows else None
+
     def module_of(self, path: str) -> str | None:
         """The module the file at `path` is part of (None: not indexed, or in no module)."""
         rows = self.db.rows("SELECT module FROM files WHERE path = ?", (path,))

@@ -52,7 +52,8 @@ MemoryRef = Annotated[int | str, Field(description="Memory id or title")]
 
 
 def register(registry: Registry, tenure: Tenure) -> None:
-    memories = tenure.memories
+    # (`tenure.memories` is asked per call: loading the memory stack, NumPy with it, is left to the
+    # server's preparing thread rather than done before the server answers `initialize`)
 
     def session_start(
         agent: Annotated[str, Field(description="Who works, e.g. claude-code")],
@@ -67,7 +68,7 @@ def register(registry: Registry, tenure: Tenure) -> None:
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
     ) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.recall(query, session, elements, limit))
+            return structured(tenure.memories.recall(query, session, elements, limit))
 
     def remember(
         content: str,
@@ -79,12 +80,12 @@ def register(registry: Registry, tenure: Tenure) -> None:
         ctx: Context | None = None,
     ) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.remember(content, kind, elements, title, supersedes,
+            return structured(tenure.memories.remember(content, kind, elements, title, supersedes,
                                                 author=_author(ctx), session=session))
 
     def confirm_memory(memory: MemoryRef, ctx: Context | None = None) -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.confirm(memory, author=_author(ctx)))
+            return structured(tenure.memories.confirm(memory, author=_author(ctx)))
 
     def session_end(
         session: Annotated[str, Field(description="Session id from session_start")],
@@ -103,11 +104,11 @@ def register(registry: Registry, tenure: Tenure) -> None:
 
     def knowledge_map(level: Literal["package", "module", "service"] = "module") -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.knowledge_map(level))
+            return structured(tenure.memories.knowledge_map(level))
 
     def review_queue() -> CallToolResult:
         with refusals(MemoriesError):
-            return structured(memories.review())
+            return structured(tenure.memories.review())
 
     registry.tool(session_start, SESSION_START, WRITES)
     registry.tool(recall, RECALL, READ_ONLY)
@@ -119,7 +120,7 @@ def register(registry: Registry, tenure: Tenure) -> None:
     registry.tool(review_queue, REVIEW_QUEUE, READ_ONLY)
 
     def briefing() -> str:
-        return memories.brief()["text"]
+        return tenure.memories.brief()["text"]
 
     def rules() -> str:
         return tenure.rules()["text"]
