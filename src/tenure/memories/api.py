@@ -68,8 +68,11 @@ class Draft:
 
 class Memories:
     def __init__(self, db: Database, root: Path, clock: Clock | None = None,
-                 provider: Provider | None | Any = AUTO) -> None:
+                 provider: Provider | None | Any = AUTO, code: Database | None = None) -> None:
+        """`db`: the memories' own database (a team's, shared); `code`: the checkout's, which the
+        namespace reads the code from (the same one without a team database)."""
         self.db = db
+        self.code = code or db
         self.root = Path(root)
         self.clock = clock or utc_now
         migrations.apply(db)
@@ -139,7 +142,7 @@ class Memories:
                         " WHERE id = ?",
                         (stamp(now), row["id"]))
         add_event(self.db, row["id"], now, event, detail)
-        drift.record_fingerprints(self.db, row["id"])  # confirmed against the code as it is now
+        drift.record_fingerprints(self.db, self.code, row["id"])  # confirmed against the code as it is now
         return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
 
     def _prepare(self, draft: Draft) -> Draft:
@@ -239,10 +242,10 @@ class Memories:
     def _attach(self, memory_id: int, elements: list[str]) -> None:
         self.db.executemany("INSERT INTO memory_elements (memory_id, element) VALUES (?, ?) ON CONFLICT DO NOTHING",
                             [(memory_id, e) for e in elements])
-        drift.record_fingerprints(self.db, memory_id)
+        drift.record_fingerprints(self.db, self.code, memory_id)
 
     def _link(self, memory_id: int, draft: Draft) -> dict:
-        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.db, self.root, text))
+        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.code, self.root, text))
                  for t in links.targets(draft.content)]
         links.store(self.db, memory_id, found, self.cipher().term_hash)
         attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title)) if draft.title else 0
@@ -262,7 +265,7 @@ class Memories:
     def _element(self, text: str) -> str:
         """The element id for what was typed; a name that names nothing is refused like any write."""
         try:
-            return resolve_element(self.db, self.root, text)
+            return resolve_element(self.code, self.root, text)
         except ElementError as exc:
             raise MemoriesError(str(exc)) from exc
 
@@ -361,9 +364,9 @@ class Memories:
         names = list(elements or [])
         if not names:
             return None
-        outer = list(places(self.db, {self._element(e) for e in names}).values())
+        outer = list(places(self.code, {self._element(e) for e in names}).values())
         attached = self.db.query("SELECT memory_id, element FROM memory_elements")
-        inner = places(self.db, {r["element"] for r in attached})
+        inner = places(self.code, {r["element"] for r in attached})
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
         return {r["memory_id"] for r in attached if r["element"] in inside}
 
@@ -477,7 +480,7 @@ class Memories:
     def on_drift(self, fqns: list[str]) -> list[int]:
         """Called by `Tenure.index()` with the symbols whose code changed or went away (also with
         none: fingerprints are compared on every index)."""
-        return drift.on_index(self.db, fqns, self.clock())
+        return drift.on_index(self.db, self.code, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = (),
@@ -524,7 +527,7 @@ class Memories:
         state = sessions.open_session(self.db, session)
         declared = [self._find(u)["id"] for u in used]
         now = self.clock()
-        touched = drift.edited_places(self.db, state.started_at, now, list(edited))
+        touched = drift.edited_places(self.db, self.code, state.started_at, now, list(edited))
         empty = not (declared or touched or sessions.leased(self.db, session) or usage.served(self.db, session))
         if empty and not keep_empty:
             with self.db.transaction():
@@ -561,7 +564,7 @@ class Memories:
             return []
         candidates = [m for m in usage.served(self.db, session) if m not in declared]
         by_memory = self._elements_by_memory(candidates)
-        where = places(self.db, {e for es in by_memory.values() for e in es})
+        where = places(self.code, {e for es in by_memory.values() for e in es})
         return [m for m in candidates if any(contains(where[e], t) or contains(t, where[e])
                                              for e in by_memory[m] for t in touched)]
 
@@ -574,14 +577,14 @@ class Memories:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         # while the index's background backfill embeds them, a query leaves them to it
         inline = 0 if lock_held(state_dir(self.root), EMBED_LOCK) else selection.INLINE_EMBED
-        return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
+        return selection.select(self.code, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
                                 limit, inline)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
         """Read the terms of the code's elements, and embed the descriptions of those with no vector of
         the current model (what `tenure index` starts in the background, so that a briefing's first
         call reads neither the project's code nor the model's work on it)."""
-        return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
+        return selection.prepare(self.code, self.root, ElementVectors(self.db, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
               scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = (),
@@ -611,7 +614,7 @@ class Memories:
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""
-        return knowledge_map.build(self.db, self.root, level, self.clock(), self._titles)
+        return knowledge_map.build(self.db, self.code, self.root, level, self.clock(), self._titles)
 
     def _titles(self, ids: list[int]) -> dict[int, str]:
         cipher = self.cipher()

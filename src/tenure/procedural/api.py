@@ -52,8 +52,10 @@ class ProceduralSettings:
 
 
 class Rules:
-    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None) -> None:
-        self.db, self.root, self.episodes = db, Path(root), episodes
+    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None,
+                 code: Database | None = None) -> None:
+        """`db`: the rules' own database (a team's, shared); `code`: the checkout's (its indexed files)."""
+        self.db, self.code, self.root, self.episodes = db, code or db, Path(root), episodes
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load_settings(self.root, "procedural", ProceduralSettings)
@@ -66,7 +68,7 @@ class Rules:
         known = self.db.query("SELECT * FROM rules WHERE kind != 'stated'")
         pairs = {kind: {(r["first"], r["second"]) for r in known if r["kind"] == kind} for kind in ("ordering",
                                                                                                   "co-change")}
-        code = set(indexed_files(self.db))
+        code = set(indexed_files(self.code))
         found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
         read = mining.what_was_read(runs, decided, list(found.values()))
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +

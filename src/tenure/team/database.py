@@ -17,6 +17,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tenure.config import ConfigError, project_table
+from tenure.storage import Database, StorageError
+from tenure.team.identity import identify
 from tenure.team.user_config import user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
@@ -58,3 +60,17 @@ def _repository_url(named: object) -> tuple[str, str]:
                           " options come from your own environment, never from a repository")
     port = f":{parts.port}" if parts.port else ""
     return f"postgresql://{parts.hostname}{port}{parts.path}", parts.hostname
+
+
+def open_team_database(root: Path) -> Database | None:
+    """The team's database as this checkout's project sees it (None: none is configured)."""
+    chosen = team_database(root)
+    if chosen.url is None:
+        return None
+    try:
+        from tenure.storage.postgres import PostgresDatabase  # (psycopg: loaded only for a team database)
+    except ImportError as exc:
+        raise StorageError(f"a team database is configured ({chosen.derived}) but its driver is not installed:"
+                           " pip install 'tenure[team]'") from exc
+    who = identify(root)
+    return PostgresDatabase(chosen.url, who.project, who.org)
