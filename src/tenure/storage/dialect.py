@@ -58,6 +58,8 @@ _TABLE_KEY = re.compile(r"^(PRIMARY\s+KEY|UNIQUE)\s*\((.*)\)$", re.I | re.S)
 _TABLE_FOREIGN = re.compile(r"^FOREIGN\s+KEY\s*\(\s*(\w+)\s*\)\s*(REFERENCES.*)$", re.I | re.S)
 _INTEGER_KEY = re.compile(r"^INTEGER\s+PRIMARY\s+KEY(\s+AUTOINCREMENT)?", re.I)
 _TYPE = re.compile(r"^(INTEGER|BLOB|REAL|TEXT)\b", re.I)
+# SQLite's `a IS NOT 'x'` / `a IS ?` compare values, NULL included: PostgreSQL says DISTINCT FROM
+_IS_VALUE = re.compile(r"\bIS\s+(NOT\s+)?(?=['?])", re.I)
 _CAST = re.compile(r"\bAS\s+(REAL|INTEGER|BLOB)\)", re.I)
 _EACH = "(SELECT unnest(?) AS value)"  # PostgresDatabase.each
 _IN_EACH = re.compile(r"\s(NOT\s+)?IN\s+" + re.escape(_EACH), re.I)
@@ -178,6 +180,7 @@ def _translate_cached(sql: str) -> str:
     sql = _IN_EACH.sub(lambda m: " <> ALL(?)" if m.group(1) else " = ANY(?)", sql)
     for sqlite_name, pg_name in FUNCTIONS.items():
         sql = sql.replace(sqlite_name, pg_name)
+    sql = _IS_VALUE.sub(lambda m: "IS DISTINCT FROM " if m.group(1) else "IS NOT DISTINCT FROM ", sql)
     sql = _CAST.sub(lambda m: f"AS {TYPES[m.group(1).upper()].split(' COLLATE')[0]})", sql)
     return _statement(sql)
 
