@@ -150,7 +150,7 @@ def load(tenure: Tenure, memories: list[Synthetic], provider: ComposedProvider) 
     start = time.perf_counter()
     for batch in chunks(memories, LOAD_BATCH):
         drafts = [store._prepare(Draft(m.kind, m.text, None, [m.element], AUTHOR)) for m in batch]
-        with tenure.db.transaction():
+        with tenure.shared.transaction():
             now = store.clock()
             for draft in drafts:
                 store._insert(draft, now)
