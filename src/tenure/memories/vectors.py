@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tenure.memories.crypto import Cipher
+from tenure.memories.store import PROJECT_SCOPE, SCOPES
 from tenure.storage import Database
 
 
@@ -39,7 +40,10 @@ def configured_provider() -> tuple[Provider | None, str]:
 
 
 class Vectors:
-    def __init__(self, db: Database, cipher: Callable[[], Cipher], provider: Provider | None | Any = AUTO) -> None:
+    def __init__(self, db: Database, cipher: Callable[[str], Cipher | None],
+                 provider: Provider | None | Any = AUTO) -> None:
+        """`cipher(scope)`: the cipher of a memory scope, None when this process cannot read it (no
+        organisation key): such vectors are left out."""
         self.db = db
         self._cipher = cipher
         self._provider = provider
@@ -80,9 +84,11 @@ class Vectors:
             self._why_none = f"the embedding provider failed: {exc}"
             return None
 
-    def put(self, memory_id: int, vector: np.ndarray) -> None:
+    def put(self, memory_id: int, vector: np.ndarray, scope: str = PROJECT_SCOPE) -> None:
         assert self.provider is not None
-        blob = self._cipher().encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
+        cipher = self._cipher(scope)
+        assert cipher is not None  # (a memory is written only with its scope's key)
+        blob = cipher.encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
         # (`written`: one past the last write, taken under the write lock, so every process that holds
         # vectors reads this one at its next `matrix`, whichever memory it belongs to)
         self.db.execute(
@@ -100,7 +106,8 @@ class Vectors:
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         rows = self.db.query(
-            "SELECT memory_id, vector, written FROM memory_vectors WHERE model = ? AND written > ? ORDER BY written",
+            "SELECT v.memory_id, v.vector, v.written, m.scope FROM memory_vectors v"
+            " JOIN memories m ON m.id = v.memory_id WHERE v.model = ? AND v.written > ? ORDER BY v.written",
             (provider.name, self._seen_written),
         )
         if rows:
@@ -110,8 +117,13 @@ class Vectors:
         return self._ids, self._matrix
 
     def _append(self, rows: list[dict]) -> None:
-        cipher = self._cipher()
-        plain = b"".join(cipher.decrypt_bytes(r["vector"], "vector") for r in rows)
+        last = rows[-1]["written"]
+        ciphers = {scope: self._cipher(scope) for scope in {r["scope"] for r in rows}}
+        rows = [r for r in rows if ciphers[r["scope"]] is not None]
+        if not rows:
+            self._seen_written = last
+            return
+        plain = b"".join(ciphers[r["scope"]].decrypt_bytes(r["vector"], "vector") for r in rows)  # type: ignore[union-attr]
         fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
         ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
         if self._matrix is None:
@@ -120,7 +132,7 @@ class Vectors:
             kept = ~np.isin(self._ids, ids)
             self._ids = np.concatenate([self._ids[kept], ids])
             self._matrix = np.vstack([self._matrix[kept], fresh])
-        self._seen_written = rows[-1]["written"]
+        self._seen_written = last
 
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
@@ -128,10 +140,12 @@ class Vectors:
         if self.provider is None:
             return []
         newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
+        readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
         rows = self.db.query(
-            """SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL ORDER BY m.id LIMIT ?""",
-            (self.provider.name, self._complete_upto, limit),
+            f"""SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
+               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
+               ORDER BY m.id LIMIT ?""",
+            (self.provider.name, self._complete_upto, self.db.many(readable), limit),
         )
         if not rows:
             self._complete_upto = newest
