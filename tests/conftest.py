@@ -8,6 +8,7 @@ import pytest
 
 from tenure import Tenure
 from tenure.storage import Database, open_database
+from tests import postgres_server as postgres_server_module
 
 FIXTURES = Path(__file__).parent / "fixtures"
 pytest_plugins = ["tests.memory_support", "tests.incremental_support", "tests.git_support"]
@@ -19,18 +20,44 @@ def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TENURE_KEY", raising=False)
     monkeypatch.delenv("TENURE_ORG_KEY", raising=False)
+    monkeypatch.delenv("TENURE_ORG", raising=False)
 
 
-# Each backend the stores run on, as a way to open an empty database in a test's directory. A
-# PostgreSQL backend joins here (skipped where no server is configured); tests of SQLite's own
-# behaviour (its pragmas, its files) open it with open_database instead.
-BACKENDS = {"sqlite": lambda tmp: open_database(tmp / "tenure.db")}
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[postgres_server_module.Server]:
+    """A real PostgreSQL with pgvector on loopback, started once for the test run (tests/postgres_server.py)."""
+    server = postgres_server_module.start()
+    yield server
+    server.close()
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """An opened, empty database of each backend."""
-    database = BACKENDS[request.param](tmp_path)
+@pytest.fixture
+def postgres_url(postgres_server: postgres_server_module.Server) -> Iterator[str]:
+    """A fresh, empty database of the test server, as the app role (row-level security holds for it)."""
+    url = postgres_server.new_database()
+    yield url
+    postgres_server.drop_database(url)
+
+
+# Each backend the shared stores run on, as a way to open an empty database for a test; tests of
+# SQLite's own behaviour (its pragmas, its files) open it with open_database instead.
+BACKENDS = ("sqlite", "postgres")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def db(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """An opened, empty database of each backend (on PostgreSQL: one project's view of a fresh database)."""
+    if backend == "sqlite":
+        database: Database = open_database(tmp_path / "tenure.db")
+    else:
+        from tenure.storage.postgres import PostgresDatabase
+
+        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project="test-project")
     yield database
     database.close()
 

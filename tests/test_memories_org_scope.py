@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import os
 import stat
-import subprocess
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -18,7 +16,6 @@ from tenure.cli import app
 from tenure.memories import KeyProblem, MemoriesError
 from tenure.memories.api import Memories
 from tenure.memories.crypto import org_key_file
-from tenure.organisation import organisation
 from tenure.procedural.api import RulesError
 from tests.memory_support import ConceptProvider
 
@@ -26,8 +23,8 @@ ORG_FACT = "all our services retry idempotently: quokkaretry 5521"
 
 
 @pytest.fixture
-def acme(shop: Tenure) -> Tenure:
-    (shop.root / "tenure.toml").write_text('[organisation]\nname = "acme"\n')
+def acme(shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> Tenure:
+    monkeypatch.setenv("TENURE_ORG", "acme")
     return shop
 
 
@@ -91,18 +88,9 @@ def test_a_wrong_org_key_is_refused_before_anything_is_read_or_written(acme: Ten
 
 
 def test_org_scope_without_an_organisation_is_refused_with_how_to_name_one(shop: Tenure) -> None:
-    with pytest.raises(MemoriesError, match=r"\[organisation\]"):
+    with pytest.raises(MemoriesError, match=r"TENURE_ORG=acme, or `org = \"acme\"` under \[team\]"):
         Memories(shop.db, shop.root, provider=None).remember(ORG_FACT, scope="org")
     assert shop.db.rows("SELECT COUNT(*) FROM memories") == [(0,)]
-
-
-@pytest.mark.parametrize("url", ["git@github.com:acme/shop.git", "https://github.com/acme/shop",
-                                 "ssh://git@gitlab.example.com:2222/group/acme/shop.git"])
-def test_the_organisation_is_the_owner_in_the_git_remote(tmp_path: Path, url: str) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", url], check=True)
-    found = organisation(tmp_path)
-    assert found is not None and found.name == "acme" and url in found.how
 
 
 def test_an_org_rule_is_labelled_and_read_in_every_briefing(acme: Tenure) -> None:
@@ -118,3 +106,27 @@ def test_the_cli_remembers_in_org_scope_and_says_it_is_kept_locally(acme: Tenure
     out = CliRunner().invoke(app, ["remember", ORG_FACT, "--scope", "org", "--repo", str(acme.root)])
     assert out.exit_code == 0, out.output
     assert "organisation scope" in out.stdout and "tenure team push" in " ".join(out.stdout.split())
+
+
+def test_on_the_team_database_an_org_memory_reaches_every_project_of_the_org_and_no_other(
+        shop: Tenure, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.storage.postgres import PostgresDatabase
+
+    monkeypatch.setenv("TENURE_ORG", "acme")
+    views = {name: PostgresDatabase(postgres_url, f"github.com/{org}/{name}", f"org:{org}")
+             for name, org in (("shop", "acme"), ("billing", "acme"), ("rival", "globex"))}
+    try:
+        of = {name: Memories(db, shop.root, provider=ConceptProvider(), code=shop.db) for name, db in views.items()}
+        written = of["shop"].remember(ORG_FACT, kind="convention", scope="org")
+        of["shop"].remember("the shop's own fact: quokkaretry carts are kept for a day")
+        assert written["scope"] == "org" and "note" not in written  # (on the team database: no local note)
+        [hit] = of["billing"].recall("do services retry idempotently quokkaretry")["results"]
+        assert hit["id"] == written["id"] and hit["scope"] == "org" and hit["content"] == ORG_FACT
+        assert "[ORG" in of["billing"].brief("make the invoice client retry")["text"]
+        monkeypatch.setenv("TENURE_ORG", "globex")
+        rival = Memories(views["rival"], shop.root, provider=ConceptProvider(), code=shop.db)
+        assert rival.recall("quokkaretry")["results"] == []
+        assert views["rival"].query("SELECT id FROM memories") == []  # (no WHERE: the database hides them)
+    finally:
+        for db in views.values():
+            db.close()

@@ -35,9 +35,9 @@ from tenure.namespace import selection
 from tenure.namespace.elements import PROJECT, ElementError, Place, contains, display, kind_of, places, try_resolve
 from tenure.namespace.elements import resolve as resolve_element
 from tenure.namespace.terms import normalised, terms
-from tenure.organisation import NoOrganisation, organisation, require_organisation
 from tenure.state import EMBED_LOCK, lock_held, state_dir
 from tenure.storage import Database
+from tenure.team.organisation import NoOrganisation, organisation, require_organisation
 
 Clock = Callable[[], datetime]
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
@@ -80,17 +80,21 @@ class Draft:
 
 class Memories:
     def __init__(self, db: Database, root: Path, clock: Clock | None = None,
-                 provider: Provider | None | Any = AUTO) -> None:
+                 provider: Provider | None | Any = AUTO, code: Database | None = None) -> None:
+        """`db`: the memories' own database (a team's, shared); `code`: the checkout's, which the
+        namespace reads the code from (the same one without a team database)."""
         self.db = db
+        self.code = code or db
         self.root = Path(root)
         self.clock = clock or utc_now
         migrations.apply(db)
         self._cipher: Cipher | None = None
         self._org_cipher: Cipher | None = None
         self.vectors = Vectors(db, self.readable_cipher, provider)
-        # True when `db` is the team database, where organisation-scope content reaches every project
-        # of the organisation (set by Tenure); a project's own database keeps it until `tenure team push`
-        self.team_database = False
+        # `db` is the team database, where organisation-scope content reaches every project of the
+        # organisation; a project's own database keeps it until `tenure team push`
+        self.team_database = self.code is not self.db
+        self._organisation: list[str | None] = []  # (looked up once: it asks git)
         # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
         self.rules: Callable[[], list[str]] | None = None
 
@@ -119,20 +123,28 @@ class Memories:
         database reaches; one that does not open the organisation's memories already written is
         refused before anything is read or written."""
         if self._org_cipher is None:
-            org = require_organisation(self.root)
+            org = self.organisation()
+            if org is None:
+                require_organisation(self.root)  # (refuses, saying how to name one)
+            assert org is not None
             first = self._first_org_memory()
-            cipher = Cipher(load_org_key(org.name, self.root, create=create and first is None),
-                            f"the organisation {org.name}'s key")
+            cipher = Cipher(load_org_key(org, self.root, create=create and first is None),
+                            f"the organisation {org}'s key")
             if first is not None:
                 try:
                     cipher.decrypt(first["content"], "content")
                 except KeyProblem as exc:
                     raise KeyProblem(
-                        f"this organisation key (id {cipher.key_id}) is not the one {org.name}'s memories were "
+                        f"this organisation key (id {cipher.key_id}) is not the one {org}'s memories were "
                         f"written with: get the organisation's key from a teammate (TENURE_ORG_KEY, or the file "
-                        f"{org_key_file(org.name)}); nothing was read or written") from exc
+                        f"{org_key_file(org)}); nothing was read or written") from exc
             self._org_cipher = cipher
         return self._org_cipher
+
+    def organisation(self) -> str | None:
+        if not self._organisation:
+            self._organisation.append(organisation(self.root))
+        return self._organisation[0]
 
     def _first_org_memory(self) -> dict | None:
         rows = self.db.query("SELECT content FROM memories WHERE scope = 'org' ORDER BY id LIMIT 1")
@@ -142,8 +154,8 @@ class Memories:
         """The scope's cipher, or None for the organisation's when this process has no organisation
         or no key of it (its memories are then left out, and recall says so)."""
         if scope == ORG_SCOPE and self._org_cipher is None:
-            org = organisation(self.root)
-            if org is None or not has_org_key(org.name):
+            org = self.organisation()
+            if org is None or not has_org_key(org):
                 return None
         return self.cipher(scope)
 
@@ -221,7 +233,7 @@ class Memories:
                         " WHERE id = ?",
                         (stamp(now), row["id"]))
         add_event(self.db, row["id"], now, event, detail)
-        drift.record_fingerprints(self.db, row["id"])  # confirmed against the code as it is now
+        drift.record_fingerprints(self.db, self.code, row["id"])  # confirmed against the code as it is now
         return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
 
     def _prepare(self, draft: Draft) -> Draft:
@@ -287,7 +299,7 @@ class Memories:
         confirmed = self._confirm(row, now, f"the same fact written again by {draft.author} ({same['how']})",
                                   "deduplicated")
         added = [e for e in draft.elements if e not in self._elements_of(row["id"])]
-        self._attach(row["id"], added)
+        self._attach(row["id"], added, row["scope"])
         return {"id": row["id"], "deduplicated": True, "similarity": same["similarity"], "similarTo": [],
                 "confirmations": confirmed["confirmations"], "elementsAdded": added}
 
@@ -311,9 +323,9 @@ class Memories:
              self._content_key(draft.content, draft.scope), draft.author, draft.session, draft.outcome,
              stamp(now), stamp(now), draft.supersedes, draft.scope),
         )
-        self._attach(memory_id, draft.elements)
-        self.db.executemany("INSERT INTO memory_terms (term, memory_id) VALUES (?, ?)",
-                            [(t, memory_id) for t in sorted(draft.terms)])
+        self._attach(memory_id, draft.elements, draft.scope)
+        self.db.executemany("INSERT INTO memory_terms (term, memory_id, scope) VALUES (?, ?, ?)",
+                            [(t, memory_id, draft.scope) for t in sorted(draft.terms)])
         if draft.vector is not None:
             self.vectors.put(memory_id, draft.vector, draft.scope)
         add_event(self.db, memory_id, now, "created", f"{draft.kind} by {draft.author}")
@@ -322,15 +334,15 @@ class Memories:
             add_event(self.db, draft.supersedes, now, "superseded", f"by #{memory_id}")
         return memory_id
 
-    def _attach(self, memory_id: int, elements: list[str]) -> None:
-        self.db.executemany("INSERT INTO memory_elements (memory_id, element) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                            [(memory_id, e) for e in elements])
-        drift.record_fingerprints(self.db, memory_id)
+    def _attach(self, memory_id: int, elements: list[str], scope: str) -> None:
+        self.db.executemany("INSERT INTO memory_elements (memory_id, element, scope) VALUES (?, ?, ?)"
+                            " ON CONFLICT DO NOTHING", [(memory_id, e, scope) for e in elements])
+        drift.record_fingerprints(self.db, self.code, memory_id)
 
     def _link(self, memory_id: int, draft: Draft) -> dict:
-        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.db, self.root, text))
+        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.code, self.root, text))
                  for t in links.targets(draft.content)]
-        links.store(self.db, memory_id, found, self.cipher(draft.scope).term_hash)
+        links.store(self.db, memory_id, found, self.cipher(draft.scope).term_hash, draft.scope)
         attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title, draft.scope)) \
             if draft.title else 0
         return {"links": [link.as_dict() for link in found], "pendingLinksAttached": attached}
@@ -350,7 +362,7 @@ class Memories:
     def _element(self, text: str) -> str:
         """The element id for what was typed; a name that names nothing is refused like any write."""
         try:
-            return resolve_element(self.db, self.root, text)
+            return resolve_element(self.code, self.root, text)
         except ElementError as exc:
             raise MemoriesError(str(exc)) from exc
 
@@ -443,8 +455,8 @@ class Memories:
         [(unread,)] = self.db.rows("SELECT COUNT(*) FROM memories WHERE scope = 'org' AND superseded_by IS NULL")
         if not unread:
             return ""
-        org = organisation(self.root)
-        where = f"TENURE_ORG_KEY or {org_key_file(org.name)}" if org else "the project names no organisation"
+        org = self.organisation()
+        where = f"TENURE_ORG_KEY or {org_key_file(org)}" if org else "no organisation is configured"
         return f"; {unread} organisation-scope memories left out: no organisation key here ({where})"
 
     def _search(self, query: str, within: set[int] | None, limit: int) -> list[Hit]:
@@ -469,9 +481,9 @@ class Memories:
         names = list(elements or [])
         if not names:
             return None
-        outer = list(places(self.db, {self._element(e) for e in names}).values())
+        outer = list(places(self.code, {self._element(e) for e in names}).values())
         attached = self.db.query("SELECT memory_id, element FROM memory_elements")
-        inner = places(self.db, {r["element"] for r in attached})
+        inner = places(self.code, {r["element"] for r in attached})
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
         return {r["memory_id"] for r in attached if r["element"] in inside}
 
@@ -588,7 +600,7 @@ class Memories:
     def on_drift(self, fqns: list[str]) -> list[int]:
         """Called by `Tenure.index()` with the symbols whose code changed or went away (also with
         none: fingerprints are compared on every index)."""
-        return drift.on_index(self.db, fqns, self.clock())
+        return drift.on_index(self.db, self.code, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = (),
@@ -635,7 +647,7 @@ class Memories:
         state = sessions.open_session(self.db, session)
         declared = [self._find(u)["id"] for u in used]
         now = self.clock()
-        touched = drift.edited_places(self.db, state.started_at, now, list(edited))
+        touched = drift.edited_places(self.db, self.code, state.started_at, now, list(edited))
         empty = not (declared or touched or sessions.leased(self.db, session) or usage.served(self.db, session))
         if empty and not keep_empty:
             with self.db.transaction():
@@ -672,7 +684,7 @@ class Memories:
             return []
         candidates = [m for m in usage.served(self.db, session) if m not in declared]
         by_memory = self._elements_by_memory(candidates)
-        where = places(self.db, {e for es in by_memory.values() for e in es})
+        where = places(self.code, {e for es in by_memory.values() for e in es})
         return [m for m in candidates if any(contains(where[e], t) or contains(t, where[e])
                                              for e in by_memory[m] for t in touched)]
 
@@ -685,14 +697,14 @@ class Memories:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         # while the index's background backfill embeds them, a query leaves them to it
         inline = 0 if lock_held(state_dir(self.root), EMBED_LOCK) else selection.INLINE_EMBED
-        return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
+        return selection.select(self.code, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
                                 limit, inline)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
         """Read the terms of the code's elements, and embed the descriptions of those with no vector of
         the current model (what `tenure index` starts in the background, so that a briefing's first
         call reads neither the project's code nor the model's work on it)."""
-        return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
+        return selection.prepare(self.code, self.root, ElementVectors(self.db, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
               scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = (),
@@ -722,7 +734,7 @@ class Memories:
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""
-        return knowledge_map.build(self.db, self.root, level, self.clock(), self._titles)
+        return knowledge_map.build(self.db, self.code, self.root, level, self.clock(), self._titles)
 
     def _titles(self, ids: list[int]) -> dict[int, str]:
         return {r["id"]: self._cipher_of(r).decrypt(r["title"], "title") or

@@ -176,6 +176,14 @@ def m006_scope(db: Database) -> None:
     db.execute("CREATE INDEX memories_org ON memories(id) WHERE scope = 'org'")
 
 
+@migrations
+def m007_scope_of_parts(db: Database) -> None:
+    # the rows an organisation-scope memory is found and shown by (its elements, terms, vector, links)
+    # are the organisation's too: on the team database every project of it reads them
+    for table in ("memory_elements", "memory_terms", "memory_vectors", "memory_links"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

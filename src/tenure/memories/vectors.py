@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tenure.memories.crypto import Cipher
-from tenure.memories.store import PROJECT_SCOPE, SCOPES
+from tenure.memories.store import ORG_SCOPE, PROJECT_SCOPE, SCOPES
 from tenure.storage import Database
 
 
@@ -50,7 +50,7 @@ class Vectors:
         self._why_none = "" if provider is not None else "no embedding provider was given"
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray | None = None
-        self._seen_written = 0  # the last vector write `matrix` read
+        self._seen_written = dict.fromkeys(SCOPES, 0)  # the last vector write of each scope `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
 
     @property
@@ -89,13 +89,14 @@ class Vectors:
         cipher = self._cipher(scope)
         assert cipher is not None  # (a memory is written only with its scope's key)
         blob = cipher.encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
-        # (`written`: one past the last write, taken under the write lock, so every process that holds
-        # vectors reads this one at its next `matrix`, whichever memory it belongs to)
+        # (`written`: one past the last write of its scope, taken under the write lock, so every process
+        # that holds vectors reads this one at its next `matrix`, whichever memory it belongs to; counted
+        # per scope: on the team database each project sees its own and the organisation's rows)
         self.db.execute(
-            "INSERT INTO memory_vectors (memory_id, model, vector, written)"
-            " VALUES (?, ?, ?, (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors)) ON CONFLICT (memory_id)"
+            "INSERT INTO memory_vectors (memory_id, model, vector, scope, written) VALUES (?, ?, ?, ?,"
+            " (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors WHERE scope = ?)) ON CONFLICT (memory_id)"
             " DO UPDATE SET model = excluded.model, vector = excluded.vector, written = excluded.written",
-            (memory_id, self.provider.name, blob),
+            (memory_id, self.provider.name, blob, scope, scope),
         )
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
@@ -105,10 +106,11 @@ class Vectors:
         provider = self.provider
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        seen = self._seen_written
         rows = self.db.query(
-            "SELECT v.memory_id, v.vector, v.written, m.scope FROM memory_vectors v"
-            " JOIN memories m ON m.id = v.memory_id WHERE v.model = ? AND v.written > ? ORDER BY v.written",
-            (provider.name, self._seen_written),
+            "SELECT memory_id, vector, written, scope FROM memory_vectors WHERE model = ?"
+            " AND ((scope = 'project' AND written > ?) OR (scope = 'org' AND written > ?)) ORDER BY written",
+            (provider.name, seen[PROJECT_SCOPE], seen[ORG_SCOPE]),
         )
         if rows:
             self._append(rows)
@@ -117,11 +119,11 @@ class Vectors:
         return self._ids, self._matrix
 
     def _append(self, rows: list[dict]) -> None:
-        last = rows[-1]["written"]
+        for r in rows:
+            self._seen_written[r["scope"]] = max(self._seen_written[r["scope"]], r["written"])
         ciphers = {scope: self._cipher(scope) for scope in {r["scope"] for r in rows}}
         rows = [r for r in rows if ciphers[r["scope"]] is not None]
         if not rows:
-            self._seen_written = last
             return
         plain = b"".join(ciphers[r["scope"]].decrypt_bytes(r["vector"], "vector") for r in rows)  # type: ignore[union-attr]
         fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
@@ -132,7 +134,6 @@ class Vectors:
             kept = ~np.isin(self._ids, ids)
             self._ids = np.concatenate([self._ids[kept], ids])
             self._matrix = np.vstack([self._matrix[kept], fresh])
-        self._seen_written = last
 
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories

@@ -27,13 +27,13 @@ from tenure.config import load_settings
 from tenure.episodic.api import Episodes
 from tenure.files import RefusedWrite, project_path
 from tenure.namespace.symbols import indexed_files
-from tenure.organisation import NoOrganisation, require_organisation
 from tenure.procedural import agents_md, mining
 from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
 from tenure.procedural.store import migrations
 from tenure.refusal import Refusal
 from tenure.storage import Database, get_value, set_value
+from tenure.team.organisation import NoOrganisation, require_organisation
 
 Clock = Callable[[], datetime]
 EVIDENCE = "tenure (evidence)"  # the author of what mining does
@@ -53,12 +53,14 @@ class ProceduralSettings:
 
 
 class Rules:
-    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None) -> None:
-        self.db, self.root, self.episodes = db, Path(root), episodes
+    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None,
+                 code: Database | None = None) -> None:
+        """`db`: the rules' own database (a team's, shared); `code`: the checkout's (its indexed files)."""
+        self.db, self.code, self.root, self.episodes = db, code or db, Path(root), episodes
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load_settings(self.root, "procedural", ProceduralSettings)
-        self.team_database = False  # as Memories.team_database: organisation rules reach other projects
+        self.team_database = self.code is not self.db  # as Memories.team_database: organisation rules reach others
 
     # learning ------------------------------------------------------------------------------------
     def mine(self) -> dict:
@@ -68,7 +70,7 @@ class Rules:
         known = self.db.query("SELECT * FROM rules WHERE kind != 'stated'")
         pairs = {kind: {(r["first"], r["second"]) for r in known if r["kind"] == kind} for kind in ("ordering",
                                                                                                   "co-change")}
-        code = set(indexed_files(self.db))
+        code = set(indexed_files(self.code))
         found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
         read = mining.what_was_read(runs, decided, list(found.values()))
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
