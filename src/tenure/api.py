@@ -299,6 +299,13 @@ class Tenure:
         ended["rules"] = self.rules_store.mine()
         return ended
 
+    def team_status(self) -> dict:
+        """Which database the shared stores use and whether it answers; the project's name there and
+        how it was derived (`tenure team status`)."""
+        from tenure.team.database import describe
+
+        return describe(self.root, self.shared)
+
     def session_open(self, session: str) -> bool:
         """Whether a work session is open, read without the memory stack (a hook asks this on every
         tool use the agent makes)."""

@@ -12,6 +12,8 @@ Row = dict[str, Any]
 class StorageError(RuntimeError):
     """The database could not be opened or written; the message says what to do."""
 
+    remote = False  # a team's database server said it (not the project's own file)
+
 
 class DatabaseLocked(StorageError):
     """Another process held the database past the wait for it (a long index): trying again works."""
@@ -63,6 +65,13 @@ class Database(Protocol):
 
     def table_names(self) -> list[str]:
         """Every table, in the order they were made."""
+
+    @property
+    def where(self) -> str:
+        """The database in words, without secrets (a file's path, a server's URL without its password)."""
+
+    def server(self) -> str:
+        """The engine that answers and its version (a round trip: it raises when none answers)."""
 
     def close(self) -> None: ...
 

@@ -11,6 +11,7 @@ across every project.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from tenure.storage import dialect
 from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, Row, StorageError
 
 CONNECT_TIMEOUT_S = 10
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())  # (its retries end in our error)
 LOCK_TIMEOUT_S = 30  # like SQLite's busy timeout: a writer waits this long for another's lock
 POOL_SIZE = 4
 SCHEMA_LOCK = 0x7465_6E75  # the advisory lock schema changes take ("tenu")
@@ -39,6 +41,12 @@ _DAMAGED = ("XX001", "XX002")  # data or index corrupted
 
 def storage_error(exc: Exception, url: str) -> StorageError:
     """psycopg's error as the storage layer's own type."""
+    error = _classified(exc, url)
+    error.remote = True
+    return error
+
+
+def _classified(exc: Exception, url: str) -> StorageError:
     if isinstance(exc, PoolTimeout):
         return DatabaseUnavailable(f"cannot reach the team database at {redacted(url)} ({exc}): is the server up?")
     code = getattr(exc, "sqlstate", None) or ""
@@ -97,6 +105,15 @@ class PostgresDatabase:
         self._local = threading.local()  # the connection of this thread's open transaction
         self._identity: dict[tuple[str, str], bool] = {}
         try:
+            # one connection first: a wrong URL, a refused login or a server that is down fails now, in
+            # its own words (the pool would retry in the background until its timeout)
+            try:
+                psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+            except psycopg.OperationalError as exc:
+                failed = DatabaseUnavailable(f"cannot connect to the team database at {redacted(url)}: "
+                                             f"{' '.join(str(exc).split())}")
+                failed.remote = True
+                raise failed from exc
             self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True, timeout=CONNECT_TIMEOUT_S,
                                         check=ConnectionPool.check_connection, configure=self._configure,
                                         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
@@ -244,6 +261,13 @@ class PostgresDatabase:
         return [r[0] for r in self._fetch(
             "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             " WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() ORDER BY c.oid")]
+
+    @property
+    def where(self) -> str:
+        return f"PostgreSQL {redacted(self.url)}"
+
+    def server(self) -> str:
+        return self._fetch("SELECT 'PostgreSQL ' || current_setting('server_version')")[0][0]
 
     def close(self) -> None:
         self._pool.close()

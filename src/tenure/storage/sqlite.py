@@ -165,6 +165,13 @@ class SQLiteDatabase:
     def table_names(self) -> list[str]:
         return [r["name"] for r in self.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
 
+    @property
+    def where(self) -> str:
+        return f"SQLite file {self.path}" if self.path else "SQLite in memory (no project state yet)"
+
+    def server(self) -> str:
+        return f"SQLite {self.rows('SELECT sqlite_version()')[0][0]}"
+
     def close(self) -> None:
         with self._lock, _TRANSLATED:
             self._conn.close()

@@ -74,3 +74,19 @@ def open_team_database(root: Path) -> Database | None:
                            " pip install 'tenure[team]'") from exc
     who = identify(root)
     return PostgresDatabase(chosen.url, who.project, who.org)
+
+
+def describe(root: Path, shared: Database) -> dict:
+    """`tenure team status`: which database the shared stores use and whether it answers, and which
+    project and organisation this checkout is there (each with how it was found)."""
+    chosen = team_database(root)
+    who = identify(root)
+    try:
+        answers, error = shared.server(), None
+    except StorageError as exc:
+        answers, error = None, str(exc)
+    return {"backend": "postgresql" if chosen.url else "sqlite", "database": shared.where, "chosen": chosen.derived,
+            "answers": answers is not None, "server": answers, **({"error": error} if error else {}),
+            **(who.as_dict() if chosen.url else {"project": who.project, "derived": who.derived,
+                                                  "note": "the project's name files its rows in a team database;"
+                                                          " without one, the checkout's file holds only its own"})}
