@@ -54,7 +54,7 @@ class Table:
     refs: dict[str, str] = field(default_factory=dict)  # column -> the table whose ids it holds
     later: tuple[str, ...] = ()  # refs to rows of the same table copied later: filled in afterwards
     order: str | None = None  # a column counting writes (memory_vectors.written): renumbered past the target's
-    skip: str | None = None  # rows not copied (SQL condition)
+    only: str | None = None  # the rows copied (SQL condition; None: all)
 
 
 M = "memories"
@@ -80,7 +80,7 @@ TABLES = (
     Table("session_steps", id="id", refs={"outcome_id": "outcomes"}),
     Table("epochs", id="id"),
     # mined rules are mined again from the episodes; stated ones (and their events) are people's words
-    Table("rules", id="id", natural=("key",), skip="kind != 'stated'"),
+    Table("rules", id="id", natural=("key",), only="kind = 'stated'"),
     Table("rule_events", id="id", refs={"rule_id": "rules"}),
     Table("knowledge_calls", natural=("key",)),
 )
@@ -132,7 +132,7 @@ def _source(local: Database) -> str:
 
 
 def _copy(local: Database, team: Database, table: Table, source: str, progress: Progress | None) -> int:
-    where = f" WHERE {table.skip}" if table.skip else ""
+    where = f" WHERE {table.only}" if table.only else ""
     total = local.rows(f"SELECT COUNT(*) FROM {table.name}{where}")[0][0]
     order = f" ORDER BY {table.id}" if table.id else ""
     # the id each row of this table and of those it refers to got in the team database (kept up to
@@ -172,8 +172,8 @@ def _write(team: Database, table: Table, source: str, batch: list[dict], ids: di
         if existing is not None:
             new_id = existing
         else:
-            new_id = _insert(team, table, [c for c in values if c != table.id], values)
-            written += 1
+            new_id, inserted = _insert(team, table, [c for c in values if c != table.id], values)
+            written += inserted
         if table.id and new_id is not None:
             team.execute("INSERT INTO team_pushed (source, tbl, local_id, remote_id) VALUES (?, ?, ?, ?)",
                          (source, table.name, str(row[table.id]), str(new_id)))
@@ -190,13 +190,13 @@ def _existing(team: Database, table: Table, values: dict) -> object | None:
     return found[0][0] if found else None
 
 
-def _insert(team: Database, table: Table, columns: list[str], values: dict) -> object | None:
-    sql = (f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})")
+def _insert(team: Database, table: Table, columns: list[str], values: dict) -> tuple[object | None, bool]:
+    """(the new row's id, whether a row was written: one with a key may be there already, pushed before)."""
+    sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     params = [values[c] for c in columns]
     if table.id:
-        return team.rows(sql + f" RETURNING {table.id}", params)[0][0]
-    team.execute(sql + " ON CONFLICT DO NOTHING", params)  # (a row with a key: pushed before, or the same)
-    return None
+        return team.rows(sql + f" RETURNING {table.id}", params)[0][0], True
+    return None, bool(team.rows(sql + " ON CONFLICT DO NOTHING RETURNING 1", params))
 
 
 def _fill_later(local: Database, team: Database, table: Table, ids: dict[str, str]) -> None:
