@@ -144,13 +144,12 @@ def chunks(items: list[Synthetic], size: int) -> Iterator[list[Synthetic]]:
         yield items[start : start + size]
 
 
-def load(tenure: Tenure, memories: list[Synthetic], provider: ComposedProvider) -> float:
+def load(store: Memories, memories: list[Synthetic]) -> float:
     """Bulk-load with remember's own steps, minus its near-duplicate scan; returns the seconds taken."""
-    store = Memories(tenure.db, tenure.root, provider=provider)
     start = time.perf_counter()
     for batch in chunks(memories, LOAD_BATCH):
         drafts = [store._prepare(Draft(m.kind, m.text, None, [m.element], AUTHOR)) for m in batch]
-        with tenure.db.transaction():
+        with store.db.transaction():
             now = store.clock()
             for draft in drafts:
                 store._insert(draft, now)
@@ -222,7 +221,7 @@ def run_size(size: int, model: EmbeddingProvider, asked: list[str], args: argpar
     provider = ComposedProvider(model, memories)
     with tempfile.TemporaryDirectory(prefix=f"tenure-latency-{size}-") as tmp, \
             Tenure.open(tmp, discover=False) as tenure:
-        loaded = load(tenure, memories, provider)
+        loaded = load(Memories(tenure.db, tenure.root, provider=provider), memories)
         print(f"{size:,} memories loaded in {loaded:.0f} s")
         found: dict[str, object] = {"load_s": loaded}
         for label, chosen in (("semantic + lexical", provider), ("lexical only", None)):

@@ -467,10 +467,11 @@ class Memories:
         if not q.empty:
             vectors = self.vectors.embed([query])
             q.vector = vectors[0] if vectors is not None else None
-        # (what this process cannot read counts as retired: it is never a candidate)
+        # (what this process cannot read counts as retired: it is never a candidate; each part is one
+        # partial index's rows, where an OR would read the whole table)
         retired = {r["id"] for r in self.db.query(
-            f"SELECT id FROM memories WHERE superseded_by IS NOT NULL OR scope NOT IN {self.db.each}",
-            (self.db.many(scopes),))}
+            "SELECT id FROM memories WHERE superseded_by IS NOT NULL" +
+            ("" if ORG_SCOPE in scopes else " UNION SELECT id FROM memories WHERE scope = 'org'"))}
         found = relevances(self.db, self.vectors, q, within, retired)
         hits = rank(self.db, found, self.clock(), limit)
         return hits + self._linked(hits, q, retired)
@@ -491,8 +492,13 @@ class Memories:
         """The linked neighbours of the top hits, each marked with the hit that pulled it in."""
         shown = {h.id for h in hits}
         pulled: dict[int, dict] = {}
+        top = [h.id for h in hits[:NEIGHBOUR_HITS]]
+        # (the links of every top hit read at once: a round trip each costs on a team's server)
+        outgoing, incoming = links.outgoing(self.db, top), links.incoming(self.db, top)
         for hit in hits[:NEIGHBOUR_HITS]:
-            for neighbour, how in self._neighbour_ids(hit.id, retired)[:NEIGHBOURS_PER_HIT]:
+            mine = ([link for link in outgoing if link["source_id"] == hit.id],
+                    [link for link in incoming if link["target_id"] == hit.id])
+            for neighbour, how in self._neighbour_ids(hit.id, retired, *mine)[:NEIGHBOURS_PER_HIT]:
                 if neighbour not in shown and neighbour not in pulled:
                     pulled[neighbour] = {"from": hit.id, "link": how}
         if not pulled:
@@ -502,14 +508,15 @@ class Memories:
             h.via = pulled[h.id]
         return scored
 
-    def _neighbour_ids(self, memory_id: int, retired: set[int]) -> list[tuple[int, str]]:
+    def _neighbour_ids(self, memory_id: int, retired: set[int], outgoing: list[dict],
+                       incoming: list[dict]) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
-        for link in links.outgoing(self.db, [memory_id]):
+        for link in outgoing:
             if link["kind"] == "memory":
                 found.append((self._latest(link["target_id"]), "links to"))
             elif link["element"]:
                 found += [(m, f"links to [[{display(link['element'])}]]") for m in self._attached_to(link["element"])]
-        found += [(link["source_id"], "linked from") for link in links.incoming(self.db, [memory_id])]
+        found += [(link["source_id"], "linked from") for link in incoming]
         return [(m, how) for m, how in dict.fromkeys(found) if m not in retired and m != memory_id]
 
     def _attached_to(self, element: str) -> list[int]:

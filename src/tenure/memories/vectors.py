@@ -141,6 +141,8 @@ class Vectors:
         if self.provider is None:
             return []
         newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
+        if newest <= self._complete_upto:
+            return []  # (nothing written since the last check: no second round trip, which costs on a server)
         readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
         rows = self.db.query(
             f"""SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
