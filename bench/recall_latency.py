@@ -166,7 +166,7 @@ def timed(call: Callable[[T], object], inputs: list[T]) -> list[float]:
 
 
 def measure_recall(tenure: Tenure, provider: EmbeddingProvider | None, queries: list[str]) -> dict[str, object]:
-    memories = Memories(tenure.db, tenure.root, provider=provider)
+    memories = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     start = time.perf_counter()
     first = memories.recall(queries[0], limit=10)
     first_s = time.perf_counter() - start
@@ -176,7 +176,7 @@ def measure_recall(tenure: Tenure, provider: EmbeddingProvider | None, queries: 
 
 def measure_remember(tenure: Tenure, provider: EmbeddingProvider, count: int, seed: int) -> list[float]:
     """remember() through the public API: new texts (the seed keeps them apart from the loaded ones)."""
-    memories = Memories(tenure.db, tenure.root, provider=provider)
+    memories = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     fresh = synthetic(count, seed + 1_000_003)
     return timed(lambda m: memories.remember(f"{m.text} (written live)", m.kind, [m.element], author=AUTHOR), fresh)
 
@@ -221,7 +221,7 @@ def run_size(size: int, model: EmbeddingProvider, asked: list[str], args: argpar
     provider = ComposedProvider(model, memories)
     with tempfile.TemporaryDirectory(prefix=f"tenure-latency-{size}-") as tmp, \
             Tenure.open(tmp, discover=False) as tenure:
-        loaded = load(Memories(tenure.db, tenure.root, provider=provider), memories)
+        loaded = load(Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db), memories)
         print(f"{size:,} memories loaded in {loaded:.0f} s")
         found: dict[str, object] = {"load_s": loaded}
         for label, chosen in (("semantic + lexical", provider), ("lexical only", None)):

@@ -68,7 +68,7 @@ KILLED = textwrap.dedent("""
     from tenure.memories import links
     from tenure.memories.api import Memories
     t = Tenure.open(sys.argv[1], discover=False)
-    m = memories_of(t, provider=None)
+    m = Memories(t.shared, t.root, code=t.db, provider=None)
     def die(*args, **kwargs):
         os._exit(9)  # killed after the memory row, its elements and terms were written, before commit
     links.store = die

@@ -5,6 +5,7 @@ nothing confirmed and the pool reconnects by itself."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 from pathlib import Path
@@ -182,3 +183,21 @@ def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, m
     (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://me:pw@collector.evil.example/loot"\n')
     with pytest.raises(ConfigError, match="credentials"):
         team_database(repo)
+
+
+def test_team_status_says_which_backend_answers_and_how_the_project_was_named(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from tenure.cli import app
+
+    repo = _git_repo(tmp_path / "repo", "git@github.com:Acme/Shop.git")
+    local = json.loads(CliRunner().invoke(app, ["team", "status", "--repo", str(repo), "--json"]).stdout)
+    assert (local["backend"], local["answers"], local["project"]) == ("sqlite", True, "github.com/acme/shop")
+    assert "git remote 'origin'" in local["derived"] and local["server"].startswith("SQLite")
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("TENURE_ORG", "acme")
+    team = json.loads(CliRunner().invoke(app, ["team", "status", "--repo", str(repo), "--json"]).stdout)
+    assert (team["backend"], team["answers"], team["org"]) == ("postgresql", True, "org:acme")
+    assert team["server"].startswith("PostgreSQL 18") and "TENURE_DATABASE_URL" in team["chosen"]
+    assert "tenure_app@127.0.0.1" in team["database"]

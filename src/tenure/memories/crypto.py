@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from tenure.memories.errors import KeyProblem
+from tenure.team.user_config import user_config_dir
 
 KEY_ENV = "TENURE_KEY"
 ORG_KEY_ENV = "TENURE_ORG_KEY"
@@ -36,8 +37,7 @@ TERM_HASH_BYTES = 8  # 64-bit keyed hashes: collisions are negligible for a proj
 
 
 def key_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tenure"
+    return user_config_dir()
 
 
 def key_file(project_id: str) -> Path:

@@ -104,6 +104,7 @@ class PostgresDatabase:
         self.url, self.project, self.org = url, project, org
         self._local = threading.local()  # the connection of this thread's open transaction
         self._identity: dict[tuple[str, str], bool] = {}
+        self._translated: dict[str, str] = {}  # a store's SQL -> PostgreSQL's (until the schema changes)
         try:
             # one connection first: a wrong URL, a refused login or a server that is down fails now, in
             # its own words (the pool would retry in the background until its timeout)
@@ -152,6 +153,11 @@ class PostgresDatabase:
         except (psycopg.Error, PoolTimeout) as exc:
             raise storage_error(exc, self.url) from exc
 
+    def _sql(self, sql: str) -> str:
+        if (done := self._translated.get(sql)) is None:
+            done = self._translated[sql] = dialect.translate(sql, self._is_identity)
+        return done
+
     def _is_identity(self, table: str, column: str) -> bool:
         key = (table.lower(), column.lower())
         if key not in self._identity:
@@ -182,7 +188,7 @@ class PostgresDatabase:
             return
         with self._connection() as conn:
             try:
-                conn.execute(dialect.translate(sql, self._is_identity), params)
+                conn.execute(self._sql(sql), params)
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
 
@@ -197,26 +203,27 @@ class PostgresDatabase:
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
         self._identity.clear()
+        self._translated.clear()
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         with self._connection() as conn:
             try:
                 with conn.cursor() as cur:
-                    cur.executemany(dialect.translate(sql, self._is_identity), list(rows))
+                    cur.executemany(self._sql(sql), list(rows))
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._connection() as conn:
             try:
-                cur = conn.execute(dialect.translate(sql, self._is_identity), params)
+                cur = conn.execute(self._sql(sql), params)
                 columns = [d.name for d in cur.description or ()]
                 return [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return self._fetch(dialect.translate(sql, self._is_identity), params)
+        return self._fetch(self._sql(sql), params)
 
     def iter_query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
         return iter(self.query(sql, params))

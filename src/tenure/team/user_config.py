@@ -4,26 +4,20 @@ cloned repository must not choose for the user (which database server, which org
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
-from tenure.config import ConfigError
+from tenure.config import toml_table
+
+
+def user_config_dir() -> Path:
+    """The user's tenure directory (config.toml, the projects' key files)."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")) / "tenure"
 
 
 def user_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tenure" / "config.toml"
+    return user_config_dir() / "config.toml"
 
 
 def user_table(name: str) -> dict:
     """Table `name` of the user's config ({} without the file or the table)."""
-    path = user_config_path()
-    if not path.is_file():
-        return {}
-    try:
-        table = tomllib.loads(path.read_text("utf-8")).get(name, {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: `{name}` must be a table ([{name}])")
-    return table
+    return toml_table(user_config_path(), name)
