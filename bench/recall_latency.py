@@ -144,12 +144,13 @@ def chunks(items: list[Synthetic], size: int) -> Iterator[list[Synthetic]]:
         yield items[start : start + size]
 
 
-def load(store: Memories, memories: list[Synthetic]) -> float:
+def load(tenure: Tenure, memories: list[Synthetic], provider: ComposedProvider) -> float:
     """Bulk-load with remember's own steps, minus its near-duplicate scan; returns the seconds taken."""
+    store = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     start = time.perf_counter()
     for batch in chunks(memories, LOAD_BATCH):
         drafts = [store._prepare(Draft(m.kind, m.text, None, [m.element], AUTHOR)) for m in batch]
-        with store.db.transaction():
+        with tenure.shared.transaction():
             now = store.clock()
             for draft in drafts:
                 store._insert(draft, now)
@@ -221,7 +222,7 @@ def run_size(size: int, model: EmbeddingProvider, asked: list[str], args: argpar
     provider = ComposedProvider(model, memories)
     with tempfile.TemporaryDirectory(prefix=f"tenure-latency-{size}-") as tmp, \
             Tenure.open(tmp, discover=False) as tenure:
-        loaded = load(Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db), memories)
+        loaded = load(tenure, memories, provider)
         print(f"{size:,} memories loaded in {loaded:.0f} s")
         found: dict[str, object] = {"load_s": loaded}
         for label, chosen in (("semantic + lexical", provider), ("lexical only", None)):

@@ -440,26 +440,24 @@ class Memories:
         if limit < 1:
             raise MemoriesError("limit must be at least 1")
         self.backfill(BACKFILL_ON_RECALL)
-        hits = self._search(query, self._within(elements), limit)
+        hits, unread = self._search(query, self._within(elements), limit)
         results = self._with_content(hits)
         if session:
             with self.db.transaction():
                 usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())
-        return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note() + self._unread_note(),
+        return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note() + self._unread_note(unread),
                 "session": session, "results": results}
 
-    def _unread_note(self) -> str:
-        """What recall leaves out: organisation-scope memories this process has no key for."""
-        if ORG_SCOPE in self.readable_scopes():
-            return ""
-        [(unread,)] = self.db.rows("SELECT COUNT(*) FROM memories WHERE scope = 'org' AND superseded_by IS NULL")
+    def _unread_note(self, unread: int) -> str:
+        """What recall left out: `unread` organisation-scope memories this process has no key for."""
         if not unread:
             return ""
         org = self.organisation()
         where = f"TENURE_ORG_KEY or {org_key_file(org)}" if org else "no organisation is configured"
         return f"; {unread} organisation-scope memories left out: no organisation key here ({where})"
 
-    def _search(self, query: str, within: set[int] | None, limit: int) -> list[Hit]:
+    def _search(self, query: str, within: set[int] | None, limit: int) -> tuple[list[Hit], int]:
+        """The hits, and how many live memories were left out for want of their scope's key."""
         scopes = self.readable_scopes()
         plain = terms(query)
         q = Query({self.cipher(scope).term_hash(t) for scope in scopes for t in plain}, None, not query.strip(),
@@ -469,12 +467,13 @@ class Memories:
             q.vector = vectors[0] if vectors is not None else None
         # (what this process cannot read counts as retired: it is never a candidate; each part is one
         # partial index's rows, where an OR would read the whole table)
-        retired = {r["id"] for r in self.db.query(
-            "SELECT id FROM memories WHERE superseded_by IS NOT NULL" +
-            ("" if ORG_SCOPE in scopes else " UNION SELECT id FROM memories WHERE scope = 'org'"))}
+        live = "superseded_by IS NULL"
+        left_out = self.db.rows(f"SELECT id, {live} FROM memories WHERE superseded_by IS NOT NULL" + (
+            "" if ORG_SCOPE in scopes else f" UNION SELECT id, {live} FROM memories WHERE scope = 'org'"))
+        retired = {memory_id for memory_id, _ in left_out}
         found = relevances(self.db, self.vectors, q, within, retired)
         hits = rank(self.db, found, self.clock(), limit)
-        return hits + self._linked(hits, q, retired)
+        return hits + self._linked(hits, q, retired), sum(1 for _, live in left_out if live)
 
     def _within(self, elements: Iterable[str] | None) -> set[int] | None:
         """Ids of memories attached to the given elements or to anything inside them (no filter
