@@ -19,6 +19,8 @@ def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory keys go to a per-test config directory, never the real ~/.config."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TENURE_KEY", raising=False)
+    monkeypatch.delenv("TENURE_ORG_KEY", raising=False)
+    monkeypatch.delenv("TENURE_ORG", raising=False)
 
 
 TEST_PROJECT = "test-project"  # the project every test's shared stores belong to on PostgreSQL

@@ -306,6 +306,23 @@ class Tenure:
 
         return describe(self.root, self.shared)
 
+    def team_push(self, progress: Callable[[str, int, int], None] | None = None) -> dict:
+        """Copy the shared stores this checkout's own database holds (memories, episodes, stated rules,
+        the knowledge cache) into the team database (`tenure team push`): idempotent and resumable."""
+        from tenure.episodic.store import migrations as episodic_migrations
+        from tenure.knowledge.store import migrations as knowledge_migrations
+        from tenure.procedural.store import migrations as procedural_migrations
+        from tenure.team.identity import identify
+        from tenure.team.push import PushRefused, push
+
+        if self.shared is self.db:
+            raise PushRefused("no team database is configured: the shared stores are already in this checkout's "
+                              "own file. Set TENURE_DATABASE_URL (or [team] database in your tenure config), then "
+                              "push; `tenure team status` says which database answers")
+        for store in (memory_migrations, episodic_migrations, procedural_migrations, knowledge_migrations):
+            store.apply(self.shared)
+        return push(self.db, self.shared, identify(self.root).org, progress)
+
     def session_open(self, session: str) -> bool:
         """Whether a work session is open, read without the memory stack (a hook asks this on every
         tool use the agent makes)."""

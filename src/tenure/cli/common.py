@@ -68,6 +68,8 @@ def new_table(*columns: str, **options: Any) -> Table:
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+ScopeOpt = Annotated[str, typer.Option("--scope", help="project, or org: every project of the organisation "
+                                                       "reads it (its own key: docs/memories.md).")]
 # a job `tenure index` starts in the background (enrichment, embedding): quiet when another run holds its lock
 BackgroundOpt = Annotated[bool, typer.Option("--background", hidden=True,
                                              help="Started by `tenure index`: quiet when another run holds the lock.")]

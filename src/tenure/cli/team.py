@@ -1,5 +1,5 @@
 """Commands of a team's shared database: `team status` (which database answers, and which project
-this checkout is in it)."""
+this checkout is in it) and `team push` (this checkout's shared stores copied into it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, project
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, project, with_progress
+from tenure.words import counted
 
 team_app = typer.Typer(help="A team's shared database: memories, episodes, knowledge and rules on PostgreSQL.",
                        no_args_is_help=True)
@@ -37,3 +38,22 @@ def _print_status(s: dict) -> None:
         console.print(f"  [dim]{escape(s['note'])}[/dim]")
     if not s["answers"]:
         raise typer.Exit(1)
+
+
+@team_app.command()
+def push(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """Copy this project's shared stores from the checkout's own database into the team database:
+    memories (organisation-scope ones to the organisation), episodes and outcomes, stated rules, the
+    knowledge cache. Run it again at any time: what was copied is not copied twice, and a push that
+    was stopped goes on where it stopped."""
+    with project(repo) as t:
+        result = with_progress(t.team_push, quiet=as_json)
+    emit(result, as_json, _print_pushed)
+
+
+def _print_pushed(r: dict) -> None:
+    if not r["rows"]:
+        console.print(f"nothing new to push: the team database holds everything of these {r['tables']} tables")
+        return
+    console.print(f"pushed {counted(r['rows'], 'row')}: " +
+                  ", ".join(f"{escape(table)} {n:,}" for table, n in r["copied"].items()))
