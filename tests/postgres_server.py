@@ -58,8 +58,10 @@ class Server:
 
     def close(self) -> None:
         """Stop the server and remove its files."""
-        self._ctl("stop", "-m", "immediate")
-        shutil.rmtree(self.data, ignore_errors=True)
+        try:
+            self._ctl("stop", "-m", "immediate")
+        finally:
+            shutil.rmtree(self.data, ignore_errors=True)
 
     def _ctl(self, *args: str) -> None:
         _run_as(self.as_user, [str(self.bin / "pg_ctl"), "-D", str(self.data / "data"), "-w", "-l",
