@@ -146,11 +146,11 @@ def chunks(items: list[Synthetic], size: int) -> Iterator[list[Synthetic]]:
 
 def load(tenure: Tenure, memories: list[Synthetic], provider: ComposedProvider) -> float:
     """Bulk-load with remember's own steps, minus its near-duplicate scan; returns the seconds taken."""
-    store = Memories(tenure.db, tenure.root, provider=provider)
+    store = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     start = time.perf_counter()
     for batch in chunks(memories, LOAD_BATCH):
         drafts = [store._prepare(Draft(m.kind, m.text, None, [m.element], AUTHOR)) for m in batch]
-        with tenure.db.transaction():
+        with tenure.shared.transaction():
             now = store.clock()
             for draft in drafts:
                 store._insert(draft, now)
@@ -167,7 +167,7 @@ def timed(call: Callable[[T], object], inputs: list[T]) -> list[float]:
 
 
 def measure_recall(tenure: Tenure, provider: EmbeddingProvider | None, queries: list[str]) -> dict[str, object]:
-    memories = Memories(tenure.db, tenure.root, provider=provider)
+    memories = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     start = time.perf_counter()
     first = memories.recall(queries[0], limit=10)
     first_s = time.perf_counter() - start
@@ -177,7 +177,7 @@ def measure_recall(tenure: Tenure, provider: EmbeddingProvider | None, queries: 
 
 def measure_remember(tenure: Tenure, provider: EmbeddingProvider, count: int, seed: int) -> list[float]:
     """remember() through the public API: new texts (the seed keeps them apart from the loaded ones)."""
-    memories = Memories(tenure.db, tenure.root, provider=provider)
+    memories = Memories(tenure.shared, tenure.root, provider=provider, code=tenure.db)
     fresh = synthetic(count, seed + 1_000_003)
     return timed(lambda m: memories.remember(f"{m.text} (written live)", m.kind, [m.element], author=AUTHOR), fresh)
 

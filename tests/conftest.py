@@ -8,6 +8,7 @@ import pytest
 
 from tenure import Tenure
 from tenure.storage import Database, open_database
+from tests import postgres_server as postgres_server_module
 
 FIXTURES = Path(__file__).parent / "fixtures"
 pytest_plugins = ["tests.memory_support", "tests.incremental_support", "tests.git_support"]
@@ -18,18 +19,72 @@ def _private_key_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory keys go to a per-test config directory, never the real ~/.config."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("TENURE_KEY", raising=False)
+    monkeypatch.delenv("TENURE_ORG_KEY", raising=False)
+    monkeypatch.delenv("TENURE_ORG", raising=False)
 
 
-# Each backend the stores run on, as a way to open an empty database in a test's directory. A
-# PostgreSQL backend joins here (skipped where no server is configured); tests of SQLite's own
-# behaviour (its pragmas, its files) open it with open_database instead.
-BACKENDS = {"sqlite": lambda tmp: open_database(tmp / "tenure.db")}
+TEST_PROJECT = "test-project"  # the project every test's shared stores belong to on PostgreSQL
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """An opened, empty database of each backend."""
-    database = BACKENDS[request.param](tmp_path)
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[postgres_server_module.Server]:
+    """A real PostgreSQL with pgvector on loopback, started once for the test run (tests/postgres_server.py).
+    Its template database holds the shared stores' schema, migrated once for the tests' project: each
+    test's fresh database is a copy of it."""
+    from tenure.episodic.store import migrations as episodic
+    from tenure.knowledge.store import migrations as knowledge
+    from tenure.memories.store import migrations as memories
+    from tenure.procedural.store import migrations as procedural
+    from tenure.storage.postgres import PostgresDatabase
+
+    server = postgres_server_module.start()
+    template = PostgresDatabase(server.url(postgres_server_module.TEMPLATE), TEST_PROJECT)
+    for store in (memories, episodic, procedural, knowledge):
+        store.apply(template)
+    template.close()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: postgres_server_module.Server) -> Iterator[str]:
+    """A fresh, empty database of the test server, as the app role (row-level security holds for it)."""
+    url = postgres_server.new_database()
+    yield url
+    postgres_server.drop_database(url)
+
+
+# Each backend the shared stores run on, as a way to open an empty database for a test; tests of
+# SQLite's own behaviour (its pragmas, its files) open it with open_database instead.
+BACKENDS = ("sqlite", "postgres")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(params=BACKENDS)
+def shared_stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once with the shared stores (memories, episodes, knowledge, rules) in the
+    checkout's SQLite file, once in a real PostgreSQL: a test module of those stores says
+    `pytestmark = pytest.mark.usefixtures("shared_stores")`."""
+    if request.param == "postgres":
+        monkeypatch.setenv("TENURE_DATABASE_URL", request.getfixturevalue("postgres_url"))
+        monkeypatch.setenv("TENURE_PROJECT", TEST_PROJECT)
+    return request.param
+
+
+@pytest.fixture
+def db(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """An opened, empty database of each backend (on PostgreSQL: the view of a project that has nothing in it
+    yet; the template's rows of TEST_PROJECT, its migrations included, are not this project's)."""
+    if backend == "sqlite":
+        database: Database = open_database(tmp_path / "tenure.db")
+    else:
+        from tenure.storage.postgres import PostgresDatabase
+
+        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project="storage-test")
     yield database
     database.close()
 

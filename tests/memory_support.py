@@ -108,6 +108,12 @@ def at_angle(cosine: float) -> list[float]:
     return [cosine, float(np.sqrt(1 - cosine**2)), 0.0]
 
 
+def memories_of(t: Tenure, **options) -> Memories:
+    """A project's memories as Tenure makes them (in its shared database, reading its checkout's code),
+    with the test's options (clock, provider)."""
+    return Memories(t.shared, t.root, code=t.db, **options)
+
+
 @pytest.fixture
 def shop(make_repo) -> Iterator[Tenure]:
     """The SHOP project, indexed."""
@@ -126,7 +132,7 @@ def clock() -> Clock:
 def memories(shop: Tenure, clock: Clock) -> Memories:
     """Memories of the SHOP project on the test clock, without an embedding provider (lexical recall).
     They are the project's own: `shop.index()` reports drift to them."""
-    shop.memories = Memories(shop.db, shop.root, clock=clock, provider=None)
+    shop.memories = memories_of(shop, clock=clock, provider=None)
     return shop.memories
 
 
@@ -134,7 +140,7 @@ def memories(shop: Tenure, clock: Clock) -> Memories:
 def semantic(shop: Tenure, clock: Clock) -> Memories:
     """As `memories`, with the concept provider (semantic + lexical recall), the code's elements
     embedded as the background backfill after `tenure index` embeds them."""
-    shop.memories = Memories(shop.db, shop.root, clock=clock, provider=ConceptProvider())
+    shop.memories = memories_of(shop, clock=clock, provider=ConceptProvider())
     shop.memories.prepare_elements()
     return shop.memories
 

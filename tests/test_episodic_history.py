@@ -14,6 +14,8 @@ from tenure import Tenure
 from tenure.cli import app
 from tests.git_support import GitRepo
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 SERVICE = '''class Settlement:
     def retry(self, payment):
         return self.book(payment)

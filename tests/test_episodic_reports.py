@@ -13,6 +13,8 @@ from tenure.episodic.reports.github import read_pull_requests
 from tenure.episodic.reports.tests import ReportError, node_parts, read_junit, read_pytest_json
 from tenure.episodic.testruns import read_output, runner_for, shapes
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" tests="4" failures="1" errors="1" skipped="1">
   <testcase classname="tests.test_pay" name="test_retry" file="tests/test_pay.py" time="0.01"/>

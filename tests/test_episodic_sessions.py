@@ -16,6 +16,8 @@ from tenure.cli import app
 from tenure.setup import hooks
 from tests.git_support import SERVICE, GitRepo
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 BOOKED_TWICE = SERVICE.replace("return payment\n\n\ndef", "return [payment]\n\n\ndef")
 TESTS = '''from pay.service import Settlement
 

@@ -264,7 +264,7 @@ def test_failing_tests_are_looked_up_once_per_test_and_not_at_all_when_no_symbol
     cases = [Case(f"tests/test_gen.py::test_generated_{i}", "failed") for i in range(500)]
     cases += [Case(f"tests/test_core.py::test_helper[{i}]", "failed") for i in range(500)]
     with Tenure.open(hostile.root, discover=False) as t, t.db.transaction():
-        rows = outcomes.add_tests(t.db, outcomes.add(t.db, "junit", "failed", "2026-01-01", {}), cases)
+        rows = outcomes.add_tests(t.shared, t.db, outcomes.add(t.shared, "junit", "failed", "2026-01-01", {}), cases)
     assert looked_up == [("tests/test_core.py", ("test_helper",))]
     found = rows[500]["fqn"]
     assert found.endswith("test_core.test_helper") and {r["fqn"] for r in rows[500:]} == {found}

@@ -12,6 +12,8 @@ from tenure.knowledge.ask import _distinct
 from tenure.knowledge.themes import group
 from tests.knowledge_support import built_store
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 
 def point(sentence: str, refs: list[str], score: float = 50.0) -> dict:
     return {"description": sentence, "refs": refs, "report": "c1", "score": score}

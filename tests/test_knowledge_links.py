@@ -11,6 +11,8 @@ import pytest
 from tenure import Tenure
 from tests.knowledge_support import git
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 ADR = """# ADR-0003: Retry timed-out settlement submissions
 
 ## Context
@@ -137,10 +139,10 @@ def test_the_cli_why_shows_each_link_tier_with_the_path_it_takes(settlement) -> 
 
 
 def test_a_code_name_written_bare_in_prose_is_an_entity_linked_exactly_to_its_symbol(settlement) -> None:
-    joined = dict(settlement.db.rows("SELECT entity, tier FROM knowledge_entity_symbols"
+    joined = dict(settlement.shared.rows("SELECT entity, tier FROM knowledge_entity_symbols"
                                      " WHERE fqn = 'settlement.service.SettlementService'"))
     assert joined.get("SettlementService") == "exact"  # the ADR writes it bare, no backticks
-    words = {r[0] for r in settlement.db.rows("SELECT key FROM knowledge_entities")}
+    words = {r[0] for r in settlement.shared.rows("SELECT key FROM knowledge_entities")}
     assert not {"with", "and", "decorator"} & words  # ``route`` names a method: it is one
 
 
@@ -154,7 +156,7 @@ def test_a_comment_citing_a_ticket_is_an_exact_link_from_the_symbol_it_sits_in(s
 def test_a_docstring_citing_a_decision_links_the_class_and_reaches_its_methods_one_rung_below(settlement) -> None:
     own = settlement.knowledge.why("SettlementService")["evidence"]
     assert [e["via"] for e in own if e["source"]["ref"] == "ADR-0003"] == [None]  # its own: not via anything
-    rows = settlement.db.rows("SELECT fqn, kind FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    rows = settlement.shared.rows("SELECT fqn, kind FROM knowledge_code_citations WHERE entity = 'adr-3'")
     assert ("settlement.service.SettlementService", "docstring") in rows
 
 
@@ -181,7 +183,7 @@ def test_a_decision_of_what_a_method_calls_reaches_it_via_the_call_with_the_edge
 
 def test_a_chunk_naming_a_class_that_did_not_exist_is_read_again_when_it_does(settlement) -> None:
     def joined() -> list:
-        return settlement.db.rows("SELECT fqn, tier FROM knowledge_entity_symbols WHERE entity = 'LedgerClient'")
+        return settlement.shared.rows("SELECT fqn, tier FROM knowledge_entity_symbols WHERE entity = 'LedgerClient'")
 
     assert joined() == []  # the guide names it before the code has it: no entity, no link
     (settlement.root / "settlement/ledger.py").write_text("class LedgerClient:\n    pass\n")
@@ -201,7 +203,7 @@ def test_a_citation_written_in_a_comment_later_is_read_with_the_next_build_and_o
     git(settlement.root, "commit", "-q", "-am", "Move the citation of the retry decision onto submit")
     settlement.index()
     settlement.knowledge.build(embed=False)
-    cited = settlement.db.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    cited = settlement.shared.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
     assert ("settlement.service.SettlementService.submit", "") in cited  # the comment right above a definition
     assert not [row for row in cited if row[1] == "MAX_RETRIES"]
 

@@ -8,12 +8,15 @@ import json
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from tenure import Tenure
 from tenure.mcp.server import build_server
 from tests.knowledge_support import canned_answer, make_repo
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 
 def _sampled(params: CreateMessageRequestParams, seen: list) -> CreateMessageResult:

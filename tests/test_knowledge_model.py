@@ -13,6 +13,8 @@ import pytest
 from tenure import Tenure
 from tests.knowledge_support import fake_model, make_repo, model_settings
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
@@ -24,7 +26,7 @@ def configure(repo: Path, url: str, timeout: float = 5.0) -> None:
 
 
 def entity(t: Tenure, key: str) -> dict | None:
-    rows = t.db.query("SELECT * FROM knowledge_entities WHERE key = ?", (key,))
+    rows = t.shared.query("SELECT * FROM knowledge_entities WHERE key = ?", (key,))
     return rows[0] if rows else None
 
 
@@ -38,7 +40,7 @@ def test_a_model_build_extracts_summarises_and_reports_then_a_rebuild_makes_no_c
         assert set(first["model"]["steps"]) >= {"extraction", "summarisation", "community reports"}
         retry = entity(t, "SettlementService.retry")
         assert retry["mode"] == "model" and "merged from" in retry["description"]  # several units: summarised
-        reports = t.db.query("SELECT mode FROM knowledge_reports")
+        reports = t.shared.query("SELECT mode FROM knowledge_reports")
         assert any(r["mode"] == "model" for r in reports)
         asked = model.calls
         again = t.knowledge.build(embed=False)
@@ -48,7 +50,7 @@ def test_a_model_build_extracts_summarises_and_reports_then_a_rebuild_makes_no_c
         assert why["mode"] == "model"
         assert any(e.get("model_says") for e in why["evidence"])  # beside the passage it rests on
         for item in why["evidence"]:  # every quote is the document's own words
-            [text] = t.db.rows("SELECT text FROM knowledge_chunks WHERE id = ?", (item["source"]["chunk"],))[0]
+            [text] = t.shared.rows("SELECT text FROM knowledge_chunks WHERE id = ?", (item["source"]["chunk"],))[0]
             assert " ".join(item["quote"].split()) in " ".join(text.split())
 
 
@@ -60,7 +62,7 @@ def test_429_with_retry_after_is_waited_out_and_a_timeout_is_retried(repo: Path)
         started = time.monotonic()
         report = t.knowledge.build(embed=False)
         assert report["stopped"] is None
-        assert not t.db.query("SELECT 1 FROM knowledge_chunks WHERE model_state = 'failed'")
+        assert not t.shared.query("SELECT 1 FROM knowledge_chunks WHERE model_state = 'failed'")
         assert time.monotonic() - started >= 1.0  # Retry-After: 1 was honoured
         assert model.calls == report["model"]["calls"] + 2  # the 429 and the hung request were asked again
 
@@ -73,7 +75,7 @@ def test_a_malformed_answer_is_repaired_once_then_the_batch_is_recorded_failed_a
         t.knowledge.build(embed=False)
         repair = [r for r in model.requests if "could not be read" in r["messages"][-1]["content"]]
         assert len(repair) == 1
-        assert not t.db.query("SELECT 1 FROM knowledge_chunks WHERE model_state = 'failed'")
+        assert not t.shared.query("SELECT 1 FROM knowledge_chunks WHERE model_state = 'failed'")
 
     with fake_model() as model, Tenure.open(repo) as t:  # a fresh cache key: another server's model
         (repo / "docs/adr/0003-new.md").write_text(
@@ -81,7 +83,7 @@ def test_a_malformed_answer_is_repaired_once_then_the_batch_is_recorded_failed_a
         configure(repo, model.url)
         model.malformed_next = 2
         report = t.knowledge.build(embed=False)
-        failed = t.db.query("SELECT model_reason FROM knowledge_chunks WHERE model_state = 'failed'")
+        failed = t.shared.query("SELECT model_reason FROM knowledge_chunks WHERE model_state = 'failed'")
         assert failed and "malformed answer twice" in failed[0]["model_reason"]
         assert report["stopped"] is None and report["steps"]["reports"]["reports"] > 0
 
@@ -113,17 +115,17 @@ def test_deleting_a_document_retracts_its_mentions_descriptions_and_reports(repo
         t.knowledge.build(embed=False)
         assert entity(t, "adr-2") is not None
         before = entity(t, "reconcile")["description"]
-        reports_before = {r["community"] for r in t.db.query("SELECT community FROM knowledge_reports")}
+        reports_before = {r["community"] for r in t.shared.query("SELECT community FROM knowledge_reports")}
         (repo / "docs/adr/0002-nightly-reconciliation.md").unlink()
         report = t.knowledge.build(embed=False)
         assert report["steps"]["ingest"]["removed"] == 1
         assert entity(t, "adr-2") is None  # named only there: gone
-        assert not t.db.query("SELECT 1 FROM knowledge_mentions m JOIN knowledge_chunks c ON c.id = m.chunk_id"
+        assert not t.shared.query("SELECT 1 FROM knowledge_mentions m JOIN knowledge_chunks c ON c.id = m.chunk_id"
                               " JOIN knowledge_documents d ON d.id = c.document_id WHERE d.path LIKE '%0002%'")
         after = entity(t, "reconcile")
         assert after is not None and after["description"] != before  # described again from what remains
         assert "ADR-0002" not in after["description"]
-        reports_after = {r["community"] for r in t.db.query("SELECT community FROM knowledge_reports")}
+        reports_after = {r["community"] for r in t.shared.query("SELECT community FROM knowledge_reports")}
         assert reports_after != reports_before  # the communities it was in changed, and their reports
         assert "extraction" not in report["model"]["steps"]  # nothing new to read: not one call
 
@@ -153,7 +155,7 @@ def test_a_server_that_refuses_the_model_name_fails_the_batches_with_the_setting
         settings = repo / "tenure.toml"
         settings.write_text(settings.read_text().replace("timeout", "max_retries = 0\ntimeout"))
         report = t.knowledge.build(embed=False)
-        reasons = {r["model_reason"] for r in t.db.query("SELECT model_reason FROM knowledge_chunks")}
+        reasons = {r["model_reason"] for r in t.shared.query("SELECT model_reason FROM knowledge_chunks")}
         assert all("cannot be reached" in r and "url" in r for r in reasons)
         assert report["stopped"] is None
         assert t.knowledge.why("SettlementService.retry")["evidence"]  # the offline links still answer

@@ -15,6 +15,8 @@ import pytest
 from tenure import Tenure
 from tests.knowledge_support import PR_412, built_store, git, make_repo
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 TENURE = [sys.executable, "-c", "from tenure.cli import app; app()"]
 
 
@@ -28,9 +30,9 @@ def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_an_offline_build_reads_every_source_and_marks_thin_material(built) -> None:
     t, report = built
     assert report["mode"] == "offline" and report["model"] is None
-    kinds = dict(t.db.rows("SELECT kind, COUNT(*) FROM knowledge_documents GROUP BY kind"))
+    kinds = dict(t.shared.rows("SELECT kind, COUNT(*) FROM knowledge_documents GROUP BY kind"))
     assert kinds["adr"] == 2 and kinds["postmortem"] == 1 and kinds["pr"] == 1
-    pr = t.db.query("SELECT ref, thin FROM knowledge_documents WHERE kind = 'pr'")[0]
+    pr = t.shared.query("SELECT ref, thin FROM knowledge_documents WHERE kind = 'pr'")[0]
     assert pr == {"ref": "#412", "thin": 0}
     assert report["steps"]["join"]["exact"] > 0
 
@@ -129,14 +131,14 @@ def test_an_update_merges_only_what_changed_and_agrees_with_a_full_merge(built) 
     (t.root / "docs/adr/0001-retry-settlements.md").unlink()
     update = t.knowledge.build(embed=False)
     assert 0 < update["steps"]["merge"]["touched"] < update["steps"]["merge"]["entities"]
-    before = t.db.query("SELECT * FROM knowledge_entities ORDER BY key"), \
-        t.db.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
-    t.db.execute("INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')"
+    before = t.shared.query("SELECT * FROM knowledge_entities ORDER BY key"), \
+        t.shared.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
+    t.shared.execute("INSERT INTO knowledge_meta (key, value) VALUES ('merge_all', 'true')"
                  " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
     full = t.knowledge.build(embed=False)
     assert full["steps"]["merge"]["touched"] == "all" and full["steps"]["merge"]["described"] == 0
-    after = t.db.query("SELECT * FROM knowledge_entities ORDER BY key"), \
-        t.db.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
+    after = t.shared.query("SELECT * FROM knowledge_entities ORDER BY key"), \
+        t.shared.query("SELECT * FROM knowledge_relationships ORDER BY source, target")
     assert before == after
 
 
@@ -175,7 +177,7 @@ def test_index_leaves_a_model_build_to_the_model(tmp_path: Path, monkeypatch: py
     with Tenure.open(repo) as t:
         t.index()
         assert "model is configured" in t.knowledge_report["skipped"]
-        assert t.db.rows("SELECT COUNT(*) FROM knowledge_documents")[0][0] == 0
+        assert t.shared.rows("SELECT COUNT(*) FROM knowledge_documents")[0][0] == 0
 
 
 def test_import_threads_copies_exports_and_refuses_malformed_json_without_losing_anything(built,

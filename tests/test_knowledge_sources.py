@@ -15,6 +15,8 @@ from tenure.knowledge.sources.documents import decision_ref, document, kind_of
 from tenure.knowledge.sources.threads import ThreadError, load_file
 from tenure.knowledge.sources.threads import document as thread_document
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 
 def test_markdown_sections_follow_headings_but_not_headings_in_code() -> None:
     text = ("---\ntitle: x\n---\n# ADR 3\n\n## Context\nWe retry.\n\n```\n# not a heading\n```\n"

@@ -9,6 +9,8 @@ from tenure.knowledge import tokens
 from tenure.knowledge.chunking import chunk_sections
 from tenure.knowledge.sections import Section
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 TEXT = "Flask's `url_for` builds URLs; <|endoftext|> in a changelog stays text."
 
 

@@ -13,6 +13,8 @@ from tenure import Tenure
 from tenure.knowledge import reports, tokens
 from tests.knowledge_support import built_store, git
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 DERIVED = {  # what the steps after the merge make: compared with what a build of everything makes
     "entities": "SELECT key, name, type, description, mode, degree FROM knowledge_entities ORDER BY key",
     "relationships": "SELECT source, target, description, weight FROM knowledge_relationships ORDER BY 1, 2",
@@ -30,15 +32,15 @@ def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def derived(t: Tenure) -> dict[str, list[tuple]]:
-    return {name: t.db.rows(sql) for name, sql in DERIVED.items()}
+    return {name: t.shared.rows(sql) for name, sql in DERIVED.items()}
 
 
 def from_scratch(t: Tenure) -> dict[str, list[tuple]]:
     """What the same store holds once every entity is merged, joined, clustered and reported again."""
     for key in ("merge_all", "touched_all", "communities_stale"):
-        t.db.execute("INSERT INTO knowledge_meta (key, value) VALUES (?, 'true')"
+        t.shared.execute("INSERT INTO knowledge_meta (key, value) VALUES (?, 'true')"
                      " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key,))
-    t.db.execute("DELETE FROM knowledge_reports")
+    t.shared.execute("DELETE FROM knowledge_reports")
     t.knowledge.build(embed=False)
     return derived(t)
 
@@ -92,7 +94,7 @@ def test_a_new_commit_with_a_short_message_is_read_without_building_the_encoder(
     update = built.knowledge.build(embed=False)
     assert update["steps"]["ingest"]["new"] == 1
     assert tokens._encoding.cache_info().currsize == 0  # nothing needed a count: the encoder was never built
-    stored = built.db.rows("SELECT c.tokens, c.text FROM knowledge_chunks c JOIN knowledge_documents d"
+    stored = built.shared.rows("SELECT c.tokens, c.text FROM knowledge_chunks c JOIN knowledge_documents d"
                            " ON d.id = c.document_id WHERE d.kind = 'commit' ORDER BY d.id DESC LIMIT 1")
     assert stored[0][0] == tokens.NOT_COUNTED and tokens.recorded(*stored[0]) == tokens.count(stored[0][1])
     assert derived(built) == from_scratch(built)
@@ -110,10 +112,10 @@ def test_a_commit_to_indexed_code_lists_again_only_the_commits_whose_touched_sym
     assert update["steps"]["ingest"]["new"] == 1
     touched = ("SELECT d.key, s.fqn, s.how FROM knowledge_commit_symbols s"
                " JOIN knowledge_documents d ON d.id = s.document_id")
-    incremental = sorted(built.db.rows(touched))
-    built.db.execute("DELETE FROM knowledge_meta WHERE key = 'history_mapping'")  # every commit listed again
+    incremental = sorted(built.shared.rows(touched))
+    built.shared.execute("DELETE FROM knowledge_meta WHERE key = 'history_mapping'")  # every commit listed again
     assert built.knowledge.build(embed=False)["steps"]["ingest"]["changed"] == 0
-    assert sorted(built.db.rows(touched)) == incremental
+    assert sorted(built.shared.rows(touched)) == incremental
 
 
 def test_a_renamed_function_relists_the_older_commits_that_touched_it_and_they_name_it_anew(built) -> None:
@@ -122,16 +124,16 @@ def test_a_renamed_function_relists_the_older_commits_that_touched_it_and_they_n
     git(built.root, "commit", "-q", "-am", "Reconcile is reconcile_batch, as the runbook calls it")
     built.index()
     built.knowledge.build(embed=False)
-    older = built.db.rows("SELECT d.key FROM knowledge_commit_symbols s JOIN knowledge_documents d"
+    older = built.shared.rows("SELECT d.key FROM knowledge_commit_symbols s JOIN knowledge_documents d"
                           " ON d.id = s.document_id WHERE s.fqn = 'settlement.service.reconcile_batch'"
                           " AND d.title = 'Add the settlement service'")
     assert older  # the commit that wrote reconcile touched what is now reconcile_batch
     touched = "SELECT d.key, s.fqn, s.how FROM knowledge_commit_symbols s JOIN knowledge_documents d" \
               " ON d.id = s.document_id"
-    incremental = sorted(built.db.rows(touched))
-    built.db.execute("DELETE FROM knowledge_meta WHERE key = 'history_mapping'")  # every commit listed again
+    incremental = sorted(built.shared.rows(touched))
+    built.shared.execute("DELETE FROM knowledge_meta WHERE key = 'history_mapping'")  # every commit listed again
     assert built.knowledge.build(embed=False)["steps"]["ingest"]["changed"] == 0
-    assert sorted(built.db.rows(touched)) == incremental
+    assert sorted(built.shared.rows(touched)) == incremental
     assert derived(built) == from_scratch(built)
 
 
@@ -145,7 +147,7 @@ def test_a_new_commit_comes_first_in_the_description_of_the_symbol_it_changed_as
         git(built.root, "commit", "-q", "-am", message, "--date", f"2024-02-{n + 1:02d}T10:00:00")
         built.index()
         built.knowledge.build(embed=False)
-    description = built.db.rows("SELECT description FROM knowledge_entities"
+    description = built.shared.rows("SELECT description FROM knowledge_entities"
                                 " WHERE key = 'settlement.service.SettlementService.retry'")[0][0]
     assert description.split(" … ")[0].endswith("Retry gives up on a closed account")  # the newest first
     assert derived(built) == from_scratch(built)

@@ -7,12 +7,15 @@ import json
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 from mcp_types import Implementation
 
 from tenure import Tenure
 from tenure.mcp.schema import lean
 from tests.mcp_support import stdio_params
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 FILES = {
     "pay/__init__.py": "",

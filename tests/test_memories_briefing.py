@@ -10,7 +10,9 @@ from tenure.memories.api import Memories
 from tenure.memories.briefing import EXCERPT_CHARS
 from tenure.namespace import selection
 from tenure.namespace.selection import INLINE_EMBED
-from tests.memory_support import Clock, ConceptProvider
+from tests.memory_support import Clock, ConceptProvider, memories_of
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 
 def test_the_briefing_lists_pitfalls_first(memories: Memories) -> None:
@@ -91,7 +93,7 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
     root = make_indexed_repo({"ledger.py": classes})
     with Tenure.open(root, discover=False) as t:
         model = CountingProvider()
-        t.memories = Memories(t.db, t.root, clock=clock, provider=model)
+        t.memories = memories_of(t, clock=clock, provider=model)
         first = t.memories.brief(task := "post an entry to the ledger")
         assert len([x for x in model.texts if x != task]) == INLINE_EMBED  # a few elements, never the whole project
         waiting = INLINE_EMBED * 3 + 1 - INLINE_EMBED  # the classes and the module, but those just embedded
@@ -128,7 +130,7 @@ def test_an_index_starts_the_embedding_of_new_code_elements(make_indexed_repo) -
     root = make_indexed_repo({"a.py": "class Ledger:\n    def post(self):\n        return 1\n"})
     with Tenure.open(root, discover=False) as t:
         t.index()
-        kept = {r["element"] for r in t.db.query("SELECT element FROM element_terms")}
+        kept = {r["element"] for r in t.shared.query("SELECT element FROM element_terms")}
         assert kept == {"a.Ledger", "module:a"}  # the terms of their code: the first briefing reads no code for them
         assert t.embedding_report == {"status": "2 elements to embed, not scheduled (TENURE_EMBED_BACKGROUND=off): "
                                                 "`tenure backfill` embeds them"}

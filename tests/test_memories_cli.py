@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 runner = CliRunner()
 
 

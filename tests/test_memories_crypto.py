@@ -16,7 +16,9 @@ from tenure.memories import KeyProblem
 from tenure.memories.api import Memories
 from tenure.memories.crypto import key_file
 from tenure.memories.store import get_meta
-from tests.memory_support import ConceptProvider
+from tests.memory_support import ConceptProvider, memories_of
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 TITLE = "Zebracorn title 7731"
 CONTENT = "quokkasecret content 9981 about the throttling gateway"
@@ -36,7 +38,7 @@ def key_b64() -> str:
 
 
 def test_no_plaintext_title_content_or_task_in_the_database_files_wal_included(shop: Tenure) -> None:
-    m = Memories(shop.db, shop.root, provider=None)
+    m = memories_of(shop, provider=None)
     m.remember(CONTENT, kind="pitfall", title=TITLE, elements=["ApiGateway"])
     session = m.start_session("agent", TASK)["session"]
     m.end_session(session, "summary " + CONTENT)
@@ -47,7 +49,7 @@ def test_no_plaintext_title_content_or_task_in_the_database_files_wal_included(s
 
 
 def test_no_plaintext_after_the_wal_is_checkpointed_into_the_main_file(shop: Tenure) -> None:
-    m = Memories(shop.db, shop.root, provider=None)
+    m = memories_of(shop, provider=None)
     m.remember(CONTENT, title=TITLE)
     shop.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert b"quokkasecret" not in raw_bytes(shop) and b"Zebracorn" not in raw_bytes(shop)
@@ -55,7 +57,7 @@ def test_no_plaintext_after_the_wal_is_checkpointed_into_the_main_file(shop: Ten
 
 def test_vectors_are_stored_encrypted(shop: Tenure) -> None:
     provider = ConceptProvider()
-    m = Memories(shop.db, shop.root, provider=provider)
+    m = memories_of(shop, provider=provider)
     m.remember(CONTENT)
     vector = np.asarray(provider.embed([CONTENT])[0], dtype=np.float32)
     nonzero = np.flatnonzero(vector)
@@ -72,8 +74,8 @@ def test_term_overlap_works_on_keyed_hashes(memories: Memories) -> None:
 
 
 def test_a_key_file_is_created_0600_outside_the_repository(shop: Tenure, tmp_path: Path) -> None:
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
-    path = key_file(get_meta(shop.db, "project_id"))
+    memories_of(shop, provider=None).remember(CONTENT)
+    path = key_file(get_meta(shop.shared, "project_id"))
     assert path.parent == tmp_path / "config" / "tenure"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
@@ -86,8 +88,8 @@ def test_the_state_directory_and_the_key_file_are_private_whatever_the_umask(mak
     previous = os.umask(0)
     try:
         with Tenure.open(make_repo({"a.py": "x = 1\n"}, name="project"), discover=False) as t:
-            Memories(t.db, t.root, provider=None).remember(CONTENT)
-            path = key_file(get_meta(t.db, "project_id"))
+            memories_of(t, provider=None).remember(CONTENT)
+            path = key_file(get_meta(t.shared, "project_id"))
         install("cursor", make_repo({}, name="set-up-first"), tmp_path / "home", with_bridge=False)
     finally:
         os.umask(previous)
@@ -98,59 +100,59 @@ def test_the_state_directory_and_the_key_file_are_private_whatever_the_umask(mak
 
 
 def test_a_key_file_readable_by_others_is_refused(shop: Tenure) -> None:
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
-    path = key_file(get_meta(shop.db, "project_id"))
+    memories_of(shop, provider=None).remember(CONTENT)
+    path = key_file(get_meta(shop.shared, "project_id"))
     path.chmod(0o644)
     with pytest.raises(KeyProblem, match=f"readable by others.*chmod 600 {path}"):
-        Memories(shop.db, shop.root, provider=None).recall("gateway")
+        memories_of(shop, provider=None).recall("gateway")
 
 
 def test_a_key_file_inside_the_project_is_refused(shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(shop.root / ".config"))
     with pytest.raises(KeyProblem, match="lies inside the project"):
-        Memories(shop.db, shop.root, provider=None).remember(CONTENT)
+        memories_of(shop, provider=None).remember(CONTENT)
 
 
 def test_the_key_can_come_from_tenure_key(shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENURE_KEY", key_b64())
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
-    assert not key_file(get_meta(shop.db, "project_id")).exists()
-    assert Memories(shop.db, shop.root, provider=None).recall("gateway")["results"][0]["content"] == CONTENT
+    memories_of(shop, provider=None).remember(CONTENT)
+    assert not key_file(get_meta(shop.shared, "project_id")).exists()
+    assert memories_of(shop, provider=None).recall("gateway")["results"][0]["content"] == CONTENT
 
 
 def test_a_malformed_tenure_key_says_how_to_make_one(shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENURE_KEY", base64.b64encode(b"short").decode())
     with pytest.raises(KeyProblem, match="decodes to 5 bytes; it must be 32 bytes"):
-        Memories(shop.db, shop.root, provider=None).remember(CONTENT)
+        memories_of(shop, provider=None).remember(CONTENT)
 
 
 def test_a_wrong_key_is_refused_with_a_clear_error(shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENURE_KEY", key_b64())
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
+    memories_of(shop, provider=None).remember(CONTENT)
     monkeypatch.setenv("TENURE_KEY", key_b64())
     with pytest.raises(KeyProblem, match="is not the one these memories were written with"):
-        Memories(shop.db, shop.root, provider=None).recall("gateway")
+        memories_of(shop, provider=None).recall("gateway")
 
 
 def test_a_wrong_key_writes_nothing_and_the_right_key_still_reads_everything(
         shop: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
     right = key_b64()
     monkeypatch.setenv("TENURE_KEY", right)
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
+    memories_of(shop, provider=None).remember(CONTENT)
     monkeypatch.setenv("TENURE_KEY", key_b64())
     with pytest.raises(KeyProblem):
-        Memories(shop.db, shop.root, provider=None).remember("written with the wrong key")
+        memories_of(shop, provider=None).remember("written with the wrong key")
     monkeypatch.setenv("TENURE_KEY", right)
-    results = Memories(shop.db, shop.root, provider=None).recall("")["results"]
+    results = memories_of(shop, provider=None).recall("")["results"]
     assert [r["content"] for r in results] == [CONTENT]
 
 
 def test_a_lost_key_file_is_refused_and_not_replaced(shop: Tenure) -> None:
-    Memories(shop.db, shop.root, provider=None).remember(CONTENT)
-    path = key_file(get_meta(shop.db, "project_id"))
+    memories_of(shop, provider=None).remember(CONTENT)
+    path = key_file(get_meta(shop.shared, "project_id"))
     path.unlink()
     with pytest.raises(KeyProblem, match="no key: these memories are encrypted.*Restore the key file"):
-        Memories(shop.db, shop.root, provider=None).remember("another")
+        memories_of(shop, provider=None).remember("another")
     assert not path.exists()
 
 

@@ -11,6 +11,8 @@ from tenure import Tenure
 from tenure.memories.api import Memories
 from tests.memory_support import SHOP, Clock
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 CHECKOUT_CHANGED = SHOP["shop/orders.py"].replace("self.charge(basket)",
                                                   "self.charge(basket)\n        self.book(basket)")
 

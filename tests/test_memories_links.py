@@ -3,7 +3,11 @@ later; recall brings the linked neighbours of its top hits, marked `via`."""
 
 from __future__ import annotations
 
+import pytest
+
 from tenure.memories.api import Memories
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 
 def test_a_link_to_a_titled_memory_resolves_to_it(memories: Memories) -> None:

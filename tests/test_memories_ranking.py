@@ -11,6 +11,8 @@ from tenure.memories.api import Memories
 from tenure.memories.ranking import Signals
 from tests.memory_support import START, Clock
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 
 def signals(**overrides) -> Signals:
     base = dict(kind="note", last_true=START, drifted_at=None, drifted=False, citations_declared=0,

@@ -9,7 +9,9 @@ from tenure.embeddings import get_provider
 from tenure.memories import MemoriesError
 from tenure.memories.api import LIMITS, Memories
 from tenure.memories.dedupe import specifics
-from tests.memory_support import Clock, FixedProvider, at_angle
+from tests.memory_support import Clock, FixedProvider, at_angle, memories_of
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 
 def test_a_memory_is_attached_to_a_symbol_named_by_a_unique_suffix(memories: Memories) -> None:
@@ -89,7 +91,7 @@ def test_above_cosine_094_a_write_confirms_the_live_memory(shop: Tenure, clock: 
     provider = FixedProvider()
     provider.set("the gateway strips long headers", at_angle(1.0))
     provider.set("long headers are stripped by the gateway", at_angle(0.95))
-    m = Memories(shop.db, shop.root, clock=clock, provider=provider)
+    m = memories_of(shop, clock=clock, provider=provider)
     first = m.remember("the gateway strips long headers")
     again = m.remember("long headers are stripped by the gateway")
     assert again == {"id": first["id"], "deduplicated": True, "similarity": 0.95, "similarTo": [], "confirmations": 1,
@@ -100,7 +102,7 @@ def test_between_082_and_094_a_write_is_stored_and_names_its_near_misses(shop: T
     provider = FixedProvider()
     provider.set("Header limit\nthe gateway strips long headers", at_angle(1.0))  # vectors cover title + content
     provider.set("the gateway strips headers over 8KB", at_angle(0.9))
-    m = Memories(shop.db, shop.root, clock=clock, provider=provider)
+    m = memories_of(shop, clock=clock, provider=provider)
     first = m.remember("the gateway strips long headers", title="Header limit")
     second = m.remember("the gateway strips headers over 8KB")
     assert second["deduplicated"] is False and second["id"] != first["id"]
@@ -115,7 +117,7 @@ def test_between_082_and_094_a_write_is_stored_and_names_its_near_misses(shop: T
 ])
 def test_facts_a_sentence_model_reads_alike_stay_apart_when_a_number_version_or_size_differs(
         shop: Tenure, clock: Clock, first: str, second: str, differs: tuple[list[str], list[str]]) -> None:
-    m = Memories(shop.db, shop.root, clock=clock, provider=get_provider({"provider": "minilm"}))
+    m = memories_of(shop, clock=clock, provider=get_provider({"provider": "minilm"}))
     kept = m.remember(first)
     written = m.remember(second)
     assert written["deduplicated"] is False and written["id"] != kept["id"]
@@ -130,7 +132,7 @@ def test_above_094_the_same_fact_is_the_closest_memory_naming_the_same_specifics
     provider.set("the ledger 1 rounds half-even", at_angle(1.0))
     provider.set("the ledger 2 rounds half-even", at_angle(0.99))
     provider.set("ledger 1 rounds every amount half-even", at_angle(0.98))
-    m = Memories(shop.db, shop.root, clock=clock, provider=provider)
+    m = memories_of(shop, clock=clock, provider=provider)
     first = m.remember("the ledger 1 rounds half-even")
     m.remember("the ledger 2 rounds half-even")
     again = m.remember("ledger 1 rounds every amount half-even")
@@ -153,7 +155,7 @@ def test_below_082_a_write_has_no_near_misses(shop: Tenure, clock: Clock) -> Non
     provider = FixedProvider()
     provider.set("the gateway strips long headers", at_angle(1.0))
     provider.set("orders ship on Mondays", at_angle(0.8))
-    m = Memories(shop.db, shop.root, clock=clock, provider=provider)
+    m = memories_of(shop, clock=clock, provider=provider)
     m.remember("the gateway strips long headers")
     assert m.remember("orders ship on Mondays")["similarTo"] == []
 

@@ -7,7 +7,9 @@ import pytest
 
 from tenure import Tenure
 from tenure.memories.api import Memories
-from tests.memory_support import Clock
+from tests.memory_support import Clock, memories_of
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def minilm():
 
 @pytest.fixture
 def real(shop: Tenure, clock: Clock, minilm) -> Memories:
-    shop.memories = Memories(shop.db, shop.root, clock=clock, provider=minilm)
+    shop.memories = memories_of(shop, clock=clock, provider=minilm)
     shop.memories.prepare_elements()  # (what the background backfill after `tenure index` does)
     return shop.memories
 
@@ -43,8 +45,8 @@ def test_a_task_about_a_purchase_finds_the_checkout_code_by_meaning(real: Memori
 
 
 def test_memories_written_without_a_model_are_backfilled(shop: Tenure, clock: Clock, minilm) -> None:
-    lexical = Memories(shop.db, shop.root, clock=clock, provider=None)
+    lexical = memories_of(shop, clock=clock, provider=None)
     lexical.remember("Requests above 100 per second are throttled by the gateway")
-    semantic = Memories(shop.db, shop.root, clock=clock, provider=minilm)
+    semantic = memories_of(shop, clock=clock, provider=minilm)
     assert semantic.backfill() == 1
     assert semantic.recall("rate limiting")["results"][0]["explain"]["relevance"]["semantic"] > 0.3

@@ -8,6 +8,8 @@ from tenure import Tenure
 from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 
 def test_starting_a_session_returns_its_id_and_a_briefing(memories: Memories) -> None:
     memories.remember("charge before booking stock", kind="pitfall", elements=["OrderProcessor"])

@@ -3,8 +3,12 @@ review queue for ignored memories; nothing is deleted by a heuristic."""
 
 from __future__ import annotations
 
+import pytest
+
 from tenure.memories.api import Memories
 from tests.memory_support import SHOP
+
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
 
 CHECKOUT_CHANGED = SHOP["shop/orders.py"].replace("return basket.total", "return basket.total_with_vat")
 

@@ -16,6 +16,8 @@ from tenure.mcp.server import build_server
 from tenure.procedural.agents_md import BEGIN, END
 from tests.git_support import GitRepo
 
+pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
+
 PASSED = "========== 3 passed in 0.05s ==========\n"
 FAILED = "FAILED tests/test_api.py::test_client - ImportError\n========== 1 failed, 2 passed in 0.05s ==========\n"
 AGENTS = "# How we work here\n\nSmall commits. Tests before pushing.\n"

@@ -25,6 +25,7 @@ from tenure.storage import Database, StorageError, open_database
 from tenure.structural.lsp.state import LspState
 from tenure.structural.lsp.state import migrations as lsp_migrations
 from tenure.structural.store import StructuralStore
+from tenure.team.database import open_team_database
 from tenure.words import counted
 
 # The indexer, the graph's queries and the memories' helpers are imported by the methods that use
@@ -56,13 +57,17 @@ WARM_POLL_MS = 50
 
 
 class Tenure:
-    def __init__(self, root: Path, db: Database) -> None:
+    def __init__(self, root: Path, db: Database, shared: Database | None = None) -> None:
+        """`db`: the checkout's own database (the code graph, the git history: derived from this
+        checkout); `shared`: where the memories, episodes, knowledge and rules live, a team's database
+        (None: the same file)."""
         self.root = root
         self.db = db
+        self.shared = shared or db
         self.structural = StructuralStore(db)
         self._source_context: SourceContext | None = None
         self._indexer_made: Indexer | None = None
-        memory_migrations.apply(db)  # every index stamps drift on the memories' tables
+        memory_migrations.apply(self.shared)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         history_migrations.apply(db)  # ... and reads the git history (tenure.history)
         self._memories: Memories | None = None
@@ -90,13 +95,20 @@ class Tenure:
         if not create and not database.exists():
             return cls(root, open_database(":memory:"))
         make_state_dir(root)
-        return cls(root, open_database(database))
+        local = open_database(database)
+        try:
+            return cls(root, local, open_team_database(root))
+        except BaseException:
+            local.close()
+            raise
 
     def close(self) -> None:
         try:
             self.flush()
         finally:
             self.db.close()
+            if self.shared is not self.db:
+                self.shared.close()
 
     def __enter__(self) -> Tenure:
         return self
@@ -131,7 +143,7 @@ class Tenure:
 
             with self._memories_loading:
                 if self._memories is None:
-                    self._memories = Memories(self.db, self.root)
+                    self._memories = Memories(self.shared, self.root, code=self.db)
                     self._memories.rules = self._rule_lines
         return self._memories
 
@@ -156,9 +168,9 @@ class Tenure:
             from tenure.episodic.api import Episodes
 
             self._episodes = Episodes(
-                self.db, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
+                self.shared, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
                 lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants,
-                lambda session: self.memories.session(session)["task"])
+                lambda session: self.memories.session(session)["task"], code=self.db)
         return self._episodes
 
     @property
@@ -167,7 +179,7 @@ class Tenure:
         if self._rules is None:
             from tenure.procedural.api import Rules
 
-            self._rules = Rules(self.db, self.root, self.episodes)
+            self._rules = Rules(self.shared, self.root, self.episodes, code=self.db)
         return self._rules
 
     def _direct_dependants(self, fqn: str) -> list[str]:
@@ -187,7 +199,8 @@ class Tenure:
         if self._knowledge is None:
             from tenure.knowledge import Knowledge
 
-            self._knowledge = Knowledge(self.db, self.root, lambda title: self.memories.memory_titled(title))
+            self._knowledge = Knowledge(self.shared, self.root, lambda title: self.memories.memory_titled(title),
+                                        code=self.db)
         return self._knowledge
 
     # structural --------------------------------------------------------------------------------
@@ -217,7 +230,7 @@ class Tenure:
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
-            drift.on_index(self.db, report.drifted, datetime.now(UTC))
+            drift.on_index(self.shared, self.db, report.drifted, datetime.now(UTC))
         LspState(self.db).index_done(os.getpid())  # the enrichment it scheduled may outlive it now
         self._freshness = None
         return report
@@ -250,10 +263,10 @@ class Tenure:
         from tenure.namespace.selection import candidates, prepare_terms
 
         rows = candidates(self.db)
-        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
+        prepare_terms(self.db, self.root, ElementVectors(self.shared, None), rows)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
-        kept = element_fingerprints(self.db)
+        kept = element_fingerprints(self.shared)
         stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
@@ -290,6 +303,30 @@ class Tenure:
         ended["rules"] = self.rules_store.mine()
         return ended
 
+    def team_status(self) -> dict:
+        """Which database the shared stores use and whether it answers; the project's name there and
+        how it was derived (`tenure team status`)."""
+        from tenure.team.database import describe
+
+        return describe(self.root, self.shared)
+
+    def team_push(self, progress: Callable[[str, int, int], None] | None = None) -> dict:
+        """Copy the shared stores this checkout's own database holds (memories, episodes, stated rules,
+        the knowledge cache) into the team database (`tenure team push`): idempotent and resumable."""
+        from tenure.episodic.store import migrations as episodic_migrations
+        from tenure.knowledge.store import migrations as knowledge_migrations
+        from tenure.procedural.store import migrations as procedural_migrations
+        from tenure.team.identity import identify
+        from tenure.team.push import PushRefused, push
+
+        if self.shared is self.db:
+            raise PushRefused("no team database is configured: the shared stores are already in this checkout's "
+                              "own file. Set TENURE_DATABASE_URL (or [team] database in your tenure config), then "
+                              "push; `tenure team status` says which database answers")
+        for store in (memory_migrations, episodic_migrations, procedural_migrations, knowledge_migrations):
+            store.apply(self.shared)
+        return push(self.db, self.shared, identify(self.root).org, progress)
+
     def session_open(self, session: str) -> bool:
         """Whether a work session is open, read without the memory stack (a hook asks this on every
         tool use the agent makes)."""
@@ -297,7 +334,7 @@ class Tenure:
         from tenure.memories.errors import MemoriesError
 
         try:
-            return sessions.get(self.db, session).ended_at is None
+            return sessions.get(self.shared, session).ended_at is None
         except MemoriesError:
             return False
 
@@ -352,7 +389,7 @@ class Tenure:
             from tenure.memories.vectors import ElementVectors
             from tenure.namespace.meaning import ElementEmbeddings
 
-            vectors = ElementVectors(self.db, self.memories.vectors)
+            vectors = ElementVectors(self.shared, self.memories.vectors)
             self._providers = [ElementEmbeddings(self.db, self.root, vectors), KnowledgeEvidence(self.knowledge.db),
                                MemoryEvidence(self.memories), HistoryEvidence(self.history)]
         return self._providers
@@ -505,9 +542,9 @@ class Tenure:
         detail = self.memories.history(ref)
         ids = [v["id"] for v in detail["versions"]]
         outgoing = [{"direction": "to", "kind": x["kind"], "memory": x["target_id"], "element": x["element"]}
-                    for x in links.outgoing(self.db, ids)]
+                    for x in links.outgoing(self.shared, ids)]
         incoming = [{"direction": "from", "kind": "memory", "memory": x["source_id"], "element": None}
-                    for x in links.incoming(self.db, ids)]
+                    for x in links.incoming(self.shared, ids)]
         described = self.memories.describe(sorted({x["memory"] for x in outgoing + incoming if x["memory"]}))
         detail["links"] = [{**x, "title": described[x["memory"]]["title"] if x["memory"] in described else None}
                            for x in outgoing + incoming]

@@ -20,7 +20,11 @@ class ConfigError(Refusal):
 
 def project_table(root: Path, name: str) -> dict:
     """Table `name` of the project's tenure.toml ({} without the file or the table)."""
-    path = root / CONFIG_FILE
+    return toml_table(root / CONFIG_FILE, name)
+
+
+def toml_table(path: Path, name: str) -> dict:
+    """Table `name` of the TOML file at `path` ({} without the file or the table)."""
     if not path.is_file():
         return {}
     try:

@@ -57,6 +57,8 @@ def state_error(exc: BaseException) -> str | None:
     from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, StorageError
 
     where = f"the project's database ({STATE_DIR}/{DB_NAME})"
+    if isinstance(exc, StorageError) and exc.remote:  # a team's server: its own words say what happened
+        return str(exc)
     if isinstance(exc, DatabaseLocked):
         return f"{where} is locked by another tenure process (a first index holds it until it ends): try again"
     if isinstance(exc, DatabaseUnavailable):  # disk full, no permission: nothing written was kept

@@ -101,7 +101,7 @@ def _model(stores: gather.Stores, notes: list[str]):
         return None
     if hasattr(provider, "max_retries"):  # (a fresh provider per call: the build's keeps its own)
         provider.max_retries = min(provider.max_retries, ASK_RETRIES)
-    return CachedModel(provider, stores.db)
+    return CachedModel(provider, stores.knowledge.db)  # (the knowledge store's cache of model calls)
 
 
 def _synthesis(model, question: str, sections: list[Section], notes: list[str]) -> dict | None:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "di": "jvm", "bytecode": "jvm", "traces": "traces", "repair": "repair",
     "why": "knowledge", "knowledge": "knowledge", "ask": "ask",
     "ci": "episodic", "pr": "episodic", "epoch": "episodic", "rules": "procedural",
+    "team": "team",
 }
 
 

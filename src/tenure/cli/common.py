@@ -68,6 +68,8 @@ def new_table(*columns: str, **options: Any) -> Table:
 
 RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Project directory (default: the current one).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+ScopeOpt = Annotated[str, typer.Option("--scope", help="project, or org: every project of the organisation "
+                                                       "reads it (its own key: docs/memories.md).")]
 # a job `tenure index` starts in the background (enrichment, embedding): quiet when another run holds its lock
 BackgroundOpt = Annotated[bool, typer.Option("--background", hidden=True,
                                              help="Started by `tenure index`: quiet when another run holds the lock.")]
@@ -93,7 +95,7 @@ def open_project(repo: Path, create: bool = True, existing: bool = False) -> Ten
         raise typer.Exit(1)
     try:
         return Tenure.open(root, discover=False, create=create)
-    except StorageError as exc:
+    except (StorageError, Refusal) as exc:  # (a refusal: e.g. tenure.toml's [team] cannot be used)
         err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
 

@@ -12,6 +12,7 @@ from tenure.cli.common import (
     BackgroundOpt,
     JsonOpt,
     RepoOpt,
+    ScopeOpt,
     console,
     emit,
     err,
@@ -49,20 +50,25 @@ def remember(
     supersedes: Annotated[str | None, typer.Option(help="Id or title of the memory this one replaces.")] = None,
     author: Annotated[str | None, typer.Option(help="Who says so, e.g. claude-code/sarah.")] = None,
     session: SessionOpt = None,
+    scope: ScopeOpt = "project",
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
     """Remember a fact about an element (the project when none is named)."""
     with project(repo) as t:
-        result = t.memories.remember(content, kind, element, title, supersedes, author, session)
+        result = t.memories.remember(content, kind, element, title, supersedes, author, session, scope)
     emit(result, as_json, _print_written)
 
 
 def _print_written(r: dict) -> None:
+    org = " (organisation scope)" if r.get("scope") == "org" else ""
     if r["deduplicated"]:
-        console.print(f"already known as #{r['id']}: confirmed it ({counted(r['confirmations'], 'confirmation')})")
+        console.print(f"already known as #{r['id']}{org}: confirmed it "
+                      f"({counted(r['confirmations'], 'confirmation')})")
     else:
-        console.print(f"remembered #{r['id']}")
+        console.print(f"remembered #{r['id']}{org}")
+    if r.get("note"):
+        console.print(f"[yellow]{escape(r['note'])}[/yellow]")
     for s in r["similarTo"]:
         title = f" {escape(s['title'])}" if s["title"] else ""
         differs = f"; it names {_listed(s['differs']['existing'])}, this {_listed(s['differs']['written'])}" \

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, new_table, project
+from tenure.cli.common import JsonOpt, RepoOpt, ScopeOpt, console, emit, escape, new_table, project
 from tenure.words import counted
 
 rules_app = typer.Typer(help="House rules: mined from episodes or stated, promoted into AGENTS.md, demoted.",
@@ -74,12 +74,13 @@ def rules_add(
     candidate: Annotated[bool, typer.Option("--candidate", help="Let the episodes promote it (not at once).")]
     = False,
     author: AuthorOpt = None,
+    scope: ScopeOpt = "project",
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
     """State a rule; an ordering or co-change rule is counted against the episodes like a mined one."""
     with project(repo) as t:
-        result = t.rules_store.add(text, _author(author), before, then, change, also, candidate)
+        result = t.rules_store.add(text, _author(author), before, then, change, also, candidate, scope)
     emit(result, as_json, _print_changed)
 
 
@@ -107,7 +108,10 @@ def rules_demote(
 
 def _print_changed(r: dict) -> None:
     rule = r["rule"]
-    console.print(f"rule {rule['id']} ({rule['status']}): {escape(rule['text'])}")
+    org = ", organisation scope" if rule["scope"] == "org" else ""
+    console.print(f"rule {rule['id']} ({rule['status']}{org}): {escape(rule['text'])}")
+    if r.get("note"):
+        console.print(f"[yellow]{escape(r['note'])}[/yellow]")
     written = r.get("agentsFile")
     if written and written.get("error"):
         console.print(f"[yellow]{escape(written['error'])}[/yellow]")

@@ -33,8 +33,11 @@ class EpisodicError(Refusal):
 class Episodes:
     def __init__(self, db: Database, root: Path, history: GitHistory, encrypt: Callable[[str], bytes],
                  decrypt: Callable[[bytes], str], dependants: Callable[[str], list[str]],
-                 session_task: Callable[[str], str | None] = lambda session: None, clock: Clock | None = None) -> None:
-        self.db, self.root, self.history = db, Path(root), history
+                 session_task: Callable[[str], str | None] = lambda session: None, clock: Clock | None = None,
+                 code: Database | None = None) -> None:
+        """`db`: the episodes' own database (a team's, shared); `code`: the checkout's, which the
+        namespace reads the code from (the same one without a team database)."""
+        self.db, self.code, self.root, self.history = db, code or db, Path(root), history
         self.encrypt, self.decrypt, self.dependants = encrypt, decrypt, dependants
         self.session_task = session_task  # a session's task is the memories' (encrypted there)
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -47,17 +50,17 @@ class Episodes:
     # the repository's history --------------------------------------------------------------------
     def sync(self) -> dict:
         """Episodes for the commits the history read since the last sync (`Tenure.index` runs this)."""
-        return sync.sync(self.db, self.history, self.settings)
+        return sync.sync(self.db, self.code, self.history, self.settings)
 
     # work sessions ---------------------------------------------------------------------------------
     def session_started(self, session: str) -> None:
         sessions.started(self.db, self.history, session)
 
     def session_ended(self, session: dict, conclusions: list[str]) -> dict:
-        return sessions.ended(self.db, self.history, session, conclusions, self.encrypt, self._now())
+        return sessions.ended(self.db, self.code, self.history, session, conclusions, self.encrypt, self._now())
 
     def record_step(self, session: str, command: str, output: str = "", procedure: str | None = None) -> dict:
-        return sessions.record_step(self.db, session, command, output, self._now(), procedure)
+        return sessions.record_step(self.db, self.code, session, command, output, self._now(), procedure)
 
     # outcomes --------------------------------------------------------------------------------------
     def record_tests(self, kind: str, path: Path | None = None, exit_code: int | None = None,
@@ -88,7 +91,8 @@ class Episodes:
             if files:
                 evidence["uncommitted"] = sorted(f.path for f in files)[:20]  # the code tested was not only HEAD's
         with self.db.transaction():
-            outcome = sessions.add_report(self.db, report, self._now(), evidence, session=session, commit=sha)
+            outcome = sessions.add_report(self.db, self.code, report, self._now(), evidence, session=session,
+                                          commit=sha)
         tests = self.db.query("SELECT test_id, fqn, under_test FROM outcome_tests WHERE outcome_id = ?"
                               " ORDER BY test_id", (outcome,))
         return {"recorded": True, "outcome": outcome, "source": report.source, "verdict": report.verdict,
@@ -120,7 +124,7 @@ class Episodes:
         except ReportError as exc:
             raise EpisodicError(str(exc)) from exc
         commits = self.history.lookup({s for p in export.pulls for s in [*p.commits, p.merge_commit] if s})
-        modules = {f.path: f.module for f in indexed_files(self.db).values()}
+        modules = {f.path: f.module for f in indexed_files(self.code).values()}
         counts = {"merged": 0, "rejected": 0, "open": 0, "changesRequested": 0}
         with self.db.transaction():
             for pull in export.pulls:
@@ -128,7 +132,7 @@ class Episodes:
                            if sha in commits for s in commits[sha].symbols]
                 if not touched:  # its commits are not in this history: the files it changed, by module
                     named = {p: modules[p] for p in pull.files if p in modules}
-                    present = fingerprints(self.db, sorted(set(named.values())))
+                    present = fingerprints(self.code, sorted(set(named.values())))
                     touched = [Touch(m, p, "file", 1) for p, m in named.items() if m in present]
                 episode = self._pull_episode(pull, touched)
                 counts[{"merged": "merged", "closed": "rejected", "open": "open"}[pull.state]] += 1
@@ -139,7 +143,7 @@ class Episodes:
     def _pull_episode(self, pull, touched: list[Touch]) -> int:
         now = self._now()
         existing = self.db.rows("SELECT id FROM episodes WHERE kind = 'pr' AND ref = ?", (str(pull.number),))
-        snapshot = episodes.snapshots(self.db, {t.fqn for t in touched})
+        snapshot = episodes.snapshots(self.db, self.code, {t.fqn for t in touched})
         if existing:
             self.db.execute("UPDATE episodes SET task = ?, actor = ? WHERE id = ?",
                             (pull.title, pull.author, existing[0][0]))
@@ -194,7 +198,7 @@ class Episodes:
     # the question ----------------------------------------------------------------------------------
     def what_happened_before(self, symbol: str, include_expired: bool = False, limit: int = 10) -> dict:
         """Past attempts on a symbol and on its close dependants, ranked, each with its evidence."""
-        lookup = find_symbols(self.db, symbol)
+        lookup = find_symbols(self.code, symbol)
         notes = []
         if lookup.unique is not None:
             fqn = lookup.unique.fqn
@@ -206,8 +210,9 @@ class Episodes:
             notes.append(f"{fqn} is not in the index now (removed or renamed): its past attempts are history")
         else:
             raise EpisodicError(f"no symbol matches {symbol!r}. If the code is new, run `tenure index`.")
-        result = timeline.what_happened_before(self.db, fqn, dependants, self.settings, self.clock(), self.decrypt,
-                                               self.history.last_written, include_expired or bool(notes), limit)
+        result = timeline.what_happened_before(self.db, self.code, fqn, dependants, self.settings, self.clock(),
+                                               self.decrypt, self.history.last_written, include_expired or bool(notes),
+                                               limit)
         for group in result["groups"] + [{"attempts": result.get("expiredAttempts", [])}]:
             for attempt in group["attempts"]:
                 if attempt["kind"] == "session":

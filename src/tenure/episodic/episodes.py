@@ -25,17 +25,17 @@ class Touch:
     lines: int
 
 
-def snapshots(db: Database, fqns: Iterable[str]) -> dict[str, int]:
-    """fqn -> the snapshot of its code and edges as the index holds them now (made once per
+def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, int]:
+    """fqn -> the snapshot of its code and edges as the index (`code`) holds them now (made once per
     fingerprint); symbols the index does not hold get none."""
     fqns = sorted(set(fqns))
-    prints = fingerprints(db, fqns)
+    prints = fingerprints(code, fqns)
     if not prints:
         return {}
     known = {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
         f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
     missing = [f for f, p in prints.items() if (f, p) not in known]
-    edges = neighbours(db, missing) if missing else {}
+    edges = neighbours(code, missing) if missing else {}
     for fqn in missing:
         rows = db.rows("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
                        " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",

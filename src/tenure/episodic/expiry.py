@@ -38,11 +38,12 @@ class Row:
 class Expiry:
     """Why (episode, symbol) pairs no longer hold, computed for one query's rows at once."""
 
-    def __init__(self, db: Database, rows: list[Row], settings: EpisodicSettings, written: LastWritten) -> None:
+    def __init__(self, db: Database, code: Database, rows: list[Row], settings: EpisodicSettings,
+                 written: LastWritten) -> None:
         self.settings = settings
         fqns = sorted({r.fqn for r in rows})
-        self.present = set(fingerprints(db, fqns))
-        spans = symbols_in(db, {r.path for r in rows if r.fqn in self.present})
+        self.present = set(fingerprints(code, fqns))
+        spans = symbols_in(code, {r.path for r in rows if r.fqn in self.present})
         self.span = {s.fqn: (path, s.start, s.end) for path, found in spans.items() for s in found}
         self.written = written
         self._lines: dict[str, tuple[int, list[str], dict[str, list[str]]]] = {}
@@ -50,7 +51,7 @@ class Expiry:
         self.then = {i: neighbours_of(n) for i, n in db.rows(
             f"SELECT id, neighbours FROM symbol_snapshots WHERE id IN {db.each}", (db.many(snapshot_ids),))}
         with_snapshot = sorted({r.fqn for r in rows if r.snapshot is not None and r.fqn in self.present})
-        self.now = neighbours(db, with_snapshot) if with_snapshot else {}
+        self.now = neighbours(code, with_snapshot) if with_snapshot else {}
         epoch = db.query("SELECT label, at FROM epochs ORDER BY at DESC, id DESC LIMIT 1")
         self.epoch = epoch[0] if epoch else None
 

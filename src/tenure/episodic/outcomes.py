@@ -37,23 +37,23 @@ def add(db: Database, source: str, verdict: str, at: str, evidence: dict, *, con
          passed, failed, skipped))[0][0]
 
 
-def add_tests(db: Database, outcome: int, cases: list[TestCase]) -> list[dict]:
+def add_tests(db: Database, code: Database, outcome: int, cases: list[TestCase]) -> list[dict]:
     """The failing tests of a report, each with the test function the index holds and what it calls
     (the symbols under test), where the index can tell. Linear in the tests: a test whose name no symbol
     has is not looked up, and the cases of one test (parameters) are looked up once."""
-    modules = {f.path: f.module for f in indexed_files(db).values()} if cases else {}
+    modules = {f.path: f.module for f in indexed_files(code).values()} if cases else {}
     named = [(case, _named(case)) for case in cases]
-    defined = names_defined(db, {names[-1] for _, (_, names) in named if names})
+    defined = names_defined(code, {names[-1] for _, (_, names) in named if names})
     symbol: dict[tuple[str, tuple[str, ...]], str | None] = {}
     under: dict[str, list[str]] = {}
     rows = []
     for case, (path, names) in named:
         key = (path, names)
         if key not in symbol:
-            symbol[key] = test_symbol(db, path, names, modules) if names and names[-1] in defined else None
+            symbol[key] = test_symbol(code, path, names, modules) if names and names[-1] in defined else None
         fqn = symbol[key]
         if fqn and fqn not in under:
-            under[fqn] = callees(db, fqn)[:UNDER_TEST_SHOWN]
+            under[fqn] = callees(code, fqn)[:UNDER_TEST_SHOWN]
         rows.append({"test": case.id, "status": case.status, "message": case.message, "fqn": fqn,
                      "underTest": under[fqn] if fqn else []})
     db.executemany("INSERT INTO outcome_tests (outcome_id, test_id, status, message, fqn, under_test)"
@@ -67,14 +67,14 @@ def _named(case: TestCase) -> tuple[str, tuple[str, ...]]:
     return path or case.path, tuple(names)
 
 
-def test_symbol(db: Database, path: str, names: tuple[str, ...], modules: dict[str, str]) -> str | None:
+def test_symbol(code: Database, path: str, names: tuple[str, ...], modules: dict[str, str]) -> str | None:
     """The index's symbol for a test: a pytest node id through its file's module, a JUnit
     `class.name` as a full name or a unique suffix."""
     if path and names and path in modules:
         fqn = ".".join([modules[path], *names])
-        return fqn if fingerprints(db, [fqn]) else None
+        return fqn if fingerprints(code, [fqn]) else None
     for start in range(len(names)):
-        lookup = find_symbols(db, ".".join(names[start:]))
+        lookup = find_symbols(code, ".".join(names[start:]))
         if lookup.unique is not None:
             return lookup.unique.fqn
         if lookup.how == "ambiguous":

@@ -23,7 +23,7 @@ def started(db: Database, history: GitHistory, session: str) -> None:
                (session, history.head() if history.available else None))
 
 
-def ended(db: Database, history: GitHistory, session: dict, conclusions: list[str], encrypt: Encrypt,
+def ended(db: Database, code: Database, history: GitHistory, session: dict, conclusions: list[str], encrypt: Encrypt,
           now: str) -> dict:
     """The episode of a session that just ended (`session`: Memories.session's dict)."""
     rows = db.rows("SELECT base_sha FROM session_starts WHERE session_id = ?", (session["session"],))
@@ -33,7 +33,7 @@ def ended(db: Database, history: GitHistory, session: dict, conclusions: list[st
     touched = [Touch(s.fqn, s.path, s.how, s.lines) for c in commits for s in c.symbols]
     touched += [Touch(s.fqn, s.path, s.how, s.lines) for s in uncommitted]
     with db.transaction():
-        snapshot = episodes.snapshots(db, {t.fqn for t in touched})
+        snapshot = episodes.snapshots(db, code, {t.fqn for t in touched})
         episode = episodes.record(db, SESSION, session["session"], session["agent"], session["started"],
                                   session["ended"] or now, touched, snapshot, declared=session["outcome"],
                                   commit_sha=history.head() if history.available else None, base_sha=base,
@@ -51,7 +51,7 @@ def ended(db: Database, history: GitHistory, session: dict, conclusions: list[st
             "touched": sorted({t.fqn for t in touched}), "conclusions": sum(1 for t in conclusions if t.strip())}
 
 
-def record_step(db: Database, session: str, command: str, output: str, now: str,
+def record_step(db: Database, code: Database, session: str, command: str, output: str, now: str,
                 procedure: str | None = None) -> dict:
     """A shell command an agent ran in a session (the hook), or a procedure it ran: its steps' shapes,
     and when it ran tests, their verdict as an outcome of the session."""
@@ -59,15 +59,15 @@ def record_step(db: Database, session: str, command: str, output: str, now: str,
     runner = any_runner(procedure) if procedure else runner_for(command)
     report = read_output(runner, output) if runner else None
     with db.transaction():
-        outcome = add_report(db, report, now, session=session, evidence={"command": steps, "runner": runner.name}) \
-            if report and runner else None
+        evidence = {"command": steps, "runner": runner.name} if runner else {}
+        outcome = add_report(db, code, report, now, session=session, evidence=evidence) if report and runner else None
         db.executemany("INSERT INTO session_steps (session_id, at, command, outcome_id) VALUES (?, ?, ?, ?)",
                        [(session, now, step, outcome if i == len(steps) - 1 else None) for i, step in enumerate(steps)])
     return {"session": session, "steps": steps, "outcome": outcome,
             "verdict": report.verdict if report else None, "failed": [c.id for c in report.failures] if report else []}
 
 
-def add_report(db: Database, report: TestReport, at: str, evidence: dict, *, session: str | None = None,
+def add_report(db: Database, code: Database, report: TestReport, at: str, evidence: dict, *, session: str | None = None,
                commit: str | None = None) -> int:
     """A test report as an outcome, its failing tests mapped to the symbols under test (in a transaction)."""
     verdict = report.verdict
@@ -75,6 +75,6 @@ def add_report(db: Database, report: TestReport, at: str, evidence: dict, *, ses
                                                               "exitCode": report.exit_code},
                            session=session, commit=commit, passed=report.passed, failed=report.failed,
                            skipped=report.skipped)
-    outcomes.add_tests(db, outcome, report.failures)
+    outcomes.add_tests(db, code, outcome, report.failures)
     outcomes.link_pending(db)
     return outcome

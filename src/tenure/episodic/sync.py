@@ -11,18 +11,21 @@ from tenure.episodic import episodes, outcomes
 from tenure.episodic.episodes import COMMIT, PR, Touch
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history import Commit, GitHistory
-from tenure.storage import Database, get_value, set_value
+from tenure.storage import Database
 
 MERGED_PR = re.compile(r"^Merge pull request #(?P<number>\d+) from ")
 SQUASHED_PR = re.compile(r"\s*\(#(?P<number>\d+)\)$")
 FIXUP = re.compile(r"^(?:fixup|squash|amend)! (?P<subject>.+)$")
 FIX = re.compile(r"^(?:fix(?:es|ed|ing)?|hotfix|repair|correct(?:s|ed)?)\b", re.IGNORECASE)
-META, CURSOR, MAPPING = "episodic_meta", "history_cursor", "history_mapping_version"
+# this checkout's history read so far, and the history's mapping the episodes' symbols follow (bookmarks
+# kept with the history: see GitHistory.bookmark)
+CURSOR, MAPPING = "episodic", "episodic:mapping"
 
 
-def sync(db: Database, history: GitHistory, settings: EpisodicSettings) -> dict:
-    """Episodes for the commits the history read since the last sync; returns what was added."""
-    cursor = int(get_value(db, META, CURSOR) or 0)
+def sync(db: Database, code: Database, history: GitHistory, settings: EpisodicSettings) -> dict:
+    """Episodes for the commits the history read since the last sync; returns what was added. A
+    batch read again (the bookmark is written after the episodes' commit) records nothing twice."""
+    cursor = int(history.bookmark(CURSOR) or 0)
     added = {"commits": 0, "pullRequests": 0, "reverted": 0, "fixedUp": 0}
     parents: dict[str, tuple[str, ...]] = {}
     merges: list[tuple[int, Commit]] = []
@@ -31,17 +34,17 @@ def sync(db: Database, history: GitHistory, settings: EpisodicSettings) -> dict:
         if not batch:
             break
         with db.transaction():
-            snapshot = episodes.snapshots(db, {s.fqn for c in batch for s in c.symbols})
+            snapshot = episodes.snapshots(db, code, {s.fqn for c in batch for s in c.symbols})
             for commit in batch:
                 parents[commit.sha] = commit.parents
                 if (number := _episode(db, commit, snapshot, settings, added)) and commit.is_merge:
                     merges.append((number, commit))
-            set_value(db, META, CURSOR, str(cursor))
+        history.set_bookmark(CURSOR, str(cursor))
     if merges:
         with db.transaction():
             _members(db, merges, parents)
     with db.transaction():
-        _refresh_unmapped(db, history)
+        _refresh_unmapped(db, code, history)
         outcomes.link_pending(db)
     return added
 
@@ -134,18 +137,18 @@ def _members(db: Database, merges: list[tuple[int, Commit]], parents: dict[str, 
         episodes.attach_commits(db, episode, brought, number)
 
 
-def _refresh_unmapped(db: Database, history: GitHistory) -> None:
+def _refresh_unmapped(db: Database, code: Database, history: GitHistory) -> None:
     """Commit episodes copied before the history could map them (read before the index existed)."""
     version = history.mapping_version()
-    if str(version) == get_value(db, META, MAPPING):
+    if str(version) == history.bookmark(MAPPING):
         return
     rows = db.query("""SELECT id, commit_sha FROM episodes e WHERE kind IN ('commit', 'pr') AND NOT EXISTS
                        (SELECT 1 FROM episode_symbols s WHERE s.episode_id = e.id)""")
     found = history.lookup([r["commit_sha"] for r in rows]) if rows else {}
-    snapshot = episodes.snapshots(db, {s.fqn for c in found.values() for s in c.symbols})
+    snapshot = episodes.snapshots(db, code, {s.fqn for c in found.values() for s in c.symbols})
     for r in rows:
         commit = found.get(r["commit_sha"])
         if commit is not None and commit.symbols:
             episodes.set_symbols(db, r["id"], [Touch(s.fqn, s.path, s.how, s.lines) for s in commit.symbols],
                                  snapshot)
-    set_value(db, META, MAPPING, str(version))
+    history.set_bookmark(MAPPING, str(version))

@@ -45,8 +45,8 @@ def members(db: Database, fqn: str) -> list[dict]:
     return rows
 
 
-def what_happened_before(db: Database, fqn: str, dependants: list[str], settings: EpisodicSettings, now: datetime,
-                         decrypt: Decrypt, written: LastWritten, include_expired: bool = False,
+def what_happened_before(db: Database, code: Database, fqn: str, dependants: list[str], settings: EpisodicSettings,
+                         now: datetime, decrypt: Decrypt, written: LastWritten, include_expired: bool = False,
                          limit: int = 10) -> dict:
     own = members(db, fqn)
     mine = {o["episode_id"] for o in own}
@@ -60,7 +60,7 @@ def what_happened_before(db: Database, fqn: str, dependants: list[str], settings
     rows = [Row(r["episode_id"], r["fqn"], r["path"], r["how"], r["lines"], r["snapshot_id"],
                 episodes[r["episode_id"]]["ended_at"], episodes[r["episode_id"]]["commit_sha"])
             for r in own + near]
-    expiry = Expiry(db, rows, settings, written)
+    expiry = Expiry(db, code, rows, settings, written)
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)

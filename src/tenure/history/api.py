@@ -484,6 +484,15 @@ class GitHistory:
                             (self.db.many(list(shas)),))
         return {c.sha: c for c in self._assemble(rows)}
 
+    def bookmark(self, reader: str) -> str | None:
+        """How far another store (`reader`) has copied this checkout's history (`set_bookmark`). Kept
+        with the history, not with the reader: a team's shared store is read into from many checkouts,
+        and a cursor into one checkout's history means nothing in another's."""
+        return get_value(self.db, "history_meta", f"read:{reader}")
+
+    def set_bookmark(self, reader: str, value: str) -> None:
+        set_value(self.db, "history_meta", f"read:{reader}", value)
+
     def mapping_version(self) -> int:
         """Grows whenever commits are mapped onto symbols again: a consumer that copied touched symbols
         refreshes what it copied before a newer mapping."""

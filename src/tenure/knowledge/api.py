@@ -32,9 +32,13 @@ class BuildRunning(Refusal):
 
 
 class Knowledge:
-    def __init__(self, db: Database, root: Path, memory_titled: Callable[[str], int | None] | None = None) -> None:
-        """`memory_titled`: the memory of a title (the memories store's), for a comment citing ``[[Title]]``."""
+    def __init__(self, db: Database, root: Path, memory_titled: Callable[[str], int | None] | None = None,
+                 code: Database | None = None) -> None:
+        """`memory_titled`: the memory of a title (the memories store's), for a comment citing ``[[Title]]``;
+        `db`: the store's own database (a team's, shared); `code`: the checkout's, which the namespace
+        and the git history are read from (the same one without a team database)."""
         self.db = db
+        self.code = code or db
         self.root = root
         self.memory_titled = memory_titled
         migrations.apply(db)
@@ -61,7 +65,7 @@ class Knowledge:
         from tenure.knowledge.discovery import discover
 
         config = self.config()
-        found = discover(self.db, self.root, config, incremental=False)
+        found = discover(self.db, self.code, self.root, config, incremental=False)
         provider = self.provider()
         prices = (float(config.model["price_in"]), float(config.model["price_out"])) \
             if "price_in" in config.model and "price_out" in config.model else None
@@ -85,8 +89,8 @@ class Knowledge:
         budget = Budget(config.max_calls if max_calls is None else max_calls,
                         config.max_tokens if max_tokens is None else max_tokens)
         with self._one_build():
-            report = pipeline.build(self.db, self.root, config, model, self.embedder() if embed else None, budget,
-                                    progress)
+            report = pipeline.build(self.db, self.code, self.root, config, model,
+                                    self.embedder() if embed else None, budget, progress)
         return report.as_dict()
 
     @contextlib.contextmanager
@@ -120,7 +124,7 @@ class Knowledge:
 
         try:
             with self._one_build():
-                report = pipeline.build(self.db, self.root, config, None, None, Budget(), progress)
+                report = pipeline.build(self.db, self.code, self.root, config, None, None, Budget(), progress)
         except BuildRunning as exc:
             return {"skipped": str(exc)}
         ingested, merged = report.steps["ingest"], report.steps["merge"]
@@ -138,7 +142,7 @@ class Knowledge:
         from tenure.knowledge.cost import batch_sizes
         from tenure.knowledge.discovery import discover
 
-        found = discover(self.db, self.root, config)
+        found = discover(self.db, self.code, self.root, config)
         stored = dict(self.db.rows("SELECT key, content_hash FROM knowledge_documents"))
         known_chunks = {r[0] for r in self.db.rows("SELECT text_hash FROM knowledge_chunks")}
         changed = [d for d in found.documents if stored.get(d.key) != d.content_hash]
@@ -162,7 +166,7 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        return why(self.db, find_symbols(self.db, symbol), limit, self._resolve, self.memory_titled)
+        return why(self.db, self.code, find_symbols(self.code, symbol), limit, self._resolve, self.memory_titled)
 
     def _resolve(self, phrase: str) -> PhraseMatch:
         return self._phrase_index().resolve(phrase)
@@ -172,9 +176,9 @@ class Knowledge:
 
     def _phrase_index(self) -> PhraseIndex:
         """The ladder over the index's symbols, read once per index state (a server answers many)."""
-        state = index_state(self.db)
+        state = index_state(self.code)
         if self._phrases is None or self._phrases[0] != state:
-            self._phrases = (state, PhraseIndex.of(self.db))
+            self._phrases = (state, PhraseIndex.of(self.code))
         return self._phrases[1]
 
     def ask(self, question: str, global_: bool = False, offline: bool = False) -> dict:

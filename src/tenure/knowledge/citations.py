@@ -25,13 +25,13 @@ _DOC_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:md|rst|txt|adoc))
 CITES = re.compile("|".join(p.pattern for p in (DECISION_ID, TICKET, _TITLE, _DOC_PATH)), re.IGNORECASE)
 
 
-def scan(db: Database, root: Path) -> dict:
+def scan(db: Database, code: Database, root: Path) -> dict:
     """Bring the citations up to date with the indexed code: the files whose content changed since they
     were read (all of them when the symbols are named differently: a citation names its symbol); then
     the reads of the cited names, in those files (in every file when the cited names changed)."""
-    files = indexed_files(db)
+    files = indexed_files(code)
     read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))
-    state = naming_state(db)
+    state = naming_state(code)
     renamed = get_meta(db, "citations_naming") != state
     todo = sorted(p for p, f in files.items() if renamed or read.get(p) != f.content_hash)
     gone = sorted(set(read) - set(files))
@@ -39,7 +39,7 @@ def scan(db: Database, root: Path) -> dict:
         return {"files_read": 0, "citations": _count(db)}
     titles = _titles(db)
     rows = [(c.path, c.line, c.fqn, c.assigns, key, cited, c.kind, c.text)
-            for c in comments_matching(db, root, todo, CITES) for cited, key in _cited(c.text, titles)]
+            for c in comments_matching(code, root, todo, CITES) for cited, key in _cited(c.text, titles)]
     names_before = _cited_names(db)
     with db.transaction():
         for table in ("knowledge_code_citations", "knowledge_code_files"):
@@ -50,7 +50,7 @@ def scan(db: Database, root: Path) -> dict:
         again = sorted(files) if names != names_before else todo
         delete_keys(db, "knowledge_code_reads", "path", again + gone)
         db.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
-                       " ON CONFLICT DO NOTHING", _reads(db, root, again, names))
+                       " ON CONFLICT DO NOTHING", _reads(code, root, again, names))
         db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
                        [(p, files[p].content_hash) for p in todo])
         set_meta(db, "citations_naming", state)
@@ -63,7 +63,7 @@ def _cited_names(db: Database) -> list[tuple[str, str, str]]:
                    " ORDER BY assigns, path")
 
 
-def _reads(db: Database, root: Path, paths: list[str], names: list[tuple[str, str, str]]) -> list[tuple]:
+def _reads(code: Database, root: Path, paths: list[str], names: list[tuple[str, str, str]]) -> list[tuple]:
     """(file, reader, name, file of the name) of the symbols in `paths` whose code names a cited name: in
     its own file, or in a file with an import naming the name's module (``from . import typing as ft``)."""
     out = []
@@ -80,7 +80,7 @@ def _reads(db: Database, root: Path, paths: list[str], names: list[tuple[str, st
                 named.append((name, source, holder))
         if not named:
             continue
-        readers = symbols_naming(db, root, path, {name for name, _, _ in named})  # (the file read once for all)
+        readers = symbols_naming(code, root, path, {name for name, _, _ in named})  # (the file read once for all)
         out += [(path, s.fqn, name, source) for name, source, holder in named for s in readers[name]
                 if s.fqn != holder]
     return out

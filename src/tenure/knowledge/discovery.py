@@ -21,8 +21,9 @@ class Discovered:
     history: dict = field(default_factory=dict)  # what reading the history did, or why it could not
 
 
-def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
-    """`incremental`: the history gives only the commits since the last build (see commits.read)."""
+def discover(db: Database, code: Database, root: Path, config: KnowledgeConfig, incremental: bool = True) -> Discovered:
+    """`incremental`: the history gives only the commits since the last build (see commits.read); `code`:
+    the checkout's database, which holds its git history."""
     found = Discovered()
     listed = repository_files(root).paths
     for item in documents.read(root, documents.candidates(root, config, listed),
@@ -35,7 +36,7 @@ def discover(db: Database, root: Path, config: KnowledgeConfig, incremental: boo
     if config.history:
         from tenure.knowledge.sources import commits  # (git and the history tables: only when asked for)
 
-        docs, found.history, every = commits.read(db, root, get_meta(db, "history_head") if incremental else None,
+        docs, found.history, every = commits.read(code, root, get_meta(db, "history_head") if incremental else None,
                                                   get_meta(db, "history_mapping"))
         found.documents += docs
         if every:

@@ -40,12 +40,12 @@ class IngestReport:
         return dict(self.__dict__)
 
 
-def ingest(db: Database, docs: list[SourceDocument], complete_origins: Iterable[str], config: KnowledgeConfig,
-           progress: Progress | None = None) -> IngestReport:
+def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_origins: Iterable[str],
+           config: KnowledgeConfig, progress: Progress | None = None) -> IngestReport:
     """Store `docs`; documents of an origin in `complete_origins` that are not among them are deleted
     (an origin that failed to list, e.g. no git, keeps what it gave before)."""
     report = IngestReport(documents=len(docs))
-    names = CodeNames(db)
+    names = CodeNames(db, code)
     _refresh_offline(db, names)
     known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
         f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",

@@ -17,10 +17,10 @@ from tenure.storage import Database
 NAMES_NO_CODE = {"decision", "rfc", "ticket", "config", "incident", "person", "organization", "event"}
 
 
-def join(db: Database, touched: set[str] | None) -> dict:
+def join(db: Database, code: Database, touched: set[str] | None) -> dict:
     """Every entity is asked again when the symbols are named differently since the last join, else only
     `touched` ones (None: all). The phrase index is built only when some entity is to be asked."""
-    state = naming_state(db)
+    state = naming_state(code)
     if get_meta(db, "joined_symbols") != state:
         touched = None
     if touched is None:
@@ -32,7 +32,7 @@ def join(db: Database, touched: set[str] | None) -> dict:
         sql = f"SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE entity IN {db.each}"
         current_rows = [tuple(r.values()) for r in db.query(sql, (db.many(sorted(touched)),))]
     asked = [(key, name) for key, name, type_ in entities if type_ not in NAMES_NO_CODE]
-    index = PhraseIndex.of(db) if asked else PhraseIndex()
+    index = PhraseIndex.of(code) if asked else PhraseIndex()
     tiers: Counter = Counter()
     wanted: dict[tuple[str, str], tuple[str, str]] = {}
     for key, name in asked:

@@ -25,8 +25,8 @@ class CodeNames:
     """A sentence -> the spans of the code names it writes (offline.CodeNames), over the index's symbols
     as they are now; the phrase index is built at the first sentence."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, db: Database, code: Database) -> None:
+        self.db, self.code = db, code  # the store's database, and the checkout's (the code's names)
         self._index: PhraseIndex | None = None
         self._state = ""
         self._now: dict[str, str] | None = None
@@ -34,7 +34,7 @@ class CodeNames:
     @property
     def index(self) -> PhraseIndex:
         if self._index is None:
-            self._index = _Remembering.of(self.db)
+            self._index = _Remembering.of(self.code)
         return self._index
 
     def __call__(self, sentence: str) -> list[tuple[int, int, str]]:
@@ -43,7 +43,7 @@ class CodeNames:
     def renamed(self) -> set[str] | None:
         """The short names whose full names changed since the chunks were last read (None: all of them,
         the first time); `record` keeps them as read. Nothing is read when the naming is unchanged."""
-        self._state = naming_state(self.db)
+        self._state = naming_state(self.code)
         if get_meta(self.db, "code_names") == self._state:
             self._now = None
             return set()

@@ -46,7 +46,7 @@ class BuildReport:
                 "history": self.history}
 
 
-def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvider | None = None,
+def build(db: Database, code: Database, root: Path, config: KnowledgeConfig, provider: ChatProvider | None = None,
           embedder: EmbeddingProvider | None = None, budget: Budget | None = None,
           progress: Progress | None = None) -> BuildReport:
     model = CachedModel(provider, db, budget or Budget()) if provider is not None else None
@@ -63,7 +63,7 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
         found_holder: dict = {}
 
         def discovered() -> dict:
-            found = discover(db, root, config)
+            found = discover(db, code, root, config)
             found_holder["found"] = found
             report.skipped = [s.as_dict() for s in found.skipped]
             report.history = found.history
@@ -71,7 +71,7 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
 
         step("discover", discovered)
         found = found_holder["found"]
-        step("ingest", lambda: ingest.ingest(db, found.documents, found.complete, config, progress).as_dict())
+        step("ingest", lambda: ingest.ingest(db, code, found.documents, found.complete, config, progress).as_dict())
         if found.history.get("head"):
             with db.transaction():
                 set_meta(db, "history_head", found.history["head"])
@@ -85,8 +85,8 @@ def build(db: Database, root: Path, config: KnowledgeConfig, provider: ChatProvi
             step("extraction", lambda: extraction.extract_all(db, model, config, progress))
         step("merge", lambda: graph.merge(db, summarize).as_dict())
         changed = touched(db)  # (what the merge changed, or a build stopped after it did)
-        step("join", lambda: join.join(db, changed))
-        step("citations", lambda: citations.scan(db, root))
+        step("join", lambda: join.join(db, code, changed))
+        step("citations", lambda: citations.scan(db, code, root))
         if communities.stale(db):  # unchanged edges keep their communities (Leiden is deterministic)
             step("communities", lambda: communities.cluster(db, config.max_cluster_size))
         step("reports", lambda: reports.build_reports(db, write, config.min_report_size, progress, changed))

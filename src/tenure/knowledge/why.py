@@ -59,7 +59,7 @@ class _Link:
         return [{"path": self.via, "symbol": self.via_symbol, "edge": self.edge or None, "link": self.tier}]
 
 
-def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
+def why(db: Database, code: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
         resolve: Callable[[str], PhraseMatch] | None = None,
         memory_titled: Callable[[str], int | None] | None = None) -> dict:
     """`resolve`: the join's ladder, asked when the query is neither a symbol's name nor a phrase the
@@ -86,7 +86,7 @@ def why(db: Database, lookup: Lookup, limit: int = EVIDENCE_LIMIT,
         answer["symbol"] = fqn
         links = _links(db, fqn) + _citations(db, fqn)
         own = list(links)
-        links += _via(db, fqn)
+        links += _via(db, code, fqn)
     else:
         links = [_Link(key, "", UNRESOLVED, "no one symbol by this name: what the documents say of the phrase")] \
             if db.rows("SELECT 1 FROM knowledge_entities WHERE key = ?", (key,)) else []
@@ -126,13 +126,13 @@ def _cited(db: Database, where: str, params: tuple, via: str = "", via_symbol: s
             for entity, holder, path, line, kind, text, assigns in db.rows(f"{sql} WHERE {where}", params)]
 
 
-def _via(db: Database, fqn: str) -> list[_Link]:
+def _via(db: Database, code: Database, fqn: str) -> list[_Link]:
     """The links of the classes and module the symbol is in, of the cited names it reads and of the
     callees that carry a decision, each marked with the path it takes."""
     found: list[_Link] = []
     prefixes = [fqn[:i] for i in range(len(fqn)) if fqn[i] == "."]
-    symbol = next(iter(symbols_named(db, [fqn])), None)
-    for outer in sorted({s.fqn: s for s in symbols_named(db, prefixes) if s.kind in CONTAINERS}.values(),
+    symbol = next(iter(symbols_named(code, [fqn])), None)
+    for outer in sorted({s.fqn: s for s in symbols_named(code, prefixes) if s.kind in CONTAINERS}.values(),
                         key=lambda s: -len(s.fqn)):
         if symbol is not None and symbol.module and len(outer.fqn) < len(symbol.module):
             continue  # the packages above its module say nothing of it
@@ -142,7 +142,7 @@ def _via(db: Database, fqn: str) -> list[_Link]:
         # (a citation on an assignment is the name's: it comes through what reads the name)
         found += _cited(db, "c.fqn = ? AND c.assigns = ''", (outer.fqn,), path, outer.fqn)
     found += _cited(db, "r.reader = ?", (fqn,), "reads", edge=READ_EDGE, read=True)
-    for callee, edge in sorted(calls_from(db, fqn).items()):
+    for callee, edge in sorted(calls_from(code, fqn).items()):
         found += [_Link(e, f, t, h, "calls", callee, edge) for e, f, t, h in db.rows(
             "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (callee,))]
         found += _cited(db, "c.fqn = ?", (callee,), "calls", callee, edge)

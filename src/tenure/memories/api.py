@@ -16,10 +16,20 @@ from typing import Any
 import numpy as np
 
 from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, sessions, usage
-from tenure.memories.crypto import Cipher, key_file, load_key
+from tenure.memories.crypto import Cipher, has_org_key, key_file, load_key, load_org_key, org_key_file
 from tenure.memories.errors import KeyProblem, MemoriesError
 from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
-from tenure.memories.store import add_event, ensure_meta, get_meta, migrations, parse_stamp, stamp
+from tenure.memories.store import (
+    ORG_SCOPE,
+    PROJECT_SCOPE,
+    SCOPES,
+    add_event,
+    ensure_meta,
+    get_meta,
+    migrations,
+    parse_stamp,
+    stamp,
+)
 from tenure.memories.vectors import AUTO, ElementVectors, Provider, Vectors
 from tenure.namespace import selection
 from tenure.namespace.elements import PROJECT, ElementError, Place, contains, display, kind_of, places, try_resolve
@@ -27,6 +37,7 @@ from tenure.namespace.elements import resolve as resolve_element
 from tenure.namespace.terms import normalised, terms
 from tenure.state import EMBED_LOCK, lock_held, state_dir
 from tenure.storage import Database
+from tenure.team.organisation import NoOrganisation, organisation, require_organisation
 
 Clock = Callable[[], datetime]
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
@@ -62,25 +73,37 @@ class Draft:
     session: str | None = None
     outcome: str | None = None
     supersedes: int | None = None
+    scope: str = PROJECT_SCOPE
     terms: set[str] = field(default_factory=set)
     vector: np.ndarray | None = None
 
 
 class Memories:
     def __init__(self, db: Database, root: Path, clock: Clock | None = None,
-                 provider: Provider | None | Any = AUTO) -> None:
+                 provider: Provider | None | Any = AUTO, code: Database | None = None) -> None:
+        """`db`: the memories' own database (a team's, shared); `code`: the checkout's, which the
+        namespace reads the code from (the same one without a team database)."""
         self.db = db
+        self.code = code or db
         self.root = Path(root)
         self.clock = clock or utc_now
         migrations.apply(db)
         self._cipher: Cipher | None = None
-        self.vectors = Vectors(db, self.cipher, provider)
+        self._org_cipher: Cipher | None = None
+        self.vectors = Vectors(db, self.readable_cipher, provider)
+        # `db` is the team database, where organisation-scope content reaches every project of the
+        # organisation; a project's own database keeps it until `tenure team push`
+        self.team_database = self.code is not self.db
+        self._organisation: list[str | None] = []  # (looked up once: it asks git)
         # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
         self.rules: Callable[[], list[str]] | None = None
 
     # keys ---------------------------------------------------------------------------------------
-    def cipher(self) -> Cipher:
-        """The project's cipher, loaded on first use and checked against the key id on record."""
+    def cipher(self, scope: str = PROJECT_SCOPE) -> Cipher:
+        """The cipher of a scope: the project's, loaded on first use and checked against the key id
+        on record; or the organisation's (`org_cipher`)."""
+        if scope == ORG_SCOPE:
+            return self.org_cipher()
         if self._cipher is None:
             project_id = ensure_meta(self.db, "project_id", uuid.uuid4().hex)
             recorded = get_meta(self.db, "key_id")
@@ -94,21 +117,86 @@ class Memories:
             self._cipher = cipher
         return self._cipher
 
-    def _hash_terms(self, text: str) -> set[str]:
-        cipher = self.cipher()
+    def org_cipher(self, create: bool = False) -> Cipher:
+        """The organisation's cipher (its key: `TENURE_ORG_KEY` or `org-NAME.key`, shared by the team
+        out of band). A key is made only by the first organisation-scope write anywhere this
+        database reaches; one that does not open the organisation's memories already written is
+        refused before anything is read or written."""
+        if self._org_cipher is None:
+            org = self.organisation()
+            if org is None:
+                require_organisation(self.root)  # (refuses, saying how to name one)
+            assert org is not None
+            first = self._first_org_memory()
+            cipher = Cipher(load_org_key(org, self.root, create=create and first is None),
+                            f"the organisation {org}'s key")
+            if first is not None:
+                try:
+                    cipher.decrypt(first["content"], "content")
+                except KeyProblem as exc:
+                    raise KeyProblem(
+                        f"this organisation key (id {cipher.key_id}) is not the one {org}'s memories were "
+                        f"written with: get the organisation's key from a teammate (TENURE_ORG_KEY, or the file "
+                        f"{org_key_file(org)}); nothing was read or written") from exc
+            self._org_cipher = cipher
+        return self._org_cipher
+
+    def organisation(self) -> str | None:
+        if not self._organisation:
+            self._organisation.append(organisation(self.root))
+        return self._organisation[0]
+
+    def _first_org_memory(self) -> dict | None:
+        rows = self.db.query("SELECT content FROM memories WHERE scope = 'org' ORDER BY id LIMIT 1")
+        return rows[0] if rows else None
+
+    def readable_cipher(self, scope: str) -> Cipher | None:
+        """The scope's cipher, or None for the organisation's when this process has no organisation
+        or no key of it (its memories are then left out, and recall says so)."""
+        if scope == ORG_SCOPE and self._org_cipher is None:
+            org = self.organisation()
+            if org is None or not has_org_key(org):
+                return None
+        return self.cipher(scope)
+
+    def readable_scopes(self) -> list[str]:
+        return [scope for scope in SCOPES if self.readable_cipher(scope) is not None]
+
+    def _cipher_of(self, row: dict) -> Cipher:
+        return self.cipher(row["scope"])
+
+    def _hash_terms(self, text: str, scope: str = PROJECT_SCOPE) -> set[str]:
+        cipher = self.cipher(scope)
         return {cipher.term_hash(t) for t in terms(text)}
 
-    def _title_key(self, title: str) -> str:
-        return self.cipher().term_hash(links.title_text(title))
+    def _title_key(self, title: str, scope: str = PROJECT_SCOPE) -> str:
+        return self.cipher(scope).term_hash(links.title_text(title))
+
+    def _title_keys(self, title: str) -> list[str]:
+        """The title hashed with every key this process reads: a title names a memory of either scope."""
+        return [self._title_key(title, scope) for scope in self.readable_scopes()]
 
     # writing ------------------------------------------------------------------------------------
     def remember(self, content: str, kind: str | None = None, elements: Iterable[str] | None = None,
                  title: str | None = None, supersedes: int | str | None = None, author: str | None = None,
-                 session: str | None = None) -> dict:
+                 session: str | None = None, scope: str | None = None) -> dict:
         """Store a fact. Returns {id, deduplicated, similarTo, links}: the same fact written again
-        confirms the existing memory instead (deduplicated: true)."""
+        confirms the existing memory instead (deduplicated: true). `scope` 'org': a fact of the
+        whole organisation ("all our services retry idempotently"), encrypted with its key; a new
+        version keeps the scope of the one it replaces."""
         check_sizes(content=content, title=title, author=author)
         old = self._live_memory(supersedes) if supersedes is not None else None
+        scope = scope or (old["scope"] if old else PROJECT_SCOPE)
+        if scope not in SCOPES:
+            raise MemoriesError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
+        if old and old["scope"] != scope:
+            raise MemoriesError(f"memory #{old['id']} is of {old['scope']} scope: its new version cannot be of "
+                                f"{scope} scope (write a separate memory instead)")
+        if scope == ORG_SCOPE:
+            try:
+                self.org_cipher(create=True)
+            except NoOrganisation as exc:
+                raise MemoriesError(str(exc)) from exc
         kind = kind or (old["kind"] if old else "note")
         if kind not in WRITABLE_KINDS:
             raise MemoriesError(f"kind {kind!r} is not one of {', '.join(WRITABLE_KINDS)} "
@@ -117,10 +205,16 @@ class Memories:
         resolved = [self._element(e) for e in names] if names else \
             (self._elements_of(old["id"]) if old else [PROJECT])
         if old and title is None and old["title"]:
-            title = self.cipher().decrypt(old["title"], "title")  # the new version keeps the address
+            title = self._cipher_of(old).decrypt(old["title"], "title")  # the new version keeps the address
         draft = Draft(kind, content, title, list(dict.fromkeys(resolved)), author or default_author(), session,
-                      supersedes=old["id"] if old else None)
-        return self._commit(self._prepare(draft))
+                      supersedes=old["id"] if old else None, scope=scope)
+        written = self._commit(self._prepare(draft))
+        if scope == ORG_SCOPE:
+            written["scope"] = ORG_SCOPE
+            if not self.team_database:
+                written["note"] = ("kept in this project's own database, marked organisation scope: only this "
+                                   "project reads it until `tenure team push` carries it to the team database")
+        return written
 
     def supersede(self, old: int | str, content: str, title: str | None = None, kind: str | None = None,
                   elements: Iterable[str] | None = None, author: str | None = None) -> dict:
@@ -139,14 +233,15 @@ class Memories:
                         " WHERE id = ?",
                         (stamp(now), row["id"]))
         add_event(self.db, row["id"], now, event, detail)
-        drift.record_fingerprints(self.db, row["id"])  # confirmed against the code as it is now
+        drift.record_fingerprints(self.db, self.code, row["id"])  # confirmed against the code as it is now
         return {"id": row["id"], "confirmations": row["confirmations"] + 1, "clearedDrift": was_drifted}
 
     def _prepare(self, draft: Draft) -> Draft:
         if not draft.content.strip():
             raise MemoriesError("a memory needs content: say what is true, e.g. "
                                 "'the gateway strips headers longer than 8KB'")
-        draft.terms = self._hash_terms(" ".join([draft.title or "", draft.content, *map(display, draft.elements)]))
+        draft.terms = self._hash_terms(" ".join([draft.title or "", draft.content, *map(display, draft.elements)]),
+                                       draft.scope)
         vectors = self.vectors.embed([embed_text(draft.title, draft.content)])
         draft.vector = vectors[0] if vectors is not None else None
         return draft
@@ -168,30 +263,32 @@ class Memories:
         """(the live memory this draft repeats, or None; the near misses)."""
         if draft.kind == "session_outcome":
             return None, []  # every session's outcome is its own episode
-        same = dedupe.same_content(self.db, self._content_key(draft.content), draft.supersedes)
+        same = dedupe.same_content(self.db, self._content_key(draft.content, draft.scope), draft.supersedes)
         if same is not None:
             return {"id": same, "similarity": 1.0, "how": "identical content"}, []
         mine = dedupe.specifics(draft.content)
         if draft.vector is None:
-            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes), mine)
+            return None, self._describe_similar(dedupe.by_terms(self.db, draft.terms, draft.supersedes, draft.scope),
+                                                mine)
         close, similar = dedupe.by_vector(self.db, self.vectors, draft.vector, draft.supersedes,
-                                          lambda memory_id: self._specifics(memory_id) != mine)
+                                          lambda memory_id: self._specifics(memory_id) != mine, draft.scope)
         if close is not None:
             return {"id": close[0], "similarity": round(close[1], 4), "how": "cosine"}, []
         return None, self._describe_similar(similar, mine)
 
-    def _content_key(self, content: str) -> str:
-        return self.cipher().term_hash("content:" + normalised(content))
+    def _content_key(self, content: str, scope: str = PROJECT_SCOPE) -> str:
+        return self.cipher(scope).term_hash("content:" + normalised(content))
 
     def _specifics(self, memory_id: int) -> frozenset[str]:
-        return dedupe.specifics(self.cipher().decrypt(self._rows([memory_id])[0]["content"], "content"))
+        row = self._rows([memory_id])[0]
+        return dedupe.specifics(self._cipher_of(row).decrypt(row["content"], "content"))
 
     def _describe_similar(self, scored: list[tuple[int, float]], mine: frozenset[str]) -> list[dict]:
         """The near misses, each with the specifics it differs in (`dedupe.differences`) when it does."""
         rows = {r["id"]: r for r in self._rows([i for i, _ in scored])}
-        cipher = self.cipher()
         found = []
         for i, s in scored:
+            cipher = self._cipher_of(rows[i])
             near = {"id": i, "title": cipher.decrypt(rows[i]["title"], "title") or None, "similarity": round(s, 4)}
             differs = dedupe.differences(mine, dedupe.specifics(cipher.decrypt(rows[i]["content"], "content")))
             found.append({**near, "differs": differs} if differs else near)
@@ -202,7 +299,7 @@ class Memories:
         confirmed = self._confirm(row, now, f"the same fact written again by {draft.author} ({same['how']})",
                                   "deduplicated")
         added = [e for e in draft.elements if e not in self._elements_of(row["id"])]
-        self._attach(row["id"], added)
+        self._attach(row["id"], added, row["scope"])
         return {"id": row["id"], "deduplicated": True, "similarity": same["similarity"], "similarTo": [],
                 "confirmations": confirmed["confirmations"], "elementsAdded": added}
 
@@ -210,42 +307,44 @@ class Memories:
         if not draft.title:
             return
         for r in self.db.query("SELECT id FROM memories WHERE title_key = ? AND superseded_by IS NULL",
-                               (self._title_key(draft.title),)):
+                               (self._title_key(draft.title, draft.scope),)):
             if r["id"] != draft.supersedes:
                 raise MemoriesError(f"memory #{r['id']} already has the title {draft.title!r}: pass "
                                     f"supersedes={r['id']} to replace it, or choose another title")
 
     def _insert(self, draft: Draft, now: datetime) -> int:
-        cipher = self.cipher()
+        cipher = self.cipher(draft.scope)
         [(memory_id,)] = self.db.rows(
             """INSERT INTO memories (kind, title, content, title_key, content_key, author, session_id, outcome,
-               created_at, confirmed_at, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+               created_at, confirmed_at, supersedes, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
             (draft.kind, cipher.encrypt(draft.title, "title") if draft.title else None,
-             cipher.encrypt(draft.content, "content"), self._title_key(draft.title) if draft.title else None,
-             self._content_key(draft.content), draft.author, draft.session, draft.outcome,
-             stamp(now), stamp(now), draft.supersedes),
+             cipher.encrypt(draft.content, "content"),
+             self._title_key(draft.title, draft.scope) if draft.title else None,
+             self._content_key(draft.content, draft.scope), draft.author, draft.session, draft.outcome,
+             stamp(now), stamp(now), draft.supersedes, draft.scope),
         )
-        self._attach(memory_id, draft.elements)
-        self.db.executemany("INSERT INTO memory_terms (term, memory_id) VALUES (?, ?)",
-                            [(t, memory_id) for t in sorted(draft.terms)])
+        self._attach(memory_id, draft.elements, draft.scope)
+        self.db.executemany("INSERT INTO memory_terms (term, memory_id, scope) VALUES (?, ?, ?)",
+                            [(t, memory_id, draft.scope) for t in sorted(draft.terms)])
         if draft.vector is not None:
-            self.vectors.put(memory_id, draft.vector)
+            self.vectors.put(memory_id, draft.vector, draft.scope)
         add_event(self.db, memory_id, now, "created", f"{draft.kind} by {draft.author}")
         if draft.supersedes is not None:
             self.db.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (memory_id, draft.supersedes))
             add_event(self.db, draft.supersedes, now, "superseded", f"by #{memory_id}")
         return memory_id
 
-    def _attach(self, memory_id: int, elements: list[str]) -> None:
-        self.db.executemany("INSERT INTO memory_elements (memory_id, element) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                            [(memory_id, e) for e in elements])
-        drift.record_fingerprints(self.db, memory_id)
+    def _attach(self, memory_id: int, elements: list[str], scope: str) -> None:
+        self.db.executemany("INSERT INTO memory_elements (memory_id, element, scope) VALUES (?, ?, ?)"
+                            " ON CONFLICT DO NOTHING", [(memory_id, e, scope) for e in elements])
+        drift.record_fingerprints(self.db, self.code, memory_id)
 
     def _link(self, memory_id: int, draft: Draft) -> dict:
-        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.db, self.root, text))
+        found = [links.resolve(t, self._memory_by_title, lambda text: try_resolve(self.code, self.root, text))
                  for t in links.targets(draft.content)]
-        links.store(self.db, memory_id, found, self.cipher().term_hash)
-        attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title)) if draft.title else 0
+        links.store(self.db, memory_id, found, self.cipher(draft.scope).term_hash, draft.scope)
+        attached = links.attach_pending(self.db, memory_id, self._title_key(draft.title, draft.scope)) \
+            if draft.title else 0
         return {"links": [link.as_dict() for link in found], "pendingLinksAttached": attached}
 
     def memory_titled(self, title: str) -> int | None:
@@ -254,15 +353,16 @@ class Memories:
         return self._memory_by_title(title) if get_meta(self.db, "key_id") is not None else None
 
     def _memory_by_title(self, title: str) -> int | None:
-        rows = self.db.query("SELECT id FROM memories WHERE title_key = ? AND superseded_by IS NULL",
-                             (self._title_key(title),))
+        """The live memory of this title: the project's before the organisation's."""
+        rows = self.db.query(f"SELECT id FROM memories WHERE title_key IN {self.db.each} AND superseded_by IS NULL"
+                             " ORDER BY scope = 'org', id", (self.db.many(self._title_keys(title)),))
         return rows[0]["id"] if rows else None
 
     # addressing ---------------------------------------------------------------------------------
     def _element(self, text: str) -> str:
         """The element id for what was typed; a name that names nothing is refused like any write."""
         try:
-            return resolve_element(self.db, self.root, text)
+            return resolve_element(self.code, self.root, text)
         except ElementError as exc:
             raise MemoriesError(str(exc)) from exc
 
@@ -276,8 +376,9 @@ class Memories:
         if number.isascii() and number.isdigit():  # (not "²": a digit to isdigit, but no number)
             rows = self._rows([int(number)]) if int(number) <= MAX_ID else []  # (past it SQLite cannot bind it)
         else:
-            rows = self.db.query("SELECT * FROM memories WHERE title_key = ?"
-                                 " ORDER BY superseded_by IS NOT NULL, id DESC", (self._title_key(text),))
+            rows = self.db.query(f"SELECT * FROM memories WHERE title_key IN {self.db.each}"
+                                 " ORDER BY superseded_by IS NOT NULL, scope = 'org', id DESC",
+                                 (self.db.many(self._title_keys(text)),))
         if not rows:
             raise MemoriesError(f"no memory {text!r}: name it by id (see `tenure recall`) or by its exact title")
         return rows[0]
@@ -309,11 +410,12 @@ class Memories:
 
     def describe(self, ids: list[int]) -> dict[int, dict]:
         """Memories as dicts, decrypted: what recall, history and briefings show."""
-        cipher, now = self.cipher(), self.clock()
+        now = self.clock()
         elements = self._elements_by_memory(ids)
         found = {}
         for r in self._rows(ids):
             last_true = parse_stamp(r["confirmed_at"])
+            cipher = self._cipher_of(r)
             found[r["id"]] = {
                 "id": r["id"], "kind": r["kind"], "title": cipher.decrypt(r["title"], "title") or None,
                 "content": cipher.decrypt(r["content"], "content"), "elements": elements[r["id"]],
@@ -322,6 +424,7 @@ class Memories:
                 "ageDays": int(ranking.age_days(last_true, now)),
                 "verify": bool(r["verify"]),
                 "driftedAt": r["drifted_at"], "supersedes": r["supersedes"], "supersededBy": r["superseded_by"],
+                "scope": r["scope"],
             }
         return found
 
@@ -337,23 +440,41 @@ class Memories:
         if limit < 1:
             raise MemoriesError("limit must be at least 1")
         self.backfill(BACKFILL_ON_RECALL)
-        hits = self._search(query, self._within(elements), limit)
-        results = self._with_content(hits)
+        with self.db.reading():
+            hits, unread = self._search(query, self._within(elements), limit)
+            results = self._with_content(hits)
         if session:
             with self.db.transaction():
                 usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())
-        return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note(), "session": session,
-                "results": results}
+        return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note() + self._unread_note(unread),
+                "session": session, "results": results}
 
-    def _search(self, query: str, within: set[int] | None, limit: int) -> list[Hit]:
-        q = Query(self._hash_terms(query), None, not query.strip())
+    def _unread_note(self, unread: int) -> str:
+        """What recall left out: `unread` organisation-scope memories this process has no key for."""
+        if not unread:
+            return ""
+        org = self.organisation()
+        where = f"TENURE_ORG_KEY or {org_key_file(org)}" if org else "no organisation is configured"
+        return f"; {unread} organisation-scope memories left out: no organisation key here ({where})"
+
+    def _search(self, query: str, within: set[int] | None, limit: int) -> tuple[list[Hit], int]:
+        """The hits, and how many live memories were left out for want of their scope's key."""
+        scopes = self.readable_scopes()
+        plain = terms(query)
+        q = Query({self.cipher(scope).term_hash(t) for scope in scopes for t in plain}, None, not query.strip(),
+                  len(plain))
         if not q.empty:
             vectors = self.vectors.embed([query])
             q.vector = vectors[0] if vectors is not None else None
-        retired = {r["id"] for r in self.db.query("SELECT id FROM memories WHERE superseded_by IS NOT NULL")}
+        # (what this process cannot read counts as retired: it is never a candidate; each part is one
+        # partial index's rows, where an OR would read the whole table)
+        live = "superseded_by IS NULL"
+        left_out = self.db.rows(f"SELECT id, {live} FROM memories WHERE superseded_by IS NOT NULL" + (
+            "" if ORG_SCOPE in scopes else f" UNION SELECT id, {live} FROM memories WHERE scope = 'org'"))
+        retired = {memory_id for memory_id, _ in left_out}
         found = relevances(self.db, self.vectors, q, within, retired)
         hits = rank(self.db, found, self.clock(), limit)
-        return hits + self._linked(hits, q, retired)
+        return hits + self._linked(hits, q, retired), sum(1 for _, live in left_out if live)
 
     def _within(self, elements: Iterable[str] | None) -> set[int] | None:
         """Ids of memories attached to the given elements or to anything inside them (no filter
@@ -361,9 +482,9 @@ class Memories:
         names = list(elements or [])
         if not names:
             return None
-        outer = list(places(self.db, {self._element(e) for e in names}).values())
+        outer = list(places(self.code, {self._element(e) for e in names}).values())
         attached = self.db.query("SELECT memory_id, element FROM memory_elements")
-        inner = places(self.db, {r["element"] for r in attached})
+        inner = places(self.code, {r["element"] for r in attached})
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
         return {r["memory_id"] for r in attached if r["element"] in inside}
 
@@ -371,8 +492,13 @@ class Memories:
         """The linked neighbours of the top hits, each marked with the hit that pulled it in."""
         shown = {h.id for h in hits}
         pulled: dict[int, dict] = {}
+        top = [h.id for h in hits[:NEIGHBOUR_HITS]]
+        # (the links of every top hit read at once: a round trip each costs on a team's server)
+        outgoing, incoming = links.outgoing(self.db, top), links.incoming(self.db, top)
         for hit in hits[:NEIGHBOUR_HITS]:
-            for neighbour, how in self._neighbour_ids(hit.id, retired)[:NEIGHBOURS_PER_HIT]:
+            mine = ([link for link in outgoing if link["source_id"] == hit.id],
+                    [link for link in incoming if link["target_id"] == hit.id])
+            for neighbour, how in self._neighbour_ids(hit.id, retired, *mine)[:NEIGHBOURS_PER_HIT]:
                 if neighbour not in shown and neighbour not in pulled:
                     pulled[neighbour] = {"from": hit.id, "link": how}
         if not pulled:
@@ -382,14 +508,15 @@ class Memories:
             h.via = pulled[h.id]
         return scored
 
-    def _neighbour_ids(self, memory_id: int, retired: set[int]) -> list[tuple[int, str]]:
+    def _neighbour_ids(self, memory_id: int, retired: set[int], outgoing: list[dict],
+                       incoming: list[dict]) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
-        for link in links.outgoing(self.db, [memory_id]):
+        for link in outgoing:
             if link["kind"] == "memory":
                 found.append((self._latest(link["target_id"]), "links to"))
             elif link["element"]:
                 found += [(m, f"links to [[{display(link['element'])}]]") for m in self._attached_to(link["element"])]
-        found += [(link["source_id"], "linked from") for link in links.incoming(self.db, [memory_id])]
+        found += [(link["source_id"], "linked from") for link in incoming]
         return [(m, how) for m, how in dict.fromkeys(found) if m not in retired and m != memory_id]
 
     def _attached_to(self, element: str) -> list[int]:
@@ -400,7 +527,7 @@ class Memories:
         """Relevance of memories that came by link rather than by search."""
         if q.empty:
             return dict.fromkeys(ids, (None, 1.0))
-        overlaps = overlaps_of(self.db, q.terms, set(ids))
+        overlaps = overlaps_of(self.db, q.terms, set(ids), q.size)
         vids, matrix = self.vectors.matrix()
         cos = values_at(vids, matrix @ q.vector, set(ids)) if q.vector is not None and len(vids) else {}
         return {i: (cos.get(i), overlaps.get(i, 0.0)) for i in ids}
@@ -432,7 +559,7 @@ class Memories:
                 break
             with self.db.transaction():
                 for memory_id, vector in zip(batch, vectors, strict=True):
-                    self.vectors.put(memory_id, vector)
+                    self.vectors.put(memory_id, vector, rows[memory_id]["scope"])
             done += len(batch)
         return done
 
@@ -457,12 +584,15 @@ class Memories:
     def review(self) -> dict:
         """Memories a person should look at: drifted ones and ignored ones. Nothing is removed:
         confirm what still holds, supersede what changed."""
+        readable = self.db.many(self.readable_scopes())
         drifted = [r["id"] for r in self.db.query(
-            "SELECT id FROM memories WHERE superseded_by IS NULL AND verify = 1 ORDER BY id")]
+            f"SELECT id FROM memories WHERE superseded_by IS NULL AND verify = 1 AND scope IN {self.db.each}"
+            " ORDER BY id",
+            (readable,))]
         served = [r["memory_id"] for r in self.db.query(
-            """SELECT i.memory_id FROM memory_impressions i JOIN memories m ON m.id = i.memory_id
-               WHERE m.superseded_by IS NULL GROUP BY i.memory_id HAVING COUNT(*) >= ?""",
-            (ranking.IGNORED_SESSIONS,))]
+            f"""SELECT i.memory_id FROM memory_impressions i JOIN memories m ON m.id = i.memory_id
+               WHERE m.superseded_by IS NULL AND m.scope IN {self.db.each} GROUP BY i.memory_id HAVING COUNT(*) >= ?""",
+            (readable, ranking.IGNORED_SESSIONS))]
         used = usage.usage_of(self.db, served)
         ignored = [m for m in served if used[m].citations == 0]
         ids = sorted(set(drifted) | set(ignored))
@@ -477,7 +607,7 @@ class Memories:
     def on_drift(self, fqns: list[str]) -> list[int]:
         """Called by `Tenure.index()` with the symbols whose code changed or went away (also with
         none: fingerprints are compared on every index)."""
-        return drift.on_index(self.db, fqns, self.clock())
+        return drift.on_index(self.db, self.code, fqns, self.clock())
 
     # work sessions ------------------------------------------------------------------------------
     def start_session(self, agent: str, task: str | None = None, elements: Iterable[str] = (),
@@ -524,7 +654,7 @@ class Memories:
         state = sessions.open_session(self.db, session)
         declared = [self._find(u)["id"] for u in used]
         now = self.clock()
-        touched = drift.edited_places(self.db, state.started_at, now, list(edited))
+        touched = drift.edited_places(self.db, self.code, state.started_at, now, list(edited))
         empty = not (declared or touched or sessions.leased(self.db, session) or usage.served(self.db, session))
         if empty and not keep_empty:
             with self.db.transaction():
@@ -561,7 +691,7 @@ class Memories:
             return []
         candidates = [m for m in usage.served(self.db, session) if m not in declared]
         by_memory = self._elements_by_memory(candidates)
-        where = places(self.db, {e for es in by_memory.values() for e in es})
+        where = places(self.code, {e for es in by_memory.values() for e in es})
         return [m for m in candidates if any(contains(where[e], t) or contains(t, where[e])
                                              for e in by_memory[m] for t in touched)]
 
@@ -574,14 +704,14 @@ class Memories:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         # while the index's background backfill embeds them, a query leaves them to it
         inline = 0 if lock_held(state_dir(self.root), EMBED_LOCK) else selection.INLINE_EMBED
-        return selection.select(self.db, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
+        return selection.select(self.code, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
                                 limit, inline)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
         """Read the terms of the code's elements, and embed the descriptions of those with no vector of
         the current model (what `tenure index` starts in the background, so that a briefing's first
         call reads neither the project's code nor the model's work on it)."""
-        return selection.prepare(self.db, self.root, ElementVectors(self.db, self.vectors), progress)
+        return selection.prepare(self.code, self.root, ElementVectors(self.db, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
               scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = (),
@@ -611,12 +741,11 @@ class Memories:
 
     def knowledge_map(self, level: str = "module") -> dict:
         """One cell per element at `level`: what is known, how fresh, pitfalls, and visible gaps."""
-        return knowledge_map.build(self.db, self.root, level, self.clock(), self._titles)
+        return knowledge_map.build(self.db, self.code, self.root, level, self.clock(), self._titles)
 
     def _titles(self, ids: list[int]) -> dict[int, str]:
-        cipher = self.cipher()
-        return {r["id"]: cipher.decrypt(r["title"], "title") or cipher.decrypt(r["content"], "content")[:60]
-                for r in self._rows(ids)}
+        return {r["id"]: self._cipher_of(r).decrypt(r["title"], "title") or
+                self._cipher_of(r).decrypt(r["content"], "content")[:60] for r in self._rows(ids)}
 
 
 def check_sizes(**texts: str | None) -> None:

@@ -2,6 +2,7 @@
 
 One line per memory, in the words of SPEC §3:
   - **ApiGateway** [PITFALL] [VERIFY — the element drifted since this was written] (agent/sarah, 96 days ago): …
+An organisation-scope memory carries [ORG — …] after its kind.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tenure.words import counted
 KIND_ORDER = ("pitfall", "convention", "note", "session_outcome")
 HEADINGS = {"pitfall": "Pitfalls", "convention": "Conventions", "note": "Notes", "session_outcome": "Past sessions"}
 VERIFY = "[VERIFY — the element drifted since this was written]"
+ORG = "[ORG — the organisation's, for every project of it]"
 SHOWN_ELEMENTS = 3
 EXCERPT_CHARS = 500  # of a memory's text in a briefing line (a fact is a few sentences; the rest is in its history)
 TITLE_CHARS = 200  # of its title (longer ones predate the limit on what a memory may hold)
@@ -44,7 +46,8 @@ def line(memory: dict, limit: int | None = EXCERPT_CHARS) -> str:
     names = list(displays(memory["elements"]).values())
     shown = ", ".join(names[:SHOWN_ELEMENTS]) + (f" +{len(names) - SHOWN_ELEMENTS}" if len(names) > SHOWN_ELEMENTS
                                                   else "")
-    tags = " ".join([label(memory)] + ([VERIFY] if memory["verify"] else []))
+    tags = " ".join([label(memory)] + ([ORG] if memory.get("scope") == "org" else []) +
+                    ([VERIFY] if memory["verify"] else []))
     text = excerpt(memory, limit)
     if memory["title"] and memory["kind"] != "session_outcome":
         title = memory["title"] if limit is None or len(memory["title"]) <= TITLE_CHARS else \

@@ -1,7 +1,10 @@
 """Encryption at rest: AES-GCM for titles, contents and vectors; keyed hashes for searchable terms.
 
 One 32-byte master key per project, from `TENURE_KEY` (base64) or a key file outside the repository
-(`$XDG_CONFIG_HOME/tenure/<project id>.key`, default `~/.config`), created 0600 on first use. Three
+(`$XDG_CONFIG_HOME/tenure/<project id>.key`, default `~/.config`), created 0600 on first use.
+Organisation-scope content has its own key, loaded the same way: `TENURE_ORG_KEY` or
+`org-<organisation>.key` beside the project keys; a team hands it to its members out of band (the
+database never holds a key). Three
 sub-keys are derived from it (HKDF), so the term hashes and the key id reveal nothing about the
 encryption key. The database stores the key id: a different key is refused before anything is
 read or written, so a wrong key can neither show garbage nor mix two keys in one database.
@@ -23,8 +26,10 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from tenure.memories.errors import KeyProblem
+from tenure.team.user_config import user_config_dir
 
 KEY_ENV = "TENURE_KEY"
+ORG_KEY_ENV = "TENURE_ORG_KEY"
 KEY_BYTES = 32
 NONCE_BYTES = 12
 VERSION = b"\x01"  # leading byte of every ciphertext, so the format can change later
@@ -32,41 +37,57 @@ TERM_HASH_BYTES = 8  # 64-bit keyed hashes: collisions are negligible for a proj
 
 
 def key_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tenure"
+    return user_config_dir()
 
 
 def key_file(project_id: str) -> Path:
     return key_dir() / f"{project_id}.key"
 
 
+def org_key_file(organisation: str) -> Path:
+    return key_dir() / f"org-{organisation}.key"
+
+
 def load_key(project_id: str, root: Path, create: bool) -> bytes:
     """The master key: `TENURE_KEY` wins over the key file. `create` makes a new key file when
     there is none (only allowed while nothing has been encrypted yet)."""
-    if os.environ.get(KEY_ENV):
-        return _decode_env_key(os.environ[KEY_ENV])
-    path = key_file(project_id)
+    return _load(KEY_ENV, key_file(project_id), root, create, "these memories")
+
+
+def load_org_key(organisation: str, root: Path, create: bool) -> bytes:
+    """The organisation's key, as `load_key` (`TENURE_ORG_KEY`, else `org-<organisation>.key`)."""
+    return _load(ORG_KEY_ENV, org_key_file(organisation), root, create,
+                 f"the organisation {organisation}'s memories")
+
+
+def has_org_key(organisation: str) -> bool:
+    return bool(os.environ.get(ORG_KEY_ENV)) or org_key_file(organisation).exists()
+
+
+def _load(env: str, path: Path, root: Path, create: bool, what: str) -> bytes:
+    if os.environ.get(env):
+        return _decode_env_key(os.environ[env], env)
     if _inside(path, root):
         raise KeyProblem(f"the key file {path} lies inside the project {root}: it would travel with the "
-                         f"repository. Set XDG_CONFIG_HOME to a directory outside it, or set {KEY_ENV}.")
+                         f"repository. Set XDG_CONFIG_HOME to a directory outside it, or set {env}.")
     if path.exists():
         return _read_key_file(path)
     if not create:
-        raise KeyProblem(f"no key: these memories are encrypted, and neither {KEY_ENV} is set nor {path} "
-                         "exists. Restore the key file (or set TENURE_KEY to its base64 content); "
-                         "without it the memories cannot be read.")
+        raise KeyProblem(f"no key: {what} are encrypted, and neither {env} is set nor {path} "
+                         f"exists. Restore the key file (or set {env} to its base64 content); "
+                         "without it they cannot be read.")
     return _create_key_file(path)
 
 
-def _decode_env_key(value: str) -> bytes:
+def _decode_env_key(value: str, source: str = KEY_ENV) -> bytes:
     try:
         key = base64.b64decode(value.strip(), validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise KeyProblem(f"{KEY_ENV} is not valid base64: set it to 32 random bytes in base64, "
+        raise KeyProblem(f"{source} is not valid base64: set it to 32 random bytes in base64, "
                          "e.g. `python -c \"import os,base64;print(base64.b64encode(os.urandom(32)).decode())\"`"
                          ) from exc
     if len(key) != KEY_BYTES:
-        raise KeyProblem(f"{KEY_ENV} decodes to {len(key)} bytes; it must be {KEY_BYTES} bytes (base64 of 32 bytes)")
+        raise KeyProblem(f"{source} decodes to {len(key)} bytes; it must be {KEY_BYTES} bytes (base64 of 32 bytes)")
     return key
 
 
@@ -75,7 +96,7 @@ def _read_key_file(path: Path) -> bytes:
     if mode & 0o077:
         raise KeyProblem(f"the key file {path} is readable by others (mode {mode:o}); "
                          f"run `chmod 600 {path}` and try again")
-    return _decode_env_key(path.read_text().strip())
+    return _decode_env_key(path.read_text().strip(), str(path))
 
 
 def _create_key_file(path: Path) -> bytes:
@@ -109,9 +130,10 @@ def _derive(master: bytes, purpose: bytes) -> bytes:
 
 
 class Cipher:
-    """Encrypts and hashes with one project's key."""
+    """Encrypts and hashes with one key (a project's, or its organisation's: `label` names it in errors)."""
 
-    def __init__(self, master: bytes) -> None:
+    def __init__(self, master: bytes, label: str = "the project's key") -> None:
+        self.label = label
         self._aead = AESGCM(_derive(master, b"encrypt"))
         self._term_key = _derive(master, b"terms")
         self.key_id = hashlib.sha256(_derive(master, b"key-id")).hexdigest()[:16]
@@ -129,7 +151,7 @@ class Cipher:
         try:
             return self._aead.decrypt(nonce, body, purpose.encode())
         except InvalidTag as exc:
-            raise KeyProblem(f"a stored {purpose} does not decrypt with this key (key id {self.key_id}): "
+            raise KeyProblem(f"a stored {purpose} does not decrypt with this key ({self.label}, key id {self.key_id}): "
                              "the key is wrong or the row was tampered with") from exc
 
     def decrypt(self, blob: bytes | None, purpose: str) -> str:

@@ -67,15 +67,16 @@ def same_content(db: Database, content_key: str, exclude: int | None) -> int | N
 
 
 def by_vector(db: Database, vectors: Vectors, vector: np.ndarray, exclude: int | None,
-              differs: Callable[[int], bool]) -> tuple[tuple[int, float] | None, list[tuple[int, float]]]:
-    """(the closest live memory above 0.94 that `differs` does not tell apart, with its cosine, or
-    None; else the near misses, closest first)."""
+              differs: Callable[[int], bool], scope: str) -> tuple[tuple[int, float] | None, list[tuple[int, float]]]:
+    """(the closest live memory of `scope` above 0.94 that `differs` does not tell apart, with its
+    cosine, or None; else the near misses, closest first). An organisation's fact never merges into a
+    project's, nor the other way."""
     ids, matrix = vectors.matrix()
     if not len(ids):
         return None, []
     cos = matrix @ vector
     close = np.flatnonzero(cos >= SIMILAR_COSINE)
-    live = live_ids(db, [int(ids[k]) for k in close], exclude)
+    live = live_ids(db, [int(ids[k]) for k in close], exclude, scope)
     ranked = sorted(((int(ids[k]), float(cos[k])) for k in close if int(ids[k]) in live), key=lambda x: -x[1])
     for memory_id, similarity in ranked:
         if similarity <= DUPLICATE_COSINE:
@@ -85,7 +86,7 @@ def by_vector(db: Database, vectors: Vectors, vector: np.ndarray, exclude: int |
     return None, ranked[:SHOWN]
 
 
-def by_terms(db: Database, terms: set[str], exclude: int | None) -> list[tuple[int, float]]:
+def by_terms(db: Database, terms: set[str], exclude: int | None, scope: str) -> list[tuple[int, float]]:
     """Near misses by Jaccard overlap of terms. Jaccard ≥ 0.6 needs at least 60% of the draft's
     terms shared, so only those memories are counted."""
     if not terms:
@@ -98,11 +99,11 @@ def by_terms(db: Database, terms: set[str], exclude: int | None) -> list[tuple[i
         f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN {db.each} GROUP BY memory_id",
         (db.many(shared),))}
     jaccard = {m: n / (len(terms) + sizes[m] - n) for m, n in shared.items()}
-    live = live_ids(db, [m for m, j in jaccard.items() if j >= SIMILAR_JACCARD], exclude)
+    live = live_ids(db, [m for m, j in jaccard.items() if j >= SIMILAR_JACCARD], exclude, scope)
     return sorted(((m, jaccard[m]) for m in live), key=lambda x: -x[1])[:SHOWN]
 
 
-def live_ids(db: Database, ids: list[int], exclude: int | None) -> set[int]:
+def live_ids(db: Database, ids: list[int], exclude: int | None, scope: str) -> set[int]:
     rows = db.query(f"SELECT id FROM memories WHERE id IN {db.each} AND superseded_by IS NULL"
-                    " AND kind != 'session_outcome'", (db.many(ids),))
+                    " AND kind != 'session_outcome' AND scope = ?", (db.many(ids), scope))
     return {r["id"] for r in rows} - {exclude}

@@ -29,12 +29,13 @@ LEVELS = ("module", "package", "service")
 TITLES_PER_CELL = 3
 
 
-def build(db: Database, root: Path, level: str, now: datetime, titles: Callable[[list[int]], dict[int, str]]) -> dict:
+def build(db: Database, code: Database, root: Path, level: str, now: datetime,
+          titles: Callable[[list[int]], dict[int, str]]) -> dict:
     if level not in LEVELS:
         raise MemoriesError(f"level {level!r} is not one of {', '.join(LEVELS)}")
-    cells, aside = universe(db, root, level)
+    cells, aside = universe(code, root, level)
     memories = _live(db)
-    where = places(db, {e for m in memories.values() for e in m["elements"]})
+    where = places(code, {e for m in memories.values() for e in m["elements"]})
     members: dict[str, list[int]] = defaultdict(list)
     project_wide = []
     for memory_id, m in memories.items():

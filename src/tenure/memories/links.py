@@ -51,10 +51,10 @@ def resolve(target: str, memory_by_title: Callable[[str], int | None],
     return Link(target, "pending")
 
 
-def store(db: Database, source_id: int, links: list[Link], key: Callable[[str], str]) -> None:
+def store(db: Database, source_id: int, links: list[Link], key: Callable[[str], str], scope: str) -> None:
     db.executemany(
-        "INSERT INTO memory_links (source_id, target_key, kind, target_id, element) VALUES (?, ?, ?, ?, ?)",
-        [(source_id, key(title_text(link.target)), link.kind, link.target_id, link.element) for link in links],
+        "INSERT INTO memory_links (source_id, target_key, kind, target_id, element, scope) VALUES (?, ?, ?, ?, ?, ?)",
+        [(source_id, key(title_text(link.target)), link.kind, link.target_id, link.element, scope) for link in links],
     )
 
 

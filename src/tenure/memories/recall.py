@@ -35,11 +35,14 @@ class Hit:
 
 @dataclass
 class Query:
-    """A query prepared once: its hashed terms and (when there is a provider) its unit vector."""
+    """A query prepared once: its hashed terms and (when there is a provider) its unit vector. Each
+    term is hashed with every key this process reads (the project's, the organisation's): `size`
+    is the number of terms, whichever key a memory's were hashed with."""
 
     terms: set[str]
     vector: np.ndarray | None
     empty: bool
+    size: int = 0
 
 
 def relevances(db: Database, vectors: Vectors, query: Query, within: set[int] | None,
@@ -57,7 +60,7 @@ def relevances(db: Database, vectors: Vectors, query: Query, within: set[int] | 
     else:
         cos = matrix @ query.vector
     pool = (top_by_terms(db, query.terms, within) | top_by_cosine(ids, cos, within, retired)) - retired
-    overlaps = overlaps_of(db, query.terms, pool)
+    overlaps = overlaps_of(db, query.terms, pool, query.size)
     cos_of = values_at(ids, cos, pool)
     found = {m: (cos_of.get(m), overlaps.get(m, 0.0)) for m in pool}
     best = sorted(found, key=lambda m: ranking.relevance(*found[m]), reverse=True)[:CANDIDATES]
@@ -75,13 +78,14 @@ def top_by_terms(db: Database, terms: set[str], within: set[int] | None) -> set[
     return {r["memory_id"] for r in rows}
 
 
-def overlaps_of(db: Database, terms: set[str], memory_ids: set[int]) -> dict[int, float]:
-    """Share of the query's terms each of `memory_ids` holds (absent: none)."""
+def overlaps_of(db: Database, terms: set[str], memory_ids: set[int], size: int = 0) -> dict[int, float]:
+    """Share of the query's terms (`size` of them; default: as many as `terms`) each of
+    `memory_ids` holds (absent: none)."""
     if not terms or not memory_ids:
         return {}
     rows = db.query(f"SELECT memory_id, COUNT(*) AS n FROM memory_terms WHERE memory_id IN {db.each}"
                     f" AND term IN {db.each} GROUP BY memory_id", (db.many(sorted(memory_ids)), db.many(sorted(terms))))
-    return {r["memory_id"]: r["n"] / len(terms) for r in rows}
+    return {r["memory_id"]: r["n"] / (size or len(terms)) for r in rows}
 
 
 def top_by_cosine(ids: np.ndarray, cos: np.ndarray, within: set[int] | None, retired: set[int]) -> set[int]:

@@ -11,6 +11,8 @@ from datetime import datetime
 from tenure.storage import Database, Migrations, get_value
 
 migrations = Migrations("memories")
+PROJECT_SCOPE, ORG_SCOPE = "project", "org"
+SCOPES = (PROJECT_SCOPE, ORG_SCOPE)
 
 
 @migrations
@@ -164,6 +166,22 @@ def m005_element_terms(db: Database) -> None:
     # the terms of each element's code, for selection (tenure.namespace.selection): read after an
     # index, so that a briefing's first call does not read the whole project's code
     db.execute("CREATE TABLE element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, terms TEXT NOT NULL)")
+
+
+@migrations
+def m006_scope(db: Database) -> None:
+    # 'org': the organisation's, encrypted with its key and read by every project of it (on the team
+    # database); kept in a project's own database until `tenure team push` carries it there
+    db.execute("ALTER TABLE memories ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
+    db.execute("CREATE INDEX memories_org ON memories(id) WHERE scope = 'org'")
+
+
+@migrations
+def m007_scope_of_parts(db: Database) -> None:
+    # the rows an organisation-scope memory is found and shown by (its elements, terms, vector, links)
+    # are the organisation's too: on the team database every project of it reads them
+    for table in ("memory_elements", "memory_terms", "memory_vectors", "memory_links"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
 
 
 def stamp(at: datetime) -> str:

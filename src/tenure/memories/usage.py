@@ -33,7 +33,8 @@ def log_impressions(db: Database, session: str, memory_ids: Iterable[int], now: 
     at = stamp(now)
     db.executemany(
         """INSERT INTO memory_impressions (session_id, memory_id, first_at, last_at, count) VALUES (?, ?, ?, ?, 1)
-           ON CONFLICT (session_id, memory_id) DO UPDATE SET count = count + 1, last_at = excluded.last_at""",
+           ON CONFLICT (session_id, memory_id)
+           DO UPDATE SET count = memory_impressions.count + 1, last_at = excluded.last_at""",
         [(session, m, at, at) for m in dict.fromkeys(memory_ids)],
     )
 

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tenure.memories.crypto import Cipher
+from tenure.memories.store import ORG_SCOPE, PROJECT_SCOPE, SCOPES
 from tenure.storage import Database
 
 
@@ -39,14 +40,17 @@ def configured_provider() -> tuple[Provider | None, str]:
 
 
 class Vectors:
-    def __init__(self, db: Database, cipher: Callable[[], Cipher], provider: Provider | None | Any = AUTO) -> None:
+    def __init__(self, db: Database, cipher: Callable[[str], Cipher | None],
+                 provider: Provider | None | Any = AUTO) -> None:
+        """`cipher(scope)`: the cipher of a memory scope, None when this process cannot read it (no
+        organisation key): such vectors are left out."""
         self.db = db
         self._cipher = cipher
         self._provider = provider
         self._why_none = "" if provider is not None else "no embedding provider was given"
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray | None = None
-        self._seen_written = 0  # the last vector write `matrix` read
+        self._seen_written = dict.fromkeys(SCOPES, 0)  # the last vector write of each scope `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
 
     @property
@@ -80,16 +84,19 @@ class Vectors:
             self._why_none = f"the embedding provider failed: {exc}"
             return None
 
-    def put(self, memory_id: int, vector: np.ndarray) -> None:
+    def put(self, memory_id: int, vector: np.ndarray, scope: str = PROJECT_SCOPE) -> None:
         assert self.provider is not None
-        blob = self._cipher().encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
-        # (`written`: one past the last write, taken under the write lock, so every process that holds
-        # vectors reads this one at its next `matrix`, whichever memory it belongs to)
+        cipher = self._cipher(scope)
+        assert cipher is not None  # (a memory is written only with its scope's key)
+        blob = cipher.encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
+        # (`written`: one past the last write of its scope, taken under the write lock, so every process
+        # that holds vectors reads this one at its next `matrix`, whichever memory it belongs to; counted
+        # per scope: on the team database each project sees its own and the organisation's rows)
         self.db.execute(
-            "INSERT INTO memory_vectors (memory_id, model, vector, written)"
-            " VALUES (?, ?, ?, (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors)) ON CONFLICT (memory_id)"
+            "INSERT INTO memory_vectors (memory_id, model, vector, scope, written) VALUES (?, ?, ?, ?,"
+            " (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors WHERE scope = ?)) ON CONFLICT (memory_id)"
             " DO UPDATE SET model = excluded.model, vector = excluded.vector, written = excluded.written",
-            (memory_id, self.provider.name, blob),
+            (memory_id, self.provider.name, blob, scope, scope),
         )
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
@@ -99,9 +106,11 @@ class Vectors:
         provider = self.provider
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        seen = self._seen_written
         rows = self.db.query(
-            "SELECT memory_id, vector, written FROM memory_vectors WHERE model = ? AND written > ? ORDER BY written",
-            (provider.name, self._seen_written),
+            "SELECT memory_id, vector, written, scope FROM memory_vectors WHERE model = ?"
+            " AND ((scope = 'project' AND written > ?) OR (scope = 'org' AND written > ?)) ORDER BY written",
+            (provider.name, seen[PROJECT_SCOPE], seen[ORG_SCOPE]),
         )
         if rows:
             self._append(rows)
@@ -110,8 +119,13 @@ class Vectors:
         return self._ids, self._matrix
 
     def _append(self, rows: list[dict]) -> None:
-        cipher = self._cipher()
-        plain = b"".join(cipher.decrypt_bytes(r["vector"], "vector") for r in rows)
+        for r in rows:
+            self._seen_written[r["scope"]] = max(self._seen_written[r["scope"]], r["written"])
+        ciphers = {scope: self._cipher(scope) for scope in {r["scope"] for r in rows}}
+        rows = [r for r in rows if ciphers[r["scope"]] is not None]
+        if not rows:
+            return
+        plain = b"".join(ciphers[r["scope"]].decrypt_bytes(r["vector"], "vector") for r in rows)  # type: ignore[union-attr]
         fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
         ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
         if self._matrix is None:
@@ -120,7 +134,6 @@ class Vectors:
             kept = ~np.isin(self._ids, ids)
             self._ids = np.concatenate([self._ids[kept], ids])
             self._matrix = np.vstack([self._matrix[kept], fresh])
-        self._seen_written = rows[-1]["written"]
 
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
@@ -128,10 +141,14 @@ class Vectors:
         if self.provider is None:
             return []
         newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
+        if newest <= self._complete_upto:
+            return []  # (nothing written since the last check: no second round trip, which costs on a server)
+        readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
         rows = self.db.query(
-            """SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL ORDER BY m.id LIMIT ?""",
-            (self.provider.name, self._complete_upto, limit),
+            f"""SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
+               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
+               ORDER BY m.id LIMIT ?""",
+            (self.provider.name, self._complete_upto, self.db.many(readable), limit),
         )
         if not rows:
             self._complete_upto = newest

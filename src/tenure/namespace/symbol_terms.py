@@ -17,6 +17,7 @@ frequency with BM25's length normalisation per field.
 
 from __future__ import annotations
 
+import io
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
+from tenure.files import write_atomic
 from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
@@ -320,14 +322,17 @@ def _save(root: Path, files: _Kept, built: SymbolTerms) -> None:
     state = state_dir(root)
     if not state.is_dir():
         return
+    # (each file replaced whole: another process indexing the same checkout reads either the old or
+    # the new one, never a half-written one)
     try:
-        (state / _FILES_CACHE).write_bytes(msgspec.msgpack.encode(files))
-        with open(state / _INDEX_CACHE, "wb") as out:
-            np.savez(out, state=_packed([built.state]), fqns=_packed(built.fqns), kinds=_packed(built.kinds),
-                     paths=_packed(built.paths), lines=built.lines, in_tests=built.in_tests,
-                     vocabulary=_packed(sorted(built.vocabulary, key=built.vocabulary.__getitem__)),
-                     indptr=built.indptr, symbol_of=built.symbol_of, weight=built.weight, fields=built.fields,
-                     df=built.df)
+        write_atomic(state / _FILES_CACHE, msgspec.msgpack.encode(files))
+        out = io.BytesIO()
+        np.savez(out, state=_packed([built.state]), fqns=_packed(built.fqns), kinds=_packed(built.kinds),
+                 paths=_packed(built.paths), lines=built.lines, in_tests=built.in_tests,
+                 vocabulary=_packed(sorted(built.vocabulary, key=built.vocabulary.__getitem__)),
+                 indptr=built.indptr, symbol_of=built.symbol_of, weight=built.weight, fields=built.fields,
+                 df=built.df)
+        write_atomic(state / _INDEX_CACHE, out.getvalue())
     except OSError:
         pass  # (a read-only state directory: the next process builds it again)
 

@@ -33,6 +33,7 @@ from tenure.procedural.procedures import Procedure, execute, procedures
 from tenure.procedural.store import migrations
 from tenure.refusal import Refusal
 from tenure.storage import Database, get_value, set_value
+from tenure.team.organisation import NoOrganisation, require_organisation
 
 Clock = Callable[[], datetime]
 EVIDENCE = "tenure (evidence)"  # the author of what mining does
@@ -52,11 +53,14 @@ class ProceduralSettings:
 
 
 class Rules:
-    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None) -> None:
-        self.db, self.root, self.episodes = db, Path(root), episodes
+    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None,
+                 code: Database | None = None) -> None:
+        """`db`: the rules' own database (a team's, shared); `code`: the checkout's (its indexed files)."""
+        self.db, self.code, self.root, self.episodes = db, code or db, Path(root), episodes
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load_settings(self.root, "procedural", ProceduralSettings)
+        self.team_database = self.code is not self.db  # as Memories.team_database: organisation rules reach others
 
     # learning ------------------------------------------------------------------------------------
     def mine(self) -> dict:
@@ -66,7 +70,7 @@ class Rules:
         known = self.db.query("SELECT * FROM rules WHERE kind != 'stated'")
         pairs = {kind: {(r["first"], r["second"]) for r in known if r["kind"] == kind} for kind in ("ordering",
                                                                                                   "co-change")}
-        code = set(indexed_files(self.db))
+        code = set(indexed_files(self.code))
         found = {m.key: m for m in mining.ordering(runs) + mining.co_change(decided, code)}
         read = mining.what_was_read(runs, decided, list(found.values()))
         found.update({m.key: m for m in mining.ordering(runs, pairs["ordering"]) +
@@ -129,9 +133,13 @@ class Rules:
 
     # people --------------------------------------------------------------------------------------
     def add(self, text: str | None, author: str, before: str | None = None, then: str | None = None,
-            change: str | None = None, also: str | None = None, candidate: bool = False) -> dict:
+            change: str | None = None, also: str | None = None, candidate: bool = False,
+            scope: str = "project") -> dict:
         """A rule a person states: in words, or as an ordering (`before` … `then`) or a co-change
-        (`change` … `also`) that episodes then count. Promoted at once unless `candidate`."""
+        (`change` … `also`) that episodes then count. Promoted at once unless `candidate`. `scope`
+        'org': a rule of every project of the organisation (stated in words only: episodes are a
+        project's own)."""
+        self._check_scope(scope, text, before or then or change or also)
         if before or then:
             if not (before and then):
                 raise RulesError("an ordering rule names both commands: --before 'make generate' --then 'pytest'")
@@ -153,15 +161,31 @@ class Rules:
             if existing:
                 raise RulesError(f"rule {existing[0][0]} says that already: `tenure rules explain {existing[0][0]}`")
             rule_id = self.db.rows(
-                """INSERT INTO rules (kind, key, text, first, second, status, source, created_at, changed_at)
-                   VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, ?) RETURNING id""",
-                (kind, key, words, first, second, author, at, at))[0][0]
+                """INSERT INTO rules (kind, key, text, first, second, status, source, created_at, changed_at, scope)
+                   VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, ?, ?) RETURNING id""",
+                (kind, key, words, first, second, author, at, at, scope))[0][0]
             self._event(rule_id, "stated", words, author)
             if not candidate:
                 self._set_status(rule_id, "promoted", "stated by a person", author, by_hand=True)
         mined = self.mine() if kind != "stated" else None
         written = self.write_agents_file() if not candidate else None
-        return {"rule": self.describe(rule_id), "agentsFile": written or (mined or {}).get("agentsFile")}
+        added = {"rule": self.describe(rule_id), "agentsFile": written or (mined or {}).get("agentsFile")}
+        if scope == "org" and not self.team_database:
+            added["note"] = ("kept in this project's own database, marked organisation scope: only this project "
+                             "reads it until `tenure team push` carries it to the team database")
+        return added
+
+    def _check_scope(self, scope: str, text: str | None, counted: str | None) -> None:
+        if scope not in ("project", "org"):
+            raise RulesError(f"scope {scope!r} is not one of project, org")
+        if scope == "org":
+            if counted or not text:
+                raise RulesError("an organisation rule is stated in words (episodes, which count orderings and "
+                                 "co-changes, are each project's own)")
+            try:
+                require_organisation(self.root)
+            except NoOrganisation as exc:
+                raise RulesError(str(exc)) from exc
 
     def promote(self, rule_id: int, author: str) -> dict:
         return self._by_hand(rule_id, "promoted", author)
@@ -229,7 +253,9 @@ class Rules:
         """The promoted rules as the instructions show them, each with a one-line reference to its evidence."""
         out = []
         for r in self.promoted():
-            if r["kind"] == "stated":
+            if r["scope"] == "org":
+                evidence = f"organisation rule, stated by {r['source']}"
+            elif r["kind"] == "stated":
                 evidence = f"stated by {r['source']}"
             else:
                 evidence = f"{r['successes']} episodes for, {r['failures']} against"
@@ -268,5 +294,6 @@ def _public(row: dict) -> dict:
             "status": row["status"],
             "successes": row["successes"], "failures": row["failures"],
             "agreement": round(row["successes"] / total, 3) if total else None, "source": row["source"],
-            "byHand": bool(row["by_hand"]), "created": row["created_at"], "changed": row["changed_at"]}
+            "byHand": bool(row["by_hand"]), "created": row["created_at"], "changed": row["changed_at"],
+            "scope": row["scope"]}
 

@@ -60,3 +60,10 @@ def m002_history_mining(db: Database) -> None:
     # evidence counts for or against a rule: a change that skipped a rule and stood is against it, not a failure
     db.execute("UPDATE rule_evidence SET counts_as = CASE counts_as WHEN 'success' THEN 'for' ELSE 'against' END"
                " WHERE counts_as IN ('success', 'failure')")
+
+
+@migrations
+def m003_scope(db: Database) -> None:
+    # 'org': a rule of the whole organisation ("all our services retry idempotently"), read by every
+    # project of it on the team database; kept in a project's own until `tenure team push`
+    db.execute("ALTER TABLE rules ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")

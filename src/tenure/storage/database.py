@@ -12,6 +12,8 @@ Row = dict[str, Any]
 class StorageError(RuntimeError):
     """The database could not be opened or written; the message says what to do."""
 
+    remote = False  # a team's database server said it (not the project's own file)
+
 
 class DatabaseLocked(StorageError):
     """Another process held the database past the wait for it (a long index): trying again works."""
@@ -51,6 +53,10 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
 
+    def reading(self) -> AbstractContextManager[None]:
+        """The reads inside are one reader's: a backend with a pool of connections runs them on one
+        (fewer round trips); nothing is locked, and nothing changes on SQLite."""
+
     def first_fill(self) -> AbstractContextManager[None]:
         """A transaction that fills a database holding no data yet: a backend may write it the way
         that is fastest for a bulk load, as long as it stays all-or-nothing."""
@@ -68,6 +74,13 @@ class Database(Protocol):
         """A value that changes whenever the data may have changed: a commit by any connection, a write
         by this one. What a reader derives from the data may be kept while it stays equal; None when the
         backend cannot tell, or inside this connection's open transaction (then nothing is kept)."""
+
+    @property
+    def where(self) -> str:
+        """The database in words, without secrets (a file's path, a server's URL without its password)."""
+
+    def server(self) -> str:
+        """The engine that answers and its version (a round trip: it raises when none answers)."""
 
     def close(self) -> None: ...
 

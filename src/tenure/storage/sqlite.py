@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -121,6 +121,9 @@ class SQLiteDatabase:
             self._depth -= 1
             self.execute("COMMIT" if outer else f"RELEASE {name}")
 
+    def reading(self) -> AbstractContextManager[None]:
+        return nullcontext()  # (one connection already)
+
     @contextmanager
     def first_fill(self) -> Iterator[None]:
         """Written through a rollback journal instead of the WAL: the pages of a fresh database need
@@ -172,6 +175,13 @@ class SQLiteDatabase:
             if self._conn.in_transaction:
                 return None
             return self._conn.execute("PRAGMA data_version").fetchone()[0], self._conn.total_changes
+
+    @property
+    def where(self) -> str:
+        return f"SQLite file {self.path}" if self.path else "SQLite in memory (no project state yet)"
+
+    def server(self) -> str:
+        return f"SQLite {self.rows('SELECT sqlite_version()')[0][0]}"
 
     def close(self) -> None:
         with self._lock, _TRANSLATED:

@@ -16,14 +16,14 @@ FILES_KEPT = 50
 SYMBOLS_KEPT = 500  # a commit touching more is a sweep (a reformat): its first 500 are kept
 
 
-def read(db: Database, root: Path, built_head: str | None, built_mapping: int | None = None,
+def read(code: Database, root: Path, built_head: str | None, built_mapping: int | None = None,
          ) -> tuple[list[SourceDocument], dict, bool]:
     """The commits as documents, what reading the history did (or why it could not), and whether they
     are all of them. After a build from `built_head` that HEAD descends from, made when the history's
     mapping was at `built_mapping`, only the commits since are returned (the others are stored already),
     and the older commits whose touched symbols the history mapped again since (the index changed, and
     with it what they touched)."""
-    history = GitHistory(db, root)
+    history = GitHistory(code, root)
     read = history.update()
     if "reason" in read:  # (no git, not a work tree, no commits yet)
         return [], {"available": False, "reason": read["reason"]}, False

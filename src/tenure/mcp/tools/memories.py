@@ -27,9 +27,9 @@ RECALL = (
     "gives each ranking factor; verify=true: its element changed since; via: pulled in by a [[link]]."
 )
 REMEMBER = (
-    "Write what the next agent must know and cannot read from the code: pitfall, convention or note, on "
-    "elements. The same fact again confirms it (deduplicated); similarTo lists near misses (pass "
-    "supersedes=ID). [[Title]] links memories, elements, ADRs."
+    "Write what the next agent must know and cannot read from the code (pitfall, convention, note) on elements; "
+    "scope=org: for the whole organisation. The same fact again confirms it; similarTo: near misses "
+    "(pass supersedes=ID). [[Title]] links memories (by title), elements, ADRs."
 )
 CONFIRM = "Call when you checked that a memory (id or title) still holds: resets its freshness, clears [VERIFY]."
 SESSION_END = (
@@ -74,14 +74,15 @@ def register(registry: Registry, tenure: Tenure) -> None:
         content: str,
         kind: Literal["pitfall", "convention", "note"] = "note",
         elements: Elements = None,
-        title: Annotated[str | None, Field(description="Makes it linkable as [[title]]")] = None,
-        supersedes: Annotated[int | str | None, Field(description="Id or title of the memory it replaces")] = None,
+        title: str | None = None,
+        supersedes: Annotated[int | str | None, Field(description="Id or title it replaces")] = None,
         session: Session = None,
+        scope: Literal["project", "org"] = "project",
         ctx: Context | None = None,
     ) -> CallToolResult:
         with refusals(MemoriesError):
             return structured(tenure.memories.remember(content, kind, elements, title, supersedes,
-                                                author=_author(ctx), session=session))
+                                                       author=_author(ctx), session=session, scope=scope))
 
     def confirm_memory(memory: MemoryRef, ctx: Context | None = None) -> CallToolResult:
         with refusals(MemoriesError):

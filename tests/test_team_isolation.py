@@ -1,0 +1,202 @@
+"""Many projects in one PostgreSQL database, kept apart by the database itself: row-level security
+keyed on the project each connection sets, organisation rows readable by the organisation's projects,
+keys per project; a repository cannot choose the server or the project; a server restart loses
+nothing confirmed and the pool reconnects by itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from tenure import Tenure
+from tenure.memories.store import migrations as memory_migrations
+from tenure.storage import DatabaseUnavailable, Migrations, StorageError
+from tenure.storage.postgres import PostgresDatabase
+from tenure.team.database import team_database
+from tenure.team.identity import identify, normalised_remote
+from tests.postgres_server import ADMIN
+
+MARKER = "zebra-quartz-7731"  # a word no encrypted byte string will spell
+
+
+def _open(url: str, project: str, org: str | None = None) -> PostgresDatabase:
+    db = PostgresDatabase(url, project, org)
+    memory_migrations.apply(db)
+    return db
+
+
+def _git_repo(root: Path, remote: str | None) -> Path:
+    root.mkdir(parents=True)
+    (root / "app.py").write_text("def handler(request):\n    return request\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if remote:
+        subprocess.run(["git", "-C", str(root), "remote", "add", "origin", remote], check=True)
+    return root
+
+
+def test_a_query_without_a_project_filter_sees_nothing_of_another_project(postgres_url: str) -> None:
+    a, b = _open(postgres_url, "github.com/acme/shop"), _open(postgres_url, "github.com/acme/billing")
+    a.execute("INSERT INTO memory_meta (key, value) VALUES ('project_id', 'shop-id')")
+    a.execute("INSERT INTO memories (kind, content, content_key, author, created_at, confirmed_at)"
+              " VALUES ('note', ?, 'k1', 'agent', 'now', 'now')", (b"\x01ciphertext",))
+    # written as any store writes them: no WHERE on a project anywhere
+    assert b.query("SELECT * FROM memories") == []
+    assert b.rows("SELECT COUNT(*) FROM memory_meta") == [(0,)]
+    b.execute("UPDATE memories SET kind = 'pitfall'")
+    b.execute("DELETE FROM memory_meta")
+    assert [r["kind"] for r in a.query("SELECT kind FROM memories")] == ["note"]
+    assert a.rows("SELECT value FROM memory_meta WHERE key = 'project_id'") == [("shop-id",)]
+    # a key is a key per project: the other project has a `project_id` of its own
+    b.execute("INSERT INTO memory_meta (key, value) VALUES ('project_id', 'billing-id')")
+    assert b.rows("SELECT value FROM memory_meta") == [("billing-id",)]
+    with pytest.raises(StorageError, match="row-level security"):  # nor can it write into another's rows
+        b.execute("INSERT INTO memory_meta (project, key, value) VALUES ('github.com/acme/shop', 'x', 'y')")
+
+
+def test_org_scoped_rows_reach_every_project_of_the_org_and_no_other(postgres_url: str) -> None:
+    steps = Migrations("demo")
+
+    @steps
+    def m001_notes(db) -> None:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+
+    @steps
+    def m002_scope(db) -> None:  # as a store adds `--scope org`: a normal migration column
+        db.execute("ALTER TABLE notes ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
+
+    shop = PostgresDatabase(postgres_url, "shop", "org:acme")
+    billing = PostgresDatabase(postgres_url, "billing", "org:acme")
+    stranger = PostgresDatabase(postgres_url, "elsewhere", "org:other")
+    for db in (shop, billing, stranger):
+        steps.apply(db)
+    shop.execute("INSERT INTO notes (text, scope) VALUES ('all our services retry idempotently', 'org')")
+    shop.execute("INSERT INTO notes (text) VALUES ('the shop caches baskets')")
+    assert shop.rows("SELECT project, text FROM notes ORDER BY id") == [
+        ("org:acme", "all our services retry idempotently"), ("shop", "the shop caches baskets")]
+    assert billing.rows("SELECT text FROM notes") == [("all our services retry idempotently",)]
+    assert stranger.rows("SELECT text FROM notes") == []
+    no_org = PostgresDatabase(postgres_url, "loner")
+    steps.apply(no_org)
+    with pytest.raises(StorageError, match="organisation"):
+        no_org.execute("INSERT INTO notes (text, scope) VALUES ('x', 'org')")
+
+
+def test_two_checkouts_of_one_remote_share_memories_and_another_project_sees_none(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    laptop = _git_repo(tmp_path / "laptop", "git@github.com:Acme/Shop.git")
+    ci = _git_repo(tmp_path / "ci", "https://token@github.com/acme/shop")
+    other = _git_repo(tmp_path / "other", "https://github.com/acme/billing.git")
+    with Tenure.open(laptop, discover=False) as t:
+        t.index()
+        t.memories.remember(f"handler must stay idempotent {MARKER}", elements=["app.handler"])
+        assert t.shared.where.startswith("PostgreSQL")
+        assert t.team_status()["project"] == "github.com/acme/shop"
+    with Tenure.open(ci, discover=False) as t:  # another machine: same project, same key (the key file)
+        t.index()
+        assert [r["content"] for r in t.memories.recall("idempotent")["results"]] == [
+            f"handler must stay idempotent {MARKER}"]
+    with Tenure.open(other, discover=False) as t:
+        t.index()
+        assert t.memories.recall("idempotent")["results"] == []
+        assert t.shared.rows("SELECT COUNT(*) FROM memories") == [(0,)]
+
+
+def test_no_plaintext_of_a_memory_reaches_any_table(postgres_server, postgres_url: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    repo = _git_repo(tmp_path / "repo", "git@github.com:acme/shop.git")
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        t.memories.remember(f"{MARKER} lives here", title=f"About {MARKER}", elements=["app.handler"])
+        session = t.memories.start_session("agent", task=f"task about {MARKER}")["session"]
+        t.memories.end_session(session, f"done with {MARKER}")
+        tables = t.shared.table_names()
+    import psycopg
+
+    admin = postgres_url.replace("tenure_app@", f"{ADMIN}@")  # the superuser reads every row, every project
+    with psycopg.connect(admin) as conn:
+        for table in tables:
+            dumped = conn.execute(f"SELECT string_agg(t::text, ' ') FROM {table} t").fetchone()[0] or ""
+            assert MARKER not in dumped, table
+            assert MARKER.encode().hex() not in dumped, table
+
+
+def test_a_role_that_bypasses_row_level_security_is_refused(postgres_url: str) -> None:
+    with pytest.raises(StorageError, match="bypasses row-level security"):
+        PostgresDatabase(postgres_url.replace("tenure_app@", f"{ADMIN}@"), "shop")
+
+
+def test_after_a_server_restart_the_pool_reconnects_and_a_statement_in_flight_is_a_clear_error(
+        postgres_server, postgres_url: str) -> None:
+    db = _open(postgres_url, "shop")
+    db.execute("INSERT INTO memory_meta (key, value) VALUES ('before', '1')")
+    started, restarted = threading.Event(), threading.Event()
+
+    def restart() -> None:
+        started.wait(30)
+        postgres_server.restart()
+        restarted.set()
+
+    threading.Thread(target=restart).start()
+    with pytest.raises(DatabaseUnavailable, match="not confirm"), db.transaction():
+        db.execute("INSERT INTO memory_meta (key, value) VALUES ('in flight', '1')")
+        started.set()
+        restarted.wait(60)
+        db.execute("INSERT INTO memory_meta (key, value) VALUES ('after the restart', '1')")
+    # the next statement needs no retry of its own: the pool replaced the broken connections
+    assert sorted(r[0] for r in db.rows("SELECT key FROM memory_meta")) == ["before"]
+    db.execute("INSERT INTO memory_meta (key, value) VALUES ('again', '1')")
+    assert sorted(r[0] for r in db.rows("SELECT key FROM memory_meta")) == ["again", "before"]
+
+
+@pytest.mark.parametrize(("url", "name"), [
+    ("git@github.com:Acme/Shop.git", "github.com/acme/shop"),
+    ("https://user:token@github.com/acme/shop/", "github.com/acme/shop"),
+    ("ssh://git@gitlab.example.com:2222/Team/Repo.git", "gitlab.example.com/Team/Repo"),
+    ("/srv/git/shop.git", None),
+])
+def test_a_remote_is_named_without_scheme_user_port_or_git(url: str, name: str | None) -> None:
+    assert normalised_remote(url) == name
+
+
+def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("TENURE_PROJECT", raising=False)
+    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
+    (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://collector.evil.example/loot"\n'
+                                      'project = "github.com/acme/payments"\n')
+    chosen = team_database(repo)
+    assert chosen.url is None and "collector.evil.example" in chosen.derived and "allowed_hosts" in chosen.derived
+    who = identify(repo)
+    assert who.project == "github.com/evil/repo" and "not used" in who.derived
+    config = tmp_path / "config" / "tenure" / "config.toml"  # the user's own (XDG_CONFIG_HOME: tmp/config)
+    config.parent.mkdir(parents=True)
+    config.write_text('[team]\nallowed_hosts = ["collector.evil.example"]\nprojects = ["github.com/acme/payments"]\n')
+    assert team_database(repo).url == "postgresql://collector.evil.example/loot"
+    assert identify(repo).project == "github.com/acme/payments"
+    (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://me:pw@collector.evil.example/loot"\n')
+    refused = team_database(repo)  # (even from an allowed host: credentials are never the repository's)
+    assert refused.url is None and "credentials" in refused.derived and "not used" in refused.derived
+
+
+def test_team_status_says_which_backend_answers_and_how_the_project_was_named(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from tenure.cli import app
+
+    repo = _git_repo(tmp_path / "repo", "git@github.com:Acme/Shop.git")
+    local = json.loads(CliRunner().invoke(app, ["team", "status", "--repo", str(repo), "--json"]).stdout)
+    assert (local["backend"], local["answers"], local["project"]) == ("sqlite", True, "github.com/acme/shop")
+    assert "git remote 'origin'" in local["derived"] and local["server"].startswith("SQLite")
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("TENURE_ORG", "acme")
+    team = json.loads(CliRunner().invoke(app, ["team", "status", "--repo", str(repo), "--json"]).stdout)
+    assert (team["backend"], team["answers"], team["org"]) == ("postgresql", True, "org:acme")
+    assert team["server"].startswith("PostgreSQL 18") and "TENURE_DATABASE_URL" in team["chosen"]
+    assert "tenure_app@127.0.0.1" in team["database"]
