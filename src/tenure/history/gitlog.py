@@ -97,9 +97,13 @@ def log(root: Path, revisions: list[str], inside: bool = False) -> Iterator[RawC
     """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants.
     `inside`: `root` is a directory inside the work tree; only the commits that change it are read,
     with paths relative to it."""
-    yield from _stream(root, ["log", "--reverse", "--topo-order", f"--format={_FORMAT}", "--raw", "--no-abbrev",
-                              "-M", "--diff-merges=first-parent", "-p", "-U0", *_inside(inside), *revisions, "--",
-                              *(["."] if inside else [])])
+    yield from _stream(root, log_arguments(revisions, inside))
+
+
+def log_arguments(revisions: list[str], inside: bool = False) -> list[str]:
+    """The `git log` that `log` streams (bench/history_cpu.py runs it alone as the floor)."""
+    return ["log", "--reverse", "--topo-order", f"--format={_FORMAT}", "--raw", "--no-abbrev", "-M",
+            "--diff-merges=first-parent", "-p", "-U0", *_inside(inside), *revisions, "--", *(["."] if inside else [])]
 
 
 def working_tree_changes(root: Path, inside: bool = False) -> list[RawChange]:
@@ -114,13 +118,18 @@ def _inside(inside: bool) -> list[str]:
     return ["--relative"] if inside else []
 
 
+def command(root: Path, args: list[str], attributes: str) -> list[str]:
+    """git with `args` as tenure runs it: unquoted paths, the languages' diff drivers (`attributes`: a
+    gitattributes file of languages.attributes()), no pager, colour or external diff."""
+    return ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}",
+            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
+
+
 def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCommit]:
     with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", delete=False) as attributes:
         attributes.write(languages.attributes())
-    command = ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes.name}",
-               "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20)
+        proc = subprocess.Popen(command(root, args, attributes.name), stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20)
     except OSError as exc:
         Path(attributes.name).unlink(missing_ok=True)
         raise GitError(f"git {args[0]}: {exc}") from exc
