@@ -343,28 +343,39 @@ class GitHistory:
             content = (self.root / file.path).read_bytes()
         except OSError:
             content = None
+        first = None  # (where the uncommitted edits start from: HEAD's blob, perhaps under another name)
+        if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
+            first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
         names = _names_of(file.path, lineage)
-        changes = [self._change(r) for r in self.db.query(
-            f"SELECT id, path, old_path, old_blob, new_blob, hunks FROM history_changes WHERE path IN {self.db.each}",
-            (self.db.many(sorted(names)),))]
+        # every change the mapping can reach, read and decoded once: the walk back asks for them by blob
+        rows = self.db.rows(
+            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge,"
+            " (SELECT COUNT(*) FROM history_changes x WHERE x.commit_id = c.commit_id), c.commit_id"
+            " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id"
+            f" WHERE c.path IN {self.db.each} ORDER BY c.id DESC",
+            (self.db.many(sorted(names | (_names_of(first[0], lineage) if first else set()))),))
+        commit_of = {r[0]: r[-1] for r in rows}
+        into: dict[tuple[str, str], list[mapping.Change]] = defaultdict(list)
+        for r in rows:
+            into[(r[1], r[4])].append(mapping.Change(
+                *r[:5], _READ_HUNKS.decode(r[5]) if r[5] is not None else None,
+                # (a merge's diff is its branch's work: its lines are written, not swept)
+                not r[6] and is_sweep(r[7], 0)))
         touched: dict[int, mapping.Touched] = {}
         if content is not None and file.holds(content):
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
-            first = None
-            if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
-                first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
-            touched, blame = mapping.carry(symbols, mapping.blob_id(content), self._changes_into, first)
-            self._store_blame(file, blame)
+            touched, blame = mapping.carry(symbols, mapping.blob_id(content),
+                                           lambda path, blob: into.get((path, blob), []), first)
+            self._store_blame(file, blame, commit_of)
         else:  # the file changed since it was indexed: names are all there is to go by
             symbols = mapping.FileSymbols(file.path, file.language, spans, b"")
             self.db.execute("DELETE FROM history_blame WHERE path = ?", (file.path,))
-        for change in changes:
-            if change.id not in touched and change.hunks:
-                touched[change.id] = mapping.by_names(change.hunks, symbols)
+        for (path, _), changes in into.items():
+            for change in changes if path in names else ():
+                if change.id not in touched and change.hunks:
+                    touched[change.id] = mapping.by_names(change.hunks, symbols)
         # (only this file's rows: a change before a split is mapped onto both files' symbols)
         self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
-        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
-                                      (self.db.many(list(touched)),)))
         self.db.executemany(
             "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES (?, ?, ?, ?, ?, ?)",
             [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
@@ -372,13 +383,10 @@ class GitHistory:
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
 
-    def _store_blame(self, file: IndexedFile, blame: np.ndarray) -> None:
+    def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
         """Today's lines of a file with the commit that last wrote each (0: before the history says;
-        -1: the uncommitted edits)."""
-        ids = sorted({int(i) for i in blame if i > 0})
-        commit_of = dict(self.db.rows(f"SELECT id, commit_id FROM history_changes WHERE id IN {self.db.each}",
-                                      (self.db.many(ids),)))
-        commits = [commit_of.get(int(i), 0) if i > 0 else int(i) for i in blame[1:]]
+        -1: the uncommitted edits); `commit_of`: change id -> commit id."""
+        commits = [commit_of.get(i, 0) if i > 0 else i for i in blame[1:].tolist()]
         self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
                         " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
 
@@ -394,23 +402,6 @@ class GitHistory:
             f"SELECT id, sha, committed_at, reverts FROM history_commits WHERE id IN {self.db.each}",
             (self.db.many(sorted({i for i in ids if i > 0})),))}
         return [known.get(i) for i in ids]
-
-    def _changes_into(self, path: str, blob: str) -> list[mapping.Change]:
-
-        return [self._change(r) for r in self.db.query(
-            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge,"
-            " (SELECT COUNT(*) FROM history_changes x WHERE x.commit_id = c.commit_id) AS files"
-            " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id WHERE c.path = ? AND c.new_blob = ?"
-            " ORDER BY c.id DESC", (path, blob))]
-
-    @staticmethod
-    def _change(r: dict) -> mapping.Change:
-        from tenure.history import mapping
-
-        return mapping.Change(r["id"], r["path"], r["old_path"], r["old_blob"], r["new_blob"],
-                              _READ_HUNKS.decode(r["hunks"]) if r["hunks"] is not None else None,
-                              # (a merge's diff is its branch's work: its lines are written, not swept)
-                              not r.get("is_merge", 1) and is_sweep(r.get("files", 0), 0))
 
     def _lineage(self) -> dict[str, set[str]]:
         """path -> the paths it was renamed from (directly)."""
