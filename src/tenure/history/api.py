@@ -223,63 +223,84 @@ class GitHistory:
         return gitlog.git_ok(self.root, "cat-file", "-e", f"{sha}^{{commit}}")
 
     def _store(self, batch: list[RawCommit]) -> int:
-        """Write a batch of commits (oldest first) and what they changed; find the reverts among them."""
-        stored = 0
+        """Write a batch of commits (oldest first) and what they changed; find the reverts among them
+        (each sees only the commits stored before it, as if they were written one at a time)."""
         with self.db.transaction():
-            for raw in batch:
-                subject, _, body = raw.message.partition("\n")
-                rows = self.db.rows(
-                    """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at,
-                       committed_at, subject, subject_key, body, is_merge, thin_reason)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha) DO NOTHING RETURNING id""",
-                    (raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
-                     raw.committed_at, subject.strip(), subject_key(subject), body.strip(), len(raw.parents) > 1,
-                     thin_reason(raw.message, len(raw.parents) > 1)))
-                if not rows:  # read before by a run that stopped before it recorded its tips
-                    continue
-                commit_id = rows[0][0]
-                self.db.executemany(
-                    """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
-                       new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(commit_id, c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
-                      _HUNKS.encode(c.hunks) if c.hunks is not None else None) for c in raw.changes])
-                reverted = self._reverted_by_message(raw, subject.strip(), body) or \
-                    self._restored_by_content(raw, commit_id)
+            # (read before by a run that stopped before it recorded its tips: left as they are)
+            known = {r[0] for r in self.db.rows(f"SELECT sha FROM history_commits WHERE sha IN {self.db.each}",
+                                                (self.db.many([raw.sha for raw in batch]),))}
+            new = [raw for raw in batch if raw.sha not in known]
+            messages = [(raw.message.partition("\n")[0].strip(), raw.message.partition("\n")[2]) for raw in new]
+            self.db.executemany(
+                """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at, committed_at,
+                   subject, subject_key, body, is_merge, thin_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [(raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
+                  raw.committed_at, subject, subject_key(subject), body.strip(), len(raw.parents) > 1,
+                  thin_reason(raw.message, len(raw.parents) > 1)) for raw, (subject, body) in zip(new, messages,
+                                                                                                   strict=True)])
+            ids = dict(self.db.rows(f"SELECT sha, id FROM history_commits WHERE sha IN {self.db.each}",
+                                    (self.db.many([raw.sha for raw in new]),)))
+            self.db.executemany(
+                """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
+                   new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [(ids[raw.sha], c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
+                  _HUNKS.encode(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
+            undone = self._undone_before(new)
+            reverts = []
+            for raw, (subject, body) in zip(new, messages, strict=True):
+                commit_id = ids[raw.sha]
+                reverted = self._reverted_by_message(raw, commit_id, subject, body) or \
+                    (self._restored_by_content(raw, commit_id) if raw.sha in undone else None)
                 if reverted:
-                    self.db.execute("UPDATE history_commits SET reverts = ?, reverts_how = ? WHERE id = ?",
-                                    (*reverted, commit_id))
-                stored += 1
-        return stored
+                    reverts.append((*reverted, commit_id))
+            self.db.executemany("UPDATE history_commits SET reverts = ?, reverts_how = ? WHERE id = ?", reverts)
+        return len(new)
 
-    def _reverted_by_message(self, raw: RawCommit, subject: str, body: str) -> tuple[str, str] | None:
+    def _reverted_by_message(self, raw: RawCommit, commit_id: int, subject: str, body: str) -> tuple[str, str] | None:
         """`This reverts commit SHA` (git revert's own words), else `Revert "<subject>"`: the latest
         earlier commit with that subject."""
         if m := _REVERTS_SHA.search(body):
-            found = self.db.query("SELECT sha FROM history_commits WHERE sha >= ? AND sha < ? AND sha != ?"
-                                  " ORDER BY sha LIMIT 2", (m.group(1), m.group(1) + "g", raw.sha))
+            found = self.db.query("SELECT sha FROM history_commits WHERE sha >= ? AND sha < ? AND id < ?"
+                                  " ORDER BY sha LIMIT 2", (m.group(1), m.group(1) + "g", commit_id))
             if len(found) == 1:
                 return found[0]["sha"], "message"
         if m := _REVERT_SUBJECT.match(subject):
             found = self.db.query(
-                "SELECT sha FROM history_commits WHERE subject_key = ? AND sha != ? AND committed_at <= ?"
-                " ORDER BY committed_at DESC, id DESC LIMIT 1", (subject_key(m.group(1)), raw.sha, raw.committed_at))
+                "SELECT sha FROM history_commits WHERE subject_key = ? AND id < ? AND committed_at <= ?"
+                " ORDER BY committed_at DESC, id DESC LIMIT 1", (subject_key(m.group(1)), commit_id, raw.committed_at))
             if found:
                 return found[0]["sha"], "message"
         return None
+
+    @staticmethod
+    def _undoing(raw: RawCommit) -> set[tuple[str, str, str]]:
+        """(path, blob after, blob before) of each change, when a commit can be an undo by content: one
+        parent, and every file it changes changed in place."""
+        undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
+        return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
+
+    def _undone_before(self, batch: list[RawCommit]) -> set[str]:
+        """The commits of a batch whose new content of a file was some change's old content before: the
+        only ones an undo by content can be (one query for the batch, not one per commit)."""
+        first = {raw.sha: min(undone) for raw in batch if (undone := self._undoing(raw))}
+        paths = sorted({path for path, _, _ in first.values()})
+        seen = set(self.db.rows(f"SELECT path, old_blob FROM history_changes WHERE path IN {self.db.each}",
+                                (self.db.many(paths),))) if paths else set()
+        return {sha for sha, (path, blob, _) in first.items() if (path, blob) in seen}
 
     def _restored_by_content(self, raw: RawCommit, commit_id: int) -> tuple[str, str] | None:
         """An earlier commit this one undoes, whatever its message says: every file this one changes is
         put back as it was before that commit, with nothing else changing it in between (that commit
         may have changed more files: a partial revert), within RESTORE_WITHIN_DAYS (removing, years
         later, a file someone added is a clean-up)."""
-        undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
-        if len(raw.parents) != 1 or not undone or len(undone) != len(raw.changes):
+        undone = self._undoing(raw)
+        if not undone:
             return None
         path, blob, now = min(undone)
         earliest = (datetime.fromisoformat(raw.committed_at) - timedelta(days=RESTORE_WITHIN_DAYS)).isoformat()
         candidates = self.db.query(
             """SELECT c.commit_id, h.sha FROM history_changes c JOIN history_commits h ON h.id = c.commit_id
-               WHERE c.path = ? AND c.old_blob = ? AND c.new_blob = ? AND c.commit_id != ? AND h.is_merge = 0
+               WHERE c.path = ? AND c.old_blob = ? AND c.new_blob = ? AND c.commit_id < ? AND h.is_merge = 0
                AND h.committed_at <= ? AND h.committed_at >= ? ORDER BY h.committed_at DESC, h.id DESC""",
             (path, blob, now, commit_id, raw.committed_at, earliest))
         for candidate in candidates:
