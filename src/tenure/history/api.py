@@ -118,6 +118,8 @@ class GitHistory:
         head = self.head(fresh=False)  # (as the probe just saw it: what is read is what is recorded)
         assert head is not None
         tips = [r["sha"] for r in self.db.query("SELECT sha FROM history_tips ORDER BY sha")]
+        # a store with nothing in it: every commit it will hold is one read now, from HEAD
+        first = not tips and not self.db.rows("SELECT 1 FROM history_commits LIMIT 1")
         again = self._read_hunks_again(tips) if get_value(self.db, "history_meta", "hunks") == "stale" else 0
         # (a tip git no longer has, a rebased branch's, is left out: every commit it reached is stored)
         revisions = ["--ignore-missing", head, "--not", *tips]
@@ -141,9 +143,12 @@ class GitHistory:
             forward = self._forward(before, head)
             self.db.execute("DELETE FROM history_tips")
             self.db.executemany("INSERT INTO history_tips (sha) VALUES (?) ON CONFLICT DO NOTHING",
-                                [(s,) for s in self._tips(head, tips, before, forward)])
+                                [(s,) for s in ([head] if first else self._tips(head, tips, before, forward))])
             set_value(self.db, "history_meta", "shallow", "1" if self._shallow else "0")
-            self._mark_reachable(head, forward)
+            if first:  # (HEAD reaches all of them)
+                set_value(self.db, "history_meta", "head", head)
+            else:
+                self._mark_reachable(head, forward)
         mapped = self.remap(also=changed)
         if progress:
             progress(todo, todo)

@@ -191,6 +191,7 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
     patches = 0  # `diff --git` sections seen: the n-th belongs to the n-th raw entry
     change: RawChange | None = None
     patterns: list[re.Pattern[bytes]] = []
+    words: tuple[bytes, ...] = ()
     i, size = 0, len(lines)
     while i < size:
         line = lines[i]
@@ -202,6 +203,7 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
             patches += 1
             spec = language_for(change.path) if change is not None else None
             patterns = languages.definitions(spec.name if spec else "")
+            words = languages.definition_words(spec.name if spec else "")
             if change is not None and spec is not None:
                 change.hunks = []
         elif line.startswith(b"@@ ") and change is not None:
@@ -221,7 +223,8 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
             hunk = Hunk(old_start, old_count, new_start, new_count,
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
                         _header_name(at.group(5), patterns),
-                        _defined(patterns, _texts(removed, b"-") + _texts(added, b"+")) if patterns else [])
+                        _defined(patterns, _texts(removed, b"-") + _texts(added, b"+"))
+                        if patterns and (not words or any(w in removed or w in added for w in words)) else [])
             change.hunks.append(hunk)
             survival.hunk(change.path, hunk, old, new)
         elif line.startswith(b"Binary files ") and change is not None:

@@ -26,6 +26,12 @@ def definitions(language: str) -> list[re.Pattern[bytes]]:
 
 
 @cache
+def definition_words(language: str) -> tuple[bytes, ...]:
+    """Words one of which every line `definitions` match holds (none: no such words are known)."""
+    return tuple(w.encode() for w in _entry(language).get("words", ())) if language else ()
+
+
+@cache
 def decorators(language: str) -> re.Pattern[bytes] | None:
     """The pattern of a line that belongs to the definition below it, if the language has such lines."""
     pattern = _entry(language).get("decorators") if language else None

@@ -77,19 +77,20 @@ class Survival:
         self.cut = set()
         self.lines = self.bytes = 0
         # only a text both removed and added somewhere in the commit can have moved
-        wanted = {text for _, _, _, added in open_hunks for text in added if len(text) >= MIN_MOVED}
+        removed_texts = set().union(*(removed for _, _, removed, _ in open_hunks))
+        wanted = {text for text in removed_texts.intersection(set().union(*(added for *_, added in open_hunks)))
+                  if len(text) >= MIN_MOVED}
         if not wanted:
             return
         pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
-        text_at: dict[tuple[str, int], bytes] = {}
         for path, hunk, removed, _ in open_hunks:
-            text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
             if not wanted.isdisjoint(removed):
                 for n, text in enumerate(removed, hunk.old_start):
                     if text in wanted:
                         pool[text].setdefault(path, deque()).append(n)
-        if not pool:
-            return
+        text_at: dict[tuple[str, int], bytes] = {}
+        for path, hunk, removed, _ in open_hunks:
+            text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
         used: set[tuple[str, int]] = set()
         for path, hunk, _, added in open_hunks:
             if pool.keys().isdisjoint(added):
