@@ -222,7 +222,7 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
             old, new = _texts(squeezed(removed), b"-"), _texts(squeezed(added), b"+")
             hunk = Hunk(old_start, old_count, new_start, new_count,
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
-                        _header_name(at.group(5), patterns),
+                        _header_name(at.group(5), patterns, words),
                         _defined(patterns, _texts(removed, b"-") + _texts(added, b"+"))
                         if patterns and (not words or any(w in removed or w in added for w in words)) else [])
             change.hunks.append(hunk)
@@ -307,7 +307,10 @@ def unquote(raw: bytes) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def _header_name(context: bytes, patterns: list[re.Pattern[bytes]]) -> str:
+def _header_name(context: bytes, patterns: list[re.Pattern[bytes]], words: tuple[bytes, ...]) -> str:
+    """The name a hunk header's definition defines (none where it holds none of the definition words)."""
+    if words and not any(w in context for w in words):
+        return ""
     for pattern in patterns:
         if m := pattern.search(context):
             return m.group("name").decode("utf-8", "replace")
