@@ -191,7 +191,7 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
     patches = 0  # `diff --git` sections seen: the n-th belongs to the n-th raw entry
     change: RawChange | None = None
     patterns: list[re.Pattern[bytes]] = []
-    words: tuple[bytes, ...] = ()
+    words: re.Pattern[bytes] | None = None
     i, size = 0, len(lines)
     while i < size:
         line = lines[i]
@@ -224,7 +224,7 @@ def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
                         _header_name(at.group(5), patterns, words),
                         _defined(patterns, _texts(removed, b"-") + _texts(added, b"+"))
-                        if patterns and (not words or any(w in removed or w in added for w in words)) else [])
+                        if patterns and (not words or words.search(removed) or words.search(added)) else [])
             change.hunks.append(hunk)
             survival.hunk(change.path, hunk, old, new)
         elif line.startswith(b"Binary files ") and change is not None:
@@ -307,9 +307,9 @@ def unquote(raw: bytes) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def _header_name(context: bytes, patterns: list[re.Pattern[bytes]], words: tuple[bytes, ...]) -> str:
+def _header_name(context: bytes, patterns: list[re.Pattern[bytes]], words: re.Pattern[bytes] | None) -> str:
     """The name a hunk header's definition defines (none where it holds none of the definition words)."""
-    if words and not any(w in context for w in words):
+    if words and not words.search(context):
         return ""
     for pattern in patterns:
         if m := pattern.search(context):

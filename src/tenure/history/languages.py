@@ -26,9 +26,10 @@ def definitions(language: str) -> list[re.Pattern[bytes]]:
 
 
 @cache
-def definition_words(language: str) -> tuple[bytes, ...]:
-    """Words one of which every line `definitions` match holds (none: no such words are known)."""
-    return tuple(w.encode() for w in _entry(language).get("words", ())) if language else ()
+def definition_words(language: str) -> re.Pattern[bytes] | None:
+    """Finds the words one of which every line `definitions` match holds (None: no such words are known)."""
+    words = _entry(language).get("words") if language else None
+    return re.compile(b"|".join(re.escape(w.encode()) for w in words)) if words else None
 
 
 @cache
