@@ -113,6 +113,8 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Co
         if blank := [n for h in written if len(h.blank) < h.new_count for n in h.blank]:
             valid &= _without(blank, size)[lines]
         owners = owners[valid]
+        if len(written) == len(hunks):  # (no deletion to place among them: counted in the order met)
+            return Counter(owners.tolist())
         found, first, counts = np.unique(owners, return_index=True, return_counts=True)
         reached = list(zip(np.flatnonzero(valid)[first].tolist(), found.tolist(), counts.tolist(), strict=True))
     offset, k = 0, 0  # the lines of the writing hunks before this one; how many of them
@@ -160,8 +162,8 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
         delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
     out[next_old:] = np.arange(next_old, old_len + 1) + delta
     for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
-        pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
-        if len(pairs):
+        if h.moved:
+            pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
             inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
             out[pairs[inside, 1]] = pairs[inside, 0]
     if old_len and out.max() > new_len:
