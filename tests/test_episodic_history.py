@@ -228,3 +228,24 @@ def test_an_episode_expires_when_its_symbol_is_rewired_though_its_code_stands(sh
     reasons = {a["ref"]: a["expired"] for a in result["expiredAttempts"]}
     assert reasons[shas["limit"]][0].startswith("pay.service.Settlement.retry was rewired since: ")
     assert "of its edges differ from when this was recorded" in reasons[shas["limit"]][0]
+
+
+def test_a_pull_request_and_its_commit_on_a_caller_rank_below_an_attempt_on_the_symbol(git_repo: GitRepo) -> None:
+    """A pull request and the one commit it brought in are one attempt, not two: on a caller (half the
+    weight of the symbol itself) it does not outrank a direct attempt a month older."""
+    g = git_repo
+    g.commit("Add the settlement service", {"pay/__init__.py": "", "pay/service.py": SERVICE, "pay/api.py": API})
+    direct = g.commit("Retry settlements at most three times", {"pay/service.py": with_retry(
+        "        for _ in range(3):\n            return self.book(payment)\n")})
+    g.git("checkout", "-q", "-b", "tidy")
+    caller = g.commit("settle returns the booking", {"pay/api.py": API.replace(
+        "return Settlement().retry(payment)", "return [Settlement().retry(payment)]")}, days=30)
+    g.git("checkout", "-q", "main")
+    g.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7 from ada/tidy\n\nSettle returns a list", "tidy",
+          when=g.when)
+    with project(g) as t:
+        groups = t.episodes.what_happened_before("Settlement.retry")["groups"]
+    refs = [{a["ref"] for a in group["attempts"]} for group in groups]
+    pull = refs.index({"7", caller})
+    assert refs.index({direct}) < pull
+    assert groups[pull]["explain"]["frequency"] == 1.0 and groups[pull]["explain"]["relation"] == 0.5

@@ -246,12 +246,8 @@ def test_the_lines_one_commit_compares_for_moves_are_bounded() -> None:
 
     s = survival.Survival()
     removed, added = Hunk(1, survival.MAX_LINES, 0, 0), Hunk(survival.MAX_LINES, 0, 1, 10)
-    s.hunk("gen.py", removed)
-    for i in range(survival.MAX_LINES + 10):
-        s.removed(i + 1, b"    value = compute()")
-    s.hunk("gen.py", added)
-    for i in range(10):
-        s.added(i + 1, b"    value = compute()")
+    s.hunk("gen.py", removed, [b"value=compute()"] * (survival.MAX_LINES + 10), [])
+    s.hunk("gen.py", added, [], [b"value=compute()"] * 10)
     assert sum(len(h[2]) + len(h[3]) for h in s.hunks) == survival.MAX_LINES  # (the rest count as written)
     s.settle()
     assert added.kept == [] and s.hunks == []

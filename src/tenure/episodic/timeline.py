@@ -249,7 +249,9 @@ def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
     worst = min(classes, key=_SEVERITY.__getitem__)
     recency = max(0.5 ** (a["_age_days"] / settings.recency_half_life_days) for a in attempts)
     relation = 1.0 if any(a["relation"] == "touched" for a in attempts) else DEPENDANT_WEIGHT
-    frequency = 1 + math.log2(len(attempts))
+    # how often it was tried: a pull request and the commits it brought in are one attempt (counted twice,
+    # a pull request's one commit on a caller outranked an attempt on the symbol itself)
+    frequency = 1 + math.log2(len({a["_part_of"] if a["_part_of"] is not None else a["episode"] for a in attempts}))
     for a in attempts:
         a.pop("_part_of", None)
         a.pop("_age_days", None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 from tenure.history import languages
-from tenure.history.survival import Survival
+from tenure.history.survival import Survival, squeezed
 from tenure.structural.languages import language_for
 
 NULL_BLOB = "0" * 40
@@ -28,6 +28,7 @@ _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _FORMAT = "%x00%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cI%x00%B%x00"
 _HEADER_FIELDS = 7  # NULs closing the fields after the two-NUL commit marker
 _STATUS = {"A": "A", "M": "M", "D": "D", "R": "R", "C": "A", "T": "M"}  # a copy adds, a type change modifies
+CHUNK = 1 << 20  # bytes of git's output read at a time
 GIT_TIMEOUT_S = 15  # for the small questions (rev-parse, rev-list); a log streams as long as it takes
 
 
@@ -97,9 +98,13 @@ def log(root: Path, revisions: list[str], inside: bool = False) -> Iterator[RawC
     """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants.
     `inside`: `root` is a directory inside the work tree; only the commits that change it are read,
     with paths relative to it."""
-    yield from _stream(root, ["log", "--reverse", "--topo-order", f"--format={_FORMAT}", "--raw", "--no-abbrev",
-                              "-M", "--diff-merges=first-parent", "-p", "-U0", *_inside(inside), *revisions, "--",
-                              *(["."] if inside else [])])
+    yield from _stream(root, log_arguments(revisions, inside))
+
+
+def log_arguments(revisions: list[str], inside: bool = False) -> list[str]:
+    """The `git log` that `log` streams (bench/history_cpu.py runs it alone as the floor)."""
+    return ["log", "--reverse", "--topo-order", f"--format={_FORMAT}", "--raw", "--no-abbrev", "-M",
+            "--diff-merges=first-parent", "-p", "-U0", *_inside(inside), *revisions, "--", *(["."] if inside else [])]
 
 
 def working_tree_changes(root: Path, inside: bool = False) -> list[RawChange]:
@@ -114,19 +119,25 @@ def _inside(inside: bool) -> list[str]:
     return ["--relative"] if inside else []
 
 
+def command(root: Path, args: list[str], attributes: str) -> list[str]:
+    """git with `args` as tenure runs it: unquoted paths, the languages' diff drivers (`attributes`: a
+    gitattributes file of languages.attributes()), no pager, colour or external diff."""
+    return ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}",
+            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
+
+
 def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCommit]:
     with tempfile.NamedTemporaryFile("w", suffix=".gitattributes", delete=False) as attributes:
         attributes.write(languages.attributes())
-    command = ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes.name}",
-               "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20)
+        proc = subprocess.Popen(command(root, args, attributes.name), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as exc:
         Path(attributes.name).unlink(missing_ok=True)
         raise GitError(f"git {args[0]}: {exc}") from exc
     try:
-        assert proc.stdout is not None
-        yield from _parse(proc.stdout, header)
+        stdout = proc.stdout
+        assert stdout is not None
+        yield from _parse(iter(lambda: stdout.read1(CHUNK), b""), header)
         stderr = proc.stderr.read() if proc.stderr else b""
         if proc.wait() != 0:
             raise GitError(stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
@@ -140,96 +151,117 @@ def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCom
         Path(attributes.name).unlink(missing_ok=True)
 
 
-def _parse(lines: Iterator[bytes], header: bool) -> Iterator[RawCommit]:
-    commit: RawCommit | None = None if header else RawCommit("", (), "", "", "", "", "")
-    pending: list[bytes] | None = None  # a commit header still being read (its message spans lines) ...
-    nuls = 0  # ... and the NULs in it so far (counted per line: a long message stays linear)
-    patches = 0  # `diff --git` sections seen in this commit: the n-th belongs to the n-th raw entry
-    change: RawChange | None = None
-    hunk: Hunk | None = None
-    defined: set[str] = set()  # the hunk's names so far (a generated file's one hunk names 100k)
-    patterns: list[re.Pattern[bytes]] = []
+def _parse(chunks: Iterable[bytes], header: bool) -> Iterator[RawCommit]:
+    """The commits of git's output, read in pieces of any size (`header`: each starts with the fields
+    of `_FORMAT`; else the output is one commit's changes: a `git diff`)."""
     survival = Survival()
-    old_left = new_left = 0
-    for line in lines:
-        if pending is not None:
-            pending.append(line)
-            nuls += line.count(b"\0")
-            if nuls >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
-            continue
-        first = line[:1]
-        if (old_left or new_left) and first in b"+-\\":
-            if first == b"\\":  # "\ No newline at end of file"
-                continue
-            if hunk is None:  # a file of no indexed language: its lines are only counted
-                if first == b"-":
-                    old_left -= 1
-                else:
-                    new_left -= 1
-                continue
-            text = line[1:]
-            if first == b"-":
-                survival.removed(hunk.old_start + hunk.old_count - old_left, text)
-                old_left -= 1
-            else:
-                new_left -= 1
-                number = hunk.new_start + hunk.new_count - new_left - 1
-                if not text.strip():
-                    hunk.blank.append(number)
-                survival.added(number, text)
-            for pattern in patterns:
-                if (m := pattern.search(text)) and (name := m.group("name").decode("utf-8", "replace")) \
-                        not in defined:
-                    defined.add(name)
-                    hunk.defined.append(name)
-            continue
-        old_left = new_left = 0  # (a hunk cut short: what follows is read as it says)
-        if line.startswith(b"\0\0"):
-            if commit is not None:
-                survival.settle()
-                yield commit
-            pending, nuls, commit = [line[2:]], line.count(b"\0", 2), None
-            if nuls >= _HEADER_FIELDS:
-                commit, pending, patches, change, hunk = _header(b"".join(pending)), None, 0, None, None
-            continue
-        if commit is None:
-            continue
+    for record in _records(chunks) if header else [b"".join(chunks)]:
+        if header:
+            fields = record[2:].split(b"\0", _HEADER_FIELDS)
+            if not record.startswith(b"\0\0") or len(fields) <= _HEADER_FIELDS:
+                continue  # (not a commit's fields: nothing tenure asked git for)
+            commit = _header(fields)
+            body = fields[_HEADER_FIELDS]
+        else:
+            commit, body = RawCommit("", (), "", "", "", "", ""), record
+        _changes(commit, body.split(b"\n"), survival)
+        survival.settle()
+        if header or commit.changes:
+            yield commit
+
+
+def _records(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """git's output cut where each commit starts (a line starting with two NULs), as it arrives."""
+    buffer = bytearray()
+    for chunk in chunks:
+        seen = max(len(buffer) - 2, 0)
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n\0\0", max(seen, start))) >= 0:
+            yield bytes(buffer[start:end + 1])
+            start = seen = end + 1
+        del buffer[:start]  # (cheap: a bytearray drops its head without moving the rest)
+    if buffer:
+        yield bytes(buffer)
+
+
+def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
+    """A commit's raw entries and patch: the changes, their line counts and, for files of an indexed
+    language, their hunks (each hunk's lines handled as one block)."""
+    patches = 0  # `diff --git` sections seen: the n-th belongs to the n-th raw entry
+    change: RawChange | None = None
+    patterns: list[re.Pattern[bytes]] = []
+    words: re.Pattern[bytes] | None = None
+    i, size = 0, len(lines)
+    while i < size:
+        line = lines[i]
+        i += 1
         if line.startswith(b":"):
             commit.changes.append(_raw_entry(line))
         elif line.startswith(b"diff --git "):
             change = commit.changes[patches] if patches < len(commit.changes) else None
             patches += 1
-            hunk = None
             spec = language_for(change.path) if change is not None else None
             patterns = languages.definitions(spec.name if spec else "")
+            words = languages.definition_words(spec.name if spec else "")
             if change is not None and spec is not None:
                 change.hunks = []
         elif line.startswith(b"@@ ") and change is not None:
-            m = _HUNK.match(line.rstrip(b"\r\n"))
-            if m is None:
+            at = _HUNK.match(line.rstrip(b"\r"))
+            if at is None:
                 continue
-            old_start, new_start = int(m.group(1)), int(m.group(3))
-            old_count = int(m.group(2)) if m.group(2) is not None else 1
-            new_count = int(m.group(4)) if m.group(4) is not None else 1
+            old_start, new_start = int(at.group(1)), int(at.group(3))
+            old_count = int(at.group(2)) if at.group(2) is not None else 1
+            new_count = int(at.group(4)) if at.group(4) is not None else 1
             change.deleted += old_count
             change.added += new_count
-            old_left, new_left = old_count, new_count
-            hunk = None
-            if change.hunks is not None:
-                hunk = Hunk(old_start, old_count, new_start, new_count, [], _header_name(m.group(5), patterns), [])
-                defined = set()
-                change.hunks.append(hunk)
-                survival.hunk(change.path, hunk)
+            removed, i = _side(lines, i, old_count, b"-")
+            added, i = _side(lines, i, new_count, b"+")
+            if change.hunks is None:  # a file of no indexed language: its lines are only counted
+                continue
+            old, new = _texts(squeezed(removed), b"-"), _texts(squeezed(added), b"+")
+            hunk = Hunk(old_start, old_count, new_start, new_count,
+                        [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
+                        _header_name(at.group(5), patterns, words),
+                        _defined(patterns, _texts(removed, b"-") + _texts(added, b"+"))
+                        if patterns and (not words or words.search(removed) or words.search(added)) else [])
+            change.hunks.append(hunk)
+            survival.hunk(change.path, hunk, old, new)
         elif line.startswith(b"Binary files ") and change is not None:
             change.hunks = None
-    if commit is not None and (header or commit.changes):
-        survival.settle()
-        yield commit
 
 
-def _header(raw: bytes) -> RawCommit:
-    sha, parents, name, email, authored, committed, message = raw.split(b"\0", _HEADER_FIELDS)[:_HEADER_FIELDS]
+def _side(lines: list[bytes], start: int, count: int, sign: bytes) -> tuple[bytes, int]:
+    """A hunk's lines of one side (each starts with `sign`) from `start`, joined by newlines, and where
+    what follows them starts (past git's "\\ No newline at end of file"). Fewer than `count`: the hunk
+    was cut short."""
+    block = b"\n".join(lines[start:start + count])
+    taken = min(count, len(lines) - start)
+    if taken and not (block[:1] == sign and block.count(b"\n" + sign) == taken - 1):
+        taken = next(k for k, line in enumerate(lines[start:start + count]) if line[:1] != sign)
+        block = b"\n".join(lines[start:start + taken])
+    end = start + taken
+    if end < len(lines) and lines[end][:1] == b"\\":
+        end += 1
+    return block, end
+
+
+def _texts(block: bytes, sign: bytes) -> list[bytes]:
+    """The lines of a `_side` block without their sign."""
+    return block[1:].split(b"\n" + sign) if block else []
+
+
+def _defined(patterns: list[re.Pattern[bytes]], texts: list[bytes]) -> list[str]:
+    """The names the lines define, in the order of the lines (then of the patterns), once each."""
+    if len(patterns) == 1:
+        found = list(filter(None, map(patterns[0].search, texts)))
+    else:
+        found = [m for t in texts for p in patterns if (m := p.search(t))]
+    return list(dict.fromkeys(m.group("name").decode("utf-8", "replace") for m in found))
+
+
+def _header(fields: list[bytes]) -> RawCommit:
+    sha, parents, name, email, authored, committed, message = fields[:_HEADER_FIELDS]
     text = message.decode("utf-8", "replace")
     return RawCommit(sha.decode(), tuple(parents.decode().split()), name.decode("utf-8", "replace"),
                      email.decode("utf-8", "replace"), utc(authored.decode()), utc(committed.decode()),
@@ -275,7 +307,10 @@ def unquote(raw: bytes) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def _header_name(context: bytes, patterns: list[re.Pattern[bytes]]) -> str:
+def _header_name(context: bytes, patterns: list[re.Pattern[bytes]], words: re.Pattern[bytes] | None) -> str:
+    """The name a hunk header's definition defines (none where it holds none of the definition words)."""
+    if words and not words.search(context):
+        return ""
     for pattern in patterns:
         if m := pattern.search(context):
             return m.group("name").decode("utf-8", "replace")

@@ -26,6 +26,13 @@ def definitions(language: str) -> list[re.Pattern[bytes]]:
 
 
 @cache
+def definition_words(language: str) -> re.Pattern[bytes] | None:
+    """Finds the words one of which every line `definitions` match holds (None: no such words are known)."""
+    words = _entry(language).get("words") if language else None
+    return re.compile(b"|".join(re.escape(w.encode()) for w in words)) if words else None
+
+
+@cache
 def decorators(language: str) -> re.Pattern[bytes] | None:
     """The pattern of a line that belongs to the definition below it, if the language has such lines."""
     pattern = _entry(language).get("decorators") if language else None

@@ -97,27 +97,49 @@ class FileSymbols:
 
 
 def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Counter[int]:
-    """Symbols (indices) whose lines today hold a change's changed lines, with how many; `to_now`
+    """Symbols (indices) whose lines today hold a change's changed lines, with how many, in the order
+    the hunks first reach each (`carry` keeps the last of two symbols of one name: overloads); `to_now`
     maps the change's new-side line numbers to today's (0: the line is gone)."""
-    found: Counter[int] = Counter()
     size = len(to_now) - 1
+    written = [h for h in hunks if h.new_count]
+    ranges = [np.arange(h.new_start, min(h.new_start + h.new_count, size + 1)) for h in written]
+    reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
+    if ranges:
+        lines = np.concatenate(ranges) if len(ranges) > 1 else ranges[0]
+        now = to_now[lines]
+        owners = symbols.owner[now]
+        valid = (now > 0) & (owners >= 0)
+        # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
+        if blank := [n for h in written if len(h.blank) < h.new_count for n in h.blank]:
+            valid &= _without(blank, size)[lines]
+        owners = owners[valid]
+        if len(written) == len(hunks):  # (no deletion to place among them: counted in the order met)
+            return Counter(owners.tolist())
+        found, first, counts = np.unique(owners, return_index=True, return_counts=True)
+        reached = list(zip(np.flatnonzero(valid)[first].tolist(), found.tolist(), counts.tolist(), strict=True))
+    offset, k = 0, 0  # the lines of the writing hunks before this one; how many of them
     for h in hunks:
         if h.new_count:
-            lines = np.arange(h.new_start, min(h.new_start + h.new_count, size + 1))
-            if h.blank and len(h.blank) < h.new_count:
-                lines = lines[~np.isin(lines, h.blank)]
-            now = to_now[lines]
-            for owner, n in Counter(symbols.owner[now[now > 0]].tolist()).items():
-                if owner >= 0:
-                    found[owner] += n
+            offset += len(ranges[k])
+            k += 1
             continue
         # a deletion between new lines new_start and new_start + 1: the symbol holding both sides
         sides = [int(to_now[n]) for n in (h.new_start, h.new_start + 1) if 1 <= n <= size and to_now[n] > 0]
         if sides:
             owner = symbols.common(int(symbols.owner[sides[0]]), int(symbols.owner[sides[-1]]))
             if owner >= 0:
-                found[owner] += 1
-    return found
+                reached.append((offset - 0.5, owner, 1))
+    touched: Counter[int] = Counter()
+    for _, owner, n in sorted(reached):
+        touched[owner] += n
+    return touched
+
+
+def _without(excluded: list[int], size: int) -> np.ndarray:
+    """Per line number 0..size+1: not one of `excluded` (line numbers past size+1 are left out)."""
+    keep = np.ones(size + 2, dtype=bool)
+    keep[np.minimum(np.asarray(excluded), size + 1)] = False
+    return keep
 
 
 def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
@@ -140,8 +162,8 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
         delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
     out[next_old:] = np.arange(next_old, old_len + 1) + delta
     for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
-        pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
-        if len(pairs):
+        if h.moved:
+            pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
             inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
             out[pairs[inside, 1]] = pairs[inside, 0]
     if old_len and out.max() > new_len:
@@ -195,14 +217,16 @@ def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int
     moved is left for the change that wrote it, and so is a line a sweep rewrote: only the lines a
     sweep added where there were none are its own)."""
     size = len(to_now) - 1
-    for h in hunks:
-        if h.new_count and not (sweep and h.old_count):
-            lines = np.arange(h.new_start, min(h.new_start + h.new_count, size + 1))
-            if h.kept:
-                lines = lines[~np.isin(lines, h.kept)]
-            now = to_now[lines]
-            now = now[now > 0]
-            blame[now[blame[now] == 0]] = writer
+    ranges = [np.arange(h.new_start, min(h.new_start + h.new_count, size + 1)) for h in hunks
+              if h.new_count and not (sweep and h.old_count)]
+    if not ranges:
+        return
+    lines = np.concatenate(ranges) if len(ranges) > 1 else ranges[0]
+    if kept := [n for h in hunks for n in h.kept]:
+        lines = lines[_without(kept, size)[lines]]
+    now = to_now[lines]
+    now = now[now > 0]
+    blame[now[blame[now] == 0]] = writer
 
 
 def in_place(hunks: list[Hunk], symbols: FileSymbols) -> Touched:

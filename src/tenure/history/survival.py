@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
+from itertools import count, repeat
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,11 +30,12 @@ MIN_MOVED = 8  # `return`, `else:`, `)` ... are removed and added everywhere: no
 MAX_LINES = 200_000  # changed lines compared per commit ...
 MAX_BYTES = 16 << 20  # ... and their text (without whitespace)
 _TRAILING_COMMA = re.compile(rb",(?=[)\]}])")
+_SPACE = b" \t\r\x0b\x0c"  # ASCII whitespace but the newline
 
 
-def squeezed(text: bytes) -> bytes:
-    """A line without its whitespace."""
-    return b"".join(text.split())
+def squeezed(lines: bytes) -> bytes:
+    """Lines (joined by newlines) without their other whitespace: as `git blame -w` compares them."""
+    return lines.translate(None, _SPACE)
 
 
 class Survival:
@@ -42,43 +44,59 @@ class Survival:
     def __init__(self) -> None:
         self.lines = self.bytes = 0
         self.cut: set[int] = set()  # hunks (by position) whose lines were not all compared: past the bounds
-        self.hunks: list[tuple[str, Hunk, list[tuple[int, bytes]], list[tuple[int, bytes]]]] = []
+        # (path, hunk, its removed lines from old_start on, its added lines from new_start on), squeezed
+        self.hunks: list[tuple[str, Hunk, list[bytes], list[bytes]]] = []
 
-    def hunk(self, path: str, hunk: Hunk) -> None:
-        self.hunks.append((path, hunk, [], []))
+    def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes]) -> None:
+        """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for)."""
+        self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
 
-    def removed(self, old_line: int, text: bytes) -> None:
-        self._line(2, old_line, text)
-
-    def added(self, new_line: int, text: bytes) -> None:
-        self._line(3, new_line, text)
-
-    def _line(self, side: int, line: int, text: bytes) -> None:
-        if self.hunks and (self.lines >= MAX_LINES or self.bytes >= MAX_BYTES):
-            self.cut.add(len(self.hunks) - 1)
-        elif self.hunks:
-            text = squeezed(text)
+    def _bounded(self, lines: list[bytes]) -> list[bytes]:
+        size = sum(map(len, lines))
+        if self.lines + len(lines) <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (all of them: most hunks)
+            self.lines += len(lines)
+            self.bytes += size
+            return lines
+        kept = 0
+        while kept < len(lines) and self.lines < MAX_LINES and self.bytes < MAX_BYTES:
             self.lines += 1
-            self.bytes += len(text)
-            self.hunks[-1][side].append((line, text))
+            self.bytes += len(lines[kept])
+            kept += 1
+        if kept < len(lines):
+            self.cut.add(len(self.hunks))
+        return lines[:kept]
 
     def settle(self) -> None:
-        pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
-        text_at: dict[tuple[str, int], bytes] = {}
         open_hunks = []
         for i, (path, hunk, removed, added) in enumerate(self.hunks):
             if removed and added and i not in self.cut and _reformatted(removed, added):
-                hunk.kept = [n for n, text in added if text]
-                continue
-            for n, text in removed:
-                text_at[(path, n)] = text
-                if len(text) >= MIN_MOVED:
-                    pool[text].setdefault(path, deque()).append(n)
-            open_hunks.append((path, hunk, added))
+                hunk.kept = [n for n, text in enumerate(added, hunk.new_start) if text]
+            else:
+                open_hunks.append((path, hunk, removed, added))
+        self.hunks = []
+        self.cut = set()
+        self.lines = self.bytes = 0
+        # only a text both removed and added somewhere in the commit can have moved
+        removed_texts = set().union(*(removed for _, _, removed, _ in open_hunks))
+        wanted = {text for text in removed_texts.intersection(set().union(*(added for *_, added in open_hunks)))
+                  if len(text) >= MIN_MOVED}
+        if not wanted:
+            return
+        pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
+        for path, hunk, removed, _ in open_hunks:
+            if not wanted.isdisjoint(removed):
+                for n, text in enumerate(removed, hunk.old_start):
+                    if text in wanted:
+                        pool[text].setdefault(path, deque()).append(n)
+        text_at: dict[tuple[str, int], bytes] = {}
+        for path, hunk, removed, _ in open_hunks:
+            text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
         used: set[tuple[str, int]] = set()
-        for path, hunk, added in open_hunks:
+        for path, hunk, _, added in open_hunks:
+            if pool.keys().isdisjoint(added):
+                continue
             found: list[tuple[str, int] | None] = []
-            for _, text in added:
+            for text in added:
                 source = _take(pool.get(text), path, used) if len(text) >= MIN_MOVED else None
                 if source is not None:
                     used.add(source)
@@ -90,17 +108,14 @@ class Survival:
                     before = found[i - step]
                     if found[i] is None and before is not None:
                         source = (before[0], before[1] + step)
-                        if source not in used and text_at.get(source) == added[i][1]:
+                        if source not in used and text_at.get(source) == added[i]:
                             used.add(source)
                             found[i] = source
-            for (n, _), source in zip(added, found, strict=True):
+            for n, source in enumerate(found, hunk.new_start):
                 if source is not None:
                     hunk.kept.append(n)
                     if source[0] == path:
                         hunk.moved += [n, source[1]]
-        self.hunks = []
-        self.cut = set()
-        self.lines = self.bytes = 0
 
 
 def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str, int]]) -> tuple[str, int] | None:
@@ -117,7 +132,7 @@ def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str,
     return None
 
 
-def _reformatted(removed: list[tuple[int, bytes]], added: list[tuple[int, bytes]]) -> bool:
-    def text(lines: list[tuple[int, bytes]]) -> bytes:
-        return _TRAILING_COMMA.sub(b"", b"".join(t for _, t in lines)).replace(b"'", b'"')
+def _reformatted(removed: list[bytes], added: list[bytes]) -> bool:
+    def text(lines: list[bytes]) -> bytes:
+        return _TRAILING_COMMA.sub(b"", b"".join(lines)).replace(b"'", b'"')
     return text(removed) == text(added)
