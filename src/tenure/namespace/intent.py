@@ -188,6 +188,10 @@ def prepare(db: Database, root: Path) -> None:
         return
     if head is not None and head[1] == naming_state(db):
         _restamp_phrases(root, state)  # the names did not change (a body edited): the kept ladder holds
+        with _phrases_lock:  # ... and this process's copy too (else its next query decodes the file again)
+            kept = _phrases.get(str(root.resolve()))
+            if kept is not None and kept[1] == head[1]:
+                _phrases[str(root.resolve())] = (state, kept[1], kept[2])
     else:
         phrase_index(db, root)
 

@@ -127,17 +127,26 @@ class PhraseIndex:
         index = cls()
         symbols = list(symbols)
         outside = {s.fqn for s in unnested(symbols)}  # (what is defined inside a function is part of it)
+        folded: dict[str, str] = {}  # name -> normalised, and its words: a code base repeats its names
+        name_words: dict[str, set[str]] = {}
+        in_tests: dict[str, bool] = {}
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
             nested = s.fqn not in outside
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), is_test(s.path), s.bases,
-                           s.module or "", nested, s.name, normalised(s.name))
+            if s.name not in folded:
+                folded[s.name] = normalised(s.name)
+            if s.path not in in_tests:
+                in_tests[s.path] = is_test(s.path)
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests[s.path], s.bases,
+                           s.module or "", nested, s.name, folded[s.name])
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
                 index.by_normalised[entry.folded].append(entry)
-                for word in words_of(s.name):
+                if s.name not in name_words:
+                    name_words[s.name] = words_of(s.name)
+                for word in name_words[s.name]:
                     index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
                 index.modules_by_path[s.path] = s.fqn

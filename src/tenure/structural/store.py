@@ -363,6 +363,12 @@ class StructuralStore:
                             f" ORDER BY {_SYMBOL_ORDER}")
         return hashlib.sha256(repr(rows).encode()).hexdigest()
 
+    def symbols_shape(self) -> tuple[int, int]:
+        """(how many symbols, their largest row id): with the index state, a key under which the naming
+        digest holds (a write of symbols outside an index run changes one of them)."""
+        count, last = self.db.rows("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM symbols")[0]
+        return count, last
+
     def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
         """Every symbol of these kinds that is written in the code (not generated)."""
         return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
