@@ -117,6 +117,9 @@ class PhraseIndex:
     by_normalised: dict[str, list[_Entry]] = field(default_factory=lambda: defaultdict(list))
     by_word: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     modules_by_path: dict[str, str] = field(default_factory=dict)
+    # a name's words, worked out once: a phrase's rungs read the words of every symbol sharing one of its
+    # words (a knowledge build asks thousands of phrases)
+    name_words: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, db: Database) -> PhraseIndex:
@@ -127,8 +130,7 @@ class PhraseIndex:
         index = cls()
         symbols = list(symbols)
         outside = {s.fqn for s in unnested(symbols)}  # (what is defined inside a function is part of it)
-        folded: dict[str, str] = {}  # name -> normalised, and its words: a code base repeats its names
-        name_words: dict[str, set[str]] = {}
+        folded: dict[str, str] = {}  # name -> normalised: a code base repeats its names
         in_tests: dict[str, bool] = {}
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
@@ -144,9 +146,7 @@ class PhraseIndex:
             index.by_name[s.name].append(entry)
             if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
                 index.by_normalised[entry.folded].append(entry)
-                if s.name not in name_words:
-                    name_words[s.name] = words_of(s.name)
-                for word in name_words[s.name]:
+                for word in index.words(s.name):
                     index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
                 index.modules_by_path[s.path] = s.fqn
@@ -154,6 +154,13 @@ class PhraseIndex:
 
     def __bool__(self) -> bool:
         return bool(self.fqns)
+
+    def words(self, name: str) -> set[str]:
+        """`words_of(name)`, kept (the caller must not change the set)."""
+        found = self.name_words.get(name)
+        if found is None:
+            found = self.name_words[name] = words_of(name)
+        return found
 
     def dump(self) -> bytes:
         """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
@@ -313,7 +320,7 @@ class PhraseIndex:
         if best < 2:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name or with those words")
         matched = {f for f, n in shared.items() if n == best}
-        common = sorted(w for w in words if all(w in words_of(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
+        common = sorted(w for w in words if all(w in self.words(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
         if len(matched) > TOO_VAGUE:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
@@ -333,7 +340,7 @@ class PhraseIndex:
                 if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
                         or owner.kind != "class":
                     continue
-                member, cls = words_of(fqn.rpartition(".")[2]), words_of(owner.fqn.rpartition(".")[2]) - _ROLE
+                member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
                 if member and cls and member | cls == wanted:
                     found.add(fqn)
         if len(found) != 1:
