@@ -120,6 +120,10 @@ class PhraseIndex:
     # a name's words, worked out once: a phrase's rungs read the words of every symbol sharing one of its
     # words (a knowledge build asks thousands of phrases)
     name_words: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
+    # what the rungs look up for every phrase, made at the first that needs it (see `_members`)
+    _outside_tests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    _methods: dict[frozenset[str], list[tuple[str, str]]] | None = field(default=None, repr=False, compare=False)
+    _by_file_name: dict[str, list[tuple[str, str]]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, db: Database) -> PhraseIndex:
@@ -212,7 +216,11 @@ class PhraseIndex:
         if path.endswith("/"):
             inside = sorted(m for p, m in self.modules_by_path.items() if p.startswith(path) or f"/{path}" in p)
             return _set(phrase, inside, f"the modules under {path}") if inside else None
-        suffix = [m for p, m in self.modules_by_path.items() if p.endswith("/" + path)]
+        if self._by_file_name is None:  # (a path ends in `/path` only if its file has path's file name)
+            self._by_file_name = defaultdict(list)
+            for p, m in self.modules_by_path.items():
+                self._by_file_name[p.rpartition("/")[2]].append((p, m))
+        suffix = [m for p, m in self._by_file_name.get(path.rpartition("/")[2], ()) if p.endswith("/" + path)]
         if len(suffix) == 1:
             return PhraseMatch(phrase, EXACT, (suffix[0],), f"the module of the one file ending in {path}", 1)
         if suffix:
@@ -315,7 +323,9 @@ class PhraseIndex:
         # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
         shared: Counter = Counter()
         for word in words:
-            shared.update(f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests)
+            if word not in self._outside_tests:
+                self._outside_tests[word] = [f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests]
+            shared.update(self._outside_tests[word])
         best = max(shared.values(), default=0)
         if best < 2:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name or with those words")
@@ -326,6 +336,22 @@ class PhraseIndex:
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
+    def _members(self) -> dict[frozenset[str], list[tuple[str, str]]]:
+        """The words of a method's name and its class's (the role word left out) -> (the method, a word that
+        finds it in `by_word`): `_member`'s candidates, read once for every phrase."""
+        if self._methods is None:
+            self._methods = defaultdict(list)
+            for word, fqns in self.by_word.items():
+                for fqn in fqns:
+                    entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
+                    if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
+                            or owner.kind != "class":
+                        continue
+                    member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
+                    if member and cls:
+                        self._methods[frozenset(member | cls)].append((fqn, word))
+        return self._methods
+
     def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
         """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
         whose name is the rest (its role word, `Service`, left out), the aspect noun ("policy") aside.
@@ -333,16 +359,7 @@ class PhraseIndex:
         wanted = words - _ASPECT
         if len(wanted) < 2:
             return None
-        found: set[str] = set()
-        for word in wanted:
-            for fqn in self.by_word.get(word, ()):
-                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
-                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
-                        or owner.kind != "class":
-                    continue
-                member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
-                if member and cls and member | cls == wanted:
-                    found.add(fqn)
+        found = {fqn for fqn, word in self._members().get(frozenset(wanted), ()) if word in wanted}
         if len(found) != 1:
             return None
         fqn = found.pop()
