@@ -4,12 +4,13 @@ baseline git revision in the same run, the builds taking turns.
 
     python bench/warm_update.py --path DIR [--baseline REV] [--runs 3] [--file REL] [--history]
 
-DIR is copied once per build under a temporary directory (without `.git` unless `--history`: the
-README's figures are on Django's sdist, which has no history; with it, every update also brings the
-knowledge store up to date) and indexed there (its `.tenure/` is copied too: each build catches up
-from it, and a full index is spared when both builds read the same store). Each build runs in a child process with `PYTHONPATH` =
-its `src/` and `PYTHONHASHSEED=0`; the parent tells the children in turn to make the next edit of
-REL (default `django/db/utils.py`):
+DIR is copied once per build under a temporary directory, its `.tenure/` too (each build catches up
+from it: a full index is spared when both builds read the same store), without `.git` unless
+`--history` (the README's figures are on Django's sdist, which has no history, and the knowledge store
+is off, as in every bench script; `--history` keeps `.git` and turns the knowledge store on, so every
+update also brings history and knowledge up to date). Each build runs in a child process with
+`PYTHONPATH` = its `src/` and `PYTHONHASHSEED=0`; the parent tells the children in turn to make the
+next edit of REL (default `django/db/utils.py`):
 
 - comment: a comment line appended (no name changes);
 - function: a new function appended (a new name: what only names decide is made again).
@@ -90,7 +91,7 @@ def main() -> None:
             root = Path(tmp, f"copy-{i}")
             shutil.copytree(args.path, root, ignore=ignored)
             env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0", "TENURE_ENRICH": "off",
-                   "TENURE_EMBED_BACKGROUND": "off"}
+                   "TENURE_EMBED_BACKGROUND": "off", "TENURE_KNOWLEDGE": "on" if args.history else "off"}
             subprocess.run([sys.executable, "-m", "tenure.cli", "index", str(root)], env=env, check=True,
                            capture_output=True)
             children[name] = subprocess.Popen([sys.executable, __file__, "--child", str(root), args.file], env=env,
