@@ -20,6 +20,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     modules_like(db, text)             module names containing `text` (suggestions)
     supertypes(db, fqn)                the types a class derives from, nearest first
     index_state(db)                    when the index last changed: a key for what is derived from it
+    index_key(db)                      that, with the symbols' count and last row: a key within a process
     naming_state(db)                   how the symbols are named: a key for what only their names decide
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
@@ -40,7 +41,7 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "calls_from", "collaborations", "definitions", "edges_of",
-           "every_symbol", "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like",
+           "every_symbol", "fingerprints", "index_key", "index_state", "indexed_files", "module_files", "module_of", "modules_like",
            "names_defined",
            "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
@@ -190,7 +191,7 @@ def naming_state(db: Database) -> str:
     phrase ladder reads. An edit that changed only bodies or moved lines keeps it. Kept per index state:
     the steps after an index ask for it four times, and each digest reads every symbol (Django: 0.2 s)."""
     store = _structure(db)
-    key = (index_state(db), *store.symbols_shape())
+    key = index_key(db)
     with _naming_lock:
         kept = _naming.get(db)
         if kept is not None and kept[0] == key:
@@ -199,6 +200,12 @@ def naming_state(db: Database) -> str:
     with _naming_lock:
         _naming[db] = (key, digest)
     return digest
+
+
+def index_key(db: Database) -> tuple:
+    """The index state, and how many symbols there are and their largest row id: a key under which what
+    is derived from the symbols holds in a process (a write of symbols outside an index run changes it)."""
+    return (index_state(db), *_structure(db).symbols_shape())
 
 
 _naming: weakref.WeakKeyDictionary[Database, tuple[tuple, str]] = weakref.WeakKeyDictionary()
