@@ -41,8 +41,8 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "calls_from", "collaborations", "definitions", "edges_of",
-           "every_symbol", "fingerprints", "index_key", "index_state", "indexed_files", "module_files", "module_of", "modules_like",
-           "names_defined",
+           "every_symbol", "fingerprints", "index_key", "index_state", "indexed_files", "module_files", "module_of",
+           "modules_like", "names_defined",
            "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
