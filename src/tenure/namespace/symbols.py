@@ -22,6 +22,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     index_state(db)                    when the index last changed: a key for what is derived from it
     index_key(db)                      that, with the symbols' count and last row: a key within a process
     naming_state(db)                   how the symbols are named: a key for what only their names decide
+    file_namings(db, paths)            the same, per file
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
 definition, in the order they were stored; `fingerprints` takes the first.
@@ -41,8 +42,8 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "calls_from", "collaborations", "definitions", "edges_of",
-           "every_symbol", "fingerprints", "index_key", "index_state", "indexed_files", "module_files", "module_of",
-           "modules_like", "names_defined",
+           "every_symbol", "file_namings", "fingerprints", "index_key", "index_state", "indexed_files",
+           "module_files", "module_of", "modules_like", "names_defined",
            "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
@@ -200,6 +201,12 @@ def naming_state(db: Database) -> str:
     with _naming_lock:
         _naming[db] = (key, digest)
     return digest
+
+
+def file_namings(db: Database, paths: Iterable[str] | None = None) -> dict[str, str]:
+    """path -> a digest of how the symbols of that file are named (what `naming_state` reads, per file), for
+    `paths` (None: every file); a file that defines nothing is missing."""
+    return _structure(db).file_namings(None if paths is None else list(paths))
 
 
 def index_key(db: Database) -> tuple:
