@@ -124,7 +124,7 @@ class PhraseIndex:
     name_words: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
     # what the rungs look up for every phrase, made at the first that needs it (see `_members`)
     _outside_tests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
-    _methods: dict[frozenset[str], list[tuple[str, str]]] | None = field(default=None, repr=False, compare=False)
+    _methods: dict[str, list[tuple[str, frozenset[str]]]] = field(default_factory=dict, repr=False, compare=False)
     _by_file_name: dict[str, list[tuple[str, str]]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -349,21 +349,22 @@ class PhraseIndex:
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
 
-    def _members(self) -> dict[frozenset[str], list[tuple[str, str]]]:
-        """The words of a method's name and its class's (the role word left out) -> (the method, a word that
-        finds it in `by_word`): `_member`'s candidates, read once for every phrase."""
-        if self._methods is None:
-            self._methods = defaultdict(list)
-            for word, fqns in self.by_word.items():
-                for fqn in fqns:
-                    entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
-                    if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
-                            or owner.kind != "class":
-                        continue
-                    member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
-                    if member and cls:
-                        self._methods[frozenset(member | cls)].append((fqn, word))
-        return self._methods
+    def _methods_with(self, word: str) -> list[tuple[str, frozenset[str]]]:
+        """The methods of classes (outside tests, not nested) that `word` finds in `by_word`, each with the
+        words of its name and its class's, the role word left out: `_member`'s candidates, read once per
+        word for every phrase."""
+        found = self._methods.get(word)
+        if found is None:
+            found = self._methods[word] = []
+            for fqn in self.by_word.get(word, ()):
+                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
+                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
+                        or owner.kind != "class":
+                    continue
+                member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
+                if member and cls:
+                    found.append((fqn, frozenset(member | cls)))
+        return found
 
     def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
         """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
@@ -372,7 +373,7 @@ class PhraseIndex:
         wanted = words - _ASPECT
         if len(wanted) < 2:
             return None
-        found = {fqn for fqn, word in self._members().get(frozenset(wanted), ()) if word in wanted}
+        found = {fqn for word in wanted for fqn, named in self._methods_with(word) if named == wanted}
         if len(found) != 1:
             return None
         fqn = found.pop()
