@@ -17,7 +17,7 @@ from pathlib import Path
 from tenure.knowledge.offline import DECISION_ID, TICKET, document_entities, entity_key
 from tenure.knowledge.store import delete_keys, get_meta, set_meta
 from tenure.namespace.comments import comments_matching, symbols_naming
-from tenure.namespace.symbols import indexed_files, naming_state
+from tenure.namespace.symbols import file_namings, indexed_files, naming_state
 from tenure.storage import Database
 
 _TITLE = re.compile(r"\[\[([^\[\]\n]{2,120})\]\]")
@@ -26,14 +26,18 @@ CITES = re.compile("|".join(p.pattern for p in (DECISION_ID, TICKET, _TITLE, _DO
 
 
 def scan(db: Database, code: Database, root: Path) -> dict:
-    """Bring the citations up to date with the indexed code: the files whose content changed since they
-    were read (all of them when the symbols are named differently: a citation names its symbol); then
-    the reads of the cited names, in those files (in every file when the cited names changed)."""
+    """Bring the citations up to date with the indexed code: the files whose content, or whose own symbols'
+    names (a citation names the symbol it sits in), changed since they were read; then the reads of the
+    cited names, in those files (in every file when the cited names changed)."""
     files = indexed_files(code)
-    read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))
+    read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))  # (content, its symbols' naming)
     state = naming_state(code)
-    renamed = get_meta(db, "citations_naming") != state
-    todo = sorted(p for p, f in files.items() if renamed or read.get(p) != f.content_hash)
+    if get_meta(db, "citations_naming") != state:  # only the files whose own symbols are named differently
+        named = file_namings(code)
+        todo = sorted(p for p, f in files.items() if read.get(p) != f"{f.content_hash} {named.get(p, '')}")
+    else:
+        todo = sorted(p for p, f in files.items() if read.get(p, "").split(" ")[0] != f.content_hash)
+        named = file_namings(code, todo)
     gone = sorted(set(read) - set(files))
     if not todo and not gone:
         return {"files_read": 0, "citations": _count(db)}
@@ -52,7 +56,7 @@ def scan(db: Database, code: Database, root: Path) -> dict:
         db.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
                        " ON CONFLICT DO NOTHING", _reads(code, root, again, names))
         db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
-                       [(p, files[p].content_hash) for p in todo])
+                       [(p, f"{files[p].content_hash} {named.get(p, '')}") for p in todo])
         set_meta(db, "citations_naming", state)
     return {"files_read": len(todo), "citations": _count(db)}
 

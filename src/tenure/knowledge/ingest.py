@@ -105,6 +105,7 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
     values = (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
               1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
               doc.source_hash)
+    new = document_id is None
     if document_id is None:
         document_id = db.rows(
             "INSERT INTO knowledge_documents (key, kind, origin, path, ref, title, content_hash, tokens, sections,"
@@ -117,19 +118,21 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
                    " source_hash = ? WHERE id = ?",
                    (*values, document_id))
     if doc.kind == "commit":  # kept queryable by symbol: `why` lists the commits that shaped one
-        db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
+        if not new:
+            db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
         db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
                        " ON CONFLICT DO NOTHING",
                        [(document_id, s["fqn"], s["how"]) for s in doc.meta.get("symbols", [])])
-    return _sync_chunks(db, document_id, doc, chunks, names)
+    return _sync_chunks(db, document_id, doc, chunks, names, new)
 
 
 def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk],
-                 names: CodeNames) -> tuple[int, int]:
-    """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line)."""
+                 names: CodeNames, new: bool) -> tuple[int, int]:
+    """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line). A new
+    document has none to match, move or retract (a first index: thousands of statements spared)."""
     old: dict[str, list[int]] = {}
-    for chunk_id, text_hash in db.rows("SELECT id, text_hash FROM knowledge_chunks WHERE document_id = ?"
-                                       " ORDER BY ordinal", (document_id,)):
+    for chunk_id, text_hash in () if new else db.rows("SELECT id, text_hash FROM knowledge_chunks"
+                                                      " WHERE document_id = ? ORDER BY ordinal", (document_id,)):
         old.setdefault(text_hash, []).append(chunk_id)
     own = offline.document_entities(doc.kind, doc.ref, doc.title, doc.key, doc.meta)
     added = 0
@@ -145,11 +148,11 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
                             tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
                             text_hash))[0][0]
         write_offline(db, chunk_id, chunk.text, chunk.section, own, names)
-        kept.append((chunk_id, ordinal, chunk.section, chunk.line))
         added += 1
     removed = [i for ids in old.values() for i in ids]
-    mark_chunks_dirty(db, removed)
-    delete_keys(db, "knowledge_chunks", "id", removed)
+    if removed:
+        mark_chunks_dirty(db, removed)
+        delete_keys(db, "knowledge_chunks", "id", removed)
     db.executemany("UPDATE knowledge_chunks SET ordinal = ?, section = ?, line = ? WHERE id = ?",
                    [(ordinal, section, line, chunk_id) for chunk_id, ordinal, section, line in kept])
     return added, len(removed)

@@ -30,6 +30,7 @@ class CodeNames:
         self._index: PhraseIndex | None = None
         self._state = ""
         self._now: dict[str, str] | None = None
+        self._said: dict[str, list[tuple[int, int, str]]] = {}
 
     @property
     def index(self) -> PhraseIndex:
@@ -38,7 +39,10 @@ class CodeNames:
         return self._index
 
     def __call__(self, sentence: str) -> list[tuple[int, int, str]]:
-        return [(m.start, m.end, m.name) for m in code_mentions(self.index, sentence)]
+        said = self._said.get(sentence)  # (a history repeats its sentences: sign-offs, bumps, merges)
+        if said is None:
+            said = self._said[sentence] = [(m.start, m.end, m.name) for m in code_mentions(self.index, sentence)]
+        return said
 
     def renamed(self) -> set[str] | None:
         """The short names whose full names changed since the chunks were last read (None: all of them,

@@ -84,10 +84,13 @@ def _comments(path: str, text: str, parser, pattern: re.Pattern[str], symbols: l
     lines = text.splitlines()
     out: list[Comment] = []
     seen: set[int] = set()
+    ascii_only = len(data) == len(text)
+    at, offset, line = 0, 0, 1  # (counted on from the last match: counting from the start is quadratic)
     for m in pattern.finditer(text):
-        offset = len(text[:m.start()].encode("utf-8"))
+        offset += (m.start() - at) if ascii_only else len(text[at:m.start()].encode("utf-8"))
+        line += text.count("\n", at, m.start())
+        at = m.start()
         kind, node = _kind(tree.root_node.descendant_for_byte_range(offset, offset + 1))
-        line = text.count("\n", 0, m.start()) + 1
         if not kind or line in seen:
             continue
         seen.add(line)

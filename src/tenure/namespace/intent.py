@@ -163,13 +163,15 @@ def phrase_index(db: Database, root: Path) -> PhraseIndex:
         kept = _phrases.get(key)
         if kept is not None and kept[0] == state:
             return kept[2]
-        stored = _stored_phrases(root)
-        if stored is not None and stored[0] == state:
-            _phrases[key] = stored
-            return stored[2]
+        head = _kept_phrases_head(root)  # (the kept file is decoded only when it holds what is wanted)
+        if head is not None and head[0] == state:
+            stored = _stored_phrases(root)
+            if stored is not None and stored[0] == state:
+                _phrases[key] = stored
+                return stored[2]
         naming = naming_state(db)
-        if kept is None and stored is not None and stored[1] == naming:
-            kept = stored
+        if (kept is None or kept[1] != naming) and head is not None and head[1] == naming:
+            kept = _stored_phrases(root)
         ladder = kept[2] if kept is not None and kept[1] == naming else PhraseIndex.of(db)
         _phrases[key] = (state, naming, ladder)
         _store_phrases(root, _phrases[key])
@@ -188,6 +190,10 @@ def prepare(db: Database, root: Path) -> None:
         return
     if head is not None and head[1] == naming_state(db):
         _restamp_phrases(root, state)  # the names did not change (a body edited): the kept ladder holds
+        with _phrases_lock:  # ... and this process's copy too (else its next query decodes the file again)
+            kept = _phrases.get(str(root.resolve()))
+            if kept is not None and kept[1] == head[1]:
+                _phrases[str(root.resolve())] = (state, kept[1], kept[2])
     else:
         phrase_index(db, root)
 

@@ -33,8 +33,10 @@ _BACKTICKED = re.compile(r"`+([^`\n]+?)`+")
 # a dotted name or a path, with an optional call: flask.app.Flask, src/flask/app.py, url_for()
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:[./][A-Za-z_][\w-]*)*(?:\(\))?")
 # a token with something besides lower-case letters in it (a capital, `_`, a digit, `.`, `/`, a call):
-# the only ones of the prose that may be code (a plain word is code only in backticks)
-_CANDIDATE = re.compile(r"(?=[\w./()-]*?[A-Z0-9_./(])" + _TOKEN.pattern)
+# the only ones of the prose that may be code (a plain word is code only in backticks). None starts
+# right after a letter or `_` (that one's token would have held it): the look-behind spares the look-ahead
+# at every letter of every word.
+_CANDIDATE = re.compile(r"(?<![A-Za-z_])(?=[\w./()-]*?[A-Z0-9_./(])" + _TOKEN.pattern)
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 _TITLE = re.compile(r"^[A-Z][a-z0-9]+$")
 _CAPS = re.compile(r"^[A-Z][A-Z0-9]+$")

@@ -16,6 +16,8 @@ resolving a phrase is then a few dictionary lookups.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from tenure.namespace.roles import is_test
-from tenure.namespace.symbols import Symbol, every_symbol
+from tenure.namespace.symbols import Symbol, every_symbol, index_key
 from tenure.storage import Database
 from tenure.structural.naming import has_suffix
 
@@ -117,27 +119,51 @@ class PhraseIndex:
     by_normalised: dict[str, list[_Entry]] = field(default_factory=lambda: defaultdict(list))
     by_word: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     modules_by_path: dict[str, str] = field(default_factory=dict)
+    # a name's words, worked out once: a phrase's rungs read the words of every symbol sharing one of its
+    # words (a knowledge build asks thousands of phrases)
+    name_words: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
+    # what the rungs look up for every phrase, made at the first that needs it (see `_members`)
+    _outside_tests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    _methods: dict[str, list[tuple[str, frozenset[str]]]] = field(default_factory=dict, repr=False, compare=False)
+    _by_file_name: dict[str, list[tuple[str, str]]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, db: Database) -> PhraseIndex:
-        return cls.from_symbols(every_symbol(db))
+        """The index of the symbols as they are, built once per index state in a process (the knowledge
+        build's steps and resolve's preparation each ask for it after an index)."""
+        key = index_key(db)
+        with _built_lock:
+            kept = _built.get(db)
+            if kept is None or kept[0] != key:
+                kept = _built[db] = (key, PhraseIndex.from_symbols(every_symbol(db)))
+        index = kept[1]
+        if cls is PhraseIndex:
+            return index
+        return cls(index.fqns, index.by_name, index.by_normalised, index.by_word, index.modules_by_path,
+                   index.name_words)
 
     @classmethod
     def from_symbols(cls, symbols: Iterable[Symbol]) -> PhraseIndex:
         index = cls()
         symbols = list(symbols)
         outside = {s.fqn for s in unnested(symbols)}  # (what is defined inside a function is part of it)
+        folded: dict[str, str] = {}  # name -> normalised: a code base repeats its names
+        in_tests: dict[str, bool] = {}
         for s in symbols:
             if s.kind in SKIPPED_KINDS or s.fqn in index.fqns:
                 continue
             nested = s.fqn not in outside
-            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), is_test(s.path), s.bases,
-                           s.module or "", nested, s.name, normalised(s.name))
+            if s.name not in folded:
+                folded[s.name] = normalised(s.name)
+            if s.path not in in_tests:
+                in_tests[s.path] = is_test(s.path)
+            entry = _Entry(s.fqn, s.kind, s.path, s.parent in (None, "", s.module), in_tests[s.path], s.bases,
+                           s.module or "", nested, s.name, folded[s.name])
             index.fqns[s.fqn] = entry
             index.by_name[s.name].append(entry)
             if not nested:  # a dotted name finds it; its bare name and words are what prose says of other things
                 index.by_normalised[entry.folded].append(entry)
-                for word in words_of(s.name):
+                for word in index.words(s.name):
                     index.by_word[word].add(s.fqn)
             if s.kind == "module" and s.path:
                 index.modules_by_path[s.path] = s.fqn
@@ -145,6 +171,13 @@ class PhraseIndex:
 
     def __bool__(self) -> bool:
         return bool(self.fqns)
+
+    def words(self, name: str) -> set[str]:
+        """`words_of(name)`, kept (the caller must not change the set)."""
+        found = self.name_words.get(name)
+        if found is None:
+            found = self.name_words[name] = words_of(name)
+        return found
 
     def dump(self) -> bytes:
         """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
@@ -196,7 +229,11 @@ class PhraseIndex:
         if path.endswith("/"):
             inside = sorted(m for p, m in self.modules_by_path.items() if p.startswith(path) or f"/{path}" in p)
             return _set(phrase, inside, f"the modules under {path}") if inside else None
-        suffix = [m for p, m in self.modules_by_path.items() if p.endswith("/" + path)]
+        if self._by_file_name is None:  # (a path ends in `/path` only if its file has path's file name)
+            self._by_file_name = defaultdict(list)
+            for p, m in self.modules_by_path.items():
+                self._by_file_name[p.rpartition("/")[2]].append((p, m))
+        suffix = [m for p, m in self._by_file_name.get(path.rpartition("/")[2], ()) if p.endswith("/" + path)]
         if len(suffix) == 1:
             return PhraseMatch(phrase, EXACT, (suffix[0],), f"the module of the one file ending in {path}", 1)
         if suffix:
@@ -299,16 +336,35 @@ class PhraseIndex:
         # SettlementRetryPolicy and SettlementRetryQueue, whatever "path" means)
         shared: Counter = Counter()
         for word in words:
-            shared.update(f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests)
+            if word not in self._outside_tests:
+                self._outside_tests[word] = [f for f in self.by_word.get(word, ()) if not self.fqns[f].in_tests]
+            shared.update(self._outside_tests[word])
         best = max(shared.values(), default=0)
         if best < 2:
             return PhraseMatch(phrase, UNRESOLVED, how="no symbol by that name or with those words")
         matched = {f for f, n in shared.items() if n == best}
-        common = sorted(w for w in words if all(w in words_of(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
+        common = sorted(w for w in words if all(w in self.words(self.fqns[f].fqn.rsplit(".", 1)[-1]) for f in matched))
         if len(matched) > TOO_VAGUE:
             return PhraseMatch(phrase, UNRESOLVED, how=f"too common: {len(matched)} symbols have the words "
                                + ", ".join(sorted(words)), total=len(matched))
         return _set(phrase, sorted(matched), "symbols whose names have the words " + ", ".join(common))
+
+    def _methods_with(self, word: str) -> list[tuple[str, frozenset[str]]]:
+        """The methods of classes (outside tests, not nested) that `word` finds in `by_word`, each with the
+        words of its name and its class's, the role word left out: `_member`'s candidates, read once per
+        word for every phrase."""
+        found = self._methods.get(word)
+        if found is None:
+            found = self._methods[word] = []
+            for fqn in self.by_word.get(word, ()):
+                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
+                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
+                        or owner.kind != "class":
+                    continue
+                member, cls = self.words(fqn.rpartition(".")[2]), self.words(owner.fqn.rpartition(".")[2]) - _ROLE
+                if member and cls:
+                    found.append((fqn, frozenset(member | cls)))
+        return found
 
     def _member(self, phrase: str, text: str, words: set[str]) -> PhraseMatch | None:
         """"the settlement retry policy": a method whose name is some of the phrase's words, of a class
@@ -317,16 +373,7 @@ class PhraseIndex:
         wanted = words - _ASPECT
         if len(wanted) < 2:
             return None
-        found: set[str] = set()
-        for word in wanted:
-            for fqn in self.by_word.get(word, ()):
-                entry, owner = self.fqns[fqn], self.fqns.get(fqn.rpartition(".")[0])
-                if entry.in_tests or entry.nested or entry.kind not in ("method", "function") or owner is None \
-                        or owner.kind != "class":
-                    continue
-                member, cls = words_of(fqn.rpartition(".")[2]), words_of(owner.fqn.rpartition(".")[2]) - _ROLE
-                if member and cls and member | cls == wanted:
-                    found.add(fqn)
+        found = {fqn for word in wanted for fqn, named in self._methods_with(word) if named == wanted}
         if len(found) != 1:
             return None
         fqn = found.pop()
@@ -338,6 +385,10 @@ class PhraseIndex:
 
 _CODEC_OUT = msgspec.msgpack.Encoder()
 _CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
+
+
+_built: weakref.WeakKeyDictionary[Database, tuple[tuple, PhraseIndex]] = weakref.WeakKeyDictionary()
+_built_lock = threading.Lock()
 
 
 def unnested(symbols: list[Symbol]) -> list[Symbol]:

@@ -302,12 +302,12 @@ def _inverted(state: str, fqns: list[str], kinds: list[str], paths: list[str], l
     for f in range(len(FIELDS)):
         has = (merged >> f) & 1
         weight += has * WEIGHTS[f] * (norm[symbol_of, f] if len(symbol_of) else 0)
-    indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.add.at(indptr, term_of + 1, 1)
+    df = np.bincount(term_of, minlength=n_terms)  # (postings are sorted by term: df gives the offsets)
+    tests = {p: is_test(p) for p in dict.fromkeys(paths)}
     return SymbolTerms(state, fqns, kinds, paths, np.array(lines, dtype=np.int32),
-                       np.array([is_test(p) for p in paths], dtype=bool), vocabulary, np.cumsum(indptr),
-                       symbol_of.astype(np.int32), weight, merged.astype(np.uint8),
-                       np.diff(np.cumsum(indptr)).astype(np.int32))
+                       np.array([tests[p] for p in paths], dtype=bool), vocabulary,
+                       np.r_[0, np.cumsum(df)].astype(np.int64), symbol_of.astype(np.int32), weight,
+                       merged.astype(np.uint8), df.astype(np.int32))
 
 
 # kept in the state directory ------------------------------------------------------------------------

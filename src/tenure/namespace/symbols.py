@@ -20,7 +20,9 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     modules_like(db, text)             module names containing `text` (suggestions)
     supertypes(db, fqn)                the types a class derives from, nearest first
     index_state(db)                    when the index last changed: a key for what is derived from it
+    index_key(db)                      that, with the symbols' count and last row: a key within a process
     naming_state(db)                   how the symbols are named: a key for what only their names decide
+    file_namings(db, paths)            the same, per file
 
 A name the code defines twice (a property's getter and setter, a redefinition) gives a symbol per
 definition, in the order they were stored; `fingerprints` takes the first.
@@ -28,6 +30,8 @@ definition, in the order they were stored; `fingerprints` takes the first.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -38,8 +42,8 @@ from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
 
 __all__ = ["IndexedFile", "Symbol", "callees", "calls_from", "collaborations", "definitions", "edges_of",
-           "every_symbol", "fingerprints", "index_state", "indexed_files", "module_files", "module_of", "modules_like",
-           "names_defined",
+           "every_symbol", "file_namings", "fingerprints", "index_key", "index_state", "indexed_files",
+           "module_files", "module_of", "modules_like", "names_defined",
            "naming_state", "neighbours", "supertypes", "symbols_at", "symbols_called", "symbols_in", "symbols_named"]
 
 
@@ -185,5 +189,31 @@ def index_state(db: Database) -> str:
 
 def naming_state(db: Database) -> str:
     """A digest of every symbol's full name, name, kind, file, module, parent and bases: what the join's
-    phrase ladder reads. An edit that changed only bodies or moved lines keeps it."""
-    return _structure(db).naming_digest()
+    phrase ladder reads. An edit that changed only bodies or moved lines keeps it. Kept per index state:
+    the steps after an index ask for it four times, and each digest reads every symbol (Django: 0.2 s)."""
+    store = _structure(db)
+    key = index_key(db)
+    with _naming_lock:
+        kept = _naming.get(db)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+    digest = store.naming_digest()
+    with _naming_lock:
+        _naming[db] = (key, digest)
+    return digest
+
+
+def file_namings(db: Database, paths: Iterable[str] | None = None) -> dict[str, str]:
+    """path -> a digest of how the symbols of that file are named (what `naming_state` reads, per file), for
+    `paths` (None: every file); a file that defines nothing is missing."""
+    return _structure(db).file_namings(None if paths is None else list(paths))
+
+
+def index_key(db: Database) -> tuple:
+    """The index state, and how many symbols there are and their largest row id: a key under which what
+    is derived from the symbols holds in a process (a write of symbols outside an index run changes it)."""
+    return (index_state(db), *_structure(db).symbols_shape())
+
+
+_naming: weakref.WeakKeyDictionary[Database, tuple[tuple, str]] = weakref.WeakKeyDictionary()
+_naming_lock = threading.Lock()

@@ -378,6 +378,22 @@ class StructuralStore:
                             f" ORDER BY {_SYMBOL_ORDER}")
         return hashlib.sha256(repr(rows).encode()).hexdigest()
 
+    def file_namings(self, paths: Collection[str] | None = None) -> dict[str, str]:
+        """path -> a digest of how its symbols are named (as `naming_digest`, per file), for the files of
+        `paths` (None: every file)."""
+        where = "path IS NOT NULL" if paths is None else f"path IN {self.db.each}"
+        by_path: dict[str, list[tuple]] = {}
+        for row in self.db.rows(f"SELECT path, fqn, name, kind, module, parent_fqn, bases FROM symbols WHERE {where}"
+                                f" ORDER BY {_SYMBOL_ORDER}", () if paths is None else (self.db.many(sorted(paths)),)):
+            by_path.setdefault(row[0], []).append(row[1:])
+        return {path: hashlib.sha256(repr(rows).encode()).hexdigest() for path, rows in by_path.items()}
+
+    def symbols_shape(self) -> tuple[int, int]:
+        """(how many symbols, their largest row id): with the index state, a key under which the naming
+        digest holds (a write of symbols outside an index run changes one of them)."""
+        count, last = self.db.rows("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM symbols")[0]
+        return count, last
+
     def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
         """Every symbol of these kinds that is written in the code (not generated)."""
         return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
