@@ -218,7 +218,7 @@ def test_a_comment_citing_a_memory_title_links_to_that_memory(settlement) -> Non
 
 
 def test_a_symbol_named_in_one_file_reads_again_only_that_files_comments(settlement, monkeypatch) -> None:
-    before = settlement.db.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
+    before = settlement.shared.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
     (settlement.root / "settlement/ledger.py").write_text("class LedgerClient:  # see #413\n    pass\n")
     git(settlement.root, "add", "-A")
     git(settlement.root, "commit", "-q", "-m", "Add the ledger client")
@@ -226,5 +226,5 @@ def test_a_symbol_named_in_one_file_reads_again_only_that_files_comments(settlem
     settlement.index()
     report = settlement.knowledge.build(embed=False)
     assert report["steps"]["citations"]["files_read"] == 1  # the new file, not every file of the project
-    after = settlement.db.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
+    after = settlement.shared.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
     assert after == sorted([*before, ("settlement/ledger.py", 1, "settlement.ledger.LedgerClient", "#413")])
