@@ -77,13 +77,14 @@ def shared_stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 @pytest.fixture
 def db(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """An opened, empty database of each backend (on PostgreSQL: one project's view of a fresh database)."""
+    """An opened, empty database of each backend (on PostgreSQL: the view of a project that has nothing in it
+    yet; the template's rows of TEST_PROJECT, its migrations included, are not this project's)."""
     if backend == "sqlite":
         database: Database = open_database(tmp_path / "tenure.db")
     else:
         from tenure.storage.postgres import PostgresDatabase
 
-        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project=TEST_PROJECT)
+        database = PostgresDatabase(request.getfixturevalue("postgres_url"), project="storage-test")
     yield database
     database.close()
 

@@ -95,7 +95,7 @@ def open_project(repo: Path, create: bool = True, existing: bool = False) -> Ten
         raise typer.Exit(1)
     try:
         return Tenure.open(root, discover=False, create=create)
-    except StorageError as exc:
+    except (StorageError, Refusal) as exc:  # (a refusal: e.g. tenure.toml's [team] cannot be used)
         err.print(f"[red]error:[/red] {escape(state_error(exc) or str(exc))}")
         raise typer.Exit(2) from exc
 

@@ -441,8 +441,9 @@ class Memories:
         if limit < 1:
             raise MemoriesError("limit must be at least 1")
         self.backfill(BACKFILL_ON_RECALL)
-        hits, unread = self._search(query, self._within(elements), limit)
-        results = self._with_content(hits)
+        with self.db.reading():
+            hits, unread = self._search(query, self._within(elements), limit)
+            results = self._with_content(hits)
         if session:
             with self.db.transaction():
                 usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())

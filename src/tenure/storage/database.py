@@ -53,6 +53,10 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
 
+    def reading(self) -> AbstractContextManager[None]:
+        """The reads inside are one reader's: a backend with a pool of connections runs them on one
+        (fewer round trips); nothing is locked, and nothing changes on SQLite."""
+
     def first_fill(self) -> AbstractContextManager[None]:
         """A transaction that fills a database holding no data yet: a backend may write it the way
         that is fastest for a bulk load, as long as it stays all-or-nothing."""

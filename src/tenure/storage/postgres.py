@@ -230,22 +230,38 @@ class PostgresDatabase:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        held = getattr(self._local, "conn", None)
-        if held is not None:  # nested: a savepoint
+        if getattr(self._local, "writing", False):  # nested: a savepoint
             try:
-                with held.transaction():
+                with self._local.conn.transaction():
                     yield
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
+            return
+        with self.reading():
+            conn = self._local.conn
+            self._local.writing = True
+            try:
+                with conn.transaction():
+                    # one writer per project at a time, as SQLite's BEGIN IMMEDIATE
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (self.project,))
+                    yield
+            except psycopg.Error as exc:
+                raise storage_error(exc, self.url) from exc
+            finally:
+                self._local.writing = False
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Statements inside run on one connection of the pool, taken once: a recall's dozen reads
+        make a dozen round trips, not two dozen."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
             return
         try:
             with self._pool.connection() as conn:
                 self._local.conn = conn
                 try:
-                    with conn.transaction():
-                        # one writer per project at a time, as SQLite's BEGIN IMMEDIATE
-                        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (self.project,))
-                        yield
+                    yield
                 finally:
                     self._local.conn = None
         except (psycopg.Error, PoolTimeout) as exc:

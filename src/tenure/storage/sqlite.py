@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -120,6 +120,9 @@ class SQLiteDatabase:
                 raise
             self._depth -= 1
             self.execute("COMMIT" if outer else f"RELEASE {name}")
+
+    def reading(self) -> AbstractContextManager[None]:
+        return nullcontext()  # (one connection already)
 
     @contextmanager
     def first_fill(self) -> Iterator[None]:
