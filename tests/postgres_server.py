@@ -58,8 +58,10 @@ class Server:
 
     def close(self) -> None:
         """Stop the server and remove its files."""
-        self._ctl("stop", "-m", "immediate")
-        shutil.rmtree(self.data, ignore_errors=True)
+        try:
+            self._ctl("stop", "-m", "immediate")
+        finally:
+            shutil.rmtree(self.data, ignore_errors=True)
 
     def _ctl(self, *args: str) -> None:
         _run_as(self.as_user, [str(self.bin / "pg_ctl"), "-D", str(self.data / "data"), "-w", "-l",
@@ -73,7 +75,9 @@ def start(scratch: Path | None = None) -> Server:
     as_user = "nobody" if os.geteuid() == 0 else None
     if as_user and not _readable_by(binaries / "postgres", as_user):
         binaries = _copy_for(installed, as_user) / "pginstall18" / "bin"
+    _reap_orphans(binaries, as_user)
     data = Path(tempfile.mkdtemp(prefix="tenure-pg-", dir=scratch))
+    (data / "owner").write_text(str(os.getpid()))  # (a run killed before it stopped its server: _reap_orphans)
     if as_user:
         os.chown(data, pwd.getpwnam(as_user).pw_uid, pwd.getpwnam(as_user).pw_gid)
     port = _free_port()
@@ -88,6 +92,23 @@ def start(scratch: Path | None = None) -> Server:
     server.admin(f"CREATE DATABASE {TEMPLATE} OWNER {APP}")
     server.admin("CREATE EXTENSION IF NOT EXISTS vector", TEMPLATE)
     return server
+
+
+def _reap_orphans(binaries: Path, as_user: str | None) -> None:
+    """Servers of earlier test runs that were killed before they stopped them: stopped, their files removed
+    (a server whose run is alive is left alone)."""
+    for owner in Path(tempfile.gettempdir()).glob("tenure-pg-*/owner"):
+        try:
+            os.kill(int(owner.read_text()), 0)
+            continue  # its run is still going
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue
+        if (owner.parent / "data" / "postmaster.pid").exists():
+            _run_as(as_user, [str(binaries / "pg_ctl"), "-D", str(owner.parent / "data"), "-m", "immediate", "-w",
+                              "stop"], check=False)
+        shutil.rmtree(owner.parent, ignore_errors=True)
 
 
 def _copy_for(installed: Path, user: str) -> Path:

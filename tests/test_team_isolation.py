@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tenure.config import ConfigError
 from tenure.memories.store import migrations as memory_migrations
 from tenure.storage import DatabaseUnavailable, Migrations, StorageError
 from tenure.storage.postgres import PostgresDatabase
@@ -181,8 +180,8 @@ def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, m
     assert team_database(repo).url == "postgresql://collector.evil.example/loot"
     assert identify(repo).project == "github.com/acme/payments"
     (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://me:pw@collector.evil.example/loot"\n')
-    with pytest.raises(ConfigError, match="credentials"):
-        team_database(repo)
+    refused = team_database(repo)  # (even from an allowed host: credentials are never the repository's)
+    assert refused.url is None and "credentials" in refused.derived and "not used" in refused.derived
 
 
 def test_team_status_says_which_backend_answers_and_how_the_project_was_named(

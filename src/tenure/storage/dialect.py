@@ -80,13 +80,17 @@ def translate_schema(sql: str, is_identity: IsIdentity) -> list[str]:
         return _create_table(m.group(1), m.group(2), is_identity)
     if m := _CREATE_INDEX.match(sql):
         unique, name, table, columns, rest = m.groups()
-        return [f"CREATE {unique or ''}INDEX IF NOT EXISTS {name} ON {table} (project, {columns}){rest}"]
+        return [_unless(f"SELECT 1 FROM pg_class WHERE relname = '{name.lower()}'"
+                        " AND relnamespace = current_schema()::regnamespace",
+                        [f"CREATE {unique or ''}INDEX IF NOT EXISTS {name} ON {table} (project, {columns}){rest}"])]
     if m := _ADD_COLUMN.match(sql):
         table, column, declaration = m.groups()
         definition, constraints = _column(column, declaration.strip(), is_identity)
-        made = [f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {definition}"]
-        made += [f"ALTER TABLE {table} ADD {c}" for c in constraints]  # (a key added later: not idempotent, not used)
-        return made + (_scope_trigger(table) if column.lower() == "scope" else [])
+        made = [f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {definition}",
+                *(f"ALTER TABLE {table} ADD {c}" for c in constraints)]
+        return [_unless("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                        f" AND table_name = '{table.lower()}' AND column_name = '{column.lower()}'", made),
+                *(_scope_trigger(table) if column.lower() == "scope" else [])]
     if m := _DROP.match(sql):
         return [f"DROP {m.group(1).upper()} IF EXISTS {sql[m.end():]}"]
     return [sql]
@@ -116,10 +120,10 @@ def _create_table(table: str, body: str, is_identity: IsIdentity) -> list[str]:
             constraints += more
     has_scope = any(c.split()[0].lower() == "scope" for c in columns)
     statement = f"CREATE TABLE IF NOT EXISTS {table} ({', '.join([*columns, PROJECT_COLUMN, *constraints])})"
-    return [statement, f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
-            f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
-            f"DROP POLICY IF EXISTS tenure_project ON {table}",
-            f"CREATE POLICY tenure_project ON {table} USING ({VISIBLE}) WITH CHECK ({VISIBLE})",
+    secured = [f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY", f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
+               f"CREATE POLICY tenure_project ON {table} USING ({VISIBLE}) WITH CHECK ({VISIBLE})"]
+    return [statement, _unless("SELECT 1 FROM pg_policies WHERE schemaname = current_schema()"
+                               f" AND tablename = '{table.lower()}' AND policyname = 'tenure_project'", secured),
             *(_scope_trigger(table) if has_scope else [])]
 
 
@@ -149,9 +153,16 @@ def _foreign(column: str, references: str, is_identity: IsIdentity) -> str | Non
 
 
 def _scope_trigger(table: str) -> list[str]:
-    return [SCOPE_TRIGGER, f"DROP TRIGGER IF EXISTS tenure_scope ON {table}",
-            f"CREATE TRIGGER tenure_scope BEFORE INSERT OR UPDATE OF scope ON {table}"
-            " FOR EACH ROW EXECUTE FUNCTION tenure_scope_project()"]
+    return [_unless(f"SELECT 1 FROM pg_trigger WHERE tgrelid = '{table}'::regclass AND tgname = 'tenure_scope'",
+                    [SCOPE_TRIGGER, f"CREATE TRIGGER tenure_scope BEFORE INSERT OR UPDATE OF scope ON {table}"
+                                    " FOR EACH ROW EXECUTE FUNCTION tenure_scope_project()"])]
+
+
+def _unless(exists: str, statements: list[str]) -> str:
+    """`statements`, run only when the query `exists` finds nothing: a project running the migrations
+    after the first (each does) takes no table lock for what is in place, so the projects at work on
+    those tables do not wait for it."""
+    return f"DO $tenure$ BEGIN IF NOT EXISTS ({exists}) THEN {'; '.join(statements)}; END IF; END $tenure$"
 
 
 def _split(body: str) -> list[str]:

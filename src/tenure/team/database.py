@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tenure.config import ConfigError, project_table
+from tenure.config import ConfigError
 from tenure.storage import Database, StorageError
 from tenure.team.identity import identify
-from tenure.team.user_config import user_table
+from tenure.team.user_config import repository_team, user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
 
@@ -36,10 +36,15 @@ def team_database(root: Path) -> TeamDatabase:
     user = user_table("team")
     if isinstance(user.get("database"), str) and user["database"].strip():
         return TeamDatabase(user["database"].strip(), "[team] database in your tenure config")
-    named = project_table(root, "team").get("database")
+    repository, unreadable = repository_team(root)
+    named = repository.get("database")
     if not named:
-        return TeamDatabase(None, "none configured: the shared stores are in the checkout's own SQLite file")
-    url, host = _repository_url(named)
+        return TeamDatabase(None, "none configured: the shared stores are in the checkout's own SQLite file"
+                                  + unreadable)
+    try:
+        url, host = _repository_url(named)
+    except ConfigError as exc:
+        return TeamDatabase(None, f"{exc}: not used")
     if host in user.get("allowed_hosts", []):
         return TeamDatabase(url, f"tenure.toml [team] database (its host {host} is in your config's allowed_hosts)")
     return TeamDatabase(None, f"tenure.toml names a team database on {host}; not used: a repository cannot choose"

@@ -16,8 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tenure.config import project_table
-from tenure.team.user_config import user_table
+from tenure.team.user_config import repository_team, user_table
 
 PROJECT_ENV, ORG_ENV = "TENURE_PROJECT", "TENURE_ORG"
 GIT_TIMEOUT_S = 5
@@ -61,7 +60,8 @@ def normalised_remote(url: str) -> str | None:
 def _project(root: Path) -> tuple[str, str]:
     if os.environ.get(PROJECT_ENV, "").strip():
         return os.environ[PROJECT_ENV].strip(), f"{PROJECT_ENV} (environment)"
-    named = project_table(root, "team").get("project")
+    repository, unreadable = repository_team(root)
+    named = repository.get("project")
     remote = _remote(root)
     accepted = user_table("team").get("projects", [])
     if isinstance(named, str) and named.strip():
@@ -70,7 +70,7 @@ def _project(root: Path) -> tuple[str, str]:
         unaccepted = (f"; tenure.toml names {named.strip()!r}, not used: add it to [team] projects in your"
                       " tenure config to accept it")
     else:
-        unaccepted = ""
+        unaccepted = unreadable
     if remote:
         name, remote_name = remote
         return name, f"git remote {remote_name!r}, normalised{unaccepted}"

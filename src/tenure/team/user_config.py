@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tenure.config import toml_table
+from tenure.config import ConfigError, project_table, toml_table
 
 
 def user_config_dir() -> Path:
@@ -16,6 +16,15 @@ def user_config_dir() -> Path:
 
 def user_config_path() -> Path:
     return user_config_dir() / "config.toml"
+
+
+def repository_team(root: Path) -> tuple[dict, str]:
+    """The repository's own `[team]` table of tenure.toml, and "" — or {} and why it cannot be read (a
+    repository's broken file never stops tenure from opening the project: its choices are only unused)."""
+    try:
+        return project_table(root, "team"), ""
+    except ConfigError as exc:
+        return {}, f"; tenure.toml cannot be read ({exc}), its [team] is not used"
 
 
 def user_table(name: str) -> dict:
