@@ -192,7 +192,7 @@ def run(args: argparse.Namespace, tmp: Path, url: str, loaded: list[Synthetic], 
         own = tmp / "sqlite-project.db"
         whole = tmp / "sqlite-100k.db"
         for label, path, part in (("sqlite (one project's file)", own, loaded[:args.per_project]),
-                                  ("sqlite (100k in one file)", whole, loaded)):
+                                  (f"sqlite (all {len(loaded):,} in one file)", whole, loaded)):
             db = open_backend("sqlite", str(path), project_name(0))
             start = time.perf_counter()
             load(Tenure(checkout.root, checkout.db, db), part, provider)  # (the checkout's code, this database)

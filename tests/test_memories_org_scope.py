@@ -73,7 +73,7 @@ def test_without_the_org_key_recall_leaves_org_memories_out_and_says_so(acme: Te
     fresh = Memories(acme.db, acme.root, provider=None)
     found = fresh.recall("retry idempotently")
     assert [h["id"] for h in found["results"]] == [kept]
-    assert "1 organisation-scope memories left out" in found["note"] and "TENURE_ORG_KEY" in found["note"]
+    assert "1 organisation-scope memory left out" in found["note"] and "TENURE_ORG_KEY" in found["note"]
 
 
 def test_a_wrong_org_key_is_refused_before_anything_is_read_or_written(acme: Tenure,

@@ -38,6 +38,7 @@ from tenure.namespace.terms import normalised, terms
 from tenure.state import EMBED_LOCK, lock_held, state_dir
 from tenure.storage import Database
 from tenure.team.organisation import NoOrganisation, organisation, require_organisation
+from tenure.words import counted
 
 Clock = Callable[[], datetime]
 WRITABLE_KINDS = ("note", "convention", "pitfall")  # session_outcome is written by end_session only
@@ -455,7 +456,7 @@ class Memories:
             return ""
         org = self.organisation()
         where = f"TENURE_ORG_KEY or {org_key_file(org)}" if org else "no organisation is configured"
-        return f"; {unread} organisation-scope memories left out: no organisation key here ({where})"
+        return f"; {counted(unread, 'organisation-scope memory')} left out: no organisation key here ({where})"
 
     def _search(self, query: str, within: set[int] | None, limit: int) -> tuple[list[Hit], int]:
         """The hits, and how many live memories were left out for want of their scope's key."""

@@ -184,6 +184,12 @@ def m007_scope_of_parts(db: Database) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
 
 
+@migrations
+def m008_vector_writes_by_scope(db: Database) -> None:
+    # the vectors written since a process last read, per scope: one index range each
+    db.execute("CREATE INDEX memory_vectors_scope_written ON memory_vectors(scope, written)")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

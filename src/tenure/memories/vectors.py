@@ -107,11 +107,11 @@ class Vectors:
         if provider is None:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         seen = self._seen_written
-        rows = self.db.query(
-            "SELECT memory_id, vector, written, scope FROM memory_vectors WHERE model = ?"
-            " AND ((scope = 'project' AND written > ?) OR (scope = 'org' AND written > ?)) ORDER BY written",
-            (provider.name, seen[PROJECT_SCOPE], seen[ORG_SCOPE]),
-        )
+        # (one indexed range per scope: an OR of the two would read the whole table on every recall)
+        part = ("SELECT memory_id, vector, written, scope FROM memory_vectors"
+                " WHERE scope = ? AND written > ? AND model = ?")
+        rows = self.db.query(f"{part} UNION ALL {part} ORDER BY written", (
+            PROJECT_SCOPE, seen[PROJECT_SCOPE], provider.name, ORG_SCOPE, seen[ORG_SCOPE], provider.name))
         if rows:
             self._append(rows)
         if self._matrix is None:

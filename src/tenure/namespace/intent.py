@@ -38,6 +38,7 @@ from typing import Protocol
 import msgspec
 import numpy as np
 
+from tenure.files import write_atomic
 from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
 from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, kept_state, symbol_terms
@@ -215,7 +216,7 @@ def _restamp_phrases(root: Path, state: str) -> None:
     with contextlib.suppress(OSError, ValueError):
         head, _, body = path.read_bytes().partition(b"\n\n")
         naming = head.decode().split("\n")[1]
-        path.write_bytes(f"{state}\n{naming}\n\n".encode() + body)
+        write_atomic(path, f"{state}\n{naming}\n\n".encode() + body)  # (whole: another indexer may read it)
 
 
 def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
@@ -230,7 +231,7 @@ def _stored_phrases(root: Path) -> tuple[str, str, PhraseIndex] | None:
 def _store_phrases(root: Path, kept: tuple[str, str, PhraseIndex]) -> None:
     if state_dir(root).is_dir():
         with contextlib.suppress(OSError):  # (a read-only state directory: the next process builds it again)
-            (state_dir(root) / PHRASES_CACHE).write_bytes(f"{kept[0]}\n{kept[1]}\n\n".encode() + kept[2].dump())
+            write_atomic(state_dir(root) / PHRASES_CACHE, f"{kept[0]}\n{kept[1]}\n\n".encode() + kept[2].dump())
 
 
 def related_by_intent(db: Database, root: Path, text: str, *, limit: int = 10,
