@@ -6,8 +6,9 @@ span index) and the knowledge store's documents, entities and reports, which an 
 builds again. Kept, because nothing else holds them: memories with their history, links and usage, work
 sessions and the project's id and key id (which key file decrypts the memories); the episodes (sessions,
 pull requests, commits), CI outcomes, conclusions and epochs; the git history as read (commits rebased
-or reset away are no longer in git); the rules with every change of them; the model's answers (a
-knowledge build takes its extractions from them again without a call). Imported threads are files in
+or reset away are no longer in git); the rules with every change of them; the record of what a team
+push copied; the model's answers (a knowledge build takes its extractions from them again without a
+call). Imported threads are files in
 the state directory, which a repair does not touch.
 
 A repair copies the damaged files aside first, builds a fresh database, copies every readable row
@@ -33,6 +34,7 @@ from tenure.storage.salvage import salvage
 from tenure.structural.lsp.state import migrations as lsp_schema
 from tenure.structural.store import migrations as structural_schema
 from tenure.structural.traces.spans import migrations as spans_schema
+from tenure.team.push import migrations as team_schema
 
 KEPT, DERIVED = True, False
 # Every store's schema, and what a repair does with each table it makes: KEPT (its readable rows copied)
@@ -51,6 +53,9 @@ STORES: list[tuple[Migrations, bool | dict[str, bool]]] = [
         "knowledge_commit_symbols", "knowledge_dirty", "knowledge_touched",
         # (what the code's comments cite, and the names they were read for: read from the code again)
         "knowledge_code_files", "knowledge_code_citations", "knowledge_code_reads", "knowledge_code_names"), DERIVED)}),
+    # which database this one is to the team database's record of what it pushed: lost, a push would
+    # copy everything again
+    (team_schema, KEPT),
 ]
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its index: part of the database
 
