@@ -45,7 +45,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import CACHE_DIR, baseline_src, fetch_sdist, fmt_bytes, fmt_seconds, print_table, write_json
+from common import (
+    CACHE_DIR,
+    baseline_src,
+    fetch_sdist,
+    fmt_bytes,
+    fmt_seconds,
+    print_table,
+    pss_bytes,
+    write_json,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 PEER_ARCHIVE = Path("/work/shared/peers/codebase-memory-mcp.xz")
@@ -87,17 +96,6 @@ def _stat(pid: int) -> tuple[int, float] | None:
     except OSError:
         return None
     return int(fields[1]), sum(int(f) for f in fields[11:15]) / CLOCK
-
-
-def _pss(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return 0
 
 
 def _exe(pid: int) -> str:
@@ -158,7 +156,7 @@ class TreeSampler:
                     and _exe(pid) == self.detached_exe}
             self.detached_roots |= {pid for pid in ours if parents[pid] not in ours}
         detached = [pid for top in self.detached_roots if top in parents for pid in tree(top, True)]
-        self.peak_pss = max(self.peak_pss, sum(_pss(pid) for pid in {*own, *detached}))
+        self.peak_pss = max(self.peak_pss, sum(pss_bytes(pid) for pid in {*own, *detached}))
         self.detached_cpu = max(self.detached_cpu, sum(cpu[pid] for pid in detached))
 
 
