@@ -285,6 +285,19 @@ def reference_walk(root: Path) -> float:
     return time.process_time() - start
 
 
+def pss_bytes(pid: int) -> int:
+    """A process's proportional set size (shared pages split between the processes sharing them), 0
+    when it is gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def cpu_seconds() -> float:
     """CPU seconds of this process and of the children it has waited for (index workers)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -61,6 +61,7 @@ from common import (
     fmt_seconds,
     percentile,
     print_table,
+    pss_bytes,
     reference_walk,
     run,
     tenure_command,
@@ -131,18 +132,6 @@ def _rss(pid: int) -> int:
         return 0
 
 
-def _pss(pid: int) -> int:
-    """Proportional set size: shared pages split between the processes sharing them."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
 def tree_memory(root: int) -> tuple[int, int]:
     """(RSS sum, PSS sum) of ``root``'s descendants (the wrapper itself is left out)."""
     children = _children_map()
@@ -151,7 +140,7 @@ def tree_memory(root: int) -> tuple[int, int]:
     while stack:
         pid = stack.pop()
         rss += _rss(pid)
-        pss += _pss(pid)
+        pss += pss_bytes(pid)
         stack.extend(children.get(pid, []))
     return rss, pss
 

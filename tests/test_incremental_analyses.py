@@ -15,7 +15,7 @@ from tenure.structural import workers
 from tenure.structural.report import IndexReport
 from tenure.structural.resolve import ProjectIndex, ProjectView
 from tenure.structural.resolve import answers as resolve_answers
-from tenure.structural.resolve.python.analysed import kept_analysis
+from tenure.structural.resolve.python.analysed import Analysed, kept_analysis
 from tests.incremental_support import SHAPES, clean_index, default_rewritten, edit_shapes, forget_analyses, snapshot
 
 
@@ -150,6 +150,30 @@ def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
         t.index()
         assert analysed.count("app.factory") == 1
         got = snapshot(t)
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 10_000)
+    assert got == clean_index(root, tmp_path)
+
+
+def test_a_resolve_worker_keeps_an_analysis_with_its_questions_then_lets_them_go(
+    make_repo, monkeypatch, tmp_path: Path
+) -> None:
+    """A worker's index never changes, so the questions an analysis asked are needed only in the kept
+    copy (a later process checks it by them): the worker holds the analysis without them."""
+    # (one batch: the in-process worker's analyses are still here when the index is done)
+    users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}") for n in range(10)}
+    root = make_repo({**SHAPES, **users})
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(workers, "fork_context", object)
+    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        view = ProjectView(ProjectIndex(load_facts=t.structural.load_facts, load_analysis=t.structural.load_analysis))
+        kept = kept_analysis(t.structural.load_facts("app/factory.py"), view)  # type: ignore[arg-type]
+        got = snapshot(t)
+    assert kept is not None and kept.answers  # (the questions a later process checks it by)
+    held = [hit for hit in Analysed._cache.values() if hit.facts.path == "app/factory.py"]
+    assert held and all(hit.answers is None for hit in held)  # the last worker's copy: without them
     monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 10_000)
     assert got == clean_index(root, tmp_path)
 

@@ -169,6 +169,7 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
     _SHARED_INDEX = index
     stored = index.load_analysis, index.load_digest
     index.load_analysis, index.load_digest = _shared_analysis, None  # (workers read no store)
+    index.fixed = True  # (in the workers, forked over it)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
         with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, process_pool(workers, fork=True) as pool:
@@ -181,3 +182,4 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
     finally:
         _SHARED_INDEX, _SHARED_ANALYSES = None, ""
         index.load_analysis, index.load_digest = stored
+        index.fixed = False

@@ -159,6 +159,9 @@ class ProjectIndex:
     load_analysis: Callable[[str], bytes | None] | None = None
     keeps_analyses: bool = False
     analyses_to_keep: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    # A resolve worker's copy (workers.py): it never changes, so no later state of it checks an analysis
+    # by the questions it asked; once kept, they are let go (a worker's largest cache).
+    fixed: bool = False
     load_digest: Callable[[str], bytes | None] | None = None  # a file's facts digest, from the store
     by_fqn: dict[str, list[SymbolInfo]] = field(default_factory=dict)
     by_name: dict[str, list[SymbolInfo]] = field(default_factory=dict)
@@ -510,6 +513,11 @@ class ProjectView:
         perhaps: the resolver checks it still holds. Not a read (what the analysis read is)."""
         load = self._index.load_analysis
         return load(path) if load is not None else None
+
+    @property
+    def fixed(self) -> bool:
+        """Whether the index read never changes (`ProjectIndex.fixed`)."""
+        return self._index.fixed
 
     def keep_analysis(self, path: str, encode: Callable[[], bytes | None]) -> None:
         """Keep an analysis of a file for later processes: `encode` is called when the indexer

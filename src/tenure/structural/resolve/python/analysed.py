@@ -7,6 +7,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 import msgspec
 
@@ -71,8 +72,8 @@ class CachedAnalysis:
     reads: Reads  # what it read of the project, as `Project.reread` checks
     recording: Recording  # the same, as a view records it
     # question -> (answer digest, key filter), see `Answers`; a kept analysis's questions stay encoded
-    # (msgpack bytes) until one is asked again: most never are
-    answers: dict[tuple | bytes, tuple[bytes, bytes]]
+    # (msgpack bytes) until one is asked again: most never are. None: let go (`_kept_then_unasked`)
+    answers: dict[tuple | bytes, tuple[bytes, bytes]] | None
     epoch: tuple[int, int]  # the index state these hold for
 
     def encode(self) -> bytes | None:
@@ -93,6 +94,14 @@ _KeptValues = list[tuple[str, object, object]]  # (values: see `_values`)
 _KEPT_DECODER = msgspec.msgpack.Decoder(
     tuple[int, bytes, list[tuple[int, _KeptValues]], list[tuple[list, _KeptValues]],
           list[tuple[msgspec.Raw, bytes, bytes]], list[tuple[str, str, object]]])
+
+
+def _kept_then_unasked(hit: CachedAnalysis) -> bytes | None:
+    """`hit` encoded to be kept, then its questions let go: an index that never changes
+    (`ProjectView.fixed`) asks none of them again."""
+    blob = hit.encode()
+    hit.answers = None
+    return blob
 
 
 def kept_analysis(facts: FileFacts, view: ProjectView) -> CachedAnalysis | None:
@@ -204,7 +213,7 @@ class Analysed(Lower):
             now, differ = self.project.reread({key: hit.reads[key] for key in changed if key in hit.reads})
             reads = {**hit.reads, **now} if now else hit.reads
         if differ:
-            if any(kind == "exists" for kind, _ in differ):
+            if hit.answers is None or any(kind == "exists" for kind, _ in differ):
                 return False  # a module appeared or went: lookups it never asked about may now succeed
             touched: list[str] = []
             for kind, arg in differ:
@@ -233,6 +242,8 @@ class Analysed(Lower):
             hit.recording = Project.recording_of(reads)
             view.keep_analysis(hit.facts.path, hit.encode)  # (kept as checked: a later process asks none again)
         hit.reads, hit.epoch = reads, view.epoch
+        if view.fixed:  # (checked: its questions are never asked again here)
+            hit.answers = None
         return True
 
     def analyse(self, facts: FileFacts) -> tuple[Outcome, Recording]:
@@ -251,7 +262,8 @@ class Analysed(Lower):
         hit = self._cache[facts.path] = CachedAnalysis(facts, result, reads, recording, answers.log,
                                                         self.project.view.epoch)
         self._cache.move_to_end(facts.path)
-        self.project.view.keep_analysis(facts.path, hit.encode)
+        view = self.project.view
+        view.keep_analysis(facts.path, partial(_kept_then_unasked, hit) if view.fixed else hit.encode)
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         return result, recording
@@ -359,7 +371,7 @@ def code_moved(old: FileFacts, new: FileFacts, view: ProjectView) -> None:
 def analysis_before(old: FileFacts, view: ProjectView) -> CachedAnalysis | None:
     """The analysis of a file's state before an edit: held by this process (a watcher), or kept."""
     hit = Analysed._cache.get(old.path)
-    if hit is not None and _facts_digest(hit.facts) == _facts_digest(old):
+    if hit is not None and hit.answers is not None and _facts_digest(hit.facts) == _facts_digest(old):
         return hit
     return kept_analysis(old, view)
 

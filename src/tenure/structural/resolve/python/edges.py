@@ -38,12 +38,17 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
             guesses = _tiered(src, only_guessed, relation, line, str(via or name), True)
             out += _dispatch_noted(guesses, a.dispatch.get(site, {}))
     targetless = set(a.targetless)
+    methods_named: dict[str, list[str]] = {}  # (a file calls few names blind, most of them many times)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
         line, _, scope, _ = mf.sites[site]
         src = mf.fqn(scope)
+        named = methods_named.get(name)
+        if named is None:
+            named = methods_named[name] = sorted(
+                {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module})
         # (not the caller itself: nothing says the receiver is of its class)
-        methods = {s.fqn for s in a.project.named(name) if s.kind == "function" and s.parent != s.module} - {src}
-        out += _tiered(src, sorted(methods), Relation.CALLS, line, name, True)
+        methods = [fqn for fqn in named if fqn != src]
+        out += _tiered(src, methods, Relation.CALLS, line, name, True)
         if methods:
             targetless.discard(site)
     for site in sorted(targetless):

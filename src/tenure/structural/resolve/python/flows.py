@@ -24,8 +24,9 @@ from tenure.structural.resolve.python.values import CLASS, FUNC, Value
 # Decoded flow programs kept between files: they are most of a resolving process's memory, and the
 # modules read again and again (a project's hubs) are few. Django, one process: 4,096 kept peak at
 # 528 MB, 256 at 422 MB, for 1,942 more decodes (+0.6 s CPU in 30 s); each resolve worker 270 MB
-# against 360 MB.
-FLOWS_CACHE_SIZE = 256
+# against 360 MB. 128 kept: Django's full index, tree PSS 46-55 MB less than with 256 in alternating
+# runs, for more decodes (CPU: per-pair difference median +1.0 s, within the loaded runs' noise).
+FLOWS_CACHE_SIZE = 128
 
 
 _FLOW_DECODER = msgspec.msgpack.Decoder()
