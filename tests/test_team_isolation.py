@@ -164,6 +164,15 @@ def test_a_remote_is_named_without_scheme_user_port_or_git(url: str, name: str |
     assert normalised_remote(url) == name
 
 
+def test_a_checkout_whose_remote_is_a_local_path_is_named_by_its_directory_and_says_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TENURE_PROJECT", raising=False)
+    cloned = identify(_git_repo(tmp_path / "flask", "/srv/git/flask"))  # (a clone of a clone on one disk)
+    assert cloned.project == "local/flask" and "'origin' is a local path" in cloned.derived
+    alone = identify(_git_repo(tmp_path / "alone", None))
+    assert alone.project == "local/alone" and alone.derived.startswith("no git remote")
+
+
 def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
     monkeypatch.delenv("TENURE_PROJECT", raising=False)

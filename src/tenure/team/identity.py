@@ -71,16 +71,19 @@ def _project(root: Path) -> tuple[str, str]:
                       " tenure config to accept it")
     else:
         unaccepted = unreadable
-    if remote:
+    if remote and remote[0]:
         name, remote_name = remote
         return name, f"git remote {remote_name!r}, normalised{unaccepted}"
-    return f"local/{root.resolve().name}", (f"no git remote: the checkout's directory name (set {PROJECT_ENV} or"
+    why = (f"git remote {remote[1]!r} is a local path, which names no repository another machine shares"
+           if remote else "no git remote")
+    return f"local/{root.resolve().name}", (f"{why}: the checkout's directory name (set {PROJECT_ENV} or"
                                              f" add a remote to share it between checkouts){unaccepted}")
 
 
-def _remote(root: Path) -> tuple[str, str] | None:
+def _remote(root: Path) -> tuple[str | None, str] | None:
     """The normalised URL of the checkout's remote (origin first) and the remote's name (its URL
-    may carry a token: never shown)."""
+    may carry a token: never shown); (None, its name) when every remote is a local path; None when
+    there is no remote."""
     try:
         found = subprocess.run(["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True,
                                timeout=GIT_TIMEOUT_S, check=False).stdout
@@ -94,7 +97,7 @@ def _remote(root: Path) -> tuple[str, str] | None:
     for name in ["origin", *sorted(remotes)]:
         if name in remotes and (normal := normalised_remote(remotes[name])):
             return normal, name
-    return None
+    return (None, "origin" if "origin" in remotes else min(remotes)) if remotes else None
 
 
 def _org() -> tuple[str | None, str]:
