@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import shutil
 import subprocess
 import threading
@@ -91,7 +92,11 @@ def indexer(root: str, worker: int) -> None:
         for n in range(EDITS):
             path = Path(root) / "shop/orders.py"
             edited = f"self.charge(basket)  # edit {worker}-{n}\n        return None"
-            path.write_text(path.read_text().replace("self.charge(basket)", edited, 1))
+            # replaced whole, as an editor saves: two indexers share one checkout on SQLite, and a file
+            # read while the other truncates it would be empty (the class gone for every writer)
+            draft = path.with_name(f".orders.{worker}.tmp")
+            draft.write_text(path.read_text().replace("self.charge(basket)", edited, 1))
+            os.replace(draft, path)
             t.index()
 
 
