@@ -312,3 +312,28 @@ def test_what_a_reader_derives_is_kept_until_any_connection_writes(tmp_path: Pat
         assert derived(db, "total", total) == 106
         raise RuntimeError
     assert derived(db, "total", total) == 6
+
+
+def test_what_a_reader_derives_from_part_of_the_data_is_kept_while_that_part_stays(tmp_path: Path) -> None:
+    import threading
+
+    from tenure.storage import derived
+
+    db = open_database(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    made = []
+
+    def slow() -> int:
+        made.append(1)
+        threading.Event().wait(0.05)  # (long enough for the other thread to ask meanwhile)
+        return len(made)
+
+    askers = [threading.Thread(target=derived, args=(db, "part", slow), kwargs={"version": 1}) for _ in range(2)]
+    for a in askers:
+        a.start()
+    for a in askers:
+        a.join()
+    assert len(made) == 1  # two threads asking at once: made once
+    db.execute("INSERT INTO t VALUES (1)")  # a write to other data: the caller's version stands
+    assert (derived(db, "part", slow, version=1), len(made)) == (1, 1)
+    assert (derived(db, "part", slow, version=2), len(made)) == (2, 2)

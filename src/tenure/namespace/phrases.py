@@ -16,8 +16,6 @@ resolving a phrase is then a few dictionary lookups.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,7 +24,7 @@ import msgspec
 
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import Symbol, every_symbol, index_key
-from tenure.storage import Database
+from tenure.storage import Database, derived
 from tenure.structural.naming import has_suffix
 
 EXACT, STRONG, WEAK, UNRESOLVED = "exact", "strong", "weak", "unresolved"
@@ -131,12 +129,7 @@ class PhraseIndex:
     def of(cls, db: Database) -> PhraseIndex:
         """The index of the symbols as they are, built once per index state in a process (the knowledge
         build's steps and resolve's preparation each ask for it after an index)."""
-        key = index_key(db)
-        with _built_lock:
-            kept = _built.get(db)
-            if kept is None or kept[0] != key:
-                kept = _built[db] = (key, PhraseIndex.from_symbols(every_symbol(db)))
-        index = kept[1]
+        index = derived(db, "phrase_index", lambda: PhraseIndex.from_symbols(every_symbol(db)), version=index_key(db))
         if cls is PhraseIndex:
             return index
         return cls(index.fqns, index.by_name, index.by_normalised, index.by_word, index.modules_by_path,
@@ -387,8 +380,6 @@ _CODEC_OUT = msgspec.msgpack.Encoder()
 _CODEC_IN = msgspec.msgpack.Decoder(tuple[list[_Entry], dict[str, list[int]], dict[str, str]])
 
 
-_built: weakref.WeakKeyDictionary[Database, tuple[tuple, PhraseIndex]] = weakref.WeakKeyDictionary()
-_built_lock = threading.Lock()
 
 
 def unnested(symbols: list[Symbol]) -> list[Symbol]:

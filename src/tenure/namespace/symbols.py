@@ -30,13 +30,11 @@ definition, in the order they were stored; `fingerprints` takes the first.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tenure.storage import Database
+from tenure.storage import Database, derived
 from tenure.structural import graph
 from tenure.structural.discover import content_hash
 from tenure.structural.store import StructuralStore, Symbol
@@ -191,16 +189,7 @@ def naming_state(db: Database) -> str:
     """A digest of every symbol's full name, name, kind, file, module, parent and bases: what the join's
     phrase ladder reads. An edit that changed only bodies or moved lines keeps it. Kept per index state:
     the steps after an index ask for it four times, and each digest reads every symbol (Django: 0.2 s)."""
-    store = _structure(db)
-    key = index_key(db)
-    with _naming_lock:
-        kept = _naming.get(db)
-        if kept is not None and kept[0] == key:
-            return kept[1]
-    digest = store.naming_digest()
-    with _naming_lock:
-        _naming[db] = (key, digest)
-    return digest
+    return derived(db, "naming_state", _structure(db).naming_digest, version=index_key(db))
 
 
 def file_namings(db: Database, paths: Iterable[str] | None = None) -> dict[str, str]:
@@ -215,5 +204,3 @@ def index_key(db: Database) -> tuple:
     return (index_state(db), *_structure(db).symbols_shape())
 
 
-_naming: weakref.WeakKeyDictionary[Database, tuple[tuple, str]] = weakref.WeakKeyDictionary()
-_naming_lock = threading.Lock()
