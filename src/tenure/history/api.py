@@ -4,18 +4,17 @@ See /work/brief/history-api.md for the contract."""
 
 from __future__ import annotations
 
-import gc
 import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
+from tenure.collector import cyclic_gc_paused
 from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol, is_sweep
@@ -113,7 +112,7 @@ class GitHistory:
     def update(self, progress: Progress | None = None) -> dict:
         """Read the commits not seen yet (reachable from HEAD), one transaction per batch, then map
         the changed files' history onto the index's symbols where the index changed."""
-        with _collector_paused():
+        with cyclic_gc_paused():
             return self._update(progress)
 
     def _update(self, progress: Progress | None) -> dict:
@@ -568,20 +567,6 @@ class GitHistory:
                        tuple(files.get(i, ())), tuple(_merged(symbols[i]) if i in symbols else ()))
                 for (i, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,
                      thin_reason, reverts, reverts_how) in rows]
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the history is read: a read allocates millions of small
-    objects and holds thousands, and the collector's passes over them cost a tenth of the read's CPU
-    (flask's 5,531 commits); what is read makes no cycles, and whatever garbage there is waits until then."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _spans_of(db: Database, paths: list[str]) -> dict[str, list[Symbol]]:

@@ -6,7 +6,6 @@ The whole update is one transaction: a process killed half-way leaves the previo
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import json
 import os
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tenure.collector import cyclic_gc_paused
 from tenure.structural import workers
 from tenure.structural.discover import (
     MAX_FILE_BYTES,
@@ -55,24 +55,6 @@ from tenure.words import counted
 
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
-
-
-@contextlib.contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """Extraction and resolution make millions of short-lived containers and almost no reference
-    cycles, over a heap that holds every file's facts: the collector's passes over that heap cost a
-    third of resolution time on Django, and freed no memory (same peak RSS). Worker processes are
-    forked inside, so they run without it too. What survives the run (the warm index a watcher or
-    server keeps) is frozen before collection resumes: a full pass over it would cost half a second
-    at the first allocation after every update."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.enable()
 
 
 # Extraction and resolution recurse once or twice per level of nesting: Python's default limit (1,000)
@@ -184,7 +166,7 @@ class Indexer:
         that (workers), raises `HashSeedNeeded` and commits nothing; any other run stores what a
         run under the fixed seed would."""
         self.flush()
-        with cyclic_gc_paused(), deeper_recursion():
+        with cyclic_gc_paused(freeze_survivors=True), deeper_recursion():
             return self._run(progress, changed_paths, defer_bookkeeping, seedless)
 
     def flush(self) -> None:
@@ -193,7 +175,7 @@ class Indexer:
         pending, self._pending = self._pending, []
         if self._index is None or not (pending or self._index.analyses_to_keep):
             return
-        with self.store.db.transaction(), cyclic_gc_paused():
+        with self.store.db.transaction(), cyclic_gc_paused(freeze_survivors=True):
             self._keep_analyses(self._index)
             if not pending or self._index.generation != self.store.get_meta("generation"):
                 return  # (checked holding the write lock: a run that came between rewrote their answers)
@@ -501,7 +483,7 @@ class Indexer:
                 (m, {spec.resolver for p in index.module_paths.get(m, ()) if (spec := language_for(p)) is not None})
                 for m in modules)
         deadline = time.perf_counter() + seconds
-        with cyclic_gc_paused():
+        with cyclic_gc_paused(freeze_survivors=True):
             while self._to_warm and time.perf_counter() < deadline:
                 module, resolvers = self._to_warm.popleft()
                 for resolver in resolvers:
