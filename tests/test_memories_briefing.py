@@ -96,6 +96,7 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
         t.memories = memories_of(t, clock=clock, provider=model)
         first = t.memories.brief(task := "post an entry to the ledger")
         assert len([x for x in model.texts if x != task]) == INLINE_EMBED  # a few elements, never the whole project
+        assert model.texts.count(task) == 1  # selection, meaning and recall share one run of the model
         waiting = INLINE_EMBED * 3 + 1 - INLINE_EMBED  # the classes and the module, but those just embedded
         assert first["elementsUnembedded"] == waiting
         assert f"the meaning of {waiting} of {INLINE_EMBED * 3 + 1} code elements is not read yet" in first["text"]
@@ -109,7 +110,7 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
 
         monkeypatch.setattr(selection._Lines, "lines", unread)  # its terms are kept too
         after = t.memories.brief(task)
-        assert set(model.texts) == {task}  # only the task, now
+        assert model.texts == []  # nothing: not the code again, nor the task just asked about
         assert after["elementsUnembedded"] == 0 and "not read yet" not in after["text"]
         assert t.schedule_embedding() == {}  # nothing left to start
 

@@ -52,6 +52,7 @@ class Vectors:
         self._matrix: np.ndarray | None = None
         self._seen_written = dict.fromkeys(SCOPES, 0)  # the last vector write of each scope `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
+        self._last_query: tuple[str | None, np.ndarray | None] = (None, None)
 
     @property
     def provider(self) -> Provider | None:
@@ -78,11 +79,18 @@ class Vectors:
         provider = self.provider
         if provider is None or not texts:
             return None
+        last = self._last_query
+        if len(texts) == 1 and last[0] == texts[0]:
+            return last[1]  # (one briefing asks for its task's vector three times: selection, meaning, recall)
         try:
-            return np.asarray(provider.embed(texts), dtype=np.float32)
+            vectors = np.asarray(provider.embed(texts), dtype=np.float32)
         except Exception as exc:  # an unreachable endpoint degrades this call to lexical
             self._why_none = f"the embedding provider failed: {exc}"
             return None
+        if len(texts) == 1:
+            vectors.flags.writeable = False  # (shared by the callers that ask again)
+            self._last_query = (texts[0], vectors)
+        return vectors
 
     def put(self, memory_id: int, vector: np.ndarray, scope: str = PROJECT_SCOPE) -> None:
         assert self.provider is not None
