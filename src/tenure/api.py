@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,6 @@ from tenure.state import (
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural.lsp.state import LspState
 from tenure.structural.lsp.state import migrations as lsp_migrations
-from tenure.structural.store import StructuralStore
 from tenure.team.database import open_team_database
 from tenure.words import counted
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from tenure.structural.after_index import SourceContext
     from tenure.structural.indexer import Indexer
     from tenure.structural.report import IndexReport, Progress
+    from tenure.structural.store import StructuralStore
 
 RULES_LIMIT = 200
 STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
@@ -64,7 +65,6 @@ class Tenure:
         self.root = root
         self.db = db
         self.shared = shared or db
-        self.structural = StructuralStore(db)
         self._source_context: SourceContext | None = None
         self._indexer_made: Indexer | None = None
         memory_migrations.apply(self.shared)  # every index stamps drift on the memories' tables
@@ -115,6 +115,14 @@ class Tenure:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @cached_property
+    def structural(self) -> StructuralStore:
+        """The code graph's store, made on first use: a hook recording a shell command never reads the
+        graph, and the store's module brings msgspec and the resolver's records (a third of its start)."""
+        from tenure.structural.store import StructuralStore
+
+        return StructuralStore(self.db)
 
     @property
     def source_context(self) -> SourceContext:
@@ -168,7 +176,8 @@ class Tenure:
             from tenure.episodic.api import Episodes
 
             self._episodes = Episodes(
-                self.shared, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
+                self.shared, self.root, lambda: self.history,
+                lambda text: self.memories.cipher().encrypt(text, "conclusion"),
                 lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants,
                 lambda session: self.memories.session(session)["task"], code=self.db)
         return self._episodes
