@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -511,8 +512,14 @@ class Tenure:
         try:
             for changes in watch(self.root, watch_filter=self._watched_path, stop_event=stop,
                                  rust_timeout=FRESHNESS_WATCH_POLL_MS, yield_on_timeout=True):
-                if changes or not self._freshness_watched:  # (the first wake: watching since before it)
-                    self._file_changes += 1
+                if self._freshness_watched:
+                    self._file_changes += bool(changes)
+                    continue
+                # The first wake (watching since before it): the check that will stand is made here,
+                # not by the next answer (a server's first answer then makes none).
+                self._file_changes += 1
+                with suppress(Exception):  # (an answer meets the same failure, and says it)
+                    self.freshness()
                 self._freshness_watched = True
         except (OSError, RuntimeError):  # e.g. out of inotify watches: what a check per TTL does
             pass
