@@ -59,15 +59,18 @@ WARM_POLL_MS = 50
 
 
 class Tenure:
-    def __init__(self, root: Path, db: Database, shared: Database | None = None) -> None:
+    def __init__(self, root: Path, db: Database, shared: Database | None = None, code_graph: bool = True) -> None:
         """`db`: the checkout's own database (the code graph, the git history: derived from this
         checkout); `shared`: where the memories, episodes, knowledge and rules live, a team's database
-        (None: the same file)."""
+        (None: the same file). `code_graph`: False leaves the graph's store (and its migrations) to its
+        first use, for a caller that reads no code (a hook recording a shell command)."""
         self.root = root
         self.db = db
         self.shared = shared or db
         self._source_context: SourceContext | None = None
         self._indexer_made: Indexer | None = None
+        if code_graph:
+            self.structural  # noqa: B018 (made now: the graph's readers query its tables through `db`)
         memory_migrations.apply(self.shared)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         history_migrations.apply(db)  # ... and reads the git history (tenure.history)
@@ -87,18 +90,20 @@ class Tenure:
         self._providers: list | None = None  # the stores' evidence for `resolve`, made on first use
 
     @classmethod
-    def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True) -> Tenure:
+    def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True,
+             code_graph: bool = True) -> Tenure:
         """The project at `path` (its root found when `discover`). Without `create`, a project with
         no state yet is opened on an empty database in memory: it answers "not indexed yet", and a
-        query leaves no .tenure/ behind (one in a home directory would claim every directory under it)."""
+        query leaves no .tenure/ behind (one in a home directory would claim every directory under it).
+        `code_graph`: see `__init__`."""
         root = find_root(Path(path)) if discover else Path(path).resolve()
         database = database_path(root)
         if not create and not database.exists():
-            return cls(root, open_database(":memory:"))
+            return cls(root, open_database(":memory:"), code_graph=code_graph)
         make_state_dir(root)
         local = open_database(database)
         try:
-            return cls(root, local, open_team_database(root))
+            return cls(root, local, open_team_database(root), code_graph=code_graph)
         except BaseException:
             local.close()
             raise
@@ -119,8 +124,8 @@ class Tenure:
 
     @cached_property
     def structural(self) -> StructuralStore:
-        """The code graph's store, made on first use: a hook recording a shell command never reads the
-        graph, and the store's module brings msgspec and the resolver's records (a third of its start)."""
+        """The code graph's store (made by `__init__`, or on first use: see its `code_graph`; the store's
+        module brings msgspec and the resolver's records, a third of a hook's start)."""
         from tenure.structural.store import StructuralStore
 
         return StructuralStore(self.db)
