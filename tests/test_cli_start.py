@@ -77,3 +77,13 @@ def test_recording_a_shell_command_reads_neither_the_code_graph_nor_the_git_hist
              "tool_response": {"stdout": "FAILED test_a.py::test_f - AssertionError\n1 failed in 0.01s\n"}}
     mapping = hook_imports(root, tests)
     assert "tenure.structural.store" in mapping  # (the failing test is looked up in the index)
+
+
+def test_the_mcp_servers_tools_load_no_store_they_do_not_answer_from_at_start() -> None:
+    """`tenure serve` answers `initialize` once its tools are built: their modules (the ask's budget among
+    them) load neither the knowledge store nor the memory stack, which their calls load when asked."""
+    probe = ("import json, sys, tenure.mcp.tools\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('tenure.'))))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                       check=True).stdout.splitlines()[-1])
+    assert not [m for m in loaded if m.startswith(("tenure.knowledge.api", "tenure.memories.api"))]
