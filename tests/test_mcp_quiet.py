@@ -34,3 +34,12 @@ def test_a_failing_message_still_ends_its_handling() -> None:
     with pytest.raises(ValueError):
         anyio.run(quiet, "tools/call", handler)
     assert quiet.wait(0.0, threading.Event())
+
+
+def test_a_quiet_moment_is_counted_from_when_the_loader_begins_to_wait() -> None:
+    """Long quiet before the server answered (it was starting) is no quiet moment: the loader waits its
+    own stretch, as the client's first requests come as soon as the server answers."""
+    quiet, stop = Quiet(), threading.Event()
+    quiet._last -= 3600  # (an hour without a message: the server has been starting)
+    stop.set()
+    assert not quiet.wait(0.5, stop)

@@ -51,7 +51,9 @@ HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a ben
 EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
 KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files (unless watched)
-FRESHNESS_WATCH_POLL_MS = 1000  # `watch_freshness` wakes this often with no change (to see `stop`)
+# `watch_freshness` wakes this often with no change (to see `stop`); its first wake makes the check that stands,
+# which a server wants made while it starts, not during its first answers
+FRESHNESS_WATCH_POLL_MS = 200
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
 WARM_SLICE_S = 0.1

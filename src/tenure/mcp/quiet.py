@@ -30,11 +30,13 @@ class Quiet:
                 self._last = time.monotonic()
 
     def wait(self, quiet_s: float, stop: threading.Event) -> bool:
-        """Block until no message has been handled for `quiet_s` (a client's first requests come at
-        once; an agent then waits for its model); False when `stop` was set first."""
+        """Block until no message has been handled for `quiet_s`, counted from this call at the
+        earliest (a client's first requests come at once as a server begins to answer; an agent then
+        waits for its model); False when `stop` was set first."""
+        begun = time.monotonic()
         while True:
             with self._lock:
-                handling, left = self._handling > 0, quiet_s - (time.monotonic() - self._last)
+                handling, left = self._handling > 0, quiet_s - (time.monotonic() - max(self._last, begun))
             if not handling and left <= 0:
                 return True
             if stop.wait(max(quiet_s, POLL_S) if handling else left):
