@@ -12,7 +12,8 @@ the open session (`git status`); a test run recorded with its verdict (pytest's 
 failure). Printed: median and min CPU (user + system of the process tree) and wall per case.
 Compile both builds' bytecode first (`python -m compileall -q src`) when PYTHONDONTWRITEBYTECODE is
 set: else every run compiles the modules it imports.
---importtime prints the slowest imports (`python -X importtime`, cumulative) of the recording case.
+--importtime prints the slowest imports (`python -X importtime`, cumulative) of the two recording cases:
+each module's least over --runs runs, alternating (one run's figures are mostly the machine's load).
 """
 
 from __future__ import annotations
@@ -91,11 +92,16 @@ def main() -> None:
                     cpu, wall, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases[label][case]))
                     figures.setdefault((case, label), []).append((cpu, wall))
                     said[case] = stderr.splitlines()[-1] if stderr else ""
-        if args.importtime:  # (while the session is open: the recording case)
-            for label, (cmd, _) in builds.items():
-                _, _, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases[label]["test run, recorded"]),
-                                     env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
-                imports[label] = _top_imports(stderr)
+        if args.importtime:  # (while the session is open)
+            for case in ("shell, recorded", "test run, recorded"):
+                runs: dict[str, list[str]] = {}
+                for _ in range(args.runs):
+                    for label, (cmd, _) in builds.items():
+                        _, _, stderr = timed([*cmd, "hook", "post-tool-use"], json.dumps(cases[label][case]),
+                                             env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+                        runs.setdefault(label, []).append(stderr)
+                for label, stderrs in runs.items():
+                    imports[f"{label}, {case}"] = _top_imports(stderrs)
     finally:
         for cmd, root in builds.values():
             end = dict(event(root, "Bash", "true"), hook_event_name="SessionEnd")
@@ -109,19 +115,23 @@ def main() -> None:
                 f"{os.getloadavg()[0]:.1f})", ["case", "build", "CPU ms p50", "CPU ms min", "wall ms p50", "it said"],
                 rows)
     for label, top in imports.items():
-        print(f"\n{label}: slowest imports of a recorded test run (cumulative ms, top-level only)")
+        print(f"\n{label}: slowest imports (cumulative ms, least of {args.runs} runs; top level, next level indented)")
         for ms, name in top:
             print(f"  {ms:7.1f}  {name}")
 
 
-def _top_imports(stderr: str, shown: int = 12) -> list[tuple[float, str]]:
-    rows = []
-    for line in stderr.splitlines():
-        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
-        if m and len(m.group(2)) == 1:
-            rows.append((int(m.group(1)) / 1000, m.group(3)))
-    total = sum(ms for ms, _ in rows)
-    return [(total, "(all imports)"), *sorted(rows, reverse=True)[:shown]]
+def _top_imports(stderrs: list[str], shown: int = 14) -> list[tuple[float, str]]:
+    """Each module's least cumulative import time over the runs (top-level modules and the ones they
+    import directly, indented), slowest first; the sum of the top-level ones first."""
+    least: dict[str, float] = {}
+    for stderr in stderrs:
+        for line in stderr.splitlines():
+            m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
+            if m and len(m.group(2)) in (1, 3):
+                name = ("  " if len(m.group(2)) == 3 else "") + m.group(3)
+                least[name] = min(least.get(name, float("inf")), int(m.group(1)) / 1000)
+    total = sum(ms for name, ms in least.items() if not name.startswith(" "))
+    return [(total, "(all top-level imports)"), *sorted(((ms, n) for n, ms in least.items()), reverse=True)[:shown]]
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ call in the same run.
                                    [--peer BIN --peer-root DIR --peer-cache DIR]
 
 PROJECT must be indexed already (and, for the peer, DIR indexed by it: /work/shared/peers/README.md).
+
+"Ready" is the time from the server's process start (the spawn) until it answers `initialize`, which
+the client sends at once: the earliest moment the server can answer it. The peer's is timed the same way.
+
 Each run, alternating (tenure, the baseline build if given, the peer, tenure over HTTP):
 
 - stdio: the server spawned by the SDK's client; `initialize` timed from the spawn, then the first

@@ -58,3 +58,32 @@ def test_the_hook_run_on_every_tool_use_loads_no_cli_framework_and_no_memory_sta
     recording = hook_imports(root, event)
     assert not {m.split(".")[0] for m in recording} & {"typer", "click", "rich", "numpy", "cryptography"}
     assert "tenure.memories.api" not in recording
+
+
+def test_recording_a_shell_command_reads_neither_the_code_graph_nor_the_git_history(make_indexed_repo) -> None:
+    """A shell command recorded into an open session is one row: the hook loads neither the structural
+    store, the namespace nor the history's reader (nor msgspec, which they bring), nor a report's XML
+    parser; a test run with failures maps them onto the code (and loads what that needs)."""
+    root = make_indexed_repo({"a.py": "def f():\n    return 1\n", "test_a.py": "def test_f():\n    assert False\n"})
+    subprocess.run([sys.executable, "-m", "tenure.cli", "hook", "session-start", "--repo", str(root)],
+                   input=json.dumps({"session_id": "cc-2"}), capture_output=True, text=True, check=True)
+    shell = {"session_id": "cc-2", "tool_name": "Bash", "tool_input": {"command": "git status"},
+             "tool_response": {"stdout": "On branch main\n"}}
+    recording = hook_imports(root, shell)
+    assert not {m.split(".")[0] for m in recording} & {"msgspec", "xml", "defusedxml"}
+    assert not [m for m in recording if m.startswith(("tenure.structural.store", "tenure.namespace",
+                                                      "tenure.history.api", "tenure.episodic.episodes"))]
+    tests = {**shell, "tool_input": {"command": "python -m pytest -q"},
+             "tool_response": {"stdout": "FAILED test_a.py::test_f - AssertionError\n1 failed in 0.01s\n"}}
+    mapping = hook_imports(root, tests)
+    assert "tenure.structural.store" in mapping  # (the failing test is looked up in the index)
+
+
+def test_the_mcp_servers_tools_load_no_store_they_do_not_answer_from_at_start() -> None:
+    """`tenure serve` answers `initialize` once its tools are built: their modules (the ask's budget among
+    them) load neither the knowledge store nor the memory stack, which their calls load when asked."""
+    probe = ("import json, sys, tenure.mcp.tools\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('tenure.'))))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                       check=True).stdout.splitlines()[-1])
+    assert not [m for m in loaded if m.startswith(("tenure.knowledge.api", "tenure.memories.api"))]

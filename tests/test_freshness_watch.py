@@ -86,6 +86,21 @@ def test_unwatched_the_check_is_timed_again(make_repo, counted_checks) -> None:
         with watched(t) as watcher:
             pass
         assert not watcher.is_alive() and not t._freshness_watched
+        made = len(counted_checks)  # (the watcher's own, as it began)
         t.freshness()
         t.freshness()
-        assert len(counted_checks) == 2  # (a time-to-live of 0 here: each answer checks)
+        assert len(counted_checks) == made + 2  # (a time-to-live of 0 here: each answer checks)
+
+
+def test_the_watcher_makes_the_check_that_stands_so_the_first_answer_makes_none(make_repo, counted_checks) -> None:
+    """A server prepares its first answer while it starts; the check it made then cannot stand (a file may
+    change before the watch begins), so the watcher makes it again as it begins: not the agent's first call."""
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        t.freshness()
+        with watched(t):
+            made = len(counted_checks)
+            assert made == 2  # (the one before watching, and the watcher's own)
+            assert t.what_breaks("Order")["freshness"]["text"].endswith("up to date")
+            assert len(counted_checks) == made

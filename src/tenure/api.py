@@ -6,7 +6,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +26,6 @@ from tenure.state import (
 from tenure.storage import Database, StorageError, open_database
 from tenure.structural.lsp.state import LspState
 from tenure.structural.lsp.state import migrations as lsp_migrations
-from tenure.structural.store import StructuralStore
 from tenure.team.database import open_team_database
 from tenure.words import counted
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from tenure.structural.after_index import SourceContext
     from tenure.structural.indexer import Indexer
     from tenure.structural.report import IndexReport, Progress
+    from tenure.structural.store import StructuralStore
 
 RULES_LIMIT = 200
 STATUS_SITES = 50  # the dynamic call sites `status` lists (it counts them all)
@@ -49,7 +51,9 @@ HISTORY_SWITCH = "TENURE_HISTORY"  # `off`: an index reads no git history (a ben
 EMBED_SWITCH = "TENURE_EMBED_BACKGROUND"
 KNOWLEDGE_SWITCH = "TENURE_KNOWLEDGE"  # `off`: ... and builds no knowledge store (`[knowledge] on_index` for good)
 FRESHNESS_TTL_S = 2.0  # a burst of queries shares one stat pass over the indexed files (unless watched)
-FRESHNESS_WATCH_POLL_MS = 1000  # `watch_freshness` wakes this often with no change (to see `stop`)
+# `watch_freshness` wakes this often with no change (to see `stop`); its first wake makes the check that stands,
+# which a server wants made while it starts, not during its first answers
+FRESHNESS_WATCH_POLL_MS = 200
 # A watcher warms its indexer while no change is pending: in slices of this much work, polling for
 # changes this often between them (a change waits at most one slice more).
 WARM_SLICE_S = 0.1
@@ -57,16 +61,18 @@ WARM_POLL_MS = 50
 
 
 class Tenure:
-    def __init__(self, root: Path, db: Database, shared: Database | None = None) -> None:
+    def __init__(self, root: Path, db: Database, shared: Database | None = None, code_graph: bool = True) -> None:
         """`db`: the checkout's own database (the code graph, the git history: derived from this
         checkout); `shared`: where the memories, episodes, knowledge and rules live, a team's database
-        (None: the same file)."""
+        (None: the same file). `code_graph`: False leaves the graph's store (and its migrations) to its
+        first use, for a caller that reads no code (a hook recording a shell command)."""
         self.root = root
         self.db = db
         self.shared = shared or db
-        self.structural = StructuralStore(db)
         self._source_context: SourceContext | None = None
         self._indexer_made: Indexer | None = None
+        if code_graph:
+            self.structural  # noqa: B018 (made now: the graph's readers query its tables through `db`)
         memory_migrations.apply(self.shared)  # every index stamps drift on the memories' tables
         lsp_migrations.apply(db)  # ... and drops language servers' verdicts on changed files (structural/lsp)
         history_migrations.apply(db)  # ... and reads the git history (tenure.history)
@@ -86,18 +92,20 @@ class Tenure:
         self._providers: list | None = None  # the stores' evidence for `resolve`, made on first use
 
     @classmethod
-    def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True) -> Tenure:
+    def open(cls, path: str | Path = ".", discover: bool = True, create: bool = True,
+             code_graph: bool = True) -> Tenure:
         """The project at `path` (its root found when `discover`). Without `create`, a project with
         no state yet is opened on an empty database in memory: it answers "not indexed yet", and a
-        query leaves no .tenure/ behind (one in a home directory would claim every directory under it)."""
+        query leaves no .tenure/ behind (one in a home directory would claim every directory under it).
+        `code_graph`: see `__init__`."""
         root = find_root(Path(path)) if discover else Path(path).resolve()
         database = database_path(root)
         if not create and not database.exists():
-            return cls(root, open_database(":memory:"))
+            return cls(root, open_database(":memory:"), code_graph=code_graph)
         make_state_dir(root)
         local = open_database(database)
         try:
-            return cls(root, local, open_team_database(root))
+            return cls(root, local, open_team_database(root), code_graph=code_graph)
         except BaseException:
             local.close()
             raise
@@ -115,6 +123,14 @@ class Tenure:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @cached_property
+    def structural(self) -> StructuralStore:
+        """The code graph's store (made by `__init__`, or on first use: see its `code_graph`; the store's
+        module brings msgspec and the resolver's records, a third of a hook's start)."""
+        from tenure.structural.store import StructuralStore
+
+        return StructuralStore(self.db)
 
     @property
     def source_context(self) -> SourceContext:
@@ -168,7 +184,8 @@ class Tenure:
             from tenure.episodic.api import Episodes
 
             self._episodes = Episodes(
-                self.shared, self.root, self.history, lambda text: self.memories.cipher().encrypt(text, "conclusion"),
+                self.shared, self.root, lambda: self.history,
+                lambda text: self.memories.cipher().encrypt(text, "conclusion"),
                 lambda blob: self.memories.cipher().decrypt(blob, "conclusion"), self._direct_dependants,
                 lambda session: self.memories.session(session)["task"], code=self.db)
         return self._episodes
@@ -502,8 +519,14 @@ class Tenure:
         try:
             for changes in watch(self.root, watch_filter=self._watched_path, stop_event=stop,
                                  rust_timeout=FRESHNESS_WATCH_POLL_MS, yield_on_timeout=True):
-                if changes or not self._freshness_watched:  # (the first wake: watching since before it)
-                    self._file_changes += 1
+                if self._freshness_watched:
+                    self._file_changes += bool(changes)
+                    continue
+                # The first wake (watching since before it): the check that will stand is made here,
+                # not by the next answer (a server's first answer then makes none).
+                self._file_changes += 1
+                with suppress(Exception):  # (an answer meets the same failure, and says it)
+                    self.freshness()
                 self._freshness_watched = True
         except (OSError, RuntimeError):  # e.g. out of inotify watches: what a check per TTL does
             pass

@@ -14,8 +14,10 @@ from tenure.http_guard import TOKEN_ENV
 
 if TYPE_CHECKING:
     from tenure.api import Tenure
+    from tenure.mcp.quiet import Quiet
 
 PREPARE_WAIT_S = 10.0  # a server waits this long at most for its first answer's preparation before it answers
+WARM_QUIET_S = 0.5  # ... and loads the embedding model once it has handled no message for this long
 
 
 def register(app: typer.Typer) -> None:
@@ -35,14 +37,19 @@ def serve(
     """Serve this project's memory to coding agents over MCP."""
     check = check_listen(host, port, token, allow_host) if http else None
     with open_project(repo) as t:
-        stop, answers_ready = threading.Event(), threading.Event()
+        from tenure.mcp.quiet import Quiet
+
+        stop, answers_ready, serving, quiet = threading.Event(), threading.Event(), threading.Event(), Quiet()
         # what the first answers need is loaded while the SDK is imported, and waited for (within a bound)
-        threading.Thread(target=_prepare, args=(t, answers_ready, stop), name="prepare", daemon=True).start()
+        threading.Thread(target=t.watch_freshness, args=(stop,), name="freshness", daemon=True).start()
+        threading.Thread(target=_prepare, args=(t, answers_ready, serving, quiet, stop), name="prepare",
+                         daemon=True).start()
         from tenure.mcp.server import build_server  # the SDK takes a second to import: only here
         from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
 
-        server = build_server(t)
+        server = build_server(t, middleware=[quiet])
         answers_ready.wait(PREPARE_WAIT_S)
+        serving.set()
         try:
             if check:
                 err.print(f"tenure MCP server on http://{host}:{port}{MCP_PATH} for {t.root} (answers to "
@@ -54,14 +61,18 @@ def serve(
             stop.set()
 
 
-def _prepare(t: Tenure, answers_ready: threading.Event, stop: threading.Event) -> None:
-    """A what-breaks answered once (its modules, pages and freshness check: the server waits for this
-    before it answers), then the embedding model loaded (the first session_start's), then the files
-    watched so that answers need no freshness check until one changes. A step that fails is left to
-    the answer that needs it, which says why."""
+def _prepare(t: Tenure, answers_ready: threading.Event, serving: threading.Event, quiet: Quiet,
+             stop: threading.Event) -> None:
+    """A what-breaks answered once (its modules, pages and dynamic sites: the server waits for this
+    before it answers), then the embedding model loaded (the first session_start's) once the server
+    answers and has a quiet moment: loaded sooner, it would take the interpreter from the SDK's import,
+    which `initialize` waits for, or from the client's first calls. The files are watched meanwhile
+    (`Tenure.watch_freshness`, another thread), so that answers need no freshness check until one
+    changes. A step that fails is left to the answer that needs it, which says why."""
     with suppress(Exception):  # (the same failure reaches the agent with the answer that meets it)
         t.prepare_answers()
     answers_ready.set()
-    with suppress(Exception):
-        t.memories.vectors.warm()
-    t.watch_freshness(stop)
+    serving.wait()
+    if quiet.wait(WARM_QUIET_S, stop):
+        with suppress(Exception):
+            t.memories.vectors.warm()

@@ -8,19 +8,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenure.episodic import episodes, outcomes, sessions, sync, timeline
-from tenure.episodic.episodes import PR, Touch
-from tenure.episodic.reports.github import read_pull_requests
+from tenure.episodic import outcomes, sessions
 from tenure.episodic.reports.tests import ReportError, TestReport, exit_report, read_junit, read_pytest_json
 from tenure.episodic.settings import load
 from tenure.episodic.store import migrations
-from tenure.history import GitHistory
-from tenure.namespace.lookup import find_symbols
-from tenure.namespace.symbols import fingerprints, indexed_files
 from tenure.refusal import Refusal
 from tenure.storage import Database
+
+# What maps onto the code (episodes' symbols, the timeline, the history's reader) is imported by the
+# verbs that use it: a hook records a shell command into a session on every tool use an agent makes.
+if TYPE_CHECKING:
+    from tenure.episodic.episodes import Touch
+    from tenure.history import GitHistory
 
 Clock = Callable[[], datetime]
 REPORTS = {"junit": read_junit, "pytest-json": read_pytest_json}
@@ -31,18 +34,23 @@ class EpisodicError(Refusal):
 
 
 class Episodes:
-    def __init__(self, db: Database, root: Path, history: GitHistory, encrypt: Callable[[str], bytes],
+    def __init__(self, db: Database, root: Path, history: Callable[[], GitHistory], encrypt: Callable[[str], bytes],
                  decrypt: Callable[[bytes], str], dependants: Callable[[str], list[str]],
                  session_task: Callable[[str], str | None] = lambda session: None, clock: Clock | None = None,
                  code: Database | None = None) -> None:
         """`db`: the episodes' own database (a team's, shared); `code`: the checkout's, which the
-        namespace reads the code from (the same one without a team database)."""
-        self.db, self.code, self.root, self.history = db, code or db, Path(root), history
+        namespace reads the code from (the same one without a team database); `history`: the git
+        history's reader, made when a verb first reads it."""
+        self.db, self.code, self.root, self._history = db, code or db, Path(root), history
         self.encrypt, self.decrypt, self.dependants = encrypt, decrypt, dependants
         self.session_task = session_task  # a session's task is the memories' (encrypted there)
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load(self.root)
+
+    @cached_property
+    def history(self) -> GitHistory:
+        return self._history()
 
     def _now(self) -> str:
         return self.clock().isoformat()
@@ -50,6 +58,8 @@ class Episodes:
     # the repository's history --------------------------------------------------------------------
     def sync(self) -> dict:
         """Episodes for the commits the history read since the last sync (`Tenure.index` runs this)."""
+        from tenure.episodic import sync
+
         return sync.sync(self.db, self.code, self.history, self.settings)
 
     # work sessions ---------------------------------------------------------------------------------
@@ -119,6 +129,11 @@ class Episodes:
         """Pull requests from a GitHub CLI export, each an episode with its outcome: merged, closed
         unmerged (rejected), changes requested (with the reviewers' words), approved. Read again, an
         export replaces what it said before."""
+        from tenure.episodic import episodes
+        from tenure.episodic.episodes import Touch
+        from tenure.episodic.reports.github import read_pull_requests
+        from tenure.namespace.symbols import fingerprints, indexed_files
+
         try:
             export = read_pull_requests(path)
         except ReportError as exc:
@@ -141,6 +156,9 @@ class Episodes:
         return {"pullRequests": len(export.pulls), **counts, "problems": export.problems}
 
     def _pull_episode(self, pull, touched: list[Touch]) -> int:
+        from tenure.episodic import episodes
+        from tenure.episodic.episodes import PR
+
         now = self._now()
         existing = self.db.rows("SELECT id FROM episodes WHERE kind = 'pr' AND ref = ?", (str(pull.number),))
         snapshot = episodes.snapshots(self.db, self.code, {t.fqn for t in touched})
@@ -198,6 +216,9 @@ class Episodes:
     # the question ----------------------------------------------------------------------------------
     def what_happened_before(self, symbol: str, include_expired: bool = False, limit: int = 10) -> dict:
         """Past attempts on a symbol and on its close dependants, ranked, each with its evidence."""
+        from tenure.episodic import timeline
+        from tenure.namespace.lookup import find_symbols
+
         lookup = find_symbols(self.code, symbol)
         notes = []
         if lookup.unique is not None:

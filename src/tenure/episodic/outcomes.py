@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 
 from tenure.episodic.reports.tests import TestCase, node_parts
-from tenure.namespace.lookup import find_symbols
-from tenure.namespace.symbols import callees, fingerprints, indexed_files, names_defined
 from tenure.storage import Database
 
 # How far each source's verdict can be trusted. A report the build system wrote is the strongest
@@ -41,7 +39,12 @@ def add_tests(db: Database, code: Database, outcome: int, cases: list[TestCase])
     """The failing tests of a report, each with the test function the index holds and what it calls
     (the symbols under test), where the index can tell. Linear in the tests: a test whose name no symbol
     has is not looked up, and the cases of one test (parameters) are looked up once."""
-    modules = {f.path: f.module for f in indexed_files(code).values()} if cases else {}
+    if not cases:
+        return []
+    # (the code's index is read only now: a hook recording a passing run or a shell command never loads it)
+    from tenure.namespace.symbols import callees, indexed_files, names_defined
+
+    modules = {f.path: f.module for f in indexed_files(code).values()}
     named = [(case, _named(case)) for case in cases]
     defined = names_defined(code, {names[-1] for _, (_, names) in named if names})
     symbol: dict[tuple[str, tuple[str, ...]], str | None] = {}
@@ -70,6 +73,9 @@ def _named(case: TestCase) -> tuple[str, tuple[str, ...]]:
 def test_symbol(code: Database, path: str, names: tuple[str, ...], modules: dict[str, str]) -> str | None:
     """The index's symbol for a test: a pytest node id through its file's module, a JUnit
     `class.name` as a full name or a unique suffix."""
+    from tenure.namespace.lookup import find_symbols
+    from tenure.namespace.symbols import fingerprints
+
     if path and names and path in modules:
         fqn = ".".join([modules[path], *names])
         return fqn if fingerprints(code, [fqn]) else None

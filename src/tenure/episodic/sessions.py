@@ -6,13 +6,15 @@ and the test outcomes recorded into it belong to it too."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tenure.episodic import episodes, outcomes
-from tenure.episodic.episodes import SESSION, Touch
-from tenure.episodic.reports.tests import TestReport
+from tenure.episodic import outcomes
 from tenure.episodic.testruns import any_runner, read_output, runner_for, shapes
-from tenure.history import GitHistory
 from tenure.storage import Database
+
+if TYPE_CHECKING:
+    from tenure.episodic.reports.tests import TestReport
+    from tenure.history import GitHistory
 
 Encrypt = Callable[[str], bytes]
 CONCLUSION_CONFIDENCE = 0.3  # an agent's reading of what happened: much weaker than any verdict, and it decays
@@ -26,6 +28,9 @@ def started(db: Database, history: GitHistory, session: str) -> None:
 def ended(db: Database, code: Database, history: GitHistory, session: dict, conclusions: list[str], encrypt: Encrypt,
           now: str) -> dict:
     """The episode of a session that just ended (`session`: Memories.session's dict)."""
+    from tenure.episodic import episodes  # (with the symbols it maps: not for a hook's record_step)
+    from tenure.episodic.episodes import SESSION, Touch
+
     rows = db.rows("SELECT base_sha FROM session_starts WHERE session_id = ?", (session["session"],))
     base = rows[0][0] if rows else None
     commits = history.since(base) if base else []

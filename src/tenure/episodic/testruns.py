@@ -17,11 +17,13 @@ _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
 
 @dataclass(frozen=True)
 class Runner:
+    """A test runner: how its command line looks (compiled), and the patterns of its output (their
+    sources: compiled by `_output_pattern` when an output is read, not for every shell command)."""
     name: str
     command: re.Pattern[str]
-    failed: re.Pattern[str] | None
-    failed_summary: re.Pattern[str] | None
-    passed: re.Pattern[str] | None
+    failed: str | None
+    failed_summary: str | None
+    passed: str | None
     any: bool = False
 
 
@@ -32,12 +34,14 @@ def _table() -> dict:
 
 @cache
 def runners() -> tuple[Runner, ...]:
-    def compiled(entry: dict, key: str) -> re.Pattern[str] | None:
-        return re.compile(entry[key], re.MULTILINE) if key in entry else None
-
-    return tuple(Runner(name, re.compile(e["command"]), compiled(e, "failed"), compiled(e, "failed_summary"),
-                        compiled(e, "passed"), e.get("any", False))
+    return tuple(Runner(name, re.compile(e["command"]), e.get("failed"), e.get("failed_summary"), e.get("passed"),
+                        e.get("any", False))
                  for name, e in _table().items() if name != "commands")
+
+
+@cache
+def _output_pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.MULTILINE)
 
 
 def runner_for(command: str) -> Runner | None:
@@ -57,12 +61,12 @@ def read_output(runner: Runner, output: str) -> TestReport | None:
     said = False
     for r in (runners() if runner.any else (runner,)):
         if r.failed:
-            for m in r.failed.finditer(text):
+            for m in _output_pattern(r.failed).finditer(text):
                 report.add(TestCase(m.group("id").strip(), "failed"))
                 said = True
-        if r.failed_summary and r.failed_summary.search(text):
+        if r.failed_summary and _output_pattern(r.failed_summary).search(text):
             report.exit_code, said = 1, True
-        if r.passed and (m := r.passed.search(text)):
+        if r.passed and (m := _output_pattern(r.passed).search(text)):
             counted = m.groupdict().get("passed")
             report.passed = max(report.passed, int(counted) if counted else 1)
             said = True

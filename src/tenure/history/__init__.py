@@ -4,21 +4,20 @@ thin messages. See api.py."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from tenure.history.model import Commit, FileChange, TouchedSymbol
 
 if TYPE_CHECKING:
     from tenure.history.api import GitHistory
+    from tenure.history.model import Commit, FileChange, TouchedSymbol
 
-__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]  # (api.py loads numpy only to map)
+__all__ = ["Commit", "FileChange", "GitHistory", "TouchedSymbol"]
+_HOMES = {"Commit": "model", "FileChange": "model", "TouchedSymbol": "model", "GitHistory": "api"}
 
 
 def __getattr__(name: str) -> Any:
-    """`GitHistory` on first use: a command that opens the project but reads no history (a hook on
-    every tool use) does not load the reader (PEP 562)."""
-    if name == "GitHistory":
-        from tenure.history.api import GitHistory
-
-        return GitHistory
-    raise AttributeError(name)
+    """Each name on first use (PEP 562): a command that opens the project but reads no history (a hook
+    on every tool use) loads neither the reader nor the model's msgspec; api.py loads numpy only to map."""
+    if name not in _HOMES:
+        raise AttributeError(name)
+    return getattr(importlib.import_module(f"tenure.history.{_HOMES[name]}"), name)

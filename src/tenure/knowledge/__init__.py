@@ -9,6 +9,21 @@ vectors. Queries: why, ask. Around them: cost (knowledge check), cache (every mo
 hash, the budget), providers/, prompts, answers (JSON out of a model's answer), pipeline, api.
 """
 
-from tenure.knowledge.api import Knowledge
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tenure.knowledge.api import Knowledge
 
 __all__ = ["Knowledge"]
+
+
+def __getattr__(name: str) -> Any:
+    """`Knowledge` on first use (PEP 562): a module of the package (`tokens`, which the ask's budget
+    and the MCP server's tool defaults read) does not load the whole store with it."""
+    if name != "Knowledge":
+        raise AttributeError(name)
+    from tenure.knowledge.api import Knowledge
+
+    return Knowledge

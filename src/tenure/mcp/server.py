@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from mcp.server.context import ServerMiddleware
 from mcp.server.mcpserver import MCPServer
 
 from tenure import __version__
@@ -17,9 +21,9 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(tenure: Tenure) -> MCPServer:
+def build_server(tenure: Tenure, middleware: Sequence[ServerMiddleware[Any]] = ()) -> MCPServer:
     registry = Registry()
     for store in STORES:
         store.register(registry, tenure)
     return MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
-                     tools=registry.tools, resources=registry.resources)
+                     tools=registry.tools, resources=registry.resources, middleware=middleware)

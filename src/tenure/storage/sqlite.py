@@ -6,13 +6,15 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import cache
 from pathlib import Path
 from types import TracebackType
-from typing import Any
-
-import msgspec
+from typing import TYPE_CHECKING, Any
 
 from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, Row, StorageError
+
+if TYPE_CHECKING:
+    import msgspec
 
 # A writer waits this long for another process's write lock before giving up with a clear error.
 BUSY_TIMEOUT_S = 30.0
@@ -51,7 +53,15 @@ class _Translated:
 
 
 _TRANSLATED = _Translated()
-_json = msgspec.json.Encoder()
+
+
+@cache
+def _json() -> msgspec.json.Encoder:
+    """Made by the first `many`: msgspec (with the typing_extensions and inspect it loads) is a third of
+    the start of a hook that records a shell command and never asks for many values."""
+    import msgspec
+
+    return msgspec.json.Encoder()
 
 
 class SQLiteDatabase:
@@ -77,7 +87,7 @@ class SQLiteDatabase:
         listed = values if isinstance(values, list | tuple) else list(values)
         if listed and isinstance(listed[0], bytes | bytearray):  # JSON would carry them as base64 text: no match
             raise TypeError("Database.many carries text and integers, not bytes")
-        return _json.encode(listed).decode()
+        return _json().encode(listed).decode()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         with self._lock, _TRANSLATED:

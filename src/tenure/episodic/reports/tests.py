@@ -6,15 +6,15 @@ one is reported by reason and what was read before the fault is kept."""
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse
+from typing import TYPE_CHECKING
 
 from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream, TooDeep
 from tenure.structural.languages import language_for
+
+if TYPE_CHECKING:  # (the XML parsers are loaded by read_junit: a hook reading a runner's output needs none)
+    from xml.etree.ElementTree import Element
 
 MESSAGE_CHARS = 500  # of a failure's message, kept as its evidence
 FAILING = ("failed", "error")
@@ -67,6 +67,11 @@ class TestReport:
 
 
 def read_junit(path: Path) -> TestReport:
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import iterparse
+
     report = TestReport("junit")
     nameless, rooted = 0, False
     try:
@@ -87,7 +92,7 @@ def read_junit(path: Path) -> TestReport:
     except DefusedXmlException as exc:
         report.problems.append(f"refused: the report declares XML entities or external references ({exc}); an "
                                "entity-expansion bomb is never expanded")
-    except ElementTree.ParseError as exc:
+    except ParseError as exc:
         line, column = exc.position
         report.problems.append(f"malformed XML at line {line}, column {column}: {str(exc).split(':')[0]} (what was "
                                "read before it is kept)")
@@ -100,7 +105,7 @@ def read_junit(path: Path) -> TestReport:
     return report
 
 
-def _junit_case(element: ElementTree.Element) -> TestCase:
+def _junit_case(element: Element) -> TestCase:
     classname, name = element.get("classname", ""), element.get("name", "")
     case = TestCase(f"{classname}.{name}" if classname else name, "passed", path=element.get("file", ""))
     for child in element:

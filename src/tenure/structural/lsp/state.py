@@ -11,7 +11,6 @@ once (cheap SQL, run after every index) so a stale confirmation never counts on 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -153,6 +152,8 @@ class LspState:
 
     def sites_hashes(self, file_ids: dict[int, str]) -> dict[str, str]:
         """path -> hash of the tree-sitter edges the file produced (what its call sites resolve to now)."""
+        import hashlib  # (OpenSSL's: not for every process that opens the project, such as a hook)
+
         digests = {fid: hashlib.blake2b(digest_size=16) for fid in file_ids}
         for r in self.db.iter_query(
             "SELECT file_id, src_fqn, COALESCE(dst_fqn, ''), relation, tier, line FROM edges"
