@@ -33,7 +33,7 @@ def sync(db: Database, code: Database, history: GitHistory, settings: EpisodicSe
         batch, cursor = history.read_after(cursor)
         if not batch:
             break
-        with db.transaction():
+        with db.bulk():
             snapshot = episodes.snapshots(db, code, {s.fqn for c in batch for s in c.symbols})
             for commit in batch:
                 parents[commit.sha] = commit.parents
@@ -41,7 +41,7 @@ def sync(db: Database, code: Database, history: GitHistory, settings: EpisodicSe
                     merges.append((number, commit))
         history.set_bookmark(CURSOR, str(cursor))
     if merges:
-        with db.transaction():
+        with db.bulk():
             _members(db, merges, parents)
     with db.transaction():
         _refresh_unmapped(db, code, history)

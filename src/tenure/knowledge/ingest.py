@@ -67,7 +67,7 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
         with db.transaction():
             db.executemany("UPDATE knowledge_documents SET source_hash = ? WHERE id = ?", unsplit)
     for start in range(0, len(todo), BATCH):
-        with db.transaction():
+        with db.bulk():
             for doc in todo[start:start + BATCH]:
                 old = known.get(doc.key)
                 if old is None:
@@ -187,7 +187,7 @@ def _refresh_offline(db: Database, names: CodeNames) -> None:
            " JOIN knowledge_documents d ON d.id = c.document_id")
     rows = db.rows(sql) if chunks is None else [tuple(r.values()) for r in db.query(
         sql + f" WHERE c.id IN {db.each}", (db.many(chunks),))]
-    with db.transaction():
+    with db.bulk():
         if chunks is None:
             db.execute("DELETE FROM knowledge_mentions WHERE mode = 'offline'")
             db.execute("DELETE FROM knowledge_links WHERE mode = 'offline'")

@@ -53,6 +53,11 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
 
+    def bulk(self) -> AbstractContextManager[None]:
+        """A transaction for a bulk write: statements whose answers are not read are sent without waiting
+        for each (a server backend batches them); a statement that fails fails the block, at the latest
+        where it ends."""
+
     def reading(self) -> AbstractContextManager[None]:
         """The reads inside are one reader's: a backend with a pool of connections runs them on one
         (fewer round trips); nothing is locked, and nothing changes on SQLite."""

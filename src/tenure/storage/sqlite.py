@@ -121,6 +121,9 @@ class SQLiteDatabase:
             self._depth -= 1
             self.execute("COMMIT" if outer else f"RELEASE {name}")
 
+    def bulk(self) -> AbstractContextManager[None]:
+        return self.transaction()  # (every statement is a call into the library: nothing to batch)
+
     def reading(self) -> AbstractContextManager[None]:
         return nullcontext()  # (one connection already)
 
