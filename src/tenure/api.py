@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from tenure.history import GitHistory
     from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.memories.crypto import Cipher
     from tenure.namespace.intent import Resolution
     from tenure.namespace.lookup import Lookup
     from tenure.procedural.api import Rules
@@ -179,8 +180,14 @@ class Tenure:
         if self._rules is None:
             from tenure.procedural.api import Rules
 
-            self._rules = Rules(self.shared, self.root, self.episodes, code=self.db)
+            self._rules = Rules(self.shared, self.root, self.episodes, self._rule_keys, code=self.db)
         return self._rules
+
+    def _rule_keys(self, scope: str, first_write: bool) -> Cipher | None:
+        """The memories' ciphers, which seal the words of the rules people state (procedural/sealed.py)."""
+        if scope == "org" and first_write:
+            return self.memories.org_cipher(create=True)
+        return self.memories.readable_cipher(scope)
 
     def _direct_dependants(self, fqn: str) -> list[str]:
         """The symbols that use `fqn` (call, instantiate, inherit it): the close dependants whose past
