@@ -266,14 +266,16 @@ class Tenure:
         detached `tenure backfill` when code elements have no vector for their code yet:
         a briefing reads their meaning once it has run, and never waits for it (it says how many it
         could not read). {} when there is nothing to embed."""
+        from tenure.memories.checkout_store import checkout_migrations
         from tenure.memories.vectors import ElementVectors, element_fingerprints
         from tenure.namespace.selection import candidates, prepare_terms
 
         rows = candidates(self.db)
-        prepare_terms(self.db, self.root, ElementVectors(self.shared, None), rows)  # (only vectors wait)
+        checkout_migrations.apply(self.db)  # (the elements' terms and vectors are the checkout's)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
-        kept = element_fingerprints(self.shared)
+        kept = element_fingerprints(self.db)
         stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
@@ -396,7 +398,7 @@ class Tenure:
             from tenure.memories.vectors import ElementVectors
             from tenure.namespace.meaning import ElementEmbeddings
 
-            vectors = ElementVectors(self.shared, self.memories.vectors)
+            vectors = ElementVectors(self.db, self.memories.vectors)
             self._providers = [ElementEmbeddings(self.db, self.root, vectors), KnowledgeEvidence(self.knowledge.db),
                                MemoryEvidence(self.memories), HistoryEvidence(self.history)]
         return self._providers
