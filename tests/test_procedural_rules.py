@@ -14,6 +14,7 @@ from tenure import Tenure
 from tenure.cli import app
 from tenure.mcp.server import build_server
 from tenure.procedural.agents_md import BEGIN, END
+from tenure.procedural.api import RulesError
 from tests.git_support import GitRepo
 
 pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
@@ -150,8 +151,9 @@ def test_a_stated_rules_words_are_encrypted_and_a_plain_one_of_an_older_tenure_i
         t.shared.execute("INSERT INTO rule_events (rule_id, at, event, detail, author) VALUES"
                          " (?, 'then', 'stated', 'old wombatrule 4410', 'human/bo')", (old,))
         assert any("wombatrule" in line for line in t.rules_store.lines())
-        with pytest.raises(Exception, match="says that already"):  # (the same words, however they were kept)
+        with pytest.raises(RulesError, match="says that already"):  # (the same words, however they were kept)
             t.rules_store.add("Old  wombatrule 4410", "human/sarah")
-        stored = " ".join(str(r) for table in ("rules", "rule_events") for r in t.shared.query(f"SELECT * FROM {table}"))
+        stored = " ".join(str(r) for table in ("rules", "rule_events")
+                          for r in t.shared.query(f"SELECT * FROM {table}"))
         assert "quokkarule" not in stored and "wombatrule" not in stored
         assert t.rules_store.explain(old)["rule"]["text"] == "old wombatrule 4410"
