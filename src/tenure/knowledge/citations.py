@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from tenure.knowledge.offline import DECISION_ID, TICKET, document_entities, entity_key
-from tenure.knowledge.store import delete_keys, get_meta, set_meta
+from tenure.knowledge.store import CODE_CITATION_TABLES, delete_keys, get_meta, set_meta
 from tenure.namespace.comments import comments_matching, symbols_naming
 from tenure.namespace.symbols import file_namings, indexed_files, naming_state
 from tenure.storage import Database, Migrations
@@ -31,29 +31,8 @@ checkout_migrations = Migrations("knowledge_checkout")
 @checkout_migrations
 def m001_citation_tables(db: Database) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute("CREATE TABLE IF NOT EXISTS knowledge_code_files (path TEXT PRIMARY KEY, content_hash TEXT NOT NULL)")
-    db.execute(
-        """CREATE TABLE IF NOT EXISTS knowledge_code_citations (
-            path TEXT NOT NULL,
-            line INTEGER NOT NULL,
-            fqn TEXT NOT NULL,                -- the symbol the comment sits in (its module at module level)
-            assigns TEXT NOT NULL,            -- the name the commented line assigns (MAX_RETRIES), or ''
-            entity TEXT NOT NULL,             -- the cited entity's key: adr-3, #412, title:<folded title>
-            cited TEXT NOT NULL,              -- as written: ADR-0003, #412, [[Settlement retries]]
-            kind TEXT NOT NULL,               -- comment | docstring
-            text TEXT NOT NULL,               -- the line of the comment
-            PRIMARY KEY (path, line, entity)
-        )""")
-    db.execute("CREATE INDEX IF NOT EXISTS knowledge_code_citations_fqn ON knowledge_code_citations(fqn)")
-    db.execute(
-        """CREATE TABLE IF NOT EXISTS knowledge_code_reads (  -- a symbol whose code names a cited name
-            path TEXT NOT NULL,               -- the reader's file
-            reader TEXT NOT NULL,
-            name TEXT NOT NULL,               -- the name the cited assignment assigns
-            source TEXT NOT NULL,             -- the file of that assignment
-            PRIMARY KEY (reader, name, source)
-        )""")
-    db.execute("CREATE INDEX IF NOT EXISTS knowledge_code_reads_path ON knowledge_code_reads(path)")
+    for statement in CODE_CITATION_TABLES:
+        db.execute(statement)
 
 
 _TITLE = re.compile(r"\[\[([^\[\]\n]{2,120})\]\]")

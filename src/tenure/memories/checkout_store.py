@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from tenure.storage import Database, Migrations
 
+# (made by the memories' m001 and m005 too: without a team database the checkout's is their database)
+ELEMENT_VECTORS = """CREATE TABLE IF NOT EXISTS element_vectors (
+    element TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,       -- the code it was computed from: recomputed when it drifts
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL             -- plain float32: made from code, which the repository holds anyway
+)"""
+ELEMENT_TERMS = ("CREATE TABLE IF NOT EXISTS element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,"
+                 " terms TEXT NOT NULL)")
+
 checkout_migrations = Migrations("memories_checkout")
 
 
 @checkout_migrations
 def m001_element_tables(db: Database) -> None:
-    db.execute(
-        """CREATE TABLE IF NOT EXISTS element_vectors (
-            element TEXT PRIMARY KEY,
-            fingerprint TEXT NOT NULL,       -- the code it was computed from: recomputed when it drifts
-            model TEXT NOT NULL,
-            vector BLOB NOT NULL             -- plain float32: made from code, which the repository holds anyway
-        )"""
-    )
-    db.execute("CREATE TABLE IF NOT EXISTS element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,"
-               " terms TEXT NOT NULL)")
+    db.execute(ELEMENT_VECTORS)
+    db.execute(ELEMENT_TERMS)

@@ -27,7 +27,8 @@ from tenure.storage import dialect
 from tenure.storage.database import DatabaseDamaged, DatabaseLocked, DatabaseUnavailable, Row, StorageError
 
 CONNECT_TIMEOUT_S = 10
-logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())  # (its retries end in our error)
+# (the pool's retries, and a pipeline's errors after the first, end in our error: not printed on their own)
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 LOCK_TIMEOUT_S = 30  # like SQLite's busy timeout: a writer waits this long for another's lock
 POOL_SIZE = 4
 SCHEMA_LOCK = 0x7465_6E75  # the advisory lock schema changes take ("tenu")
@@ -217,6 +218,22 @@ class PostgresDatabase:
             try:
                 with conn.cursor() as cur:
                     cur.executemany(self._sql(sql), list(rows))
+            except psycopg.Error as exc:
+                raise storage_error(exc, self.url) from exc
+
+    def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
+        listed = list(rows)
+        if not listed:
+            return []
+        with self._connection() as conn:
+            try:
+                with conn.cursor() as cur:
+                    cur.executemany(self._sql(sql), listed, returning=True)
+                    ids = []
+                    while True:
+                        ids.append(cur.fetchone()[0])  # type: ignore[index]
+                        if not cur.nextset():
+                            return ids
             except psycopg.Error as exc:
                 raise storage_error(exc, self.url) from exc
 

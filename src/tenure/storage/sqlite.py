@@ -87,6 +87,10 @@ class SQLiteDatabase:
         with self._lock, _TRANSLATED:
             self._conn.executemany(sql, rows)
 
+    def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
+        with self._lock, _TRANSLATED:
+            return [self._conn.execute(sql, row).fetchone()[0] for row in rows]
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock, _TRANSLATED:
             cur = self._conn.execute(sql, params)
