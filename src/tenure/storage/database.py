@@ -44,8 +44,9 @@ class Database(Protocol):
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
     def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
-        """An `INSERT … RETURNING id` once per row, as one batch: each row's id, in order (a server
-        backend waits for the answers once, not once per row)."""
+        """An `INSERT … RETURNING id` once per row, as one batch: each row's id, in order (None where it
+        wrote nothing: `ON CONFLICT DO NOTHING`); a server backend waits for the answers once, not once
+        per row."""
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 

@@ -231,7 +231,8 @@ class PostgresDatabase:
                     cur.executemany(self._sql(sql), listed, returning=True)
                     ids = []
                     while True:
-                        ids.append(cur.fetchone()[0])  # type: ignore[index]
+                        returned = cur.fetchone()
+                        ids.append(returned[0] if returned else None)
                         if not cur.nextset():
                             return ids
             except psycopg.Error as exc:

@@ -89,7 +89,7 @@ class SQLiteDatabase:
 
     def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
         with self._lock, _TRANSLATED:
-            return [self._conn.execute(sql, row).fetchone()[0] for row in rows]
+            return [returned[0] if (returned := self._conn.execute(sql, row).fetchone()) else None for row in rows]
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock, _TRANSLATED:
