@@ -334,7 +334,20 @@ class Tenure:
                               "push; `tenure team status` says which database answers")
         for store in (memory_migrations, episodic_migrations, procedural_migrations, knowledge_migrations):
             store.apply(self.shared)
+        if self.db.table_exists("rules"):
+            self._seal_local_rules()
         return push(self.db, self.shared, identify(self.root).org, progress)
+
+    def _seal_local_rules(self) -> None:
+        """The rules an older tenure kept in plain text in this checkout's file, sealed with its own keys
+        before a push carries them (the team database's key is not this one's until the push says so)."""
+        from tenure.memories.api import Memories
+        from tenure.procedural.sealed import seal_stored
+        from tenure.procedural.store import migrations as procedural_migrations
+
+        procedural_migrations.apply(self.db)
+        local = Memories(self.db, self.root, provider=None)
+        seal_stored(self.db, lambda scope, first_write: local.readable_cipher(scope))
 
     def session_open(self, session: str) -> bool:
         """Whether a work session is open, read without the memory stack (a hook asks this on every

@@ -50,6 +50,11 @@ def text_of(row: dict, cipher: Cipher | None) -> str | None:
     return cipher.decrypt(row["sealed"], PURPOSE) if cipher is not None else None
 
 
+def seal_stored(db: Database, keys: Keys) -> int:
+    """Every plain rule `db` holds sealed where its scope's key is at hand (before `team push` copies them)."""
+    return seal_plain(db, db.query("SELECT * FROM rules"), keys)
+
+
 def seal_plain(db: Database, rows: list[dict], keys: Keys) -> int:
     """Seal the plain rows among `rows` whose scope's key is at hand; how many were sealed."""
     sealed = 0
