@@ -36,11 +36,11 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
         f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
     missing = [f for f, p in prints.items() if (f, p) not in known]
     edges = neighbours(code, missing) if missing else {}
-    for fqn in missing:
-        rows = db.rows("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
-                       " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
-                       (fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))))
-        known[(fqn, prints[fqn])] = rows[0][0] if rows else db.rows(
+    made = db.insert_many("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                          " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
+                          [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
+    for fqn, snapshot in zip(missing, made, strict=True):
+        known[(fqn, prints[fqn])] = snapshot if snapshot is not None else db.rows(
             "SELECT id FROM symbol_snapshots WHERE fqn = ? AND fingerprint = ?", (fqn, prints[fqn]))[0][0]
     return {f: known[(f, p)] for f, p in prints.items()}
 
