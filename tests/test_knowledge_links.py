@@ -156,7 +156,7 @@ def test_a_comment_citing_a_ticket_is_an_exact_link_from_the_symbol_it_sits_in(s
 def test_a_docstring_citing_a_decision_links_the_class_and_reaches_its_methods_one_rung_below(settlement) -> None:
     own = settlement.knowledge.why("SettlementService")["evidence"]
     assert [e["via"] for e in own if e["source"]["ref"] == "ADR-0003"] == [None]  # its own: not via anything
-    rows = settlement.shared.rows("SELECT fqn, kind FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    rows = settlement.db.rows("SELECT fqn, kind FROM knowledge_code_citations WHERE entity = 'adr-3'")
     assert ("settlement.service.SettlementService", "docstring") in rows
 
 
@@ -203,7 +203,7 @@ def test_a_citation_written_in_a_comment_later_is_read_with_the_next_build_and_o
     git(settlement.root, "commit", "-q", "-am", "Move the citation of the retry decision onto submit")
     settlement.index()
     settlement.knowledge.build(embed=False)
-    cited = settlement.shared.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
+    cited = settlement.db.rows("SELECT fqn, assigns FROM knowledge_code_citations WHERE entity = 'adr-3'")
     assert ("settlement.service.SettlementService.submit", "") in cited  # the comment right above a definition
     assert not [row for row in cited if row[1] == "MAX_RETRIES"]
 
@@ -218,7 +218,7 @@ def test_a_comment_citing_a_memory_title_links_to_that_memory(settlement) -> Non
 
 
 def test_a_symbol_named_in_one_file_reads_again_only_that_files_comments(settlement, monkeypatch) -> None:
-    before = settlement.shared.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
+    before = settlement.db.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
     (settlement.root / "settlement/ledger.py").write_text("class LedgerClient:  # see #413\n    pass\n")
     git(settlement.root, "add", "-A")
     git(settlement.root, "commit", "-q", "-m", "Add the ledger client")
@@ -226,5 +226,33 @@ def test_a_symbol_named_in_one_file_reads_again_only_that_files_comments(settlem
     settlement.index()
     report = settlement.knowledge.build(embed=False)
     assert report["steps"]["citations"]["files_read"] == 1  # the new file, not every file of the project
-    after = settlement.shared.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
+    after = settlement.db.rows("SELECT path, line, fqn, entity FROM knowledge_code_citations ORDER BY 1, 2, 4")
     assert after == sorted([*before, ("settlement/ledger.py", 1, "settlement.ledger.LedgerClient", "#413")])
+
+
+def test_two_checkouts_of_one_project_keep_what_their_own_code_cites_and_their_elements_terms(
+        settlement, tmp_path: Path) -> None:
+    """On a team database both checkouts are one project: what is derived from each one's code (the
+    citations of its comments, its elements' terms) is its own, so a branch's index does not change
+    another checkout's answers."""
+    terms = "SELECT element, fingerprint FROM element_terms"
+    before = dict(settlement.db.rows(terms))
+    branch = tmp_path / "ledger-branch"
+    git(settlement.root, "clone", "-q", str(settlement.root), str(branch))
+    service = branch / "settlement/service.py"  # on the branch, the ticket is cited by the first step instead
+    comment = "    # the ledger's own check, see #412; [[The ledger check is authoritative]]\n"
+    text = service.read_text().replace(comment, "")
+    service.write_text(text.replace("def step_0():\n", "def step_0():\n    # see #412\n"))
+    git(branch, "commit", "-q", "-am", "Cite the ticket where the first step is")
+
+    def cited_412(t: Tenure, symbol: str) -> list[str]:
+        return [e["symbol"] for e in t.knowledge.why(symbol)["evidence"] if e.get("cited") and e["phrase"] == "#412"]
+
+    with Tenure.open(branch) as other:
+        other.index()
+        other.knowledge.build(embed=False)
+        assert cited_412(other, "reconcile") == [] and cited_412(other, "step_0") == ["settlement.service.step_0"]
+        assert dict(other.db.rows(terms))["module:settlement.service"] != before["module:settlement.service"]
+    assert cited_412(settlement, "reconcile") == ["settlement.service.reconcile"]
+    assert cited_412(settlement, "step_0") == []
+    assert dict(settlement.db.rows(terms)) == before

@@ -131,7 +131,7 @@ def test_an_index_starts_the_embedding_of_new_code_elements(make_indexed_repo) -
     root = make_indexed_repo({"a.py": "class Ledger:\n    def post(self):\n        return 1\n"})
     with Tenure.open(root, discover=False) as t:
         t.index()
-        kept = {r["element"] for r in t.shared.query("SELECT element FROM element_terms")}
+        kept = {r["element"] for r in t.db.query("SELECT element FROM element_terms")}
         assert kept == {"a.Ledger", "module:a"}  # the terms of their code: the first briefing reads no code for them
         assert t.embedding_report == {"status": "2 elements to embed, not scheduled (TENURE_EMBED_BACKGROUND=off): "
                                                 "`tenure backfill` embeds them"}

@@ -102,6 +102,25 @@ def test_an_org_rule_is_labelled_and_read_in_every_briefing(acme: Tenure) -> Non
         acme.rules_store.add(None, "human/sarah", before="make", then="pytest", scope="org")
 
 
+def test_an_org_rule_is_sealed_with_the_org_key_and_without_it_is_left_out_and_counted(acme: Tenure) -> None:
+    acme.rules_store.add("all our services retry idempotently: quokkarule 5521", "human/sarah", scope="org")
+    acme.rules_store.add("the shop's own rule: carts expire daily", "human/sarah")
+    acme.close()
+    raw = b"".join(p.read_bytes() for p in (acme.root / ".tenure").glob("tenure.db*"))
+    assert b"quokkarule" not in raw and b"carts expire" not in raw
+    org_key_file("acme").unlink()
+    with Tenure.open(acme.root, discover=False) as member:  # a member of the project without the org key
+        listed = member.rules_store.list()
+        assert [r["text"] for r in listed["rules"]] == ["the shop's own rule: carts expire daily"]
+        assert listed["unread"] == 1 and "1 organisation rule left out" in listed["note"]
+        assert "TENURE_ORG_KEY" in listed["note"]
+        lines = member.rules_store.lines()
+        assert any("carts expire" in line for line in lines) and "1 organisation rule left out" in lines[-1]
+        with pytest.raises(RulesError, match="no organisation key here"):  # nor is a second key made
+            member.rules_store.add("all our services log in JSON", "human/sarah", scope="org")
+        assert not org_key_file("acme").exists()
+
+
 def test_the_cli_remembers_in_org_scope_and_says_it_is_kept_locally(acme: Tenure) -> None:
     out = CliRunner().invoke(app, ["remember", ORG_FACT, "--scope", "org", "--repo", str(acme.root)])
     assert out.exit_code == 0, out.output

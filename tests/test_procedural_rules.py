@@ -14,6 +14,7 @@ from tenure import Tenure
 from tenure.cli import app
 from tenure.mcp.server import build_server
 from tenure.procedural.agents_md import BEGIN, END
+from tenure.procedural.api import RulesError
 from tests.git_support import GitRepo
 
 pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
@@ -136,3 +137,23 @@ def test_a_broken_procedure_table_is_a_clear_error(repo: GitRepo) -> None:
     (repo.root / "tenure.toml").write_text('[procedures.x]\nrun = "make x"\n')
     result = CliRunner().invoke(app, ["rules", "list", "--repo", str(repo.root)])
     assert result.exit_code == 2 and "[procedures.x] needs run" in result.output
+
+
+def test_a_stated_rules_words_are_encrypted_and_a_plain_one_of_an_older_tenure_is_sealed_when_read(
+        repo: GitRepo) -> None:
+    with Tenure.open(repo.root, discover=False) as t:
+        added = t.rules_store.add("releases are tagged by hand: quokkarule 8812", "human/sarah")
+        assert added["rule"]["text"] == "releases are tagged by hand: quokkarule 8812"
+        # as an older tenure wrote it: the words in plain text, in the rule, its key and its event
+        old = t.shared.rows("INSERT INTO rules (kind, key, text, status, source, created_at, changed_at) VALUES"
+                            " ('stated', 'stated:old wombatrule 4410', 'old wombatrule 4410', 'promoted', 'human/bo',"
+                            " 'then', 'then') RETURNING id")[0][0]
+        t.shared.execute("INSERT INTO rule_events (rule_id, at, event, detail, author) VALUES"
+                         " (?, 'then', 'stated', 'old wombatrule 4410', 'human/bo')", (old,))
+        assert any("wombatrule" in line for line in t.rules_store.lines())
+        with pytest.raises(RulesError, match="says that already"):  # (the same words, however they were kept)
+            t.rules_store.add("Old  wombatrule 4410", "human/sarah")
+        stored = " ".join(str(r) for table in ("rules", "rule_events")
+                          for r in t.shared.query(f"SELECT * FROM {table}"))
+        assert "quokkarule" not in stored and "wombatrule" not in stored
+        assert t.rules_store.explain(old)["rule"]["text"] == "old wombatrule 4410"

@@ -106,15 +106,20 @@ def test_two_checkouts_of_one_remote_share_memories_and_another_project_sees_non
         assert t.shared.rows("SELECT COUNT(*) FROM memories") == [(0,)]
 
 
-def test_no_plaintext_of_a_memory_reaches_any_table(postgres_server, postgres_url: str, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_plaintext_of_a_memory_or_a_rule_reaches_any_table(postgres_server, postgres_url: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("TENURE_ORG", "acme")
     repo = _git_repo(tmp_path / "repo", "git@github.com:acme/shop.git")
     with Tenure.open(repo, discover=False) as t:
         t.index()
         t.memories.remember(f"{MARKER} lives here", title=f"About {MARKER}", elements=["app.handler"])
         session = t.memories.start_session("agent", task=f"task about {MARKER}")["session"]
         t.memories.end_session(session, f"done with {MARKER}")
+        t.rules_store.add(f"the project's rule about {MARKER}", "human/sarah")
+        t.rules_store.add(f"the organisation's rule about {MARKER}", "human/sarah", scope="org")
+        t.rules_store.add(f"say {MARKER} before pushing", "human/sarah", before="make generate", then="pytest")
+        assert sum(MARKER in line for line in t.rules_store.lines()) == 3  # (readable to the project)
         tables = t.shared.table_names()
     import psycopg
 

@@ -91,6 +91,19 @@ def test_push_copies_everything_readably_and_a_second_push_copies_nothing(
         assert [r["text"] for r in other.rules_store.promoted()] == ["all our services log in JSON"]
 
 
+def test_a_rule_an_older_tenure_kept_in_plain_text_is_sealed_before_it_is_pushed(
+        local_project: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Tenure.open(local_project, discover=False) as local:  # (as an older tenure wrote it)
+        local.db.execute("INSERT INTO rules (kind, key, text, status, source, created_at, changed_at) VALUES"
+                         " ('stated', 'stated:old walrusrule 77', 'old walrusrule 77', 'promoted', 'human/bo',"
+                         " 'then', 'then')")
+    _team(monkeypatch, postgres_url)
+    with Tenure.open(local_project, discover=False) as t:
+        t.team_push()
+        assert "walrusrule" not in " ".join(str(r) for r in t.shared.query("SELECT * FROM rules"))
+        assert any("old walrusrule 77" in line for line in t.rules_store.lines())
+
+
 KILLED = textwrap.dedent("""
     import os, sys
     from tenure import Tenure

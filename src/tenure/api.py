@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tenure.history import GitHistory
     from tenure.knowledge import Knowledge
     from tenure.memories.api import Memories
+    from tenure.memories.crypto import Cipher
     from tenure.namespace.intent import Resolution
     from tenure.namespace.lookup import Lookup
     from tenure.procedural.api import Rules
@@ -196,8 +197,14 @@ class Tenure:
         if self._rules is None:
             from tenure.procedural.api import Rules
 
-            self._rules = Rules(self.shared, self.root, self.episodes, code=self.db)
+            self._rules = Rules(self.shared, self.root, self.episodes, self._rule_keys, code=self.db)
         return self._rules
+
+    def _rule_keys(self, scope: str, first_write: bool) -> Cipher | None:
+        """The memories' ciphers, which seal the words of the rules people state (procedural/sealed.py)."""
+        if scope == "org" and first_write:
+            return self.memories.org_cipher(create=True)
+        return self.memories.readable_cipher(scope)
 
     def _direct_dependants(self, fqn: str) -> list[str]:
         """The symbols that use `fqn` (call, instantiate, inherit it): the close dependants whose past
@@ -276,14 +283,16 @@ class Tenure:
         detached `tenure backfill` when code elements have no vector for their code yet:
         a briefing reads their meaning once it has run, and never waits for it (it says how many it
         could not read). {} when there is nothing to embed."""
+        from tenure.memories.checkout_store import checkout_migrations
         from tenure.memories.vectors import ElementVectors, element_fingerprints
         from tenure.namespace.selection import candidates, prepare_terms
 
         rows = candidates(self.db)
-        prepare_terms(self.db, self.root, ElementVectors(self.shared, None), rows)  # (only vectors wait)
+        checkout_migrations.apply(self.db)  # (the elements' terms and vectors are the checkout's)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
-        kept = element_fingerprints(self.shared)
+        kept = element_fingerprints(self.db)
         stale = sum(1 for c in rows if kept.get(c.element) != c.fingerprint)
         if not stale:
             return {}
@@ -342,7 +351,20 @@ class Tenure:
                               "push; `tenure team status` says which database answers")
         for store in (memory_migrations, episodic_migrations, procedural_migrations, knowledge_migrations):
             store.apply(self.shared)
+        if self.db.table_exists("rules"):
+            self._seal_local_rules()
         return push(self.db, self.shared, identify(self.root).org, progress)
+
+    def _seal_local_rules(self) -> None:
+        """The rules an older tenure kept in plain text in this checkout's file, sealed with its own keys
+        before a push carries them (the team database's key is not this one's until the push says so)."""
+        from tenure.memories.api import Memories
+        from tenure.procedural.sealed import seal_stored
+        from tenure.procedural.store import migrations as procedural_migrations
+
+        procedural_migrations.apply(self.db)
+        local = Memories(self.db, self.root, provider=None)
+        seal_stored(self.db, lambda scope, first_write: local.readable_cipher(scope))
 
     def session_open(self, session: str) -> bool:
         """Whether a work session is open, read without the memory stack (a hook asks this on every
@@ -406,7 +428,7 @@ class Tenure:
             from tenure.memories.vectors import ElementVectors
             from tenure.namespace.meaning import ElementEmbeddings
 
-            vectors = ElementVectors(self.shared, self.memories.vectors)
+            vectors = ElementVectors(self.db, self.memories.vectors)
             self._providers = [ElementEmbeddings(self.db, self.root, vectors), KnowledgeEvidence(self.knowledge.db),
                                MemoryEvidence(self.memories), HistoryEvidence(self.history)]
         return self._providers

@@ -25,7 +25,9 @@ from pathlib import Path
 
 from tenure.episodic.store import migrations as episodic_schema
 from tenure.history.store import migrations as history_schema
+from tenure.knowledge.citations import checkout_migrations as knowledge_checkout_schema
 from tenure.knowledge.store import migrations as knowledge_schema
+from tenure.memories.checkout_store import checkout_migrations as memories_checkout_schema
 from tenure.memories.store import migrations as memories_schema
 from tenure.procedural.store import migrations as procedural_schema
 from tenure.state import DB_NAME, STATE_DIR
@@ -56,6 +58,8 @@ STORES: list[tuple[Migrations, bool | dict[str, bool]]] = [
     # which database this one is to the team database's record of what it pushed: lost, a push would
     # copy everything again
     (team_schema, KEPT),
+    # what the stores derive from the checkout's code: here, the tables the stores above made already
+    (knowledge_checkout_schema, DERIVED), (memories_checkout_schema, KEPT),
 ]
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's write-ahead log and its index: part of the database
 

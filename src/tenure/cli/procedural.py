@@ -45,6 +45,8 @@ def _print_list(r: dict) -> None:
         table.add_row(str(rule["id"]), rule["status"], str(rule["successes"]), str(rule["failures"]),
                       escape(rule["text"]), escape(rule["source"]))
     console.print(table)
+    if r.get("note"):  # (organisation rules this process holds no key for)
+        console.print(f"[yellow]{escape(r['note'])}[/yellow]")
     mined = r.get("mined")
     if mined is None:
         console.print("never mined: `tenure index` or `tenure rules mine` counts the episodes")

@@ -5,7 +5,7 @@ expiry compares against later)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import msgspec
 
@@ -36,11 +36,11 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
         f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
     missing = [f for f, p in prints.items() if (f, p) not in known]
     edges = neighbours(code, missing) if missing else {}
-    for fqn in missing:
-        rows = db.rows("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
-                       " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
-                       (fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))))
-        known[(fqn, prints[fqn])] = rows[0][0] if rows else db.rows(
+    made = db.insert_many("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                          " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
+                          [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
+    for fqn, snapshot in zip(missing, made, strict=True):
+        known[(fqn, prints[fqn])] = snapshot if snapshot is not None else db.rows(
             "SELECT id FROM symbol_snapshots WHERE fqn = ? AND fingerprint = ?", (fqn, prints[fqn]))[0][0]
     return {f: known[(f, p)] for f, p in prints.items()}
 
@@ -49,21 +49,45 @@ def neighbours_of(blob: bytes) -> set[str]:
     return set(_UNPACK.decode(blob))
 
 
+@dataclass
+class NewEpisode:
+    kind: str
+    ref: str
+    actor: str
+    started_at: str
+    ended_at: str
+    touched: list[Touch]
+    task: str | None = None
+    declared: str | None = None
+    commit_sha: str | None = None
+    base_sha: str | None = None
+    pr: int | None = None
+    thin: bool = False
+    files: Iterable[str] = field(default_factory=tuple)
+
+
 def record(db: Database, kind: str, ref: str, actor: str, started_at: str, ended_at: str, touched: list[Touch],
            snapshot: dict[str, int], *, task: str | None = None, declared: str | None = None,
            commit_sha: str | None = None, base_sha: str | None = None, pr: int | None = None,
            thin: bool = False, files: Iterable[str] = ()) -> int | None:
     """Write an episode and its symbols; None when it exists already (a history read twice)."""
-    rows = db.rows(
+    return record_many(db, [NewEpisode(kind, ref, actor, started_at, ended_at, touched, task, declared, commit_sha,
+                                       base_sha, pr, thin, files)], snapshot)[0]
+
+
+def record_many(db: Database, new: list[NewEpisode], snapshot: dict[str, int]) -> list[int | None]:
+    """Write episodes (in one insert: a history's thousands of commits) and their symbols; each one's id,
+    None for one that exists already."""
+    ids = db.insert_many(
         """INSERT INTO episodes (kind, ref, actor, task, started_at, ended_at, declared, commit_sha, base_sha, pr, thin)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, ref) DO NOTHING RETURNING id""",
-        (kind, ref, actor, task, started_at, ended_at, declared, commit_sha, base_sha, pr, thin))
-    if not rows:
-        return None
-    episode = rows[0][0]
-    set_symbols(db, episode, touched, snapshot)
-    set_files(db, episode, files)
-    return episode
+        [(e.kind, e.ref, e.actor, e.task, e.started_at, e.ended_at, e.declared, e.commit_sha, e.base_sha, e.pr, e.thin)
+         for e in new])
+    for episode, e in zip(ids, new, strict=True):
+        if episode is not None:
+            set_symbols(db, episode, e.touched, snapshot)
+            set_files(db, episode, e.files)
+    return ids
 
 
 def set_files(db: Database, episode: int, files: Iterable[str]) -> None:

@@ -33,15 +33,19 @@ def sync(db: Database, code: Database, history: GitHistory, settings: EpisodicSe
         batch, cursor = history.read_after(cursor)
         if not batch:
             break
-        with db.transaction():
+        with db.bulk():
             snapshot = episodes.snapshots(db, code, {s.fqn for c in batch for s in c.symbols})
             for commit in batch:
                 parents[commit.sha] = commit.parents
-                if (number := _episode(db, commit, snapshot, settings, added)) and commit.is_merge:
+            planned = [(commit, new) for commit in batch if (new := _episode(commit)) is not None]
+            written = episodes.record_many(db, [new for _, new in planned], snapshot)
+            for (commit, new), episode in zip(planned, written, strict=True):
+                if episode is not None and (number := _outcomes(db, commit, new, episode, settings, added)) and \
+                        commit.is_merge:
                     merges.append((number, commit))
         history.set_bookmark(CURSOR, str(cursor))
     if merges:
-        with db.transaction():
+        with db.bulk():
             _members(db, merges, parents)
     with db.transaction():
         _refresh_unmapped(db, code, history)
@@ -49,22 +53,25 @@ def sync(db: Database, code: Database, history: GitHistory, settings: EpisodicSe
     return added
 
 
-def _episode(db: Database, c: Commit, snapshot: dict[str, int], settings: EpisodicSettings,
-             added: dict) -> int | None:
-    """Record a commit's episode; returns the pull request it merged, if any (0: none, None: no episode)."""
-    touched = [Touch(s.fqn, s.path, s.how, s.lines) for s in c.symbols]
+def _episode(c: Commit) -> episodes.NewEpisode | None:
+    """A commit's episode (None: a branch merged forward, whose commits are the attempts)."""
     squashed = SQUASHED_PR.search(c.subject)  # GitHub's squash (or titled merge): "Title (#123)"
     merged = MERGED_PR.match(c.subject) or (squashed if c.is_merge else None)
     if c.is_merge and not merged:
-        return None  # a branch merged forward: its commits are the attempts
+        return None
     number = int(merged.group("number")) if merged else int(squashed.group("number")) if squashed else None
-    episode = episodes.record(
-        db, PR if merged else COMMIT, str(number) if merged else c.sha, c.author_name, c.authored_at,
-        c.committed_at, touched, snapshot,
+    return episodes.NewEpisode(
+        PR if merged else COMMIT, str(number) if merged else c.sha, c.author_name, c.authored_at, c.committed_at,
+        [Touch(s.fqn, s.path, s.how, s.lines) for s in c.symbols],
         task=(c.body.partition("\n")[0] or c.subject) if MERGED_PR.match(c.subject) else c.subject,
         commit_sha=c.sha, pr=number, thin=c.thin, files=[f.path for f in c.files])
-    if episode is None:
-        return None
+
+
+def _outcomes(db: Database, c: Commit, new: episodes.NewEpisode, episode: int, settings: EpisodicSettings,
+              added: dict) -> int:
+    """What git says of a commit's episode just written (merged, reverted, fixed up); returns the pull
+    request it merged, if any (0: none)."""
+    merged, number, touched = new.kind == PR, new.pr, new.touched
     added["pullRequests" if merged else "commits"] += 1
     if number is not None:  # merged into the mainline: git's record of the pull request's outcome
         outcomes.add(db, "git-merge", "merged", c.committed_at, {"commit": c.sha, "pr": number}, episode=episode,
@@ -89,10 +96,11 @@ def _episode_of(db: Database, sha: str) -> int | None:
 
 def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings) -> int | None:
     """The attempt a fix lands on: `fixup! <subject>`, or a commit saying it fixes, within fixup_days
-    after an attempt that touched every symbol it touches."""
+    after an attempt that touched every symbol it touches; one written before it (a batch's episodes are
+    written at once: a later commit's is there already)."""
     since = (datetime.fromisoformat(c.committed_at) - timedelta(days=settings.fixup_days)).isoformat()
     if m := FIXUP.match(c.subject):
-        rows = db.rows("SELECT id FROM episodes WHERE kind = 'commit' AND task = ? AND id != ? AND ended_at >= ?"
+        rows = db.rows("SELECT id FROM episodes WHERE kind = 'commit' AND task = ? AND id < ? AND ended_at >= ?"
                        " ORDER BY ended_at DESC LIMIT 1", (m.group("subject"), episode, since))
         return rows[0][0] if rows else None
     if not FIX.match(c.subject):
@@ -102,7 +110,7 @@ def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings)
     candidates: dict[int, set[str]] = {}
     for r in db.query(f"""SELECT s.episode_id, s.fqn, e.task FROM episode_symbols s JOIN episodes e
                           ON e.id = s.episode_id WHERE s.fqn IN {db.each} AND e.kind = 'commit'
-                          AND e.id != ? AND e.ended_at >= ? AND e.ended_at <= ?""",
+                          AND e.id < ? AND e.ended_at >= ? AND e.ended_at <= ?""",
                       (db.many(sorted(mine)), episode, since, c.committed_at)):
         if _said(r["task"] or "") != same:
             candidates.setdefault(r["episode_id"], set()).add(r["fqn"])

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.knowledge import citations
 from tenure.knowledge import config as settings
 from tenure.knowledge.providers import ChatProvider, get_chat_provider
 from tenure.knowledge.store import digest, get_meta, migrations
@@ -42,6 +43,7 @@ class Knowledge:
         self.root = root
         self.memory_titled = memory_titled
         migrations.apply(db)
+        citations.checkout_migrations.apply(self.code)  # (what is read from the checkout's code is kept there)
         self._embedder: EmbeddingProvider | None | bool = False  # False: not chosen yet
         self._phrases: tuple[str, PhraseIndex] | None = None
 

@@ -7,6 +7,11 @@ text cites something), once per content of a file: an unchanged file is not read
 an assignment (``MAX_RETRIES = 3  # see [[ADR-0003]]``) is also kept for the name assigned, with the
 symbols of its file whose code names it: `why` of the method that reads the constant reaches the
 decision through it.
+
+What is read from the code is the checkout's: it is kept in the checkout's own database (`code`, the
+code graph's), so two checkouts of one project on a team database, on two branches, each keep what
+their own comments cite. Without a team database it is the store's one database, where the knowledge
+migrations m001 and m007 made these tables.
 """
 
 from __future__ import annotations
@@ -15,10 +20,20 @@ import re
 from pathlib import Path
 
 from tenure.knowledge.offline import DECISION_ID, TICKET, document_entities, entity_key
-from tenure.knowledge.store import delete_keys, get_meta, set_meta
+from tenure.knowledge.store import CODE_CITATION_TABLES, delete_keys, get_meta, set_meta
 from tenure.namespace.comments import comments_matching, symbols_naming
 from tenure.namespace.symbols import file_namings, indexed_files, naming_state
-from tenure.storage import Database
+from tenure.storage import Database, Migrations
+
+checkout_migrations = Migrations("knowledge_checkout")
+
+
+@checkout_migrations
+def m001_citation_tables(db: Database) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    for statement in CODE_CITATION_TABLES:
+        db.execute(statement)
+
 
 _TITLE = re.compile(r"\[\[([^\[\]\n]{2,120})\]\]")
 _DOC_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:md|rst|txt|adoc))\b")
@@ -28,11 +43,12 @@ CITES = re.compile("|".join(p.pattern for p in (DECISION_ID, TICKET, _TITLE, _DO
 def scan(db: Database, code: Database, root: Path) -> dict:
     """Bring the citations up to date with the indexed code: the files whose content, or whose own symbols'
     names (a citation names the symbol it sits in), changed since they were read; then the reads of the
-    cited names, in those files (in every file when the cited names changed)."""
+    cited names, in those files (in every file when the cited names changed). What is read is kept in
+    the checkout's database (`code`); the titles it may cite are the store's (`db`)."""
     files = indexed_files(code)
-    read = dict(db.rows("SELECT path, content_hash FROM knowledge_code_files"))  # (content, its symbols' naming)
+    read = dict(code.rows("SELECT path, content_hash FROM knowledge_code_files"))  # (content, its symbols' naming)
     state = naming_state(code)
-    if get_meta(db, "citations_naming") != state:  # only the files whose own symbols are named differently
+    if get_meta(code, "citations_naming") != state:  # only the files whose own symbols are named differently
         named = file_namings(code)
         todo = sorted(p for p, f in files.items() if read.get(p) != f"{f.content_hash} {named.get(p, '')}")
     else:
@@ -40,25 +56,25 @@ def scan(db: Database, code: Database, root: Path) -> dict:
         named = file_namings(code, todo)
     gone = sorted(set(read) - set(files))
     if not todo and not gone:
-        return {"files_read": 0, "citations": _count(db)}
+        return {"files_read": 0, "citations": _count(code)}
     titles = _titles(db)
     rows = [(c.path, c.line, c.fqn, c.assigns, key, cited, c.kind, c.text)
             for c in comments_matching(code, root, todo, CITES) for cited, key in _cited(c.text, titles)]
-    names_before = _cited_names(db)
-    with db.transaction():
+    names_before = _cited_names(code)
+    with code.transaction():
         for table in ("knowledge_code_citations", "knowledge_code_files"):
-            delete_keys(db, table, "path", todo + gone)
-        db.executemany("INSERT INTO knowledge_code_citations (path, line, fqn, assigns, entity, cited, kind, text)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
-        names = _cited_names(db)
+            delete_keys(code, table, "path", todo + gone)
+        code.executemany("INSERT INTO knowledge_code_citations (path, line, fqn, assigns, entity, cited, kind, text)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+        names = _cited_names(code)
         again = sorted(files) if names != names_before else todo
-        delete_keys(db, "knowledge_code_reads", "path", again + gone)
-        db.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
-                       " ON CONFLICT DO NOTHING", _reads(code, root, again, names))
-        db.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
-                       [(p, f"{files[p].content_hash} {named.get(p, '')}") for p in todo])
-        set_meta(db, "citations_naming", state)
-    return {"files_read": len(todo), "citations": _count(db)}
+        delete_keys(code, "knowledge_code_reads", "path", again + gone)
+        code.executemany("INSERT INTO knowledge_code_reads (path, reader, name, source) VALUES (?, ?, ?, ?)"
+                         " ON CONFLICT DO NOTHING", _reads(code, root, again, names))
+        code.executemany("INSERT INTO knowledge_code_files (path, content_hash) VALUES (?, ?)",
+                         [(p, f"{files[p].content_hash} {named.get(p, '')}") for p in todo])
+        set_meta(code, "citations_naming", state)
+    return {"files_read": len(todo), "citations": _count(code)}
 
 
 def _cited_names(db: Database) -> list[tuple[str, str, str]]:

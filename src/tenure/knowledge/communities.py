@@ -34,7 +34,7 @@ def cluster(db: Database, max_cluster_size: int) -> dict:
     current = {r[0] for r in db.rows("SELECT id FROM knowledge_communities")}
     gone = current - found.keys()
     new = found.keys() - current
-    with db.transaction():
+    with db.bulk():  # (a statement or two per community: sent without waiting for each)
         delete_keys(db, "knowledge_communities", "id", sorted(gone))
         for cid in sorted(new, key=lambda c: found[c][0]):
             level, _, members = found[cid]

@@ -67,16 +67,17 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
         with db.transaction():
             db.executemany("UPDATE knowledge_documents SET source_hash = ? WHERE id = ?", unsplit)
     for start in range(0, len(todo), BATCH):
-        with db.transaction():
-            for doc in todo[start:start + BATCH]:
-                old = known.get(doc.key)
-                if old is None:
-                    report.new += 1
-                else:
+        batch = todo[start:start + BATCH]
+        with db.bulk():
+            new = [doc for doc in batch if doc.key not in known]
+            report.new += len(new)
+            report.chunks_added += _store_new(db, new, config, names)
+            for doc in batch:
+                if doc.key in known:
                     report.changed += 1
-                added, removed = _store(db, doc, old[0] if old else None, config, names)
-                report.chunks_added += added
-                report.chunks_removed += removed
+                    added, removed = _store(db, doc, known[doc.key][0], config, names)
+                    report.chunks_added += added
+                    report.chunks_removed += removed
         if progress:
             progress("documents", min(start + BATCH, len(todo)), len(todo))
     listed = {d.key for d in docs}
@@ -96,66 +97,96 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
     return report
 
 
-def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig,
-           names: CodeNames) -> tuple[int, int]:
-    chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
+DOCUMENT_COLUMNS = ("kind, origin, path, ref, title, content_hash, tokens, sections, thin, thin_reason, authored_at,"
+                    " meta, source_hash")
+DOCUMENT_VALUES = ", ".join("?" * len(DOCUMENT_COLUMNS.split(",")))
+
+
+def _chunks(doc: SourceDocument, config: KnowledgeConfig) -> list[Chunk]:
+    return [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
+
+
+def _document_values(doc: SourceDocument, chunks: list[Chunk]) -> tuple:
+    """What DOCUMENT_COLUMNS hold of a document chunked into `chunks`."""
     # (a thin document is never extracted from: nothing needs its count; `knowledge check` counts it)
     counts = [c.tokens for c in chunks]
     size = tokens.NOT_COUNTED if doc.thin_reason or None in counts else sum(c or 0 for c in counts)
-    values = (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
-              1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
-              doc.source_hash)
-    new = document_id is None
-    if document_id is None:
-        document_id = db.rows(
-            "INSERT INTO knowledge_documents (key, kind, origin, path, ref, title, content_hash, tokens, sections,"
-            " thin, thin_reason, authored_at, meta, source_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " RETURNING id",
-            (doc.key, *values))[0][0]
-    else:
-        db.execute("UPDATE knowledge_documents SET kind = ?, origin = ?, path = ?, ref = ?, title = ?,"
-                   " content_hash = ?, tokens = ?, sections = ?, thin = ?, thin_reason = ?, authored_at = ?, meta = ?,"
-                   " source_hash = ? WHERE id = ?",
-                   (*values, document_id))
-    if doc.kind == "commit":  # kept queryable by symbol: `why` lists the commits that shaped one
-        if not new:
-            db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
-        db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
-                       " ON CONFLICT DO NOTHING",
-                       [(document_id, s["fqn"], s["how"]) for s in doc.meta.get("symbols", [])])
-    return _sync_chunks(db, document_id, doc, chunks, names, new)
+    return (doc.kind, doc.origin, doc.path, doc.ref, doc.title, doc.content_hash, size, len(doc.sections),
+            1 if doc.thin_reason else 0, doc.thin_reason, doc.authored_at, json.dumps(doc.meta, sort_keys=True),
+            doc.source_hash)
+
+
+def _commit_symbols(db: Database, documents: list[tuple[int, SourceDocument]]) -> None:
+    """A commit's symbols, kept queryable by symbol: `why` lists the commits that shaped one."""
+    db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
+                   " ON CONFLICT DO NOTHING", [(document_id, s["fqn"], s["how"]) for document_id, doc in documents
+                                               if doc.kind == "commit" for s in doc.meta.get("symbols", [])])
+
+
+def _insert_chunks(db: Database, chunks: list[tuple[int, SourceDocument, int, Chunk]], names: CodeNames) -> None:
+    """New chunks (their document's id, the document, their place in it), in one insert, and what the offline
+    extraction finds in each."""
+    ids = db.insert_many("INSERT INTO knowledge_chunks (document_id, ordinal, section, line, text, tokens, text_hash)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                         [(document_id, ordinal, chunk.section, chunk.line, chunk.text,
+                           tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens, digest(chunk.text))
+                          for document_id, _, ordinal, chunk in chunks])
+    own: dict[int, list[offline.Mention]] = {}
+    for chunk_id, (document_id, doc, _, chunk) in zip(ids, chunks, strict=True):
+        if document_id not in own:
+            own[document_id] = offline.document_entities(doc.kind, doc.ref, doc.title, doc.key, doc.meta)
+        write_offline(db, chunk_id, chunk.text, chunk.section, own[document_id], names)
+
+
+def _store_new(db: Database, docs: list[SourceDocument], config: KnowledgeConfig, names: CodeNames) -> int:
+    """Documents stored for the first time, all at once: one insert of the documents and one of each one's
+    chunks (a first build writes thousands: on a server, each insert waiting for its id was a round
+    trip); returns how many chunks were added. A new document has no chunk to match, move or retract."""
+    chunked = [(doc, _chunks(doc, config)) for doc in docs]
+    ids = db.insert_many(f"INSERT INTO knowledge_documents (key, {DOCUMENT_COLUMNS}) VALUES (?, {DOCUMENT_VALUES})"
+                         " RETURNING id",
+                         [(doc.key, *_document_values(doc, chunks)) for doc, chunks in chunked])
+    _commit_symbols(db, list(zip(ids, docs, strict=True)))
+    new = [(document_id, doc, ordinal, chunk) for document_id, (doc, chunks) in zip(ids, chunked, strict=True)
+           for ordinal, chunk in enumerate(chunks)]
+    _insert_chunks(db, new, names)
+    return len(new)
+
+
+def _store(db: Database, doc: SourceDocument, document_id: int, config: KnowledgeConfig,
+           names: CodeNames) -> tuple[int, int]:
+    """A changed document stored again: (chunks added, chunks removed)."""
+    chunks = _chunks(doc, config)
+    db.execute(f"UPDATE knowledge_documents SET ({DOCUMENT_COLUMNS}) = ({DOCUMENT_VALUES}) WHERE id = ?",
+               (*_document_values(doc, chunks), document_id))
+    if doc.kind == "commit":
+        db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
+        _commit_symbols(db, [(document_id, doc)])
+    return _sync_chunks(db, document_id, doc, chunks, names)
 
 
 def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk],
-                 names: CodeNames, new: bool) -> tuple[int, int]:
-    """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line). A new
-    document has none to match, move or retract (a first index: thousands of statements spared)."""
+                 names: CodeNames) -> tuple[int, int]:
+    """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line)."""
     old: dict[str, list[int]] = {}
-    for chunk_id, text_hash in () if new else db.rows("SELECT id, text_hash FROM knowledge_chunks"
-                                                      " WHERE document_id = ? ORDER BY ordinal", (document_id,)):
+    for chunk_id, text_hash in db.rows("SELECT id, text_hash FROM knowledge_chunks WHERE document_id = ?"
+                                       " ORDER BY ordinal", (document_id,)):
         old.setdefault(text_hash, []).append(chunk_id)
-    own = offline.document_entities(doc.kind, doc.ref, doc.title, doc.key, doc.meta)
-    added = 0
+    added: list[tuple[int, SourceDocument, int, Chunk]] = []
     kept: list[tuple[int, int, str, int]] = []
     for ordinal, chunk in enumerate(chunks):
-        text_hash = digest(chunk.text)
-        if old.get(text_hash):
+        if old.get(text_hash := digest(chunk.text)):
             kept.append((old[text_hash].pop(0), ordinal, chunk.section, chunk.line))
-            continue
-        chunk_id = db.rows("INSERT INTO knowledge_chunks (document_id, ordinal, section, line, text, tokens, text_hash)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                           (document_id, ordinal, chunk.section, chunk.line, chunk.text,
-                            tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
-                            text_hash))[0][0]
-        write_offline(db, chunk_id, chunk.text, chunk.section, own, names)
-        added += 1
+        else:
+            added.append((document_id, doc, ordinal, chunk))
+    _insert_chunks(db, added, names)
     removed = [i for ids in old.values() for i in ids]
     if removed:
         mark_chunks_dirty(db, removed)
         delete_keys(db, "knowledge_chunks", "id", removed)
     db.executemany("UPDATE knowledge_chunks SET ordinal = ?, section = ?, line = ? WHERE id = ?",
                    [(ordinal, section, line, chunk_id) for chunk_id, ordinal, section, line in kept])
-    return added, len(removed)
+    return len(added), len(removed)
 
 
 def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention],
@@ -187,7 +218,7 @@ def _refresh_offline(db: Database, names: CodeNames) -> None:
            " JOIN knowledge_documents d ON d.id = c.document_id")
     rows = db.rows(sql) if chunks is None else [tuple(r.values()) for r in db.query(
         sql + f" WHERE c.id IN {db.each}", (db.many(chunks),))]
-    with db.transaction():
+    with db.bulk():
         if chunks is None:
             db.execute("DELETE FROM knowledge_mentions WHERE mode = 'offline'")
             db.execute("DELETE FROM knowledge_links WHERE mode = 'offline'")

@@ -301,34 +301,41 @@ def m006_descriptions_by_place(db: Database) -> None:
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value""")
 
 
+# What knowledge.citations reads from a checkout's code: made here by m007 and, where the checkout's database
+# is not the store's (a team's), there by citations.checkout_migrations (without a team database they are
+# one database: IF NOT EXISTS)
+CODE_CITATION_TABLES = (
+    "CREATE TABLE IF NOT EXISTS knowledge_code_files (path TEXT PRIMARY KEY, content_hash TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS knowledge_code_citations (
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        fqn TEXT NOT NULL,                -- the symbol the comment sits in (its module at module level)
+        assigns TEXT NOT NULL,            -- the name the commented line assigns (MAX_RETRIES), or ''
+        entity TEXT NOT NULL,             -- the cited entity's key: adr-3, #412, title:<folded title>
+        cited TEXT NOT NULL,              -- as written: ADR-0003, #412, [[Settlement retries]]
+        kind TEXT NOT NULL,               -- comment | docstring
+        text TEXT NOT NULL,               -- the line of the comment
+        PRIMARY KEY (path, line, entity)
+    )""",
+    "CREATE INDEX IF NOT EXISTS knowledge_code_citations_fqn ON knowledge_code_citations(fqn)",
+    """CREATE TABLE IF NOT EXISTS knowledge_code_reads (  -- a symbol whose code names a cited name
+        path TEXT NOT NULL,               -- the reader's file
+        reader TEXT NOT NULL,
+        name TEXT NOT NULL,               -- the name the cited assignment assigns
+        source TEXT NOT NULL,             -- the file of that assignment
+        PRIMARY KEY (reader, name, source)
+    )""",
+    "CREATE INDEX IF NOT EXISTS knowledge_code_reads_path ON knowledge_code_reads(path)",
+)
+
+
 @migrations
 def m007_links_code_citations(db: Database) -> None:
     # links from the code's own prose (knowledge.citations): a comment or docstring citing a decision, a
     # ticket, a PR or a title is an `exact` link from the symbol it sits in; the files read for them, by
     # content hash (an unchanged file is not read again); the symbols of a file that read a cited name
-    db.execute("CREATE TABLE knowledge_code_files (path TEXT PRIMARY KEY, content_hash TEXT NOT NULL)")
-    db.execute(
-        """CREATE TABLE knowledge_code_citations (
-            path TEXT NOT NULL,
-            line INTEGER NOT NULL,
-            fqn TEXT NOT NULL,                -- the symbol the comment sits in (its module at module level)
-            assigns TEXT NOT NULL,            -- the name the commented line assigns (MAX_RETRIES), or ''
-            entity TEXT NOT NULL,             -- the cited entity's key: adr-3, #412, title:<folded title>
-            cited TEXT NOT NULL,              -- as written: ADR-0003, #412, [[Settlement retries]]
-            kind TEXT NOT NULL,               -- comment | docstring
-            text TEXT NOT NULL,               -- the line of the comment
-            PRIMARY KEY (path, line, entity)
-        )""")
-    db.execute("CREATE INDEX knowledge_code_citations_fqn ON knowledge_code_citations(fqn)")
-    db.execute(
-        """CREATE TABLE knowledge_code_reads (  -- a symbol whose code names a cited name (as far as text tells)
-            path TEXT NOT NULL,               -- the reader's file
-            reader TEXT NOT NULL,
-            name TEXT NOT NULL,               -- the name the cited assignment assigns
-            source TEXT NOT NULL,             -- the file of that assignment
-            PRIMARY KEY (reader, name, source)
-        )""")
-    db.execute("CREATE INDEX knowledge_code_reads_path ON knowledge_code_reads(path)")
+    for statement in CODE_CITATION_TABLES:
+        db.execute(statement)
     # the short names of the symbols, each with a digest of its full names, as the chunks were last read
     # for bare code names (knowledge.names): a chunk is read again when a name it has changed
     db.execute("CREATE TABLE knowledge_code_names (name TEXT PRIMARY KEY, digest TEXT NOT NULL)")

@@ -84,7 +84,7 @@ def why(db: Database, code: Database, lookup: Lookup, limit: int = EVIDENCE_LIMI
                 answer["resolved"] = {"fqn": fqn, "tier": match.tier, "how": match.how}
     if fqn is not None:
         answer["symbol"] = fqn
-        links = _links(db, fqn) + _citations(db, fqn)
+        links = _links(db, fqn) + _citations(code, fqn)
         own = list(links)
         links += _via(db, code, fqn)
     else:
@@ -109,12 +109,13 @@ def _links(db: Database, fqn: str) -> list[_Link]:
     return [_Link(*r) for r in rows]
 
 
-def _citations(db: Database, fqn: str) -> list[_Link]:
-    """What the comments and docstrings in the symbol (and its members) cite: `exact` links."""
-    return _cited(db, "c.fqn = ? OR (c.fqn > ? AND c.fqn < ?)", (fqn, fqn + ".", fqn + "/"))
+def _citations(code: Database, fqn: str) -> list[_Link]:
+    """What the comments and docstrings in the symbol (and its members) cite: `exact` links (kept in the
+    checkout's database: knowledge.citations)."""
+    return _cited(code, "c.fqn = ? OR (c.fqn > ? AND c.fqn < ?)", (fqn, fqn + ".", fqn + "/"))
 
 
-def _cited(db: Database, where: str, params: tuple, via: str = "", via_symbol: str = "", edge: str = "",
+def _cited(code: Database, where: str, params: tuple, via: str = "", via_symbol: str = "", edge: str = "",
            read: bool = False) -> list[_Link]:
     """The citations in the code `where` selects, as `exact` links; `read`: joined with the reads of the
     names they are on (`r.reader`), each reached through the name."""
@@ -123,7 +124,7 @@ def _cited(db: Database, where: str, params: tuple, via: str = "", via_symbol: s
         sql += " JOIN knowledge_code_reads r ON c.path = r.source AND c.assigns = r.name"
     return [_Link(entity, holder, EXACT, f"cited in a {kind} at {path}:{line}", via,
                   f"{holder}.{assigns}" if read else via_symbol, edge, (path, line, text))
-            for entity, holder, path, line, kind, text, assigns in db.rows(f"{sql} WHERE {where}", params)]
+            for entity, holder, path, line, kind, text, assigns in code.rows(f"{sql} WHERE {where}", params)]
 
 
 def _via(db: Database, code: Database, fqn: str) -> list[_Link]:
@@ -140,12 +141,12 @@ def _via(db: Database, code: Database, fqn: str) -> list[_Link]:
         found += [_Link(e, f, t, h, path, outer.fqn) for e, f, t, h in db.rows(
             "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (outer.fqn,))]
         # (a citation on an assignment is the name's: it comes through what reads the name)
-        found += _cited(db, "c.fqn = ? AND c.assigns = ''", (outer.fqn,), path, outer.fqn)
-    found += _cited(db, "r.reader = ?", (fqn,), "reads", edge=READ_EDGE, read=True)
+        found += _cited(code, "c.fqn = ? AND c.assigns = ''", (outer.fqn,), path, outer.fqn)
+    found += _cited(code, "r.reader = ?", (fqn,), "reads", edge=READ_EDGE, read=True)
     for callee, edge in sorted(calls_from(code, fqn).items()):
         found += [_Link(e, f, t, h, "calls", callee, edge) for e, f, t, h in db.rows(
             "SELECT entity, fqn, tier, how FROM knowledge_entity_symbols WHERE fqn = ?", (callee,))]
-        found += _cited(db, "c.fqn = ?", (callee,), "calls", callee, edge)
+        found += _cited(code, "c.fqn = ?", (callee,), "calls", callee, edge)
     return found
 
 

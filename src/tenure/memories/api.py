@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, sessions, usage
+from tenure.memories.checkout_store import checkout_migrations
 from tenure.memories.crypto import Cipher, has_org_key, key_file, load_key, load_org_key, org_key_file
 from tenure.memories.errors import KeyProblem, MemoriesError
 from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
@@ -89,6 +90,7 @@ class Memories:
         self.root = Path(root)
         self.clock = clock or utc_now
         migrations.apply(db)
+        checkout_migrations.apply(self.code)
         self._cipher: Cipher | None = None
         self._org_cipher: Cipher | None = None
         self.vectors = Vectors(db, self.readable_cipher, provider)
@@ -705,14 +707,14 @@ class Memories:
         hits = self.recall(task, limit=20)["results"] if task.strip() else []
         # while the index's background backfill embeds them, a query leaves them to it
         inline = 0 if lock_held(state_dir(self.root), EMBED_LOCK) else selection.INLINE_EMBED
-        return selection.select(self.code, self.root, task, ElementVectors(self.db, self.vectors), memory_signals(hits),
-                                limit, inline)
+        return selection.select(self.code, self.root, task, ElementVectors(self.code, self.vectors),
+                                memory_signals(hits), limit, inline)
 
     def prepare_elements(self, progress: Callable[[int, int], None] | None = None) -> dict:
         """Read the terms of the code's elements, and embed the descriptions of those with no vector of
         the current model (what `tenure index` starts in the background, so that a briefing's first
         call reads neither the project's code nor the model's work on it)."""
-        return selection.prepare(self.code, self.root, ElementVectors(self.db, self.vectors), progress)
+        return selection.prepare(self.code, self.root, ElementVectors(self.code, self.vectors), progress)
 
     def brief(self, task: str | None = None, session: str | None = None, limit: int = 12,
               scope: list[dict] | None = None, sections: Sequence[tuple[str, list[str]]] = (),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tenure.memories.checkout_store import ELEMENT_TERMS, ELEMENT_VECTORS
 from tenure.storage import Database, Migrations, get_value
 
 migrations = Migrations("memories")
@@ -128,14 +129,7 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE INDEX memory_citations_memory ON memory_citations(memory_id)")
     db.execute("CREATE TABLE memory_drift_events (id INTEGER PRIMARY KEY, fqn TEXT NOT NULL, at TEXT NOT NULL)")
     db.execute("CREATE INDEX memory_drift_events_at ON memory_drift_events(at)")
-    db.execute(
-        """CREATE TABLE element_vectors (
-            element TEXT PRIMARY KEY,
-            fingerprint TEXT NOT NULL,       -- the code it was computed from: recomputed when it drifts
-            model TEXT NOT NULL,
-            vector BLOB NOT NULL             -- plain float32: made from code, which the repository holds anyway
-        )"""
-    )
+    db.execute(ELEMENT_VECTORS)
     db.execute("CREATE TABLE memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
@@ -165,7 +159,7 @@ def m004_vector_writes(db: Database) -> None:
 def m005_element_terms(db: Database) -> None:
     # the terms of each element's code, for selection (tenure.namespace.selection): read after an
     # index, so that a briefing's first call does not read the whole project's code
-    db.execute("CREATE TABLE element_terms (element TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, terms TEXT NOT NULL)")
+    db.execute(ELEMENT_TERMS)
 
 
 @migrations

@@ -27,16 +27,20 @@ from tenure.config import load_settings
 from tenure.episodic.api import Episodes
 from tenure.files import RefusedWrite, project_path
 from tenure.namespace.symbols import indexed_files
-from tenure.procedural import agents_md, mining
+from tenure.procedural import agents_md, mining, sealed
 from tenure.procedural.mining import Mined, rule_text
 from tenure.procedural.procedures import Procedure, execute, procedures
+from tenure.procedural.sealed import Keys
 from tenure.procedural.store import migrations
 from tenure.refusal import Refusal
 from tenure.storage import Database, get_value, set_value
 from tenure.team.organisation import NoOrganisation, require_organisation
+from tenure.words import counted
 
 Clock = Callable[[], datetime]
 EVIDENCE = "tenure (evidence)"  # the author of what mining does
+NO_ORG_KEY = ("no organisation key here (TENURE_ORG_KEY, or the organisation's key file from a teammate: "
+              "see docs/team.md)")
 
 
 class RulesError(Refusal):
@@ -53,10 +57,11 @@ class ProceduralSettings:
 
 
 class Rules:
-    def __init__(self, db: Database, root: Path, episodes: Episodes, clock: Clock | None = None,
+    def __init__(self, db: Database, root: Path, episodes: Episodes, keys: Keys, clock: Clock | None = None,
                  code: Database | None = None) -> None:
-        """`db`: the rules' own database (a team's, shared); `code`: the checkout's (its indexed files)."""
-        self.db, self.code, self.root, self.episodes = db, code or db, Path(root), episodes
+        """`db`: the rules' own database (a team's, shared); `code`: the checkout's (its indexed files);
+        `keys`: the ciphers of the scopes, which seal a person's words (sealed.py)."""
+        self.db, self.code, self.root, self.episodes, self.keys = db, code or db, Path(root), episodes, keys
         self.clock = clock or (lambda: datetime.now(UTC))
         migrations.apply(db)
         self.settings = load_settings(self.root, "procedural", ProceduralSettings)
@@ -154,17 +159,19 @@ class Rules:
                 raise RulesError("say the rule, e.g. tenure rules add \"migrations are applied before deploying\"")
             kind, first, second = "stated", None, None
         words = " ".join(text.split()) if text and text.strip() else rule_text(kind, first or "", second or "")
-        key = Mined(kind, first, second).key if first else "stated:" + words.lower()
+        self._readable("SELECT * FROM rules")  # (rules an older tenure kept in plain text are sealed first)
+        cipher = self._writing_key(scope)
+        key = Mined(kind, first, second).key if first else sealed.stated_key(cipher, words)
         at = self.clock().isoformat()
         with self.db.transaction():
             existing = self.db.rows("SELECT id FROM rules WHERE key = ?", (key,))
             if existing:
                 raise RulesError(f"rule {existing[0][0]} says that already: `tenure rules explain {existing[0][0]}`")
             rule_id = self.db.rows(
-                """INSERT INTO rules (kind, key, text, first, second, status, source, created_at, changed_at, scope)
-                   VALUES (?, ?, ?, ?, ?, 'candidate', ?, ?, ?, ?) RETURNING id""",
-                (kind, key, words, first, second, author, at, at, scope))[0][0]
-            self._event(rule_id, "stated", words, author)
+                """INSERT INTO rules (kind, key, text, sealed, first, second, status, source, created_at, changed_at,
+                   scope) VALUES (?, ?, '', ?, ?, ?, 'candidate', ?, ?, ?, ?) RETURNING id""",
+                (kind, key, cipher.encrypt(words, sealed.PURPOSE), first, second, author, at, at, scope))[0][0]
+            self._event(rule_id, "stated", sealed.STATED_DETAIL, author)
             if not candidate:
                 self._set_status(rule_id, "promoted", "stated by a person", author, by_hand=True)
         mined = self.mine() if kind != "stated" else None
@@ -174,6 +181,22 @@ class Rules:
             added["note"] = ("kept in this project's own database, marked organisation scope: only this project "
                              "reads it until `tenure team push` carries it to the team database")
         return added
+
+    def _writing_key(self, scope: str) -> sealed.Cipher:
+        """The cipher a new rule of `scope` is sealed with: the organisation's is made by its first
+        organisation-scope write, and must open the organisation's rules already written."""
+        if scope != "org":
+            cipher = self.keys(scope, False)
+            assert cipher is not None  # (a project's key is made on first use)
+            return cipher
+        first = self.db.query("SELECT * FROM rules WHERE scope = 'org' AND sealed IS NOT NULL ORDER BY id LIMIT 1")
+        cipher = self.keys(scope, not first)
+        if cipher is None:
+            raise RulesError(f"the organisation's rules are encrypted with its key, and this process has none: "
+                             f"{NO_ORG_KEY}; nothing was written")
+        if first:
+            sealed.text_of(first[0], cipher)  # (a wrong key is refused before anything is written)
+        return cipher
 
     def _check_scope(self, scope: str, text: str | None, counted: str | None) -> None:
         if scope not in ("project", "org"):
@@ -218,16 +241,41 @@ class Rules:
             raise RulesError(f"no rule {rule_id}: `tenure rules list` shows them")
         return rows[0]
 
+    def _readable(self, sql: str, params: tuple = ()) -> tuple[list[dict], int]:
+        """The rules `sql` selects, as `_public` shows them, and how many of them this process holds no
+        key for (organisation rules without the organisation's key: left out)."""
+        rows = self.db.query(sql, params)
+        if any(sealed.is_plain(r) for r in rows) and sealed.seal_plain(self.db, rows, self.keys):
+            rows = self.db.query(sql, params)
+        ciphers: dict[str, sealed.Cipher | None] = {}
+        shown = []
+        for row in rows:
+            if row["sealed"] is not None and row["scope"] not in ciphers:
+                ciphers[row["scope"]] = self.keys(row["scope"], False)
+            text = sealed.text_of(row, ciphers.get(row["scope"]))
+            if text is not None:
+                shown.append(_public(row, text))
+        return shown, len(rows) - len(shown)
+
     def describe(self, rule_id: int) -> dict:
-        return _public(self._row(rule_id))
+        self._row(rule_id)  # (no such rule: says so)
+        shown, _ = self._readable("SELECT * FROM rules WHERE id = ?", (rule_id,))
+        if not shown:
+            raise RulesError(f"rule {rule_id} is an organisation rule, encrypted with the organisation's key, and "
+                             f"this process has none: {NO_ORG_KEY}")
+        return shown[0]
 
     def list(self, status: str | None = None) -> dict:
-        rows = self.db.query("SELECT * FROM rules" + (" WHERE status = ?" if status else "") +
-                             " ORDER BY status != 'promoted', status != 'candidate', successes DESC, id",
-                             (status,) if status else ())
-        return {"rules": [_public(r) for r in rows], "procedures": [
-                {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when} for p in procedures(self.root)],
-                "thresholds": self.settings.__dict__, "mined": self.last_mined()}
+        shown, unread = self._readable("SELECT * FROM rules" + (" WHERE status = ?" if status else "") +
+                                       " ORDER BY status != 'promoted', status != 'candidate', successes DESC, id",
+                                       (status,) if status else ())
+        listed = {"rules": shown, "procedures": [
+                  {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when} for p in procedures(self.root)],
+                  "thresholds": self.settings.__dict__, "mined": self.last_mined()}
+        if unread:
+            listed["unread"] = unread
+            listed["note"] = _unread_note(unread)
+        return listed
 
     def last_mined(self) -> dict | None:
         """What the last mining read, and which evidence it lacked (None: never mined)."""
@@ -236,23 +284,29 @@ class Rules:
 
     def explain(self, rule_id: int) -> dict:
         """A rule with every episode that counts for or against it, and every change it went through."""
-        row = self._row(rule_id)
+        rule = self.describe(rule_id)
         evidence = self.db.query("SELECT episode_id, counts_as, times, why FROM rule_evidence WHERE rule_id = ?"
                                  " ORDER BY counts_as, episode_id", (rule_id,))
         described = self.episodes.describe([e["episode_id"] for e in evidence])
         events = self.db.query("SELECT at, event, detail, author FROM rule_events WHERE rule_id = ? ORDER BY id",
                                (rule_id,))
-        return {"rule": _public(row), "evidence": [{**described.get(e["episode_id"], {"episode": e["episode_id"]}),
+        return {"rule": rule, "evidence": [{**described.get(e["episode_id"], {"episode": e["episode_id"]}),
                                                      "countsAs": e["counts_as"], "times": e["times"], "why": e["why"]}
                                                     for e in evidence], "events": events}
 
     def promoted(self) -> list[dict]:
-        return [_public(r) for r in self.db.query("SELECT * FROM rules WHERE status = 'promoted' ORDER BY id")]
+        """The promoted rules this process can read (see `lines` for how many it cannot)."""
+        return self._promoted()[0]
+
+    def _promoted(self) -> tuple[list[dict], int]:
+        return self._readable("SELECT * FROM rules WHERE status = 'promoted' ORDER BY id")
 
     def lines(self) -> list[str]:
-        """The promoted rules as the instructions show them, each with a one-line reference to its evidence."""
+        """The promoted rules as the instructions show them, each with a one-line reference to its evidence
+        (and a last line saying how many organisation rules this process holds no key for)."""
         out = []
-        for r in self.promoted():
+        promoted, unread = self._promoted()
+        for r in promoted:
             if r["scope"] == "org":
                 evidence = f"organisation rule, stated by {r['source']}"
             elif r["kind"] == "stated":
@@ -260,6 +314,8 @@ class Rules:
             else:
                 evidence = f"{r['successes']} episodes for, {r['failures']} against"
             out.append(f"- {r['text']} (rule {r['id']}: {evidence}; `tenure rules explain {r['id']}`)")
+        if unread:
+            out.append(f"- ({_unread_note(unread)})")
         return out
 
     def write_agents_file(self) -> dict:
@@ -288,9 +344,13 @@ class Rules:
         return result
 
 
-def _public(row: dict) -> dict:
+def _unread_note(unread: int) -> str:
+    return f"{counted(unread, 'organisation rule')} left out: {NO_ORG_KEY}"
+
+
+def _public(row: dict, text: str) -> dict:
     total = row["successes"] + row["failures"]
-    return {"id": row["id"], "kind": row["kind"], "text": row["text"], "first": row["first"], "second": row["second"],
+    return {"id": row["id"], "kind": row["kind"], "text": text, "first": row["first"], "second": row["second"],
             "status": row["status"],
             "successes": row["successes"], "failures": row["failures"],
             "agreement": round(row["successes"] / total, 3) if total else None, "source": row["source"],

@@ -67,3 +67,10 @@ def m003_scope(db: Database) -> None:
     # 'org': a rule of the whole organisation ("all our services retry idempotently"), read by every
     # project of it on the team database; kept in a project's own until `tenure team push`
     db.execute("ALTER TABLE rules ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'")
+
+
+@migrations
+def m004_sealed_words(db: Database) -> None:
+    # the words of a rule a person states, encrypted with its scope's key as memories are (its `text` is
+    # then ''); a mined rule's text is made from its commands or files, which the episodes hold readable
+    db.execute("ALTER TABLE rules ADD COLUMN sealed BLOB")

@@ -43,6 +43,11 @@ class Database(Protocol):
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
+    def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
+        """An `INSERT … RETURNING id` once per row, as one batch: each row's id, in order (None where it
+        wrote nothing: `ON CONFLICT DO NOTHING`); a server backend waits for the answers once, not once
+        per row."""
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
@@ -52,6 +57,11 @@ class Database(Protocol):
 
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nests as savepoints."""
+
+    def bulk(self) -> AbstractContextManager[None]:
+        """A transaction for a bulk write: statements whose answers are not read are sent without waiting
+        for each (a server backend batches them); a statement that fails fails the block, at the latest
+        where it ends."""
 
     def reading(self) -> AbstractContextManager[None]:
         """The reads inside are one reader's: a backend with a pool of connections runs them on one

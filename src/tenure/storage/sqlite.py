@@ -97,6 +97,10 @@ class SQLiteDatabase:
         with self._lock, _TRANSLATED:
             self._conn.executemany(sql, rows)
 
+    def insert_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> list[Any]:
+        with self._lock, _TRANSLATED:
+            return [returned[0] if (returned := self._conn.execute(sql, row).fetchone()) else None for row in rows]
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock, _TRANSLATED:
             cur = self._conn.execute(sql, params)
@@ -130,6 +134,9 @@ class SQLiteDatabase:
                 raise
             self._depth -= 1
             self.execute("COMMIT" if outer else f"RELEASE {name}")
+
+    def bulk(self) -> AbstractContextManager[None]:
+        return self.transaction()  # (every statement is a call into the library: nothing to batch)
 
     def reading(self) -> AbstractContextManager[None]:
         return nullcontext()  # (one connection already)
