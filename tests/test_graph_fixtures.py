@@ -146,5 +146,5 @@ def test_python_edges_are_the_same_from_analyses_an_earlier_process_kept(case: P
 def test_python_edges_are_the_same_when_one_decoded_flow_is_kept(case: Path, indexed, monkeypatch) -> None:
     t = indexed(case)
     every_flow_kept = resolve_python_files(t)
-    monkeypatch.setattr(flows, "FLOWS_CACHE_BYTES", 1)  # each module's flow is decoded again when read again
+    monkeypatch.setattr(flows, "FLOWS_CACHE_SIZE", 1)  # each module's flow is decoded again when read again
     assert resolve_python_files(t) == every_flow_kept

@@ -22,13 +22,11 @@ from tenure.structural.resolve.generic import python_absolute
 from tenure.structural.resolve.python.values import CLASS, FUNC, Value
 
 # Decoded flow programs kept between files: they are most of a resolving process's memory, and the
-# modules read again and again (a project's hubs) are few. Bounded by the size of their encoded
-# flows (a decoded one takes about 16 times as much): a test module's flow is a hundred times a small
-# module's. Django, one process, 128 flows kept least recently used first (peak 3.1 MB encoded):
-# 8,382 decodes, 99 MB decoded; by size, segmented (`_PROTECTED`), 3 MB: 6,119 decodes, 69 MB.
-# (Counted flows, 4,096 kept: 528 MB peak against 422 MB with 256; tree PSS is issue 32's bound.)
-FLOWS_CACHE_BYTES = 3_000_000
-_PROTECTED_SHARE = 0.75  # of the bytes kept, at most this much protected
+# modules read again and again (a project's hubs) are few. Django, one process: 4,096 kept peak at
+# 528 MB, 256 at 422 MB, for 1,942 more decodes (+0.6 s CPU in 30 s); each resolve worker 270 MB
+# against 360 MB. 128 kept: Django's full index, tree PSS 46-55 MB less than with 256 in alternating
+# runs, for more decodes (CPU: per-pair difference median +1.0 s, within the loaded runs' noise).
+FLOWS_CACHE_SIZE = 128
 
 
 _FLOW_DECODER = msgspec.msgpack.Decoder()
@@ -221,61 +219,31 @@ class ModuleFlow:
 
 
 
-# Kept decoded flows, segmented (SLRU): a flow is first kept on probation; read again while there, it
-# moves to the protected segment, whose least recently used go back on probation. A project's hubs
-# are read by files all over it, with a pass over a package's files in between.
-_FLOWS: OrderedDict[str, tuple[FileFacts, ModuleFlow, int]] = OrderedDict()  # on probation
-_PROTECTED: OrderedDict[str, tuple[FileFacts, ModuleFlow, int]] = OrderedDict()
-_kept_bytes = [0, 0]  # encoded size of the flows on probation, protected
+_FLOWS: OrderedDict[str, tuple[FileFacts, ModuleFlow]] = OrderedDict()
 
 
 def module_flow(facts: FileFacts, keep: bool = True) -> ModuleFlow:
     """The facts' flow, indexed once: for the facts object, which a run shares between files (by
     path: a file's new state replaces the old one, which a watcher would otherwise keep). Not kept
     (`keep` False) for the file being resolved: most files are read by no other (Django's tests), and
-    decoded flows are most of a resolving process's memory; one another file reads is kept then: the
-    last one always, others within FLOWS_CACHE_BYTES."""
-    path = facts.path
-    hit = _PROTECTED.get(path)
+    decoded flows are most of a resolving process's memory; one another file reads is kept then."""
+    hit = _FLOWS.get(facts.path)
     if hit is not None and hit[0] is facts:
-        _PROTECTED.move_to_end(path)
+        _FLOWS.move_to_end(facts.path)
         return hit[1]
-    if hit is not None:  # another state of the file
-        _kept_bytes[1] -= _PROTECTED.pop(path)[2]
-    hit = _FLOWS.pop(path, None)
-    if hit is not None:
-        _kept_bytes[0] -= hit[2]
-        if hit[0] is facts:  # read again on probation: protected
-            _PROTECTED[path] = hit
-            _kept_bytes[1] += hit[2]
-            _trim()
-            return hit[1]
     mf = ModuleFlow(facts)
-    if keep:
-        size = len(facts.flow) if isinstance(facts.flow, bytes) else 0
-        _FLOWS[path] = (facts, mf, size)
-        _kept_bytes[0] += size
-        _trim()
+    if not keep:
+        return mf
+    _FLOWS[facts.path] = (facts, mf)
+    _FLOWS.move_to_end(facts.path)
+    if len(_FLOWS) > FLOWS_CACHE_SIZE:
+        _FLOWS.popitem(last=False)
     return mf
-
-
-def _trim() -> None:
-    """The protected segment's least recently used back on probation beyond its share; probation's
-    least recently used dropped beyond the bound (never the one just kept)."""
-    while _kept_bytes[1] > FLOWS_CACHE_BYTES * _PROTECTED_SHARE and len(_PROTECTED) > 1:
-        path, kept = _PROTECTED.popitem(last=False)
-        _kept_bytes[1] -= kept[2]
-        _FLOWS[path] = kept
-        _kept_bytes[0] += kept[2]
-    while sum(_kept_bytes) > FLOWS_CACHE_BYTES and len(_FLOWS) > 1:
-        _kept_bytes[0] -= _FLOWS.popitem(last=False)[1][2]
 
 
 def forget_flows() -> None:
     """Drop the decoded flows kept (`module_flow`)."""
     _FLOWS.clear()
-    _PROTECTED.clear()
-    _kept_bytes[:] = [0, 0]
 
 
 def expr_tag(expr: list | int | None) -> str:
