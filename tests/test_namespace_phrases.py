@@ -94,3 +94,16 @@ def test_a_function_defined_inside_a_function_is_not_the_english_word_its_name_i
     assert index.resolve("wrapped").tier == UNRESOLVED
     assert index.resolve("route").symbols == (route,)
     assert index.resolve(f"{route}.decorator").symbols == (f"{route}.decorator",)  # its full name still finds it
+
+
+def test_an_index_built_after_another_takes_its_names_words_and_is_the_same_as_one_built_alone(monkeypatch) -> None:
+    from tenure.namespace import phrases
+
+    symbols = [symbol("pay.settlement.SettlementService", "class"), symbol("pay.settlement.reconcile"),
+               symbol("pay.base.Base", "class", path="pay/base.py")]
+    monkeypatch.setattr(phrases, "_last_names", ({}, {}))
+    alone = PhraseIndex.from_symbols(symbols)
+    after = PhraseIndex.from_symbols([*symbols, symbol("pay.settlement.SettlementRetryQueue", "class")])
+    assert after.name_words["SettlementService"] is alone.name_words["SettlementService"]  # taken, not made again
+    monkeypatch.setattr(phrases, "_last_names", ({}, {}))
+    assert after == PhraseIndex.from_symbols([*symbols, symbol("pay.settlement.SettlementRetryQueue", "class")])

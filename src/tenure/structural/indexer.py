@@ -111,6 +111,12 @@ def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
     return mods
 
 
+def _naming(symbols: list[SymbolInfo]) -> list[tuple]:
+    """What the naming digest reads of a file's symbols (`StructuralStore.naming_digest`), in its order."""
+    return [(s.fqn, s.name, s.kind, s.path, s.module, s.parent or None, s.bases)
+            for s in sorted(symbols, key=lambda s: (s.line or 0, s.fqn))]
+
+
 @dataclass
 class _Tree:
     """What a run found of the tree before writing anything (`Indexer._look`)."""
@@ -135,6 +141,7 @@ class _Changes:
     edits: dict[str, ItemEdit | None] = field(default_factory=dict)
     before_edit: dict[str, FileFacts] = field(default_factory=dict)
     moved_from: list[FileFacts] = field(default_factory=list)  # facts before an edit that only moved code (`_carry`)
+    renamed: bool = False  # a symbol was added, removed or named otherwise (the naming digest moves)
 
 
 class Indexer:
@@ -201,6 +208,7 @@ class Indexer:
         self._parsed, self._stored = {}, {}  # (a run that failed may have left some)
         report = IndexReport(changed_paths=sorted(changed_paths) if changed_paths is not None else None)
         generation_before = self.store.get_meta("generation")
+        naming_before = self.store.kept_naming_digest()
         tree = self._look(changed_paths, seedless, report)
         report.phases["discover"] = time.perf_counter() - started
         if seedless and len(tree.changed) >= workers.PARALLEL_THRESHOLD:
@@ -245,6 +253,7 @@ class Indexer:
             report.phases["resolve"] = time.perf_counter() - mark - report.phases["write edges"]
             report.drifted = self._drifted(before)
             self._stamp(now)
+            self.store.keep_naming_digest(naming_before if not (changes.renamed or tree.rebuild) else None)
         counts = db.query("SELECT (SELECT COUNT(*) FROM symbols) AS s, (SELECT COUNT(*) FROM edges) AS e")[0]
         report.symbols, report.edges = counts["s"], counts["e"]
         report.seconds = time.perf_counter() - started
@@ -326,6 +335,7 @@ class Indexer:
                 changes.touched |= self._touched(row)
                 self.store.delete_file(path)
                 report.files_removed += 1
+                changes.renamed = True
 
     def _store_skipped(self, tree: _Tree, changes: _Changes, report: IndexReport, now: str) -> None:
         """Files passed over (too large, binary, a link out of the tree, …): what their last parse
@@ -336,6 +346,7 @@ class Indexer:
                 if c.path in tree.known:
                     changes.touched |= self._touched(tree.known[c.path])
                     self.store.forget_parse(tree.known[c.path]["id"])
+                    changes.renamed = True
                 self.store.upsert_file(self._row(c, "skipped", c.skip, "", now))
 
     def _refresh_stats(self, tree: _Tree) -> None:
@@ -368,6 +379,7 @@ class Indexer:
                 changes.touched |= _old_keys(old_facts, old_symbols)
                 if old is not None:
                     self.store.forget_parse(old["id"])
+                    changes.renamed = True
                 continue
             facts = decode_facts(blob)
             self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
@@ -382,6 +394,8 @@ class Indexer:
             if status == "partial":
                 report.partial.append((c.path, detail))
             file_id = self._store_facts(c, facts, status, detail, now)
+            if old_facts is None or _naming(old_symbols) != _naming(self._stored[c.path]):
+                changes.renamed = True
             self._parsed[c.path] = facts
             report.files_parsed += 1
             self._note_edit(c, file_id, old_facts, old_symbols, facts, moved, changes)
@@ -405,6 +419,7 @@ class Indexer:
             _item_edit(changes.edits, c.spec, old_facts, facts, moved is not None)
 
     def _rename_modules(self, renamed: list[Candidate], tree: _Tree, changes: _Changes, now: str) -> None:
+        changes.renamed = changes.renamed or bool(renamed)
         for c in renamed:
             file_id, keys = self._refresh_module(c, tree.known[c.path], tree.paths, tree.go_mods, now)
             changes.files.add(file_id)
