@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tenure.cli.common import AllowHostOpt, RepoOpt, check_listen, err, escape, open_project
+from tenure.collector import cyclic_gc_paused
 from tenure.http_guard import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -44,11 +45,14 @@ def serve(
         threading.Thread(target=t.watch_freshness, args=(stop,), name="freshness", daemon=True).start()
         threading.Thread(target=_prepare, args=(t, answers_ready, serving, quiet, stop), name="prepare",
                          daemon=True).start()
-        from tenure.mcp.server import build_server  # the SDK takes a second to import: only here
-        from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
+        # (no cyclic collection while the SDK's thousands of models and the first answer's pages load, and
+        # what survives is frozen: no full pass walks it again, as the first large answer would)
+        with cyclic_gc_paused(freeze_survivors=True):
+            from tenure.mcp.server import build_server  # the SDK takes a second to import: only here
+            from tenure.mcp.transport import MCP_PATH, run_http, run_stdio
 
-        server = build_server(t, middleware=[quiet])
-        answers_ready.wait(PREPARE_WAIT_S)
+            server = build_server(t, middleware=[quiet])
+            answers_ready.wait(PREPARE_WAIT_S)
         serving.set()
         try:
             if check:
