@@ -47,6 +47,8 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
     report = IngestReport(documents=len(docs))
     names = CodeNames(db, code)
     _refresh_offline(db, names)
+    # (while the next merge takes every entity, marking some of them changed is wasted: a first build)
+    dirty = not get_meta(db, "merge_all")
     known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
         f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",
         (db.many([d.key for d in docs]),))}
@@ -74,7 +76,7 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
                     report.new += 1
                 else:
                     report.changed += 1
-                added, removed = _store(db, doc, old[0] if old else None, config, names)
+                added, removed = _store(db, doc, old[0] if old else None, config, names, dirty)
                 report.chunks_added += added
                 report.chunks_removed += removed
         if progress:
@@ -97,7 +99,7 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
 
 
 def _store(db: Database, doc: SourceDocument, document_id: int | None, config: KnowledgeConfig,
-           names: CodeNames) -> tuple[int, int]:
+           names: CodeNames, dirty: bool) -> tuple[int, int]:
     chunks = [] if doc.thin_reason else chunk_sections(list(doc.sections), config.chunk_size, config.chunk_overlap)
     # (a thin document is never extracted from: nothing needs its count; `knowledge check` counts it)
     counts = [c.tokens for c in chunks]
@@ -123,11 +125,11 @@ def _store(db: Database, doc: SourceDocument, document_id: int | None, config: K
         db.executemany("INSERT INTO knowledge_commit_symbols (document_id, fqn, how) VALUES (?, ?, ?)"
                        " ON CONFLICT DO NOTHING",
                        [(document_id, s["fqn"], s["how"]) for s in doc.meta.get("symbols", [])])
-    return _sync_chunks(db, document_id, doc, chunks, names, new)
+    return _sync_chunks(db, document_id, doc, chunks, names, new, dirty)
 
 
 def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk],
-                 names: CodeNames, new: bool) -> tuple[int, int]:
+                 names: CodeNames, new: bool, dirty: bool) -> tuple[int, int]:
     """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line). A new
     document has none to match, move or retract (a first index: thousands of statements spared)."""
     old: dict[str, list[int]] = {}
@@ -147,7 +149,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
                            (document_id, ordinal, chunk.section, chunk.line, chunk.text,
                             tokens.NOT_COUNTED if chunk.tokens is None else chunk.tokens,
                             text_hash))[0][0]
-        write_offline(db, chunk_id, chunk.text, chunk.section, own, names)
+        write_offline(db, chunk_id, chunk.text, chunk.section, own, names, dirty)
         added += 1
     removed = [i for ids in old.values() for i in ids]
     if removed:
@@ -159,9 +161,12 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
 
 
 def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention],
-                  names: offline.CodeNames | None = None) -> None:
+                  names: offline.CodeNames | None = None, dirty: bool = True) -> None:
+    """The offline extraction of a chunk, stored; `dirty`: its entities are marked for the next merge
+    (not needed when that merge takes all of them)."""
     found = offline.extract(text, section, own, names)
-    mark_dirty(db, found.mentions)
+    if dirty:
+        mark_dirty(db, found.mentions)
     db.executemany(
         "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
         " VALUES (?, ?, 'offline', ?, ?, ?)",
@@ -198,6 +203,7 @@ def _refresh_offline(db: Database, names: CodeNames) -> None:
                 db.execute(f"DELETE FROM {table} WHERE mode = 'offline' AND chunk_id IN {db.each}", (db.many(chunks),))
         for chunk_id, text, section, kind, ref, title, key, meta in rows:
             write_offline(db, chunk_id, text, section,
-                          offline.document_entities(kind, ref, title, key, json.loads(meta)), names)
+                          offline.document_entities(kind, ref, title, key, json.loads(meta)), names,
+                          chunks is not None)  # (else every entity is merged: merge_all)
         set_meta(db, "offline_version", offline.VERSION)
         names.record()
