@@ -61,7 +61,7 @@ def record(db: Database, kind: str, ref: str, actor: str, started_at: str, ended
     if not rows:
         return None
     episode = rows[0][0]
-    set_symbols(db, episode, touched, snapshot)
+    _add_symbols(db, episode, touched, snapshot)  # (none to replace: no episode is deleted while it has some)
     set_files(db, episode, files)
     return episode
 
@@ -72,11 +72,15 @@ def set_files(db: Database, episode: int, files: Iterable[str]) -> None:
 
 
 def set_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
+    db.execute("DELETE FROM episode_symbols WHERE episode_id = ?", (episode,))
+    _add_symbols(db, episode, touched, snapshot)
+
+
+def _add_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
     merged: dict[str, Touch] = {}
     for t in touched:
         old = merged.get(t.fqn)
         merged[t.fqn] = t if old is None else Touch(t.fqn, old.path, old.how, old.lines + t.lines)
-    db.execute("DELETE FROM episode_symbols WHERE episode_id = ?", (episode,))
     db.executemany("INSERT INTO episode_symbols (episode_id, fqn, path, how, lines, snapshot_id)"
                    " VALUES (?, ?, ?, ?, ?, ?)",
                    [(episode, t.fqn, t.path, t.how, t.lines, snapshot.get(t.fqn)) for t in merged.values()])
