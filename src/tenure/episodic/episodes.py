@@ -85,7 +85,7 @@ def record_many(db: Database, new: list[NewEpisode], snapshot: dict[str, int]) -
          for e in new])
     for episode, e in zip(ids, new, strict=True):
         if episode is not None:
-            set_symbols(db, episode, e.touched, snapshot)
+            _add_symbols(db, episode, e.touched, snapshot)  # (none to replace: a new episode)
             set_files(db, episode, e.files)
     return ids
 
@@ -96,11 +96,15 @@ def set_files(db: Database, episode: int, files: Iterable[str]) -> None:
 
 
 def set_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
+    db.execute("DELETE FROM episode_symbols WHERE episode_id = ?", (episode,))
+    _add_symbols(db, episode, touched, snapshot)
+
+
+def _add_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
     merged: dict[str, Touch] = {}
     for t in touched:
         old = merged.get(t.fqn)
         merged[t.fqn] = t if old is None else Touch(t.fqn, old.path, old.how, old.lines + t.lines)
-    db.execute("DELETE FROM episode_symbols WHERE episode_id = ?", (episode,))
     db.executemany("INSERT INTO episode_symbols (episode_id, fqn, path, how, lines, snapshot_id)"
                    " VALUES (?, ?, ?, ?, ?, ?)",
                    [(episode, t.fqn, t.path, t.how, t.lines, snapshot.get(t.fqn)) for t in merged.values()])

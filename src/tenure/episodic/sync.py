@@ -108,10 +108,11 @@ def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings)
     mine = {s.fqn for s in c.symbols}
     same = _said(SQUASHED_PR.sub("", c.subject))  # a pull request's squash repeats its commit: no fix of it
     candidates: dict[int, set[str]] = {}
-    for r in db.query(f"""SELECT s.episode_id, s.fqn, e.task FROM episode_symbols s JOIN episodes e
-                          ON e.id = s.episode_id WHERE s.fqn IN {db.each} AND e.kind = 'commit'
-                          AND e.id < ? AND e.ended_at >= ? AND e.ended_at <= ?""",
-                      (db.many(sorted(mine)), episode, since, c.committed_at)):
+    # (the window's episodes first, by their time: SQLite would rather read every commit's episode by kind)
+    for r in db.query(f"""WITH w AS MATERIALIZED (SELECT id, kind, task FROM episodes WHERE ended_at >= ?
+                          AND ended_at <= ?) SELECT s.episode_id, s.fqn, w.task FROM w JOIN episode_symbols s
+                          ON s.episode_id = w.id WHERE w.kind = 'commit' AND w.id < ? AND s.fqn IN {db.each}""",
+                      (since, c.committed_at, episode, db.many(sorted(mine)))):
         if _said(r["task"] or "") != same:
             candidates.setdefault(r["episode_id"], set()).add(r["fqn"])
     return max((e for e, fqns in candidates.items() if fqns == mine), default=None)

@@ -255,7 +255,7 @@ class GitHistory:
                    new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [(ids[raw.sha], c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
                   _HUNKS.encode(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
-            undone = self._undone_before(new)
+            undone = self._undone_before(new, ids)
             reverts = []
             for raw, (subject, body) in zip(new, messages, strict=True):
                 commit_id = ids[raw.sha]
@@ -289,14 +289,18 @@ class GitHistory:
         undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
         return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
 
-    def _undone_before(self, batch: list[RawCommit]) -> set[str]:
-        """The commits of a batch whose new content of a file was some change's old content before: the
-        only ones an undo by content can be (one query for the batch, not one per commit)."""
+    def _undone_before(self, batch: list[RawCommit], ids: dict[str, int]) -> set[str]:
+        """The commits of a batch whose new content of a file an earlier change started from (`ids`: sha
+        -> commit id, the order they were stored in): the only ones an undo by content can be (one query
+        for the batch, not one per commit; the batch's own later changes do not count)."""
         first = {raw.sha: min(undone) for raw in batch if (undone := self._undoing(raw))}
         paths = sorted({path for path, _, _ in first.values()})
-        seen = set(self.db.rows(f"SELECT path, old_blob FROM history_changes WHERE path IN {self.db.each}",
-                                (self.db.many(paths),))) if paths else set()
-        return {sha for sha, (path, blob, _) in first.items() if (path, blob) in seen}
+        earliest: dict[tuple[str, str], int] = {}  # (path, old blob) -> the first change from it
+        for path, blob, commit_id in self.db.rows(f"SELECT path, old_blob, commit_id FROM history_changes WHERE path"
+                                                  f" IN {self.db.each}", (self.db.many(paths),)) if paths else ():
+            if commit_id < earliest.get((path, blob), commit_id + 1):
+                earliest[(path, blob)] = commit_id
+        return {sha for sha, (path, blob, _) in first.items() if earliest.get((path, blob), ids[sha]) < ids[sha]}
 
     def _restored_by_content(self, raw: RawCommit, commit_id: int) -> tuple[str, str] | None:
         """An earlier commit this one undoes, whatever its message says: every file this one changes is

@@ -154,10 +154,11 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
         first_changed = h.old_start if h.old_count else h.old_start + 1
         if first_changed < next_old or first_changed > old_len + 1:
             return None
-        out[next_old:first_changed] = np.arange(next_old, first_changed) + delta
-        if h.old_count:
-            out[h.old_start:h.old_start + h.old_count] = (
-                h.new_start + np.minimum(np.arange(h.old_count), h.new_count - 1) if h.new_count else 0)
+        out[next_old:first_changed] = np.arange(next_old + delta, first_changed + delta)
+        if h.old_count:  # the k-th rewritten line goes to the k-th new one, those past the last to the last
+            rewritten = min(h.old_count, h.new_count)
+            out[h.old_start:h.old_start + rewritten] = np.arange(h.new_start, h.new_start + rewritten)
+            out[h.old_start + rewritten:h.old_start + h.old_count] = h.new_start + h.new_count - 1 if h.new_count else 0
         next_old = h.old_start + h.old_count if h.old_count else h.old_start + 1
         delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
     out[next_old:] = np.arange(next_old, old_len + 1) + delta

@@ -47,6 +47,8 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
     report = IngestReport(documents=len(docs))
     names = CodeNames(db, code)
     _refresh_offline(db, names)
+    # (while the next merge takes every entity, marking some of them changed is wasted: a first build)
+    dirty = not get_meta(db, "merge_all")
     known = {r[0]: (r[1], r[2], r[3]) for r in db.rows(
         f"SELECT key, id, content_hash, source_hash FROM knowledge_documents WHERE key IN {db.each}",
         (db.many([d.key for d in docs]),))}
@@ -71,11 +73,11 @@ def ingest(db: Database, code: Database, docs: list[SourceDocument], complete_or
         with db.bulk():
             new = [doc for doc in batch if doc.key not in known]
             report.new += len(new)
-            report.chunks_added += _store_new(db, new, config, names)
+            report.chunks_added += _store_new(db, new, config, names, dirty)
             for doc in batch:
                 if doc.key in known:
                     report.changed += 1
-                    added, removed = _store(db, doc, known[doc.key][0], config, names)
+                    added, removed = _store(db, doc, known[doc.key][0], config, names, dirty)
                     report.chunks_added += added
                     report.chunks_removed += removed
         if progress:
@@ -123,7 +125,8 @@ def _commit_symbols(db: Database, documents: list[tuple[int, SourceDocument]]) -
                                                if doc.kind == "commit" for s in doc.meta.get("symbols", [])])
 
 
-def _insert_chunks(db: Database, chunks: list[tuple[int, SourceDocument, int, Chunk]], names: CodeNames) -> None:
+def _insert_chunks(db: Database, chunks: list[tuple[int, SourceDocument, int, Chunk]], names: CodeNames,
+                   dirty: bool) -> None:
     """New chunks (their document's id, the document, their place in it), in one insert, and what the offline
     extraction finds in each."""
     ids = db.insert_many("INSERT INTO knowledge_chunks (document_id, ordinal, section, line, text, tokens, text_hash)"
@@ -135,10 +138,11 @@ def _insert_chunks(db: Database, chunks: list[tuple[int, SourceDocument, int, Ch
     for chunk_id, (document_id, doc, _, chunk) in zip(ids, chunks, strict=True):
         if document_id not in own:
             own[document_id] = offline.document_entities(doc.kind, doc.ref, doc.title, doc.key, doc.meta)
-        write_offline(db, chunk_id, chunk.text, chunk.section, own[document_id], names)
+        write_offline(db, chunk_id, chunk.text, chunk.section, own[document_id], names, dirty)
 
 
-def _store_new(db: Database, docs: list[SourceDocument], config: KnowledgeConfig, names: CodeNames) -> int:
+def _store_new(db: Database, docs: list[SourceDocument], config: KnowledgeConfig, names: CodeNames,
+               dirty: bool) -> int:
     """Documents stored for the first time, all at once: one insert of the documents and one of each one's
     chunks (a first build writes thousands: on a server, each insert waiting for its id was a round
     trip); returns how many chunks were added. A new document has no chunk to match, move or retract."""
@@ -149,12 +153,12 @@ def _store_new(db: Database, docs: list[SourceDocument], config: KnowledgeConfig
     _commit_symbols(db, list(zip(ids, docs, strict=True)))
     new = [(document_id, doc, ordinal, chunk) for document_id, (doc, chunks) in zip(ids, chunked, strict=True)
            for ordinal, chunk in enumerate(chunks)]
-    _insert_chunks(db, new, names)
+    _insert_chunks(db, new, names, dirty)
     return len(new)
 
 
 def _store(db: Database, doc: SourceDocument, document_id: int, config: KnowledgeConfig,
-           names: CodeNames) -> tuple[int, int]:
+           names: CodeNames, dirty: bool) -> tuple[int, int]:
     """A changed document stored again: (chunks added, chunks removed)."""
     chunks = _chunks(doc, config)
     db.execute(f"UPDATE knowledge_documents SET ({DOCUMENT_COLUMNS}) = ({DOCUMENT_VALUES}) WHERE id = ?",
@@ -162,11 +166,11 @@ def _store(db: Database, doc: SourceDocument, document_id: int, config: Knowledg
     if doc.kind == "commit":
         db.execute("DELETE FROM knowledge_commit_symbols WHERE document_id = ?", (document_id,))
         _commit_symbols(db, [(document_id, doc)])
-    return _sync_chunks(db, document_id, doc, chunks, names)
+    return _sync_chunks(db, document_id, doc, chunks, names, dirty)
 
 
 def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: list[Chunk],
-                 names: CodeNames) -> tuple[int, int]:
+                 names: CodeNames, dirty: bool) -> tuple[int, int]:
     """Chunks matched to the old ones by text: a kept chunk only moves (ordinal, section, line)."""
     old: dict[str, list[int]] = {}
     for chunk_id, text_hash in db.rows("SELECT id, text_hash FROM knowledge_chunks WHERE document_id = ?"
@@ -179,7 +183,7 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
             kept.append((old[text_hash].pop(0), ordinal, chunk.section, chunk.line))
         else:
             added.append((document_id, doc, ordinal, chunk))
-    _insert_chunks(db, added, names)
+    _insert_chunks(db, added, names, dirty)
     removed = [i for ids in old.values() for i in ids]
     if removed:
         mark_chunks_dirty(db, removed)
@@ -190,9 +194,12 @@ def _sync_chunks(db: Database, document_id: int, doc: SourceDocument, chunks: li
 
 
 def write_offline(db: Database, chunk_id: int, text: str, section: str, own: list[offline.Mention],
-                  names: offline.CodeNames | None = None) -> None:
+                  names: offline.CodeNames | None = None, dirty: bool = True) -> None:
+    """The offline extraction of a chunk, stored; `dirty`: its entities are marked for the next merge
+    (not needed when that merge takes all of them)."""
     found = offline.extract(text, section, own, names)
-    mark_dirty(db, found.mentions)
+    if dirty:
+        mark_dirty(db, found.mentions)
     db.executemany(
         "INSERT INTO knowledge_mentions (chunk_id, entity, mode, name, type, description)"
         " VALUES (?, ?, 'offline', ?, ?, ?)",
@@ -229,6 +236,7 @@ def _refresh_offline(db: Database, names: CodeNames) -> None:
                 db.execute(f"DELETE FROM {table} WHERE mode = 'offline' AND chunk_id IN {db.each}", (db.many(chunks),))
         for chunk_id, text, section, kind, ref, title, key, meta in rows:
             write_offline(db, chunk_id, text, section,
-                          offline.document_entities(kind, ref, title, key, json.loads(meta)), names)
+                          offline.document_entities(kind, ref, title, key, json.loads(meta)), names,
+                          chunks is not None)  # (else every entity is merged: merge_all)
         set_meta(db, "offline_version", offline.VERSION)
         names.record()

@@ -244,41 +244,43 @@ def _entities(sentence: str, names: CodeNames | None = None) -> list[Mention]:
         taken.append((start, end))
         found.append(Mention(entity_key(name, type_), name, type_, sentence))
 
-    for m in _TICKET_ROLE.finditer(sentence):
+    # (each pattern runs only on a sentence holding the characters every match of it holds: most hold none)
+    quoted = "`" in sentence
+    for m in _TICKET_ROLE.finditer(sentence) if quoted else ():
         add(m.start(), m.end(), f"#{m.group(1)}", "ticket")
-    for m in _ROLE.finditer(sentence):
+    for m in _ROLE.finditer(sentence) if quoted else ():
         role, target = m.group(1) or "obj", m.group(2).strip()
         if role == "ref" or not _IDENTIFIER.match(clean(target)):
             continue
         add(m.start(), m.end(), clean(target), "module" if role == "mod" else "symbol")
-    for m in _BACKTICKS.finditer(sentence):
+    for m in _BACKTICKS.finditer(sentence) if quoted else ():
         code = clean(m.group(1) or m.group(2))
         kind = _code_kind(code)
         if names and code.isalpha() and code.islower() and code not in naming:
             continue  # ``index``, ``static``: a plain word names code only where it names a symbol
         if kind:
             add(m.start(), m.end(), code, kind)
-    for m in _CONFIG.finditer(sentence):
+    for m in _CONFIG.finditer(sentence) if "config[" in sentence else ():
         add(m.start(), m.end(), m.group(1), "config")
     for m in DECISION_ID.finditer(sentence):
         kind = "decision" if m.group(1).lower() == "adr" else "rfc"
         add(m.start(), m.end(), f"{m.group(1).upper()}-{m.group(2)}", kind)
     for m in TICKET.finditer(sentence):
         add(m.start(), m.end(), f"#{m.group(1) or m.group(2) or m.group(3)}", "ticket")
-    for m in _PATH.finditer(sentence):
+    for m in _PATH.finditer(sentence) if "/" in sentence else ():
         add(m.start(), m.end(), m.group(1), "file")
-    for m in _DOTTED.finditer(sentence):
+    for m in _DOTTED.finditer(sentence) if "." in sentence else ():
         name = m.group(1)
         parts = name.split(".")
         # bare dotted prose is code when it is called, or has a class-like part, or is three names deep
         code_like = m.group(2) or len(parts) >= 3 or any(p[:1].isupper() and not p.isupper() for p in parts[1:])
         if code_like and name.casefold() not in _NOT_CODE and not parts[-1].isdigit():
             add(m.start(), m.end(), name, "symbol")
-    for m in _CALL.finditer(sentence):
+    for m in _CALL.finditer(sentence) if "()" in sentence else ():
         add(m.start(), m.end(), m.group(1), "symbol")
     for start, end, name in bare:
         add(start, end, name, "symbol")
-    for m in _SERVICE.finditer(sentence):
+    for m in _SERVICE.finditer(sentence) if "service" in sentence else ():
         words = m.group(1).split()
         if words[0] not in _NOT_SERVICES and words[-1] not in _NOT_SERVICES:
             add(m.start(), m.end(), f"{m.group(1)} service", "service")

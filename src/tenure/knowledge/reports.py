@@ -149,10 +149,8 @@ def _context(db: Database, community: _Community, entities: dict[str, tuple], su
 
 def _relationships(db: Database, members: list[str]) -> list[tuple[str, str, str, float]]:
     inside = set(members)
-    rows = [tuple(r.values()) for r in db.query("SELECT source, target, description, weight FROM"
-                                                   f" knowledge_relationships WHERE source IN {db.each}",
-                                                       (db.many(members),))
-            if r["target"] in inside]
+    rows = [r for r in db.rows(f"SELECT source, target, description, weight FROM knowledge_relationships WHERE source"
+                               f" IN {db.each}", (db.many(members),)) if r[1] in inside]
     return sorted(rows, key=lambda r: (-r[3], r[0], r[1]))
 
 
@@ -179,11 +177,10 @@ def _central_sentences(db: Database, members: list[str], entities: dict[str, tup
     are: what the community is most about."""
     inside = set(members)
     scored: dict[str, dict] = {}
-    rows = db.query("SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
-                        " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d"
-                        f" ON d.id = c.document_id WHERE l.source IN {db.each}", (db.many(members),))
-    for row in rows:
-        source, target, sentence, weight, chunk_id, ref = row.values()
+    rows = db.rows("SELECT l.source, l.target, l.description, l.weight, l.chunk_id, d.ref FROM knowledge_links l"
+                   " JOIN knowledge_chunks c ON c.id = l.chunk_id JOIN knowledge_documents d"
+                   f" ON d.id = c.document_id WHERE l.source IN {db.each}", (db.many(members),))
+    for source, target, sentence, weight, chunk_id, ref in rows:
         if target not in inside or sentence.startswith("both named in section"):
             continue
         score = weight * (1 + math.log1p(entities.get(source, (0, 0, 0, 0))[3])

@@ -80,7 +80,7 @@ def code_mentions(index_or_db: PhraseIndex | Database, text: str) -> list[Mentio
 def code_names(text: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of every token of `text` shaped like code, in order, whether it names a symbol
     or not (a name that names nothing is a constraint the caller may keep)."""
-    masked = _URL.sub(lambda m: " " * len(m.group()), text)
+    masked = _URL.sub(lambda m: " " * len(m.group()), text) if "://" in text or "www." in text else text
     found: list[tuple[int, int, str]] = []
     taken = bytearray(len(masked) + 1)  # the characters of the names found so far
     for start, end, name, quoted in _tokens(masked):
@@ -95,7 +95,7 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool]]:
     """(start, end, name, in backticks) of every candidate: a backticked span that is one name first,
     then every token of the prose (a backticked span of several tokens is read as prose)."""
     out = []
-    for m in _BACKTICKED.finditer(text):
+    for m in _BACKTICKED.finditer(text) if "`" in text else ():
         inner = m.group(1).strip()
         whole = _TOKEN.fullmatch(inner.lstrip("~@"))
         if whole:

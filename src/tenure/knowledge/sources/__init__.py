@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tenure.knowledge.sections import Section
@@ -29,7 +30,7 @@ class SourceDocument:
     # is the content hash stored for it (ingest keeps such a document as it is)
     known_hash: str | None = None
 
-    @property
+    @cached_property  # (asked whether the document changed, then stored with it: one digest of it)
     def content_hash(self) -> str:
         if self.known_hash is not None:
             return self.known_hash
