@@ -157,9 +157,10 @@ def test_a_seed_the_user_set_is_kept(monkeypatch) -> None:
         entry.main()
 
 
-def test_python_dash_m_tenure_cli_runs_with_the_same_seed_as_the_command() -> None:
+@pytest.mark.parametrize("module", ["tenure.cli", "tenure"])
+def test_python_dash_m_tenure_runs_with_the_same_seed_as_the_command(module: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
-    out = subprocess.run([sys.executable, "-m", "tenure.cli", "--help"], env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", module, "--help"], env=env, capture_output=True, text=True)
     assert out.returncode == 0 and "Usage" in out.stdout
     # what it runs when no seed is set: itself again, seeded (execv recorded instead of done)
     seeded = subprocess.run(
