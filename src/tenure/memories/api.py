@@ -18,7 +18,7 @@ import numpy as np
 from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranking, sessions, usage
 from tenure.memories.crypto import Cipher, has_org_key, key_file, load_key, load_org_key, org_key_file
 from tenure.memories.errors import KeyProblem, MemoriesError
-from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
+from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances
 from tenure.memories.store import (
     ORG_SCOPE,
     PROJECT_SCOPE,
@@ -529,8 +529,7 @@ class Memories:
         if q.empty:
             return dict.fromkeys(ids, (None, 1.0))
         overlaps = overlaps_of(self.db, q.terms, set(ids), q.size)
-        vids, matrix = self.vectors.matrix()
-        cos = values_at(vids, matrix @ q.vector, set(ids)) if q.vector is not None and len(vids) else {}
+        cos = self.vectors.cosines(q.vector, ids) if q.vector is not None else {}
         return {i: (cos.get(i), overlaps.get(i, 0.0)) for i in ids}
 
     def _with_content(self, hits: list[Hit]) -> list[dict]:
@@ -549,6 +548,7 @@ class Memories:
     def backfill(self, limit: int | None = None) -> int:
         """Embed memories that have no vector of the current model (written before a provider was
         configured, or under another model). Returns how many were embedded."""
+        self.vectors.restore()
         done = 0
         while limit is None or done < limit:
             batch = self.vectors.missing(min(64, limit - done) if limit is not None else 64)
