@@ -15,7 +15,7 @@ import numpy as np
 
 from tenure.memories import ranking
 from tenure.memories.store import parse_stamp
-from tenure.memories.usage import usage_of
+from tenure.memories.usage import with_usage
 from tenure.memories.vectors import Vectors
 from tenure.storage import Database
 
@@ -97,17 +97,13 @@ def newest(db: Database, within: set[int] | None, retired: set[int]) -> list[int
 
 
 def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
-    usage = usage_of(db, memory_ids)
-    rows = db.query(f"SELECT id, kind, confirmed_at, drifted_at, verify FROM memories WHERE id IN {db.each}",
-                    (db.many(memory_ids),))
     return {
         r["id"]: ranking.Signals(
             kind=r["kind"], last_true=parse_stamp(r["confirmed_at"]), drifted_at=parse_stamp(r["drifted_at"]),
-            drifted=bool(r["verify"]),
-            citations_declared=usage[r["id"]].declared, citations_inferred=usage[r["id"]].inferred,
-            sessions_served=usage[r["id"]].sessions_served, impressions=usage[r["id"]].impressions,
+            drifted=bool(r["verify"]), citations_declared=usage.declared, citations_inferred=usage.inferred,
+            sessions_served=usage.sessions_served, impressions=usage.impressions,
         )
-        for r in rows
+        for r, usage in with_usage(db, memory_ids, ", m.kind, m.confirmed_at, m.drifted_at, m.verify")
     }
 
 
