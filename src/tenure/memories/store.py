@@ -208,6 +208,13 @@ def m009_turned_vectors(db: Database) -> None:
     db.execute("CREATE INDEX memory_embeddings_scope_written ON memory_embeddings(scope, written)")
 
 
+@migrations
+def m010_newest(db: Database) -> None:
+    # the memories written since a process last looked (Vectors.missing): on a team's server one range
+    # of (project, id); on SQLite it repeats the rowid's order, a small price for one schema
+    db.execute("CREATE INDEX memories_newest ON memories(id)")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

@@ -136,22 +136,21 @@ class Vectors:
     # filling in ---------------------------------------------------------------------------------
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
-        newer than the last complete check are looked at: a recall does not scan the whole table."""
+        newer than the last complete check are read (one range of an index that leads with the project
+        on a team's server: a MAX(id) there walked every newer row of the other projects)."""
         if self.provider is None:
             return []
-        newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
-        if newest <= self._complete_upto:
-            return []  # (nothing written since the last check: no second round trip, which costs on a server)
         readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
-        rows = self.db.query(
-            f"""SELECT m.id FROM memories m LEFT JOIN memory_embeddings v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
-               ORDER BY m.id LIMIT ?""",
-            (self.provider.name, self._complete_upto, self.db.many(readable), limit),
+        rows = self.db.rows(
+            f"""SELECT m.id, m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
+               FROM memories m LEFT JOIN memory_embeddings v ON v.memory_id = m.id AND v.model = ?
+               WHERE m.id > ? ORDER BY m.id""",
+            (self.db.many(readable), self.provider.name, self._complete_upto),
         )
-        if not rows:
-            self._complete_upto = newest
-        return [r["id"] for r in rows]
+        wanting = [memory_id for memory_id, lacks in rows if lacks]
+        if rows and not wanting:
+            self._complete_upto = rows[-1][0]
+        return wanting[:limit]
 
     def restore(self) -> int:
         """Move the vectors stored encrypted before vectors were stored turned (`memory_vectors`,
