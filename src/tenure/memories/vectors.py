@@ -137,14 +137,15 @@ class Vectors:
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
         newer than the last complete check are read (one range of an index that leads with the project
-        on a team's server: a MAX(id) there walked every newer row of the other projects)."""
+        on a team's server: a MAX(id) there walked every newer row of the other projects). A memory
+        superseded before it got one needs none: its successor is newer."""
         if self.provider is None:
             return []
         readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
         rows = self.db.rows(
-            f"""SELECT m.id, m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
+            f"""SELECT m.id, v.memory_id IS NULL AND m.scope IN {self.db.each}
                FROM memories m LEFT JOIN memory_embeddings v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? ORDER BY m.id""",
+               WHERE m.id > ? AND m.superseded_by IS NULL ORDER BY m.id""",
             (self.db.many(readable), self.provider.name, self._complete_upto),
         )
         wanting = [memory_id for memory_id, lacks in rows if lacks]
