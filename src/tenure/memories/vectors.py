@@ -136,21 +136,22 @@ class Vectors:
     # filling in ---------------------------------------------------------------------------------
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
-        newer than the last complete check are read (one range of an index that leads with the project
-        on a team's server: a MAX(id) there walked every newer row of the other projects). A memory
-        superseded before it got one needs none: its successor is newer."""
+        newer than the last complete check are read: one range of an index that leads with the project
+        on a team's server (a MAX(id) there walked every newer row of the other projects, and a join
+        planned once for any id read all the project's vectors), and their vectors only when there are
+        any. A memory superseded before it got a vector needs none: its successor is newer."""
         if self.provider is None:
             return []
-        readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
-        rows = self.db.rows(
-            f"""SELECT m.id, v.memory_id IS NULL AND m.scope IN {self.db.each}
-               FROM memories m LEFT JOIN memory_embeddings v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? AND m.superseded_by IS NULL ORDER BY m.id""",
-            (self.db.many(readable), self.provider.name, self._complete_upto),
-        )
-        wanting = [memory_id for memory_id, lacks in rows if lacks]
-        if rows and not wanting:
-            self._complete_upto = rows[-1][0]
+        newer = self.db.rows("SELECT id, scope FROM memories WHERE id > ? AND superseded_by IS NULL ORDER BY id",
+                             (self._complete_upto,))
+        if not newer:
+            return []
+        have = {memory_id for (memory_id,) in self.db.rows(
+            f"SELECT memory_id FROM memory_embeddings WHERE model = ? AND memory_id IN {self.db.each}",
+            (self.provider.name, self.db.many([memory_id for memory_id, _ in newer])))}
+        wanting = [memory_id for memory_id, scope in newer if memory_id not in have and self._cipher(scope) is not None]
+        if not wanting:
+            self._complete_upto = newer[-1][0]
         return wanting[:limit]
 
     def restore(self) -> int:
