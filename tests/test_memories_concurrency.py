@@ -95,7 +95,8 @@ def test_a_running_process_sees_a_vector_filled_in_later_for_an_older_memory(sho
     old = memories_of(shop, provider=None).remember("requests are throttled per client")["id"]
     server = memories_of(shop, provider=ConceptProvider())
     server.remember("orders are booked after payment")  # newer, with its vector
-    assert list(server.vectors.matrix()[0]) == [old + 1]  # what the server holds: not the old one yet
+    query = ConceptProvider().embed(["rate limiting"])[0]
+    assert list(server.vectors.cosines(query, [old, old + 1])) == [old + 1]  # the old one has none yet
     with Tenure.open(shop.root, discover=False) as other:
         assert memories_of(other, provider=ConceptProvider()).backfill() == 1
     [hit] = [h for h in server.recall("rate limiting")["results"] if h["id"] == old]
@@ -107,11 +108,11 @@ def test_a_memory_embedded_again_replaces_its_vector_in_a_running_process(shop: 
     server = memories_of(shop, provider=provider)
     first = server.remember("requests are throttled per client")["id"]
     server.remember("orders are booked after payment")
-    server.vectors.matrix()
+    invoices = provider.embed(["invoices are rendered at night"])[0]
+    assert server.vectors.cosines(invoices, [first])[first] < 0.5  # (read: a server holds it)
     with Tenure.open(shop.root, discover=False) as other:
         again = memories_of(other, provider=provider)
         with other.shared.transaction():
-            again.vectors.put(first, provider.embed(["invoices are rendered at night"])[0])
-    ids, matrix = server.vectors.matrix()
-    assert sorted(ids) == [first, first + 1]  # each memory once
-    assert float(matrix[list(ids).index(first)] @ provider.embed(["invoices are rendered at night"])[0]) > 0.99
+            again.vectors.put(first, invoices, "project")
+    assert server.vectors.cosines(invoices, [first])[first] > 0.99
+    assert sorted(server.vectors.nearest(invoices, 3, None, set())) == [first, first + 1]  # each memory once

@@ -106,6 +106,28 @@ def test_two_checkouts_of_one_remote_share_memories_and_another_project_sees_non
         assert t.shared.rows("SELECT COUNT(*) FROM memories") == [(0,)]
 
 
+def test_a_vector_search_without_a_project_filter_ranks_only_its_own_projects_vectors(postgres_url: str) -> None:
+    import numpy as np
+
+    shop, billing = _open(postgres_url, "github.com/acme/shop"), _open(postgres_url, "github.com/acme/billing")
+    for db, count in ((shop, 3), (billing, 2)):
+        for n in range(count):
+            [(memory_id,)] = db.rows("INSERT INTO memories (kind, content, content_key, author, created_at,"
+                                     " confirmed_at) VALUES ('note', ?, ?, 'agent', 'now', 'now') RETURNING id",
+                                     (b"\x01ciphertext", f"k{n}"))
+            db.execute("INSERT INTO memory_embeddings (memory_id, model, embedding, written) VALUES (?, 'm', ?, ?)",
+                       (memory_id, np.full(4, n + 1, dtype=np.float32), n + 1))
+    mine = {r[0] for r in billing.rows("SELECT id FROM memories")}
+    # pgvector's nearest neighbours, written with no project anywhere: the other project's closer vectors
+    # are not among them, and the count is this project's
+    nearest = billing.rows("SELECT memory_id, embedding <#> ? AS d FROM memory_embeddings ORDER BY d LIMIT 10",
+                           (np.ones(4, dtype=np.float32),))
+    assert {m for m, _ in nearest} == mine and len(nearest) == 2
+    assert billing.rows("SELECT COUNT(*) FROM memory_embeddings") == [(2,)]
+    assert billing.rows("SELECT MAX(embedding[1]) FROM (SELECT embedding::real[] AS embedding"
+                        " FROM memory_embeddings) AS v") == [(2.0,)]
+
+
 def test_no_plaintext_of_a_memory_or_a_rule_reaches_any_table(postgres_server, postgres_url: str, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)

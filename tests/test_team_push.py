@@ -21,7 +21,7 @@ from tenure.team.push import PushRefused
 from tests.memory_support import SHOP, ConceptProvider, memories_of
 
 PROJECT = "github.com/acme/shop"
-COUNTED = ("memories", "memory_elements", "memory_terms", "memory_vectors", "memory_links", "memory_events",
+COUNTED = ("memories", "memory_elements", "memory_terms", "memory_embeddings", "memory_links", "memory_events",
            "memory_sessions", "memory_citations", "episodes", "outcomes", "conclusions")
 FACTS = 40
 

@@ -19,7 +19,7 @@ from tenure.memories import briefing, dedupe, drift, knowledge_map, links, ranki
 from tenure.memories.checkout_store import checkout_migrations
 from tenure.memories.crypto import Cipher, has_org_key, key_file, load_key, load_org_key, org_key_file
 from tenure.memories.errors import KeyProblem, MemoriesError
-from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances, values_at
+from tenure.memories.recall import Hit, Query, overlaps_of, rank, relevances
 from tenure.memories.store import (
     ORG_SCOPE,
     PROJECT_SCOPE,
@@ -442,13 +442,13 @@ class Memories:
         with its score explained. `elements` keeps memories attached within those elements."""
         if limit < 1:
             raise MemoriesError("limit must be at least 1")
-        self.backfill(BACKFILL_ON_RECALL)
-        with self.db.reading():
-            hits, unread = self._search(query, self._within(elements), limit)
-            results = self._with_content(hits)
-        if session:
-            with self.db.transaction():
-                usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())
+        with self.db.reading():  # (on a team's server: one connection for the call, taken and checked once)
+            self.backfill(BACKFILL_ON_RECALL)
+            hits, unread, outgoing = self._search(query, self._within(elements), limit)
+            results = self._with_content(hits, outgoing)
+            if session:
+                with self.db.transaction():
+                    usage.log_impressions(self.db, session, [h["id"] for h in results], self.clock())
         return {"query": query, "mode": self.vectors.mode, "note": self.vectors.mode_note() + self._unread_note(unread),
                 "session": session, "results": results}
 
@@ -460,8 +460,10 @@ class Memories:
         where = f"TENURE_ORG_KEY or {org_key_file(org)}" if org else "no organisation is configured"
         return f"; {counted(unread, 'organisation-scope memory')} left out: no organisation key here ({where})"
 
-    def _search(self, query: str, within: set[int] | None, limit: int) -> tuple[list[Hit], int]:
-        """The hits, and how many live memories were left out for want of their scope's key."""
+    def _search(self, query: str, within: set[int] | None,
+                limit: int) -> tuple[list[Hit], int, links.Outgoing]:
+        """The hits, how many live memories were left out for want of their scope's key, and the
+        outgoing links read of the hits so far."""
         scopes = self.readable_scopes()
         plain = terms(query)
         q = Query({self.cipher(scope).term_hash(t) for scope in scopes for t in plain}, None, not query.strip(),
@@ -477,7 +479,8 @@ class Memories:
         retired = {memory_id for memory_id, _ in left_out}
         found = relevances(self.db, self.vectors, q, within, retired)
         hits = rank(self.db, found, self.clock(), limit)
-        return hits + self._linked(hits, q, retired), sum(1 for _, live in left_out if live)
+        linked, outgoing = self._linked(hits, q, retired)
+        return hits + linked, sum(1 for _, live in left_out if live), outgoing
 
     def _within(self, elements: Iterable[str] | None) -> set[int] | None:
         """Ids of memories attached to the given elements or to anything inside them (no filter
@@ -491,25 +494,25 @@ class Memories:
         inside = {e for e, p in inner.items() if any(contains(o, p) for o in outer)}
         return {r["memory_id"] for r in attached if r["element"] in inside}
 
-    def _linked(self, hits: list[Hit], q: Query, retired: set[int]) -> list[Hit]:
-        """The linked neighbours of the top hits, each marked with the hit that pulled it in."""
+    def _linked(self, hits: list[Hit], q: Query, retired: set[int]) -> tuple[list[Hit], links.Outgoing]:
+        """The linked neighbours of the top hits, each marked with the hit that pulled it in; and the
+        outgoing links of every hit (the results show them)."""
         shown = {h.id for h in hits}
         pulled: dict[int, dict] = {}
-        top = [h.id for h in hits[:NEIGHBOUR_HITS]]
-        # (the links of every top hit read at once: a round trip each costs on a team's server)
-        outgoing, incoming = links.outgoing(self.db, top), links.incoming(self.db, top)
+        # (the links of every hit read at once: a round trip each costs on a team's server)
+        outgoing, incoming = links.around(self.db, list(shown), [h.id for h in hits[:NEIGHBOUR_HITS]])
         for hit in hits[:NEIGHBOUR_HITS]:
-            mine = ([link for link in outgoing if link["source_id"] == hit.id],
+            mine = ([link for link in outgoing.rows if link["source_id"] == hit.id],
                     [link for link in incoming if link["target_id"] == hit.id])
             for neighbour, how in self._neighbour_ids(hit.id, retired, *mine)[:NEIGHBOURS_PER_HIT]:
                 if neighbour not in shown and neighbour not in pulled:
                     pulled[neighbour] = {"from": hit.id, "link": how}
         if not pulled:
-            return []
+            return [], outgoing
         scored = rank(self.db, self._relevance_of(list(pulled), q), self.clock(), len(pulled))
         for h in scored:
             h.via = pulled[h.id]
-        return scored
+        return scored, outgoing
 
     def _neighbour_ids(self, memory_id: int, retired: set[int], outgoing: list[dict],
                        incoming: list[dict]) -> list[tuple[int, str]]:
@@ -531,19 +534,21 @@ class Memories:
         if q.empty:
             return dict.fromkeys(ids, (None, 1.0))
         overlaps = overlaps_of(self.db, q.terms, set(ids), q.size)
-        vids, matrix = self.vectors.matrix()
-        cos = values_at(vids, matrix @ q.vector, set(ids)) if q.vector is not None and len(vids) else {}
+        cos = self.vectors.cosines(q.vector, ids) if q.vector is not None else {}
         return {i: (cos.get(i), overlaps.get(i, 0.0)) for i in ids}
 
-    def _with_content(self, hits: list[Hit]) -> list[dict]:
+    def _with_content(self, hits: list[Hit], outgoing: links.Outgoing) -> list[dict]:
+        """The hits described, with their outgoing links (`outgoing`: those already read)."""
         described = self.describe([h.id for h in hits])
-        out_links = self._links_by_memory([h.id for h in hits])
+        unread = [h.id for h in hits if h.id not in outgoing.of]
+        out_links = self._links_by_memory(outgoing.rows + (links.outgoing(self.db, unread) if unread else []))
         return [{**described[h.id], "score": h.score, "explain": h.explain, "via": h.via,
                  "links": out_links.get(h.id, [])} for h in hits]
 
-    def _links_by_memory(self, ids: list[int]) -> dict[int, list[dict]]:
+    @staticmethod
+    def _links_by_memory(outgoing: list[dict]) -> dict[int, list[dict]]:
         found: dict[int, list[dict]] = {}
-        for link in links.outgoing(self.db, ids):
+        for link in outgoing:
             found.setdefault(link["source_id"], []).append(
                 {"kind": link["kind"], "memory": link["target_id"], "element": link["element"]})
         return found
@@ -551,6 +556,7 @@ class Memories:
     def backfill(self, limit: int | None = None) -> int:
         """Embed memories that have no vector of the current model (written before a provider was
         configured, or under another model). Returns how many were embedded."""
+        self.vectors.restore()
         done = 0
         while limit is None or done < limit:
             batch = self.vectors.missing(min(64, limit - done) if limit is not None else 64)

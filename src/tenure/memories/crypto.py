@@ -20,10 +20,12 @@ import os
 import stat
 from pathlib import Path
 
+import numpy as np
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from threadpoolctl import threadpool_limits
 
 from tenure.memories.errors import KeyProblem
 from tenure.team.user_config import user_config_dir
@@ -34,6 +36,7 @@ KEY_BYTES = 32
 NONCE_BYTES = 12
 VERSION = b"\x01"  # leading byte of every ciphertext, so the format can change later
 TERM_HASH_BYTES = 8  # 64-bit keyed hashes: collisions are negligible for a project's vocabulary
+ROTATION_BLOCK, ROTATION_ROUNDS = 128, 2  # the keyed rotation of vectors (KeyedRotation)
 
 
 def key_dir() -> Path:
@@ -136,6 +139,8 @@ class Cipher:
         self.label = label
         self._aead = AESGCM(_derive(master, b"encrypt"))
         self._term_key = _derive(master, b"terms")
+        self._rotation_key = _derive(master, b"vector-rotation")
+        self._rotations: dict[int, np.ndarray] = {}
         self.key_id = hashlib.sha256(_derive(master, b"key-id")).hexdigest()[:16]
 
     def encrypt(self, plaintext: str | bytes, purpose: str) -> bytes:
@@ -159,3 +164,57 @@ class Cipher:
 
     def term_hash(self, term: str) -> str:
         return hmac.new(self._term_key, term.encode(), hashlib.sha256).hexdigest()[: 2 * TERM_HASH_BYTES]
+
+    def rotate(self, vectors: np.ndarray) -> np.ndarray:
+        """Vectors (one, or one per row) turned by this key's orthogonal map (`KeyedRotation`), as
+        float32: inner products and cosines between turned vectors are those of the originals, so a
+        database ranks them exactly, while they no longer lie in the model's space (docs/team.md says
+        what that hides and what it does not)."""
+        vectors = np.asarray(vectors, dtype=np.float64)
+        dim = vectors.shape[-1]
+        if dim not in self._rotations:
+            self._rotations[dim] = KeyedRotation(self._rotation_key, dim)
+        return self._rotations[dim](vectors).astype(np.float32)
+
+
+class KeyedRotation:
+    """An orthogonal map of `dim` coordinates drawn from a key alone: ROTATION_ROUNDS times, a keyed
+    permutation of the coordinates, then a random rotation (uniform: QR of a Gaussian matrix) of each
+    block of about ROTATION_BLOCK of them. Two rounds mix every coordinate with every other, and a
+    block's size keeps the draw cheap at any dimension (a dense 3,072-dimensional rotation takes
+    seconds to draw). The numbers come from SHAKE-256 of the key, not from NumPy's generators, whose
+    streams may change between versions (a map that changed would rank every stored vector against
+    the wrong query)."""
+
+    def __init__(self, key: bytes, dim: int) -> None:
+        blocks = np.array_split(np.arange(dim), -(-dim // ROTATION_BLOCK))
+        sizes = [len(block) for block in blocks]
+        count = ROTATION_ROUNDS * (dim + sum(n * n for n in sizes))
+        words = np.frombuffer(hashlib.shake_256(key + dim.to_bytes(4, "big")).digest(8 * count), dtype="<u8")
+        uniform = iter(np.split((words >> np.uint64(11)).astype(np.float64) * 2.0**-53,  # 53 bits each, in [0, 1)
+                                np.cumsum([n for _ in range(ROTATION_ROUNDS) for n in (dim, *(m * m for m in sizes))])))
+        self.rounds: list[tuple[np.ndarray, list[np.ndarray]]] = []
+        with threadpool_limits(1, user_api="blas"):  # (small matrices: BLAS threads cost more than they save)
+            for _ in range(ROTATION_ROUNDS):
+                order = np.argsort(next(uniform), kind="stable")
+                self.rounds.append((order, [_uniform_rotation(next(uniform), n) for n in sizes]))
+
+    def __call__(self, vectors: np.ndarray) -> np.ndarray:
+        for order, blocks in self.rounds:
+            vectors = vectors[..., order]
+            start, turned = 0, []
+            for block in blocks:
+                turned.append(vectors[..., start : start + len(block)] @ block.T)
+                start += len(block)
+            vectors = np.concatenate(turned, axis=-1)
+        return vectors
+
+
+def _uniform_rotation(uniform: np.ndarray, n: int) -> np.ndarray:
+    """A rotation of `n` coordinates, uniform over all of them, from n * n uniform numbers: a Gaussian
+    matrix (Box-Muller) and the Q of its QR decomposition, signs fixed (QR's choice of them would bias it)."""
+    half = len(uniform) // 2
+    radius, angle = np.sqrt(-2.0 * np.log1p(-uniform[:half])), 2.0 * np.pi * uniform[half : 2 * half]
+    gaussian = np.concatenate([radius * np.cos(angle), radius * np.sin(angle), radius[:len(uniform) % 2]])
+    q, r = np.linalg.qr(gaussian.reshape(n, n))
+    return q * np.sign(np.diag(r))

@@ -71,13 +71,11 @@ def by_vector(db: Database, vectors: Vectors, vector: np.ndarray, exclude: int |
     """(the closest live memory of `scope` above 0.94 that `differs` does not tell apart, with its
     cosine, or None; else the near misses, closest first). An organisation's fact never merges into a
     project's, nor the other way."""
-    ids, matrix = vectors.matrix()
-    if not len(ids):
+    close = vectors.above(vector, scope, SIMILAR_COSINE)
+    if not close:
         return None, []
-    cos = matrix @ vector
-    close = np.flatnonzero(cos >= SIMILAR_COSINE)
-    live = live_ids(db, [int(ids[k]) for k in close], exclude, scope)
-    ranked = sorted(((int(ids[k]), float(cos[k])) for k in close if int(ids[k]) in live), key=lambda x: -x[1])
+    live = live_ids(db, list(close), exclude, scope)
+    ranked = sorted(((m, cos) for m, cos in close.items() if m in live), key=lambda x: -x[1])
     for memory_id, similarity in ranked:
         if similarity <= DUPLICATE_COSINE:
             break

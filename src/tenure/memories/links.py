@@ -68,6 +68,28 @@ def attach_pending(db: Database, memory_id: int, title_key: str) -> int:
     return waiting
 
 
+@dataclass(frozen=True)
+class Outgoing:
+    of: set[int]  # the memories whose outgoing links were read
+    rows: list[dict]
+
+
+def around(db: Database, memory_ids: list[int], targets: list[int]) -> tuple[Outgoing, list[dict]]:
+    """(the outgoing links of `memory_ids`, the memory links into `targets`), read in one statement."""
+    if not memory_ids:
+        return Outgoing(set(), []), []
+    sources, into = db.many(memory_ids), db.many(targets)
+    rows = db.query(f"""SELECT source_id, kind, target_id, element,
+                               source_id IN {db.each} AND kind != 'pending' AS outbound,
+                               kind = 'memory' AND target_id IN {db.each} AS inbound
+                        FROM memory_links WHERE (source_id IN {db.each} AND kind != 'pending')
+                                             OR (kind = 'memory' AND target_id IN {db.each})
+                        ORDER BY id""", (sources, into, sources, into))
+    return (Outgoing(set(memory_ids), [{k: r[k] for k in ("source_id", "kind", "target_id", "element")}
+                                       for r in rows if r["outbound"]]),
+            [{"source_id": r["source_id"], "target_id": r["target_id"]} for r in rows if r["inbound"]])
+
+
 def outgoing(db: Database, memory_ids: list[int]) -> list[dict]:
     return db.query(f"SELECT source_id, kind, target_id, element FROM memory_links"
                     f" WHERE source_id IN {db.each} AND kind != 'pending' ORDER BY id", (db.many(memory_ids),))

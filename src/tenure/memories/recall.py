@@ -1,6 +1,7 @@
 """Recall: relevance of the live memories to a query, then the SPEC §3 factors on the best of them.
 
-Cosines are one matrix product over every vector; term overlaps one indexed query. The ranking
+Cosines are ranked where the vectors are kept (vectors.py: the team database's pgvector, or one
+matrix product in the process); term overlaps one indexed query. The ranking
 factors are applied to the CANDIDATES most relevant memories, which bounds the work per recall at
 any number of memories.
 """
@@ -14,7 +15,7 @@ import numpy as np
 
 from tenure.memories import ranking
 from tenure.memories.store import parse_stamp
-from tenure.memories.usage import usage_of
+from tenure.memories.usage import with_usage
 from tenure.memories.vectors import Vectors
 from tenure.storage import Database
 
@@ -54,15 +55,13 @@ def relevances(db: Database, vectors: Vectors, query: Query, within: set[int] | 
     middling overlap at once to belong in the top: the pool makes the cost independent of size.)"""
     if query.empty:
         return dict.fromkeys(newest(db, within, retired), (None, 1.0))
-    ids, matrix = vectors.matrix()
-    if query.vector is None or not len(ids):
-        ids, cos = ids[:0], np.zeros(0, dtype=np.float32)  # lexical: no cosine for anything
-    else:
-        cos = matrix @ query.vector
-    pool = (top_by_terms(db, query.terms, within) | top_by_cosine(ids, cos, within, retired)) - retired
+    by_cosine = vectors.nearest(query.vector, CANDIDATES, within, retired) if query.vector is not None else {}
+    pool = (top_by_terms(db, query.terms, within) | set(by_cosine)) - retired
     overlaps = overlaps_of(db, query.terms, pool, query.size)
-    cos_of = values_at(ids, cos, pool)
-    found = {m: (cos_of.get(m), overlaps.get(m, 0.0)) for m in pool}
+    cosines = by_cosine
+    if query.vector is not None and (unscored := pool - set(by_cosine)):
+        cosines = {**by_cosine, **vectors.cosines(query.vector, unscored)}
+    found = {m: (cosines.get(m), overlaps.get(m, 0.0)) for m in pool}
     best = sorted(found, key=lambda m: ranking.relevance(*found[m]), reverse=True)[:CANDIDATES]
     return {m: found[m] for m in best if ranking.relevance(*found[m]) > 0}
 
@@ -88,29 +87,6 @@ def overlaps_of(db: Database, terms: set[str], memory_ids: set[int], size: int =
     return {r["memory_id"]: r["n"] / (size or len(terms)) for r in rows}
 
 
-def top_by_cosine(ids: np.ndarray, cos: np.ndarray, within: set[int] | None, retired: set[int]) -> set[int]:
-    if not len(cos):
-        return set()
-    rank = np.array(cos, dtype=np.float32)
-    excluded = np.isin(ids, list(retired))
-    if within is not None:
-        excluded |= ~np.isin(ids, list(within))
-    rank[excluded] = -np.inf
-    top = np.argpartition(-rank, CANDIDATES)[:CANDIDATES] if len(rank) > CANDIDATES else np.arange(len(rank))
-    return {int(ids[k]) for k in top if rank[k] > -np.inf}
-
-
-def values_at(ids: np.ndarray, values: np.ndarray, wanted: set[int]) -> dict[int, float]:
-    """{id: value} for the wanted ids present in `ids` (unsorted)."""
-    if not len(ids) or not wanted:
-        return {}
-    order = np.argsort(ids)
-    want = np.fromiter(wanted, dtype=np.int64)
-    pos = np.clip(np.searchsorted(ids[order], want), 0, len(ids) - 1)
-    hit = ids[order][pos] == want
-    return {int(m): float(values[order[p]]) for m, p in zip(want[hit], pos[hit], strict=True)}
-
-
 def newest(db: Database, within: set[int] | None, retired: set[int]) -> list[int]:
     """An empty query ranks every live memory by its factors alone; the newest EMPTY_QUERY_POOL of
     them are the candidates (all of them when an element filter narrows the pool)."""
@@ -121,17 +97,13 @@ def newest(db: Database, within: set[int] | None, retired: set[int]) -> list[int
 
 
 def signals(db: Database, memory_ids: list[int]) -> dict[int, ranking.Signals]:
-    usage = usage_of(db, memory_ids)
-    rows = db.query(f"SELECT id, kind, confirmed_at, drifted_at, verify FROM memories WHERE id IN {db.each}",
-                    (db.many(memory_ids),))
     return {
         r["id"]: ranking.Signals(
             kind=r["kind"], last_true=parse_stamp(r["confirmed_at"]), drifted_at=parse_stamp(r["drifted_at"]),
-            drifted=bool(r["verify"]),
-            citations_declared=usage[r["id"]].declared, citations_inferred=usage[r["id"]].inferred,
-            sessions_served=usage[r["id"]].sessions_served, impressions=usage[r["id"]].impressions,
+            drifted=bool(r["verify"]), citations_declared=usage.declared, citations_inferred=usage.inferred,
+            sessions_served=usage.sessions_served, impressions=usage.impressions,
         )
-        for r in rows
+        for r, usage in with_usage(db, memory_ids, ", m.kind, m.confirmed_at, m.drifted_at, m.verify")
     }
 
 

@@ -1,7 +1,8 @@
 """The memories schema (its own migrations) and the few row helpers every module shares.
 
-Secret text (titles, contents, session tasks, vectors) is stored only as AES-GCM blobs; what stays
-readable is structure: kinds, elements, timestamps, counts, and keyed hashes of terms and titles.
+Secret text (titles, contents, session tasks) is stored only as AES-GCM blobs, vectors turned by the
+key's rotation (vectors.py); what stays readable is structure: kinds, elements, timestamps, counts,
+and keyed hashes of terms and titles.
 """
 
 from __future__ import annotations
@@ -182,6 +183,31 @@ def m007_scope_of_parts(db: Database) -> None:
 def m008_vector_writes_by_scope(db: Database) -> None:
     # the vectors written since a process last read, per scope: one index range each
     db.execute("CREATE INDEX memory_vectors_scope_written ON memory_vectors(scope, written)")
+
+
+@migrations
+def m009_turned_vectors(db: Database) -> None:
+    # vectors the database can rank: turned by the scope key's rotation (Cipher.rotate) instead of
+    # encrypted, in a VECTOR column (pgvector's on the team database). memory_vectors' encrypted rows are
+    # moved here by the first process that holds their key (Vectors.restore): a migration has none
+    db.execute(
+        """CREATE TABLE memory_embeddings (
+            memory_id INTEGER NOT NULL PRIMARY KEY REFERENCES memories(id),
+            model TEXT NOT NULL,             -- provider name: vectors of different models never mix
+            embedding VECTOR NOT NULL,       -- float32, turned by the scope's key
+            scope TEXT NOT NULL DEFAULT 'project',
+            written INTEGER NOT NULL         -- the order of writes per scope: a process reads what is new
+        )"""
+    )
+    db.execute("CREATE INDEX memory_embeddings_scope_written ON memory_embeddings(scope, written)")
+
+
+@migrations
+def m010_newest(db: Database) -> None:
+    # the live memories written since a process last looked (Vectors.missing): on a team's server one
+    # range of (project, id). Partial: on SQLite an index of every id would repeat the rowid, and a
+    # read of rowids alone would go to it instead of the table (storage/salvage.py probes the table)
+    db.execute("CREATE INDEX memories_newest ON memories(id) WHERE superseded_by IS NULL")
 
 
 def stamp(at: datetime) -> str:

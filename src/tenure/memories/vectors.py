@@ -1,20 +1,30 @@
-"""Memory vectors: best effort, encrypted at rest, held in memory per process for recall.
+"""Memory vectors: best effort, stored turned by the scope's keyed rotation, ranked where they are kept.
 
-Vectors can be inverted into much of the text they came from, so they are encrypted like the
-content itself. Vectors of different models never mix: a memory without a vector of the current
-model is backfilled by `backfill`, and until then it is ranked on terms alone.
+An embedding can be inverted into much of the text it came from, so no vector is stored in the model's
+space: each is turned by the orthogonal matrix its scope's key derives (`Cipher.rotate`). A rotation
+keeps every inner product, so the database ranks the stored vectors against the query turned the same
+way exactly as the model's vectors would rank (docs/team.md says what the rotation hides and what not).
+Where the ranking runs follows the backend: PostgreSQL ranks them itself (pgvector's exact `<#>` over
+the project's rows, under row-level security: `ServerSearch`); a project's SQLite file is read once per
+process into one matrix per scope (`LocalSearch`). Vectors of different models never mix: a memory
+without a vector of the current model is backfilled by `backfill`, and until then ranked on terms alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from tenure.memories.crypto import Cipher
-from tenure.memories.store import ORG_SCOPE, PROJECT_SCOPE, SCOPES
+from tenure.memories.store import SCOPES
 from tenure.storage import Database
+
+RESTORE_BATCH = 1000
+_BLAS = ThreadpoolController()
 
 
 class Provider(Protocol):
@@ -24,6 +34,7 @@ class Provider(Protocol):
 
 
 AUTO: Any = object()  # "ask tenure.embeddings for the configured provider"
+Scored = dict[int, float]  # memory id -> cosine to the query
 
 
 def configured_provider() -> tuple[Provider | None, str]:
@@ -48,11 +59,13 @@ class Vectors:
         self._cipher = cipher
         self._provider = provider
         self._why_none = "" if provider is not None else "no embedding provider was given"
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix: np.ndarray | None = None
-        self._seen_written = dict.fromkeys(SCOPES, 0)  # the last vector write of each scope `matrix` read
         self._complete_upto = 0  # every memory up to this id has a vector of the model (or is retired)
         self._last_query: tuple[str | None, np.ndarray | None] = (None, None)
+        self._restored = False  # memory_vectors' encrypted rows of the readable scopes were moved
+
+    @cached_property
+    def _search(self) -> ServerSearch | LocalSearch:
+        return ServerSearch(self.db) if self.db.vector_search else LocalSearch(self.db)
 
     @property
     def provider(self) -> Provider | None:
@@ -92,75 +105,205 @@ class Vectors:
             self._last_query = (texts[0], vectors)
         return vectors
 
-    def put(self, memory_id: int, vector: np.ndarray, scope: str = PROJECT_SCOPE) -> None:
+    def put(self, memory_id: int, vector: np.ndarray, scope: str) -> None:
         assert self.provider is not None
         cipher = self._cipher(scope)
         assert cipher is not None  # (a memory is written only with its scope's key)
-        blob = cipher.encrypt(np.asarray(vector, dtype=np.float32).tobytes(), "vector")
-        # (`written`: one past the last write of its scope, taken under the write lock, so every process
-        # that holds vectors reads this one at its next `matrix`, whichever memory it belongs to; counted
-        # per scope: on the team database each project sees its own and the organisation's rows)
-        self.db.execute(
-            "INSERT INTO memory_vectors (memory_id, model, vector, scope, written) VALUES (?, ?, ?, ?,"
-            " (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_vectors WHERE scope = ?)) ON CONFLICT (memory_id)"
-            " DO UPDATE SET model = excluded.model, vector = excluded.vector, written = excluded.written",
-            (memory_id, self.provider.name, blob, scope, scope),
-        )
+        store(self.db, memory_id, self.provider.name, cipher.rotate(vector), scope)
 
-    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """(memory ids, unit vectors) of every memory with a vector of the current model, each once.
-        Vectors written since the last call (by any process, for any memory: a new one, one filled
-        in by a backfill, one embedded again) are read and decrypted once."""
-        provider = self.provider
-        if provider is None:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        seen = self._seen_written
-        # (one indexed range per scope: an OR of the two would read the whole table on every recall)
-        part = ("SELECT memory_id, vector, written, scope FROM memory_vectors"
-                " WHERE scope = ? AND written > ? AND model = ?")
-        rows = self.db.query(f"{part} UNION ALL {part} ORDER BY written", (
-            PROJECT_SCOPE, seen[PROJECT_SCOPE], provider.name, ORG_SCOPE, seen[ORG_SCOPE], provider.name))
-        if rows:
-            self._append(rows)
-        if self._matrix is None:
-            return self._ids, np.zeros((0, 0), dtype=np.float32)
-        return self._ids, self._matrix
+    # ranking ------------------------------------------------------------------------------------
+    def nearest(self, query: np.ndarray, limit: int, within: Collection[int] | None,
+                retired: Collection[int]) -> Scored:
+        """The `limit` memories of the readable scopes closest to `query` (the model's vector),
+        leaving out `retired` and, given `within`, any memory outside it: exact."""
+        turned = self._turned(query)
+        return self._search.nearest(turned, self._model(), limit, within, retired) if turned else {}
 
-    def _append(self, rows: list[dict]) -> None:
-        for r in rows:
-            self._seen_written[r["scope"]] = max(self._seen_written[r["scope"]], r["written"])
-        ciphers = {scope: self._cipher(scope) for scope in {r["scope"] for r in rows}}
-        rows = [r for r in rows if ciphers[r["scope"]] is not None]
-        if not rows:
-            return
-        plain = b"".join(ciphers[r["scope"]].decrypt_bytes(r["vector"], "vector") for r in rows)  # type: ignore[union-attr]
-        fresh = np.frombuffer(plain, dtype=np.float32).reshape(len(rows), -1)
-        ids = np.array([r["memory_id"] for r in rows], dtype=np.int64)
-        if self._matrix is None:
-            self._ids, self._matrix = ids, fresh
-        else:  # a memory read again (embedded anew) replaces its copy
-            kept = ~np.isin(self._ids, ids)
-            self._ids = np.concatenate([self._ids[kept], ids])
-            self._matrix = np.vstack([self._matrix[kept], fresh])
+    def cosines(self, query: np.ndarray, memory_ids: Collection[int]) -> Scored:
+        """The cosines of these memories to `query` (those with a vector of the model)."""
+        turned = self._turned(query)
+        return self._search.cosines(turned, self._model(), memory_ids) if turned and memory_ids else {}
 
+    def above(self, vector: np.ndarray, scope: str, threshold: float) -> Scored:
+        """The memories of `scope` whose cosine to `vector` is at least `threshold`."""
+        cipher = self._cipher(scope)
+        if self.provider is None or cipher is None:
+            return {}
+        return self._search.above({scope: cipher.rotate(vector)}, self._model(), threshold)
+
+    def _turned(self, query: np.ndarray) -> dict[str, np.ndarray]:
+        """The query as each readable scope's vectors are stored: turned by that scope's key."""
+        if self.provider is None:
+            return {}
+        return {scope: cipher.rotate(query) for scope in SCOPES if (cipher := self._cipher(scope)) is not None}
+
+    def _model(self) -> str:
+        assert self.provider is not None
+        return self.provider.name
+
+    # filling in ---------------------------------------------------------------------------------
     def missing(self, limit: int) -> list[int]:
         """Live memories that have no vector of the current model yet, oldest first. Only memories
-        newer than the last complete check are looked at: a recall does not scan the whole table."""
+        newer than the last complete check are read: one range of an index that leads with the project
+        on a team's server (a MAX(id) there walked every newer row of the other projects, and a join
+        planned once for any id read all the project's vectors), and their vectors only when there are
+        any. A memory superseded before it got a vector needs none: its successor is newer."""
         if self.provider is None:
             return []
-        newest = self.db.query("SELECT COALESCE(MAX(id), 0) AS n FROM memories")[0]["n"]
-        if newest <= self._complete_upto:
-            return []  # (nothing written since the last check: no second round trip, which costs on a server)
+        newer = self.db.rows("SELECT id, scope FROM memories WHERE id > ? AND superseded_by IS NULL ORDER BY id",
+                             (self._complete_upto,))
+        if not newer:
+            return []
+        have = {memory_id for (memory_id,) in self.db.rows(
+            f"SELECT memory_id FROM memory_embeddings WHERE model = ? AND memory_id IN {self.db.each}",
+            (self.provider.name, self.db.many([memory_id for memory_id, _ in newer])))}
+        wanting = [memory_id for memory_id, scope in newer if memory_id not in have and self._cipher(scope) is not None]
+        if not wanting:
+            self._complete_upto = newer[-1][0]
+        return wanting[:limit]
+
+    def restore(self) -> int:
+        """Move the vectors stored encrypted before vectors were stored turned (`memory_vectors`,
+        memories migration 9, which holds no key to do it) into `memory_embeddings`: decrypted and
+        turned by the first process holding the scope's key, once. Returns how many were moved."""
+        if self._restored:
+            return 0
         readable = [scope for scope in SCOPES if self._cipher(scope) is not None]
-        rows = self.db.query(
-            f"""SELECT m.id FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id AND v.model = ?
-               WHERE m.id > ? AND m.superseded_by IS NULL AND v.memory_id IS NULL AND m.scope IN {self.db.each}
-               ORDER BY m.id LIMIT ?""",
-            (self.provider.name, self._complete_upto, self.db.many(readable), limit),
-        )
-        if not rows:
-            self._complete_upto = newest
-        return [r["id"] for r in rows]
+        moved = 0
+        while rows := self.db.query(f"SELECT memory_id, model, vector, scope FROM memory_vectors"
+                                    f" WHERE scope IN {self.db.each} ORDER BY memory_id LIMIT ?",
+                                    (self.db.many(readable), RESTORE_BATCH)):
+            with self.db.transaction():
+                for r in rows:
+                    cipher = self._cipher(r["scope"])
+                    assert cipher is not None
+                    plain = np.frombuffer(cipher.decrypt_bytes(r["vector"], "vector"), dtype=np.float32)
+                    store(self.db, r["memory_id"], r["model"], cipher.rotate(plain), r["scope"], replace=False)
+                self.db.execute(f"DELETE FROM memory_vectors WHERE memory_id IN {self.db.each}",
+                                (self.db.many([r["memory_id"] for r in rows]),))
+            moved += len(rows)
+        self._restored = True
+        return moved
+
+
+def store(db: Database, memory_id: int, model: str, turned: np.ndarray, scope: str, replace: bool = True) -> None:
+    """A memory's turned vector. `written`: one past the last write of its scope, taken under the write
+    lock, so every process that holds vectors reads this one at its next search, whichever memory it
+    belongs to; counted per scope (on the team database a project sees its own rows and the
+    organisation's). `replace=False`: a vector the memory already has is kept (it is newer)."""
+    update = "DO UPDATE SET model = excluded.model, embedding = excluded.embedding, written = excluded.written" \
+        if replace else "DO NOTHING"
+    db.execute(
+        "INSERT INTO memory_embeddings (memory_id, model, embedding, scope, written) VALUES (?, ?, ?, ?,"
+        " (SELECT COALESCE(MAX(written), 0) + 1 FROM memory_embeddings WHERE scope = ?))"
+        f" ON CONFLICT (memory_id) {update}",
+        (memory_id, model, db.vector(turned), scope, scope),
+    )
+
+
+class ServerSearch:
+    """The team database ranks: pgvector's exact inner product (`<#>`, the negative of it) over the
+    rows of the project and of its organisation that row-level security shows, no approximate index
+    (one shared by the projects loses most of a project's answer under the filter: docs/team.md)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def nearest(self, turned: dict[str, np.ndarray], model: str, limit: int, within: Collection[int] | None,
+                retired: Collection[int]) -> Scored:
+        each = self.db.each
+        inside = f" AND memory_id IN {each}" if within is not None else ""
+        part = (f"(SELECT memory_id, embedding <#> ? AS distance FROM memory_embeddings WHERE scope = ? AND model = ?"
+                f" AND memory_id NOT IN {each}{inside} ORDER BY distance LIMIT ?)")
+        params: list[Any] = []
+        for scope, query in turned.items():
+            params += [self.db.vector(query), scope, model, self.db.many(sorted(retired)),
+                       *([self.db.many(sorted(within))] if within is not None else []), limit]
+        found = self.db.rows(" UNION ALL ".join([part] * len(turned)), params)
+        return dict(sorted(((m, -d) for m, d in found), key=lambda x: -x[1])[:limit])
+
+    def cosines(self, turned: dict[str, np.ndarray], model: str, memory_ids: Collection[int]) -> Scored:
+        part = (f"SELECT memory_id, embedding <#> ? FROM memory_embeddings WHERE scope = ? AND model = ?"
+                f" AND memory_id IN {self.db.each}")
+        ids = self.db.many(sorted(memory_ids))
+        params = [p for scope, query in turned.items() for p in (self.db.vector(query), scope, model, ids)]
+        return {m: -d for m, d in self.db.rows(" UNION ALL ".join([part] * len(turned)), params)}
+
+    def above(self, turned: dict[str, np.ndarray], model: str, threshold: float) -> Scored:
+        [(scope, query)] = turned.items()
+        return {m: -d for m, d in self.db.rows(
+            "SELECT memory_id, distance FROM (SELECT memory_id, embedding <#> ? AS distance FROM memory_embeddings"
+            " WHERE scope = ? AND model = ?) AS scored WHERE distance <= ?",
+            (self.db.vector(query), scope, model, -threshold))}
+
+
+class LocalSearch:
+    """A project's own file: its vectors read once per process into one matrix per scope, and at each
+    search what was written since (by any process: a new memory, one backfilled, one embedded again);
+    a query is one matrix product per scope."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._ids = {scope: np.zeros(0, dtype=np.int64) for scope in SCOPES}
+        self._matrix: dict[str, np.ndarray | None] = dict.fromkeys(SCOPES)
+        self._seen_written = dict.fromkeys(SCOPES, 0)  # the last vector write of each scope read
+
+    def nearest(self, turned: dict[str, np.ndarray], model: str, limit: int, within: Collection[int] | None,
+                retired: Collection[int]) -> Scored:
+        ids, cos = self._scored(turned, model)
+        if not len(ids):
+            return {}
+        excluded = np.isin(ids, np.fromiter(retired, dtype=np.int64, count=len(retired)))
+        if within is not None:
+            excluded |= ~np.isin(ids, np.fromiter(within, dtype=np.int64, count=len(within)))
+        cos[excluded] = -np.inf
+        top = np.argpartition(-cos, limit)[:limit] if len(cos) > limit else np.arange(len(cos))
+        return {int(ids[k]): float(cos[k]) for k in top if cos[k] > -np.inf}
+
+    def cosines(self, turned: dict[str, np.ndarray], model: str, memory_ids: Collection[int]) -> Scored:
+        ids, cos = self._scored(turned, model)
+        wanted = np.isin(ids, np.fromiter(memory_ids, dtype=np.int64, count=len(memory_ids)))
+        return {int(m): float(c) for m, c in zip(ids[wanted], cos[wanted], strict=True)}
+
+    def above(self, turned: dict[str, np.ndarray], model: str, threshold: float) -> Scored:
+        ids, cos = self._scored(turned, model)
+        close = cos >= threshold
+        return {int(m): float(c) for m, c in zip(ids[close], cos[close], strict=True)}
+
+    def _scored(self, turned: dict[str, np.ndarray], model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(memory ids, cosines) of every vector of the scopes of `turned`."""
+        self._read(list(turned), model)
+        ids, cos = [], []
+        with _BLAS.limit(limits=1, user_api="blas"):  # (one product of a few MB: threads would only wait)
+            for scope, query in turned.items():
+                if (matrix := self._matrix[scope]) is not None:
+                    ids.append(self._ids[scope])
+                    cos.append(matrix @ query)
+        if not ids:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(ids), np.concatenate(cos)
+
+    def _read(self, scopes: list[str], model: str) -> None:
+        """Read what was written since the last call (one indexed range per scope: an OR of the scopes
+        would read the whole table)."""
+        part = ("SELECT memory_id, embedding, written, scope FROM memory_embeddings"
+                " WHERE scope = ? AND written > ? AND model = ?")
+        rows = self.db.rows(" UNION ALL ".join([part] * len(scopes)) + " ORDER BY written",
+                            [p for scope in scopes for p in (scope, self._seen_written[scope], model)])
+        for scope in scopes:
+            mine = [r for r in rows if r[3] == scope]
+            if not mine:
+                continue
+            self._seen_written[scope] = max(r[2] for r in mine)
+            ids = np.array([r[0] for r in mine], dtype=np.int64)
+            fresh = np.stack([r[1] for r in mine])
+            held = self._matrix[scope]
+            if held is None:
+                self._ids[scope], self._matrix[scope] = ids, fresh
+            else:  # a memory read again (embedded anew) replaces its copy
+                kept = ~np.isin(self._ids[scope], ids)
+                self._ids[scope] = np.concatenate([self._ids[scope][kept], ids])
+                self._matrix[scope] = np.vstack([held[kept], fresh])
 
 
 def element_fingerprints(db: Database) -> dict[str, str]:

@@ -33,6 +33,13 @@ class Database(Protocol):
     """SQL for the values of one parameter made by :meth:`many`: a subquery with one column, `value`.
     `WHERE fqn IN {db.each}`, `WHERE path NOT IN {db.each}`, `INSERT … SELECT ?, value FROM {db.each} AS listed`:
     one statement however many values there are."""
+    vector_search: bool
+    """Whether the server ranks a VECTOR column itself (pgvector's `<#>`, exact, under row-level security):
+    a store then sends the query vector; else it reads the vectors and ranks them in the process."""
+
+    def vector(self, values: Any) -> Any:
+        """A float32 NumPy array as the parameter of a VECTOR column (or of a vector operator); the
+        column reads back as such an array on every backend."""
 
     def many(self, values: Iterable[Any]) -> Any:
         """Values (text or integers) as the one parameter that `each` reads."""

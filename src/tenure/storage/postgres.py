@@ -12,6 +12,7 @@ across every project.
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from typing import Any
 import psycopg
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
+from psycopg.types import TypeInfo
 from psycopg.types.string import StrDumper
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -53,6 +55,9 @@ def _classified(exc: Exception, url: str) -> StorageError:
     code = getattr(exc, "sqlstate", None) or ""
     if code.startswith(_LOCKED):
         return DatabaseLocked(f"the team database is busy ({exc}): try again")
+    if code == "42704" and 'type "vector"' in str(exc):
+        return StorageError(f"the team database at {redacted(url)} has no pgvector, which holds the memories'"
+                            " vectors: an administrator runs `CREATE EXTENSION vector` in it (docs/team.md)")
     if code.startswith(_DAMAGED):
         return DatabaseDamaged(f"the team database reports damaged data: {exc}")
     if code.startswith(_UNAVAILABLE) or (isinstance(exc, psycopg.OperationalError) and not code):
@@ -98,8 +103,52 @@ class _NumericAsNumber(Loader):
         return int(text) if text.lstrip("-").isdigit() else float(text)
 
 
+class _VectorDumper(Dumper):
+    """A float32 NumPy array as pgvector's binary `vector` (dimensions, an unused word, big-endian floats);
+    its oid is the database's, set per connection (`_vector_adapters`)."""
+
+    format = Format.BINARY
+
+    def dump(self, obj: Any) -> bytes:
+        vector = obj.astype(">f4")
+        return struct.pack(">HH", len(vector), 0) + vector.tobytes()
+
+
+class _VectorLoader(Loader):
+    """pgvector's text `[0.1,0.2]` as a float32 array (the shortest decimals that read back as the same floats)."""
+
+    format = Format.TEXT
+
+    def load(self, data: Any) -> Any:
+        import numpy as np  # (here: a process that reads no vector never loads NumPy)
+
+        return np.fromstring(bytes(data)[1:-1], dtype=np.float32, sep=",")
+
+
+class _VectorBinaryLoader(Loader):
+    format = Format.BINARY
+
+    def load(self, data: Any) -> Any:
+        import numpy as np
+
+        return np.frombuffer(bytes(data), dtype=">f4", offset=4).astype(np.float32)
+
+
+def _vector_adapters(conn: psycopg.Connection) -> None:
+    """NumPy arrays in and out of pgvector's `vector` type, when the database has it (without it the
+    migration that makes the first vector column says what to do). By the array type's name: NumPy is
+    not loaded for it."""
+    info = TypeInfo.fetch(conn, "vector")
+    if info is None:
+        return
+    conn.adapters.register_dumper("numpy.ndarray", type("VectorDumper", (_VectorDumper,), {"oid": info.oid}))
+    conn.adapters.register_loader(info.oid, _VectorLoader)
+    conn.adapters.register_loader(info.oid, _VectorBinaryLoader)
+
+
 class PostgresDatabase:
     each = dialect._EACH  # (translated into `= ANY(?)` / `<> ALL(?)` around its IN)
+    vector_search = True  # pgvector ranks a project's vectors exactly in the server (its rows only: RLS)
 
     def __init__(self, url: str, project: str, org: str | None = None, pool_size: int = POOL_SIZE) -> None:
         self.url, self.project, self.org = url, project, org
@@ -129,6 +178,7 @@ class PostgresDatabase:
         conn.adapters.register_dumper(bool, _BoolAsInteger)
         conn.adapters.register_loader("numeric", _NumericAsNumber)
         conn.adapters.register_dumper(_Text, StrDumper)
+        _vector_adapters(conn)
         conn.execute("SELECT set_config('tenure.project', %s, false), set_config('tenure.org', %s, false),"
                      " set_config('lock_timeout', %s, false)", (self.project, self.org or "", f"{LOCK_TIMEOUT_S}s"))
 
@@ -184,6 +234,9 @@ class PostgresDatabase:
             pipeline.sync()
 
     # the Database API --------------------------------------------------------------------------
+    def vector(self, values: Any) -> Any:
+        return values  # (a NumPy array: `_vector_adapters` dumps it as pgvector's)
+
     def many(self, values: Iterable[Any]) -> list:
         listed = list(values)
         if listed and isinstance(listed[0], bytes | bytearray):

@@ -104,8 +104,8 @@ def _readable_rows(source: sqlite3.Connection, table: str, names: str, found: Sa
     after = _FIRST
     while True:
         try:
-            for row in source.execute(f'SELECT rowid, {names} FROM "{table}" WHERE rowid > ? ORDER BY rowid',
-                                      (after,)):
+            for row in source.execute(f'SELECT rowid, {names} FROM "{table}" NOT INDEXED WHERE rowid > ?'
+                                      ' ORDER BY rowid', (after,)):
                 yield row
                 after = row[0]
             return
@@ -133,7 +133,9 @@ def _next_readable(source: sqlite3.Connection, table: str, after: int) -> int:
 
 def _reads_after(source: sqlite3.Connection, table: str, rowid: int) -> bool:
     try:
-        source.execute(f'SELECT rowid FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT 1', (rowid,)).fetchall()
+        # (NOT INDEXED: the table's own pages; an index holding the rowids would answer without them)
+        source.execute(f'SELECT rowid FROM "{table}" NOT INDEXED WHERE rowid > ? ORDER BY rowid LIMIT 1',
+                       (rowid,)).fetchall()
         return True
     except sqlite3.DatabaseError:
         return False

@@ -64,14 +64,26 @@ def _json() -> msgspec.json.Encoder:
     return msgspec.json.Encoder()
 
 
+def _vector(data: bytes) -> Any:
+    """A VECTOR column's bytes as the float32 array they were written from (as pgvector's column reads)."""
+    import numpy as np  # (here: a process that reads no vector never loads NumPy)
+
+    return np.frombuffer(data, dtype="<f4")
+
+
+sqlite3.register_converter("VECTOR", _vector)
+
+
 class SQLiteDatabase:
     each = "(SELECT value FROM json_each(?))"
+    vector_search = False  # (vectors are ranked where they are read: in the process, from the local file)
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
         try:
             self._conn = sqlite3.connect(
-                str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False,
+                detect_types=sqlite3.PARSE_DECLTYPES,  # (VECTOR columns read as arrays)
             )
         except sqlite3.Error as exc:
             raise storage_error(exc, f"cannot open the database at {path}: {exc}") from exc
@@ -81,6 +93,9 @@ class SQLiteDatabase:
         with _TRANSLATED:
             for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "cache_size=-65536"):
                 self._conn.execute(f"PRAGMA {pragma}")
+
+    def vector(self, values: Any) -> bytes:
+        return values.astype("<f4").tobytes()
 
     def many(self, values: Iterable[Any]) -> str:
         """A JSON array, which `each` unpacks with json_each."""

@@ -62,7 +62,8 @@ TABLES = (
     Table(M, id="id", refs={"supersedes": M, "superseded_by": M}, later=("supersedes", "superseded_by")),
     Table("memory_elements", refs={"memory_id": M}),
     Table("memory_terms", refs={"memory_id": M}),
-    Table("memory_vectors", refs={"memory_id": M}, order="written"),
+    Table("memory_vectors", refs={"memory_id": M}, order="written"),  # (encrypted: until a process turns them)
+    Table("memory_embeddings", refs={"memory_id": M}, order="written"),
     Table("memory_links", id="id", refs={"source_id": M, "target_id": M}),
     Table("memory_events", id="id", refs={"memory_id": M}),
     Table("memory_sessions", natural=("id",), refs={"outcome_memory_id": M}),
