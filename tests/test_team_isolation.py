@@ -106,6 +106,22 @@ def test_two_checkouts_of_one_remote_share_memories_and_another_project_sees_non
         assert t.shared.rows("SELECT COUNT(*) FROM memories") == [(0,)]
 
 
+def test_a_checkout_that_used_a_team_database_opens_on_its_own_file_again(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its file holds what the checkout derives (citations, element terms) with the tables' last shape;
+    the shared stores' migrations then run on that same file and must take them as they are."""
+    repo = _git_repo(tmp_path / "repo", "git@github.com:acme/shop.git")
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+    monkeypatch.delenv("TENURE_DATABASE_URL")
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        assert t.shared.where == t.db.where
+        t.memories.remember(f"handler must stay idempotent {MARKER}", elements=["app.handler"])
+        assert t.memories.recall("idempotent")["results"]
+
+
 def test_a_vector_search_without_a_project_filter_ranks_only_its_own_projects_vectors(postgres_url: str) -> None:
     import numpy as np
 

@@ -162,7 +162,7 @@ def m001_initial(db: Database) -> None:
             PRIMARY KEY (kind, item)
         )"""
     )
-    db.execute("CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("CREATE TABLE IF NOT EXISTS knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
 @migrations
