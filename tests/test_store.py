@@ -363,3 +363,12 @@ def test_what_a_reader_derives_from_part_of_the_data_is_kept_while_that_part_sta
     db.execute("INSERT INTO t VALUES (1)")  # a write to other data: the caller's version stands
     assert (derived(db, "part", slow, version=1), len(made)) == (1, 1)
     assert (derived(db, "part", slow, version=2), len(made)) == (2, 2)
+
+
+def test_a_damaged_vector_is_a_damaged_database_not_a_numpy_error(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "v.db")
+    db.execute("CREATE TABLE v (x VECTOR)")
+    db.execute("INSERT INTO v VALUES (?)", (b"\x00\x00\x00\x3f\x01",))
+    with pytest.raises(DatabaseDamaged, match="a stored vector is damaged"):
+        db.rows("SELECT x FROM v")
+    db.close()

@@ -68,6 +68,8 @@ def _vector(data: bytes) -> Any:
     """A VECTOR column's bytes as the float32 array they were written from (as pgvector's column reads)."""
     import numpy as np  # (here: a process that reads no vector never loads NumPy)
 
+    if len(data) % 4:  # (raised from inside the cursor: NumPy's own error would name no database)
+        raise DatabaseDamaged(f"a stored vector is damaged ({len(data)} bytes, not a whole number of float32s)")
     return np.frombuffer(data, dtype="<f4")
 
 
