@@ -66,6 +66,13 @@ def test_brief_map_and_review(repo: str) -> None:
     assert run(repo, "review")["items"] == []
 
 
+def test_brief_takes_the_task_as_an_argument_like_ask_and_recall(repo: str) -> None:
+    run(repo, "remember", "charge before booking", "--kind", "pitfall", "-e", "OrderProcessor")
+    assert run(repo, "brief", "checkout") == run(repo, "brief", "--task", "checkout")
+    twice = runner.invoke(app, ["brief", "checkout", "--task", "refunds", "--repo", repo])
+    assert twice.exit_code == 2 and "give the task once" in twice.output
+
+
 def test_brief_prints_the_briefing_text(repo: str) -> None:
     run(repo, "remember", "charge before booking", "--kind", "pitfall", "-e", "OrderProcessor")
     out = runner.invoke(app, ["brief", "--repo", repo]).stdout

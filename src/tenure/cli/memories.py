@@ -177,13 +177,18 @@ def _print_review(r: dict) -> None:
 
 
 def brief(
-    task: Annotated[str | None, typer.Option("--task", help="What you are about to do.")] = None,
+    task_words: Annotated[str | None, typer.Argument(metavar="[TASK]", help="What you are about to do.",
+                                                     show_default=False)] = None,
+    task: Annotated[str | None, typer.Option("--task", help="The same, as an option.")] = None,
     session: SessionOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 12,
     repo: RepoOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
     """The briefing an agent reads before it starts: pitfalls first, drift warnings in words."""
+    if task_words and task and task_words != task:
+        raise typer.BadParameter("give the task once: as TASK or as --task, not both")
+    task = task_words or task
     with project(repo, reads=True) as t:
         result = t.brief(task, session, limit)
     emit(result, as_json, lambda r: print(r["text"], end=""))
