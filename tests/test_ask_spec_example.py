@@ -124,3 +124,14 @@ def test_the_cli_answers_in_text_and_json_and_reads_the_question_from_stdin(paym
     assert as_json.exit_code == 0, as_json.output
     answer = json.loads(as_json.output)
     assert answer["budget"]["tokens"] == 800 and answer["focus"][0]["symbol"] == RETRY
+
+
+def test_a_folder_outside_git_says_once_that_it_has_no_history(tmp_path: Path) -> None:
+    root = tmp_path / "unpacked-sdist"
+    (root / "pay").mkdir(parents=True)
+    (root / "pay" / "retry.py").write_text("def settle(p):\n    return p\n")
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        answer = t.ask("Has anyone changed how we settle before?")
+    [history] = [d for d in answer["degraded"] if d.startswith("no git history")]
+    assert "only work sessions and recorded outcomes are known" in history

@@ -184,3 +184,4 @@ def test_plural_of_a_noun_and_a_phrase() -> None:
     assert [plural(w, 2) for w in ("call site", "memory", "day", "dispatch", "class", "entity")] == [
         "call sites", "memories", "days", "dispatches", "classes", "entities"]
     assert counted(1, "interface dispatch") == "1 interface dispatch"
+    assert counted(2, "citation in the code") == "2 citations in the code"

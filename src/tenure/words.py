@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+# A phrase's noun is the word before its first preposition ("citation in the code"), else its last word.
+_PREPOSITIONS = frozenset({"in", "of", "on", "from", "for", "to", "by", "with", "at", "through"})
+
 
 def plural(noun: str, count: int) -> str:
-    """`noun` as `count` of it is said; a phrase's last word takes the plural (`call site`)."""
+    """`noun` as `count` of it is said: `call sites`, `citations in the code`."""
     if count == 1:
         return noun
-    head, _, last = noun.rpartition(" ")
-    if last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
-        last = last[:-1] + "ies"
-    elif last.endswith(("s", "sh", "ch", "x", "z")):
-        last += "es"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
+    words = noun.split(" ")
+    at = next((i - 1 for i, w in enumerate(words) if i and w in _PREPOSITIONS), len(words) - 1)
+    words[at] = _plural_word(words[at])
+    return " ".join(words)
+
+
+def _plural_word(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "sh", "ch", "x", "z")):
+        return word + "es"
+    return word + "s"
 
 
 def counted(count: int, noun: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from tenure.ask import gather, phrases
-from tenure.ask.items import EPISODIC, KNOWLEDGE, MEMORIES, PROCEDURAL, STRUCTURAL, Section
+from tenure.ask.items import EPISODIC, KNOWLEDGE, MEMORIES, PROCEDURAL, STRUCTURAL, Section, said_once
 from tenure.ask.pack import DEFAULT_BUDGET, MIN_BUDGET, drop_last, pack
 from tenure.ask.question import split
 from tenure.ask.render import head, item_line, render
@@ -47,6 +47,7 @@ def ask(stores: gather.Stores, question: str, budget: int = DEFAULT_BUDGET, offl
     notes = list(resolution["degraded"])
     model = None if offline else _model(stores, notes)
     sections = _gather(stores, asked, focus, list(resolution["unresolved"]), notes)
+    notes[:] = said_once(notes)
     for section in sections:
         if asked.named and section.store not in asked.named:
             for item in section.items:

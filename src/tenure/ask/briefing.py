@@ -6,7 +6,7 @@ and incidents behind them, the past attempts that failed, the rules for their fi
 from __future__ import annotations
 
 from tenure.ask import gather, phrases
-from tenure.ask.items import Item
+from tenure.ask.items import Item, said_once
 from tenure.ask.question import split
 
 SCOPE = 5  # elements a briefing is about
@@ -34,7 +34,7 @@ def brief(stores: gather.Stores, task: str | None, session: str | None = None, l
         ("Past attempts that failed", _lines([i for i in before.items if i.kind == "failed attempt"])),
         # (the promoted ones are among the house rules already)
         ("Candidate rules for their files", _lines([i for i in rules.items if i.tier == "candidate"])),
-        ("Not read for this briefing", [f"- {note}" for note in dict.fromkeys([*resolution["degraded"], *notes])]),
+        ("Not read for this briefing", [f"- {note}" for note in said_once([*resolution["degraded"], *notes])]),
     ]
     # a pitfall written on a method's class concerns the method too
     result = stores.memories.brief(task, session, limit, scope=scope, sections=sections,

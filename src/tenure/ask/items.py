@@ -64,3 +64,10 @@ class Section:
     def as_dict(self) -> dict:
         return {"store": self.store, "title": self.title, "headlines": self.headlines,
                 "items": [i.as_dict() for i in self.items], "leftOut": self.left_out, "more": self.more}
+
+
+def said_once(notes: list[str]) -> list[str]:
+    """The degraded stores' notes, each once: a note that another states in full and more is left out
+    (the phrase ladder and the history answer both say "no git history: …", the second with its consequence)."""
+    unique = list(dict.fromkeys(notes))
+    return [n for n in unique if not any(other != n and other.startswith(n) for other in unique)]
