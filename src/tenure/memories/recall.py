@@ -72,9 +72,28 @@ def top_by_terms(db: Database, terms: set[str], within: set[int] | None) -> set[
         return set()
     if within is not None:
         return set(overlaps_of(db, terms, within))
+    if not db.ranks_on_server:
+        return most_terms_counted_here(db, terms)
     rows = db.query(f"SELECT memory_id FROM memory_terms WHERE term IN {db.each} GROUP BY memory_id"
                     " ORDER BY COUNT(*) DESC, memory_id DESC LIMIT ?", (db.many(sorted(terms)), CANDIDATES))
     return {r["memory_id"] for r in rows}
+
+
+def most_terms_counted_here(db: Database, terms: set[str]) -> set[int]:
+    """`top_by_terms` on the process's own file, the same memories: each term's memories read as one
+    text and counted with NumPy. (SQLite's GROUP BY sorts every matching row in a temporary B-tree: a
+    common term matches tens of thousands of a large project's memories, 20 ms of a recall.)"""
+    lists = db.rows(f"SELECT group_concat(memory_id) FROM memory_terms WHERE term IN {db.each} GROUP BY term",
+                    (db.many(sorted(terms)),))
+    if not lists:
+        return set()
+    counts = np.bincount(np.fromstring(",".join(ids for (ids,) in lists), dtype=np.int64, sep=","))
+    matched = np.flatnonzero(counts)
+    if len(matched) > CANDIDATES:  # (ties at the last place: the newer memories, as the GROUP BY's order)
+        least = np.partition(counts[matched], len(matched) - CANDIDATES)[len(matched) - CANDIDATES]
+        matched = matched[counts[matched] >= least]
+        matched = matched[np.lexsort((-matched, -counts[matched]))[:CANDIDATES]]
+    return set(matched.tolist())
 
 
 def overlaps_of(db: Database, terms: set[str], memory_ids: set[int], size: int = 0) -> dict[int, float]:
