@@ -160,14 +160,14 @@ class Tenure:
 
             with self._memories_loading:
                 if self._memories is None:
-                    self._memories = Memories(self.shared, self.root, code=self.db)
-                    self._memories.rules = self._rule_lines
+                    self.memories = Memories(self.shared, self.root, code=self.db)
         return self._memories
 
     @memories.setter
     def memories(self, memories: Memories) -> None:
         self._memories = memories
         memories.rules = self._rule_lines
+        memories.org_content_elsewhere = lambda: self.rules_store.sealed_org_rule()
 
     @property
     def history(self) -> GitHistory:

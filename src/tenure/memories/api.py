@@ -100,6 +100,10 @@ class Memories:
         self._organisation: list[str | None] = []  # (looked up once: it asks git)
         # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
         self.rules: Callable[[], list[str]] | None = None
+        # what opens the organisation's content another store sealed with its key (None: there is none), set
+        # by Tenure (the organisation's rules): with any, the key is never made anew, and one that does not
+        # open it is refused
+        self.org_content_elsewhere: Callable[[], Callable[[Cipher], object] | None] = lambda: None
 
     # keys ---------------------------------------------------------------------------------------
     def cipher(self, scope: str = PROJECT_SCOPE) -> Cipher:
@@ -131,16 +135,22 @@ class Memories:
                 require_organisation(self.root)  # (refuses, saying how to name one)
             assert org is not None
             first = self._first_org_memory()
-            cipher = Cipher(load_org_key(org, self.root, create=create and first is None),
+            opens = (lambda c: c.decrypt(first["content"], "content")) if first else self.org_content_elsewhere()
+            where = f"TENURE_ORG_KEY, or the file {org_key_file(org)}"
+            if opens is not None and not has_org_key(org):
+                raise KeyProblem(f"{org}'s organisation content is encrypted with its key, and this process has "
+                                 f"none: get it from a teammate ({where}); a new key would not open what is "
+                                 "written. Nothing was read or written")
+            cipher = Cipher(load_org_key(org, self.root, create=create and opens is None),
                             f"the organisation {org}'s key")
-            if first is not None:
-                try:
-                    cipher.decrypt(first["content"], "content")
-                except KeyProblem as exc:
-                    raise KeyProblem(
-                        f"this organisation key (id {cipher.key_id}) is not the one {org}'s memories were "
-                        f"written with: get the organisation's key from a teammate (TENURE_ORG_KEY, or the file "
-                        f"{org_key_file(org)}); nothing was read or written") from exc
+            try:
+                if opens is not None:
+                    opens(cipher)
+            except KeyProblem as exc:
+                raise KeyProblem(
+                    f"this organisation key (id {cipher.key_id}) is not the one {org}'s content was "
+                    f"written with: get the organisation's key from a teammate ({where}); nothing was "
+                    "read or written") from exc
             self._org_cipher = cipher
         return self._org_cipher
 

@@ -189,14 +189,20 @@ class Rules:
             cipher = self.keys(scope, False)
             assert cipher is not None  # (a project's key is made on first use)
             return cipher
-        first = self.db.query("SELECT * FROM rules WHERE scope = 'org' AND sealed IS NOT NULL ORDER BY id LIMIT 1")
-        cipher = self.keys(scope, not first)
+        opens = self.sealed_org_rule()
+        cipher = self.keys(scope, opens is None)
         if cipher is None:
             raise RulesError(f"the organisation's rules are encrypted with its key, and this process has none: "
                              f"{NO_ORG_KEY}; nothing was written")
-        if first:
-            sealed.text_of(first[0], cipher)  # (a wrong key is refused before anything is written)
+        if opens is not None:
+            opens(cipher)  # (a wrong key is refused before anything is written)
         return cipher
+
+    def sealed_org_rule(self) -> Callable[[sealed.Cipher], str | None] | None:
+        """What opens the first organisation rule sealed with the organisation's key (None: none is); a
+        key that does not open it raises. The memories ask it before they make that key."""
+        first = self.db.query("SELECT * FROM rules WHERE scope = 'org' AND sealed IS NOT NULL ORDER BY id LIMIT 1")
+        return (lambda cipher: sealed.text_of(first[0], cipher)) if first else None
 
     def _check_scope(self, scope: str, text: str | None, counted: str | None) -> None:
         if scope not in ("project", "org"):
