@@ -59,6 +59,10 @@ def test_an_ordering_rule_is_mined_promoted_into_agents_md_and_demoted_by_later_
         assert {e["countsAs"] for e in explained["evidence"]} == {"for"}
         assert any(e["why"] == "ran `pytest` without `make generate` before it: failed" for e in explained["evidence"])
         assert [e["event"] for e in explained["events"]] == ["mined", "counted", "promoted"]
+        # the notes are sealed with the project's key where they are kept (read above through it)
+        assert t.shared.rows("SELECT why FROM rule_evidence UNION SELECT detail FROM rule_events") == [("",)]
+        assert t.shared.rows("SELECT COUNT(*) FROM rule_evidence WHERE sealed IS NULL")[0][0] == 0
+        assert t.shared.rows("SELECT COUNT(*) FROM rule_events WHERE sealed IS NULL")[0][0] == 0
 
         for _ in range(2):  # it starts failing
             ended = session(t, [("make generate", ""), ("pytest", FAILED)])

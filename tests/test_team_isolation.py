@@ -158,6 +158,9 @@ def test_no_plaintext_of_a_memory_or_a_rule_reaches_any_table(postgres_server, p
         t.rules_store.add(f"the organisation's rule about {MARKER}", "human/sarah", scope="org")
         t.rules_store.add(f"say {MARKER} before pushing", "human/sarah", before="make generate", then="pytest")
         assert sum(MARKER in line for line in t.rules_store.lines()) == 3  # (readable to the project)
+        stated = t.rules_store.add(f"rule to demote about {MARKER}", "human/sarah")["rule"]["id"]
+        t.rules_store.demote(stated, "human/sarah", reason=f"{MARKER} changed its mind")
+        assert f"{MARKER} changed its mind" in [e["detail"] for e in t.rules_store.explain(stated)["events"]]
         tables = t.shared.table_names()
     import psycopg
 
