@@ -148,6 +148,7 @@ def _vector_adapters(conn: psycopg.Connection) -> None:
 
 class PostgresDatabase:
     each = dialect._EACH  # (translated into `= ANY(?)` / `<> ALL(?)` around its IN)
+    many_projects = True
     ranks_on_server = True  # pgvector ranks a project's vectors exactly in the server (its rows only: RLS)
 
     def __init__(self, url: str, project: str, org: str | None = None, pool_size: int = POOL_SIZE) -> None:
