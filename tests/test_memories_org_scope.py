@@ -121,6 +121,25 @@ def test_an_org_rule_is_sealed_with_the_org_key_and_without_it_is_left_out_and_c
         assert not org_key_file("acme").exists()
 
 
+@pytest.mark.usefixtures("shared_stores")
+def test_the_first_org_memory_after_org_rules_needs_their_key_and_makes_no_second_one(
+        acme: Tenure, monkeypatch: pytest.MonkeyPatch) -> None:
+    acme.close()
+    with Tenure.open(acme.root, discover=False) as owner:  # (opened again: its team connection knows the org now)
+        owner.rules_store.add("all our services retry idempotently", "human/sarah", scope="org")
+    org_key_file("acme").unlink()
+    with Tenure.open(acme.root, discover=False) as member:  # a member of the project without the org key
+        with pytest.raises(KeyProblem, match="organisation content is encrypted with its key, and this process "
+                                             "has none"):
+            member.memories.remember(ORG_FACT, scope="org")
+        assert not org_key_file("acme").exists()
+        monkeypatch.setenv("TENURE_ORG_KEY", base64.b64encode(os.urandom(32)).decode())
+        with pytest.raises(KeyProblem, match="not the one acme's content was written with"), \
+                Tenure.open(acme.root, discover=False) as wrong_key:
+            wrong_key.memories.remember(ORG_FACT, scope="org")
+        assert member.shared.rows("SELECT COUNT(*) FROM memories") == [(0,)]
+
+
 def test_the_cli_remembers_in_org_scope_and_says_it_is_kept_locally(acme: Tenure) -> None:
     out = CliRunner().invoke(app, ["remember", ORG_FACT, "--scope", "org", "--repo", str(acme.root)])
     assert out.exit_code == 0, out.output

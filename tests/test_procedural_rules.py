@@ -4,6 +4,8 @@ section, demoted by later failures, every change auditable; situational procedur
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,6 +61,10 @@ def test_an_ordering_rule_is_mined_promoted_into_agents_md_and_demoted_by_later_
         assert {e["countsAs"] for e in explained["evidence"]} == {"for"}
         assert any(e["why"] == "ran `pytest` without `make generate` before it: failed" for e in explained["evidence"])
         assert [e["event"] for e in explained["events"]] == ["mined", "counted", "promoted"]
+        # the notes are sealed with the project's key where they are kept (read above through it)
+        assert t.shared.rows("SELECT why FROM rule_evidence UNION SELECT detail FROM rule_events") == [("",)]
+        assert t.shared.rows("SELECT COUNT(*) FROM rule_evidence WHERE sealed IS NULL")[0][0] == 0
+        assert t.shared.rows("SELECT COUNT(*) FROM rule_events WHERE sealed IS NULL")[0][0] == 0
 
         for _ in range(2):  # it starts failing
             ended = session(t, [("make generate", ""), ("pytest", FAILED)])
@@ -82,6 +88,24 @@ def test_a_co_change_rule_is_mined_from_commits_and_their_test_outcomes(repo: Gi
         rules = t.rules_store.list()["rules"]
     rule = next(r for r in rules if r["text"] == "When you change `api/schema.py`, change `api/client.py` too.")
     assert (rule["status"], rule["successes"], rule["failures"]) == ("promoted", 5, 0)
+
+
+def test_an_index_on_a_machine_without_the_projects_key_says_the_rules_were_not_mined(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Tenure.open(repo.root, discover=False) as t:  # a co-change rule mined, as in the test above
+        for n in range(2, 5):
+            repo.commit(f"schema v{n} with its client", {"api/schema.py": f"VERSION = {n}\n",
+                                                           "api/client.py": f"V = {n}\n"})
+            t.episodes.record_tests("exit-code", exit_code=0)
+        repo.commit("schema v5", {"api/schema.py": "VERSION = 5\n"})
+        t.episodes.record_tests("exit-code", exit_code=1, failed=["tests/test_api.py::test_client"])
+        t.index()
+        assert t.rules_store.list()["rules"]
+    monkeypatch.setenv("TENURE_KEY", base64.b64encode(os.urandom(32)).decode())  # another key than the project's
+    with Tenure.open(repo.root, discover=False) as t:
+        repo.commit("schema v6", {"api/schema.py": "VERSION = 6\n"})
+        t.index()  # (the code and the history are read all the same)
+        assert "is not the one these memories were written with" in t.history_report["rules not mined"]
 
 
 def test_a_stated_rule_is_always_loaded_until_demoted_and_every_change_is_recorded(repo: GitRepo) -> None:

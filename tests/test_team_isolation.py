@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
+from tenure.knowledge.store import CODE_CITATION_TABLES
+from tenure.memories.checkout_store import ELEMENT_TERMS, ELEMENT_VECTORS
 from tenure.memories.store import migrations as memory_migrations
 from tenure.storage import DatabaseUnavailable, Migrations, StorageError
 from tenure.storage.postgres import PostgresDatabase
@@ -21,6 +23,8 @@ from tenure.team.identity import identify, normalised_remote
 from tests.postgres_server import ADMIN
 
 MARKER = "zebra-quartz-7731"  # a word no encrypted byte string will spell
+# what a checkout derives from its code: kept in its own database, never in a team's
+MOVED = ("knowledge_code_files", "knowledge_code_citations", "knowledge_code_reads", "element_terms", "element_vectors")
 
 
 def _open(url: str, project: str, org: str | None = None) -> PostgresDatabase:
@@ -122,6 +126,36 @@ def test_a_checkout_that_used_a_team_database_opens_on_its_own_file_again(
         assert t.memories.recall("idempotent")["results"]
 
 
+def test_a_team_database_made_before_the_move_drops_its_copies_of_what_checkouts_derive(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables each checkout keeps for itself (its code's citations, its elements' terms and vectors)
+    were once made in the shared database too: a migration drops them there, never in a checkout's file
+    (without a team database the same migrations run on it)."""
+    repo = _git_repo(tmp_path / "repo", "git@github.com:acme/shop.git")
+    monkeypatch.setenv("TENURE_DATABASE_URL", postgres_url)
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        # as a team database made before the move holds them: with rows, their migrations not yet run
+        for statement in (*CODE_CITATION_TABLES, ELEMENT_TERMS, ELEMENT_VECTORS):
+            t.shared.execute(statement)
+        t.shared.execute("INSERT INTO element_terms (element, fingerprint, terms) VALUES ('app.handler', 'f', 'x')")
+        t.shared.execute("DELETE FROM _migrations WHERE name IN"
+                         " ('memories:m011_element_tables_leave_the_team_database',"
+                         " 'knowledge:m008_code_citations_leave_the_team_database')")
+    with Tenure.open(repo, discover=False) as t:
+        t.index()
+        assert t.memories.recall("handler") and t.knowledge.why("app.handler") is not None
+        assert [table for table in MOVED if t.shared.table_exists(table)] == []
+        assert [table for table in MOVED if t.db.table_exists(table)] == list(MOVED)
+        assert t.db.rows("SELECT COUNT(*) FROM element_terms")[0][0] > 0
+    monkeypatch.delenv("TENURE_DATABASE_URL")
+    with Tenure.open(repo, discover=False) as t:  # its own file is the shared stores' database: all kept
+        t.index()
+        assert t.shared.where == t.db.where
+        assert [table for table in MOVED if t.shared.table_exists(table)] == list(MOVED)
+        assert t.db.rows("SELECT COUNT(*) FROM element_terms")[0][0] > 0
+
+
 def test_a_vector_search_without_a_project_filter_ranks_only_its_own_projects_vectors(postgres_url: str) -> None:
     import numpy as np
 
@@ -158,6 +192,9 @@ def test_no_plaintext_of_a_memory_or_a_rule_reaches_any_table(postgres_server, p
         t.rules_store.add(f"the organisation's rule about {MARKER}", "human/sarah", scope="org")
         t.rules_store.add(f"say {MARKER} before pushing", "human/sarah", before="make generate", then="pytest")
         assert sum(MARKER in line for line in t.rules_store.lines()) == 3  # (readable to the project)
+        stated = t.rules_store.add(f"rule to demote about {MARKER}", "human/sarah")["rule"]["id"]
+        t.rules_store.demote(stated, "human/sarah", reason=f"{MARKER} changed its mind")
+        assert f"{MARKER} changed its mind" in [e["detail"] for e in t.rules_store.explain(stated)["events"]]
         tables = t.shared.table_names()
     import psycopg
 

@@ -97,11 +97,18 @@ def test_a_rule_an_older_tenure_kept_in_plain_text_is_sealed_before_it_is_pushed
         local.db.execute("INSERT INTO rules (kind, key, text, status, source, created_at, changed_at) VALUES"
                          " ('stated', 'stated:old walrusrule 77', 'old walrusrule 77', 'promoted', 'human/bo',"
                          " 'then', 'then')")
+        [(rule_id,)] = local.db.rows("SELECT id FROM rules WHERE text = 'old walrusrule 77'")
+        local.db.execute("INSERT INTO rule_events (rule_id, at, event, detail, author) VALUES"
+                         " (?, 'then', 'demoted', 'walrusreason: we stopped', 'human/bo')", (rule_id,))
+        assert "walrusreason: we stopped" in [e["detail"] for e in local.rules_store.explain(rule_id)["events"]]
     _team(monkeypatch, postgres_url)
     with Tenure.open(local_project, discover=False) as t:
         t.team_push()
-        assert "walrusrule" not in " ".join(str(r) for r in t.shared.query("SELECT * FROM rules"))
+        for table in ("rules", "rule_events"):
+            assert "walrus" not in " ".join(str(r) for r in t.shared.query(f"SELECT * FROM {table}"))
         assert any("old walrusrule 77" in line for line in t.rules_store.lines())
+        [pushed] = [r["id"] for r in t.rules_store.list()["rules"] if r["text"] == "old walrusrule 77"]
+        assert "walrusreason: we stopped" in [e["detail"] for e in t.rules_store.explain(pushed)["events"]]
 
 
 KILLED = textwrap.dedent("""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.history.store import migrations as history_migrations
+from tenure.memories.errors import KeyProblem
 from tenure.memories.store import migrations as memory_migrations
 from tenure.state import (
     EMBED_LOCK,
@@ -160,14 +161,14 @@ class Tenure:
 
             with self._memories_loading:
                 if self._memories is None:
-                    self._memories = Memories(self.shared, self.root, code=self.db)
-                    self._memories.rules = self._rule_lines
+                    self.memories = Memories(self.shared, self.root, code=self.db)
         return self._memories
 
     @memories.setter
     def memories(self, memories: Memories) -> None:
         self._memories = memories
         memories.rules = self._rule_lines
+        memories.org_content_elsewhere = lambda: self.rules_store.sealed_org_rule()
 
     @property
     def history(self) -> GitHistory:
@@ -273,7 +274,11 @@ class Tenure:
         added = self.episodes.sync()
         summary.update({f"episodes {k}": v for k, v in added.items() if v})
         if any(added.values()):
-            mined = self.rules_store.mine()
+            try:
+                mined = self.rules_store.mine()
+            except KeyProblem as exc:  # (a rule's notes are sealed with the project's key: this machine has none)
+                summary["rules not mined"] = str(exc)
+                return summary
             summary.update({k: v for k, v in (("rules promoted", len(mined["promoted"])),
                                               ("rules demoted", len(mined["demoted"]))) if v})
         return summary

@@ -368,3 +368,14 @@ def m007_bounds_ground_model_claims(db: Database) -> None:
     for part in chunked(sorted(keys)):
         db.execute(f"DELETE FROM knowledge_relationships WHERE mode = 'model' AND (source IN ({marks(part)})"
                    f" OR target IN ({marks(part)}))", tuple(part) * 2)
+
+
+@migrations
+def m008_code_citations_leave_the_team_database(db: Database) -> None:
+    # what the code's comments cite lives in each checkout's own database (citations.checkout_migrations,
+    # with its `citations_naming` mark): a team's database made before keeps copies nobody reads. (A
+    # checkout's own file is also this store's database: there they are the checkout's, and stay.)
+    if db.many_projects:
+        for table in ("knowledge_code_reads", "knowledge_code_citations", "knowledge_code_files"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.execute("DELETE FROM knowledge_meta WHERE key = 'citations_naming'")

@@ -100,6 +100,8 @@ class Memories:
         self._organisation: list[str | None] = []  # (looked up once: it asks git)
         # the always-loaded rules (procedural memory's promoted rules), set by Tenure: part of every briefing
         self.rules: Callable[[], list[str]] | None = None
+        # set by Tenure: what opens the organisation's content another store sealed (its rules; None: none is)
+        self.org_content_elsewhere: Callable[[], Callable[[Cipher], object] | None] = lambda: None
 
     # keys ---------------------------------------------------------------------------------------
     def cipher(self, scope: str = PROJECT_SCOPE) -> Cipher:
@@ -121,26 +123,29 @@ class Memories:
         return self._cipher
 
     def org_cipher(self, create: bool = False) -> Cipher:
-        """The organisation's cipher (its key: `TENURE_ORG_KEY` or `org-NAME.key`, shared by the team
-        out of band). A key is made only by the first organisation-scope write anywhere this
-        database reaches; one that does not open the organisation's memories already written is
-        refused before anything is read or written."""
+        """The organisation's cipher (its key: `TENURE_ORG_KEY` or `org-NAME.key`, shared by the team out of band).
+        A key is made only by the first organisation-scope write anywhere this database reaches; one that does
+        not open the organisation's content already written is refused before anything is read or written."""
         if self._org_cipher is None:
             org = self.organisation()
             if org is None:
                 require_organisation(self.root)  # (refuses, saying how to name one)
             assert org is not None
-            first = self._first_org_memory()
-            cipher = Cipher(load_org_key(org, self.root, create=create and first is None),
+            first = self.db.query("SELECT content FROM memories WHERE scope = 'org' ORDER BY id LIMIT 1")
+            opens = (lambda c: c.decrypt(first[0]["content"], "content")) if first else self.org_content_elsewhere()
+            teammate = (f"get the organisation's key from a teammate (TENURE_ORG_KEY, or the file {org_key_file(org)});"
+                        " nothing was read or written")
+            if opens is not None and not has_org_key(org):  # (a new key would not open what is written)
+                raise KeyProblem(f"{org}'s organisation content is encrypted with its key, and this process has none: "
+                                 + teammate)
+            cipher = Cipher(load_org_key(org, self.root, create=create and opens is None),
                             f"the organisation {org}'s key")
-            if first is not None:
-                try:
-                    cipher.decrypt(first["content"], "content")
-                except KeyProblem as exc:
-                    raise KeyProblem(
-                        f"this organisation key (id {cipher.key_id}) is not the one {org}'s memories were "
-                        f"written with: get the organisation's key from a teammate (TENURE_ORG_KEY, or the file "
-                        f"{org_key_file(org)}); nothing was read or written") from exc
+            try:
+                if opens is not None:
+                    opens(cipher)
+            except KeyProblem as exc:
+                raise KeyProblem(f"this organisation key (id {cipher.key_id}) is not the one {org}'s content was "
+                                 f"written with: {teammate}") from exc
             self._org_cipher = cipher
         return self._org_cipher
 
@@ -148,10 +153,6 @@ class Memories:
         if not self._organisation:
             self._organisation.append(organisation(self.root))
         return self._organisation[0]
-
-    def _first_org_memory(self) -> dict | None:
-        rows = self.db.query("SELECT content FROM memories WHERE scope = 'org' ORDER BY id LIMIT 1")
-        return rows[0] if rows else None
 
     def readable_cipher(self, scope: str) -> Cipher | None:
         """The scope's cipher, or None for the organisation's when this process has no organisation

@@ -210,6 +210,16 @@ def m010_newest(db: Database) -> None:
     db.execute("CREATE INDEX memories_newest ON memories(id) WHERE superseded_by IS NULL")
 
 
+@migrations
+def m011_element_tables_leave_the_team_database(db: Database) -> None:
+    # the elements' terms and vectors live in each checkout's own database (checkout_store.py): a team's
+    # database made before keeps copies nobody reads. (A checkout's own file is also the memories'
+    # database: there they are the checkout's, and stay.)
+    if db.many_projects:
+        for table in ("element_terms", "element_vectors"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+
+
 def stamp(at: datetime) -> str:
     """Timestamps are ISO-8601 UTC with microseconds, so text order is time order."""
     return at.isoformat(timespec="microseconds")

@@ -112,9 +112,11 @@ class Rules:
         for o in rule.evidence:
             grouped.setdefault((o.episode, o.counts_as), []).append(o.why)
         self.db.execute("DELETE FROM rule_evidence WHERE rule_id = ?", (row["id"],))
-        self.db.executemany("INSERT INTO rule_evidence (rule_id, episode_id, counts_as, times, why)"
-                            " VALUES (?, ?, ?, ?, ?)",
-                            [(row["id"], e, c, len(w), w[0]) for (e, c), w in sorted(grouped.items())])
+        cipher = self._key(row["scope"])
+        self.db.executemany("INSERT INTO rule_evidence (rule_id, episode_id, counts_as, times, why, sealed)"
+                            " VALUES (?, ?, ?, ?, '', ?)",
+                            [(row["id"], e, c, len(w), cipher.encrypt(w[0], sealed.EVIDENCE))
+                             for (e, c), w in sorted(grouped.items())])
         if (s, f) != (row["successes"], row["failures"]):
             self.db.execute("UPDATE rules SET successes = ?, failures = ? WHERE id = ?", (s, f, row["id"]))
             self._event(row["id"], "counted", f"{row['successes']} → {s} for, {row['failures']} → {f} against",
@@ -171,9 +173,9 @@ class Rules:
                 """INSERT INTO rules (kind, key, text, sealed, first, second, status, source, created_at, changed_at,
                    scope) VALUES (?, ?, '', ?, ?, ?, 'candidate', ?, ?, ?, ?) RETURNING id""",
                 (kind, key, cipher.encrypt(words, sealed.PURPOSE), first, second, author, at, at, scope))[0][0]
-            self._event(rule_id, "stated", sealed.STATED_DETAIL, author)
+            self._event(rule_id, "stated", sealed.STATED_DETAIL, author, scope)
             if not candidate:
-                self._set_status(rule_id, "promoted", "stated by a person", author, by_hand=True)
+                self._set_status(rule_id, "promoted", "stated by a person", author, by_hand=True, scope=scope)
         mined = self.mine() if kind != "stated" else None
         written = self.write_agents_file() if not candidate else None
         added = {"rule": self.describe(rule_id), "agentsFile": written or (mined or {}).get("agentsFile")}
@@ -189,14 +191,20 @@ class Rules:
             cipher = self.keys(scope, False)
             assert cipher is not None  # (a project's key is made on first use)
             return cipher
-        first = self.db.query("SELECT * FROM rules WHERE scope = 'org' AND sealed IS NOT NULL ORDER BY id LIMIT 1")
-        cipher = self.keys(scope, not first)
+        opens = self.sealed_org_rule()
+        cipher = self.keys(scope, opens is None)
         if cipher is None:
             raise RulesError(f"the organisation's rules are encrypted with its key, and this process has none: "
                              f"{NO_ORG_KEY}; nothing was written")
-        if first:
-            sealed.text_of(first[0], cipher)  # (a wrong key is refused before anything is written)
+        if opens is not None:
+            opens(cipher)  # (a wrong key is refused before anything is written)
         return cipher
+
+    def sealed_org_rule(self) -> Callable[[sealed.Cipher], str | None] | None:
+        """What opens the first organisation rule sealed with the organisation's key (None: none is); a
+        key that does not open it raises. The memories ask it before they make that key."""
+        first = self.db.query("SELECT * FROM rules WHERE scope = 'org' AND sealed IS NOT NULL ORDER BY id LIMIT 1")
+        return (lambda cipher: sealed.text_of(first[0], cipher)) if first else None
 
     def _check_scope(self, scope: str, text: str | None, counted: str | None) -> None:
         if scope not in ("project", "org"):
@@ -221,18 +229,29 @@ class Rules:
             row = self._row(rule_id)
             if row["status"] == status:
                 raise RulesError(f"rule {rule_id} is {status} already")
-            self._set_status(rule_id, status, reason or f"by {author}", author, by_hand=True)
+            self._set_status(rule_id, status, reason or f"by {author}", author, by_hand=True, scope=row["scope"])
         return {"rule": self.describe(rule_id), "agentsFile": self.write_agents_file()}
 
-    def _set_status(self, rule_id: int, status: str, why: str, author: str, by_hand: bool) -> None:
+    def _set_status(self, rule_id: int, status: str, why: str, author: str, by_hand: bool,
+                    scope: str = "project") -> None:
         self.db.execute("""UPDATE rules SET status = ?, by_hand = ?, changed_at = ?, successes_at_change = successes,
                            failures_at_change = failures WHERE id = ?""",
                         (status, int(by_hand), self.clock().isoformat(), rule_id))
-        self._event(rule_id, status, why, author)
+        self._event(rule_id, status, why, author, scope)
 
-    def _event(self, rule_id: int, event: str, detail: str, author: str) -> None:
-        self.db.execute("INSERT INTO rule_events (rule_id, at, event, detail, author) VALUES (?, ?, ?, ?, ?)",
-                        (rule_id, self.clock().isoformat(), event, detail, author))
+    def _event(self, rule_id: int, event: str, detail: str, author: str, scope: str = "project") -> None:
+        self.db.execute("INSERT INTO rule_events (rule_id, at, event, detail, sealed, author)"
+                        " VALUES (?, ?, ?, '', ?, ?)",
+                        (rule_id, self.clock().isoformat(), event, self._key(scope).encrypt(detail, sealed.EVENT),
+                         author))
+
+    def _key(self, scope: str) -> sealed.Cipher:
+        """The cipher of a rule's scope, which seals its notes (an organisation's rule: refused without its key)."""
+        cipher = self.keys(scope, False)
+        if cipher is None:
+            raise RulesError(f"the organisation's rules are encrypted with its key, and this process has none: "
+                             f"{NO_ORG_KEY}; nothing was written")
+        return cipher
 
     # reading -------------------------------------------------------------------------------------
     def _row(self, rule_id: int) -> dict:
@@ -285,14 +304,18 @@ class Rules:
     def explain(self, rule_id: int) -> dict:
         """A rule with every episode that counts for or against it, and every change it went through."""
         rule = self.describe(rule_id)
-        evidence = self.db.query("SELECT episode_id, counts_as, times, why FROM rule_evidence WHERE rule_id = ?"
-                                 " ORDER BY counts_as, episode_id", (rule_id,))
+        cipher = self._key(rule["scope"])
+        evidence = self.db.query("SELECT episode_id, counts_as, times, why, sealed FROM rule_evidence"
+                                 " WHERE rule_id = ? ORDER BY counts_as, episode_id", (rule_id,))
         described = self.episodes.describe([e["episode_id"] for e in evidence])
-        events = self.db.query("SELECT at, event, detail, author FROM rule_events WHERE rule_id = ? ORDER BY id",
-                               (rule_id,))
+        events = [{"at": e["at"], "event": e["event"], "detail": sealed.note_of(e, "detail", sealed.EVENT, cipher),
+                   "author": e["author"]} for e in self.db.query(
+                       "SELECT at, event, detail, sealed, author FROM rule_events WHERE rule_id = ? ORDER BY id",
+                       (rule_id,))]
         return {"rule": rule, "evidence": [{**described.get(e["episode_id"], {"episode": e["episode_id"]}),
-                                                     "countsAs": e["counts_as"], "times": e["times"], "why": e["why"]}
-                                                    for e in evidence], "events": events}
+                                            "countsAs": e["counts_as"], "times": e["times"],
+                                            "why": sealed.note_of(e, "why", sealed.EVIDENCE, cipher)}
+                                           for e in evidence], "events": events}
 
     def promoted(self) -> list[dict]:
         """The promoted rules this process can read (see `lines` for how many it cannot)."""

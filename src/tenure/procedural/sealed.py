@@ -2,7 +2,8 @@
 project's, or the organisation's for an organisation rule (the keys are the memories' own: Tenure hands
 them in). What stays readable is structure: kind, status, counts, who stated it, and a keyed hash of
 the words (`key`, which finds the same rule stated twice). A mined rule's text is made from commands
-and files that the episodes it is counted from hold readable; it is not sealed.
+and files that the episodes it is counted from hold readable; it is not sealed. Every rule's notes are:
+its events' details (a demotion's reason is a person's words) and its evidence notes.
 
 Rows an older tenure wrote in plain text are sealed the first time their scope's key is at hand.
 """
@@ -15,6 +16,7 @@ from typing import Protocol
 from tenure.storage import Database
 
 PURPOSE = "rule"  # bound into each ciphertext: a rule's blob cannot pass as a memory's
+EVENT, EVIDENCE = "rule event", "rule evidence"  # (the purposes of its notes)
 MINED = ("mined", "mined (habit)")  # the sources of rules mining wrote (any other is a person's)
 STATED_DETAIL = "stated (its words are the rule's, encrypted)"  # the `stated` event, which once repeated them
 
@@ -50,9 +52,25 @@ def text_of(row: dict, cipher: Cipher | None) -> str | None:
     return cipher.decrypt(row["sealed"], PURPOSE) if cipher is not None else None
 
 
+def note_of(row: dict, plain: str, purpose: str, cipher: Cipher) -> str:
+    """An event's detail or an evidence note (`plain`: its column), sealed or as an older tenure wrote it."""
+    return cipher.decrypt(row["sealed"], purpose) if row["sealed"] is not None else row[plain]
+
+
 def seal_stored(db: Database, keys: Keys) -> int:
-    """Every plain rule `db` holds sealed where its scope's key is at hand (before `team push` copies them)."""
-    return seal_plain(db, db.query("SELECT * FROM rules"), keys)
+    """Every plain rule `db` holds sealed where its scope's key is at hand, and every plain note (before
+    `team push` copies them); how many rules were sealed."""
+    sealed = seal_plain(db, db.query("SELECT * FROM rules"), keys)
+    with db.transaction():
+        for table, plain, purpose, key in (("rule_events", "detail", EVENT, ("id",)),
+                                           ("rule_evidence", "why", EVIDENCE, ("rule_id", "episode_id", "counts_as"))):
+            for row in db.query(f"SELECT n.*, r.scope FROM {table} n JOIN rules r ON r.id = n.rule_id"
+                                " WHERE n.sealed IS NULL"):
+                if (cipher := keys(row["scope"], False)) is not None:
+                    db.execute(f"UPDATE {table} SET sealed = ?, {plain} = '' WHERE " +
+                               " AND ".join(f"{column} = ?" for column in key),
+                               (cipher.encrypt(row[plain], purpose), *(row[column] for column in key)))
+    return sealed
 
 
 def seal_plain(db: Database, rows: list[dict], keys: Keys) -> int:
@@ -66,7 +84,7 @@ def seal_plain(db: Database, rows: list[dict], keys: Keys) -> int:
             key = stated_key(cipher, row["text"]) if row["kind"] == "stated" else row["key"]
             db.execute("UPDATE rules SET sealed = ?, text = '', key = ? WHERE id = ?",
                        (cipher.encrypt(row["text"], PURPOSE), key, row["id"]))
-            db.execute("UPDATE rule_events SET detail = ? WHERE rule_id = ? AND event = 'stated'",
-                       (STATED_DETAIL, row["id"]))
+            db.execute("UPDATE rule_events SET detail = '', sealed = ? WHERE rule_id = ? AND event = 'stated'",
+                       (cipher.encrypt(STATED_DETAIL, EVENT), row["id"]))
             sealed += 1
     return sealed

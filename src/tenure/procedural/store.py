@@ -74,3 +74,12 @@ def m004_sealed_words(db: Database) -> None:
     # the words of a rule a person states, encrypted with its scope's key as memories are (its `text` is
     # then ''); a mined rule's text is made from its commands or files, which the episodes hold readable
     db.execute("ALTER TABLE rules ADD COLUMN sealed BLOB")
+
+
+@migrations
+def m005_sealed_notes(db: Database) -> None:
+    # an event's detail (a demotion's reason, as a person gave it) and an evidence note (the commands and
+    # verdicts of an episode), sealed with the rule's scope key as its words are (`detail`/`why` then '');
+    # rows written before are read as they stand and sealed before `tenure team push` copies them
+    db.execute("ALTER TABLE rule_events ADD COLUMN sealed BLOB")
+    db.execute("ALTER TABLE rule_evidence ADD COLUMN sealed BLOB")

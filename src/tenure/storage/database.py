@@ -33,9 +33,14 @@ class Database(Protocol):
     """SQL for the values of one parameter made by :meth:`many`: a subquery with one column, `value`.
     `WHERE fqn IN {db.each}`, `WHERE path NOT IN {db.each}`, `INSERT … SELECT ?, value FROM {db.each} AS listed`:
     one statement however many values there are."""
-    vector_search: bool
-    """Whether the server ranks a VECTOR column itself (pgvector's `<#>`, exact, under row-level security):
-    a store then sends the query vector; else it reads the vectors and ranks them in the process."""
+    many_projects: bool
+    """Whether the database holds the rows of many projects (a team's server, where row-level security shows
+    each its own): what a checkout derives from its code never lives there, while a checkout's own file
+    holds both."""
+    ranks_on_server: bool
+    """Whether a server ranks (pgvector's `<#>` over a VECTOR column, exact, under row-level security; a
+    GROUP BY over many rows): a store then sends the query and reads the best; else the database is the
+    process's own file, and a store may read what it ranks and rank it in the process."""
 
     def vector(self, values: Any) -> Any:
         """A float32 NumPy array as the parameter of a VECTOR column (or of a vector operator); the

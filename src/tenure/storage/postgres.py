@@ -148,7 +148,8 @@ def _vector_adapters(conn: psycopg.Connection) -> None:
 
 class PostgresDatabase:
     each = dialect._EACH  # (translated into `= ANY(?)` / `<> ALL(?)` around its IN)
-    vector_search = True  # pgvector ranks a project's vectors exactly in the server (its rows only: RLS)
+    many_projects = True
+    ranks_on_server = True  # pgvector ranks a project's vectors exactly in the server (its rows only: RLS)
 
     def __init__(self, url: str, project: str, org: str | None = None, pool_size: int = POOL_SIZE) -> None:
         self.url, self.project, self.org = url, project, org

@@ -78,7 +78,8 @@ sqlite3.register_converter("VECTOR", _vector)
 
 class SQLiteDatabase:
     each = "(SELECT value FROM json_each(?))"
-    vector_search = False  # (vectors are ranked where they are read: in the process, from the local file)
+    many_projects = False  # (one checkout's file: its shared stores and what it derives from its code)
+    ranks_on_server = False  # (vectors and term counts are ranked in the process, from the local file)
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
