@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
 HEAD_TTL_S = 2.0
+_MAP_CHUNK = 256  # files whose stored symbols are read at once by a remap
 NOT_TOUCHED = frozenset({"lambda"})
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
@@ -348,10 +349,14 @@ class GitHistory:
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
-            for path in todo:
-                before = self._touched_in(path)
-                changed |= {commit for commit, *_ in before ^ self._map_file(files[path], spans.get(path, []), lineage,
-                                                                             dirty.get(path), breadth)}
+            for start in range(0, len(todo), _MAP_CHUNK):
+                part = todo[start:start + _MAP_CHUNK]
+                touched = self._touched_in_each(part)
+                for path in part:
+                    before = touched.get(path, set())
+                    after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), breadth,
+                                           bool(before))
+                    changed |= {commit for commit, *_ in before ^ after}
             self.db.executemany("INSERT INTO history_remapped_commits (commit_id, version) VALUES (?, ?)"
                                 " ON CONFLICT (commit_id) DO UPDATE SET version = excluded.version",
                                 [(c, version) for c in sorted(changed)])
@@ -361,6 +366,14 @@ class GitHistory:
     def _touched_in(self, path: str) -> set[tuple]:
         """What the mapping of one file says the commits touched: (commit id, symbol, how, lines)."""
         return set(self.db.rows("SELECT commit_id, fqn, how, lines FROM history_symbols WHERE path = ?", (path,)))
+
+    def _touched_in_each(self, paths: list[str]) -> dict[str, set[tuple]]:
+        """`_touched_in` of each of these files (one query: a first mapping has thousands, mostly empty)."""
+        found: dict[str, set[tuple]] = defaultdict(set)
+        for path, *touched in self.db.rows("SELECT path, commit_id, fqn, how, lines FROM history_symbols"
+                                           f" WHERE path IN {self.db.each}", (self.db.many(paths),)):
+            found[path].add(tuple(touched))
+        return found
 
     def remapped_since(self, version: int) -> list[Commit]:
         """The commits HEAD reaches whose touched symbols a mapping made after `mapping_version()` was
@@ -372,9 +385,10 @@ class GitHistory:
         return self._assemble(rows)
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
-                  uncommitted: RawChange | None, breadth: dict[int, int]) -> set[tuple]:
+                  uncommitted: RawChange | None, breadth: dict[int, int], stored: bool) -> set[tuple]:
         """Map one file's history onto its symbols; returns what it stored, as `_touched_in` reads it
-        (`breadth`: commit id -> files it changed, shared by the files mapped in one remap)."""
+        (`breadth`: commit id -> files it changed, shared by the files mapped in one remap; `stored`:
+        symbols of the file were stored before, to replace)."""
         from tenure.history import mapping
 
         try:
@@ -413,7 +427,8 @@ class GitHistory:
                 if change.id not in touched and change.hunks:
                     touched[change.id] = mapping.by_names(change.hunks, symbols)
         # (only this file's rows: a change before a split is mapped onto both files' symbols)
-        self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
+        if stored:
+            self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
         rows = [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
                 for fqn, (how, lines) in found.items()]
         self.db.executemany(
