@@ -133,3 +133,13 @@ def test_uncommitted_edits_map_onto_symbols_and_older_commits_still_carry(git_re
     assert [(f.path, f.status) for f in files] == [("pay/service.py", "M")]
     assert {s.fqn: s.how for s in symbols} == {"pay.service": "span", "pay.service.audit": "span"}
     assert touched(h, old) == {"pay.service.Settlement.retry": "carried"}  # through the uncommitted diff
+
+
+def test_a_line_map_carries_every_kind_of_hunk_and_stops_at_one_past_the_files_end() -> None:
+    from tenure.history.gitlog import Hunk
+    from tenure.history.mapping import step
+
+    # old lines 1..9: 2 rewritten as new 2-4 (new 2 is old 9, moved), 4-5 deleted, a line added after 7
+    hunks = [Hunk(2, 1, 2, 3, moved=[2, 9]), Hunk(4, 2, 5, 0), Hunk(7, 0, 8, 1)]
+    assert step(hunks, 10).tolist() == [0, 1, 2, 5, 0, 0, 6, 7, 9, 2]
+    assert step([Hunk(4, 3, 4, 3)], 4) is None  # (its rewritten lines do not fit a file of 4 lines)

@@ -32,17 +32,21 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
     prints = fingerprints(code, fqns)
     if not prints:
         return {}
-    known = {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
-        f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
-    missing = [f for f, p in prints.items() if (f, p) not in known]
-    edges = neighbours(code, missing) if missing else {}
-    made = db.insert_many("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
-                          " ON CONFLICT (fqn, fingerprint) DO NOTHING RETURNING id",
-                          [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
-    for fqn, snapshot in zip(missing, made, strict=True):
-        known[(fqn, prints[fqn])] = snapshot if snapshot is not None else db.rows(
-            "SELECT id FROM symbol_snapshots WHERE fqn = ? AND fingerprint = ?", (fqn, prints[fqn]))[0][0]
+    known = _snapshot_ids(db, prints)
+    if missing := [f for f, p in prints.items() if (f, p) not in known]:
+        edges = neighbours(code, missing)
+        # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
+        db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                       " ON CONFLICT (fqn, fingerprint) DO NOTHING",
+                       [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
+        known = _snapshot_ids(db, prints)
     return {f: known[(f, p)] for f, p in prints.items()}
+
+
+def _snapshot_ids(db: Database, prints: dict[str, str]) -> dict[tuple[str, str], int]:
+    """(fqn, fingerprint) -> id of the snapshots stored for these names."""
+    return {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
+        f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
 
 
 def neighbours_of(blob: bytes) -> set[str]:

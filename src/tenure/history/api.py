@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
 HEAD_TTL_S = 2.0
+_MAP_CHUNK = 256  # files whose stored symbols are read at once by a remap
 NOT_TOUCHED = frozenset({"lambda"})
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
@@ -342,15 +343,20 @@ class GitHistory:
         with self.db.transaction():
             version = self.mapping_version() + 1
             changed: set[int] = set()
+            breadth: dict[int, int] = {}  # commit id -> how many files it changed (filled as files ask)
             for path in gone:  # no longer indexed: its symbols are gone
                 changed |= {commit for commit, *_ in self._touched_in(path)}
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_blame WHERE path = ?", (path,))
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
-            for path in todo:
-                before = self._touched_in(path)
-                changed |= {commit for commit, *_ in before ^ self._map_file(files[path], spans.get(path, []), lineage,
-                                                                             dirty.get(path))}
+            for start in range(0, len(todo), _MAP_CHUNK):
+                part = todo[start:start + _MAP_CHUNK]
+                touched = self._touched_in_each(part)
+                for path in part:
+                    before = touched.get(path, set())
+                    after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), breadth,
+                                           bool(before))
+                    changed |= {commit for commit, *_ in before ^ after}
             self.db.executemany("INSERT INTO history_remapped_commits (commit_id, version) VALUES (?, ?)"
                                 " ON CONFLICT (commit_id) DO UPDATE SET version = excluded.version",
                                 [(c, version) for c in sorted(changed)])
@@ -360,6 +366,14 @@ class GitHistory:
     def _touched_in(self, path: str) -> set[tuple]:
         """What the mapping of one file says the commits touched: (commit id, symbol, how, lines)."""
         return set(self.db.rows("SELECT commit_id, fqn, how, lines FROM history_symbols WHERE path = ?", (path,)))
+
+    def _touched_in_each(self, paths: list[str]) -> dict[str, set[tuple]]:
+        """`_touched_in` of each of these files (one query: a first mapping has thousands, mostly empty)."""
+        found: dict[str, set[tuple]] = defaultdict(set)
+        for path, *touched in self.db.rows("SELECT path, commit_id, fqn, how, lines FROM history_symbols"
+                                           f" WHERE path IN {self.db.each}", (self.db.many(paths),)):
+            found[path].add(tuple(touched))
+        return found
 
     def remapped_since(self, version: int) -> list[Commit]:
         """The commits HEAD reaches whose touched symbols a mapping made after `mapping_version()` was
@@ -371,8 +385,10 @@ class GitHistory:
         return self._assemble(rows)
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
-                  uncommitted: RawChange | None) -> set[tuple]:
-        """Map one file's history onto its symbols; returns what it stored, as `_touched_in` reads it."""
+                  uncommitted: RawChange | None, breadth: dict[int, int], stored: bool) -> set[tuple]:
+        """Map one file's history onto its symbols; returns what it stored, as `_touched_in` reads it
+        (`breadth`: commit id -> files it changed, shared by the files mapped in one remap; `stored`:
+        symbols of the file were stored before, to replace)."""
         from tenure.history import mapping
 
         try:
@@ -385,18 +401,18 @@ class GitHistory:
         names = _names_of(file.path, lineage)
         # every change the mapping can reach, read and decoded once: the walk back asks for them by blob
         rows = self.db.rows(
-            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge,"
-            " (SELECT COUNT(*) FROM history_changes x WHERE x.commit_id = c.commit_id), c.commit_id"
+            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge, c.commit_id"
             " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id"
             f" WHERE c.path IN {self.db.each} ORDER BY c.id DESC",
             (self.db.many(sorted(names | (_names_of(first[0], lineage) if first else set()))),))
         commit_of = {r[0]: r[-1] for r in rows}
+        self._count_files(breadth, set(commit_of.values()))
         into: dict[tuple[str, str], list[mapping.Change]] = defaultdict(list)
         for r in rows:
             into[(r[1], r[4])].append(mapping.Change(
                 *r[:5], _READ_HUNKS.decode(r[5]) if r[5] is not None else None,
                 # (a merge's diff is its branch's work: its lines are written, not swept)
-                not r[6] and is_sweep(r[7], 0)))
+                not r[6] and is_sweep(breadth[r[7]], 0)))
         touched: dict[int, mapping.Touched] = {}
         if content is not None and file.holds(content):
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
@@ -411,7 +427,8 @@ class GitHistory:
                 if change.id not in touched and change.hunks:
                     touched[change.id] = mapping.by_names(change.hunks, symbols)
         # (only this file's rows: a change before a split is mapped onto both files' symbols)
-        self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
+        if stored:
+            self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
         rows = [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
                 for fqn, (how, lines) in found.items()]
         self.db.executemany(
@@ -419,6 +436,13 @@ class GitHistory:
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
         return {(commit, fqn, how, lines) for _, commit, fqn, _, how, lines in rows}
+
+    def _count_files(self, breadth: dict[int, int], commits: set[int]) -> None:
+        """How many files each of `commits` changed, into `breadth` where it is not yet (one query for
+        those: counted per change row, a commit of every file of the project was counted once per file)."""
+        if todo := sorted(commits - breadth.keys()):
+            breadth.update(self.db.rows(f"SELECT commit_id, COUNT(*) FROM history_changes WHERE commit_id IN"
+                                        f" {self.db.each} GROUP BY commit_id", (self.db.many(todo),)))
 
     def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
         """Today's lines of a file with the commit that last wrote each (0: before the history says;

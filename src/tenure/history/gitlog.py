@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
@@ -27,7 +28,9 @@ from tenure.history.survival import Survival, squeezed
 from tenure.structural.languages import language_for
 
 NULL_BLOB = "0" * 40
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
+# a hunk's header line, found in a file's section of the patch (the newline before it included)
+_HUNK = re.compile(rb"\n@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
+_OTHER_SIGN = bytes.maketrans(b"-+", b"+-")
 _FORMAT = "%x00%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cI%x00%B%x00"
 _HEADER_FIELDS = 7  # NULs closing the fields after the two-NUL commit marker
 _STATUS = {"A": "A", "M": "M", "D": "D", "R": "R", "C": "A", "T": "M"}  # a copy adds, a type change modifies
@@ -168,14 +171,14 @@ def _parse(chunks: Iterable[bytes], header: bool) -> Iterator[RawCommit]:
     survival = Survival()
     for record in _records(chunks) if header else [b"".join(chunks)]:
         if header:
-            fields = record[2:].split(b"\0", _HEADER_FIELDS)
+            fields = record.split(b"\0", _HEADER_FIELDS + 2)[2:]  # (not record[2:]: a commit can be megabytes)
             if not record.startswith(b"\0\0") or len(fields) <= _HEADER_FIELDS:
                 continue  # (not a commit's fields: nothing tenure asked git for)
             commit = _header(fields)
             body = fields[_HEADER_FIELDS]
         else:
             commit, body = RawCommit("", (), "", "", "", "", ""), record
-        _changes(commit, body.split(b"\n"), survival)
+        _changes(commit, body, survival)
         survival.settle()
         if header or commit.changes:
             yield commit
@@ -196,65 +199,75 @@ def _records(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield bytes(buffer)
 
 
-def _changes(commit: RawCommit, lines: list[bytes], survival: Survival) -> None:
+def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
     """A commit's raw entries and patch: the changes, their line counts and, for files of an indexed
-    language, their hunks (each hunk's lines handled as one block)."""
-    patches = 0  # `diff --git` sections seen: the n-th belongs to the n-th raw entry
-    change: RawChange | None = None
-    patterns: list[re.Pattern[bytes]] = []
-    words: re.Pattern[bytes] | None = None
-    i, size = 0, len(lines)
-    while i < size:
-        line = lines[i]
-        i += 1
-        if line.startswith(b":"):
-            commit.changes.append(_raw_entry(line))
-        elif line.startswith(b"diff --git "):
-            change = commit.changes[patches] if patches < len(commit.changes) else None
-            patches += 1
-            spec = language_for(change.path) if change is not None else None
-            patterns = languages.definitions(spec.name if spec else "")
-            words = languages.definition_words(spec.name if spec else "")
-            if change is not None and spec is not None:
-                change.hunks = []
-        elif line.startswith(b"@@ ") and change is not None:
-            at = _HUNK.match(line.rstrip(b"\r"))
-            if at is None:
-                continue
-            old_start, new_start = int(at.group(1)), int(at.group(3))
-            old_count = int(at.group(2)) if at.group(2) is not None else 1
-            new_count = int(at.group(4)) if at.group(4) is not None else 1
+    language, their hunks. The patch is cut where each file's section and each hunk starts (no line of
+    a hunk's body starts with `diff --git ` or `@@ `: each starts with its sign), so the lines of files
+    of no indexed language are never looked at, and a hunk's sides are sliced out of its body whole."""
+    raw, *sections = (b"\n" + body).split(b"\ndiff --git ")
+    commit.changes += [_raw_entry(line) for line in raw.split(b"\n") if line.startswith(b":")]
+    for n, section in enumerate(sections):  # the n-th section belongs to the n-th raw entry
+        change = commit.changes[n] if n < len(commit.changes) else None
+        if change is None:
+            continue
+        spec = language_for(change.path)
+        hunks = list(_HUNK.finditer(section))
+        if spec is None or b"\nBinary files " in section[:hunks[0].start() if hunks else len(section)]:
+            for at in hunks:  # a file of no indexed language (or binary): its lines are only counted
+                change.deleted += _count(at.group(2))
+                change.added += _count(at.group(4))
+            continue
+        change.hunks = []
+        patterns, words = languages.definitions(spec.name), languages.definition_words(spec.name)
+        ends = [at.start() for at in hunks[1:]] + [len(section)] if hunks else []
+        for at, end in zip(hunks, ends, strict=True):
+            old_start, old_count, new_start, new_count, context = at.groups()
+            old_start, new_start = int(old_start), int(new_start)
+            old_count = int(old_count) if old_count is not None else 1
+            new_count = int(new_count) if new_count is not None else 1
             change.deleted += old_count
             change.added += new_count
-            removed, i = _side(lines, i, old_count, b"-")
-            added, i = _side(lines, i, new_count, b"+")
-            if change.hunks is None:  # a file of no indexed language: its lines are only counted
-                continue
+            removed, rest = _side(section[at.end() + 1:end].removesuffix(b"\n"), old_count, b"-")
+            added, _ = _side(rest, new_count, b"+")
             old, new = _texts(squeezed(removed), b"-"), _texts(squeezed(added), b"+")
             hunk = Hunk(old_start, old_count, new_start, new_count,
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
-                        _header_name(at.group(5), patterns, words),
-                        _defined(patterns, _texts(removed, b"-") + _texts(added, b"+"))
+                        _header_name(context, spec.name) if context else "",
+                        _defined(patterns, words, removed, added)
                         if patterns and (not words or words.search(removed) or words.search(added)) else [])
             change.hunks.append(hunk)
             survival.hunk(change.path, hunk, old, new)
-        elif line.startswith(b"Binary files ") and change is not None:
-            change.hunks = None
 
 
-def _side(lines: list[bytes], start: int, count: int, sign: bytes) -> tuple[bytes, int]:
-    """A hunk's lines of one side (each starts with `sign`) from `start`, joined by newlines, and where
-    what follows them starts (past git's "\\ No newline at end of file"). Fewer than `count`: the hunk
-    was cut short."""
-    block = b"\n".join(lines[start:start + count])
-    taken = min(count, len(lines) - start)
-    if taken and not (block[:1] == sign and block.count(b"\n" + sign) == taken - 1):
-        taken = next(k for k, line in enumerate(lines[start:start + count]) if line[:1] != sign)
-        block = b"\n".join(lines[start:start + taken])
-    end = start + taken
-    if end < len(lines) and lines[end][:1] == b"\\":
-        end += 1
-    return block, end
+def _count(group: bytes | None) -> int:
+    """A hunk header's line count (left out: one line)."""
+    return int(group) if group is not None else 1
+
+
+def _side(body: bytes, count: int, sign: bytes) -> tuple[bytes, bytes]:
+    """A hunk's lines of one side from the start of `body` (its lines joined by newlines): at most
+    `count` lines that start with `sign`, joined by newlines (fewer: the hunk was cut short), and the
+    lines that follow them (past git's "\\ No newline at end of file")."""
+    if count and body[:1] == sign:
+        stop = body.find(b"\n" + sign[0:1].translate(_OTHER_SIGN))  # (fast path: the other side, or the end)
+        block = body if stop < 0 else body[:stop]
+        lines = block.count(b"\n") + 1
+        if lines != count or block.count(b"\n" + sign) != lines - 1:
+            block = b"\n".join(_leading(body.split(b"\n", count)[:count], sign))
+        rest = body[len(block) + 1:]
+    else:
+        block, rest = b"", body
+    if rest[:1] == b"\\":
+        rest = rest.partition(b"\n")[2]
+    return block, rest
+
+
+def _leading(lines: list[bytes], sign: bytes) -> list[bytes]:
+    """The first of `lines` up to one that does not start with `sign`."""
+    for k, line in enumerate(lines):
+        if line[:1] != sign:
+            return lines[:k]
+    return lines
 
 
 def _texts(block: bytes, sign: bytes) -> list[bytes]:
@@ -262,13 +275,32 @@ def _texts(block: bytes, sign: bytes) -> list[bytes]:
     return block[1:].split(b"\n" + sign) if block else []
 
 
-def _defined(patterns: list[re.Pattern[bytes]], texts: list[bytes]) -> list[str]:
-    """The names the lines define, in the order of the lines (then of the patterns), once each."""
+def _defined(patterns: list[re.Pattern[bytes]], words: re.Pattern[bytes] | None, removed: bytes,
+             added: bytes) -> list[str]:
+    """The names the lines of two `_side` blocks define, in the order of the lines (then of the
+    patterns), once each. Only the lines holding one of the definition `words` are searched (every
+    line a definition matches holds one: a file's thousands of other lines are not looked at)."""
+    texts = _lines_with(words, removed) + _lines_with(words, added)
     if len(patterns) == 1:
         found = list(filter(None, map(patterns[0].search, texts)))
     else:
         found = [m for t in texts for p in patterns if (m := p.search(t))]
     return list(dict.fromkeys(m.group("name").decode("utf-8", "replace") for m in found))
+
+
+def _lines_with(words: re.Pattern[bytes] | None, block: bytes) -> list[bytes]:
+    """The lines of a `_side` block (without their sign) that hold one of `words` (None: every line)."""
+    if words is None or not block:
+        return _texts(block, block[:1])
+    found, after = [], -1  # (`after`: the end of the line last taken; a line with two words is taken once)
+    for hit in words.finditer(block):
+        if hit.start() < after:
+            continue
+        start = block.rfind(b"\n", 0, hit.start()) + 1
+        end = block.find(b"\n", hit.end())
+        after = end if end >= 0 else len(block)
+        found.append(block[start + 1:after])
+    return found
 
 
 def _header(fields: list[bytes]) -> RawCommit:
@@ -318,11 +350,15 @@ def unquote(raw: bytes) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def _header_name(context: bytes, patterns: list[re.Pattern[bytes]], words: re.Pattern[bytes] | None) -> str:
-    """The name a hunk header's definition defines (none where it holds none of the definition words)."""
+@lru_cache(maxsize=4096)  # (a history edits the same definitions again and again)
+def _header_name(context: bytes, language: str) -> str:
+    """The name the definition a hunk header shows defines (none where it holds none of the language's
+    definition words)."""
+    context = context.rstrip(b"\r")
+    words = languages.definition_words(language)
     if words and not words.search(context):
         return ""
-    for pattern in patterns:
+    for pattern in languages.definitions(language):
         if m := pattern.search(context):
             return m.group("name").decode("utf-8", "replace")
     return ""

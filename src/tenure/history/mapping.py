@@ -115,8 +115,11 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Co
         owners = owners[valid]
         if len(written) == len(hunks):  # (no deletion to place among them: counted in the order met)
             return Counter(owners.tolist())
-        found, first, counts = np.unique(owners, return_index=True, return_counts=True)
-        reached = list(zip(np.flatnonzero(valid)[first].tolist(), found.tolist(), counts.tolist(), strict=True))
+        first: dict[int, int] = {}  # symbol -> where in the hunks' lines it is first met
+        for at, owner in zip(np.flatnonzero(valid).tolist(), owners.tolist(), strict=True):
+            first.setdefault(owner, at)
+        counts = Counter(owners.tolist())
+        reached = [(at, owner, counts[owner]) for owner, at in first.items()]
     offset, k = 0, 0  # the lines of the writing hunks before this one; how many of them
     for h in hunks:
         if h.new_count:
@@ -148,20 +151,34 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
     old_len = new_len - sum(h.new_count for h in hunks) + sum(h.old_count for h in hunks)
     if old_len < 0:
         return None
-    out = np.zeros(old_len + 1, dtype=np.int64)
+    # (built as runs of old lines, each mapped to `slope * old + value`: a few array operations per
+    # change, not several per hunk)
+    lengths, slopes, values = [1], [0], [0]  # (line 0: no line)
     next_old, delta = 1, 0
     for h in sorted(hunks, key=lambda h: h.old_start):
         first_changed = h.old_start if h.old_count else h.old_start + 1
         if first_changed < next_old or first_changed > old_len + 1:
             return None
-        out[next_old:first_changed] = np.arange(next_old + delta, first_changed + delta)
+        lengths.append(first_changed - next_old)  # unchanged lines: shifted
+        slopes.append(1)
+        values.append(delta)
         if h.old_count:  # the k-th rewritten line goes to the k-th new one, those past the last to the last
             rewritten = min(h.old_count, h.new_count)
-            out[h.old_start:h.old_start + rewritten] = np.arange(h.new_start, h.new_start + rewritten)
-            out[h.old_start + rewritten:h.old_start + h.old_count] = h.new_start + h.new_count - 1 if h.new_count else 0
+            # (a hunk past the file's end, the last one: its lines that fit are mapped)
+            end = min(h.old_start + h.old_count, old_len + 1)
+            fit = min(h.old_start + rewritten, end) - h.old_start
+            if fit < rewritten and rewritten > 1:
+                return None
+            lengths += (fit, end - h.old_start - fit)
+            slopes += (1, 0)
+            values += (h.new_start - h.old_start, h.new_start + h.new_count - 1 if h.new_count else 0)
         next_old = h.old_start + h.old_count if h.old_count else h.old_start + 1
         delta = (h.new_start + h.new_count if h.new_count else h.new_start + 1) - next_old
-    out[next_old:] = np.arange(next_old, old_len + 1) + delta
+    lengths.append(max(old_len + 1 - next_old, 0))
+    slopes.append(1)
+    values.append(delta)
+    out = np.repeat(np.asarray(slopes, dtype=np.int64), lengths) * np.arange(old_len + 1, dtype=np.int64) + \
+        np.repeat(np.asarray(values, dtype=np.int64), lengths)
     for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
         if h.moved:
             pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)

@@ -334,6 +334,9 @@ class Symbol(msgspec.Struct, frozen=True):
     bases: tuple[str, ...] = ()  # its super types as written (classes)
 
 
+# edges one pass reads in the CPU of one name's lookups in `edge_ends` (measured on Django: 43,738 names and
+# 277,609 edges, 1.18 s by lookups, 0.34 s by a pass)
+EDGES_PER_LOOKUP = 20
 _SYMBOL_COLUMNS = ("fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated,"
                    " bases")
 
@@ -536,6 +539,12 @@ class StructuralStore:
 
     def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
         """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""
+        if len(fqns) * EDGES_PER_LOOKUP > self.db.rows("SELECT COUNT(*) FROM edges")[0][0]:
+            # (names by the thousand, a one-commit history's every symbol: a pass over the edges is
+            # cheaper than two index lookups per name and the union's sort)
+            wanted = set(fqns)
+            every = self.db.rows("SELECT src_fqn, dst_fqn, relation FROM edges WHERE dst_fqn IS NOT NULL")
+            return list(dict.fromkeys(e for e in every if e[0] in wanted or e[1] in wanted))
         marks = self.db.many(fqns)
         return self.db.rows(
             f"SELECT src_fqn, dst_fqn, relation FROM edges WHERE src_fqn IN {self.db.each}"

@@ -1,0 +1,77 @@
+"""A history that is one commit adding the whole project (a shallow clone, a release unpacked and
+committed): every symbol of it is touched by that commit, snapshotted with its neighbours, and
+stored as a many-commit history stores it."""
+
+from __future__ import annotations
+
+from tenure import Tenure
+from tenure.episodic.episodes import neighbours_of
+from tenure.namespace.symbols import every_symbol, neighbours
+from tenure.structural import store as structural_store
+from tests.git_support import GitRepo
+
+MODULES = {f"pay/m{i}.py": f"from pay.core import book\n\n\ndef f{i}(x):\n    return book(x)\n" for i in range(12)}
+CORE = "def book(x):\n    return x\n\n\nclass Ledger:\n    def add(self, x):\n        return book(x)\n"
+
+
+def test_the_neighbours_of_many_names_are_those_each_name_has_alone(git_repo: GitRepo, monkeypatch) -> None:
+    git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE, **MODULES})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.index()
+        fqns = sorted({s.fqn for s in every_symbol(t.db)})
+        monkeypatch.setattr(structural_store, "EDGES_PER_LOOKUP", 0)  # (index lookups per name)
+        alone = {f: neighbours(t.db, [f])[f] for f in fqns}
+        monkeypatch.setattr(structural_store, "EDGES_PER_LOOKUP", 10**9)  # (one pass over the edges)
+        together = neighbours(t.db, fqns)
+    assert together == alone and together["pay.core.book"] >= {"calls<pay.m0.f0", "calls<pay.core.Ledger.add"}
+
+
+def test_a_commit_of_every_file_touches_every_symbol_with_its_snapshot(git_repo: GitRepo) -> None:
+    sha = git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE, **MODULES})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.index()
+        [commit] = list(t.history.commits())
+        touched = {s.fqn: (s.how, s.lines) for s in commit.symbols}
+        episode = t.episodes.db.rows("SELECT id FROM episodes WHERE commit_sha = ?", (sha,))[0][0]
+        snapshots = {fqn: neighbours_of(blob) for fqn, blob in t.episodes.db.rows(
+            "SELECT s.fqn, n.neighbours FROM episode_symbols s JOIN symbol_snapshots n ON n.id = s.snapshot_id"
+            " WHERE s.episode_id = ?", (episode,))}
+        code_neighbours = neighbours(t.db, list(snapshots))
+    assert touched["pay.core.Ledger.add"] == ("span", 2) and touched["pay.m3.f3"] == ("span", 2)
+    assert set(snapshots) == set(touched) and snapshots == code_neighbours
+    assert "calls>pay.core.book" in snapshots["pay.core.Ledger.add"]
+
+
+def _commit_stream(patch: bytes, raw: bytes) -> list[bytes]:
+    header = b"\0\0" + b"\0".join([b"b" * 40, b"", b"Ada", b"ada@example.com", b"2026-01-05T09:00:00+02:00",
+                                    b"2026-01-05T09:00:00+02:00", b"edit"]) + b"\0\n"
+    return [header, raw, b"\n", patch[:7], patch[7:]]  # (cut anywhere: the parser reads pieces of any size)
+
+
+def test_a_patch_is_cut_into_files_and_hunks_whatever_their_lines_hold() -> None:
+    """Each hunk's sides are sliced out of the patch: git's "no newline" markers, a hunk whose lines
+    look like headers, a file of no indexed language (only counted), a binary file, a hunk cut short."""
+    from tenure.history.gitlog import _parse
+
+    blob = "1" * 40
+    raw = "".join(f":100644 100644 {blob} {blob} M\t{p}\n" for p in ("a.py", "notes.txt", "img.py", "b.py")).encode()
+    patch = (b"diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
+             b"@@ -2,2 +2,3 @@ def outer():\r\n-    x = 1\n--- not a header\n\\ No newline at end of file\n"
+             b"+def inner():\n+@@ -9 +9 @@ still a line\n+\n\\ No newline at end of file\n"
+             b"@@ -10,0 +11 @@ class Kept:\n+    y = 2\n"
+             b"diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n"
+             b"@@ -1 +1,2 @@\n-old\n+new\n+more\n@@ -5,2 +6,0 @@\n-a\n-b\n"
+             b"diff --git a/img.py b/img.py\nBinary files a/img.py and b/img.py differ\n"
+             b"diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1,3 +1 @@\n-def gone():\n+def short():\n")
+    [commit] = list(_parse(iter(_commit_stream(patch, raw)), True))
+    a, notes, img, b = commit.changes
+    assert commit.authored_at == "2026-01-05T07:00:00+00:00"
+    first, second = a.hunks
+    assert (first.old_start, first.old_count, first.new_start, first.new_count) == (2, 2, 2, 3)
+    assert first.header == "outer" and first.defined == ["inner"] and first.blank == [4]
+    assert (second.header, second.defined, second.blank) == ("Kept", [], [])
+    assert (a.added, a.deleted) == (4, 2)
+    assert notes.hunks is None and (notes.added, notes.deleted) == (2, 3)
+    assert img.hunks is None and (img.added, img.deleted) == (0, 0)
+    [cut] = b.hunks  # (three lines removed, says the header; one is there, then the added side)
+    assert cut.defined == ["gone", "short"] and (b.added, b.deleted) == (1, 3)
