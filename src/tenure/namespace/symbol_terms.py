@@ -277,35 +277,35 @@ class _Postings:
     def of_file(self, root: Path, file: IndexedFile, path: str, symbols: list[Symbol]) -> _FileWords:
         """The postings of one file's symbols (a name defined twice, an overload: its lines are one symbol's)."""
         read = _read_file(root, path, symbols, self.code)
+        if read is None:
+            read = _Read({}, *(np.zeros(0, dtype=np.int64),) * 3, np.zeros((0, 3), dtype=np.int64))
         kept: list[Symbol] = []
         seen: set[str] = set()
-        owner_of = np.zeros(len(read.groups) if read else 0, dtype=np.int64)  # group -> its symbol in `kept`
+        owner_of = np.zeros(len(read.groups), dtype=np.int64)  # group -> its symbol in `kept`
+        counts = read.counts.tolist()
         term_ids: list[int] = []
         owners: list[int] = []
         bits: list[int] = []
         lengths: list[list[int]] = []
         for s in symbols:
-            if read is None or s.fqn not in read.groups or s.fqn in seen:
+            g = read.groups.get(s.fqn)
+            if g is None or s.fqn in seen:  # (of a name defined twice, the first definition stands)
                 continue
             seen.add(s.fqn)
-            g = read.groups[s.fqn]
             owner_of[g] = len(kept)
             name, place = self._name_terms(s.name), self._place_terms(s)
             for f, found in ((0, name), (4, place)):
                 term_ids += found
                 owners += [len(kept)] * len(found)
                 bits += [1 << f] * len(found)
-            lengths.append([len(name), *read.counts[g].tolist(), len(place)])
+            lengths.append([len(name), *counts[g], len(place)])
             kept.append(s)
-        if read is not None and len(read.term):
-            term_ids_all = np.r_[np.array(term_ids, dtype=np.int64), self._kept_ids(read.term)]
-            owners_all = np.r_[np.array(owners, dtype=np.int64), owner_of[read.group]]
-            bits_all = np.r_[np.array(bits, dtype=np.int64), 1 << (read.field + 1)]
-        else:
-            term_ids_all, owners_all, bits_all = np.array(term_ids), np.array(owners), np.array(bits)
+        joined = (lambda listed, rows: np.concatenate((np.array(listed, dtype=np.int64), rows)))  # noqa: E731
         return _FileWords(file.content_hash, file.module, [s.fqn for s in kept], [s.kind for s in kept],
-                          [s.start for s in kept], term_ids_all.astype(np.int32).tobytes(),
-                          owners_all.astype(np.int32).tobytes(), bits_all.astype(np.uint8).tobytes(),
+                          [s.start for s in kept],
+                          joined(term_ids, self._kept_ids(read.term)).astype(np.int32).tobytes(),
+                          joined(owners, owner_of[read.group]).astype(np.int32).tobytes(),
+                          joined(bits, 1 << (read.field + 1)).astype(np.uint8).tobytes(),
                           np.array(lengths, dtype=np.float32).tobytes())
 
     def _id(self, term: str) -> int:
