@@ -31,7 +31,7 @@ from tenure.namespace.line_terms import LineTerms
 from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
-from tenure.namespace.terms import terms, words
+from tenure.namespace.terms import terms
 from tenure.state import state_dir
 from tenure.storage import Database
 from tenure.structural.naming import short_name
@@ -326,16 +326,15 @@ class _Postings:
     def _name_terms(self, name: str) -> list[int]:
         found = self._named.get(name)
         if found is None:
-            found = self._named[name] = [self._id(t) for t in terms(" ".join(words(name)))]
+            found = self._named[name] = [self._id(t) for t in terms(name)]  # (= terms of its words)
         return found
 
     def _place_terms(self, s: Symbol) -> list[int]:
         parent = short_name(s.parent) if s.parent and s.parent != s.module else ""
         found = self._placed.get((s.path, parent))
         if found is None:
-            path = s.path.rsplit(".", 1)[0]
             found = self._placed[(s.path, parent)] = [
-                self._id(t) for t in terms(f"{' '.join(words(path))} {' '.join(words(parent))}")]
+                self._id(t) for t in terms(f"{s.path.rsplit('.', 1)[0]} {parent}")]
         return found
 
 
