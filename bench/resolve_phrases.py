@@ -35,7 +35,7 @@ from task_localisation import TfIdf  # noqa: E402
 
 from tenure import Tenure  # noqa: E402
 from tenure.namespace.intent import phrase_index  # noqa: E402
-from tenure.namespace.phrases import in_tests  # noqa: E402
+from tenure.namespace.roles import is_test as in_tests  # noqa: E402
 from tenure.namespace.symbol_terms import symbol_terms  # noqa: E402
 from tenure.namespace.symbols import every_symbol  # noqa: E402
 

@@ -51,7 +51,7 @@ from common import CACHE_DIR, print_table, write_json  # noqa: E402
 
 from tenure import Tenure  # noqa: E402
 from tenure.history.thin import thin_reason  # noqa: E402
-from tenure.namespace.phrases import in_tests  # noqa: E402
+from tenure.namespace.roles import is_test as in_tests  # noqa: E402
 from tenure.namespace.symbol_terms import symbol_terms  # noqa: E402
 from tenure.namespace.symbols import Symbol, every_symbol  # noqa: E402
 from tenure.namespace.terms import STOPWORDS, stem, terms, words  # noqa: E402

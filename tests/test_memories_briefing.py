@@ -9,6 +9,7 @@ from tenure.memories import MemoriesError
 from tenure.memories.api import Memories
 from tenure.memories.briefing import EXCERPT_CHARS
 from tenure.namespace import selection
+from tenure.namespace.line_terms import LineTerms
 from tenure.namespace.selection import INLINE_EMBED
 from tests.memory_support import Clock, ConceptProvider, memories_of
 
@@ -108,7 +109,8 @@ def test_a_briefing_never_waits_for_the_projects_elements_to_be_embedded(make_in
         def unread(*_: object) -> None:
             raise AssertionError("the briefing read the project's code again")
 
-        monkeypatch.setattr(selection._Lines, "lines", unread)  # its terms are kept too
+        monkeypatch.setattr(LineTerms, "file", unread)  # its terms are kept too
+        monkeypatch.setattr(selection, "source", unread)  # ... and its vectors
         after = t.memories.brief(task)
         assert model.texts == []  # nothing: not the code again, nor the task just asked about
         assert after["elementsUnembedded"] == 0 and "not read yet" not in after["text"]

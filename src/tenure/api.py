@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from tenure.memories.api import Memories
     from tenure.memories.crypto import Cipher
     from tenure.namespace.intent import Resolution
+    from tenure.namespace.line_terms import LineTerms
     from tenure.namespace.lookup import Lookup
     from tenure.procedural.api import Rules
     from tenure.structural.after_index import SourceContext
@@ -237,6 +238,7 @@ class Tenure:
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.memories import drift
         from tenure.namespace.intent import prepare as prepare_resolve
+        from tenure.namespace.line_terms import LineTerms
         from tenure.structural import walk
         from tenure.structural.sources import run_after_index
 
@@ -250,8 +252,9 @@ class Tenure:
             if os.environ.get(KNOWLEDGE_SWITCH) != "off":
                 self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
-            self.embedding_report = self.schedule_embedding()
-            prepare_resolve(self.db, self.root)  # (what `resolve` reads: a query reads no code)
+            code = LineTerms(self.root)  # (each file read into terms once, for both)
+            self.embedding_report = self.schedule_embedding(code)
+            prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
@@ -283,8 +286,9 @@ class Tenure:
                                               ("rules demoted", len(mined["demoted"]))) if v})
         return summary
 
-    def schedule_embedding(self) -> dict:
-        """Keep the terms of the code's elements that changed (selection reads them), and start a
+    def schedule_embedding(self, code: LineTerms | None = None) -> dict:
+        """Keep the terms of the code's elements that changed (selection reads them; `code`: the files'
+        terms, when the index run has read them), and start a
         detached `tenure backfill` when code elements have no vector for their code yet:
         a briefing reads their meaning once it has run, and never waits for it (it says how many it
         could not read). {} when there is nothing to embed."""
@@ -294,7 +298,7 @@ class Tenure:
 
         rows = candidates(self.db)
         checkout_migrations.apply(self.db)  # (the elements' terms and vectors are the checkout's)
-        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows)  # (only vectors wait)
+        prepare_terms(self.db, self.root, ElementVectors(self.db, None), rows, code)  # (only vectors wait)
         if os.environ.get("TENURE_EMBEDDINGS", "").strip().lower() == "none":
             return {}
         kept = element_fingerprints(self.db)

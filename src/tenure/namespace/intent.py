@@ -39,6 +39,7 @@ import msgspec
 import numpy as np
 
 from tenure.files import write_atomic
+from tenure.namespace.line_terms import LineTerms
 from tenure.namespace.mentions import Mention, code_mentions, code_names
 from tenure.namespace.phrases import EXACT, STRONG, UNRESOLVED, WEAK, PhraseIndex, PhraseMatch, normalised
 from tenure.namespace.symbol_terms import FIELDS, SymbolTerms, kept_state, symbol_terms
@@ -179,13 +180,13 @@ def phrase_index(db: Database, root: Path) -> PhraseIndex:
         return ladder
 
 
-def prepare(db: Database, root: Path) -> None:
+def prepare(db: Database, root: Path, code: LineTerms | None = None) -> None:
     """What `tenure index` calls, so that no query reads the symbols or the code: the ladder's index and
     the words of every symbol, made for the index's state and kept in the state directory (nothing is
-    loaded when both are kept for it already)."""
+    loaded when both are kept for it already; `code`: the files' terms the index run has read)."""
     state = index_state(db)
     if kept_state(root) != state:
-        symbol_terms(db, root)
+        symbol_terms(db, root, code)
     head = _kept_phrases_head(root)
     if head is not None and head[0] == state:
         return

@@ -20,16 +20,18 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
 import numpy as np
 
 from tenure.files import write_atomic
+from tenure.namespace.line_terms import LineTerms
 from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
-from tenure.namespace.terms import terms, words
+from tenure.namespace.terms import terms
 from tenure.state import state_dir
 from tenure.storage import Database
 from tenure.structural.naming import short_name
@@ -122,81 +124,116 @@ _cache: dict[str, SymbolTerms] = {}
 _cache_lock = threading.Lock()
 
 
-def symbol_terms(db: Database, root: Path) -> SymbolTerms:
+def symbol_terms(db: Database, root: Path, code: LineTerms | None = None) -> SymbolTerms:
     """The index for the index's current state: from this process's memory, else the state directory,
-    else made now (only the files changed since the last one are read)."""
+    else made now (only the files changed since the last one are read; `code`: their terms, when an
+    index run has read them already)."""
     state = index_state(db)
     key = str(root.resolve())
     with _cache_lock:
         kept = _cache.get(key)
         if kept is not None and kept.state == state:
             return kept
-        loaded = _load(root, state) or _made(db, root, state)
+        loaded = _load(root, state) or _made(db, root, state, code)
         _cache[key] = loaded
         return loaded
 
 
-def _made(db: Database, root: Path, state: str) -> SymbolTerms:
+def _made(db: Database, root: Path, state: str, code: LineTerms | None = None) -> SymbolTerms:
     """Read the words of the files changed since the last time, rebuild the inverted index from every
-    file's kept postings, and keep both in the state directory."""
+    file's kept postings, and keep both in the state directory (`code`: the files' terms, when the
+    caller has read them already)."""
     files = indexed_files(db)
     kept = _read_files_cache(root)
-    vocabulary = {t: i for i, t in enumerate(kept.vocabulary)}
+    postings = _Postings(kept.vocabulary, code or LineTerms(root))
     changed = [p for p, f in files.items() if p not in kept.files or kept.files[p].content_hash != f.content_hash
                or kept.files[p].module != f.module]
     fresh = {p: w for p, w in kept.files.items() if p in files and p not in changed}
     for path, found in symbols_in(db, changed).items():
         symbols = [s for s in found if s.kind not in SKIPPED_KINDS and not s.generated]
-        fresh[path] = _file_words(root, files[path], path, symbols, vocabulary)
-    terms_list = sorted(vocabulary, key=vocabulary.__getitem__)
-    built = _build(state, fresh, terms_list)
-    _save(root, _Kept(terms_list, fresh), built)
+        fresh[path] = postings.of_file(root, files[path], path, symbols)
+    built = _build(state, fresh, postings.vocabulary)
+    _save(root, _Kept(postings.vocabulary, fresh), built)
     return built
 
 
 # reading the code -------------------------------------------------------------------------------
-def _read_file(root: Path, path: str, symbols: list[Symbol]) -> dict[str, tuple[list[str], list[str], list[str]]]:
-    """fqn -> (signature, doc, code) terms of each symbol of the file that is not nested in a function."""
+_SIGNATURE, _DOC, _CODE = range(3)  # a line's field (FIELDS[1:4])
+
+
+@dataclass
+class _Read:
+    """The signature, doc and code terms of a file's symbols that are not nested in a function: one row
+    per distinct (symbol, field, term); a name defined twice is one symbol (a group)."""
+
+    groups: dict[str, int]  # full name -> its group
+    group: np.ndarray  # int64
+    field: np.ndarray  # int64: _SIGNATURE, _DOC or _CODE
+    term: np.ndarray  # int64, in `LineTerms.texts`
+    counts: np.ndarray  # (groups, 3): distinct terms per field
+
+
+def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms) -> _Read | None:
+    """What a file's own lines say of each of its symbols (None: the file cannot be read). A line is a
+    symbol's signature (its first lines up to the body, without the words of its name), doc or code."""
     try:
-        lines = (root / path).read_text("utf-8", "replace").splitlines()
+        text = (root / path).read_text("utf-8", "replace")
     except OSError:
-        return {}
+        return None
+    lines = text.splitlines()
     kept = unnested(symbols)
-    owner = np.full(len(lines), -1, dtype=np.int32)
+    owner = np.full(len(lines), -1, dtype=np.int64)
     for i, s in sorted(enumerate(kept), key=lambda p: (p[1].start, -p[1].end)):
         first = 0 if s.kind == "module" else max(0, s.start - 1)
         last = len(lines) if s.kind == "module" else min(len(lines), s.end)
         owner[first:last] = i
-    doc_lines = _doc_lines(lines)
-    out: dict[str, tuple[set[str], set[str], set[str]]] = {s.fqn: (set(), set(), set()) for s in kept}
-    counted: dict[int, int] = {}
-    for n, line in enumerate(lines):
-        i = int(owner[n])
-        if i < 0 or counted.get(i, 0) >= MAX_OWN_LINES:
-            continue
-        counted[i] = counted.get(i, 0) + 1
-        s = kept[i]
-        found = terms(line)
-        if not found:
-            continue
-        signature, doc, code = out[s.fqn]
-        if s.kind != "module" and s.start - 1 <= n < s.start - 1 + SIGNATURE_LINES and not _body_started(lines, s, n):
-            signature.update(found)
-        elif doc_lines[n]:
-            doc.update(found)
-        else:
-            code.update(found)
-    return {fqn: (sorted(sig - set(terms(short_name(fqn)))), sorted(doc), sorted(code))
-            for fqn, (sig, doc, code) in out.items()}
+    owner = _first_lines(owner, MAX_OWN_LINES)
+    field = np.where(_doc_lines(lines), _DOC, _CODE)
+    for i, s in enumerate(kept):
+        if s.kind != "module":
+            _mark_signature(lines, s, owner, i, field)
+    groups: dict[str, int] = {}
+    group_of = np.array([groups.setdefault(s.fqn, len(groups)) for s in kept] + [-1], dtype=np.int64)
+    found = code.file(path, text)
+    group = group_of[owner[found.line]]  # (owner -1, no symbol's line: the last, -1)
+    n = max(1, len(code.texts))
+    key = np.unique(((group * 3 + field[found.line]) * n + found.term)[group >= 0])
+    named = [(g * 3 + _SIGNATURE) * n + code.ids[t] for fqn, g in groups.items()
+             for t in _name_terms(short_name(fqn)) if t in code.ids]
+    if named and len(key):  # (`key` is sorted: where each would stand says whether it is there)
+        at = np.minimum(np.searchsorted(key, named), len(key) - 1)
+        key = np.delete(key, at[key[at] == named])
+    counts = np.bincount(key // n, minlength=3 * len(groups)).reshape(-1, 3)
+    return _Read(groups, key // n // 3, key // n % 3, key % n, counts)
 
 
-def _body_started(lines: list[str], symbol: Symbol, n: int) -> bool:
-    """Whether line `n` comes after the line that ends the symbol's header (`:` or `{` at its end)."""
-    for k in range(symbol.start - 1, n):
-        stripped = lines[k].split("#", 1)[0].rstrip()
-        if stripped.endswith((":", "{")) or stripped.endswith(";"):
-            return True
-    return False
+@lru_cache(maxsize=1 << 16)
+def _name_terms(name: str) -> list[str]:
+    return terms(name)  # (a code base repeats its names: methods of many classes)
+
+
+def _first_lines(owner: np.ndarray, limit: int) -> np.ndarray:
+    """`owner` without the lines of each owner after its first `limit` (-1: no owner)."""
+    if len(owner) <= limit:
+        return owner
+    owned = np.flatnonzero(owner >= 0)
+    order = owned[np.argsort(owner[owned], kind="stable")]
+    runs = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
+    rank = np.arange(len(order)) - np.repeat(runs, np.diff(np.r_[runs, len(order)]))
+    out = owner.copy()
+    out[order[rank >= limit]] = -1
+    return out
+
+
+def _mark_signature(lines: list[str], symbol: Symbol, owner: np.ndarray, i: int, field: np.ndarray) -> None:
+    """Its lines (`owner` `i`) among its first SIGNATURE_LINES, up to the one that ends its header (`:`,
+    `{` or `;` at its end), are the symbol's signature."""
+    for n in range(max(0, symbol.start - 1), min(len(lines), symbol.start - 1 + SIGNATURE_LINES)):
+        if owner[n] == i:
+            field[n] = _SIGNATURE
+        stripped = lines[n].split("#", 1)[0].rstrip()
+        if stripped.endswith((":", "{", ";")):
+            return
 
 
 def _doc_lines(lines: list[str]) -> list[bool]:
@@ -216,48 +253,89 @@ def _doc_lines(lines: list[str]) -> list[bool]:
             if stripped.startswith("/*") and "*/" not in stripped[2:]:
                 inside = "*/"
             continue
-        quote = next((q for q in _QUOTES if stripped.lstrip("rbuRBU").startswith(q)), None)
-        if quote is not None:
+        body = stripped.lstrip("rbuRBU")
+        if body[:3] in _QUOTES:
             out[n] = True
-            body = stripped.lstrip("rbuRBU")[3:]
-            if quote not in body:
-                inside = quote
+            if body[:3] not in body[3:]:
+                inside = body[:3]
     return out
 
 
 # the inverted index -----------------------------------------------------------------------------
-def _place_terms(s: Symbol) -> list[str]:
-    path = s.path.rsplit(".", 1)[0]
-    parent = short_name(s.parent) if s.parent and s.parent != s.module else ""
-    return terms(f"{' '.join(words(path))} {' '.join(words(parent))}")
+class _Postings:
+    """The postings of files' symbols, their terms numbered in the kept vocabulary (which only grows: a
+    kept file's ids stay valid)."""
 
+    def __init__(self, vocabulary: list[str], code: LineTerms) -> None:
+        self.vocabulary = vocabulary
+        self.code = code
+        self._ids = {t: i for i, t in enumerate(vocabulary)}
+        self._of_code = np.zeros(0, dtype=np.int64)  # the code's term id -> this vocabulary's (-1: not yet)
+        self._named: dict[str, list[int]] = {}  # a name -> its terms
+        self._placed: dict[tuple[str, str], list[int]] = {}  # (path, parent) -> its terms
 
-def _file_words(root: Path, file: IndexedFile, path: str, symbols: list[Symbol],
-                vocabulary: dict[str, int]) -> _FileWords:
-    """The postings of one file's symbols (a name defined twice, an overload: its lines are one symbol's)."""
-    read = _read_file(root, path, symbols)
-    kept: list[Symbol] = []
-    seen: set[str] = set()
-    term_ids: list[int] = []
-    owners: list[int] = []
-    bits: list[int] = []
-    lengths: list[int] = []
-    for s in symbols:
-        if s.fqn not in read or s.fqn in seen:
-            continue
-        seen.add(s.fqn)
-        signature, doc, code = read[s.fqn]
-        for f, found in enumerate((terms(" ".join(words(s.name))), signature, doc, code, _place_terms(s))):
-            lengths.append(len(found))
-            for t in found:
-                term_ids.append(vocabulary.setdefault(t, len(vocabulary)))
-                owners.append(len(kept))
-                bits.append(1 << f)
-        kept.append(s)
-    return _FileWords(file.content_hash, file.module, [s.fqn for s in kept], [s.kind for s in kept],
-                      [s.start for s in kept], np.array(term_ids, dtype=np.int32).tobytes(),
-                      np.array(owners, dtype=np.int32).tobytes(), np.array(bits, dtype=np.uint8).tobytes(),
-                      np.array(lengths, dtype=np.float32).tobytes())
+    def of_file(self, root: Path, file: IndexedFile, path: str, symbols: list[Symbol]) -> _FileWords:
+        """The postings of one file's symbols (a name defined twice, an overload: its lines are one symbol's)."""
+        read = _read_file(root, path, symbols, self.code)
+        if read is None:
+            read = _Read({}, *(np.zeros(0, dtype=np.int64),) * 3, np.zeros((0, 3), dtype=np.int64))
+        kept: list[Symbol] = []
+        seen: set[str] = set()
+        owner_of = np.zeros(len(read.groups), dtype=np.int64)  # group -> its symbol in `kept`
+        counts = read.counts.tolist()
+        term_ids: list[int] = []
+        owners: list[int] = []
+        bits: list[int] = []
+        lengths: list[list[int]] = []
+        for s in symbols:
+            g = read.groups.get(s.fqn)
+            if g is None or s.fqn in seen:  # (of a name defined twice, the first definition stands)
+                continue
+            seen.add(s.fqn)
+            owner_of[g] = len(kept)
+            name, place = self._name_terms(s.name), self._place_terms(s)
+            for f, found in ((0, name), (4, place)):
+                term_ids += found
+                owners += [len(kept)] * len(found)
+                bits += [1 << f] * len(found)
+            lengths.append([len(name), *counts[g], len(place)])
+            kept.append(s)
+        joined = (lambda listed, rows: np.concatenate((np.array(listed, dtype=np.int64), rows)))  # noqa: E731
+        return _FileWords(file.content_hash, file.module, [s.fqn for s in kept], [s.kind for s in kept],
+                          [s.start for s in kept],
+                          joined(term_ids, self._kept_ids(read.term)).astype(np.int32).tobytes(),
+                          joined(owners, owner_of[read.group]).astype(np.int32).tobytes(),
+                          joined(bits, 1 << (read.field + 1)).astype(np.uint8).tobytes(),
+                          np.array(lengths, dtype=np.float32).tobytes())
+
+    def _id(self, term: str) -> int:
+        found = self._ids.get(term)
+        if found is None:
+            found = self._ids[term] = len(self.vocabulary)
+            self.vocabulary.append(term)
+        return found
+
+    def _kept_ids(self, code_ids: np.ndarray) -> np.ndarray:
+        if len(self._of_code) < len(self.code.texts):
+            self._of_code = np.r_[self._of_code, np.full(len(self.code.texts) - len(self._of_code), -1)]
+        distinct = np.unique(code_ids)
+        for t in distinct[self._of_code[distinct] < 0].tolist():
+            self._of_code[t] = self._id(self.code.texts[t])
+        return self._of_code[code_ids]
+
+    def _name_terms(self, name: str) -> list[int]:
+        found = self._named.get(name)
+        if found is None:
+            found = self._named[name] = [self._id(t) for t in terms(name)]  # (= terms of its words)
+        return found
+
+    def _place_terms(self, s: Symbol) -> list[int]:
+        parent = short_name(s.parent) if s.parent and s.parent != s.module else ""
+        found = self._placed.get((s.path, parent))
+        if found is None:
+            found = self._placed[(s.path, parent)] = [
+                self._id(t) for t in terms(f"{s.path.rsplit('.', 1)[0]} {parent}")]
+        return found
 
 
 def _build(state: str, files: dict[str, _FileWords], vocabulary: list[str]) -> SymbolTerms:

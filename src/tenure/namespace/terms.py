@@ -61,12 +61,12 @@ def terms(text: str) -> list[str]:
     """Distinct stemmed content words of `text`, in first-seen order."""
     seen: dict[str, None] = {}
     for token in _WORD.findall(text):
-        seen.update(_token_terms(token))
+        seen.update(token_terms(token))
     return list(seen)
 
 
 @lru_cache(maxsize=1 << 16)
-def _token_terms(token: str) -> dict[str, None]:
+def token_terms(token: str) -> dict[str, None]:
     """The stemmed content words of one identifier (code repeats its identifiers: each is split once)."""
     return {stem(w): None for w in _parts(token) if len(w) > 1 and w not in STOPWORDS}
 

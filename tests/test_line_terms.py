@@ -1,0 +1,45 @@
+"""A file's terms read once for every reader of an index run (namespace/line_terms.py): each line's
+terms are what `terms` gives for that line, lines counted as `str.splitlines` counts them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tenure.namespace.line_terms import LineTerms
+from tenure.namespace.terms import terms
+
+TEXT = ("class SessionInterface:\r\n"
+        "    def open_session(self, app, request):  # URLs and APIs\r"
+        "\f\n"
+        "        return self.null_session_class()\u2028"
+        "x = 42; urlFor2 = 'throttled requests'\n"
+        "\n"
+        "last_line_without_break")
+
+
+def test_each_lines_terms_are_that_lines_terms_whatever_its_line_break(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(TEXT, encoding="utf-8", newline="")
+    code = LineTerms(tmp_path)
+    lines = TEXT.splitlines()
+    assert code.file("a.py").lines == len(lines)
+    for n, line in enumerate(lines):
+        assert code.span("a.py", n, n + 1) == sorted(set(terms(line))), line
+    assert code.span("a.py", 1, 4) == sorted(set().union(*(terms(line) for line in lines[1:4])))
+    assert code.span("a.py", 0, 100) == sorted(set(terms(TEXT)))
+    assert code.span("a.py", 3, 1) == []  # (an element whose end comes before its start: none)
+
+
+def test_a_file_is_read_once_for_all_its_readers(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def retry_policy():\n    pass\n")
+    code = LineTerms(tmp_path)
+    first = code.span("a.py", 0, 2)
+    (tmp_path / "a.py").write_text("def something_else():\n    pass\n")
+    assert code.span("a.py", 0, 2) == first == ["pass", "policy", "retry"]
+    assert LineTerms(tmp_path).span("a.py", 0, 2) == ["else", "pass", "someth"]
+
+
+def test_an_unreadable_or_empty_file_has_no_terms(tmp_path: Path) -> None:
+    (tmp_path / "empty.py").write_text("")
+    code = LineTerms(tmp_path)
+    assert code.file("missing.py").lines == 0 and code.span("missing.py", 0, 10) == []
+    assert code.file("empty.py").lines == 0 and code.span("empty.py", 0, 10) == []
