@@ -34,3 +34,18 @@ def test_a_question_that_read_many_keys_keeps_a_wide_filter_that_tells_unread_ke
 def test_a_question_that_read_few_keys_keeps_only_the_packed_filter() -> None:
     view = ProjectView(ProjectIndex(load_facts=lambda path: None))
     assert len(answers.key_filter(view, ({"name:f", "items:pkg.m"}, set()))) == answers.FILTER_BYTES
+
+
+def test_the_packed_filter_of_many_keys_holds_the_bits_of_every_key_read_and_no_other() -> None:
+    # (its bits stop being gathered once all 128 are set: the same filter as gathering them all)
+    index = ProjectIndex(load_facts=lambda path: None)
+    index.add_modules((f"pkg.m{i}", f"pkg/m{i}.py") for i in range(0, 400, 2))
+    view = ProjectView(index)
+    for count in (20, 60, 250, 1500):
+        keys = {f"item:pkg.m{i}#f{count}" for i in range(count)}
+        modules = {f"pkg.m{i}" for i in range(count // 4)}  # (half of them no module: no bits)
+        expected = 0
+        for key in [*keys, *(f"mod:{m}" for m in modules if m in index.module_paths)]:
+            expected |= answers.key_bits(key)
+        narrow = answers.key_filter(view, (keys, modules))[: answers.FILTER_BYTES]
+        assert int.from_bytes(narrow, "little") == expected

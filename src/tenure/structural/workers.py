@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from tenure.structural.languages import language_table
-from tenure.structural.parse import parse_one
+from tenure.structural.parse import extractor, parse_one
 from tenure.structural.resolve import ProjectIndex, ProjectView, Resolved, resolver_for
 
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ def parse_all(cands: list[Candidate], progress: Progress | None,
                 progress("parse", i + 1, len(items))
         return
     batches = [items[i : i + 32] for i in range(0, len(items), 32)]
+    for name in {c.spec.extractor for c in cands} | {"query"}:  # (imported once, before the workers fork)
+        extractor(name)
     done = 0
     with process_pool(workers) as pool:
         for batch_result in pool.map(_parse_batch, batches):
@@ -163,6 +165,8 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
             yield _resolve_one(index, *item)
         return
     index.complete()  # read in the parent: workers cannot see this uncommitted transaction
+    for language in {language for _, _, language in todo}:  # (imported once, before the workers fork)
+        resolver_for(language_table()[language].resolver)
     for paths in index.module_paths.values():
         for path in paths:
             index.facts(path)

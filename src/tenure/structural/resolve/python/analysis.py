@@ -722,10 +722,7 @@ class Analysis:
         """The classes of this module that have `cls` among their ancestors."""
         hit = self._subclasses.get(cls)
         if hit is None:
-            hit = self._subclasses[cls] = [
-                sub for sub in (self.mf.value(i) for i, s in enumerate(self.mf.scopes) if s[1] == "class")
-                if sub != cls and cls in self.mro(sub)
-            ]
+            hit = self._subclasses[cls] = [sub for sub in self.mf.classes if sub != cls and cls in self.mro(sub)]
         return hit
 
     def super_attr(self, proxy: Value, name: str) -> frozenset | set:

@@ -189,6 +189,11 @@ class ModuleFlow:
         counts: dict[str, int] = {}
         return [numbered(counts, self.scopes[site[2]][0]) for site in self.sites]
 
+    @cached_property
+    def classes(self) -> list[Value]:
+        """The module's classes, in scope order (asked for every class an analysis looks for subclasses of)."""
+        return [self.value(i) for i, scope in enumerate(self.scopes) if scope[1] == "class"]
+
     def fqn(self, idx: int) -> str:
         return qualify(self.module, self.scopes[idx][0]) if idx > 0 else self.module
 
