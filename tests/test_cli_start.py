@@ -60,10 +60,11 @@ def test_the_hook_run_on_every_tool_use_loads_no_cli_framework_and_no_memory_sta
     assert "tenure.memories.api" not in recording
 
 
-def test_recording_a_shell_command_reads_neither_the_code_graph_nor_the_git_history(make_indexed_repo) -> None:
+def test_recording_a_shell_command_or_a_failing_test_run_reads_neither_the_code_graph_nor_the_history(
+        make_indexed_repo) -> None:
     """A shell command recorded into an open session is one row: the hook loads neither the structural
     store, the namespace nor the history's reader (nor msgspec, which they bring), nor a report's XML
-    parser; a test run with failures maps them onto the code (and loads what that needs)."""
+    parser; nor for a test run with failures, whose failing tests the session's end maps onto the code."""
     root = make_indexed_repo({"a.py": "def f():\n    return 1\n", "test_a.py": "def test_f():\n    assert False\n"})
     subprocess.run([sys.executable, "-m", "tenure.cli", "hook", "session-start", "--repo", str(root)],
                    input=json.dumps({"session_id": "cc-2"}), capture_output=True, text=True, check=True)
@@ -75,8 +76,9 @@ def test_recording_a_shell_command_reads_neither_the_code_graph_nor_the_git_hist
                                                       "tenure.history.api", "tenure.episodic.episodes"))]
     tests = {**shell, "tool_input": {"command": "python -m pytest -q"},
              "tool_response": {"stdout": "FAILED test_a.py::test_f - AssertionError\n1 failed in 0.01s\n"}}
-    mapping = hook_imports(root, tests)
-    assert "tenure.structural.store" in mapping  # (the failing test is looked up in the index)
+    failing = hook_imports(root, tests)  # (its failing test is mapped onto the code when the session ends)
+    assert not {m.split(".")[0] for m in failing} & {"msgspec", "xml", "defusedxml"}
+    assert not [m for m in failing if m.startswith(("tenure.structural.store", "tenure.namespace"))]
 
 
 def test_the_mcp_servers_tools_load_no_store_they_do_not_answer_from_at_start() -> None:

@@ -154,6 +154,52 @@ def test_the_post_tool_use_hook_records_test_runs_into_the_open_session(repo: Gi
     assert list(runs.values()) == [[("make generate", None), ("python -m pytest", "failed")]]
 
 
+def _hook_records_test_run(repo: GitRepo, event: dict, output: str) -> None:
+    with Tenure.open(repo.root, discover=False) as t:
+        hooks.session_start(t, event)
+    result = CliRunner().invoke(app, ["hook", "post-tool-use"], input=json.dumps(
+        {**event, "tool_input": {"command": "python -m pytest -q"}, "tool_response": {"stdout": output}}))
+    assert result.exit_code == 0 and "tests failed (1 failing)" in result.output, result.output
+
+
+def _session_evidence(t: Tenure, symbol: str) -> dict:
+    (attempt,) = [a for g in t.episodes.what_happened_before(symbol)["groups"] for a in g["attempts"]
+                  if a["kind"] == "session"]
+    (evidence,) = attempt["evidence"]
+    return evidence
+
+
+def test_a_failing_test_the_hook_records_is_mapped_to_the_symbols_it_tests_in_the_history(repo: GitRepo) -> None:
+    """The hook stores the failing test's id alone (it reads no code); the session's end maps it, so a
+    history answer names the test function and what it calls, as for a report recorded by `ci record`."""
+    event = {"session_id": "cc-3", "cwd": str(repo.root), "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    _hook_records_test_run(repo, event, PYTEST_OUT)
+    repo.commit("book twice", {"pay/service.py": BOOKED_TWICE})
+    with Tenure.open(repo.root, discover=False) as t:
+        hooks.session_end(t, event)
+        evidence = _session_evidence(t, "Settlement.book")
+    assert evidence["source"] == "hook" and evidence["verdict"] == "failed"
+    (test,) = evidence["tests"]
+    assert test["test"] == "tests/test_service.py::test_book" and test["fqn"] == "test_service.test_book"
+    assert "pay.service.Settlement.book" in test["underTest"]
+
+
+def test_a_failing_test_written_in_the_session_is_mapped_once_the_session_ends(repo: GitRepo) -> None:
+    """A test the agent wrote and ran before any index saw it: mapped at the session's end, onto the
+    index brought up to date then (the hook's moment knew no such function)."""
+    event = {"session_id": "cc-4", "cwd": str(repo.root), "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    (repo.root / "tests" / "test_twice.py").write_text(
+        "from pay.service import Settlement\n\n\ndef test_books_twice():\n    assert Settlement().book(2) == [2]\n")
+    _hook_records_test_run(repo, event, "FAILED tests/test_twice.py::test_books_twice - AssertionError\n"
+                                        "========== 1 failed in 0.05s ==========\n")
+    repo.commit("book twice", {"pay/service.py": BOOKED_TWICE})
+    with Tenure.open(repo.root, discover=False) as t:
+        hooks.session_end(t, event)
+        (test,) = _session_evidence(t, "Settlement.book")["tests"]
+    assert test["fqn"] == "test_twice.test_books_twice"
+    assert "pay.service.Settlement.book" in test["underTest"]
+
+
 def test_the_hook_records_nothing_without_an_open_session(repo: GitRepo) -> None:
     with Tenure.open(repo.root, discover=False) as t:
         said = hooks.post_tool_use(t, {"session_id": "none", "tool_name": "Bash",

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pytest
 
@@ -104,3 +105,30 @@ def test_the_watcher_makes_the_check_that_stands_so_the_first_answer_makes_none(
             assert made == 2  # (the one before watching, and the watcher's own)
             assert t.what_breaks("Order")["freshness"]["text"].endswith("up to date")
             assert len(counted_checks) == made
+
+
+def test_a_server_watches_the_files_from_its_first_quiet_moment_after_its_first_answer_is_prepared(
+        make_repo, monkeypatch) -> None:
+    """`tenure serve` prepares its first answer (a freshness check among it) before it answers
+    `initialize`, and sets up the watches (a tenth of a second of the interpreter on a large tree) only
+    once it serves and has had a quiet moment, when it also loads the embedding model."""
+    from tenure.cli import serve
+    from tenure.mcp.quiet import Quiet
+
+    monkeypatch.setattr(serve, "WARM_QUIET_S", 0.05)
+    root = make_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        loaded: list[str] = []
+        t.memories = SimpleNamespace(vectors=SimpleNamespace(warm=lambda: loaded.append("model")))
+        built, answers_ready, serving, stop = (threading.Event() for _ in range(4))
+        preparing = threading.Thread(target=serve._prepare, args=(t, built, answers_ready, serving, Quiet(), stop),
+                                     daemon=True)
+        preparing.start()
+        built.set()
+        assert answers_ready.wait(WAIT_S)
+        assert t._freshness is not None and not t._freshness_watched and not loaded  # checked; not serving yet
+        serving.set()
+        wait_for(lambda: t._freshness_watched and loaded == ["model"])
+        stop.set()
+        preparing.join(WAIT_S)

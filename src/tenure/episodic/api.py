@@ -70,7 +70,7 @@ class Episodes:
         return sessions.ended(self.db, self.code, self.history, session, conclusions, self.encrypt, self._now())
 
     def record_step(self, session: str, command: str, output: str = "", procedure: str | None = None) -> dict:
-        return sessions.record_step(self.db, self.code, session, command, output, self._now(), procedure)
+        return sessions.record_step(self.db, session, command, output, self._now(), procedure)
 
     # outcomes --------------------------------------------------------------------------------------
     def record_tests(self, kind: str, path: Path | None = None, exit_code: int | None = None,

@@ -35,39 +35,66 @@ def add(db: Database, source: str, verdict: str, at: str, evidence: dict, *, con
          passed, failed, skipped))[0][0]
 
 
-def add_tests(db: Database, code: Database, outcome: int, cases: list[TestCase]) -> list[dict]:
+def add_tests(db: Database, code: Database | None, outcome: int, cases: list[TestCase]) -> list[dict]:
     """The failing tests of a report, each with the test function the index holds and what it calls
-    (the symbols under test), where the index can tell. Linear in the tests: a test whose name no symbol
-    has is not looked up, and the cases of one test (parameters) are looked up once."""
+    (the symbols under test), where the index can tell. Without `code` they are stored unmapped: the
+    hook's, recorded on every test run an agent makes, must not load the code's index (the session's end
+    maps them, `map_session_tests`, once the index is brought up to date: nothing reads them before)."""
     if not cases:
         return []
-    # (the code's index is read only now: a hook recording a passing run or a shell command never loads it)
-    from tenure.namespace.symbols import callees, indexed_files, names_defined
-
-    modules = {f.path: f.module for f in indexed_files(code).values()}
-    named = [(case, _named(case)) for case in cases]
-    defined = names_defined(code, {names[-1] for _, (_, names) in named if names})
-    symbol: dict[tuple[str, tuple[str, ...]], str | None] = {}
-    under: dict[str, list[str]] = {}
+    found = under_test(code, [(case.id, case.path) for case in cases]) if code is not None else {}
     rows = []
-    for case, (path, names) in named:
-        key = (path, names)
-        if key not in symbol:
-            symbol[key] = test_symbol(code, path, names, modules) if names and names[-1] in defined else None
-        fqn = symbol[key]
-        if fqn and fqn not in under:
-            under[fqn] = callees(code, fqn)[:UNDER_TEST_SHOWN]
-        rows.append({"test": case.id, "status": case.status, "message": case.message, "fqn": fqn,
-                     "underTest": under[fqn] if fqn else []})
+    for case in cases:
+        fqn, under = found.get(case.id, (None, []))
+        rows.append({"test": case.id, "status": case.status, "message": case.message, "fqn": fqn, "underTest": under})
     db.executemany("INSERT INTO outcome_tests (outcome_id, test_id, status, message, fqn, under_test)"
                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                    [(outcome, r["test"], r["status"], r["message"], r["fqn"], "\n".join(r["underTest"])) for r in rows])
     return rows
 
 
-def _named(case: TestCase) -> tuple[str, tuple[str, ...]]:
-    path, names = node_parts(case.id)
-    return path or case.path, tuple(names)
+def map_session_tests(db: Database, code: Database, session: str) -> None:
+    """The failing tests the hook recorded into a session (stored unmapped), mapped onto the index now."""
+    rows = db.rows("""SELECT t.outcome_id, t.test_id FROM outcome_tests t JOIN outcomes o ON o.id = t.outcome_id
+                      WHERE o.session_id = ? AND o.source = 'hook' AND t.fqn IS NULL""", (session,))
+    if not rows:
+        return
+    found = under_test(code, [(test_id, "") for _, test_id in rows])  # (console output names no file apart)
+    mapped = [(fqn, "\n".join(under), outcome, test_id) for outcome, test_id in rows
+              for fqn, under in [found[test_id]] if fqn is not None]
+    if mapped:
+        db.executemany("UPDATE outcome_tests SET fqn = ?, under_test = ? WHERE outcome_id = ? AND test_id = ?", mapped)
+
+
+def under_test(code: Database, tests: list[tuple[str, str]]) -> dict[str, tuple[str | None, list[str]]]:
+    """(test id, its file where the report says) -> the test function the index holds and what it calls.
+    Linear in the tests: a test whose name no symbol has is not looked up, and the cases of one test
+    (parameters) are looked up once."""
+    # (the code's index is read only now: a hook recording a shell command or a test run never loads it)
+    from tenure.namespace.symbols import callees, indexed_files, names_defined
+
+    modules = {f.path: f.module for f in indexed_files(code).values()}
+    named: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for test_id, path in tests:
+        named.setdefault(test_id, _named(test_id, path))  # (a test listed twice is stored once: its first)
+    defined = names_defined(code, {names[-1] for _, names in named.values() if names})
+    symbol: dict[tuple[str, tuple[str, ...]], str | None] = {}
+    under: dict[str, list[str]] = {}
+    found: dict[str, tuple[str | None, list[str]]] = {}
+    for test_id, (path, names) in named.items():
+        key = (path, names)
+        if key not in symbol:
+            symbol[key] = test_symbol(code, path, names, modules) if names and names[-1] in defined else None
+        fqn = symbol[key]
+        if fqn and fqn not in under:
+            under[fqn] = callees(code, fqn)[:UNDER_TEST_SHOWN]
+        found[test_id] = (fqn, under[fqn] if fqn else [])
+    return found
+
+
+def _named(test_id: str, path: str) -> tuple[str, tuple[str, ...]]:
+    in_id, names = node_parts(test_id)
+    return in_id or path, tuple(names)
 
 
 def test_symbol(code: Database, path: str, names: tuple[str, ...], modules: dict[str, str]) -> str | None:

@@ -51,30 +51,32 @@ def ended(db: Database, code: Database, history: GitHistory, session: dict, conc
                        " VALUES (?, ?, ?, ?, ?, ?)",
                        [(session["session"], episode, session["agent"], encrypt(text), now, CONCLUSION_CONFIDENCE)
                         for text in conclusions if text.strip()])
+        outcomes.map_session_tests(db, code, session["session"])
         outcomes.link_pending(db)
     return {"episode": episode, "commits": shas, "uncommitted": sorted(f.path for f in files),
             "touched": sorted({t.fqn for t in touched}), "conclusions": sum(1 for t in conclusions if t.strip())}
 
 
-def record_step(db: Database, code: Database, session: str, command: str, output: str, now: str,
-                procedure: str | None = None) -> dict:
+def record_step(db: Database, session: str, command: str, output: str, now: str, procedure: str | None = None) -> dict:
     """A shell command an agent ran in a session (the hook), or a procedure it ran: its steps' shapes,
-    and when it ran tests, their verdict as an outcome of the session."""
+    and when it ran tests, their verdict as an outcome of the session (its failing tests mapped onto the
+    code when the session ends: the hook, run on every tool use, reads no code)."""
     steps = [f"procedure {procedure}"] if procedure else shapes(command)
     runner = any_runner(procedure) if procedure else runner_for(command)
     report = read_output(runner, output) if runner else None
     with db.transaction():
         evidence = {"command": steps, "runner": runner.name} if runner else {}
-        outcome = add_report(db, code, report, now, session=session, evidence=evidence) if report and runner else None
+        outcome = add_report(db, None, report, now, session=session, evidence=evidence) if report and runner else None
         db.executemany("INSERT INTO session_steps (session_id, at, command, outcome_id) VALUES (?, ?, ?, ?)",
                        [(session, now, step, outcome if i == len(steps) - 1 else None) for i, step in enumerate(steps)])
     return {"session": session, "steps": steps, "outcome": outcome,
             "verdict": report.verdict if report else None, "failed": [c.id for c in report.failures] if report else []}
 
 
-def add_report(db: Database, code: Database, report: TestReport, at: str, evidence: dict, *, session: str | None = None,
-               commit: str | None = None) -> int:
-    """A test report as an outcome, its failing tests mapped to the symbols under test (in a transaction)."""
+def add_report(db: Database, code: Database | None, report: TestReport, at: str, evidence: dict, *,
+               session: str | None = None, commit: str | None = None) -> int:
+    """A test report as an outcome, its failing tests mapped to the symbols under test (in a transaction;
+    without `code`, when the session ends: `outcomes.add_tests`)."""
     verdict = report.verdict
     outcome = outcomes.add(db, report.source, verdict, at, {**evidence, "problems": report.problems,
                                                               "exitCode": report.exit_code},

@@ -62,7 +62,7 @@ def record_tool_use(repo: Path, payload: dict) -> str:
         return nothing
     from tenure.api import Tenure
 
-    with Tenure.open(root, discover=False, code_graph=False) as t:  # (a failing test's lookup makes the store)
+    with Tenure.open(root, discover=False, code_graph=False) as t:  # (failing tests are mapped at the session's end)
         return post_tool_use(t, payload)
 
 

@@ -12,12 +12,13 @@ from pydantic import Field
 from tenure.api import Tenure
 from tenure.mcp.registry import WRITES, Registry
 from tenure.mcp.tools.results import refusals, structured
-from tenure.procedural.procedures import Procedure
+from tenure.procedural.procedures import Procedure, procedures
 from tenure.refusal import Refusal
 
 
 def register(registry: Registry, tenure: Tenure) -> None:
-    for procedure in tenure.rules_store.procedures():
+    # (read from tenure.toml, not through the rules' store: that loads at a procedure's first run)
+    for procedure in procedures(tenure.root):
         registry.tool(_runner(tenure, procedure), f"Call {procedure.when}: runs `{procedure.run}` at the project "
                       "root; returns its exit status and output (pass session to record its test verdict).", WRITES,
                       name=procedure.tool_name)

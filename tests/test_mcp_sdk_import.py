@@ -1,0 +1,56 @@
+"""`tenure serve` imports the MCP SDK with its protocol models built on first use (pydantic's public
+`defer_build`, set only while the SDK is imported): each model, once built, is the model an ordinary
+import builds — the same schema to validate, for every model the SDK defines. The messages themselves
+are exchanged with a real server in test_mcp_server.py (which runs `tenure serve`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import json, sys, pydantic
+if sys.argv[1] == "deferred":
+    from tenure.mcp.sdk import import_sdk
+    import_sdk()
+else:
+    import mcp.server.mcpserver
+
+def every(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from every(sub)
+
+models = {f"{m.__module__}.{m.__qualname__}": m for m in every(pydantic.BaseModel)
+          if m.__module__.split(".")[0] in ("mcp", "mcp_types")}
+unbuilt = sorted(name for name, m in models.items() if not m.__pydantic_complete__)
+schemas = {}
+for name, model in sorted(models.items()):
+    try:
+        schemas[name] = model.model_json_schema()  # (what it validates: the core schema rendered)
+    except Exception as exc:  # (a generic model left unparametrised has none: the same either way)
+        schemas[name] = type(exc).__name__
+print(json.dumps({"unbuilt": unbuilt, "schemas": schemas, "base": dict(pydantic.BaseModel.model_config)}))
+"""
+
+
+def sdk_models(how: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, how], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_sdks_models_built_on_first_use_are_the_models_an_ordinary_import_builds() -> None:
+    deferred, ordinary = sdk_models("deferred"), sdk_models("ordinary")
+    assert len(deferred["unbuilt"]) > 300 > len(ordinary["unbuilt"])  # (most were left to their first use)
+    assert len(deferred["schemas"]) > 500
+    assert deferred["schemas"] == ordinary["schemas"]
+    assert deferred["base"] == ordinary["base"] == {}  # the base model's configuration is as it was
+
+
+def test_importing_the_sdk_again_leaves_a_loaded_sdk_as_it_is() -> None:
+    """In a process that imported the SDK already (its models built), import_sdk does nothing."""
+    probe = ("import mcp.server.mcpserver, pydantic\nfrom tenure.mcp.sdk import import_sdk\n"
+             "import_sdk()\nprint(pydantic.BaseModel.model_config)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "{}"
