@@ -5,6 +5,7 @@ Fewer files than PARALLEL_THRESHOLD are done in the index's own process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -76,7 +77,8 @@ def parse_all(cands: list[Candidate], progress: Progress | None,
         return
     batches = [items[i : i + 32] for i in range(0, len(items), 32)]
     for name in {c.spec.extractor for c in cands} | {"query"}:  # (imported once, before the workers fork)
-        extractor(name)
+        with contextlib.suppress(Exception):  # (one that fails to import fails its files, in the workers)
+            extractor(name)
     done = 0
     with process_pool(workers) as pool:
         for batch_result in pool.map(_parse_batch, batches):
