@@ -40,6 +40,15 @@ class FileTerms:
 _EMPTY = FileTerms(0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
 
 
+def numbered(term: str, ids: dict[str, int], texts: list[str]) -> int:
+    """The term's id in a vocabulary (`ids`: term -> id, `texts`: id -> term), added when new."""
+    found = ids.get(term)
+    if found is None:
+        found = ids[term] = len(texts)
+        texts.append(term)
+    return found
+
+
 class LineTerms:
     """The files of one project read into terms, each once (kept until this object goes)."""
 
@@ -91,7 +100,7 @@ class LineTerms:
         return FileTerms(lines, np.repeat(line, count).astype(np.int32), self._flat[offset])
 
     def _add_token(self, token: str) -> None:
-        found = [self._term_id(t) for t in token_terms(token)]
+        found = [numbered(t, self.ids, self.texts) for t in token_terms(token)]
         n, at = self._tokens_made, self._flat_made
         if n == len(self._first):
             self._first = np.resize(self._first, 2 * n)
@@ -103,9 +112,3 @@ class LineTerms:
         self._tokens[token] = n
         self._tokens_made, self._flat_made = n + 1, at + len(found)
 
-    def _term_id(self, term: str) -> int:
-        found = self.ids.get(term)
-        if found is None:
-            found = self.ids[term] = len(self.texts)
-            self.texts.append(term)
-        return found

@@ -27,7 +27,7 @@ import msgspec
 import numpy as np
 
 from tenure.files import write_atomic
-from tenure.namespace.line_terms import LineTerms
+from tenure.namespace.line_terms import LineTerms, numbered
 from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
@@ -309,11 +309,7 @@ class _Postings:
                           np.array(lengths, dtype=np.float32).tobytes())
 
     def _id(self, term: str) -> int:
-        found = self._ids.get(term)
-        if found is None:
-            found = self._ids[term] = len(self.vocabulary)
-            self.vocabulary.append(term)
-        return found
+        return numbered(term, self._ids, self.vocabulary)
 
     def _kept_ids(self, code_ids: np.ndarray) -> np.ndarray:
         if len(self._of_code) < len(self.code.texts):
