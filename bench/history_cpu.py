@@ -21,6 +21,10 @@ a template). Then, alternating, `--runs` times each:
 Medians over the runs; the ratios are medians of each run's ratio to the git run beside it.
 
     python bench/history_cpu.py [--git /work/repos/flask] [--runs 5] [--baseline b015e4a] [--json-out FILE]
+
+`--git` a repository of one commit adding every file (Django 5.1.4 as "init": what a shallow clone or
+bench/index_vs_peer.py indexes) measures the other extreme: one diff of the whole tree, every file mapped,
+one episode touching every symbol.
 """
 
 from __future__ import annotations

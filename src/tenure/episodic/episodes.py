@@ -35,18 +35,23 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
     known = _snapshot_ids(db, prints)
     if missing := [f for f, p in prints.items() if (f, p) not in known]:
         edges = neighbours(code, missing)
+        last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]
         # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
         db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
                        " ON CONFLICT (fqn, fingerprint) DO NOTHING",
                        [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
-        known = _snapshot_ids(db, prints)
+        made = db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE id > ?", (last,))
+        known.update(((fqn, fingerprint), i) for i, fqn, fingerprint in made if prints.get(fqn) == fingerprint)
+        if left := {f: p for f, p in prints.items() if (f, p) not in known}:  # (written meanwhile by another writer)
+            known.update(_snapshot_ids(db, left))
     return {f: known[(f, p)] for f, p in prints.items()}
 
 
 def _snapshot_ids(db: Database, prints: dict[str, str]) -> dict[tuple[str, str], int]:
     """(fqn, fingerprint) -> id of the snapshots stored for these names."""
     return {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
-        f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))}
+        f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))
+        if prints.get(fqn) == fingerprint}
 
 
 def neighbours_of(blob: bytes) -> set[str]:

@@ -293,6 +293,7 @@ def _lines_with(words: re.Pattern[bytes] | None, block: bytes) -> list[bytes]:
     if words is None or not block:
         return _texts(block, block[:1])
     found, after = [], -1  # (`after`: the end of the line last taken; a line with two words is taken once)
+    dense = block.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
     for hit in words.finditer(block):
         if hit.start() < after:
             continue
@@ -300,6 +301,8 @@ def _lines_with(words: re.Pattern[bytes] | None, block: bytes) -> list[bytes]:
         end = block.find(b"\n", hit.end())
         after = end if end >= 0 else len(block)
         found.append(block[start + 1:after])
+        if len(found) > dense:  # (then every line is searched at once)
+            return list(filter(words.search, _texts(block, block[:1])))
     return found
 
 

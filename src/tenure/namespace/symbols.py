@@ -107,10 +107,7 @@ def every_symbol(db: Database) -> list[Symbol]:
 def fingerprints(db: Database, fqns: Iterable[str]) -> dict[str, str]:
     """fqn -> the fingerprint of its code, for the names that exist (a name defined twice: its first
     definition's)."""
-    found: dict[str, str] = {}
-    for s in symbols_named(db, fqns):
-        found.setdefault(s.fqn, s.fingerprint)
-    return found
+    return _structure(db).first_fingerprints(list(fqns))
 
 
 def neighbours(db: Database, fqns: Iterable[str]) -> dict[str, set[str]]:

@@ -537,6 +537,15 @@ class StructuralStore:
         return dict(self.db.rows(
             f"SELECT fqn, fingerprint FROM symbols WHERE fqn IN {self.db.each}", (self.db.many(fqns or []),)))
 
+    def first_fingerprints(self, fqns: list[str]) -> dict[str, str]:
+        """fqn -> the fingerprint of its first stored definition, for the names that exist, in the order
+        they were stored."""
+        found: dict[str, str] = {}
+        for fqn, fingerprint in self.db.rows(f"SELECT fqn, fingerprint FROM symbols WHERE fqn IN {self.db.each}"
+                                             " ORDER BY id", (self.db.many(fqns),)):
+            found.setdefault(fqn, fingerprint)
+        return found
+
     def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
         """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""
         if len(fqns) * EDGES_PER_LOOKUP > self.db.rows("SELECT COUNT(*) FROM edges")[0][0]:
