@@ -1,7 +1,7 @@
 """CPU of the history step of a full index against the `git log` it streams (issue 32, item 6).
 
-A clone of the repository is indexed once without history (`TENURE_HISTORY=off`; the index is kept as
-a template). Then, alternating, `--runs` times each:
+A clone of the repository is indexed once by each build without history (`TENURE_HISTORY=off`; the index
+is kept as that build's template). Then, alternating, `--runs` times each:
 
 - **git**: the exact `git log` tenure streams (`gitlog.command` + `gitlog.log_arguments`, the
   languages' diff drivers included), output to /dev/null: the floor any reader of it stands on;
@@ -134,12 +134,16 @@ def main() -> None:
     builds = {"tenure": env}
     if args.baseline:
         builds[f"tenure {args.baseline}"] = {**env, "PYTHONPATH": str(baseline_src(args.baseline, work / "baseline"))}
-    index = subprocess.run([sys.executable, "-c", "import sys; from tenure.cli import app; sys.argv[0] = 'tenure';"
-                            " app()", "index", str(repo), "--json"], env=env, capture_output=True, text=True)
-    if index.returncode:
-        raise SystemExit(f"tenure index failed: {index.stderr[-800:]}")
-    template = work / "template"
-    shutil.copytree(repo / ".tenure", template)
+    # each build indexes its own template: a newer build's migrations are refused by an older one
+    templates = {}
+    for i, (name, build_env) in enumerate(builds.items()):
+        shutil.rmtree(repo / ".tenure", ignore_errors=True)
+        index = subprocess.run([sys.executable, "-c", "import sys; from tenure.cli import app; sys.argv[0] = 'tenure';"
+                                " app()", "index", str(repo), "--json"], env=build_env, capture_output=True, text=True)
+        if index.returncode:
+            raise SystemExit(f"{name}: tenure index failed: {index.stderr[-800:]}")
+        templates[name] = work / f"template-{i}"
+        shutil.copytree(repo / ".tenure", templates[name])
     git_log = json.loads(subprocess.run([sys.executable, "-c", COMMAND, str(repo), str(work / "attributes")],
                                         env=env, check=True, capture_output=True, text=True).stdout)
     print(f"{args.git}: {commits} commits; clone and template index in {work}")
@@ -151,7 +155,7 @@ def main() -> None:
         figures["git"].append({"cpu": cpu, "wall": wall, "load": os.getloadavg()[0]})
         for name, build_env in builds.items():
             shutil.rmtree(repo / ".tenure")
-            shutil.copytree(template, repo / ".tenure")
+            shutil.copytree(templates[name], repo / ".tenure")
             cpu, wall, out = tree_cpu([sys.executable, "-c", STEP, str(repo)], env={**build_env,
                                                                                     "TENURE_HISTORY": "on"})
             step = json.loads(out.strip().splitlines()[-1])
