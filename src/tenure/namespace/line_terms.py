@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tenure.namespace.terms import token_terms
+from tenure.namespace.terms import WORD, token_terms
 
-# an identifier or a number (`terms._WORD`), or a line boundary as `str.splitlines` knows them
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+|\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+# an identifier or a number (the words `terms` reads), or a line boundary as `str.splitlines` knows them
+_TOKEN = re.compile(WORD.pattern + r"|\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _BREAKS = ("\r\n", "\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 _BREAK = 0  # the token id of every line boundary
 

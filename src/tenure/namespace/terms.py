@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
 # camelCase / PascalCase / ACRONYMWord boundaries inside one identifier
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -24,7 +24,7 @@ STOPWORDS = frozenset(_STOPWORDS.split())
 def words(text: str) -> list[str]:
     """Lower-case words in order, identifiers split at case changes and underscores."""
     out: list[str] = []
-    for token in _WORD.findall(text):
+    for token in WORD.findall(text):
         out.extend(_parts(token))
     return out
 
@@ -60,7 +60,7 @@ def stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """Distinct stemmed content words of `text`, in first-seen order."""
     seen: dict[str, None] = {}
-    for token in _WORD.findall(text):
+    for token in WORD.findall(text):
         seen.update(token_terms(token))
     return list(seen)
 
