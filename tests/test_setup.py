@@ -177,3 +177,15 @@ def test_session_end_hook_writes_nothing_for_a_session_in_which_nothing_happened
     with Tenure.open(project, discover=False) as t:
         assert not t.memories.session(session)["open"]
         assert not [m for m in t.memories.recall("")["results"] if m["kind"] == "session_outcome"]
+
+
+def test_session_end_hook_says_the_episode_keeps_a_test_run_when_no_outcome_memory_is_written(project: Path) -> None:
+    with Tenure.open(project, discover=False) as t:
+        t.index()
+    event = {"session_id": "claude-4", "cwd": str(project)}
+    tenure("hook", "session-start", stdin=json.dumps(event))
+    failing = "F\nFAILED tests/test_gateway.py::test_send - AssertionError\n1 failed in 0.1s\n"
+    tenure("hook", "post-tool-use", stdin=json.dumps({**event, "tool_name": "Bash", "tool_input": {
+        "command": "python -m pytest -q"}, "tool_response": {"stdout": failing}}))
+    said = runner.invoke(app, ["hook", "session-end"], input=json.dumps(event)).output
+    assert "no outcome memory (it leased, edited and used nothing)" in said and "its episode #" in said

@@ -45,9 +45,12 @@ def session_end(t: Tenure, payload: dict) -> str:
     session = mapping.read_text().strip()
     try:
         result = t.end_session(session, CLOSED_BY_HOOK, outcome="abandoned", keep_empty=False)
-        memory = result["outcomeMemory"]
+        memory, episode = result["outcomeMemory"], result["episode"]["episode"]
+        # (a session that leased, edited and used nothing has no outcome memory; its test runs are still
+        # kept, in its episode)
         said = f"closed tenure session {session}: " + (
-            f"outcome memory #{memory}" if memory else "nothing happened in it, so no outcome memory")
+            f"outcome memory #{memory}" if memory else "no outcome memory (it leased, edited and used nothing)") + (
+            f"; its episode #{episode} keeps what it ran" if episode else "")
     except Refusal as exc:  # the agent ended it already (MemoriesError)
         said = str(exc)
     mapping.unlink()
