@@ -186,3 +186,12 @@ def test_a_command_line_is_kept_as_its_steps_shapes_never_its_arguments() -> Non
         "make generate", "python -m pytest"]
     assert shapes("npm run build; ./gradlew test --info") == ["npm run build", "gradlew test"]
     assert shapes("curl -H 'Authorization: Bearer abc' https://x") == ["curl"]
+
+
+def test_a_test_id_longer_than_any_tests_name_is_kept_cut_not_whole() -> None:
+    from tenure.episodic.reports.tests import ID_CHARS
+
+    huge = "tests/test_a.py::test_" + "x" * 200_000
+    report = read_output(runner_for("pytest"), f"FAILED {huge} - boom\n1 failed in 0.1s\n")
+    [case] = report.failures
+    assert case.id == huge[:ID_CHARS] and report.verdict == "failed"

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # (the XML parsers are loaded by read_junit: a hook reading a
     from xml.etree.ElementTree import Element
 
 MESSAGE_CHARS = 500  # of a failure's message, kept as its evidence
+ID_CHARS = 1000  # of a test's id and path: longer is no test's name (a report's lie), kept cut, not whole
 FAILING = ("failed", "error")
 JUNIT_ROOTS = ("testsuites", "testsuite")
 _PYTEST_STATUS = {"passed": "passed", "failed": "failed", "error": "error", "skipped": "skipped",
@@ -59,6 +60,7 @@ class TestReport:
     def add(self, case: TestCase) -> None:
         if case.status in FAILING:
             case.message = case.message[:MESSAGE_CHARS]
+            case.id, case.path = case.id[:ID_CHARS], case.path[:ID_CHARS]
             self.failures.append(case)
         elif case.status == "passed":
             self.passed += 1
