@@ -22,6 +22,7 @@ def test_the_neighbours_of_many_names_are_those_each_name_has_alone(git_repo: Gi
         monkeypatch.setattr(structural_store, "EDGES_PER_LOOKUP", 0)  # (index lookups per name)
         alone = {f: neighbours(t.db, [f])[f] for f in fqns}
         monkeypatch.setattr(structural_store, "EDGES_PER_LOOKUP", 10**9)  # (one pass over the edges)
+        monkeypatch.setattr(structural_store, "PASS_FROM_NAMES", 2)
         together = neighbours(t.db, fqns)
     assert together == alone and together["pay.core.book"] >= {"calls<pay.m0.f0", "calls<pay.core.Ledger.add"}
 

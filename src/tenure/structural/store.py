@@ -337,6 +337,7 @@ class Symbol(msgspec.Struct, frozen=True):
 # edges one pass reads in the CPU of one name's lookups in `edge_ends` (measured on Django: 43,738 names and
 # 277,609 edges, 1.18 s by lookups, 0.34 s by a pass)
 EDGES_PER_LOOKUP = 20
+PASS_FROM_NAMES = 1000  # fewer names are looked up without counting the edges first (each call's count is a scan)
 _SYMBOL_COLUMNS = ("fqn, name, kind, language, path, start_line, end_line, module, parent_fqn, fingerprint, generated,"
                    " bases")
 
@@ -548,7 +549,8 @@ class StructuralStore:
 
     def edge_ends(self, fqns: list[str]) -> list[tuple[str, str, str]]:
         """(src, dst, relation) of the tree-sitter edges from or to one of `fqns` (targets known)."""
-        if len(fqns) * EDGES_PER_LOOKUP > self.db.rows("SELECT COUNT(*) FROM edges")[0][0]:
+        if (len(fqns) >= PASS_FROM_NAMES
+                and len(fqns) * EDGES_PER_LOOKUP > self.db.rows("SELECT COUNT(*) FROM edges")[0][0]):
             # (names by the thousand, a one-commit history's every symbol: a pass over the edges is
             # cheaper than two index lookups per name and the union's sort)
             wanted = set(fqns)
