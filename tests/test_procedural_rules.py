@@ -108,6 +108,24 @@ def test_an_index_on_a_machine_without_the_projects_key_says_the_rules_were_not_
         assert "is not the one these memories were written with" in t.history_report["rules not mined"]
 
 
+@pytest.mark.parametrize(("table", "said"), [("episodic", "episodes not made"), ("procedural", "rules not mined")])
+def test_a_mistake_in_tenure_toml_keeps_the_index_and_says_what_waits_for_its_fix(repo: GitRepo, table: str,
+                                                                                   said: str) -> None:
+    setting = {"episodic": "fixup_days = -1", "procedural": "agents_file = 5"}[table]
+    (repo.root / "tenure.toml").write_text(f"[{table}]\n{setting}\n")
+    with Tenure.open(repo.root, discover=False) as t:
+        repo.commit("schema v2", {"api/schema.py": "VERSION = 2\n"})
+        report = t.index()  # (the code and the commits are read all the same)
+        assert "tenure.toml" in t.history_report[said] and t.history_report["commits new"] == 1
+        assert report.symbols
+    (repo.root / "tenure.toml").unlink()
+    with Tenure.open(repo.root, discover=False) as t:
+        t.index()
+        assert said not in t.history_report
+        if table == "episodic":  # the commit read while the settings were wrong has its episode now
+            assert t.history_report["episodes commits"] == 1
+
+
 def test_a_stated_rule_is_always_loaded_until_demoted_and_every_change_is_recorded(repo: GitRepo) -> None:
     runner = CliRunner()
     added = runner.invoke(app, ["rules", "add", "Migrations run before the deploy.", "--author", "human/ada",

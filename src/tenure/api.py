@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.config import ConfigError
 from tenure.history.store import migrations as history_migrations
 from tenure.memories.errors import KeyProblem
 from tenure.memories.store import migrations as memory_migrations
@@ -274,11 +275,18 @@ class Tenure:
                    "reverts": report["reverts"], "thin": report["thin"], "files mapped": report["files_mapped"]}
         if "read_again" in report:
             summary["commits read again"] = report["read_again"]  # (a store older than hunks' kept lines)
-        added = self.episodes.sync()
+        try:
+            added = self.episodes.sync()
+        except ConfigError as exc:  # (the commits are kept: the next index makes their episodes)
+            summary["episodes not made"] = f"{exc} (fix it: the next `tenure index` makes them)"
+            return summary
         summary.update({f"episodes {k}": v for k, v in added.items() if v})
         if any(added.values()):
             try:
                 mined = self.rules_store.mine()
+            except ConfigError as exc:
+                summary["rules not mined"] = f"{exc} (fix it, then `tenure rules mine`)"
+                return summary
             except KeyProblem as exc:  # (a rule's notes are sealed with the project's key: this machine has none)
                 summary["rules not mined"] = str(exc)
                 return summary
