@@ -1,7 +1,9 @@
 """`tenure serve` imports the MCP SDK with its protocol models built on first use (pydantic's public
 `defer_build`, set only while the SDK is imported): each model, once built, is the model an ordinary
-import builds — the same schema to validate, for every model the SDK defines. The messages themselves
-are exchanged with a real server in test_mcp_server.py (which runs `tenure serve`)."""
+import builds — the same schema to validate, for every model the SDK defines. The `mcp` package's
+`__init__` (its re-exports: the client) runs when a name is first asked of it, and every name it exports
+is then there. The messages themselves are exchanged with a real server in test_mcp_server.py (which
+runs `tenure serve`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ if sys.argv[1] == "deferred":
     import_sdk()
 else:
     import mcp.server.mcpserver
+client_imported = "mcp.client" in sys.modules
+import mcp
+exported = sorted(name for name in mcp.__all__ if hasattr(mcp, name))  # (the first name runs its __init__)
 
 def every(cls):
     for sub in cls.__subclasses__():
@@ -31,7 +36,8 @@ for name, model in sorted(models.items()):
         schemas[name] = model.model_json_schema()  # (what it validates: the core schema rendered)
     except Exception as exc:  # (a generic model left unparametrised has none: the same either way)
         schemas[name] = type(exc).__name__
-print(json.dumps({"unbuilt": unbuilt, "schemas": schemas, "base": dict(pydantic.BaseModel.model_config)}))
+print(json.dumps({"unbuilt": unbuilt, "schemas": schemas, "base": dict(pydantic.BaseModel.model_config),
+                  "client_imported": client_imported, "exported": exported, "all": sorted(mcp.__all__)}))
 """
 
 
@@ -46,6 +52,12 @@ def test_the_sdks_models_built_on_first_use_are_the_models_an_ordinary_import_bu
     assert len(deferred["schemas"]) > 500
     assert deferred["schemas"] == ordinary["schemas"]
     assert deferred["base"] == ordinary["base"] == {}  # the base model's configuration is as it was
+
+
+def test_the_sdks_package_exports_every_name_once_one_is_asked_and_the_server_alone_imports_no_client() -> None:
+    deferred, ordinary = sdk_models("deferred"), sdk_models("ordinary")
+    assert not deferred["client_imported"] and ordinary["client_imported"]
+    assert deferred["exported"] == ordinary["exported"] == deferred["all"] and len(deferred["all"]) > 50
 
 
 def test_importing_the_sdk_again_leaves_a_loaded_sdk_as_it_is() -> None:

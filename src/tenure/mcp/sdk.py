@@ -1,4 +1,5 @@
-"""The official MCP SDK, imported with its protocol models built on first use.
+"""The official MCP SDK, imported with its protocol models built on first use, and without its
+package's re-exports of the client until a name is asked of the package.
 
 The SDK defines some 550 pydantic models (every message of two protocol versions, the client's
 among them); building each one's validator as its class is made is most of the second `tenure serve`
@@ -6,17 +7,29 @@ spends before it answers `initialize`. pydantic's public `defer_build` setting, 
 model while the SDK is imported (and only then), leaves a model's build to its first validation,
 serialisation or schema: a server builds those its messages use, the first time each is used. The
 validators are pydantic's own, the same as built at import; only when they are built differs.
+
+The `mcp` package's `__init__` only re-exports names: the client (its session, its four union
+validators built at import, its transports) and the server's. A server never uses the client, a tenth
+of a second of its start; so the package is put in place uninitialised (its submodules import as
+usual: a package needs only its path for that) and its `__init__` runs the first time a name is asked
+of the package itself (`from mcp import Client`, `mcp.Client`: PEP 562's module `__getattr__`). Every
+name it exports is still there; only when the client is imported differs.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
 
 import pydantic
 
+PACKAGE = "mcp"
 SERVER_MODULE = "mcp.server.mcpserver"  # (its server module imports the transports, the types, the tools)
 
 
@@ -27,12 +40,42 @@ def import_sdk() -> None:
     models were built when it was."""
     if SERVER_MODULE in sys.modules:
         return
+    if PACKAGE not in sys.modules:
+        sys.modules[PACKAGE] = initialised_on_first_name(PACKAGE)
     with _models_built_on_first_use():
         importlib.import_module(SERVER_MODULE)
     from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
 
     for model in (ListToolsResult, Tool, ToolAnnotations, CallToolResult, TextContent):
         model.model_rebuild()
+
+
+def initialised_on_first_name(name: str) -> ModuleType:
+    """Package `name` as the import system makes it (its path, spec, loader), its `__init__` not run
+    yet: run once, by the first name looked up on it that is not there (a submodule imported meanwhile
+    is set on it as usual). Thread-safe; a lookup made by the `__init__` itself as it runs finds what
+    it has defined so far, as in any package being imported."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.loader is not None and spec.submodule_search_locations is not None
+    package = importlib.util.module_from_spec(spec)
+    lock = threading.RLock()
+    ran = False
+
+    def __getattr__(attr: str) -> Any:
+        nonlocal ran
+        with lock:
+            if not ran:
+                ran = True
+                spec.loader.exec_module(package)
+                if package.__dict__.get("__getattr__") is __getattr__:
+                    del package.__getattr__
+        try:
+            return package.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+
+    package.__getattr__ = __getattr__  # type: ignore[attr-defined]
+    return package
 
 
 @contextmanager
