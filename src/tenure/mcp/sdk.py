@@ -6,7 +6,10 @@ among them); building each one's validator as its class is made is most of the s
 spends before it answers `initialize`. pydantic's public `defer_build` setting, set on the base
 model while the SDK is imported (and only then), leaves a model's build to its first validation,
 serialisation or schema: a server builds those its messages use, the first time each is used. The
-validators are pydantic's own, the same as built at import; only when they are built differs.
+same for the SDK's validators of a union (the client's and the server's every request, result and
+notification: a server validates a message as JSON-RPC, then by its method): each is made as if given
+pydantic's public `defer_build` for an adapter. The validators are pydantic's own, the same as built
+at import; only when they are built differs.
 
 The `mcp` package's `__init__` only re-exports names: the client (its session, its four union
 validators built at import, its transports) and the server's. A server never uses the client, a tenth
@@ -25,9 +28,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
 import pydantic
+from pydantic import ConfigDict, TypeAdapter
 
 PACKAGE = "mcp"
 SERVER_MODULE = "mcp.server.mcpserver"  # (its server module imports the transports, the types, the tools)
@@ -83,14 +87,27 @@ def _models_built_on_first_use() -> Iterator[None]:
     """Every model class made meanwhile takes `defer_build` from the base model's configuration (a
     class's configuration is read from its bases when it is made, and kept): the SDK's. The other
     threads of a starting server make no pydantic models (tenure's own records are msgspec and
-    dataclasses); one made meanwhile would only be built later, as the SDK's are."""
-    config = pydantic.BaseModel.model_config
-    before = config.get("defer_build")
-    config["defer_build"] = True
+    dataclasses); one made meanwhile would only be built later, as the SDK's are. An adapter of a type
+    that is not a class (a union; annotated or not) has no configuration to take it from: it is given
+    one with `defer_build` (which alone changes nothing in what it validates)."""
+    base = pydantic.BaseModel.model_config
+    before = base.get("defer_build")
+    base["defer_build"] = True
+    make_adapter = TypeAdapter.__init__
+
+    def deferred_adapter(adapter: TypeAdapter[Any], type_: Any, *, config: ConfigDict | None = None,
+                         _parent_depth: int = 2, module: str | None = None) -> None:
+        if config is None and not isinstance(get_args(type_)[0] if get_origin(type_) is Annotated else type_, type):
+            config = ConfigDict(defer_build=True)
+        # (one frame deeper: the adapter finds the namespace it was made in by counting frames)
+        make_adapter(adapter, type_, config=config, _parent_depth=_parent_depth + 1, module=module)
+
+    TypeAdapter.__init__ = deferred_adapter  # type: ignore[method-assign]
     try:
         yield
     finally:
+        TypeAdapter.__init__ = make_adapter  # type: ignore[method-assign]
         if before is None:
-            del config["defer_build"]
+            del base["defer_build"]
         else:
-            config["defer_build"] = before
+            base["defer_build"] = before
