@@ -21,6 +21,7 @@ from tenure.mcp.server import build_server
 from tenure.mcp.tools import STORES
 
 FILES = {
+    "shop/__init__.py": "",
     "shop/orders.py": "class Order:\n    def total(self):\n        return 1\n",
     "shop/checkout.py": "from shop.orders import Order\n\n\ndef checkout():\n    return Order().total()\n",
     "tenure.toml": '[procedures.unit-tests]\nrun = "echo ok"\nwhen = "after changing shop/"\n',
