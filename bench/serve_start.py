@@ -7,6 +7,8 @@ SDK import is then the ordinary one when it has no `tenure.mcp.sdk`).
 
 PROJECT must be indexed. The steps run in one thread here (in the server the first answer is
 prepared in a thread of its own, while the SDK is imported); mcp_first_call.py times the server itself.
+"ready" sums the steps before `initialize`; the first tools listing (the tools' schemas made, where a
+build makes them on first use) comes after it.
 The CLI's step holds starlette (tenure.http_guard's), which the SDK would import otherwise.
 """
 
