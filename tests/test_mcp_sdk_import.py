@@ -7,9 +7,15 @@ server in test_mcp_server.py (which runs `tenure serve`)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from tenure.mcp.sdk import initialised_on_first_name
 
 PROBE = """
 import json, sys, pydantic
@@ -74,3 +80,28 @@ def test_importing_the_sdk_again_leaves_a_loaded_sdk_as_it_is() -> None:
              "import_sdk()\nprint(pydantic.BaseModel.model_config)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "{}"
+
+
+def test_a_package_put_in_place_uninitialised_runs_its_init_once_at_the_first_name_asked_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package_dir = tmp_path / "lazily_initialised"
+    package_dir.mkdir()
+    (package_dir / "__init__.py").write_text("from lazily_initialised.sub import VALUE as VALUE\nRUNS.append(1)\n"
+                                             "import builtins\n", encoding="utf-8")
+    (package_dir / "sub.py").write_text("VALUE = 3\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = initialised_on_first_name("lazily_initialised")
+    assert package is not None
+    package.RUNS = []  # (what its __init__ appends to, once it runs)
+    monkeypatch.setitem(sys.modules, "lazily_initialised", package)
+    try:
+        sub = importlib.import_module("lazily_initialised.sub")  # a submodule imports; the __init__ waits
+        assert sub.VALUE == 3 and package.RUNS == []
+        from lazily_initialised import VALUE  # the first name asked of the package itself
+        assert VALUE == 3 and package.RUNS == [1]
+        assert package.builtins is not None and package.RUNS == [1]  # once
+        with pytest.raises(AttributeError, match="has no attribute 'missing'"):
+            package.missing  # noqa: B018
+    finally:
+        sys.modules.pop("lazily_initialised.sub", None)
+    assert initialised_on_first_name("no_package_by_this_name") is None

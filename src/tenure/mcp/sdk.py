@@ -44,8 +44,8 @@ def import_sdk() -> None:
     models were built when it was."""
     if SERVER_MODULE in sys.modules:
         return
-    if PACKAGE not in sys.modules:
-        sys.modules[PACKAGE] = initialised_on_first_name(PACKAGE)
+    if PACKAGE not in sys.modules and (package := initialised_on_first_name(PACKAGE)) is not None:
+        sys.modules[PACKAGE] = package
     with _models_built_on_first_use():
         importlib.import_module(SERVER_MODULE)
     from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
@@ -54,13 +54,15 @@ def import_sdk() -> None:
         model.model_rebuild()
 
 
-def initialised_on_first_name(name: str) -> ModuleType:
+def initialised_on_first_name(name: str) -> ModuleType | None:
     """Package `name` as the import system makes it (its path, spec, loader), its `__init__` not run
     yet: run once, by the first name looked up on it that is not there (a submodule imported meanwhile
     is set on it as usual). Thread-safe; a lookup made by the `__init__` itself as it runs finds what
-    it has defined so far, as in any package being imported."""
+    it has defined so far, as in any package being imported. None where no such package is installed
+    (the ordinary import then says so)."""
     spec = importlib.util.find_spec(name)
-    assert spec is not None and spec.loader is not None and spec.submodule_search_locations is not None
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return None
     package = importlib.util.module_from_spec(spec)
     lock = threading.RLock()
     ran = False
