@@ -89,13 +89,18 @@ def _models_built_on_first_use() -> Iterator[None]:
     """Every model class made meanwhile takes `defer_build` from the base model's configuration (a
     class's configuration is read from its bases when it is made, and kept): the SDK's. The other
     threads of a starting server make no pydantic models (tenure's own records are msgspec and
-    dataclasses); one made meanwhile would only be built later, as the SDK's are. An adapter of a type
-    that is not a class (a union; annotated or not) has no configuration to take it from: it is given
-    one with `defer_build` (which alone changes nothing in what it validates)."""
+    dataclasses); one made meanwhile would only be built later, as the SDK's are.
+
+    Two more things the SDK does as it is imported are left to first use the same way. An adapter of a
+    type that is not a class (a union; annotated or not) has no configuration to take `defer_build`
+    from: it is given one with it (which alone changes nothing in what it validates). And a bare
+    `Model.model_rebuild()` of a model not built yet (the SDK's, to resolve the names a model's fields
+    use that are defined after it) is left to the build at the model's first use, which resolves them
+    the same way (from the model's module); a rebuild asked with arguments is made as asked."""
     base = pydantic.BaseModel.model_config
     before = base.get("defer_build")
     base["defer_build"] = True
-    make_adapter = TypeAdapter.__init__
+    make_adapter, rebuild = TypeAdapter.__init__, vars(pydantic.BaseModel)["model_rebuild"]
 
     def deferred_adapter(adapter: TypeAdapter[Any], type_: Any, *, config: ConfigDict | None = None,
                          _parent_depth: int = 2, module: str | None = None) -> None:
@@ -104,11 +109,20 @@ def _models_built_on_first_use() -> Iterator[None]:
         # (one frame deeper: the adapter finds the namespace it was made in by counting frames)
         make_adapter(adapter, type_, config=config, _parent_depth=_parent_depth + 1, module=module)
 
+    def deferred_rebuild(model: type[pydantic.BaseModel], **asked: Any) -> bool | None:
+        if not asked and model.model_config.get("defer_build") and not model.__pydantic_complete__:
+            return None
+        if "_types_namespace" not in asked:  # (one frame deeper, as above)
+            asked["_parent_namespace_depth"] = asked.get("_parent_namespace_depth", 2) + 1
+        return rebuild.__func__(model, **asked)
+
     TypeAdapter.__init__ = deferred_adapter  # type: ignore[method-assign]
+    pydantic.BaseModel.model_rebuild = classmethod(deferred_rebuild)  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
         TypeAdapter.__init__ = make_adapter  # type: ignore[method-assign]
+        pydantic.BaseModel.model_rebuild = rebuild  # type: ignore[method-assign]
         if before is None:
             del base["defer_build"]
         else:
