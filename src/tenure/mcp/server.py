@@ -10,7 +10,7 @@ from mcp.server.mcpserver import MCPServer
 
 from tenure import __version__
 from tenure.api import Tenure
-from tenure.mcp.registry import Registry
+from tenure.mcp.registry import Registry, ToolsMadeOnFirstUse
 from tenure.mcp.tools import STORES
 
 # Sent once at initialisation; kept short because it costs the agent's context like a tool does.
@@ -25,5 +25,9 @@ def build_server(tenure: Tenure, middleware: Sequence[ServerMiddleware[Any]] = (
     registry = Registry()
     for store in STORES:
         store.register(registry, tenure)
-    return MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
-                     tools=registry.tools, resources=registry.resources, middleware=middleware)
+    server = MCPServer("tenure", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                       resources=registry.resources, middleware=middleware)
+    # (the SDK's constructor takes tools made already; its manager of them, replaced by one that makes
+    # them when first asked, is what the server lists, looks up and calls them through)
+    server._tool_manager = ToolsMadeOnFirstUse(registry.tools)
+    return server

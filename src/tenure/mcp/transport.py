@@ -24,5 +24,6 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, check: 
     security = TransportSecuritySettings(allowed_hosts=check.hosts, allowed_origins=check.origins)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, transport_security=security)
     asgi = BearerAuth(app, token) if token else app
-    config = uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on")
+    # (streamable HTTP is plain requests and event streams: no WebSocket protocol is loaded for it)
+    config = uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on", ws="none")
     anyio.run(uvicorn.Server(config).serve)

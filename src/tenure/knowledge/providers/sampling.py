@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 import anyio.from_thread
-from mcp import MCPDeprecationWarning
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
