@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 import threading
 from collections.abc import Iterator
@@ -116,14 +117,27 @@ def _models_built_on_first_use() -> Iterator[None]:
             asked["_parent_namespace_depth"] = asked.get("_parent_namespace_depth", 2) + 1
         return rebuild.__func__(model, **asked)
 
-    TypeAdapter.__init__ = deferred_adapter  # type: ignore[method-assign]
-    pydantic.BaseModel.model_rebuild = classmethod(deferred_rebuild)  # type: ignore[method-assign,assignment]
+    wrapped = _frames_counted_as_known()  # (another pydantic: its import as it stands, only slower)
+    if wrapped:
+        TypeAdapter.__init__ = deferred_adapter  # type: ignore[method-assign]
+        pydantic.BaseModel.model_rebuild = classmethod(deferred_rebuild)  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
-        TypeAdapter.__init__ = make_adapter  # type: ignore[method-assign]
-        pydantic.BaseModel.model_rebuild = rebuild  # type: ignore[method-assign]
+        if wrapped:
+            TypeAdapter.__init__ = make_adapter  # type: ignore[method-assign]
+            pydantic.BaseModel.model_rebuild = rebuild  # type: ignore[method-assign]
         if before is None:
             del base["defer_build"]
         else:
             base["defer_build"] = before
+
+
+def _frames_counted_as_known() -> bool:
+    """Whether this pydantic's adapter and rebuild take the frame-counting arguments the wrappers above
+    pass on (pydantic 2.x's private `_parent_depth`, `_parent_namespace_depth`, `_types_namespace`): a
+    version without them gets no wrapper, so a change there costs speed, never a server that starts."""
+    adapter = inspect.signature(TypeAdapter.__init__).parameters
+    rebuild = inspect.signature(pydantic.BaseModel.model_rebuild).parameters
+    return {"_parent_depth", "module"} <= set(adapter) and {"_parent_namespace_depth",
+                                                           "_types_namespace"} <= set(rebuild)
