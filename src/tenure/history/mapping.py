@@ -223,7 +223,7 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
             inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
             out[pairs[inside, 1]] = pairs[inside, 0]
             moved = True
-    if old_len and top > new_len and (not moved or out.max() > new_len):
+    if old_len and (out.max() if moved else top) > new_len:
         return None
     return out
 
