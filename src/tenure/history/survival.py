@@ -49,7 +49,13 @@ class Survival:
 
     def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes]) -> None:
         """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for)."""
-        self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
+        lines, size = len(removed) + len(added), sum(map(len, removed)) + sum(map(len, added))
+        if self.lines + lines <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (both sides whole: most hunks)
+            self.lines += lines
+            self.bytes += size
+            self.hunks.append((path, hunk, removed, added))
+        else:
+            self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
 
     def _bounded(self, lines: list[bytes]) -> list[bytes]:
         size = sum(map(len, lines))
@@ -83,14 +89,17 @@ class Survival:
         if not wanted:
             return
         pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
+        sources: set[str] = set()  # the paths the pool holds lines of: the only ones a moved line comes from
         for path, hunk, removed, _ in open_hunks:
             if not wanted.isdisjoint(removed):
+                sources.add(path)
                 for n, text in enumerate(removed, hunk.old_start):
                     if text in wanted:
                         pool[text].setdefault(path, deque()).append(n)
         text_at: dict[tuple[str, int], bytes] = {}
         for path, hunk, removed, _ in open_hunks:
-            text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
+            if path in sources:
+                text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
         used: set[tuple[str, int]] = set()
         for path, hunk, _, added in open_hunks:
             if pool.keys().isdisjoint(added):
@@ -133,6 +142,9 @@ def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str,
 
 
 def _reformatted(removed: list[bytes], added: list[bytes]) -> bool:
-    def text(lines: list[bytes]) -> bytes:
-        return _TRAILING_COMMA.sub(b"", b"".join(lines)).replace(b"'", b'"')
-    return text(removed) == text(added)
+    old, new = b"".join(removed), b"".join(added)
+    # (without any comma or quote two texts that differ differ however their commas and quotes are
+    # written: most hunks are told apart so, without the regular expression)
+    if old.translate(None, b",'\"") != new.translate(None, b",'\""):
+        return False
+    return _TRAILING_COMMA.sub(b"", old).replace(b"'", b'"') == _TRAILING_COMMA.sub(b"", new).replace(b"'", b'"')
