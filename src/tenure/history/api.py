@@ -43,6 +43,7 @@ _READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
 _COLUMNS = ("id, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,"
             " thin_reason, reverts, reverts_how")  # what _assemble reads, in its order
 _BLAME = msgspec.msgpack.Encoder()
+Starts = dict[str, dict[str, int]]  # path -> old blob -> the first commit (id) that changed the file from it
 _READ_BLAME = msgspec.msgpack.Decoder(list[int])
 
 
@@ -134,16 +135,17 @@ class GitHistory:
         new = 0
         batch: list[RawCommit] = []
         changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
+        starts: Starts = {}
         for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
             batch.append(raw)
             changed |= {c.path for c in raw.changes}
             if len(batch) >= BATCH:
-                new += self._store(batch)
+                new += self._store(batch, starts)
                 batch = []
                 if progress:
                     progress(new, todo)
         if batch:
-            new += self._store(batch)
+            new += self._store(batch, starts)
         with self.db.transaction():
             before = get_value(self.db, "history_meta", "head")
             forward = self._forward(before, head)
@@ -233,9 +235,10 @@ class GitHistory:
         """(A tip can vanish: a rebased branch whose old commits git collected.)"""
         return gitlog.git_ok(self.root, "cat-file", "-e", f"{sha}^{{commit}}")
 
-    def _store(self, batch: list[RawCommit]) -> int:
+    def _store(self, batch: list[RawCommit], starts: Starts) -> int:
         """Write a batch of commits (oldest first) and what they changed; find the reverts among them
-        (each sees only the commits stored before it, as if they were written one at a time)."""
+        (each sees only the commits stored before it, as if they were written one at a time); `starts`:
+        what `_undone_before` found in the batches stored before it."""
         with self.db.transaction():
             # (read before by a run that stopped before it recorded its tips: left as they are)
             known = {r[0] for r in self.db.rows(f"SELECT sha FROM history_commits WHERE sha IN {self.db.each}",
@@ -256,7 +259,7 @@ class GitHistory:
                    new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [(ids[raw.sha], c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
                   _HUNKS.encode(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
-            undone = self._undone_before(new, ids)
+            undone = self._undone_before(new, ids, starts)
             reverts = []
             for raw, (subject, body) in zip(new, messages, strict=True):
                 commit_id = ids[raw.sha]
@@ -290,18 +293,26 @@ class GitHistory:
         undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
         return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
 
-    def _undone_before(self, batch: list[RawCommit], ids: dict[str, int]) -> set[str]:
+    def _undone_before(self, batch: list[RawCommit], ids: dict[str, int], starts: Starts) -> set[str]:
         """The commits of a batch whose new content of a file an earlier change started from (`ids`: sha
-        -> commit id, the order they were stored in): the only ones an undo by content can be (one query
-        for the batch, not one per commit; the batch's own later changes do not count)."""
+        -> commit id, the order they were stored in): the only ones an undo by content can be (the batch's
+        own later changes do not count). `starts`: path -> old blob -> the first commit changing the file
+        from it, for the paths looked up in the batches stored before in this read, which this batch's
+        changes (stored now) extend; a path not looked up yet is read from the store, in one query for
+        the batch (read again for every batch, a file's changes were read a dozen times over flask)."""
+        for raw in batch:
+            for c in raw.changes:
+                if c.path in starts:
+                    starts[c.path].setdefault(c.old_blob, ids[raw.sha])  # (later than all it holds)
         first = {raw.sha: min(undone) for raw in batch if (undone := self._undoing(raw))}
-        paths = sorted({path for path, _, _ in first.values()})
-        earliest: dict[tuple[str, str], int] = {}  # (path, old blob) -> the first change from it
-        for path, blob, commit_id in self.db.rows(f"SELECT path, old_blob, commit_id FROM history_changes WHERE path"
-                                                  f" IN {self.db.each}", (self.db.many(paths),)) if paths else ():
-            if commit_id < earliest.get((path, blob), commit_id + 1):
-                earliest[(path, blob)] = commit_id
-        return {sha for sha, (path, blob, _) in first.items() if earliest.get((path, blob), ids[sha]) < ids[sha]}
+        if paths := sorted({path for path, _, _ in first.values()} - starts.keys()):
+            for path in paths:
+                starts[path] = {}
+            for path, blob, commit_id in self.db.rows(f"SELECT path, old_blob, commit_id FROM history_changes WHERE"
+                                                      f" path IN {self.db.each}", (self.db.many(paths),)):
+                if commit_id < starts[path].get(blob, commit_id + 1):
+                    starts[path][blob] = commit_id
+        return {sha for sha, (path, blob, _) in first.items() if starts[path].get(blob, ids[sha]) < ids[sha]}
 
     def _restored_by_content(self, raw: RawCommit, commit_id: int) -> tuple[str, str] | None:
         """An earlier commit this one undoes, whatever its message says: every file this one changes is
