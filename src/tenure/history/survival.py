@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from itertools import count, repeat
+from itertools import chain
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -84,8 +84,9 @@ class Survival:
         self.lines = self.bytes = 0
         # only a text both removed and added somewhere in the commit can have moved
         removed_texts = set().union(*(removed for _, _, removed, _ in open_hunks))
-        wanted = {text for text in removed_texts.intersection(set().union(*(added for *_, added in open_hunks)))
-                  if len(text) >= MIN_MOVED}
+        # (the added lines are looked up, not made a set: a commit adding a whole project removes nothing)
+        wanted = {text for text in removed_texts.intersection(chain.from_iterable(added for *_, added in open_hunks))
+                  if len(text) >= MIN_MOVED} if removed_texts else set()
         if not wanted:
             return
         pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
@@ -96,10 +97,11 @@ class Survival:
                 for n, text in enumerate(removed, hunk.old_start):
                     if text in wanted:
                         pool[text].setdefault(path, deque()).append(n)
-        text_at: dict[tuple[str, int], bytes] = {}
+        # (path -> its hunks' removed lines: what a moved block's neighbour lines are compared with)
+        lost: dict[str, list[tuple[int, list[bytes]]]] = defaultdict(list)
         for path, hunk, removed, _ in open_hunks:
             if path in sources:
-                text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
+                lost[path].append((hunk.old_start, removed))
         used: set[tuple[str, int]] = set()
         for path, hunk, _, added in open_hunks:
             if pool.keys().isdisjoint(added):
@@ -117,7 +119,7 @@ class Survival:
                     before = found[i - step]
                     if found[i] is None and before is not None:
                         source = (before[0], before[1] + step)
-                        if source not in used and text_at.get(source) == added[i]:
+                        if source not in used and _removed_at(lost, *source) == added[i]:
                             used.add(source)
                             found[i] = source
             for n, source in enumerate(found, hunk.new_start):
@@ -125,6 +127,15 @@ class Survival:
                     hunk.kept.append(n)
                     if source[0] == path:
                         hunk.moved += [n, source[1]]
+
+
+def _removed_at(lost: dict[str, list[tuple[int, list[bytes]]]], path: str, line: int) -> bytes | None:
+    """The removed line at old line `line` of `path` (None: not a removed line), looked up among its
+    hunks when asked (an index of every removed line was made for a few lookups)."""
+    for start, removed in reversed(lost.get(path, ())):  # (the last hunk holding it, as an index kept it)
+        if 0 <= line - start < len(removed):
+            return removed[line - start]
+    return None
 
 
 def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str, int]]) -> tuple[str, int] | None:
