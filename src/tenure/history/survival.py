@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from itertools import chain
+from itertools import chain, count
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -102,6 +102,7 @@ class Survival:
         for path, hunk, removed, _ in open_hunks:
             if path in sources:
                 lost[path].append((hunk.old_start, removed))
+        removed_at: dict[str, dict[int, bytes]] = {}  # (path -> old line -> text: made for a path when asked)
         used: set[tuple[str, int]] = set()
         for path, hunk, _, added in open_hunks:
             if pool.keys().isdisjoint(added):
@@ -119,7 +120,7 @@ class Survival:
                     before = found[i - step]
                     if found[i] is None and before is not None:
                         source = (before[0], before[1] + step)
-                        if source not in used and _removed_at(lost, *source) == added[i]:
+                        if source not in used and _removed_at(lost, removed_at, *source) == added[i]:
                             used.add(source)
                             found[i] = source
             for n, source in enumerate(found, hunk.new_start):
@@ -129,13 +130,16 @@ class Survival:
                         hunk.moved += [n, source[1]]
 
 
-def _removed_at(lost: dict[str, list[tuple[int, list[bytes]]]], path: str, line: int) -> bytes | None:
-    """The removed line at old line `line` of `path` (None: not a removed line), looked up among its
-    hunks when asked (an index of every removed line was made for a few lookups)."""
-    for start, removed in reversed(lost.get(path, ())):  # (the last hunk holding it, as an index kept it)
-        if 0 <= line - start < len(removed):
-            return removed[line - start]
-    return None
+def _removed_at(lost: dict[str, list[tuple[int, list[bytes]]]], index: dict[str, dict[int, bytes]], path: str,
+               line: int) -> bytes | None:
+    """The removed line at old line `line` of `path` (None: not a removed line). Each path's lines are
+    indexed when first asked about (every removed line of every file that lost a moved text was indexed
+    per commit; most are never asked about), the last hunk holding a line winning."""
+    if (lines := index.get(path)) is None:
+        lines = index[path] = {}
+        for start, removed in lost.get(path, ()):
+            lines.update(zip(count(start), removed, strict=False))
+    return lines.get(line)
 
 
 def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str, int]]) -> tuple[str, int] | None:
