@@ -18,7 +18,9 @@ is kept as that build's template). Then, alternating, `--runs` times each:
   for resolve's terms); their import is reported apart, and so is the whole child process (interpreter
   start, imports, opening the index).
 
-Medians over the runs; the ratios are medians of each run's ratio to the git run beside it.
+Medians over the runs; the ratios are medians of each run's ratio to the git run beside it. After the
+last run of each build every table of its index is hashed (the clock's stamps of a run left out) and the
+builds' tables are compared: a speed change must leave what the history step stores as it was.
 
     python bench/history_cpu.py [--git /work/repos/flask] [--runs 5] [--baseline b015e4a] [--json-out FILE]
 
@@ -30,9 +32,11 @@ one episode touching every symbol.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -88,6 +92,8 @@ print(json.dumps(gitlog.command(Path(sys.argv[1]), gitlog.log_arguments(["--igno
 """
 
 
+# columns holding the wall clock of a run (when a rule was mined, a migration applied; `sealed` signs them too)
+_STAMPS = {"at", "applied_at", "created_at", "changed_at", "sealed"}
 STEPS = (  # (label, figure, wall figure)
     ("read (git log + parse + store)", "read", None), ("map onto symbols", "map", None),
     ("read + map: GitHistory.update", "read+map", "update_wall"), ("episodes + rules", "episodes", None),
@@ -98,6 +104,25 @@ STEPS = (  # (label, figure, wall figure)
 
 def _figure(run: dict, key: str) -> float:
     return sum(run[k] for k in key.split("+"))
+
+
+def table_digests(state: Path) -> dict[str, tuple[int, str]]:
+    """Every table of the index in `state`: (rows, a hash of its rows in key order, `_STAMPS` left out)."""
+    found = {}
+    for path in sorted(state.rglob("*.db")):
+        db = sqlite3.connect(path)
+        try:
+            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall():
+                columns = [c[1] for c in db.execute(f"PRAGMA table_info('{table}')") if c[1] not in _STAMPS]
+                digest, rows = hashlib.sha1(), 0
+                for row in db.execute(f"SELECT {', '.join(map(repr, columns))} FROM '{table}' ORDER BY"
+                                      f" {', '.join(str(k + 1) for k in range(len(columns)))}"):
+                    digest.update(repr(row).encode())
+                    rows += 1
+                found[f"{path.name}:{table}"] = (rows, digest.hexdigest()[:12])
+        finally:
+            db.close()
+    return found
 
 
 def tree_cpu(argv: list[str], env: dict | None = None, stdout: int | None = subprocess.PIPE
@@ -150,6 +175,7 @@ def main() -> None:
     print("the floor:", " ".join(git_log), "> /dev/null")
 
     figures: dict[str, list[dict]] = {"git": [], **{name: [] for name in builds}}
+    tables: dict[str, dict[str, tuple[int, str]]] = {}
     for run in range(args.runs):
         cpu, wall, _ = tree_cpu(git_log, stdout=subprocess.DEVNULL)
         figures["git"].append({"cpu": cpu, "wall": wall, "load": os.getloadavg()[0]})
@@ -160,6 +186,8 @@ def main() -> None:
                                                                                     "TENURE_HISTORY": "on"})
             step = json.loads(out.strip().splitlines()[-1])
             figures[name].append({**step, "process": cpu, "process_wall": wall, "load": os.getloadavg()[0]})
+            if run == args.runs - 1:
+                tables[name] = table_digests(repo / ".tenure")
         print(f"run {run + 1}/{args.runs}: git {figures['git'][-1]['cpu']:.2f} s, " + ", ".join(
             f"{name} {f[-1]['read'] + f[-1]['map']:.2f} s + {f[-1]['episodes']:.2f} s"
             for name, f in figures.items() if name != "git"), flush=True)
@@ -181,7 +209,19 @@ def main() -> None:
     print_table(f"CPU seconds (user+sys, process trees), medians of {args.runs} alternating runs; load "
                 f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores",
                 ["what", "CPU s", "x git (median of pairs)", "wall s"], rows)
-    write_json(args.json_out, {"figures": figures, "git_log": git_log, "commits": commits})
+    for name in list(builds)[1:]:
+        def differing(ours: dict, theirs: dict) -> list[str]:
+            return sorted(t for t in ours.keys() | theirs.keys() if ours.get(t) != theirs.get(t))
+        differ = differing(tables["tenure"], tables[name])
+        # (a table the builds' own index runs already wrote differently is the index's, not the step's)
+        indexed = set(differing(table_digests(templates["tenure"]), table_digests(templates[name])))
+        rows = sum(n for n, _ in tables["tenure"].values())
+        print(f"\ntables after the step, tenure against {name}: " + (
+            f"all {len(tables[name])} identical ({rows:,} rows)" if not differ else
+            "DIFFERENT: " + ", ".join(f"{t} {tables['tenure'].get(t)} vs {tables[name].get(t)}"
+                                      + (" (so were the two builds' indexes before the step)" if t in indexed else "")
+                                      for t in differ)))
+    write_json(args.json_out, {"figures": figures, "git_log": git_log, "commits": commits, "tables": tables})
 
 
 if __name__ == "__main__":

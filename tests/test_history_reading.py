@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tenure.history import GitHistory
+import pytest
+
+from tenure.history import GitHistory, api
 from tenure.storage import open_database
 from tests.git_support import GitRepo
 
@@ -132,6 +134,28 @@ def test_a_commit_that_puts_the_content_back_reverts_by_content(git_repo: GitRep
     back = git_repo.commit("b as it was", {"b.py": "y = 1\n"})
     h.update()
     assert (h.commit(back).reverts, h.commit(back).reverts_how) == (partial, "content")
+
+
+@pytest.mark.parametrize("batch", [1, 2, 500])
+def test_an_undo_by_content_is_found_whichever_batch_stored_the_commit_it_undoes(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+    # (where each file's content came from is kept across a read's batches: the commits before are in others)
+    monkeypatch.setattr(api, "BATCH", batch)
+    git_repo.commit("base", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    attempt = git_repo.commit("Use the fast path", {"a.py": "x = 2\n", "b.py": "y = 2\n"})
+    git_repo.commit("Document it", {"README.md": "fast\n"})
+    undo = git_repo.commit("the fast path loses rounding, back to the old one", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    again = git_repo.commit("Try the fast path in b only", {"b.py": "y = 2\n"}, days=2)
+    back = git_repo.commit("b as it was", {"b.py": "y = 1\n"})
+    # c.py's changes are first looked up when it is added: the one from z = 2, stored later, counts too
+    git_repo.commit("Add c", {"c.py": "z = 1\n"})
+    git_repo.commit("Use z = 2", {"c.py": "z = 2\n"})
+    third = git_repo.commit("A third way", {"c.py": "z = 3\n"})
+    gave_up = git_repo.commit("the third way is slower", {"c.py": "z = 2\n"})
+    h = history(git_repo)
+    h.update()
+    assert [(h.commit(c).reverts, h.commit(c).reverts_how) for c in (undo, again, back, gave_up)] == [
+        (attempt, "content"), (undo, "content-partial"), (again, "content"), (third, "content")]
 
 
 def test_putting_content_back_after_months_is_a_clean_up_not_a_revert(git_repo: GitRepo) -> None:

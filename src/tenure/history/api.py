@@ -33,6 +33,7 @@ Progress = Callable[[int, int], None]  # (commits read, commits to read)
 BATCH = 500  # commits per transaction
 HEAD_TTL_S = 2.0
 _MAP_CHUNK = 256  # files whose stored symbols are read at once by a remap
+_READ_CHUNK = 32  # files whose stored changes (hunks and all) are read at once by a remap
 NOT_TOUCHED = frozenset({"lambda"})
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)$")  # GitHub appends the pull request to a squashed subject: (#1865)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.+)"(?:\s*\(#\d+\))?$')
@@ -43,6 +44,7 @@ _READ_HUNKS = msgspec.msgpack.Decoder(list[Hunk])
 _COLUMNS = ("id, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,"
             " thin_reason, reverts, reverts_how")  # what _assemble reads, in its order
 _BLAME = msgspec.msgpack.Encoder()
+Starts = dict[str, dict[str, int]]  # path -> old blob -> the first commit (id) that changed the file from it
 _READ_BLAME = msgspec.msgpack.Decoder(list[int])
 
 
@@ -134,16 +136,17 @@ class GitHistory:
         new = 0
         batch: list[RawCommit] = []
         changed: set[str] = set()  # the paths the new commits changed: mapped now, even where the index is behind
+        starts: Starts = {}
         for raw in gitlog.log(self.root, revisions, self._inside) if todo else ():
             batch.append(raw)
             changed |= {c.path for c in raw.changes}
             if len(batch) >= BATCH:
-                new += self._store(batch)
+                new += self._store(batch, starts)
                 batch = []
                 if progress:
                     progress(new, todo)
         if batch:
-            new += self._store(batch)
+            new += self._store(batch, starts)
         with self.db.transaction():
             before = get_value(self.db, "history_meta", "head")
             forward = self._forward(before, head)
@@ -233,9 +236,10 @@ class GitHistory:
         """(A tip can vanish: a rebased branch whose old commits git collected.)"""
         return gitlog.git_ok(self.root, "cat-file", "-e", f"{sha}^{{commit}}")
 
-    def _store(self, batch: list[RawCommit]) -> int:
+    def _store(self, batch: list[RawCommit], starts: Starts) -> int:
         """Write a batch of commits (oldest first) and what they changed; find the reverts among them
-        (each sees only the commits stored before it, as if they were written one at a time)."""
+        (each sees only the commits stored before it, as if they were written one at a time); `starts`:
+        what `_undone_before` found in the batches stored before it."""
         with self.db.transaction():
             # (read before by a run that stopped before it recorded its tips: left as they are)
             known = {r[0] for r in self.db.rows(f"SELECT sha FROM history_commits WHERE sha IN {self.db.each}",
@@ -256,7 +260,7 @@ class GitHistory:
                    new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [(ids[raw.sha], c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
                   _HUNKS.encode(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
-            undone = self._undone_before(new, ids)
+            undone = self._undone_before(new, ids, starts)
             reverts = []
             for raw, (subject, body) in zip(new, messages, strict=True):
                 commit_id = ids[raw.sha]
@@ -290,18 +294,26 @@ class GitHistory:
         undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
         return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
 
-    def _undone_before(self, batch: list[RawCommit], ids: dict[str, int]) -> set[str]:
+    def _undone_before(self, batch: list[RawCommit], ids: dict[str, int], starts: Starts) -> set[str]:
         """The commits of a batch whose new content of a file an earlier change started from (`ids`: sha
-        -> commit id, the order they were stored in): the only ones an undo by content can be (one query
-        for the batch, not one per commit; the batch's own later changes do not count)."""
+        -> commit id, the order they were stored in): the only ones an undo by content can be (the batch's
+        own later changes do not count). `starts`: path -> old blob -> the first commit changing the file
+        from it, for the paths looked up in the batches stored before in this read, which this batch's
+        changes (stored now) extend; a path not looked up yet is read from the store, in one query for
+        the batch (read again for every batch, a file's changes were read a dozen times over flask)."""
+        for raw in batch:
+            for c in raw.changes:
+                if c.path in starts:
+                    starts[c.path].setdefault(c.old_blob, ids[raw.sha])  # (later than all it holds)
         first = {raw.sha: min(undone) for raw in batch if (undone := self._undoing(raw))}
-        paths = sorted({path for path, _, _ in first.values()})
-        earliest: dict[tuple[str, str], int] = {}  # (path, old blob) -> the first change from it
-        for path, blob, commit_id in self.db.rows(f"SELECT path, old_blob, commit_id FROM history_changes WHERE path"
-                                                  f" IN {self.db.each}", (self.db.many(paths),)) if paths else ():
-            if commit_id < earliest.get((path, blob), commit_id + 1):
-                earliest[(path, blob)] = commit_id
-        return {sha for sha, (path, blob, _) in first.items() if earliest.get((path, blob), ids[sha]) < ids[sha]}
+        if paths := sorted({path for path, _, _ in first.values()} - starts.keys()):
+            for path in paths:
+                starts[path] = {}
+            for path, blob, commit_id in self.db.rows(f"SELECT path, old_blob, commit_id FROM history_changes WHERE"
+                                                      f" path IN {self.db.each}", (self.db.many(paths),)):
+                if commit_id < starts[path].get(blob, commit_id + 1):
+                    starts[path][blob] = commit_id
+        return {sha for sha, (path, blob, _) in first.items() if starts[path].get(blob, ids[sha]) < ids[sha]}
 
     def _restored_by_content(self, raw: RawCommit, commit_id: int) -> tuple[str, str] | None:
         """An earlier commit this one undoes, whatever its message says: every file this one changes is
@@ -352,11 +364,15 @@ class GitHistory:
             for start in range(0, len(todo), _MAP_CHUNK):
                 part = todo[start:start + _MAP_CHUNK]
                 touched = self._touched_in_each(part)
-                for path in part:
-                    before = touched.get(path, set())
-                    after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), breadth,
-                                           bool(before))
-                    changed |= {commit for commit, *_ in before ^ after}
+                for at in range(0, len(part), _READ_CHUNK):
+                    reach = self._changes_reaching({path: _names_of(path, lineage) | (
+                        _names_of(first[0], lineage) if (first := _edits_start(path, dirty.get(path))) else set())
+                        for path in part[at:at + _READ_CHUNK]})
+                    for path, rows in reach.items():
+                        before = touched.get(path, set())
+                        after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), rows,
+                                               breadth, bool(before))
+                        changed |= {commit for commit, *_ in before ^ after}
             self.db.executemany("INSERT INTO history_remapped_commits (commit_id, version) VALUES (?, ?)"
                                 " ON CONFLICT (commit_id) DO UPDATE SET version = excluded.version",
                                 [(c, version) for c in sorted(changed)])
@@ -384,27 +400,36 @@ class GitHistory:
                             (version,))
         return self._assemble(rows)
 
+    def _changes_reaching(self, reach: dict[str, set[str]]) -> dict[str, list[tuple]]:
+        """For each file, every stored change under the names it can be reached by (`reach`: path ->
+        names), newest first: one query for all of them (one per file was 2,899 on Django)."""
+        by_path: dict[str, list[tuple]] = defaultdict(list)
+        for r in self.db.rows(
+                "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge, c.commit_id"
+                " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id"
+                f" WHERE c.path IN {self.db.each} ORDER BY c.id DESC",
+                (self.db.many(sorted(set().union(*reach.values()))),)):
+            by_path[r[1]].append(r)
+        return {path: by_path.get(next(iter(names)), []) if len(names) == 1 else
+                sorted((r for name in names for r in by_path.get(name, ())), key=lambda r: r[0], reverse=True)
+                for path, names in reach.items()}
+
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
-                  uncommitted: RawChange | None, breadth: dict[int, int], stored: bool) -> set[tuple]:
+                  uncommitted: RawChange | None, rows: list[tuple], breadth: dict[int, int], stored: bool
+                  ) -> set[tuple]:
         """Map one file's history onto its symbols; returns what it stored, as `_touched_in` reads it
-        (`breadth`: commit id -> files it changed, shared by the files mapped in one remap; `stored`:
-        symbols of the file were stored before, to replace)."""
+        (`rows`: every change the mapping can reach, `_changes_reaching`; `breadth`: commit id -> files it
+        changed, shared by the files mapped in one remap; `stored`: symbols of the file were stored before,
+        to replace)."""
         from tenure.history import mapping
 
         try:
             content = (self.root / file.path).read_bytes()
         except OSError:
             content = None
-        first = None  # (where the uncommitted edits start from: HEAD's blob, perhaps under another name)
-        if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
-            first = (uncommitted.old_path or file.path, uncommitted.old_blob, uncommitted.hunks)
+        first = _edits_start(file.path, uncommitted)
         names = _names_of(file.path, lineage)
-        # every change the mapping can reach, read and decoded once: the walk back asks for them by blob
-        rows = self.db.rows(
-            "SELECT c.id, c.path, c.old_path, c.old_blob, c.new_blob, c.hunks, h.is_merge, c.commit_id"
-            " FROM history_changes c JOIN history_commits h ON h.id = c.commit_id"
-            f" WHERE c.path IN {self.db.each} ORDER BY c.id DESC",
-            (self.db.many(sorted(names | (_names_of(first[0], lineage) if first else set()))),))
+        # (every change the mapping can reach is decoded once: the walk back asks for them by blob)
         commit_of = {r[0]: r[-1] for r in rows}
         self._count_files(breadth, set(commit_of.values()))
         into: dict[tuple[str, str], list[mapping.Change]] = defaultdict(list)
@@ -447,7 +472,11 @@ class GitHistory:
     def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
         """Today's lines of a file with the commit that last wrote each (0: before the history says;
         -1: the uncommitted edits); `commit_of`: change id -> commit id."""
-        commits = [commit_of.get(i, 0) if i > 0 else i for i in blame[1:].tolist()]
+        lines = blame[1:]
+        if len(lines) and (lines == lines[0]).all():  # (one writer: a file one commit added, or never changed)
+            commits = [commit_of.get(int(lines[0]), 0) if lines[0] > 0 else int(lines[0])] * len(lines)
+        else:
+            commits = [commit_of.get(i, 0) if i > 0 else i for i in lines.tolist()]
         self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
                         " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
 
@@ -620,6 +649,14 @@ def _merged(symbols: list[TouchedSymbol]) -> list[TouchedSymbol]:
             how = min(old.how, s.how, key=HOW.index)
             best[s.fqn] = TouchedSymbol(s.fqn, old.path if how == old.how else s.path, how, old.lines + s.lines)
     return list(best.values())
+
+
+def _edits_start(path: str, uncommitted: RawChange | None) -> tuple[str, str, list[Hunk]] | None:
+    """Where a file's uncommitted edits start from: HEAD's blob, perhaps under another name (path, blob,
+    the edits' hunks); None without such edits."""
+    if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
+        return uncommitted.old_path or path, uncommitted.old_blob, uncommitted.hunks
+    return None
 
 
 def _names_of(path: str, lineage: dict[str, set[str]]) -> set[str]:

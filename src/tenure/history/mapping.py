@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,9 +28,8 @@ from tenure.history.model import CARRIED, FILE, HUNK, HUNK_AMBIGUOUS, SPAN
 from tenure.namespace.symbols import Symbol
 
 
-@dataclass(frozen=True)
-class Change:
-    """A stored file change, as mapping needs it."""
+class Change(NamedTuple):
+    """A stored file change, as mapping needs it (a tuple: a history has thousands, made per mapping)."""
 
     id: int
     path: str
@@ -81,6 +80,7 @@ class FileSymbols:
                 lo -= 1
             self.parent[i] = int(self.owner[lo])
             self.owner[lo:hi + 1] = i
+        self.owner[0] = -1  # (line 0: no line, where a line gone today is carried)
 
     def common(self, a: int, b: int) -> int:
         """The innermost symbol holding both of two symbols."""
@@ -96,35 +96,56 @@ class FileSymbols:
         return self._named.get(name, [])
 
 
-def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Counter[int]:
+Written = tuple[list[Hunk], np.ndarray, np.ndarray]  # (hunks that wrote lines, their lines, where those are today)
+
+
+def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
+    """A change's hunks that wrote lines, their new-side lines in hunk order (those past the file's end
+    left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`."""
+    writing = [h for h in hunks if h.new_count]
+    lines = _lines(writing, len(to_now) - 1)
+    return writing, lines, to_now[lines]
+
+
+def _lines(hunks: list[Hunk], size: int) -> np.ndarray:
+    """The new-side lines of hunks that wrote some, in their order, up to line `size`: as one array made
+    at once (an array per hunk and a concatenation cost several numpy calls per hunk)."""
+    if len(hunks) == 1:
+        return np.arange(hunks[0].new_start, min(hunks[0].new_start + hunks[0].new_count, size + 1))
+    lengths = [max(min(h.new_start + h.new_count, size + 1) - h.new_start, 0) for h in hunks]
+    offsets, before = [], 0  # (line = its place among all the hunks' lines + its hunk's offset)
+    for h, n in zip(hunks, lengths, strict=True):
+        offsets.append(h.new_start - before)
+        before += n
+    return np.arange(before) + np.repeat(np.asarray(offsets, dtype=np.int64), lengths)
+
+
+def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done: Written | None = None
+              ) -> Counter[int]:
     """Symbols (indices) whose lines today hold a change's changed lines, with how many, in the order
     the hunks first reach each (`carry` keeps the last of two symbols of one name: overloads); `to_now`
-    maps the change's new-side line numbers to today's (0: the line is gone)."""
+    maps the change's new-side line numbers to today's (0: the line is gone); `done`: `written` of them."""
     size = len(to_now) - 1
-    written = [h for h in hunks if h.new_count]
-    ranges = [np.arange(h.new_start, min(h.new_start + h.new_count, size + 1)) for h in written]
+    writing, lines, now = done or written(hunks, to_now)
     reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
-    if ranges:
-        lines = np.concatenate(ranges) if len(ranges) > 1 else ranges[0]
-        now = to_now[lines]
+    if writing:
         owners = symbols.owner[now]
-        valid = (now > 0) & (owners >= 0)
+        valid = owners >= 0  # (a line gone today has none: owner[0] is -1)
         # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
-        if blank := [n for h in written if len(h.blank) < h.new_count for n in h.blank]:
+        if blank := [n for h in writing if len(h.blank) < h.new_count for n in h.blank]:
             valid &= _without(blank, size)[lines]
         owners = owners[valid]
-        if len(written) == len(hunks):  # (no deletion to place among them: counted in the order met)
-            return Counter(owners.tolist())
+        if len(writing) == len(hunks):  # (no deletion to place among them: counted in the order met)
+            return _counted(owners)
         first: dict[int, int] = {}  # symbol -> where in the hunks' lines it is first met
         for at, owner in zip(np.flatnonzero(valid).tolist(), owners.tolist(), strict=True):
             first.setdefault(owner, at)
         counts = Counter(owners.tolist())
         reached = [(at, owner, counts[owner]) for owner, at in first.items()]
-    offset, k = 0, 0  # the lines of the writing hunks before this one; how many of them
+    offset = 0  # the lines of the writing hunks before this one
     for h in hunks:
         if h.new_count:
-            offset += len(ranges[k])
-            k += 1
+            offset += max(min(h.new_start + h.new_count, size + 1) - h.new_start, 0)
             continue
         # a deletion between new lines new_start and new_start + 1: the symbol holding both sides
         sides = [int(to_now[n]) for n in (h.new_start, h.new_start + 1) if 1 <= n <= size and to_now[n] > 0]
@@ -136,6 +157,15 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols) -> Co
     for _, owner, n in sorted(reached):
         touched[owner] += n
     return touched
+
+
+def _counted(owners: np.ndarray) -> Counter[int]:
+    """How often each symbol occurs, in the order first met (a whole file's lines counted in numpy)."""
+    if len(owners) < 256:
+        return Counter(owners.tolist())
+    values, first, counts = np.unique(owners, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return Counter(dict(zip(values[order].tolist(), counts[order].tolist(), strict=True)))
 
 
 def _without(excluded: list[int], size: int) -> np.ndarray:
@@ -177,14 +207,23 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
     lengths.append(max(old_len + 1 - next_old, 0))
     slopes.append(1)
     values.append(delta)
-    out = np.repeat(np.asarray(slopes, dtype=np.int64), lengths) * np.arange(old_len + 1, dtype=np.int64) + \
-        np.repeat(np.asarray(values, dtype=np.int64), lengths)
+    runs = np.repeat(np.asarray((slopes, values), dtype=np.int64), lengths, axis=1)
+    out = runs[0]
+    out *= np.arange(old_len + 1, dtype=np.int64)
+    out += runs[1]
+    top, at = 0, 0  # (the largest new line the runs map to: the end of a shifted run, or a fill)
+    for n, slope, value in zip(lengths, slopes, values, strict=True):
+        if n:
+            top = max(top, value + (at + n - 1) * slope)
+        at += n
+    moved = False
     for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
         if h.moved:
             pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
             inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
             out[pairs[inside, 1]] = pairs[inside, 0]
-    if old_len and out.max() > new_len:
+            moved = True
+    if old_len and (out.max() if moved else top) > new_len:
         return None
     return out
 
@@ -214,8 +253,9 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
         for change in changes_into(path, node_blob):
             if change.id in found or change.hunks is None:
                 continue
-            _blame(blame, change.hunks, to_now, change.id, change.sweep)
-            owners = attribute(change.hunks, to_now, symbols)
+            done = written(change.hunks, to_now)
+            _blame(blame, change.hunks, to_now, change.id, change.sweep, done)
+            owners = attribute(change.hunks, to_now, symbols, done)
             how = SPAN if depth == 0 else CARRIED
             if owners or not change.hunks:
                 found[change.id] = {symbols.spans[i].fqn: (how, n) for i, n in owners.items()}
@@ -227,23 +267,25 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
                 continue
             seen.add(before)
             queue.append((*before, to_now[moved], depth + 1))
+    blame[0] = 0
     return found, blame
 
 
-def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False) -> None:
+def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False,
+           done: Written | None = None) -> None:
     """Today's lines a change wrote that no later change wrote again (a line it only reformatted or
     moved is left for the change that wrote it, and so is a line a sweep rewrote: only the lines a
-    sweep added where there were none are its own)."""
-    size = len(to_now) - 1
-    ranges = [np.arange(h.new_start, min(h.new_start + h.new_count, size + 1)) for h in hunks
-              if h.new_count and not (sweep and h.old_count)]
-    if not ranges:
+    sweep added where there were none are its own); `done`: `written` of the hunks. (Line 0, where
+    gone lines are carried, is written too: `carry` clears it.)"""
+    writing, lines, now = done or written(hunks, to_now)
+    if sweep and any(h.old_count for h in writing):
+        writing = [h for h in writing if not h.old_count]
+        lines = _lines(writing, len(to_now) - 1)
+        now = to_now[lines]
+    if not writing:
         return
-    lines = np.concatenate(ranges) if len(ranges) > 1 else ranges[0]
     if kept := [n for h in hunks for n in h.kept]:
-        lines = lines[_without(kept, size)[lines]]
-    now = to_now[lines]
-    now = now[now > 0]
+        now = now[_without(kept, len(to_now) - 1)[lines]]
     blame[now[blame[now] == 0]] = writer
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from itertools import count, repeat
+from itertools import chain, count
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,7 +49,13 @@ class Survival:
 
     def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes]) -> None:
         """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for)."""
-        self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
+        lines, size = len(removed) + len(added), sum(map(len, removed)) + sum(map(len, added))
+        if self.lines + lines <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (both sides whole: most hunks)
+            self.lines += lines
+            self.bytes += size
+            self.hunks.append((path, hunk, removed, added))
+        else:
+            self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
 
     def _bounded(self, lines: list[bytes]) -> list[bytes]:
         size = sum(map(len, lines))
@@ -78,19 +84,25 @@ class Survival:
         self.lines = self.bytes = 0
         # only a text both removed and added somewhere in the commit can have moved
         removed_texts = set().union(*(removed for _, _, removed, _ in open_hunks))
-        wanted = {text for text in removed_texts.intersection(set().union(*(added for *_, added in open_hunks)))
-                  if len(text) >= MIN_MOVED}
+        # (the added lines are looked up, not made a set: a commit adding a whole project removes nothing)
+        wanted = {text for text in removed_texts.intersection(chain.from_iterable(added for *_, added in open_hunks))
+                  if len(text) >= MIN_MOVED} if removed_texts else set()
         if not wanted:
             return
         pool: dict[bytes, dict[str, deque[int]]] = defaultdict(dict)  # squeezed text -> path -> old lines
+        sources: set[str] = set()  # the paths the pool holds lines of: the only ones a moved line comes from
         for path, hunk, removed, _ in open_hunks:
             if not wanted.isdisjoint(removed):
+                sources.add(path)
                 for n, text in enumerate(removed, hunk.old_start):
                     if text in wanted:
                         pool[text].setdefault(path, deque()).append(n)
-        text_at: dict[tuple[str, int], bytes] = {}
+        # (path -> its hunks' removed lines: what a moved block's neighbour lines are compared with)
+        lost: dict[str, list[tuple[int, list[bytes]]]] = defaultdict(list)
         for path, hunk, removed, _ in open_hunks:
-            text_at.update(zip(zip(repeat(path), count(hunk.old_start)), removed, strict=False))
+            if path in sources:
+                lost[path].append((hunk.old_start, removed))
+        removed_at: dict[str, dict[int, bytes]] = {}  # (path -> old line -> text: made for a path when asked)
         used: set[tuple[str, int]] = set()
         for path, hunk, _, added in open_hunks:
             if pool.keys().isdisjoint(added):
@@ -108,7 +120,7 @@ class Survival:
                     before = found[i - step]
                     if found[i] is None and before is not None:
                         source = (before[0], before[1] + step)
-                        if source not in used and text_at.get(source) == added[i]:
+                        if source not in used and _removed_at(lost, removed_at, *source) == added[i]:
                             used.add(source)
                             found[i] = source
             for n, source in enumerate(found, hunk.new_start):
@@ -116,6 +128,18 @@ class Survival:
                     hunk.kept.append(n)
                     if source[0] == path:
                         hunk.moved += [n, source[1]]
+
+
+def _removed_at(lost: dict[str, list[tuple[int, list[bytes]]]], index: dict[str, dict[int, bytes]], path: str,
+               line: int) -> bytes | None:
+    """The removed line at old line `line` of `path` (None: not a removed line). Each path's lines are
+    indexed when first asked about (every removed line of every file that lost a moved text was indexed
+    per commit; most are never asked about), the last hunk holding a line winning."""
+    if (lines := index.get(path)) is None:
+        lines = index[path] = {}
+        for start, removed in lost.get(path, ()):
+            lines.update(zip(count(start), removed, strict=False))
+    return lines.get(line)
 
 
 def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str, int]]) -> tuple[str, int] | None:
@@ -133,6 +157,9 @@ def _take(sources: dict[str, deque[int]] | None, path: str, used: set[tuple[str,
 
 
 def _reformatted(removed: list[bytes], added: list[bytes]) -> bool:
-    def text(lines: list[bytes]) -> bytes:
-        return _TRAILING_COMMA.sub(b"", b"".join(lines)).replace(b"'", b'"')
-    return text(removed) == text(added)
+    old, new = b"".join(removed), b"".join(added)
+    # (without any comma or quote two texts that differ differ however their commas and quotes are
+    # written: most hunks are told apart so, without the regular expression)
+    if old.translate(None, b",'\"") != new.translate(None, b",'\""):
+        return False
+    return _TRAILING_COMMA.sub(b"", old).replace(b"'", b'"') == _TRAILING_COMMA.sub(b"", new).replace(b"'", b'"')
