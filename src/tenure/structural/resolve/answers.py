@@ -41,6 +41,10 @@ class Answers:
         self._remembered: dict[tuple, _Remembered] = {}
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
+        # a resolution's (`shared`) question -> its answer, given again when the fixpoint asks again
+        # (a file asks each question three times on average); no analysis of another module records
+        # the project's reads of a file's own questions, so replaying what it read is all of it
+        self._given: dict[tuple, object] = {}
         self.complete = True  # False: the analysis read something no question covers
 
     def ask(self, query: tuple, compute: Callable[[], object],
@@ -48,6 +52,9 @@ class Answers:
         """`compute()`, noted by the digest of its answer (or of `summary(answer)`: what of it the
         analysis uses)."""
         if query in self.log:
+            if query in self._given:
+                self.view.replay(self.reads[query])  # (for the question asking it, if any)
+                return _callers(self._given[query])
             return compute()  # its reads are already recorded
         # (asked inside another question, answering may also feed a recorder: always computed)
         shared = for_state(ANSWERED, self.view) if self.shared and not self.view.recording else None
@@ -55,7 +62,7 @@ class Answers:
             _put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
-            self.reads[query] = read
+            self.reads[query], self._given[query] = read, answer
             return _callers(answer)
         self.view.begin()
         try:
@@ -70,7 +77,8 @@ class Answers:
             self.log[query] = (digest, key_filter)
         self.reads[query] = read
         if shared is not None:
-            _put_last(shared, query, (_callers(answer), read, self.log[query]), _ANSWERED_KEPT)
+            self._given[query] = _callers(answer)
+            _put_last(shared, query, (self._given[query], read, self.log[query]), _ANSWERED_KEPT)
         return answer
 
     def remembered(self, query: tuple) -> _Remembered:
