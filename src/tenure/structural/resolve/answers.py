@@ -42,7 +42,7 @@ class Answers:
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
         # a resolution's (`shared`) question -> its answer, given again when the fixpoint asks again
-        # (a file asks each question three times on average); no analysis of another module records
+        # (a file asks a question twice on average); no analysis of another module records
         # the project's reads of a file's own questions, so replaying what it read is all of it
         self._given: dict[tuple, object] = {}
         self.complete = True  # False: the analysis read something no question covers
