@@ -6,8 +6,12 @@ needed: Python's calls are resolved from the flow, not from call captures.)
 file's facts does not build it (the resolver decodes it when it reads the file):
 
     {"scopes": [[qualname, kind, parent, params, flags, names]],   # 0 is the module
-     "stmts": [[op, scope, ...]], "sites": [[line, name, scope, looked_up]],
-     "star": [[module, level]], "nvars": int}
+     "stmts": [[op, scope, ...]], "star": [[module, level]], "nvars": int,
+     "body": [[op, scope, ...]], "body_at": [int], "sites": [[line, name, scope, looked_up]]}
+
+The statements are split in two: `body` holds those only the module's own analysis runs (`e`,
+`raise`, `Y`), each at its position `body_at` in the whole program; `stmts` the others, in order.
+Other modules read a module's bindings, returns and bases: they decode neither the body nor the sites.
 
 Names are resolved here, once per file: every binding of a name is a fresh variable (an int), and a
 read lists the variables that may reach it. Inside one scope that follows the statements (an
@@ -1086,8 +1090,15 @@ class _Walker:
 
     def flow(self) -> bytes:
         self._resolve_reads()
-        return _ENCODER.encode({"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites,
-                                "star": self.star, "nvars": self.nvars})
+        stmts = [stmt for stmt in self.stmts if stmt[0] not in _BODY_ONLY]
+        body_at = [i for i, stmt in enumerate(self.stmts) if stmt[0] in _BODY_ONLY]
+        return _ENCODER.encode({"scopes": self.scopes, "stmts": stmts, "star": self.star, "nvars": self.nvars,
+                                "body": [self.stmts[i] for i in body_at], "body_at": body_at, "sites": self.sites})
+
+
+# Statements only the module's own analysis runs: other modules read its bindings, returns, yields,
+# bases and assigned attributes, never these (nor the sites), so they are stored apart (`body`).
+_BODY_ONLY = frozenset({"e", "raise", "Y"})
 
 
 _STATEMENTS = {

@@ -258,6 +258,7 @@ class Analysed(Lower):
         finally:
             self.project.recorders.pop()
         result = Outcome.of(analysis)
+        analysis.mf.drop_body()
         recording = Project.recording_of(reads)
         hit = self._cache[facts.path] = CachedAnalysis(facts, result, reads, recording, answers.log,
                                                         self.project.view.epoch)

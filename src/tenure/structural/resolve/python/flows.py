@@ -24,31 +24,73 @@ from tenure.structural.resolve.python.values import CLASS, FUNC, Value
 # Decoded flow programs kept between files: they are most of a resolving process's memory, and the
 # modules read again and again (a project's hubs) are few. Django, one process: 4,096 kept peak at
 # 528 MB, 256 at 422 MB, for 1,942 more decodes (+0.6 s CPU in 30 s); each resolve worker 270 MB
-# against 360 MB. 128 kept: Django's full index, tree PSS 46-55 MB less than with 256 in alternating
-# runs, for more decodes (CPU: per-pair difference median +1.0 s, within the loaded runs' noise).
-FLOWS_CACHE_SIZE = 128
+# against 360 MB. Most kept are other modules looked up in, whose body and sites stay encoded (an
+# analysed one's let go, `drop_body`): 256 of them hold about what 128 whole ones held, and re-decode
+# 40% fewer bytes (Django's resolution in one process: 128 -> 256 kept, 20.2 -> 16.7 s CPU).
+FLOWS_CACHE_SIZE = 256
 
 
-_FLOW_DECODER = msgspec.msgpack.Decoder()
+class _Stored(msgspec.Struct):
+    """A flow program as stored: its body and sites left encoded until the module's own analysis
+    (or a fixture's decorator) reads them. Most modules decoded are other modules looked up in."""
+
+    scopes: list = []
+    stmts: list = []
+    star: list = []
+    nvars: int = 0
+    body: msgspec.Raw = msgspec.Raw(b"\x90")  # (an empty array)
+    body_at: msgspec.Raw = msgspec.Raw(b"\x90")
+    sites: msgspec.Raw = msgspec.Raw(b"\x90")
+
+
+_FLOW_DECODER = msgspec.msgpack.Decoder(_Stored)
+_LIST_DECODER = msgspec.msgpack.Decoder(list)
+_NO_FLOW = _Stored()
 
 
 class ModuleFlow:
     """A module's flow program (see extractors/python.py) with what lookups need, built once per facts."""
 
     def __init__(self, facts: FileFacts) -> None:
-        flow = _FLOW_DECODER.decode(facts.flow) if isinstance(facts.flow, bytes) else {}
+        flow = _FLOW_DECODER.decode(facts.flow) if isinstance(facts.flow, bytes) else _NO_FLOW
         self.module = facts.module
         self.path = facts.path
-        self.scopes: list[list] = flow.get("scopes") or [["", "module", -1, [], "", {}]]
-        self.stmts: list[list] = flow.get("stmts", [])
-        self.sites: list[list] = flow.get("sites", [])
-        self.star: list[list] = flow.get("star", [])
-        self.nvars: int = flow.get("nvars", 0)
+        self.scopes: list[list] = flow.scopes or [["", "module", -1, [], "", {}]]
+        self.defs: list[list] = flow.stmts  # the statements other modules read (`stmts`: all of them)
+        self.star: list[list] = flow.star
+        self.nvars: int = flow.nvars
+        self._body, self._body_at, self._sites = flow.body, flow.body_at, flow.sites
         self.by_qualname: dict[str, list[int]] = {}
         for idx, scope in enumerate(self.scopes):
             self.by_qualname.setdefault(scope[0], []).append(idx)
         self._params: dict[int, tuple] = {}
         self._flags: dict[str, str] = {}
+
+    @cached_property
+    def stmts(self) -> list[list]:
+        """Every statement, in program order: the body's put back between the others."""
+        at: list[int] = _LIST_DECODER.decode(self._body_at)
+        if not at:
+            return self.defs
+        out: list[list] = []
+        done = 0  # (of `defs`)
+        for i, stmt in zip(at, _LIST_DECODER.decode(self._body), strict=True):
+            ahead = i - len(out)
+            out += self.defs[done : done + ahead]
+            done += ahead
+            out.append(stmt)
+        out += self.defs[done:]
+        return out
+
+    @cached_property
+    def sites(self) -> list[list]:
+        return _LIST_DECODER.decode(self._sites)
+
+    def drop_body(self) -> None:
+        """Let the decoded body and sites go (decoded again if asked for): once its analysis is
+        made, another module's flow is kept for the lookups in it, which read neither."""
+        for name in ("stmts", "sites", "site_names"):
+            self.__dict__.pop(name, None)
 
     @cached_property
     def _statements(self) -> tuple[dict, dict, dict, dict, set, frozenset]:
@@ -63,7 +105,7 @@ class ModuleFlow:
         self_fields: set[tuple[str, str]] = set()
         self_vars: dict[int, str] = {}  # a method's `self` or a classmethod's `cls` -> its class
         instance_params: set[int] = set()
-        for stmt in self.stmts:
+        for stmt in self.defs:
             op = stmt[0]
             if op == "=" and stmt[2][0] == "v":
                 var_defs.setdefault(stmt[2][1], []).append(stmt[3])
@@ -120,7 +162,7 @@ class ModuleFlow:
         """Every attribute name the module assigns (`x.name = ...`, also as a loop's or `with`'s
         target): an analysis gives a module object no field of another name."""
         found: set[str] = set()
-        targets = [stmt[2] for stmt in self.stmts if stmt[0] in ("=", "for", "w") and stmt[2]]
+        targets = [stmt[2] for stmt in self.defs if stmt[0] in ("=", "for", "w") and stmt[2]]
         while targets:
             target = targets.pop()
             if target[0] == "a":
