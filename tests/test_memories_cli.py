@@ -68,7 +68,10 @@ def test_brief_map_and_review(repo: str) -> None:
 
 def test_brief_takes_the_task_as_an_argument_like_ask_and_recall(repo: str) -> None:
     run(repo, "remember", "charge before booking", "--kind", "pitfall", "-e", "OrderProcessor")
-    assert run(repo, "brief", "checkout") == run(repo, "brief", "--task", "checkout")
+    by_argument, by_option = run(repo, "brief", "checkout"), run(repo, "brief", "--task", "checkout")
+    assert by_argument["text"] == by_option["text"] and by_argument["task"] == by_option["task"] == "checkout"
+    # (the same memories; their scores differ in the sixth digit: freshness decays by the second)
+    assert [m["id"] for m in by_argument["memories"]] == [m["id"] for m in by_option["memories"]] != []
     twice = runner.invoke(app, ["brief", "checkout", "--task", "refunds", "--repo", repo])
     assert twice.exit_code == 2 and "give the task once" in twice.output
 
