@@ -18,6 +18,7 @@ frequency with BM25's length normalisation per field.
 from __future__ import annotations
 
 import io
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -180,7 +181,8 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
     `names`: a name's terms in the code's vocabulary, kept across files."""
     try:  # (decoded apart from the read: a text-mode read's newline translation costs more, and
         # `splitlines` breaks lines at "\r\n" and "\r" alike)
-        text = (root / path).read_bytes().decode("utf-8", "replace")
+        with open(os.path.join(root, path), "rb") as source:
+            text = source.read().decode("utf-8", "replace")
     except OSError:
         return None
     lines = text.splitlines()
