@@ -12,7 +12,7 @@ TEXT = ("class SessionInterface:\r\n"
         "    def open_session(self, app, request):  # URLs and APIs\r"
         "\f\n"
         "        return self.null_session_class()\u2028"
-        "x = 42; urlFor2 = 'throttled requests'\n"
+        "x = 42; urlFor2 = 'throttled requests' + 9lives_left + 3d_model + 2URLs\x85caf\xe9Bar\u2029\x1cend\n"
         "\n"
         "last_line_without_break")
 

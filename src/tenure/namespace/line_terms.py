@@ -2,14 +2,17 @@
 for all the readers of one index run: the words index of the symbols (`symbol_terms`) and the kept terms
 of the elements (`selection`).
 
-A file is one pass of a regular expression (its line breaks are tokens too, so a token knows its line);
-an identifier is split into terms once per run, however often the code repeats it; a file's terms are
-two arrays (line, term) — a few MB for Django, where lists of strings per line would be hundreds.
+A file is split as bytes, in C loops: one `bytes.translate` keeps the ASCII letters and digits (the only
+characters of the words `terms.WORD` reads), makes each line boundary a mark and every other byte a space,
+and `split` gives its runs of letters and digits and its marks (so a run knows its line): a third of the
+CPU of a regular expression's matches over the text. A run is split into `WORD`'s words (`9lives`: 9,
+lives) and into terms once per index run, however often the code repeats it; a file's terms are two arrays
+(line, term) — a few MB for Django, where lists of strings per line would be hundreds.
 """
 
 from __future__ import annotations
 
-import re
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,10 +20,14 @@ import numpy as np
 
 from tenure.namespace.terms import WORD, token_terms
 
-# an identifier or a number (the words `terms` reads), or a line boundary as `str.splitlines` knows them
-_TOKEN = re.compile(WORD.pattern + r"|\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-_BREAKS = ("\r\n", "\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
-_BREAK = 0  # the token id of every line boundary
+_BREAK = 0  # the id of every line boundary
+_MARK = b"\x01"  # the byte a line boundary becomes
+# the line boundaries of `str.splitlines`: "\r\n" is made "\n" first (one boundary), and those beyond
+# ASCII are made "\n" as their UTF-8 bytes (no ASCII byte is part of another character's)
+_ASCII_BREAKS = b"\n\r\v\f\x1c\x1d\x1e"
+_WIDE_BREAKS = tuple(c.encode() for c in ("\x85", "\u2028", "\u2029"))
+_TABLE = bytes(c if chr(c).isascii() and chr(c).isalnum() else _MARK[0] if c in _ASCII_BREAKS else ord(" ")
+               for c in range(256))
 
 
 @dataclass(frozen=True)
@@ -31,10 +38,11 @@ class FileTerms:
     line: np.ndarray  # int32, ascending: the occurrence's line (0-based)
     term: np.ndarray  # int32: its term (`LineTerms.texts`)
 
-    def span(self, first: int, last: int) -> np.ndarray:
-        """The distinct terms of lines `first` to `last` - 1, ascending by id."""
+    def span(self, first: int, last: int) -> set[int]:
+        """The distinct terms of lines `first` to `last` - 1 (a set: their order is their texts', which
+        the caller sorts by; NumPy's unique costs more on an element's few hundred)."""
         a, b = np.searchsorted(self.line, (first, last))
-        return np.unique(self.term[a:b])
+        return set(self.term[a:b].tolist())
 
 
 _EMPTY = FileTerms(0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
@@ -54,10 +62,11 @@ class LineTerms:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._root = os.fspath(root)
         self.texts: list[str] = []  # term id -> the term
         self.ids: dict[str, int] = {}  # the term -> its id
-        self._tokens: dict[str, int] = dict.fromkeys(_BREAKS, _BREAK)  # token -> its id
-        # token id -> its terms, `_flat[_first[t] : _first[t] + _count[t]]` (a boundary has none)
+        self._tokens: dict[bytes, int] = {_MARK: _BREAK}  # a run of letters and digits -> its id
+        # a run's id -> its terms, `_flat[_first[t] : _first[t] + _count[t]]` (a boundary has none)
         self._first = np.zeros(1024, dtype=np.int64)
         self._count = np.zeros(1024, dtype=np.int64)
         self._flat = np.zeros(4096, dtype=np.int32)
@@ -70,21 +79,30 @@ class LineTerms:
         found = self._files.get(path)
         if found is None:
             if text is None:
-                try:
-                    text = (self.root / path).read_text("utf-8", "replace")
+                try:  # (a joined string: a Path made and turned into one again costs more than the read)
+                    with open(os.path.join(self._root, path), "rb") as source:
+                        data = source.read()
                 except OSError:
-                    text = ""
-            found = self._files[path] = self._split(text)
+                    data = b""
+            else:
+                data = text.encode("utf-8", "replace")
+            found = self._files[path] = self._split(data)
         return found
 
     def span(self, path: str, first: int, last: int) -> list[str]:
         """The distinct terms of lines `first` to `last` - 1 (0-based) of a file, sorted."""
-        return sorted(self.texts[t] for t in self.file(path).span(first, last).tolist())
+        return sorted(map(self.texts.__getitem__, self.file(path).span(first, last)))
 
-    def _split(self, text: str) -> FileTerms:
-        if not text:
+    def _split(self, data: bytes) -> FileTerms:
+        if not data:
             return _EMPTY
-        tokens = _TOKEN.findall(text)
+        if b"\r\n" in data:
+            data = data.replace(b"\r\n", b"\n")
+        for wide in _WIDE_BREAKS:
+            if wide in data:
+                data = data.replace(wide, b"\n")
+        kept = data.translate(_TABLE)
+        tokens = kept.replace(_MARK, b" " + _MARK + b" ").split()
         for token in set(tokens).difference(self._tokens):
             self._add_token(token)
         ids = np.fromiter(map(self._tokens.__getitem__, tokens), dtype=np.int64, count=len(tokens))
@@ -96,11 +114,12 @@ class LineTerms:
         total = int(count.sum())
         # each token's terms in turn: the occurrence's place in `_flat`
         offset = np.repeat(self._first[ids] - (np.cumsum(count) - count), count) + np.arange(total)
-        lines = breaks + (0 if text.endswith(_BREAKS) else 1)
+        lines = breaks + (0 if kept.endswith(_MARK) else 1)
         return FileTerms(lines, np.repeat(line, count).astype(np.int32), self._flat[offset])
 
-    def _add_token(self, token: str) -> None:
-        found = [numbered(t, self.ids, self.texts) for t in token_terms(token)]
+    def _add_token(self, token: bytes) -> None:
+        words = WORD.findall(token.decode("ascii"))  # (one word, but for a run starting with digits: `2URLs`)
+        found = [numbered(t, self.ids, self.texts) for t in dict.fromkeys(t for w in words for t in token_terms(w))]
         n, at = self._tokens_made, self._flat_made
         if n == len(self._first):
             self._first = np.resize(self._first, 2 * n)

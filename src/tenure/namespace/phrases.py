@@ -40,6 +40,7 @@ _FILE = re.compile(r"^[\w-]+\.[A-Za-z]{1,5}$")
 _EXTENSIONS = {"py", "pyi", "js", "jsx", "ts", "tsx", "java", "kt", "go", "rs", "rb", "c", "h", "cc", "cpp", "hpp",
                "cs", "php", "scala", "swift", "sh", "sql", "toml", "yaml", "yml", "json", "cfg", "ini"}
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_NOT_FOLDED = re.compile(r"[^a-z0-9]")
 _ARTICLES = ("the ", "a ", "an ", "our ", "this ")
 _GENERIC = ("class", "function", "method", "module", "package", "object", "decorator", "attribute")
 _STOP = {"the", "and", "for", "with", "from", "into", "that", "this", "are", "was", "not", "all", "its"}
@@ -81,7 +82,7 @@ def normalised(phrase: str) -> str:
     words = text.split()
     if len(words) > 1 and words[-1] in _GENERIC:
         words = words[:-1]
-    return re.sub(r"[^a-z0-9]", "", "".join(words))
+    return _NOT_FOLDED.sub("", "".join(words))
 
 
 def words_of(name: str) -> set[str]:

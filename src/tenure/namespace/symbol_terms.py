@@ -18,6 +18,7 @@ frequency with BM25's length normalisation per field.
 from __future__ import annotations
 
 import io
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -173,11 +174,15 @@ class _Read:
     counts: np.ndarray  # (groups, 3): distinct terms per field
 
 
-def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms) -> _Read | None:
+def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
+               names: dict[str, list[int]]) -> _Read | None:
     """What a file's own lines say of each of its symbols (None: the file cannot be read). A line is a
-    symbol's signature (its first lines up to the body, without the words of its name), doc or code."""
-    try:
-        text = (root / path).read_text("utf-8", "replace")
+    symbol's signature (its first lines up to the body, without the words of its name), doc or code.
+    `names`: a name's terms in the code's vocabulary, kept across files."""
+    try:  # (decoded apart from the read: a text-mode read's newline translation costs more, and
+        # `splitlines` breaks lines at "\r\n" and "\r" alike)
+        with open(os.path.join(root, path), "rb") as source:
+            text = source.read().decode("utf-8", "replace")
     except OSError:
         return None
     lines = text.splitlines()
@@ -198,9 +203,9 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms) ->
     group = group_of[owner[found.line]]  # (owner -1, no symbol's line: the last, -1)
     n = max(1, len(code.texts))
     key = np.unique(((group * 3 + field[found.line]) * n + found.term)[group >= 0])
-    named = [(g * 3 + _SIGNATURE) * n + code.ids[t] for fqn, g in groups.items()
-             for t in _name_terms(short_name(fqn)) if t in code.ids]
-    if named and len(key):  # (`key` is sorted: where each would stand says whether it is there)
+    named = np.array([(g * 3 + _SIGNATURE) * n + t for fqn, g in groups.items()
+                      for t in _name_ids(short_name(fqn), code, names)], dtype=np.int64)
+    if len(named) and len(key):  # (`key` is sorted: where each would stand says whether it is there)
         at = np.minimum(np.searchsorted(key, named), len(key) - 1)
         key = np.delete(key, at[key[at] == named])
     counts = np.bincount(key // n, minlength=3 * len(groups)).reshape(-1, 3)
@@ -210,6 +215,18 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms) ->
 @lru_cache(maxsize=1 << 16)
 def _name_terms(name: str) -> list[str]:
     return terms(name)  # (a code base repeats its names: methods of many classes)
+
+
+def _name_ids(name: str, code: LineTerms, names: dict[str, list[int]]) -> list[int]:
+    """The terms of a name that the code holds, by their ids in it (kept in `names` once the code holds
+    them all: its vocabulary only grows; a code base repeats its names, methods of many classes)."""
+    found = names.get(name)
+    if found is None:
+        words = _name_terms(name)
+        found = [code.ids[t] for t in words if t in code.ids]
+        if len(found) == len(words):
+            names[name] = found
+    return found
 
 
 def _first_lines(owner: np.ndarray, limit: int) -> np.ndarray:
@@ -272,11 +289,12 @@ class _Postings:
         self._ids = {t: i for i, t in enumerate(vocabulary)}
         self._of_code = np.zeros(0, dtype=np.int64)  # the code's term id -> this vocabulary's (-1: not yet)
         self._named: dict[str, list[int]] = {}  # a name -> its terms
+        self._named_in_code: dict[str, list[int]] = {}  # a name -> its terms in the code's vocabulary
         self._placed: dict[tuple[str, str], list[int]] = {}  # (path, parent) -> its terms
 
     def of_file(self, root: Path, file: IndexedFile, path: str, symbols: list[Symbol]) -> _FileWords:
         """The postings of one file's symbols (a name defined twice, an overload: its lines are one symbol's)."""
-        read = _read_file(root, path, symbols, self.code)
+        read = _read_file(root, path, symbols, self.code, self._named_in_code)
         if read is None:
             read = _Read({}, *(np.zeros(0, dtype=np.int64),) * 3, np.zeros((0, 3), dtype=np.int64))
         kept: list[Symbol] = []
@@ -314,15 +332,14 @@ class _Postings:
     def _kept_ids(self, code_ids: np.ndarray) -> np.ndarray:
         if len(self._of_code) < len(self.code.texts):
             self._of_code = np.r_[self._of_code, np.full(len(self.code.texts) - len(self._of_code), -1)]
-        distinct = np.unique(code_ids)
-        for t in distinct[self._of_code[distinct] < 0].tolist():
+        for t in np.unique(code_ids[self._of_code[code_ids] < 0]).tolist():
             self._of_code[t] = self._id(self.code.texts[t])
         return self._of_code[code_ids]
 
     def _name_terms(self, name: str) -> list[int]:
         found = self._named.get(name)
         if found is None:
-            found = self._named[name] = [self._id(t) for t in terms(name)]  # (= terms of its words)
+            found = self._named[name] = [self._id(t) for t in _name_terms(name)]  # (= terms of its words)
         return found
 
     def _place_terms(self, s: Symbol) -> list[int]:

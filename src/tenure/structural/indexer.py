@@ -228,7 +228,10 @@ class Indexer:
             self._store_skipped(tree, changes, report, now)
             self._refresh_stats(tree)
             renamed = self._renamed(tree)
-            self._store_parsed(tree, parsed, changes, report, now)
+            # (a first index fills the symbol tables: their indexes by name are built once, sorted, after)
+            with (db.deferred_indexes("symbols", "escapes", keep=("symbols_file", "escapes_file")) if not tree.known
+                  else contextlib.nullcontext()):
+                self._store_parsed(tree, parsed, changes, report, now)
             self._rename_modules(renamed, tree, changes, now)
             report.files_unchanged = (len(tree.cands) - len(tree.changed) - len(renamed)
                                       - sum(1 for c in tree.cands if c.skip))
