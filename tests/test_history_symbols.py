@@ -121,6 +121,23 @@ def test_history_read_before_the_index_is_mapped_once_the_index_exists(
     assert touched(h, sha) == {"pay.service.Settlement.book": "span"}
 
 
+def test_a_first_mapping_builds_the_touched_symbols_indexes_it_deferred(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_HISTORY", "off")
+    git_repo.commit("Add the settlement service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    git_repo.index()
+    db = open_database(git_repo.root / ".tenure" / "tenure.db")
+    h = GitHistory(db, git_repo.root)
+    assert h.update()["files_mapped"] == 2  # (nothing mapped before: the indexes by name and commit wait)
+    indexes = {r["name"] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'index'"
+                                           " AND tbl_name = 'history_symbols' AND sql IS NOT NULL")}
+    assert indexes == {"history_symbols_fqn", "history_symbols_commit", "history_symbols_path"}
+    plan = " ".join(str(r[-1]) for r in db.rows("EXPLAIN QUERY PLAN SELECT commit_id FROM history_symbols"
+                                                 " WHERE fqn = 'pay.service.Settlement.book'"))
+    assert "history_symbols_fqn" in plan
+    assert [c.subject for c in h.touching(["pay.service.Settlement.book"])] == ["Add the settlement service"]
+
+
 def test_uncommitted_edits_map_onto_symbols_and_older_commits_still_carry(git_repo: GitRepo) -> None:
     git_repo.commit("Add the settlement service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
     old = git_repo.commit("retry returns None", {"pay/service.py": SERVICE.replace(

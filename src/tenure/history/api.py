@@ -8,6 +8,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -352,7 +353,7 @@ class GitHistory:
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
         spans = _spans_of(self.db, todo)
         gone = sorted(set(done) - set(files))
-        with self.db.transaction():
+        with self.db.transaction(), self._symbols_written(bulk=not done):
             version = self.mapping_version() + 1
             changed: set[int] = set()
             breadth: dict[int, int] = {}  # commit id -> how many files it changed (filled as files ask)
@@ -378,6 +379,12 @@ class GitHistory:
                                 [(c, version) for c in sorted(changed)])
             set_value(self.db, "history_meta", "mapping_version", str(version))
         return len(todo)
+
+    def _symbols_written(self, bulk: bool) -> AbstractContextManager[None]:
+        """A first mapping (nothing mapped yet: every file's symbols are written) builds the indexes of
+        the touched symbols by name and by commit once at its end, not one B-tree insert per row each
+        (the mapping itself looks them up by path only)."""
+        return self.db.deferred_indexes("history_symbols", keep=("history_symbols_path",)) if bulk else nullcontext()
 
     def _touched_in(self, path: str) -> set[tuple]:
         """What the mapping of one file says the commits touched: (commit id, symbol, how, lines)."""
