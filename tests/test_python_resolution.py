@@ -230,7 +230,8 @@ def _mock_inputs() -> str:
     """Django's `mock_inputs` (tests/auth_tests/test_management.py): twelve dicts of three values
     (36, past the cap of a value set) reach `inputs`; four hold a function, which `val()` calls."""
     lines = ["def mock_inputs(inputs):", "    def run(prompt):", "        for key, val in inputs.items():",
-             "            if callable(val):", "                return val()", "            return val", "    return run"]
+             "            if callable(val):", "                return val()", "            return val",
+             "    return run"]
     lines += [f"def answer{i}():\n    return {i}" for i in range(4)]
     lines += [f"mock_inputs({{'a': [{i}], 'b': [{i}, 1], 'c': {f'answer{i}' if i < 4 else f'[{i}, 2]'}}})"
               for i in range(12)]

@@ -296,20 +296,20 @@ class Analysis:
     def unpack(self, targets: list, star: int, values: frozenset | set, site: int) -> None:
         # each target gets what all the values give it at once: added value by value, a capped
         # set would keep those met first, in string-hash order
-        got: list[set] = [set() for _ in targets]
+        assigned = [i for i, target in enumerate(targets) if target is not None and i != star]
+        got: dict[int, set] = {i: set() for i in assigned}
         for value in values:
             if value[0] != SEQ:
                 items = self.items((value,), site)
-                for i in range(len(targets)):
+                for i in assigned:
                     got[i] |= items
                 continue
             self.note_implicit(site, value, False)
-            for i in range(len(targets)):
-                if i != star:
-                    got[i] |= self.field(value, i) | self.field(value, "*") if star < 0 or i < star else self.all_fields(value)
-        for i, target in enumerate(targets):
-            if target is not None and i != star:
-                self.assign(target, got[i])
+            for i in assigned:
+                positional = star < 0 or i < star
+                got[i] |= self.field(value, i) | self.field(value, "*") if positional else self.all_fields(value)
+        for i in assigned:
+            self.assign(targets[i], got[i])
 
     # expressions ---------------------------------------------------------------------------------
     def eval(self, expr: list | int | None) -> frozenset | set:
