@@ -154,8 +154,11 @@ def main() -> None:
     subprocess.run(["git", "clone", "-q", str(args.git), str(repo)], check=True)
     commits = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"], check=True, capture_output=True,
                              text=True).stdout.strip()
+    # the seed `tenure index` fixes for a first index (`tenure.entry`): the CLI's `app()` called from a script
+    # keeps its process's seed, and a random one builds another graph (capped value sets) from run to run
     env = {**os.environ, "TENURE_HISTORY": "off", "TENURE_KNOWLEDGE": "off", "TENURE_ENRICH": "off",
-           "TENURE_EMBED_BACKGROUND": "off", "TENURE_EMBEDDINGS": "none", "PYTHONPATH": str(REPO / "src")}
+           "TENURE_EMBED_BACKGROUND": "off", "TENURE_EMBEDDINGS": "none", "PYTHONPATH": str(REPO / "src"),
+           "PYTHONHASHSEED": "0"}
     builds = {"tenure": env}
     if args.baseline:
         builds[f"tenure {args.baseline}"] = {**env, "PYTHONPATH": str(baseline_src(args.baseline, work / "baseline"))}

@@ -178,20 +178,29 @@ def test_a_resolve_worker_keeps_an_analysis_with_its_questions_then_lets_them_go
     assert got == clean_index(root, tmp_path)
 
 
+def _guessing_users(count: int) -> dict[str, str]:
+    """Files that call `make().area()`, and `shape.area()` of any shape (`named`: every area)."""
+    return {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}")
+            + "\n\ndef guess(shape):\n    return shape.area()\n" for n in range(count)}
+
+
+def _resolved(root: Path) -> tuple:
+    """A fresh process's index of `root`: its graph, stored answers and reads."""
+    forget_analyses()
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        answers = t.db.rows("SELECT f.path, a.answers FROM resolution_answers a JOIN files f ON f.id = a.file_id")
+        reads = t.db.rows("SELECT f.path, d.key_id FROM resolution_deps d JOIN files f ON f.id = d.file_id")
+        return snapshot(t), sorted(answers), sorted(reads)
+
+
 def test_a_question_another_file_asked_is_answered_as_computing_it_would(make_repo, monkeypatch) -> None:
     """`resolve` takes a question's answer, log entry and reads from the file that asked it first in
     the same index state (`resolve_answers.ANSWERED`): edges, stored answers and reads come out alike."""
-    users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}")
-             + "\n\ndef guess(shape):\n    return shape.area()\n" for n in range(3)}  # (`named`: every area)
+    users = _guessing_users(3)
 
     def resolved(name: str) -> tuple:
-        root = make_repo({**SHAPES, **users}, name)
-        forget_analyses()
-        with Tenure.open(root, discover=False) as t:
-            t.index()
-            answers = t.db.rows("SELECT f.path, a.answers FROM resolution_answers a JOIN files f ON f.id = a.file_id")
-            reads = t.db.rows("SELECT f.path, d.key_id FROM resolution_deps d JOIN files f ON f.id = d.file_id")
-            return snapshot(t), sorted(answers), sorted(reads)
+        return _resolved(make_repo({**SHAPES, **users}, name))
 
     shared = resolved("shared")
     assert any(len(asked) > 1 for asked in resolve_answers.ANSWERED.values())
@@ -199,6 +208,25 @@ def test_a_question_another_file_asked_is_answered_as_computing_it_would(make_re
     monkeypatch.setattr(resolve_answers, "for_state",
                         lambda tables, view: {} if tables is resolve_answers.ANSWERED else shared_or_not(tables, view))
     assert resolved("computed") == shared
+
+
+def test_files_resolved_in_another_order_by_other_workers_store_the_same_graph(make_repo, monkeypatch) -> None:
+    """Which file asks a question first (and so fills `ANSWERED` and the analyses the others read), and
+    which worker resolves it, leave the edges, stored answers and reads as one process in order makes
+    them: an index gives the same graph whatever the scheduling (issue 32: a digest to compare)."""
+    users = _guessing_users(20)
+
+    def resolved(name: str) -> tuple:
+        return _resolved(make_repo({**SHAPES, **users}, name))
+
+    in_order = resolved("in order")
+    resolve_all = workers.resolve_all
+    monkeypatch.setattr(workers, "resolve_all", lambda index, todo: resolve_all(index, todo[::-1]))
+    assert resolved("backwards") == in_order
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)  # batches of 16, each a worker without the others' analyses
+    monkeypatch.setattr(workers, "fork_context", object)
+    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    assert resolved("backwards, by workers") == in_order
 
 
 def test_kept_analyses_of_another_format_or_other_facts_are_not_used(make_repo) -> None:

@@ -216,6 +216,43 @@ def test_a_fixpoint_out_of_budget_finds_the_same_edges_under_every_hash_seed(tmp
     assert other == [spent, edges]
 
 
+UNPACKED_SCRIPT = """
+import json, sys
+from pathlib import Path
+from tenure import Tenure
+with Tenure.open(Path(sys.argv[1]), discover=False) as t:
+    t.index()
+    print(json.dumps(sorted(e["dst"] for e in t.export_edges() if e["path"] == "inputs.py" and e["line"] == 5)))
+"""
+
+
+def _mock_inputs() -> str:
+    """Django's `mock_inputs` (tests/auth_tests/test_management.py): twelve dicts of three values
+    (36, past the cap of a value set) reach `inputs`; four hold a function, which `val()` calls."""
+    lines = ["def mock_inputs(inputs):", "    def run(prompt):", "        for key, val in inputs.items():",
+             "            if callable(val):", "                return val()", "            return val",
+             "    return run"]
+    lines += [f"def answer{i}():\n    return {i}" for i in range(4)]
+    lines += [f"mock_inputs({{'a': [{i}], 'b': [{i}, 1], 'c': {f'answer{i}' if i < 4 else f'[{i}, 2]'}}})"
+              for i in range(12)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_for_loop_unpacking_more_values_than_a_set_holds_finds_the_same_edges_under_every_hash_seed(
+        tmp_path: Path) -> None:
+    # `for key, val in inputs.items()` gave `val` the values of one dict after another, in the order
+    # the pairs were met (string hashing), until the set was full: 2, 3 or 4 of the four functions
+    runs = []
+    for seed in ("1", "3", "4"):
+        root = tmp_path / seed
+        root.mkdir()
+        (root / "inputs.py").write_text(_mock_inputs())
+        env = {**os.environ, "PYTHONHASHSEED": seed, "TENURE_ENRICH": "off"}
+        runs.append(json.loads(subprocess.run([sys.executable, "-c", UNPACKED_SCRIPT, str(root)], env=env, check=True,
+                                              capture_output=True, text=True).stdout))
+    assert runs == [[f"inputs.answer{i}" for i in range(4)]] * 3
+
+
 def test_none_is_a_constant_that_hashes_by_value() -> None:
     assert constant(None) == NONE and None not in NONE
     assert hash(constant(None)) == hash((CONST, "", ()))

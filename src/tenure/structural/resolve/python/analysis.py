@@ -294,19 +294,22 @@ class Analysis:
             self.unpack(target[1], target[2], values, target[3])
 
     def unpack(self, targets: list, star: int, values: frozenset | set, site: int) -> None:
+        # each target gets what all the values give it at once: added value by value, a capped
+        # set would keep those met first, in string-hash order
+        assigned = [i for i, target in enumerate(targets) if target is not None and i != star]
+        got: dict[int, set] = {i: set() for i in assigned}
         for value in values:
             if value[0] != SEQ:
                 items = self.items((value,), site)
-                for i, target in enumerate(targets):
-                    if target is not None and i != star:
-                        self.assign(target, items)
+                for i in assigned:
+                    got[i] |= items
                 continue
             self.note_implicit(site, value, False)
-            for i, target in enumerate(targets):
-                if target is None or i == star:
-                    continue
-                got = self.field(value, i) | self.field(value, "*") if star < 0 or i < star else self.all_fields(value)
-                self.assign(target, got)
+            for i in assigned:
+                positional = star < 0 or i < star
+                got[i] |= self.field(value, i) | self.field(value, "*") if positional else self.all_fields(value)
+        for i in assigned:
+            self.assign(targets[i], got[i])
 
     # expressions ---------------------------------------------------------------------------------
     def eval(self, expr: list | int | None) -> frozenset | set:
