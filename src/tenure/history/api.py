@@ -366,9 +366,8 @@ class GitHistory:
                 part = todo[start:start + _MAP_CHUNK]
                 touched = self._touched_in_each(part)
                 for at in range(0, len(part), _READ_CHUNK):
-                    reach = self._changes_reaching({path: _names_of(path, lineage) | (
-                        _names_of(first[0], lineage) if (first := _edits_start(path, dirty.get(path))) else set())
-                        for path in part[at:at + _READ_CHUNK]})
+                    reach = self._changes_reaching({path: _reachable_names(path, dirty.get(path), lineage)
+                                                    for path in part[at:at + _READ_CHUNK]})
                     for path, rows in reach.items():
                         before = touched.get(path, set())
                         after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), rows,
@@ -664,6 +663,13 @@ def _edits_start(path: str, uncommitted: RawChange | None) -> tuple[str, str, li
     if uncommitted is not None and uncommitted.hunks is not None and uncommitted.old_blob != NULL_BLOB:
         return uncommitted.old_path or path, uncommitted.old_blob, uncommitted.hunks
     return None
+
+
+def _reachable_names(path: str, uncommitted: RawChange | None, lineage: dict[str, set[str]]) -> set[str]:
+    """The names a file's history is stored under: its own and those it was renamed from, and those of
+    the file its uncommitted edits start from."""
+    first = _edits_start(path, uncommitted)
+    return _names_of(path, lineage) | (_names_of(first[0], lineage) if first else set())
 
 
 def _names_of(path: str, lineage: dict[str, set[str]]) -> set[str]:
