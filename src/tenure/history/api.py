@@ -478,11 +478,12 @@ class GitHistory:
     def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
         """Today's lines of a file with the commit that last wrote each (0: before the history says;
         -1: the uncommitted edits); `commit_of`: change id -> commit id."""
-        lines = blame[1:]
-        if len(lines) and (lines == lines[0]).all():  # (one writer: a file one commit added, or never changed)
-            commits = [commit_of.get(int(lines[0]), 0) if lines[0] > 0 else int(lines[0])] * len(lines)
-        else:
-            commits = [commit_of.get(i, 0) if i > 0 else i for i in lines.tolist()]
+        import numpy as np  # (loaded already: the mapping made `blame`)
+
+        # (each distinct writer looked up once: a file has a few, and one commit added many a file whole)
+        writers, each = np.unique(blame[1:], return_inverse=True)
+        commit_ids = np.array([commit_of.get(i, 0) if i > 0 else i for i in writers.tolist()], dtype=np.int64)
+        commits = commit_ids[each].tolist()
         self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
                         " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
 
