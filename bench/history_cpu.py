@@ -115,7 +115,9 @@ def table_digests(state: Path) -> dict[str, tuple[int, str]]:
             for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall():
                 columns = [c[1] for c in db.execute(f"PRAGMA table_info('{table}')") if c[1] not in _STAMPS]
                 digest, rows = hashlib.sha1(), 0
-                for row in db.execute(f"SELECT {', '.join(map(repr, columns))} FROM '{table}' ORDER BY"
+                # (double quotes: a name in single quotes is a string literal there, the same in every row)
+                names = ", ".join(f'"{c}"' for c in columns)
+                for row in db.execute(f"SELECT {names} FROM \"{table}\" ORDER BY"
                                       f" {', '.join(str(k + 1) for k in range(len(columns)))}"):
                     digest.update(repr(row).encode())
                     rows += 1
