@@ -160,3 +160,5 @@ def test_a_line_map_carries_every_kind_of_hunk_and_stops_at_one_past_the_files_e
     hunks = [Hunk(2, 1, 2, 3, moved=[2, 9]), Hunk(4, 2, 5, 0), Hunk(7, 0, 8, 1)]
     assert step(hunks, 10).tolist() == [0, 1, 2, 5, 0, 0, 6, 7, 9, 2]
     assert step([Hunk(4, 3, 4, 3)], 4) is None  # (its rewritten lines do not fit a file of 4 lines)
+    # (a moved line said to go past the file's end: hunks of another file's content, the chain stops too)
+    assert step([Hunk(2, 1, 2, 1, moved=[7, 1])], 3) is None

@@ -211,19 +211,12 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
     out = runs[0]
     out *= np.arange(old_len + 1, dtype=np.int64)
     out += runs[1]
-    top, at = 0, 0  # (the largest new line the runs map to: the end of a shifted run, or a fill)
-    for n, slope, value in zip(lengths, slopes, values, strict=True):
-        if n:
-            top = max(top, value + (at + n - 1) * slope)
-        at += n
-    moved = False
     for h in hunks:  # a line moved within the file goes where it went, not where its hunk stood
         if h.moved:
             pairs = np.asarray(h.moved, dtype=np.int64).reshape(-1, 2)
             inside = (pairs[:, 1] >= 1) & (pairs[:, 1] <= old_len)
             out[pairs[inside, 1]] = pairs[inside, 0]
-            moved = True
-    if old_len and (out.max() if moved else top) > new_len:
+    if old_len and out.max() > new_len:
         return None
     return out
 
