@@ -58,11 +58,7 @@ class Survival:
             self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
 
     def _bounded(self, lines: list[bytes]) -> list[bytes]:
-        size = sum(map(len, lines))
-        if self.lines + len(lines) <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (all of them: most hunks)
-            self.lines += len(lines)
-            self.bytes += size
-            return lines
+        """As many of `lines` as the bounds leave room for (a hunk that crosses them: `hunk` took the others)."""
         kept = 0
         while kept < len(lines) and self.lines < MAX_LINES and self.bytes < MAX_BYTES:
             self.lines += 1
