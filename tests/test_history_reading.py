@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,31 @@ def test_commits_are_read_again_in_order_from_a_cursor(git_repo: GitRepo) -> Non
     rest, end = h.read_after(cursor)
     assert [c.sha for c in first + rest] == shas and h.read_after(end) == ([], end)
     assert set(h.lookup([shas[1], "0" * 40])) == {shas[1]}
+
+
+def test_git_is_waited_for_only_where_its_pipe_holds_a_whole_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.history import gitlog
+
+    class Trickle:  # (git writing little at a time: each read finds 1 KB)
+        def __init__(self) -> None:
+            self.left = 3 * gitlog.CHUNK
+
+        def readinto(self, buffer: memoryview) -> int:
+            n = min(1024, self.left)
+            buffer[:n] = b"x" * n
+            self.left -= n
+            return n
+
+    naps: list[float] = []
+    monkeypatch.setattr(gitlog.time, "sleep", naps.append)
+    assert sum(map(len, gitlog._pieces(Trickle(), nap=True))) == 3 * gitlog.CHUNK and naps  # (git keeps writing)
+    naps.clear()
+    assert sum(map(len, gitlog._pieces(Trickle(), nap=False))) == 3 * gitlog.CHUNK and naps == []
+
+    def refused(*args: object) -> int:
+        raise OSError("pipe-max-size")
+
+    monkeypatch.setattr(gitlog.fcntl, "fcntl", refused)  # (a pipe of 64 KB, or 16 KB: a wait would hold git back)
+    read, write = os.pipe()
+    with open(read, "rb") as pipe, open(write, "wb"):
+        assert gitlog._widen(pipe) is False

@@ -147,8 +147,7 @@ def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCom
         raise GitError(f"git {args[0]}: {exc}") from exc
     try:
         assert proc.stdout is not None
-        _widen(proc.stdout)
-        yield from _parse(_pieces(proc.stdout), header)
+        yield from _parse(_pieces(proc.stdout, nap=_widen(proc.stdout)), header)
         stderr = proc.stderr.read() if proc.stderr else b""
         if proc.wait() != 0:
             raise GitError(stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
@@ -162,26 +161,29 @@ def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCom
         Path(attributes.name).unlink(missing_ok=True)
 
 
-def _pieces(pipe: io.RawIOBase) -> Iterator[bytes]:
+def _pieces(pipe: io.RawIOBase, nap: bool) -> Iterator[bytes]:
     """What git wrote, as it arrives, read into one reused buffer (a read of a fresh CHUNK-sized object
     maps and unmaps memory each time). Once a long log is under way, a read that found little waits a
-    moment before the next: git fills the pipe meanwhile, and reading it in hundreds of large pieces
-    instead of ten thousand small ones (each a wake-up of both processes) saves ~0.1 s of CPU over
-    flask's 30 MB log, with git never waiting (the pipe holds CHUNK)."""
+    moment before the next (`nap`: only where the pipe holds CHUNK, so git never waits for it; a pipe
+    of the default 16-64 KB would hold git back, the log then read at ~64 KB per nap): git fills the pipe
+    meanwhile, and reading it in hundreds of large pieces instead of ten thousand small ones (each a
+    wake-up of both processes) saves ~0.1 s of CPU over flask's 30 MB log."""
     buffer = memoryview(bytearray(CHUNK))
     read = 0
     while n := pipe.readinto(buffer):
         yield bytes(buffer[:n])
         read += n
-        if read > CHUNK and n < _FEW:
+        if nap and read > CHUNK and n < _FEW:
             time.sleep(_NAP_S)
 
 
-def _widen(pipe: IO[bytes]) -> None:
+def _widen(pipe: IO[bytes]) -> bool:
     """The pipe from git made as large as a read takes (Linux's default is 64 KB: git and the reader then
-    take turns every 64 KB, 0.1 s of CPU over flask's 30 MB log); as it is where the system refuses."""
+    take turns every 64 KB, 0.1 s of CPU over flask's 30 MB log); as it is where the system refuses
+    (False: its limits, or not Linux)."""
     with contextlib.suppress(AttributeError, OSError):  # (F_SETPIPE_SZ: Linux only)
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, CHUNK)
+        return fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, CHUNK) >= CHUNK
+    return False
 
 
 def _parse(chunks: Iterable[bytes], header: bool) -> Iterator[RawCommit]:
