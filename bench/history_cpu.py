@@ -94,6 +94,7 @@ print(json.dumps(gitlog.command(Path(sys.argv[1]), gitlog.log_arguments(["--igno
 
 # columns holding the wall clock of a run (when a rule was mined, a migration applied; `sealed` signs them too)
 _STAMPS = {"at", "applied_at", "created_at", "changed_at", "sealed"}
+_DRAWN = {"memory_meta": {"value"}}  # (columns drawn at random per run: the project's id and key id)
 STEPS = (  # (label, figure, wall figure)
     ("read (git log + parse + store)", "read", None), ("map onto symbols", "map", None),
     ("read + map: GitHistory.update", "read+map", "update_wall"), ("episodes + rules", "episodes", None),
@@ -107,13 +108,15 @@ def _figure(run: dict, key: str) -> float:
 
 
 def table_digests(state: Path) -> dict[str, tuple[int, str]]:
-    """Every table of the index in `state`: (rows, a hash of its rows in key order, `_STAMPS` left out)."""
+    """Every table of the index in `state`: (rows, a hash of its rows in key order, `_STAMPS` and `_DRAWN`
+    left out)."""
     found = {}
     for path in sorted(state.rglob("*.db")):
         db = sqlite3.connect(path)
         try:
             for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall():
-                columns = [c[1] for c in db.execute(f"PRAGMA table_info('{table}')") if c[1] not in _STAMPS]
+                columns = [c[1] for c in db.execute(f"PRAGMA table_info('{table}')")
+                           if c[1] not in _STAMPS | _DRAWN.get(table, set())]
                 digest, rows = hashlib.sha1(), 0
                 # (double quotes: a name in single quotes is a string literal there, the same in every row)
                 names = ", ".join(f'"{c}"' for c in columns)
