@@ -26,8 +26,7 @@ import numpy as np
 from tenure.namespace.intent import _stored_phrases
 from tenure.namespace.symbol_terms import _INDEX_CACHE, _unpacked
 from tenure.state import state_dir
-
-ANSWER_DIGEST_BYTES = 8  # (resolve/answers.py `_DIGEST_BYTES`)
+from tenure.structural.resolve.answers import _DIGEST_BYTES
 
 
 def _md5(rows: list) -> str:
@@ -41,7 +40,7 @@ def _answers(blob: bytes | None) -> tuple | None:
     if blob is None:
         return None
     fmt, digests, _filters, questions, _wide = msgspec.msgpack.decode(bytes(blob))
-    n = ANSWER_DIGEST_BYTES
+    n = _DIGEST_BYTES
     pairs = ((msgspec.msgpack.encode(q), digests[i * n : (i + 1) * n]) for i, q in enumerate(questions))
     return fmt, tuple(sorted(pairs))
 
