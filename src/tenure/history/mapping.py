@@ -112,12 +112,17 @@ def _lines(hunks: list[Hunk], size: int) -> np.ndarray:
     at once (an array per hunk and a concatenation cost several numpy calls per hunk)."""
     if len(hunks) == 1:
         return np.arange(hunks[0].new_start, min(hunks[0].new_start + hunks[0].new_count, size + 1))
-    lengths = [max(min(h.new_start + h.new_count, size + 1) - h.new_start, 0) for h in hunks]
+    lengths = [_within(h, size) for h in hunks]
     offsets, before = [], 0  # (line = its place among all the hunks' lines + its hunk's offset)
     for h, n in zip(hunks, lengths, strict=True):
         offsets.append(h.new_start - before)
         before += n
     return np.arange(before) + np.repeat(np.asarray(offsets, dtype=np.int64), lengths)
+
+
+def _within(h: Hunk, size: int) -> int:
+    """How many of a hunk's new-side lines a file of `size` lines holds."""
+    return max(min(h.new_start + h.new_count, size + 1) - h.new_start, 0)
 
 
 def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done: Written | None = None
@@ -145,7 +150,7 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     offset = 0  # the lines of the writing hunks before this one
     for h in hunks:
         if h.new_count:
-            offset += max(min(h.new_start + h.new_count, size + 1) - h.new_start, 0)
+            offset += _within(h, size)
             continue
         # a deletion between new lines new_start and new_start + 1: the symbol holding both sides
         sides = [int(to_now[n]) for n in (h.new_start, h.new_start + 1) if 1 <= n <= size and to_now[n] > 0]
