@@ -124,6 +124,8 @@ def test_a_mistake_in_tenure_toml_keeps_the_index_and_says_what_waits_for_its_fi
         assert said not in t.history_report
         if table == "episodic":  # the commit read while the settings were wrong has its episode now
             assert t.history_report["episodes commits"] == 1
+        else:  # (its episode was made: no index mines again) what the summary advised runs now
+            assert "episodes commits" not in t.history_report and "promoted" in t.rules_store.mine()
 
 
 def test_a_stated_rule_is_always_loaded_until_demoted_and_every_change_is_recorded(repo: GitRepo) -> None:
