@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from tenure import Tenure
 from tenure.structural import workers
@@ -136,15 +137,22 @@ class _WorkersInThisProcess:
             yield work(batch)
 
 
+def _play_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`resolve_all` in batches given to `_WorkersInThisProcess`, whatever the machine's cores (on one it
+    would resolve every file in order itself, and a test comparing with that would compare it with itself)."""
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(workers, "fork_context", object)  # (`resolve_all` asks only that there is one)
+    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+
+
 def test_a_module_one_worker_analysed_is_read_not_analysed_again_by_the_others(
     make_repo, monkeypatch, analysed: list[str], tmp_path: Path
 ) -> None:
     """Twenty files read `app.factory`'s analysis: two batches of 16, as two workers, one analysis."""
     users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}") for n in range(20)}
     root = make_repo({**SHAPES, **users})
-    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(workers, "fork_context", object)  # (`resolve_all` asks only that there is one)
-    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    _play_the_workers(monkeypatch)
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
         t.index()
@@ -162,9 +170,7 @@ def test_a_resolve_worker_keeps_an_analysis_with_its_questions_then_lets_them_go
     # (one batch: the in-process worker's analyses are still here when the index is done)
     users = {f"app/use{n}.py": SHAPES["app/use.py"].replace("def run", f"def run{n}") for n in range(10)}
     root = make_repo({**SHAPES, **users})
-    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(workers, "fork_context", object)
-    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    _play_the_workers(monkeypatch)
     forget_analyses()
     with Tenure.open(root, discover=False) as t:
         t.index()
@@ -223,9 +229,7 @@ def test_files_resolved_in_another_order_by_other_workers_store_the_same_graph(m
     resolve_all = workers.resolve_all
     monkeypatch.setattr(workers, "resolve_all", lambda index, todo: resolve_all(index, todo[::-1]))
     assert resolved("backwards") == in_order
-    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)  # batches of 16, each a worker without the others' analyses
-    monkeypatch.setattr(workers, "fork_context", object)
-    monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
+    _play_the_workers(monkeypatch)  # batches of 16, each a worker without the others' analyses
     assert resolved("backwards, by workers") == in_order
 
 
