@@ -61,8 +61,7 @@ class LineTerms:
     """The files of one project read into terms, each once (kept until this object goes)."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self._root = os.fspath(root)
+        self._root = os.fspath(root)  # (a file's path joined to it: a Path per file costs more than the read)
         self.texts: list[str] = []  # term id -> the term
         self.ids: dict[str, int] = {}  # the term -> its id
         self._tokens: dict[bytes, int] = {_MARK: _BREAK}  # a run of letters and digits -> its id
@@ -79,7 +78,7 @@ class LineTerms:
         found = self._files.get(path)
         if found is None:
             if text is None:
-                try:  # (a joined string: a Path made and turned into one again costs more than the read)
+                try:
                     with open(os.path.join(self._root, path), "rb") as source:
                         data = source.read()
                 except OSError:
