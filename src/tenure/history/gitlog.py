@@ -246,9 +246,10 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
             new_count = int(new_count) if new_count is not None else 1
             change.deleted += old_count
             change.added += new_count
-            removed, rest = _side(section[at.end() + 1:end].removesuffix(b"\n"), old_count, b"-")
-            added, _ = _side(rest, new_count, b"+")
-            old, new = _texts(squeezed(removed), b"-"), _texts(squeezed(added), b"+")
+            removed, added = _sides(section[at.end() + 1:end].removesuffix(b"\n"), old_count, new_count)
+            # (squeezed lines without their sign, as survival compares them)
+            old = squeezed(removed)[1:].split(b"\n-") if removed else []
+            new = squeezed(added)[1:].split(b"\n+") if added else []
             hunk = Hunk(old_start, old_count, new_start, new_count,
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
                         _header_name(context, spec.name) if context else "",
@@ -261,6 +262,22 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
 def _count(group: bytes | None) -> int:
     """A hunk header's line count (left out: one line)."""
     return int(group) if group is not None else 1
+
+
+def _sides(body: bytes, old_count: int, new_count: int) -> tuple[bytes, bytes]:
+    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs.
+    (Most hunks' bodies are exactly their lines: told so by counting them, and cut where the added
+    lines start.)"""
+    if old_count and new_count:
+        stop = body.find(b"\n+")
+        if stop >= 0 and body.count(b"\n") == old_count + new_count - 1 and body[:1] == b"-" \
+                and body.count(b"\n-", 0, stop) == old_count - 1 and body.count(b"\n+", stop) == new_count:
+            return body[:stop], body[stop + 1:]
+    elif body.count(b"\n") == old_count + new_count - 1 and body[:1] == (b"-" if old_count else b"+") \
+            and body.count(b"\n" + body[:1]) == old_count + new_count - 1:
+        return (body, b"") if old_count else (b"", body)
+    removed, rest = _side(body, old_count, b"-")
+    return removed, _side(rest, new_count, b"+")[0]
 
 
 def _side(body: bytes, count: int, sign: bytes) -> tuple[bytes, bytes]:
