@@ -105,9 +105,13 @@ def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
     left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`.
     (Lists, one numpy lookup: most changes write a few lines, and a numpy call costs as much as dozens.)"""
     writing = [h for h in hunks if h.new_count]
-    stop = len(to_now)  # (the file's last line + 1)
-    lines = [n for h in writing for n in range(h.new_start, min(h.new_start + h.new_count, stop))]
-    return writing, lines, to_now[lines].tolist()
+    lines: list[int] = []
+    now: list[int] = []
+    for h in writing:
+        end = min(h.new_start + h.new_count, len(to_now))  # (to_now ends at the file's last line)
+        lines += range(h.new_start, end)
+        now += to_now[h.new_start:end].tolist()
+    return writing, lines, now
 
 
 def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done: Written | None = None
@@ -119,20 +123,17 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     writing, lines, now = done or written(hunks, to_now)
     reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
     if writing:
-        owner = symbols.owner
-        # (a line gone today has no owner: owner[0] is -1; a hunk of only blank lines touches what holds
-        # them, blank lines among others touch nothing)
+        owners = [symbols.owner[line] for line in now]  # (a line gone today has none: owner[0] is -1)
+        # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
         if blank := {n for h in writing if len(h.blank) < h.new_count for n in h.blank}:
-            met = [(at, o) for at, (n, line) in enumerate(zip(lines, now, strict=True))
-                   if (o := owner[line]) >= 0 and n not in blank]
-        else:
-            met = [(at, o) for at, line in enumerate(now) if (o := owner[line]) >= 0]
-        counts = Counter([o for _, o in met])  # (in the order met)
+            owners = [-1 if n in blank else o for n, o in zip(lines, owners, strict=True)]
+        counts = Counter([o for o in owners if o >= 0])  # (in the order met)
         if len(writing) == len(hunks):  # (no deletion to place among them)
             return counts
         first: dict[int, int] = {}  # symbol -> where in the hunks' lines it is first met
-        for at, o in met:
-            first.setdefault(o, at)
+        for at, o in enumerate(owners):
+            if o >= 0:
+                first.setdefault(o, at)
         reached = [(at, o, counts[o]) for o, at in first.items()]
     offset = 0  # the lines of the writing hunks before this one
     for h in hunks:
