@@ -353,10 +353,14 @@ class GitHistory:
         dirty = {c.path: c for c in self._working_tree()} if todo else {}
         spans = _spans_of(self.db, todo)
         gone = sorted(set(done) - set(files))
-        with self.db.transaction(), self._symbols_written(bulk=not done):
+        # a first mapping (no touched symbol stored yet): nothing to replace, every commit's breadth asked for
+        first = not done and not self.db.rows("SELECT 1 FROM history_symbols LIMIT 1")
+        with self.db.transaction(), self._symbols_written(bulk=not done, first=first):
             version = self.mapping_version() + 1
             changed: set[int] = set()
             breadth: dict[int, int] = {}  # commit id -> how many files it changed (filled as files ask)
+            if first:  # (one count for them all, not a query per file for the commits it adds)
+                breadth.update(self.db.rows("SELECT commit_id, COUNT(*) FROM history_changes GROUP BY commit_id"))
             for path in gone:  # no longer indexed: its symbols are gone
                 changed |= {commit for commit, *_ in self._touched_in(path)}
                 self.db.execute("DELETE FROM history_symbols WHERE path = ?", (path,))
@@ -364,7 +368,7 @@ class GitHistory:
                 self.db.execute("DELETE FROM history_mapped WHERE path = ?", (path,))
             for start in range(0, len(todo), _MAP_CHUNK):
                 part = todo[start:start + _MAP_CHUNK]
-                touched = self._touched_in_each(part)
+                touched = {} if first else self._touched_in_each(part)
                 for at in range(0, len(part), _READ_CHUNK):
                     reach = self._changes_reaching({path: _reachable_names(path, dirty.get(path), lineage)
                                                     for path in part[at:at + _READ_CHUNK]})
@@ -379,11 +383,14 @@ class GitHistory:
             set_value(self.db, "history_meta", "mapping_version", str(version))
         return len(todo)
 
-    def _symbols_written(self, bulk: bool) -> AbstractContextManager[None]:
+    def _symbols_written(self, bulk: bool, first: bool) -> AbstractContextManager[None]:
         """A first mapping (nothing mapped yet: every file's symbols are written) builds the indexes of
         the touched symbols by name and by commit once at its end, not one B-tree insert per row each
-        (the mapping itself looks them up by path only)."""
-        return self.db.deferred_indexes("history_symbols", keep=("history_symbols_path",)) if bulk else nullcontext()
+        (the mapping itself looks them up by path only: that index too when there are none to look up,
+        `first`)."""
+        if not bulk:
+            return nullcontext()
+        return self.db.deferred_indexes("history_symbols", keep=() if first else ("history_symbols_path",))
 
     def _touched_in(self, path: str) -> set[tuple]:
         """What the mapping of one file says the commits touched: (commit id, symbol, how, lines)."""

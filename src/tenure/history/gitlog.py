@@ -35,10 +35,11 @@ _HUNK = re.compile(rb"\n@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
 _OTHER_SIGN = bytes.maketrans(b"-+", b"+-")
 _FORMAT = "%x00%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cI%x00%B%x00"
 _HEADER_FIELDS = 7  # NULs closing the fields after the two-NUL commit marker
-_STATUS = {"A": "A", "M": "M", "D": "D", "R": "R", "C": "A", "T": "M"}  # a copy adds, a type change modifies
+_STATUS = {b"A": "A", b"M": "M", b"D": "D", b"R": "R", b"C": "A", b"T": "M"}  # a copy adds, a type change modifies
 CHUNK = 1 << 20  # bytes of git's output read at a time
 _FEW, _NAP_S = 64 << 10, 0.005  # a read of less than this waits this long before the next (`_pieces`)
 GIT_TIMEOUT_S = 15  # for the small questions (rev-parse, rev-list); a log streams as long as it takes
+_language = lru_cache(maxsize=1 << 14)(language_for)  # (a history changes the same files again and again)
 
 
 class GitError(RuntimeError):
@@ -231,7 +232,7 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
         change = commit.changes[n] if n < len(commit.changes) else None
         if change is None:
             continue
-        spec = language_for(change.path)
+        spec = _language(change.path)
         hunks = list(_HUNK.finditer(section))
         if spec is None or b"\nBinary files " in section[:hunks[0].start() if hunks else len(section)]:
             for at in hunks:  # a file of no indexed language (or binary): its lines are only counted
@@ -248,9 +249,10 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
             new_count = int(new_count) if new_count is not None else 1
             change.deleted += old_count
             change.added += new_count
-            removed, rest = _side(section[at.end() + 1:end].removesuffix(b"\n"), old_count, b"-")
-            added, _ = _side(rest, new_count, b"+")
-            old, new = _texts(squeezed(removed), b"-"), _texts(squeezed(added), b"+")
+            removed, added = _sides(section[at.end() + 1:end].removesuffix(b"\n"), old_count, new_count)
+            # (squeezed lines without their sign, as survival compares them)
+            old = squeezed(removed)[1:].split(b"\n-") if removed else []
+            new = squeezed(added)[1:].split(b"\n+") if added else []
             hunk = Hunk(old_start, old_count, new_start, new_count,
                         [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
                         _header_name(context, spec.name) if context else "",
@@ -263,6 +265,22 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
 def _count(group: bytes | None) -> int:
     """A hunk header's line count (left out: one line)."""
     return int(group) if group is not None else 1
+
+
+def _sides(body: bytes, old_count: int, new_count: int) -> tuple[bytes, bytes]:
+    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs.
+    (Most hunks' bodies are exactly their lines: told so by counting them, and cut where the added
+    lines start.)"""
+    if old_count and new_count:
+        stop = body.find(b"\n+")
+        if stop >= 0 and body.count(b"\n") == old_count + new_count - 1 and body[:1] == b"-" \
+                and body.count(b"\n-", 0, stop) == old_count - 1 and body.count(b"\n+", stop) == new_count:
+            return body[:stop], body[stop + 1:]
+    elif body.count(b"\n") == old_count + new_count - 1 and body[:1] == (b"-" if old_count else b"+") \
+            and body.count(b"\n" + body[:1]) == old_count + new_count - 1:
+        return (body, b"") if old_count else (b"", body)
+    removed, rest = _side(body, old_count, b"-")
+    return removed, _side(rest, new_count, b"+")[0]
 
 
 def _side(body: bytes, count: int, sign: bytes) -> tuple[bytes, bytes]:
@@ -341,9 +359,9 @@ def utc(iso: str) -> str:
 
 
 def _raw_entry(line: bytes) -> RawChange:
-    meta, _, paths = line.rstrip(b"\n").partition(b"\t")
+    meta, _, paths = line.partition(b"\t")  # (a line of git's output split at its newlines)
     fields = meta.split()
-    old_blob, new_blob, status = fields[2].decode(), fields[3].decode(), _STATUS.get(fields[4][:1].decode(), "M")
+    old_blob, new_blob, status = fields[2].decode(), fields[3].decode(), _STATUS.get(fields[4][:1], "M")
     names = [unquote(p) for p in paths.split(b"\t")]
     if len(names) == 2:
         return RawChange(names[1], names[0] if status == "R" else None, status, old_blob, new_blob)

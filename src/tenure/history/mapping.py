@@ -61,7 +61,7 @@ class FileSymbols:
         self.path, self.spans, self.lines = path, spans, line_count(content)
         module = next((i for i, s in enumerate(spans) if s.kind == "module"), -1)
         self.module = module
-        self.owner = np.full(self.lines + 2, module, dtype=np.int32)
+        owner = np.full(self.lines + 2, module, dtype=np.int32)  # (painted in numpy, read as a list)
         self.parent = [-1] * len(spans)
         self._named: dict[str, list[int]] = {}
         for i, span in enumerate(spans):
@@ -78,9 +78,10 @@ class FileSymbols:
                 continue
             while decorator is not None and lo > 1 and decorator.match(text[lo - 2]):
                 lo -= 1
-            self.parent[i] = int(self.owner[lo])
-            self.owner[lo:hi + 1] = i
-        self.owner[0] = -1  # (line 0: no line, where a line gone today is carried)
+            self.parent[i] = int(owner[lo])
+            owner[lo:hi + 1] = i
+        owner[0] = -1  # (line 0: no line, where a line gone today is carried)
+        self.owner: list[int] = owner.tolist()
 
     def common(self, a: int, b: int) -> int:
         """The innermost symbol holding both of two symbols."""
@@ -96,28 +97,21 @@ class FileSymbols:
         return self._named.get(name, [])
 
 
-Written = tuple[list[Hunk], np.ndarray, np.ndarray]  # (hunks that wrote lines, their lines, where those are today)
+Written = tuple[list[Hunk], list[int], list[int]]  # (hunks that wrote lines, their lines, where those are today)
 
 
 def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
     """A change's hunks that wrote lines, their new-side lines in hunk order (those past the file's end
-    left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`."""
+    left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`.
+    (Lists, one numpy lookup: most changes write a few lines, and a numpy call costs as much as dozens.)"""
     writing = [h for h in hunks if h.new_count]
-    lines = _lines(writing, len(to_now) - 1)
-    return writing, lines, to_now[lines]
-
-
-def _lines(hunks: list[Hunk], size: int) -> np.ndarray:
-    """The new-side lines of hunks that wrote some, in their order, up to line `size`: as one array made
-    at once (an array per hunk and a concatenation cost several numpy calls per hunk)."""
-    if len(hunks) == 1:
-        return np.arange(hunks[0].new_start, min(hunks[0].new_start + hunks[0].new_count, size + 1))
-    lengths = [_within(h, size) for h in hunks]
-    offsets, before = [], 0  # (line = its place among all the hunks' lines + its hunk's offset)
-    for h, n in zip(hunks, lengths, strict=True):
-        offsets.append(h.new_start - before)
-        before += n
-    return np.arange(before) + np.repeat(np.asarray(offsets, dtype=np.int64), lengths)
+    lines: list[int] = []
+    now: list[int] = []
+    for h in writing:
+        end = h.new_start + _within(h, len(to_now) - 1)  # (to_now ends at the file's last line)
+        lines += range(h.new_start, end)
+        now += to_now[h.new_start:end].tolist()
+    return writing, lines, now
 
 
 def _within(h: Hunk, size: int) -> int:
@@ -134,19 +128,18 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     writing, lines, now = done or written(hunks, to_now)
     reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
     if writing:
-        owners = symbols.owner[now]
-        valid = owners >= 0  # (a line gone today has none: owner[0] is -1)
+        owners = [symbols.owner[line] for line in now]  # (a line gone today has none: owner[0] is -1)
         # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
-        if blank := [n for h in writing if len(h.blank) < h.new_count for n in h.blank]:
-            valid &= _without(blank, size)[lines]
-        owners = owners[valid]
-        if len(writing) == len(hunks):  # (no deletion to place among them: counted in the order met)
-            return _counted(owners)
+        if blank := {n for h in writing if len(h.blank) < h.new_count for n in h.blank}:
+            owners = [-1 if n in blank else o for n, o in zip(lines, owners, strict=True)]
+        counts = Counter([o for o in owners if o >= 0])  # (in the order met)
+        if len(writing) == len(hunks):  # (no deletion to place among them)
+            return counts
         first: dict[int, int] = {}  # symbol -> where in the hunks' lines it is first met
-        for at, owner in zip(np.flatnonzero(valid).tolist(), owners.tolist(), strict=True):
-            first.setdefault(owner, at)
-        counts = Counter(owners.tolist())
-        reached = [(at, owner, counts[owner]) for owner, at in first.items()]
+        for at, o in enumerate(owners):
+            if o >= 0:
+                first.setdefault(o, at)
+        reached = [(at, o, counts[o]) for o, at in first.items()]
     offset = 0  # the lines of the writing hunks before this one
     for h in hunks:
         if h.new_count:
@@ -155,29 +148,13 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
         # a deletion between new lines new_start and new_start + 1: the symbol holding both sides
         sides = [int(to_now[n]) for n in (h.new_start, h.new_start + 1) if 1 <= n <= size and to_now[n] > 0]
         if sides:
-            owner = symbols.common(int(symbols.owner[sides[0]]), int(symbols.owner[sides[-1]]))
-            if owner >= 0:
-                reached.append((offset - 0.5, owner, 1))
+            o = symbols.common(symbols.owner[sides[0]], symbols.owner[sides[-1]])
+            if o >= 0:
+                reached.append((offset - 0.5, o, 1))
     touched: Counter[int] = Counter()
-    for _, owner, n in sorted(reached):
-        touched[owner] += n
+    for _, o, n in sorted(reached):
+        touched[o] += n
     return touched
-
-
-def _counted(owners: np.ndarray) -> Counter[int]:
-    """How often each symbol occurs, in the order first met (a whole file's lines counted in numpy)."""
-    if len(owners) < 256:
-        return Counter(owners.tolist())
-    values, first, counts = np.unique(owners, return_index=True, return_counts=True)
-    order = np.argsort(first)
-    return Counter(dict(zip(values[order].tolist(), counts[order].tolist(), strict=True)))
-
-
-def _without(excluded: list[int], size: int) -> np.ndarray:
-    """Per line number 0..size+1: not one of `excluded` (line numbers past size+1 are left out)."""
-    keep = np.ones(size + 2, dtype=bool)
-    keep[np.minimum(np.asarray(excluded), size + 1)] = False
-    return keep
 
 
 def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
@@ -236,7 +213,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
     the walk back meets; 0 where the history does not say). `first`: start instead at (path, blob,
     hunks of the uncommitted edits) — the commit the working tree's edits are based on."""
     identity = np.arange(symbols.lines + 1, dtype=np.int64)
-    blame = np.zeros(symbols.lines + 1, dtype=np.int64)
+    blame = [0] * (symbols.lines + 1)
     start = (symbols.path, blob, identity, 0)
     if first is not None:
         moved = step(first[2], symbols.lines)
@@ -266,10 +243,10 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
             seen.add(before)
             queue.append((*before, to_now[moved], depth + 1))
     blame[0] = 0
-    return found, blame
+    return found, np.asarray(blame, dtype=np.int64)
 
 
-def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False,
+def _blame(blame: list[int], hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False,
            done: Written | None = None) -> None:
     """Today's lines a change wrote that no later change wrote again (a line it only reformatted or
     moved is left for the change that wrote it, and so is a line a sweep rewrote: only the lines a
@@ -277,14 +254,14 @@ def _blame(blame: np.ndarray, hunks: list[Hunk], to_now: np.ndarray, writer: int
     gone lines are carried, is written too: `carry` clears it.)"""
     writing, lines, now = done or written(hunks, to_now)
     if sweep and any(h.old_count for h in writing):
-        writing = [h for h in writing if not h.old_count]
-        lines = _lines(writing, len(to_now) - 1)
-        now = to_now[lines]
+        writing, lines, now = written([h for h in writing if not h.old_count], to_now)
     if not writing:
         return
-    if kept := [n for h in hunks for n in h.kept]:
-        now = now[_without(kept, len(to_now) - 1)[lines]]
-    blame[now[blame[now] == 0]] = writer
+    if kept := {n for h in hunks for n in h.kept}:
+        now = [line for n, line in zip(lines, now, strict=True) if n not in kept]
+    for line in now:
+        if not blame[line]:
+            blame[line] = writer
 
 
 def in_place(hunks: list[Hunk], symbols: FileSymbols) -> Touched:
