@@ -59,7 +59,7 @@ class Answers:
         # (asked inside another question, answering may also feed a recorder: always computed)
         shared = for_state(ANSWERED, self.view) if self.shared and not self.view.recording else None
         if shared is not None and (hit := shared.pop(query, None)) is not None:
-            _put_last(shared, query, hit, _ANSWERED_KEPT)
+            put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
             self.reads[query], self._given[query] = read, answer
@@ -78,7 +78,7 @@ class Answers:
         self.reads[query] = read
         if shared is not None:
             self._given[query] = _callers(answer)
-            _put_last(shared, query, (self._given[query], read, self.log[query]), _ANSWERED_KEPT)
+            put_last(shared, query, (self._given[query], read, self.log[query]), _ANSWERED_KEPT)
         return answer
 
     def remembered(self, query: tuple) -> _Remembered:
@@ -236,11 +236,11 @@ def _kept_filter(view: ProjectView, read: Recording, parts: Collection[Recording
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
         found = (recording, _make_filter(view, *recording, parts))
-    _put_last(made, found[0], found, _FILTERS_KEPT)
+    put_last(made, found[0], found, _FILTERS_KEPT)
     return found
 
 
-def _put_last(table: dict, key: object, value: object, limit: int) -> None:
+def put_last(table: dict, key: object, value: object, limit: int) -> None:
     """`table[key] = value` as the most recently used entry (a hit is popped, then put back); the
     least recently used quarter goes when `limit` is reached."""
     if len(table) >= limit:
@@ -274,7 +274,7 @@ def _part_bits(view: ProjectView, part: Recording, size: int) -> tuple[int, int]
     found = made.pop(id(part), None)  # (the entry holds the part: its id names no other while kept)
     if found is None:
         found = (part, {})
-    _put_last(made, id(part), found, _PARTS_KEPT)
+    put_last(made, id(part), found, _PARTS_KEPT)
     bits = found[1].get(size)
     if bits is None:
         bits = found[1][size] = (_saturating_bits(view, *part), _wide_bits(view, size, *part))
