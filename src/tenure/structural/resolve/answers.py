@@ -38,6 +38,7 @@ class Answers:
         # a resolution's: a question another file asked in this index state is answered as it was then
         # (`ANSWERED`), its reads taken on, instead of computed again (seven questions in ten)
         self.shared = shared
+        self._answered: dict | None = None  # ANSWERED's table for the view's state (one resolution's: it stays)
         self._remembered: dict[tuple, _Remembered] = {}
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
@@ -57,7 +58,11 @@ class Answers:
                 return _callers(self._given[query])
             return compute()  # its reads are already recorded
         # (asked inside another question, answering may also feed a recorder: always computed)
-        shared = for_state(ANSWERED, self.view) if self.shared and not self.view.recording else None
+        shared = None
+        if self.shared and not self.view.recording:
+            shared = self._answered
+            if shared is None:
+                shared = self._answered = for_state(ANSWERED, self.view)
         if shared is not None and (hit := shared.pop(query, None)) is not None:
             put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
