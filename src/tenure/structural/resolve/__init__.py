@@ -360,6 +360,9 @@ class ProjectIndex:
 
 
 Recording = tuple[set[str], set[str]]  # (keys read, module names looked up): what a recording holds
+# A recording replayed with at least this many reads is noted whole too (`ProjectView.end_parts`): a
+# module's analysis, read by many questions of a file, and by the files after it.
+PART_FROM = 32
 
 
 class ProjectView:
@@ -379,6 +382,9 @@ class ProjectView:
         # Nested recordings (a resolver's question, a cached lookup): every read lands in each open
         # one, so the innermost holds a subset of each enclosing one.
         self._frames: list[Recording] = []
+        # Per open recording, the recordings replayed into it whole that are large (`PART_FROM`): a
+        # question's key filter is made of theirs, each made once (answers.py `_kept_filter`).
+        self._parts: list[list[Recording]] = []
         # Why the resolver's edges are only part of the file's (`note_incomplete`): kept, and said.
         self.incomplete: list[str] = []
         self.read_cheaply = ""  # see `note_read_cheaply`
@@ -430,10 +436,17 @@ class ProjectView:
 
     def begin(self) -> None:
         self._frames.append((set(), set()))
+        self._parts.append([])
 
     def end(self) -> Recording:
         """What was read since the matching `begin` (raw: see `keys_of`, `missing_of`)."""
+        self._parts.pop()
         return self._frames.pop()
+
+    def end_parts(self) -> tuple[Recording, list[Recording]]:
+        """`end`, and the large recordings replayed whole since the matching `begin` (each a
+        subset of what was read; one may come more than once)."""
+        return self._frames.pop(), self._parts.pop()
 
     def replay(self, reads: Recording) -> None:
         """Record reads again (a cached result's), for the recordings open now."""
@@ -441,6 +454,9 @@ class ProjectView:
         for frame_keys, frame_modules in self._frames:
             frame_keys |= keys
             frame_modules |= modules
+        if self._parts and len(keys) + len(modules) >= PART_FROM:
+            for parts in self._parts:
+                parts.append(reads)
 
     def absorb(self, reads: Recording) -> None:
         """Take on reads made through another view of the same index state (a cached analysis's):

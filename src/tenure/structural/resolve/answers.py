@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import partial, reduce
 from itertools import chain, islice
 from operator import and_, or_
@@ -38,6 +38,7 @@ class Answers:
         # a resolution's: a question another file asked in this index state is answered as it was then
         # (`ANSWERED`), its reads taken on, instead of computed again (seven questions in ten)
         self.shared = shared
+        self._answered: dict | None = None  # ANSWERED's table for the view's state (one resolution's: it stays)
         self._remembered: dict[tuple, _Remembered] = {}
         self.log: dict[tuple, tuple[bytes, bytes]] = {}  # question -> (answer digest, key filter)
         self.reads: dict[tuple, Recording] = {}  # question -> what answering it read
@@ -57,9 +58,13 @@ class Answers:
                 return _callers(self._given[query])
             return compute()  # its reads are already recorded
         # (asked inside another question, answering may also feed a recorder: always computed)
-        shared = for_state(ANSWERED, self.view) if self.shared and not self.view.recording else None
+        shared = None
+        if self.shared and not self.view.recording:
+            shared = self._answered
+            if shared is None:
+                shared = self._answered = for_state(ANSWERED, self.view)
         if shared is not None and (hit := shared.pop(query, None)) is not None:
-            _put_last(shared, query, hit, _ANSWERED_KEPT)
+            put_last(shared, query, hit, _ANSWERED_KEPT)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
             self.reads[query], self._given[query] = read, answer
@@ -68,17 +73,17 @@ class Answers:
         try:
             answer = compute()
         finally:
-            read = self.view.end()
+            read, parts = self.view.end_parts()
         digest = _digest(answer if summary is None else summary(answer))
         if self.lazy_filters:
             self.log[query] = (digest, b"")
         else:
-            read, key_filter = _kept_filter(self.view, read)
+            read, key_filter = _kept_filter(self.view, read, parts)
             self.log[query] = (digest, key_filter)
         self.reads[query] = read
         if shared is not None:
             self._given[query] = _callers(answer)
-            _put_last(shared, query, (self._given[query], read, self.log[query]), _ANSWERED_KEPT)
+            put_last(shared, query, (self._given[query], read, self.log[query]), _ANSWERED_KEPT)
         return answer
 
     def remembered(self, query: tuple) -> _Remembered:
@@ -227,19 +232,20 @@ def key_filter(view: ProjectView, read: Recording) -> bytes:
     return _kept_filter(view, read)[1]
 
 
-def _kept_filter(view: ProjectView, read: Recording) -> tuple[Recording, bytes]:
+def _kept_filter(view: ProjectView, read: Recording, parts: Collection[Recording] = ()) -> tuple[Recording, bytes]:
     """`key_filter`, with the recording as `_FILTERS` keeps it: frozen, one object for every
-    question that read the same (`ANSWERED` holds it too)."""
+    question that read the same (`ANSWERED` holds it too). `parts`: recordings replayed into it
+    whole (`ProjectView.end_parts`), whose bits are made once (`_part_bits`)."""
     made = for_state(_FILTERS, view)
     recording = (frozenset(read[0]), frozenset(read[1]))
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
-        found = (recording, _make_filter(view, *recording))
-    _put_last(made, found[0], found, _FILTERS_KEPT)
+        found = (recording, _make_filter(view, *recording, parts))
+    put_last(made, found[0], found, _FILTERS_KEPT)
     return found
 
 
-def _put_last(table: dict, key: object, value: object, limit: int) -> None:
+def put_last(table: dict, key: object, value: object, limit: int) -> None:
     """`table[key] = value` as the most recently used entry (a hit is popped, then put back); the
     least recently used quarter goes when `limit` is reached."""
     if len(table) >= limit:
@@ -248,13 +254,36 @@ def _put_last(table: dict, key: object, value: object, limit: int) -> None:
     table[key] = value
 
 
-def _make_filter(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> bytes:
+def _make_filter(view: ProjectView, keys: frozenset[str], modules: frozenset[str],
+                 parts: Collection[Recording] = ()) -> bytes:
     count = len(keys) + len(modules)
     if count <= _WIDE_FROM:
         return _bits_of(view, keys, modules).to_bytes(FILTER_BYTES, "little")
     size = min(max(256, 1 << (count * 8 - 1).bit_length()), _WIDE_MAX)
-    narrow = _saturating_bits(view, keys, modules).to_bytes(FILTER_BYTES, "little")
-    return narrow + _wide_filter(view, size, keys, modules)
+    narrow = wide = 0
+    if parts:  # (a key sets the same bits whichever recording holds it: the parts', then the rest's)
+        for part in {id(part): part for part in parts}.values():
+            part_narrow, part_wide = _part_bits(view, part, size)
+            narrow, wide = narrow | part_narrow, wide | part_wide
+        keys, modules = keys.difference(*(p[0] for p in parts)), modules.difference(*(p[1] for p in parts))
+    narrow = _saturating_bits(view, keys, modules, narrow)
+    wide |= _wide_bits(view, size, keys, modules)
+    return narrow.to_bytes(FILTER_BYTES, "little") + wide.to_bytes(size // 8, "little")
+
+
+def _part_bits(view: ProjectView, part: Recording, size: int) -> tuple[int, int]:
+    """A replayed recording's bits in the 128 bits and in a wide filter of `size` bits, made once
+    per index state (`_PARTS`): a module's analysis is replayed into many questions' recordings,
+    which differ only by a few keys, and made their wide filters again key by key."""
+    made = for_state(_PARTS, view)
+    found = made.pop(id(part), None)  # (the entry holds the part: its id names no other while kept)
+    if found is None:
+        found = (part, {})
+    put_last(made, id(part), found, _PARTS_KEPT)
+    bits = found[1].get(size)
+    if bits is None:
+        bits = found[1][size] = (_saturating_bits(view, *part), _wide_bits(view, size, *part))
+    return bits
 
 
 def _bits_of(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> int:
@@ -263,35 +292,31 @@ def _bits_of(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -
     return reduce(or_, map(_module_bits(view, 0).__getitem__, modules), bits)
 
 
-def _wide_filter(view: ProjectView, size: int, keys: frozenset[str], modules: frozenset[str]) -> bytes:
+def _wide_bits(view: ProjectView, size: int, keys: Collection[str], modules: Collection[str]) -> int:
     """The keys' and the modules' bits in a wide filter of `size` bits (`_WIDE_KEYS`)."""
     table, module_positions = _WIDE_KEYS[size], _module_bits(view, size)
     if size <= _MASKS_UP_TO:
-        bits = reduce(or_, map(module_positions.__getitem__, modules), reduce(or_, map(table.__getitem__, keys), 0))
-        return bits.to_bytes(size // 8, "little")
+        return reduce(or_, map(module_positions.__getitem__, modules), reduce(or_, map(table.__getitem__, keys), 0))
     import numpy as np  # (here: a process that checks answers only, a hook's, never loads it)
 
     positions = np.fromiter(chain.from_iterable(chain(map(table.__getitem__, keys),
                                                       map(module_positions.__getitem__, modules))), dtype=np.int64)
     bits = np.zeros(size, dtype=np.uint8)
     bits[positions] = 1
-    return np.packbits(bits, bitorder="little").tobytes()
+    return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
 
 
 _ALL_BITS = (1 << _FILTER_BITS) - 1
 _SATURATION_STEP = 64  # keys between checks whether the 128 bits are all set
 
 
-def _saturating_bits(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> int:
+def _saturating_bits(view: ProjectView, keys: Collection[str], modules: Collection[str], bits: int = 0) -> int:
     """`_bits_of` the 128 bits, for many keys: three bits a key fill them after some 230 keys on
     average, and the keys of a question that read a module's analysis run to hundreds or thousands
     (the most of all filter making); the rest adds no bit."""
     masks = chain(map(_KEY_BITS.__getitem__, keys), map(_module_bits(view, 0).__getitem__, modules))
-    bits = 0
-    while chunk := list(islice(masks, _SATURATION_STEP)):
+    while bits != _ALL_BITS and (chunk := list(islice(masks, _SATURATION_STEP))):
         bits = reduce(or_, chunk, bits)
-        if bits == _ALL_BITS:
-            break
     return bits
 
 
@@ -308,6 +333,10 @@ def _module_bits(view: ProjectView, size: int) -> _ModuleBits:
 # 76 MB in a process for no more CPU saved than keeping the 16,384 in use (about 20 MB).
 _FILTERS: dict[tuple[int, int], dict[Recording, tuple[Recording, bytes]]] = {}
 _FILTERS_KEPT = 1 << 14
+# Index state -> id of a replayed recording -> (it, filter size -> its bits: `_part_bits`), for the
+# state in use, the least recently used first; at most `_PARTS_KEPT`.
+_PARTS: dict[tuple[int, int], dict[int, tuple[Recording, dict[int, tuple[int, int]]]]] = {}
+_PARTS_KEPT = 1 << 11
 
 
 def verify_stored(items: Dependants, answers: Answers, ask_again: Callable[[tuple], tuple[bytes, bytes]]) -> Verified:

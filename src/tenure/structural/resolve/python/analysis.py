@@ -703,10 +703,7 @@ class Analysis:
         """The methods called `name` of the classes deriving from the instance's: those of this
         module, and of the rest of the project."""
         cls = (CLASS, inst[1], inst[2])
-        out: set = set()
-        for sub in self.subclasses(cls):
-            for value in self.own_class_attr(sub, name):
-                out |= self._via_instance(value)
+        out = self.overrides_here(cls, name)
         key = ("overrides", cls, name)
         elsewhere = self._static.get(key)
         if elsewhere is None:
@@ -720,6 +717,14 @@ class Analysis:
                     found |= self._via_instance((FUNC, sym.module, sym.fqn[len(sym.module) + 1 :]))
             elsewhere = self._static[key] = frozenset(found)
         return out | elsewhere
+
+    def overrides_here(self, cls: Value, name: str) -> set:
+        """The methods called `name` of this module's classes deriving from `cls`."""
+        out: set = set()
+        for sub in self.subclasses(cls):
+            for value in self.own_class_attr(sub, name):
+                out |= self._via_instance(value)
+        return out
 
     def subclasses(self, cls: Value) -> list[Value]:
         """The classes of this module that have `cls` among their ancestors."""
@@ -816,7 +821,7 @@ class Analysis:
                     out |= self.invoke(site, callee, args, kwargs)
                 for callee in overrides:
                     if callee[0] == BOUND and callee not in callees:
-                        self.invoke(site, callee, args, kwargs)  # (what it returns is no more than a guess)
+                        self.invoke(site, callee, args, kwargs, kept=False)  # (what it returns is no more than a guess)
             finally:
                 self._guessing = False
         return out
@@ -843,7 +848,10 @@ class Analysis:
                     continue
                 callees |= found  # type: ignore[operator]
                 if on_self or (OPEN, receiver[1], receiver[2]) in receivers:  # (a declared instance)
-                    dispatched = self.overrides(receiver, func[2])  # type: ignore[index]
+                    # (an analysis of another module records no edge: an override elsewhere gives it
+                    # nothing, what it returns being no more than a guess; one here takes the arguments)
+                    dispatched = (self.overrides(receiver, func[2]) if self.record  # type: ignore[index]
+                                  else self.overrides_here((CLASS, receiver[1], receiver[2]), func[2]))  # type: ignore[index]
                     overrides = overrides | dispatched
                     self._note_dispatch(site, found, dispatched)
             if receivers:
@@ -897,21 +905,25 @@ class Analysis:
             return self.project.returns_something(fn)
         return any(i in self.mf.returns for i in self.mf.scopes_of(fn[2]))
 
-    def invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+    def invoke(self, site: object, callee: Value, args: list, kwargs: list, kept: bool = True) -> frozenset | set:
+        """What calling `callee` returns (unless not `kept`: then another module's function is
+        not asked what it returns, and EMPTY stands for it)."""
         calling = self._calling
         if calling is None or calling[0] != site:
             self._calling = (site, callee)  # the edges this call gives are this value's
         try:
-            return self._invoke(site, callee, args, kwargs)
+            return self._invoke(site, callee, args, kwargs, kept)
         finally:
             self._calling = calling
 
-    def _invoke(self, site: object, callee: Value, args: list, kwargs: list) -> frozenset | set:
+    def _invoke(self, site: object, callee: Value, args: list, kwargs: list, kept: bool = True) -> frozenset | set:
         kind = callee[0]
         if kind in (FUNC, BOUND):
             self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
             if callee[1] == self.module:
                 self.pass_args(callee[2], args, kwargs, 1 if kind == BOUND else 0)
+            elif not kept:
+                return EMPTY
             return self.returns(callee)
         if kind == CLASS:
             return self.instantiate(site, callee, args, kwargs)

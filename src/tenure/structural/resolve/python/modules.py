@@ -9,7 +9,7 @@ from typing import Protocol
 
 from tenure.structural.facts import FileFacts
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo, item_key, items_key
-from tenure.structural.resolve.answers import Answers
+from tenure.structural.resolve.answers import Answers, for_state, put_last
 from tenure.structural.resolve.python.flows import ModuleFlow, module_flow
 from tenure.structural.resolve.python.values import EMPTY, EXT, INST, MODULE, OPEN, Value, constant, declared
 
@@ -229,6 +229,14 @@ class Lower(Protocol):
     def fixture(self, module: str, path: str, name: str) -> frozenset: ...
 
 
+# Index state -> (what, of what) -> (what `Syntactic` found, what reading it took as a view records
+# it and as a recorder notes it), for the state in use, the least recently used first: the same
+# walks are followed for many files and for each analysis of another module (a class's bases, an
+# export), reading the same flows (Django: half of them were walks made before in the process).
+FOLLOWED: dict[tuple[int, int], dict[tuple, tuple[object, Recording, Reads]]] = {}
+_FOLLOWED_KEPT = 1 << 12
+
+
 class Syntactic(Lower):
     """Another module read without analysing it: definitions, imports, aliases and constants, each
     followed to what it names (a bounded walk in an order fixed by what it reads, not by string
@@ -242,22 +250,31 @@ class Syntactic(Lower):
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        # (what, of what) -> (the result, what reading it took)
-        self._cache: dict[tuple, tuple[object, Recording]] = {}
+        self._cache: dict[tuple, tuple[object, Recording, Reads]] | None = None  # (`FOLLOWED`, this state's)
 
     def _cached(self, key: tuple, compute: Callable[[], object]) -> object:
-        view = self.project.view
-        hit = self._cache.get(key)
-        if hit is not None:
-            if view.recording:
-                view.replay(hit[1])
+        project = self.project
+        view = project.view
+        cache = self._cache
+        if cache is None:
+            cache = self._cache = for_state(FOLLOWED, view)
+        hit = cache.pop(key, None)
+        if hit is not None:  # (what reading it took, taken on as if read again)
+            put_last(cache, key, hit, _FOLLOWED_KEPT)
+            view.absorb(hit[1])
+            if project.recorders:
+                for read in hit[2].items():
+                    project._note(*read)
             return hit[0]
+        reads: Reads = {}
+        project.recorders.append(reads)
         view.begin()
         try:
             result = compute()
         finally:
             read = view.end()
-        self._cache[key] = (result, read)
+            project.recorders.pop()
+        put_last(cache, key, (result, read, reads), _FOLLOWED_KEPT)
         return result
 
     def export(self, module: str, name: str) -> frozenset:
