@@ -67,7 +67,7 @@ from fnmatch import fnmatchcase
 from operator import attrgetter
 
 import msgspec
-from tree_sitter import Language, Node, Tree
+from tree_sitter import Node, Tree
 
 from tenure.structural.extract import _count_errors, fingerprint_of, signature_of, text_of
 from tenure.structural.extractors import State, join
@@ -119,6 +119,10 @@ _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_
 
 _NOTHING: tuple = ()
 
+_FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
+                "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "return_type",
+                "right", "subject", "subscript", "superclasses", "type", "value")
+
 
 class _Fields:
     """The grammar's field ids, by name (`node.child_by_field_id(_F.value)`): child_by_field_name
@@ -126,13 +130,18 @@ class _Fields:
     the visitors by node kind id (`_STATEMENT_OF_KIND`, `_EXPRESSION_OF_KIND`): a node's `type` is a
     new string at every call, its `kind_id` an int."""
 
-    __slots__ = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
-                 "function", "key", "left", "module_name", "name", "object", "operator", "parameters",
-                 "return_type", "right", "subject", "subscript", "superclasses", "type", "value")
+    __slots__ = (*_FIELD_NAMES, "grammar")
 
-    def load(self, language: Language) -> None:
-        for name in self.__slots__:
+    def __init__(self) -> None:
+        self.grammar = ""  # the grammar the ids are of
+
+    def load(self, spec: LanguageSpec) -> None:
+        language = spec.language
+        for name in _FIELD_NAMES:
             setattr(self, name, language.field_id_for_name(name))
+        self.grammar = spec.grammar
+        _STATEMENT_OF_KIND.clear()
+        _EXPRESSION_OF_KIND.clear()
         # (ids past node_kind_count: ERROR and its repeat; a kind of several ids is each of them)
         for kind_id in (*range(language.node_kind_count), 0xFFFF, 0xFFFE):
             kind = language.node_kind_for_id(kind_id)
@@ -1391,8 +1400,8 @@ def _name_glob(node: Node | None) -> str:
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     facts = FileFacts(path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
                       error_nodes=_count_errors(tree))
-    if not hasattr(_F, "value"):
-        _F.load(spec.language)
+    if _F.grammar != spec.grammar:
+        _F.load(spec)
     walker = _Walker(facts, tree.root_node, spec)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
