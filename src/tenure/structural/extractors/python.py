@@ -156,17 +156,13 @@ _F = _Fields()
 
 class _Read:
     """A name read, resolved once the whole file is walked (a later binding may make it local);
-    the encoder writes it as `encoded`: its variable, `["v", [vars]]`, or `["n", name]`."""
+    the encoder writes it as `encoded`, set then: its variable, `["v", [vars]]`, or `["n", name]`.
+    (No `__init__`: one is made per name read, and a bare object costs no Python call.)"""
 
-    __slots__ = ("vars", "encoded")
+    __slots__ = ("encoded",)
 
-    def __init__(self, vars_: list[int] | tuple) -> None:
-        self.vars = vars_
-        self.encoded: object = None  # set when the walk is over (`_Walker._resolve_reads`)
-
-    def settle(self, name: str = "") -> None:
-        """What the encoder writes: `name` when nothing in the file binds it, else its variables."""
-        vars_ = self.vars
+    def settle(self, vars_: list[int] | tuple, name: str = "") -> None:
+        """What the encoder writes: `name` when nothing in the file binds it, else the variables."""
         self.encoded = ["n", name] if name else vars_[0] if len(vars_) == 1 else ["v", vars_]
 
 
@@ -219,7 +215,8 @@ class _Walker:
         self.nvars = 0
         self.allocs: dict[str, int] = {}  # scope qualname -> allocations numbered in it so far
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
-        self.comprehension_reads: list[_Read] = []  # (their variables known where they are read)
+        # (their variables known where they are read: that list, which grows while the comprehension is walked)
+        self.comprehension_reads: list[tuple[_Read, list[int]]] = []
         self.names_of: list[tuple[list, _Scope]] = []  # module and class scopes: names filled at the end
         self.scope = self._new_scope("", "module", None)
 
@@ -269,11 +266,11 @@ class _Walker:
         scope = self.scope
         while scope.kind == "comprehension":
             if name in scope.versions:
-                ref = _Read(scope.versions[name])  # (the list grows while the comprehension is walked)
-                self.comprehension_reads.append(ref)
+                ref = _Read()
+                self.comprehension_reads.append((ref, scope.versions[name]))
                 return ref
             scope = scope.parent  # comprehensions run where they are written
-        ref = _Read(_NOTHING)
+        ref = _Read()
         self.reads.append((scope, name, ref, scope.state.get(name, _NOTHING)))
         return ref
 
@@ -282,19 +279,17 @@ class _Walker:
             # most scopes declare nothing global or nonlocal: then a name is owned where it is read
             owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
-                ref.vars = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
-                ref.settle()
+                ref.settle([*(reaching or scope.versions[name]), *scope.weak.get(name, ())])
                 continue
             outer = owner if owner is not scope else scope.parent
             while outer is not None and (outer.kind == "class" or name not in outer.versions):
                 outer = outer.parent
             if outer is None:
-                ref.settle(name)
+                ref.settle(_NOTHING, name)
             else:
-                ref.vars = outer.versions[name]
-                ref.settle()
-        for ref in self.comprehension_reads:
-            ref.settle()
+                ref.settle(outer.versions[name])
+        for ref, vars_ in self.comprehension_reads:
+            ref.settle(vars_)
         for entry, scope in self.names_of:
             entry[5] = scope.versions
 
