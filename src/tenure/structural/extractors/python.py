@@ -126,7 +126,7 @@ _FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condit
 
 class _Fields:
     """The grammar's field ids, by name (`node.child_by_field_id(_F.value)`): child_by_field_name
-    looks the id up by its name at every call. Read from the grammar at the first extraction, with
+    looks the id up by its name at every call. Read from the grammar at its first extraction, with
     the visitors by node kind id (`_STATEMENT_OF_KIND`, `_EXPRESSION_OF_KIND`): a node's `type` is a
     new string at every call, its `kind_id` an int."""
 
