@@ -55,7 +55,8 @@ def parse_one(language: str, path: str, content: bytes,
         return None, f"extractor failed: {type(exc).__name__}: {exc}"
     note = ""
     try:
-        content.decode("utf-8")
+        if not content.isascii():  # (ASCII is UTF-8: most files need no decoding to tell)
+            content.decode("utf-8")
     except UnicodeDecodeError as exc:
         note = f"invalid UTF-8 at byte {exc.start}"
     return encode_facts(facts), note

@@ -61,9 +61,10 @@ subscript ["s", obj, key, site] calls __getitem__ / __setitem__ on an instance, 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from fnmatch import fnmatchcase
+from operator import attrgetter
 
 import msgspec
 from tree_sitter import Node, Tree
@@ -81,6 +82,7 @@ PARAM_KEYWORD = 3  # keyword-only
 PARAM_POSITIONAL_ONLY = 4
 
 MAX_CONST_LEN = 40  # longer strings are kept as "some string": only short ones are ever dict keys
+_QUOTES = frozenset(b"\"'")
 _INT64 = 2**63
 # Decorators that change how a method binds, not what it is: no call, the function stays itself.
 _DESCRIPTORS = {"staticmethod": "s", "classmethod": "c", "property": "p", "cached_property": "p",
@@ -117,27 +119,54 @@ _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_
 
 _NOTHING: tuple = ()
 
+_FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
+                "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "return_type",
+                "right", "subject", "subscript", "superclasses", "type", "value")
+
+
+class _Fields:
+    """The grammar's field ids, by name (`node.child_by_field_id(_F.value)`): child_by_field_name
+    looks the id up by its name at every call. Read from the grammar at its first extraction, with
+    the visitors by node kind id (`_STATEMENT_OF_KIND`, `_EXPRESSION_OF_KIND`): a node's `type` is a
+    new string at every call, its `kind_id` an int."""
+
+    __slots__ = (*_FIELD_NAMES, "grammar")
+
+    def __init__(self) -> None:
+        self.grammar = ""  # the grammar the ids are of
+
+    def load(self, spec: LanguageSpec) -> None:
+        language = spec.language
+        for name in _FIELD_NAMES:
+            setattr(self, name, language.field_id_for_name(name))
+        self.grammar = spec.grammar
+        _STATEMENT_OF_KIND.clear()
+        _EXPRESSION_OF_KIND.clear()
+        # (ids past node_kind_count: ERROR and its repeat; a kind of several ids is each of them)
+        for kind_id in (*range(language.node_kind_count), 0xFFFF, 0xFFFE):
+            kind = language.node_kind_for_id(kind_id)
+            if kind in _STATEMENTS:
+                _STATEMENT_OF_KIND[kind_id] = _STATEMENTS[kind]
+            if kind in _EXPRESSIONS:
+                _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS[kind]
+
+
+_F = _Fields()
+
 
 class _Read:
     """A name read, resolved once the whole file is walked (a later binding may make it local);
-    the encoder writes it as its variable, `["v", [vars]]`, or `["n", name]`."""
+    the encoder writes it as `encoded`, set then: its variable, `["v", [vars]]`, or `["n", name]`.
+    (No `__init__`: one is made per name read, and a bare object costs no Python call.)"""
 
-    __slots__ = ("vars", "name")
+    __slots__ = ("encoded",)
 
-    def __init__(self, vars_: list[int] | tuple) -> None:
-        self.vars = vars_
-        self.name = ""  # set when nothing in the file binds it
+    def settle(self, vars_: list[int] | tuple, name: str = "") -> None:
+        """What the encoder writes: `name` when nothing in the file binds it, else the variables."""
+        self.encoded = ["n", name] if name else vars_[0] if len(vars_) == 1 else ["v", vars_]
 
 
 Expr = list | _Read | None
-
-
-def _encode_read(obj: object) -> object:
-    if isinstance(obj, _Read):
-        if obj.name:
-            return ["n", obj.name]
-        return obj.vars[0] if len(obj.vars) == 1 else ["v", obj.vars]
-    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 
 class _Scope:
@@ -186,6 +215,8 @@ class _Walker:
         self.nvars = 0
         self.allocs: dict[str, int] = {}  # scope qualname -> allocations numbered in it so far
         self.reads: list[tuple[_Scope, str, _Read, list[int] | tuple]] = []
+        # (their variables known where they are read: that list, which grows while the comprehension is walked)
+        self.comprehension_reads: list[tuple[_Read, list[int]]] = []
         self.names_of: list[tuple[list, _Scope]] = []  # module and class scopes: names filled at the end
         self.scope = self._new_scope("", "module", None)
 
@@ -235,9 +266,11 @@ class _Walker:
         scope = self.scope
         while scope.kind == "comprehension":
             if name in scope.versions:
-                return _Read(scope.versions[name])
+                ref = _Read()
+                self.comprehension_reads.append((ref, scope.versions[name]))
+                return ref
             scope = scope.parent  # comprehensions run where they are written
-        ref = _Read(_NOTHING)
+        ref = _Read()
         self.reads.append((scope, name, ref, scope.state.get(name, _NOTHING)))
         return ref
 
@@ -246,15 +279,17 @@ class _Walker:
             # most scopes declare nothing global or nonlocal: then a name is owned where it is read
             owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
-                ref.vars = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                ref.settle([*(reaching or scope.versions[name]), *scope.weak.get(name, ())])
                 continue
             outer = owner if owner is not scope else scope.parent
             while outer is not None and (outer.kind == "class" or name not in outer.versions):
                 outer = outer.parent
             if outer is None:
-                ref.name = name
+                ref.settle(_NOTHING, name)
             else:
-                ref.vars = outer.versions[name]
+                ref.settle(outer.versions[name])
+        for ref, vars_ in self.comprehension_reads:
+            ref.settle(vars_)
         for entry, scope in self.names_of:
             entry[5] = scope.versions
 
@@ -269,15 +304,9 @@ class _Walker:
         return self.scope.state
 
     # statements ------------------------------------------------------------------------------------
-    def emit(self, *stmt: object) -> None:
-        self.stmts.append(list(stmt))
-
     def block(self, node: Node) -> None:
         for child in node.named_children:
-            _STATEMENTS.get(child.type, _Walker.effects)(self, child)  # self.statement(child), inlined: hot
-
-    def statement(self, node: Node) -> None:
-        _STATEMENTS.get(node.type, _Walker.effects)(self, node)
+            _STATEMENT_OF_KIND.get(child.kind_id, _Walker.effects)(self, child)  # (not through a method: hot)
 
     def skip(self, node: Node) -> None:
         """A statement or expression of no effect (comment, pass, ...): nothing to record."""
@@ -285,13 +314,9 @@ class _Walker:
     def effects(self, node: Node) -> None:
         """An expression statement: only its calls matter."""
         before = len(self.sites)
-        expr = self.expr(node)
+        expr = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
         if len(self.sites) > before:
-            self.emit("e", self.scope.idx, expr)
-
-    def s_expression_statement(self, node: Node) -> None:
-        for child in node.named_children:
-            self.statement(child)
+            self.stmts.append(["e", self.scope.idx, expr])
 
     def s_assignment(self, node: Node) -> None:
         targets = []
@@ -302,12 +327,14 @@ class _Walker:
             if len(parts) < 3 or parts[-2].type != "=":
                 return  # an annotation without a value binds nothing
             if declared is None and parts[1].type == ":":
-                declared = self.annotation(node.child_by_field_name("type"))
+                declared = self.annotation(node.child_by_field_id(_F.type))
             targets.append(parts[0])
             node = parts[-1]
-        value = self.expr(node)
-        if any(target.type in ("attribute", "subscript") for target in targets):
-            self.escape(node, "stored", statement)
+        value = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
+        for target in targets:
+            if target.type in ("attribute", "subscript"):
+                self.escape(node, "stored", statement)
+                break
         if declared is not None:  # `x: Base = f()`: what the annotation declares, narrowing the value
             local = self.scope.kind in ("function", "lambda") and targets[0].type == "identifier"
             value = ["Ad", declared, value, local]
@@ -316,7 +343,7 @@ class _Walker:
 
     def assign(self, target: Node, value: Expr) -> None:
         if target.type == "identifier":  # the common case, without the unwrapping and unpacking below
-            self.emit("=", self.scope.idx, ["v", self.bind(self.text(target))], value)
+            self.stmts.append(["=", self.scope.idx, ["v", self.bind(self.text(target))], value])
             return
         pairs = _unpack(_unwrap(target), value)
         if pairs is not None:  # `a, (b, *c) = f, (g, h, i)`: each name gets its own item
@@ -325,7 +352,7 @@ class _Walker:
             return
         tgt = self.target(target)
         if tgt is not None:
-            self.emit("=", self.scope.idx, tgt, value)
+            self.stmts.append(["=", self.scope.idx, tgt, value])
 
     def target(self, node: Node) -> list | None:
         node = _unwrap(node)  # `(a) = ...`
@@ -333,12 +360,12 @@ class _Walker:
         if kind == "identifier":
             return ["v", self.bind(self.text(node))]
         if kind == "attribute":
-            obj = node.child_by_field_name("object")
-            attr = node.child_by_field_name("attribute")
+            obj = node.child_by_field_id(_F.object)
+            attr = node.child_by_field_id(_F.attribute)
             return ["a", self.expr(obj), self.text(attr)] if obj is not None and attr is not None else None
         if kind == "subscript":
-            value = node.child_by_field_name("value")
-            keys = node.children_by_field_name("subscript")
+            value = node.child_by_field_id(_F.value)
+            keys = node.children_by_field_id(_F.subscript)
             key = self.expr(keys[0]) if len(keys) == 1 else None
             return ["s", self.expr(value), key, self._site(node.start_point[0] + 1, "__setitem__")] \
                 if value is not None else None
@@ -355,11 +382,11 @@ class _Walker:
         return None
 
     def s_augmented_assignment(self, node: Node) -> None:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left, right = node.child_by_field_id(_F.left), node.child_by_field_id(_F.right)
         if left is None or right is None:
             return
         value = self.expr(right)
-        operator = node.child_by_field_name("operator")
+        operator = node.child_by_field_id(_F.operator)
         name = _BINARY_OPERATORS.get(operator.type[:-1]) if operator is not None else None
         if name is not None:  # keeps what the target was and adds the right side, or what its methods give
             site = self._site(node.start_point[0] + 1, f"__i{name}__")
@@ -373,26 +400,26 @@ class _Walker:
         if len(targets) == 1 and targets[0].type == "expression_list":
             targets = [c for c in targets[0].named_children if c.type != "comment"]
         for target in targets:
-            value = target.child_by_field_name("value") if target.type == "subscript" else None
+            value = target.child_by_field_id(_F.value) if target.type == "subscript" else None
             if value is None:
                 self.effects(target)
                 continue
-            keys = target.children_by_field_name("subscript")
+            keys = target.children_by_field_id(_F.subscript)
             key = self.expr(keys[0]) if len(keys) == 1 else self._only_calls(keys)
             site = self._site(target.start_point[0] + 1, "__delitem__")
-            self.emit("e", self.scope.idx, ["op", site, self.expr(value), key, ["__delitem__"], None, 0])
+            self.stmts.append(["e", self.scope.idx, ["op", site, self.expr(value), key, ["__delitem__"], None, 0]])
 
     def s_return_statement(self, node: Node) -> None:
         for child in node.named_children:
             self.escape(child, "returned", node)
-            self.emit("r", self.scope.idx, self.expr(child))
+            self.stmts.append(["r", self.scope.idx, self.expr(child)])
 
     def s_raise_statement(self, node: Node) -> None:
         children = node.named_children
         if children:
             line = node.start_point[0] + 1
             value = self.expr(children[0])
-            self.emit("raise", self.scope.idx, value, self._site(line, self.callee_name(children[0])))
+            self.stmts.append(["raise", self.scope.idx, value, self._site(line, self.callee_name(children[0]))])
 
     def s_global_statement(self, node: Node) -> None:
         self.scope.globals.update(self.text(c) for c in node.named_children if c.type == "identifier")
@@ -401,59 +428,60 @@ class _Walker:
         self.scope.nonlocals.update(self.text(c) for c in node.named_children if c.type == "identifier")
 
     def s_if_statement(self, node: Node) -> None:
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(_F.condition)
         if cond is not None:
             self.effects(cond)
         start = self.fork()
-        branches = [self.branch(start, node.child_by_field_name("consequence"))]
+        branches = [self.branch(start, node.child_by_field_id(_F.consequence))]
         has_else = False
-        for alt in node.children_by_field_name("alternative"):
+        for alt in node.children_by_field_id(_F.alternative):
             self.scope.state = dict(start)
             if alt.type == "elif_clause":
-                elif_cond = alt.child_by_field_name("condition")
+                elif_cond = alt.child_by_field_id(_F.condition)
                 if elif_cond is not None:
                     self.effects(elif_cond)
-                branches.append(self.branch(self.scope.state, alt.child_by_field_name("consequence")))
+                branches.append(self.branch(self.scope.state, alt.child_by_field_id(_F.consequence)))
             else:
                 has_else = True
-                branches.append(self.branch(start, alt.child_by_field_name("body")))
+                branches.append(self.branch(start, alt.child_by_field_id(_F.body)))
         self.scope.state = join(*branches) if has_else else join(start, *branches)
 
     def s_for_statement(self, node: Node) -> None:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left, right = node.child_by_field_id(_F.left), node.child_by_field_id(_F.right)
         iterable = self.expr(right) if right is not None else None
         start = self.fork()
         if left is not None:
             tgt = self.target(left)
             if tgt is not None:
-                self.emit("for", self.scope.idx, tgt, iterable, self._site(node.start_point[0] + 1, _iterates(node)))
-        body = self.branch(self.scope.state, node.child_by_field_name("body"))
+                site = self._site(node.start_point[0] + 1, _iterates(node))
+                self.stmts.append(["for", self.scope.idx, tgt, iterable, site])
+        body = self.branch(self.scope.state, node.child_by_field_id(_F.body))
         self.scope.state = join(start, body)
-        alternative = node.child_by_field_name("alternative")
+        alternative = node.child_by_field_id(_F.alternative)
         if alternative is not None:
             self.block(alternative)
 
     def s_while_statement(self, node: Node) -> None:
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(_F.condition)
         if cond is not None:
             self.effects(cond)
         start = self.fork()
-        body = self.branch(start, node.child_by_field_name("body"))
+        body = self.branch(start, node.child_by_field_id(_F.body))
         self.scope.state = join(start, body)
-        alternative = node.child_by_field_name("alternative")
+        alternative = node.child_by_field_id(_F.alternative)
         if alternative is not None:
             self.block(alternative)
 
     def s_try_statement(self, node: Node) -> None:
         start = self.fork()
-        body = self.branch(start, node.child_by_field_name("body"))
+        body = self.branch(start, node.child_by_field_id(_F.body))
         ends = []
         finally_ = None
         for clause in node.named_children:
             if clause.type in ("except_clause", "except_group_clause"):
                 ends.append(self._except(join(start, body), clause))
             elif clause.type == "else_clause":
-                body = self.branch(body, clause.child_by_field_name("body"))
+                body = self.branch(body, clause.child_by_field_id(_F.body))
             elif clause.type == "finally_clause":
                 finally_ = clause
         self.scope.state = join(body, *ends)
@@ -466,7 +494,7 @@ class _Walker:
             if child.type == "block":
                 self.block(child)
             elif child.type == "as_pattern":
-                alias = child.child_by_field_name("alias")
+                alias = child.child_by_field_id(_F.alias)
                 if alias is not None:
                     self.assign(alias, None)
         return self.scope.state
@@ -481,25 +509,25 @@ class _Walker:
                 self.block(clause)
 
     def _with_item(self, item: Node, enter: str) -> None:
-        value = item.child_by_field_name("value")
+        value = item.child_by_field_id(_F.value)
         if value is None:
             return
         tgt = None
         if value.type == "as_pattern" and value.named_children:
-            alias = value.child_by_field_name("alias")
+            alias = value.child_by_field_id(_F.alias)
             context = self.expr(value.named_children[0])
             tgt = self.target(alias) if alias is not None else None
         else:
             context = self.expr(value)
-        self.emit("w", self.scope.idx, tgt, context, self._site(item.start_point[0] + 1, enter))
+        self.stmts.append(["w", self.scope.idx, tgt, context, self._site(item.start_point[0] + 1, enter)])
 
     def s_match_statement(self, node: Node) -> None:
-        subject = node.child_by_field_name("subject")
+        subject = node.child_by_field_id(_F.subject)
         if subject is not None:
             self.effects(subject)
         start = self.fork()
         branches = [start]
-        for body in node.children_by_field_name("body"):
+        for body in node.children_by_field_id(_F.body):
             for case in body.named_children:
                 self.scope.state = dict(start)
                 for part in case.named_children:
@@ -508,13 +536,13 @@ class _Walker:
                             self.bind(self.text(name))  # what it captures is not followed
                     elif part.type == "if_clause":
                         self.effects(part)
-                branches.append(self.branch(self.scope.state, case.child_by_field_name("consequence")))
+                branches.append(self.branch(self.scope.state, case.child_by_field_id(_F.consequence)))
         self.scope.state = join(*branches)
 
     def s_import_statement(self, node: Node) -> None:
-        for name in node.children_by_field_name("name"):
+        for name in node.children_by_field_id(_F.name):
             if name.type == "aliased_import":
-                module, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
+                module, alias = name.child_by_field_id(_F.name), name.child_by_field_id(_F.alias)
                 if module is not None and alias is not None:
                     self._import(node, self.text(module), alias=self.text(alias))
                     self._bind_value(self.text(alias), ["m", self.text(module), "", 0])
@@ -532,7 +560,7 @@ class _Walker:
         )
 
     def s_import_from_statement(self, node: Node) -> None:
-        module_node = node.child_by_field_name("module_name")
+        module_node = node.child_by_field_id(_F.module_name)
         if module_node is None:
             return
         module, level = _module_and_level(module_node)
@@ -541,9 +569,9 @@ class _Walker:
             if self.scope.kind == "module":
                 self.star.append([module, level])
             return
-        for name in node.children_by_field_name("name"):
+        for name in node.children_by_field_id(_F.name):
             if name.type == "aliased_import":
-                member, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
+                member, alias = name.child_by_field_id(_F.name), name.child_by_field_id(_F.alias)
                 if member is not None and alias is not None:
                     self._import(node, module, self.text(member), self.text(alias), level)
                     self._bind_value(self.text(alias), ["m", module, self.text(member), level])
@@ -552,11 +580,11 @@ class _Walker:
                 self._bind_value(self.text(name), ["m", module, self.text(name), level])
 
     def _bind_value(self, name: str, value: Expr) -> None:
-        self.emit("=", self.scope.idx, ["v", self.bind(name)], value)
+        self.stmts.append(["=", self.scope.idx, ["v", self.bind(name)], value])
 
     # definitions -----------------------------------------------------------------------------------
     def s_decorated_definition(self, node: Node) -> None:
-        definition = node.child_by_field_name("definition")
+        definition = node.child_by_field_id(_F.definition)
         if definition is None:
             return
         decorators = [c.named_children[0] for c in node.named_children if c.type == "decorator" and c.named_children]
@@ -574,7 +602,7 @@ class _Walker:
 
     def s_function_definition(self, node: Node, decorators: Sequence[Node] = (), flags: str = "",
                               written: Sequence[Node] = ()) -> None:
-        name_node = node.child_by_field_name("name")
+        name_node = node.child_by_field_id(_F.name)
         if name_node is None:
             return
         name = self.text(name_node)
@@ -587,11 +615,11 @@ class _Walker:
         # pytest passes a test, and a fixture, the fixtures its parameters name
         injected = self.pytest_module and outer.kind in ("module", "class") and (
             name.startswith("test") or any(self.callee_name(d) == "fixture" for d in written))
-        self._parameters(node.child_by_field_name("parameters"), scope, in_class, flags, injected)
-        declared = self.annotation(node.child_by_field_name("return_type"))
+        self._parameters(node.child_by_field_id(_F.parameters), scope, in_class, flags, injected)
+        declared = self.annotation(node.child_by_field_id(_F.return_type))
         if declared is not None:  # what a caller gets, whatever the body's returns tell
-            self.emit("r", scope.idx, declared)
-        body = node.child_by_field_name("body")
+            self.stmts.append(["r", scope.idx, declared])
+        body = node.child_by_field_id(_F.body)
         if body is not None:
             self.scope = scope
             self.block(body)
@@ -627,39 +655,39 @@ class _Walker:
             self.scope = outer
             entry[3].append([name, var, this_mode])
             if default is not None:
-                self.emit("=", outer.idx, ["v", var], self.expr(default))
-            declared = self.annotation(param.child_by_field_name("type")) if this_mode in (
+                self.stmts.append(["=", outer.idx, ["v", var], self.expr(default)])
+            declared = self.annotation(param.child_by_field_id(_F.type)) if this_mode in (
                 PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY, PARAM_KEYWORD) else None
             if declared is not None:  # (read where the function is defined, as Python evaluates it)
-                self.emit("=", outer.idx, ["v", var], declared)
+                self.stmts.append(["=", outer.idx, ["v", var], declared])
             bound = in_class and len(entry[3]) == 1 and "s" not in flags  # (self, cls)
             if injected and default is None and this_mode in (PARAM_POSITIONAL, PARAM_KEYWORD) and not bound:
-                self.emit("=", outer.idx, ["v", var], ["fx", name])
+                self.stmts.append(["=", outer.idx, ["v", var], ["fx", name]])
         first = entry[3][0] if entry[3] else None
         takes_self = first is not None and first[2] in (PARAM_POSITIONAL, PARAM_POSITIONAL_ONLY)
         if in_class and takes_self and "s" not in flags:
-            self.emit("=", scope.idx, ["v", first[1]], ["ic" if "c" in flags else "i", outer.idx])
+            self.stmts.append(["=", scope.idx, ["v", first[1]], ["ic" if "c" in flags else "i", outer.idx]])
 
     def s_class_definition(self, node: Node, decorators: Sequence[Node] = (), written: Sequence[Node] = ()) -> None:
-        name_node = node.child_by_field_name("name")
+        name_node = node.child_by_field_id(_F.name)
         if name_node is None:
             return
         name = self.text(name_node)
         outer = self.scope
         scope = self._new_scope(_qualify(outer.qualname, name), "class", outer)
         bases, base_texts = [], []
-        superclasses = node.child_by_field_name("superclasses")
+        superclasses = node.child_by_field_id(_F.superclasses)
         for arg in superclasses.named_children if superclasses is not None else ():
             if arg.type == "keyword_argument":
                 self.effects(arg)
             elif arg.type not in ("comment", "list_splat", "dictionary_splat"):
-                origin = arg.child_by_field_name("value") if arg.type == "subscript" else None
+                origin = arg.child_by_field_id(_F.value) if arg.type == "subscript" else None
                 bases.append(self.expr(origin or arg))  # `class P(Proxy[T])` derives from Proxy
                 if arg.type in ("identifier", "attribute"):
                     base_texts.append(self.text(arg))
         self._define(node, name, "class", scope.qualname, written, tuple(base_texts))
-        self.emit("b", outer.idx, scope.idx, bases)
-        body = node.child_by_field_name("body")
+        self.stmts.append(["b", outer.idx, scope.idx, bases])
+        body = node.child_by_field_id(_F.body)
         if body is not None:
             self.scope = scope
             self.block(body)
@@ -677,7 +705,7 @@ class _Walker:
             Definition(name=name, kind=kind, qualname=qualname, start_line=node.start_point[0] + 1,
                        end_line=node.end_point[0] + 1, signature=signature_of(first_line),
                        fingerprint=fingerprint_of(self.source[start:end]),
-                       bases=bases, decorators=tuple(self.text(d) for d in decorators))
+                       bases=bases, decorators=tuple([self.text(d) for d in decorators]) if decorators else ())
         )
 
     # annotations -----------------------------------------------------------------------------------
@@ -703,9 +731,9 @@ class _Walker:
             for child in node.named_children:
                 self._types(child, found, of_class)
         elif kind == "binary_operator":
-            operator = node.child_by_field_name("operator")
+            operator = node.child_by_field_id(_F.operator)
             if operator is not None and operator.type == "|":
-                for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+                for side in (node.child_by_field_id(_F.left), node.child_by_field_id(_F.right)):
                     if side is not None:
                         self._types(side, found, of_class)
         elif kind in ("generic_type", "subscript"):
@@ -720,8 +748,8 @@ class _Walker:
             params = next((c for c in children if c.type == "type_parameter"), None)
             args = params.named_children if params is not None else []
         else:
-            origin = node.child_by_field_name("value")
-            args = node.children_by_field_name("subscript")
+            origin = node.child_by_field_id(_F.value)
+            args = node.children_by_field_id(_F.subscript)
         form = self.text(origin).rsplit(".", 1)[-1] if origin is not None else ""
         if form in _UNION_FORMS:
             for arg in args:
@@ -767,11 +795,11 @@ class _Walker:
         qualname = _qualify(named.qualname, f"<lambda{named.lambdas}>")
         scope = self._new_scope(qualname, "lambda", outer)
         self._define(node, f"<lambda{named.lambdas}>", "lambda", qualname)
-        self._parameters(node.child_by_field_name("parameters"), scope, False, "")
-        body = node.child_by_field_name("body")
+        self._parameters(node.child_by_field_id(_F.parameters), scope, False, "")
+        body = node.child_by_field_id(_F.body)
         if body is not None:
             self.scope = scope
-            self.emit("r", scope.idx, self.expr(body))
+            self.stmts.append(["r", scope.idx, self.expr(body)])
             self.scope = outer
         return ["f", scope.idx]
 
@@ -779,7 +807,7 @@ class _Walker:
     def expr(self, node: Node | None) -> Expr:
         if node is None:
             return None
-        return _EXPRESSIONS.get(node.type, _Walker.e_other)(self, node)
+        return _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)
 
     def e_other(self, node: Node) -> Expr:
         return self._only_calls(node.named_children)
@@ -803,11 +831,15 @@ class _Walker:
         parts = node.children  # object "." attribute
         if len(parts) != 3:
             return self._only_calls(parts)  # recovered from a syntax error
-        return ["a", self.expr(parts[0]), self.text(parts[2])]
+        obj, attr = parts[0], parts[2]
+        value = _EXPRESSION_OF_KIND.get(obj.kind_id, _Walker.e_other)(self, obj)  # self.expr(obj): hot
+        if self.chars is not None:  # self.text(attr), inlined: hot
+            return ["a", value, self.chars[attr.start_byte : attr.end_byte]]
+        return ["a", value, self.text(attr)]
 
     def e_subscript(self, node: Node) -> Expr:
-        value = self.expr(node.child_by_field_name("value"))
-        keys = node.children_by_field_name("subscript")
+        value = self.expr(node.child_by_field_id(_F.value))
+        keys = node.children_by_field_id(_F.subscript)
         if len(keys) == 1 and keys[0].type == "slice":
             bounds = [c for c in keys[0].children if c.type != "comment"]
             lo, hi = _slice_bounds(bounds)
@@ -816,8 +848,8 @@ class _Walker:
         return ["s", value, key, self._site(node.start_point[0] + 1, "__getitem__")]
 
     def e_binary_operator(self, node: Node) -> Expr:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        operator = node.child_by_field_name("operator")
+        left, right = node.child_by_field_id(_F.left), node.child_by_field_id(_F.right)
+        operator = node.child_by_field_id(_F.operator)
         name = _BINARY_OPERATORS.get(operator.type) if operator is not None else None
         if name is None or left is None or right is None:
             return self._only_calls(node.named_children)
@@ -845,7 +877,7 @@ class _Walker:
         return ["o", calls] if calls else None  # (a truth value: not followed)
 
     def e_unary_operator(self, node: Node) -> Expr:
-        operator, argument = node.child_by_field_name("operator"), node.child_by_field_name("argument")
+        operator, argument = node.child_by_field_id(_F.operator), node.child_by_field_id(_F.argument)
         method = _UNARY_OPERATORS.get(operator.type) if operator is not None else None
         if method is None or argument is None or argument.type in ("integer", "float"):
             return self._only_calls(node.named_children)  # (a negative number calls nothing)
@@ -862,9 +894,10 @@ class _Walker:
         for arg in arg_nodes:
             kind = arg.type
             if kind == "keyword_argument":
-                name = arg.child_by_field_name("name")
-                value_node = arg.child_by_field_name("value")
-                self.escape(value_node, "keyword", arg)
+                name = arg.child_by_field_id(_F.name)
+                value_node = arg.child_by_field_id(_F.value)
+                if value_node is not None and value_node.type in _NAMED_VALUES:  # (escape's own test, first: hot)
+                    self.escape(value_node, "keyword", arg)
                 keywords.append([self.text(name) if name is not None else None, self.expr(value_node)])
             elif kind == "list_splat":
                 positional.append(["*", self.expr(_first_named(arg))])
@@ -883,15 +916,25 @@ class _Walker:
             )
         site = self._site(line, name, _looked_up(dynamic, func, arg_nodes) if dynamic else "")
         # A plain name as callee is the name just read (its read, made after the site, is the same).
-        callee = self.read(name) if func is not None and func.type == "identifier" else self.expr(func)
+        if func is None:
+            callee = None
+        elif (kind := func.type) == "identifier":
+            callee = self.read(name)
+        else:
+            callee = _EXPRESSIONS.get(kind, _Walker.e_other)(self, func)  # self.expr(func): hot
         return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
         # Most strings are string_start string_content string_end: build only the middle node.
         middle = node.child(1) if node.child_count == 3 and not node.has_error else None
         if middle is not None and middle.type == "string_content":
-            if b"b" in self.source[node.start_byte : middle.start_byte].lower():  # string_start: prefix, quotes
+            start, content_start, content_end = node.start_byte, middle.start_byte, middle.end_byte
+            # string_start: a prefix, if it does not start with a quote, then quotes
+            if self.source[start] not in _QUOTES and b"b" in self.source[start:content_start].lower():
                 return ["kb"]  # bytes: not a str, never a key we could match
+            if self.chars is not None:  # (ASCII: as many characters as bytes, none decoded for a long one)
+                return ["k", self.chars[content_start:content_end]] if content_end - content_start <= MAX_CONST_LEN \
+                    else ["ks"]
             content = self.text(middle)
             return ["k", content] if len(content) <= MAX_CONST_LEN else ["ks"]
         parts = node.children  # string_start, string_content and interpolation in any order, string_end
@@ -952,9 +995,10 @@ class _Walker:
         for child in node.named_children:
             kind = child.type
             if kind == "pair":
-                key = self.expr(child.child_by_field_name("key"))
-                value_node = child.child_by_field_name("value")
-                self.escape(value_node, "item", child)
+                key = self.expr(child.child_by_field_id(_F.key))
+                value_node = child.child_by_field_id(_F.value)
+                if value_node is not None and value_node.type in _NAMED_VALUES:  # (as in e_call)
+                    self.escape(value_node, "item", child)
                 pairs.append([key, self.expr(value_node)])
             elif kind == "dictionary_splat" and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
@@ -964,27 +1008,28 @@ class _Walker:
         alloc = self._alloc()
         outer = self.scope
         clauses = [c for c in node.named_children if c.type in ("for_in_clause", "if_clause")]
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(_F.body)
         comp = _Scope(outer.idx, "comprehension", outer.qualname, outer)
         for i, clause in enumerate(clauses):
             if clause.type == "for_in_clause":
                 # the first iterable is evaluated outside the comprehension
                 self.scope = outer if i == 0 else comp
-                right = clause.child_by_field_name("right")
+                right = clause.child_by_field_id(_F.right)
                 iterable = self.expr(right)
                 self.scope = comp
-                left = clause.child_by_field_name("left")
+                left = clause.child_by_field_id(_F.left)
                 tgt = self.target(left) if left is not None else None
                 if tgt is not None:
-                    self.emit("for", outer.idx, tgt, iterable, self._site(clause.start_point[0] + 1, _iterates(clause)))
+                    site = self._site(clause.start_point[0] + 1, _iterates(clause))
+                    self.stmts.append(["for", outer.idx, tgt, iterable, site])
             else:
                 self.scope = comp
                 for cond in clause.named_children:
                     self.effects(cond)
         self.scope = comp
         if body is not None and body.type == "pair":
-            self.effects(body.child_by_field_name("key"))  # type: ignore[arg-type]
-            item = self.expr(body.child_by_field_name("value"))
+            self.effects(body.child_by_field_id(_F.key))  # type: ignore[arg-type]
+            item = self.expr(body.child_by_field_id(_F.value))
         else:
             item = self.expr(body)
         self.scope = outer
@@ -1001,19 +1046,19 @@ class _Walker:
         return ["u", [self.expr(parts[0]), self.expr(parts[2]), self._only_calls([parts[1]])]]
 
     def e_boolean_operator(self, node: Node) -> Expr:
-        return ["u", [self.expr(node.child_by_field_name("left")), self.expr(node.child_by_field_name("right"))]]
+        return ["u", [self.expr(node.child_by_field_id(_F.left)), self.expr(node.child_by_field_id(_F.right))]]
 
     def e_await(self, node: Node) -> Expr:
         children = node.named_children
         return self.expr(children[0]) if children else None
 
     def e_named_expression(self, node: Node) -> Expr:
-        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        name, value = node.child_by_field_id(_F.name), node.child_by_field_id(_F.value)
         if name is None:
             return self.expr(value)
         computed = self.expr(value)
         var = self.bind(self.text(name), walrus=True)
-        self.emit("=", self.scope.idx, ["v", var], computed)
+        self.stmts.append(["=", self.scope.idx, ["v", var], computed])
         return ["v", [var]]
 
     def e_yield(self, node: Node) -> Expr:
@@ -1024,9 +1069,10 @@ class _Walker:
         if children:
             delegates = any(c.type == "from" for c in node.children)
             if delegates:
-                self.emit("Y", owner.idx, self.expr(children[0]), self._site(node.start_point[0] + 1, "__iter__"))
+                value = self.expr(children[0])
+                self.stmts.append(["Y", owner.idx, value, self._site(node.start_point[0] + 1, "__iter__")])
             else:
-                self.emit("y", owner.idx, self.expr(children[0]))
+                self.stmts.append(["y", owner.idx, self.expr(children[0])])
         return None
 
     # helpers ---------------------------------------------------------------------------------------
@@ -1040,7 +1086,7 @@ class _Walker:
             if self._local_variable(self.text(value)):
                 return
         elif value.type == "attribute":
-            owner, value = value.child_by_field_name("object"), value.child_by_field_name("attribute")
+            owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
             if value is None:
                 return
             receiver = self.text(owner) if owner is not None else ""
@@ -1072,13 +1118,15 @@ class _Walker:
                 return self.text(node)
             if kind == "attribute":
                 parts = node.children  # object "." attribute; kept on the node, e_attribute reads them next
-                if len(parts) == 3 and parts[2].type == "identifier":
-                    return self.text(parts[2])
-                attr = node.child_by_field_name("attribute")
+                if len(parts) == 3 and (attr := parts[2]).type == "identifier":
+                    if self.chars is not None:  # self.text(attr), inlined: hot
+                        return self.chars[attr.start_byte : attr.end_byte]
+                    return self.text(attr)
+                attr = node.child_by_field_id(_F.attribute)
                 return self.text(attr) if attr is not None else ""
             if kind != "call":
                 return ""
-            node = node.child_by_field_name("function")
+            node = node.child_by_field_id(_F.function)
         return ""
 
     def _site(self, line: int, name: str, looked_up: str = "") -> int:
@@ -1102,7 +1150,7 @@ _BODY_ONLY = frozenset({"e", "raise", "Y"})
 
 
 _STATEMENTS = {
-    "expression_statement": _Walker.s_expression_statement,
+    "expression_statement": _Walker.block,  # (each of its expressions a statement)
     "assignment": _Walker.s_assignment,
     "augmented_assignment": _Walker.s_augmented_assignment,
     "delete_statement": _Walker.s_delete_statement,
@@ -1156,7 +1204,10 @@ _EXPRESSIONS = {
 }
 
 
-_ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_read)
+_STATEMENT_OF_KIND: dict[int, Callable[[_Walker, Node], None]] = {}  # (filled by `_F.load`)
+_EXPRESSION_OF_KIND: dict[int, Callable[[_Walker, Node], Expr]] = {}
+
+_ENCODER = msgspec.msgpack.Encoder(enc_hook=attrgetter("encoded"))  # (the only objects it meets are _Reads)
 
 
 def _qualify(parent: str, name: str) -> str:
@@ -1239,7 +1290,7 @@ def _param_parts(param: Node) -> tuple[Node | None, Node | None]:
     if kind == "identifier":
         return param, None
     if kind in ("default_parameter", "typed_default_parameter"):
-        return param.child_by_field_name("name"), param.child_by_field_name("value")
+        return param.child_by_field_id(_F.name), param.child_by_field_id(_F.value)
     if kind == "typed_parameter":
         inner = next((c for c in param.named_children if c.type != "type"), None)
         return _param_parts(inner) if inner is not None else (None, None)
@@ -1290,9 +1341,9 @@ def _dynamic_kind(func: Node | None, args: list[Node]) -> str:
     if name in _DYNAMIC_IMPORTS:
         return name if not positional or not _is_constant_string(positional[0]) else ""
     if func.type == "subscript":
-        value = func.child_by_field_name("value")
+        value = func.child_by_field_id(_F.value)
         if value is not None and value.type == "call":
-            inner = value.child_by_field_name("function")
+            inner = value.child_by_field_id(_F.function)
             if inner is not None and text_of(inner) in _DYNAMIC_NAMESPACES:
                 return text_of(inner) + "()[...]"
     return ""
@@ -1307,7 +1358,7 @@ def _looked_up(kind: str, func: Node | None, args: list[Node]) -> str:
         module = _name_glob(positional[0] if positional else None)
         return "*" if module.startswith(".") else module  # relative to a package computed too
     if kind.endswith("()[...]") and func is not None:
-        return "." + _name_glob(func.child_by_field_name("subscript"))
+        return "." + _name_glob(func.child_by_field_id(_F.subscript))
     return "*"
 
 
@@ -1325,14 +1376,14 @@ def _name_glob(node: Node | None) -> str:
     elif kind == "parenthesized_expression" and node.named_children:
         glob = _name_glob(node.named_children[0])
     elif kind == "binary_operator":
-        left, op, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+        left, op, right = (node.child_by_field_id(f) for f in (_F.left, _F.operator, _F.right))
         if op is not None and op.type == "+":
             glob = _name_glob(left) + _name_glob(right)
         elif op is not None and op.type == "%" and left is not None and left.type == "string":
             glob = _PERCENT_FIELD.sub("*", _name_glob(left)).replace("%%", "%")
         else:
             glob = "*"
-    elif kind == "call" and (callee := node.child_by_field_name("function")) is not None \
+    elif kind == "call" and (callee := node.child_by_field_id(_F.function)) is not None \
             and callee.type == "attribute" and text_of(callee.children[-1]) == "format" \
             and callee.children[0].type == "string":
         glob = _BRACE_FIELD.sub("*", _name_glob(callee.children[0]))
@@ -1344,6 +1395,8 @@ def _name_glob(node: Node | None) -> str:
 def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     facts = FileFacts(path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
                       error_nodes=_count_errors(tree))
+    if _F.grammar != spec.grammar:
+        _F.load(spec)
     walker = _Walker(facts, tree.root_node, spec)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
