@@ -254,8 +254,9 @@ class Tenure:
                 self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
             code = LineTerms(self.root)  # (each file read into terms once, for both)
-            self.embedding_report = self.schedule_embedding(code)
+            # (the words index first: it reads each file it changed, and hands the bytes to `code`)
             prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
+            self.embedding_report = self.schedule_embedding(code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack
