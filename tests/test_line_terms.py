@@ -45,15 +45,15 @@ def test_an_unreadable_or_empty_file_has_no_terms(tmp_path: Path) -> None:
     assert code.file("empty.py").lines == 0 and code.span("empty.py", 0, 10) == []
 
 
-def test_a_text_given_and_bytes_that_are_not_utf8_read_as_their_decoded_text(tmp_path: Path) -> None:
+def test_bytes_given_by_the_caller_and_bytes_that_are_not_utf8_read_as_their_decoded_text(tmp_path: Path) -> None:
     data = TEXT.encode() + b"\nbad\xffbytes \xe2\xc2\x85after_a_lone_lead \x85latin_nel\n"
     (tmp_path / "a.py").write_bytes(data)
     text = data.decode("utf-8", "replace")
-    by_read, by_text = LineTerms(tmp_path), LineTerms(tmp_path)
-    read, given = by_read.file("a.py"), by_text.file("b.py", text)
+    by_read, by_given = LineTerms(tmp_path), LineTerms(tmp_path)
+    read, given = by_read.file("a.py"), by_given.file("b.py", data)  # (the words index hands its bytes over)
     assert read.lines == given.lines == len(text.splitlines())
     assert [(n, by_read.texts[t]) for n, t in zip(read.line.tolist(), read.term.tolist(), strict=True)] == [
-        (n, by_text.texts[t]) for n, t in zip(given.line.tolist(), given.term.tolist(), strict=True)]
+        (n, by_given.texts[t]) for n, t in zip(given.line.tolist(), given.term.tolist(), strict=True)]
     code = LineTerms(tmp_path)
     for n, line in enumerate(text.splitlines()):
         assert code.span("a.py", n, n + 1) == sorted(set(terms(line))), line

@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenure.collector import cyclic_gc_paused
 from tenure.config import ConfigError
 from tenure.history.store import migrations as history_migrations
 from tenure.memories.errors import KeyProblem
@@ -253,9 +254,13 @@ class Tenure:
             if os.environ.get(KNOWLEDGE_SWITCH) != "off":
                 self.knowledge_report = self.knowledge.after_index(progress)
         if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
-            code = LineTerms(self.root)  # (each file read into terms once, for both)
-            self.embedding_report = self.schedule_embedding(code)
-            prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
+            # (bulk work making no cycles, over the heap the index left: Django's collections cost 0.4 s;
+            # what it keeps is frozen, else the first collection after it walks it all)
+            with cyclic_gc_paused(freeze_survivors=True):
+                code = LineTerms(self.root)  # (each file read into terms once, for both)
+                # (the words index first: it reads each file it changed, and hands the bytes to `code`)
+                prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
+                self.embedding_report = self.schedule_embedding(code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack

@@ -48,6 +48,13 @@ class FileTerms:
 _EMPTY = FileTerms(0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
 
 
+class _Ids(dict[bytes, int]):
+    """A run of letters and digits -> its id; -1 for a run not met yet (looked up in C, no default to pass)."""
+
+    def __missing__(self, token: bytes) -> int:
+        return -1
+
+
 def numbered(term: str, ids: dict[str, int], texts: list[str]) -> int:
     """The term's id in a vocabulary (`ids`: term -> id, `texts`: id -> term), added when new."""
     found = ids.get(term)
@@ -64,7 +71,7 @@ class LineTerms:
         self._root = os.fspath(root)  # (a file's path joined to it: a Path per file costs more than the read)
         self.texts: list[str] = []  # term id -> the term
         self.ids: dict[str, int] = {}  # the term -> its id
-        self._tokens: dict[bytes, int] = {_MARK: _BREAK}  # a run of letters and digits -> its id
+        self._tokens = _Ids({_MARK: _BREAK})  # a run of letters and digits -> its id
         # a run's id -> its terms, `_flat[_first[t] : _first[t] + _count[t]]` (a boundary has none)
         self._first = np.zeros(1024, dtype=np.int64)
         self._count = np.zeros(1024, dtype=np.int64)
@@ -72,19 +79,17 @@ class LineTerms:
         self._tokens_made, self._flat_made = 1, 0
         self._files: dict[str, FileTerms] = {}
 
-    def file(self, path: str, text: str | None = None) -> FileTerms:
-        """The terms of the file at `path` (relative to the root; `text`: its content, already read by
-        the caller); an unreadable file has none."""
+    def file(self, path: str, data: bytes | None = None) -> FileTerms:
+        """The terms of the file at `path` (relative to the root; `data`: its bytes, already read by the
+        caller); an unreadable file has none."""
         found = self._files.get(path)
         if found is None:
-            if text is None:
+            if data is None:
                 try:
                     with open(os.path.join(self._root, path), "rb") as source:
                         data = source.read()
                 except OSError:
                     data = b""
-            else:
-                data = text.encode("utf-8", "replace")
             found = self._files[path] = self._split(data)
         return found
 
@@ -97,14 +102,18 @@ class LineTerms:
             return _EMPTY
         if b"\r\n" in data:
             data = data.replace(b"\r\n", b"\n")
-        for wide in _WIDE_BREAKS:
-            if wide in data:
-                data = data.replace(wide, b"\n")
+        if not data.isascii():  # (most code is: three searches of it spared)
+            for wide in _WIDE_BREAKS:
+                if wide in data:
+                    data = data.replace(wide, b"\n")
         kept = data.translate(_TABLE)
         tokens = kept.replace(_MARK, b" " + _MARK + b" ").split()
-        for token in set(tokens).difference(self._tokens):
-            self._add_token(token)
+        # Each run's id, -1 for a run not met yet: those are few after the first files, and looked at
+        # alone (a set of every run of every file cost as much as the lookups).
         ids = np.fromiter(map(self._tokens.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        new = np.flatnonzero(ids < 0)
+        if len(new):
+            self._add_tokens(tokens, ids, new.tolist())
         boundary = ids == _BREAK
         breaks = int(np.count_nonzero(boundary))
         line = np.cumsum(boundary)[~boundary]  # (a token's line: the boundaries before it)
@@ -116,17 +125,30 @@ class LineTerms:
         lines = breaks + (0 if kept.endswith(_MARK) else 1)
         return FileTerms(lines, np.repeat(line, count).astype(np.int32), self._flat[offset])
 
-    def _add_token(self, token: bytes) -> None:
-        words = WORD.findall(token.decode("ascii"))  # (one word, but for a run starting with digits: `2URLs`)
-        found = [numbered(t, self.ids, self.texts) for t in dict.fromkeys(t for w in words for t in token_terms(w))]
+    def _add_tokens(self, tokens: list[bytes], ids: np.ndarray, new: list[int]) -> None:
+        """Number the runs not met before (`ids` -1 at `new`) and split them into terms, each once; their
+        terms are written to the arrays together."""
         n, at = self._tokens_made, self._flat_made
-        if n == len(self._first):
-            self._first = np.resize(self._first, 2 * n)
-            self._count = np.resize(self._count, 2 * n)
-        while at + len(found) > len(self._flat):
-            self._flat = np.resize(self._flat, 2 * len(self._flat))
-        self._first[n], self._count[n] = at, len(found)
-        self._flat[at : at + len(found)] = found
-        self._tokens[token] = n
-        self._tokens_made, self._flat_made = n + 1, at + len(found)
-
+        first: list[int] = []
+        flat: list[int] = []
+        for i in new:
+            token = tokens[i]
+            found = self._tokens[token]
+            if found < 0:  # (not met before this file, nor earlier in it)
+                words = WORD.findall(token.decode("ascii"))  # (one word, but for a run starting with digits: `2URLs`)
+                terms = token_terms(words[0]) if len(words) == 1 else \
+                    dict.fromkeys(t for w in words for t in token_terms(w))
+                found = self._tokens[token] = n + len(first)
+                first.append(at + len(flat))
+                flat += [numbered(t, self.ids, self.texts) for t in terms]
+            ids[i] = found
+        end = n + len(first)
+        if end > len(self._first):
+            self._first = np.resize(self._first, 2 * end)
+            self._count = np.resize(self._count, 2 * end)
+        if at + len(flat) > len(self._flat):
+            self._flat = np.resize(self._flat, 2 * (at + len(flat)))
+        self._first[n:end] = first
+        self._count[n:end] = np.diff(first, append=at + len(flat))
+        self._flat[at : at + len(flat)] = flat
+        self._tokens_made, self._flat_made = end, at + len(flat)

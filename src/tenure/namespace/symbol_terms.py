@@ -182,10 +182,10 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
     try:  # (decoded apart from the read: a text-mode read's newline translation costs more, and
         # `splitlines` breaks lines at "\r\n" and "\r" alike)
         with open(os.path.join(root, path), "rb") as source:
-            text = source.read().decode("utf-8", "replace")
+            data = source.read()
     except OSError:
         return None
-    lines = text.splitlines()
+    lines = data.decode("utf-8", "replace").splitlines()
     kept = unnested(symbols)
     owner = np.full(len(lines), -1, dtype=np.int64)
     for i, s in sorted(enumerate(kept), key=lambda p: (p[1].start, -p[1].end)):
@@ -199,10 +199,10 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
             _mark_signature(lines, s, owner, i, field)
     groups: dict[str, int] = {}
     group_of = np.array([groups.setdefault(s.fqn, len(groups)) for s in kept] + [-1], dtype=np.int64)
-    found = code.file(path, text)
+    found = code.file(path, data)
     group = group_of[owner[found.line]]  # (owner -1, no symbol's line: the last, -1)
     n = max(1, len(code.texts))
-    key = np.unique(((group * 3 + field[found.line]) * n + found.term)[group >= 0])
+    key = _distinct(((group * 3 + field[found.line]) * n + found.term)[group >= 0])
     named = np.array([(g * 3 + _SIGNATURE) * n + t for fqn, g in groups.items()
                       for t in _name_ids(short_name(fqn), code, names)], dtype=np.int64)
     if len(named) and len(key):  # (`key` is sorted: where each would stand says whether it is there)
@@ -210,6 +210,18 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
         key = np.delete(key, at[key[at] == named])
     counts = np.bincount(key // n, minlength=3 * len(groups)).reshape(-1, 3)
     return _Read(groups, key // n // 3, key // n % 3, key % n, counts)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """`np.unique(values)`, for a file's few thousand keys in half its time (a sort and a mask, without
+    its hashing)."""
+    values = np.sort(values)
+    if len(values) < 2:
+        return values
+    first = np.empty(len(values), dtype=bool)
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    return values[first]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -332,7 +344,7 @@ class _Postings:
     def _kept_ids(self, code_ids: np.ndarray) -> np.ndarray:
         if len(self._of_code) < len(self.code.texts):
             self._of_code = np.r_[self._of_code, np.full(len(self.code.texts) - len(self._of_code), -1)]
-        for t in np.unique(code_ids[self._of_code[code_ids] < 0]).tolist():
+        for t in _distinct(code_ids[self._of_code[code_ids] < 0]).tolist():
             self._of_code[t] = self._id(self.code.texts[t])
         return self._of_code[code_ids]
 
