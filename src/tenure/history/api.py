@@ -485,12 +485,11 @@ class GitHistory:
     def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
         """Today's lines of a file with the commit that last wrote each (0: before the history says;
         -1: the uncommitted edits); `commit_of`: change id -> commit id."""
-        import numpy as np  # (loaded already: the mapping made `blame`)
-
-        # (each distinct writer looked up once: a file has a few, and one commit added many a file whole)
-        writers, each = np.unique(blame[1:], return_inverse=True)
-        commit_ids = np.array([commit_of.get(i, 0) if i > 0 else i for i in writers.tolist()], dtype=np.int64)
-        commits = commit_ids[each].tolist()
+        lines = blame[1:].tolist()
+        # (each distinct writer looked up once: a file has a few, and one commit added many a file whole;
+        # a dict over the lines, not numpy's unique: that sorts them, 0.1 s over Django's 2,899 files)
+        commit = {i: commit_of.get(i, 0) if i > 0 else i for i in set(lines)}
+        commits = list(map(commit.__getitem__, lines))
         self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
                         " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
 

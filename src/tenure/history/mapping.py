@@ -61,7 +61,9 @@ class FileSymbols:
         self.path, self.spans, self.lines = path, spans, line_count(content)
         module = next((i for i, s in enumerate(spans) if s.kind == "module"), -1)
         self.module = module
-        owner = np.full(self.lines + 2, module, dtype=np.int32)  # (painted in numpy, read as a list)
+        # (a list painted by slices: numpy's per-call cost on a span's two element operations was most of
+        # the painting, and the lines are read one by one as a list anyway)
+        owner = [module] * (self.lines + 2)
         self.parent = [-1] * len(spans)
         self._named: dict[str, list[int]] = {}
         for i, span in enumerate(spans):
@@ -78,10 +80,10 @@ class FileSymbols:
                 continue
             while decorator is not None and lo > 1 and decorator.match(text[lo - 2]):
                 lo -= 1
-            self.parent[i] = int(owner[lo])
-            owner[lo:hi + 1] = i
+            self.parent[i] = owner[lo]
+            owner[lo:hi + 1] = [i] * (hi + 1 - lo)
         owner[0] = -1  # (line 0: no line, where a line gone today is carried)
-        self.owner: list[int] = owner.tolist()
+        self.owner = owner
 
     def common(self, a: int, b: int) -> int:
         """The innermost symbol holding both of two symbols."""
@@ -128,7 +130,9 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     writing, lines, now = done or written(hunks, to_now)
     reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
     if writing:
-        owners = [symbols.owner[line] for line in now]  # (a line gone today has none: owner[0] is -1)
+        # (a line gone today has none: owner[0] is -1; mapped, not a comprehension: half the time over
+        # a commit adding every file)
+        owners = list(map(symbols.owner.__getitem__, now))
         # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
         if blank := {n for h in writing if len(h.blank) < h.new_count for n in h.blank}:
             owners = [-1 if n in blank else o for n, o in zip(lines, owners, strict=True)]
