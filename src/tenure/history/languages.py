@@ -28,8 +28,14 @@ def definitions(language: str) -> list[re.Pattern[bytes]]:
 @cache
 def definition_words(language: str) -> re.Pattern[bytes] | None:
     """Finds the words one of which every line `definitions` match holds (None: no such words are known)."""
-    words = _entry(language).get("words") if language else None
-    return re.compile(b"|".join(re.escape(w.encode()) for w in words)) if words else None
+    words = definition_literals(language)
+    return re.compile(b"|".join(map(re.escape, words))) if words else None
+
+
+@cache
+def definition_literals(language: str) -> tuple[bytes, ...]:
+    """The words `definition_words` finds, each as it is written (none: no such words are known)."""
+    return tuple(w.encode() for w in _entry(language).get("words", ())) if language else ()
 
 
 @cache
