@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from common import REPO, baseline_src, fetch_sdist, print_table
+from common import REPO, baseline_src, compiled, fetch_sdist, print_table
 
 
 def _before_first_return(text: str, lines: str) -> str:
@@ -101,9 +101,8 @@ def main() -> None:
         work = args.keep or Path(tmp)
         builds = {f"baseline {args.baseline}": baseline_src(args.baseline, Path(tmp, "baseline")),
                   "this tree": REPO / "src"}
-        # Bytecode as an install leaves it: without it, a build would compile every module in every run.
         for src in builds.values():
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
+            compiled(src)
         roots = {name: _unpack(work / f"django-{i}") for i, name in enumerate(builds)}
         originals = {name: (root / args.file).read_bytes() for name, root in roots.items()}
         rows = []

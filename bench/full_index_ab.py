@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from common import compiled
+
 HERE = Path(__file__).resolve().parent.parent / "src"
 INDEX = "import sys; from tenure.entry import main; sys.argv = ['tenure', 'index', '.']; main()"
 
@@ -58,8 +60,8 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite", help="sqlite, postgres or both (comma-separated)")
     args = parser.parse_args()
     backends = [b.strip() for b in args.backends.split(",")]
-    for src in (HERE, args.baseline):  # (compiled once: PYTHONDONTWRITEBYTECODE would compile every run)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, stdout=subprocess.DEVNULL)
+    for src in (HERE, args.baseline):
+        compiled(src)
     builds = {"this tree": HERE, "baseline": args.baseline.resolve()}
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {(b, n): [] for n in builds for b in backends}
     with tempfile.TemporaryDirectory(prefix="tenure-ab-") as scratch, _server(backends) as server:

@@ -48,6 +48,7 @@ from pathlib import Path
 from common import (
     CACHE_DIR,
     baseline_src,
+    compiled,
     fetch_sdist,
     fmt_bytes,
     fmt_seconds,
@@ -286,9 +287,8 @@ def main() -> int:
     arms = {"tenure": REPO / "src"}
     if args.baseline:
         arms[f"tenure@{args.baseline}"] = baseline_src(args.baseline, scratch / f"baseline-{args.baseline}")
-    for src in arms.values():  # (compiled once, as an install leaves it: under PYTHONDONTWRITEBYTECODE an arm
-        # without bytecode compiled every module it imports in every run, the baseline's fresh copy always)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, stdout=subprocess.DEVNULL)
+    for src in arms.values():  # (the baseline's fresh copy has no bytecode at all)
+        compiled(src)
     files = sum(1 for p in copy.rglob("*") if p.suffix in LANGUAGES and ".git" not in p.parts)
     print(f"{files} files ({', '.join(LANGUAGES)}) of {source}, copied to {copy}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
