@@ -105,7 +105,7 @@ Written = tuple[list[Hunk], list[int], list[int]]  # (hunks that wrote lines, th
 def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
     """A change's hunks that wrote lines, their new-side lines in hunk order (those past the file's end
     left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`.
-    (Lists, one numpy lookup: most changes write a few lines, and a numpy call costs as much as dozens.)"""
+    (Lists, one numpy slice per hunk: most changes write a few lines, and a numpy call costs as much as dozens.)"""
     writing = [h for h in hunks if h.new_count]
     lines: list[int] = []
     now: list[int] = []

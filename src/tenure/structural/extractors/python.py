@@ -918,10 +918,10 @@ class _Walker:
         # A plain name as callee is the name just read (its read, made after the site, is the same).
         if func is None:
             callee = None
-        elif (kind := func.type) == "identifier":
+        elif func.type == "identifier":
             callee = self.read(name)
         else:
-            callee = _EXPRESSIONS.get(kind, _Walker.e_other)(self, func)  # self.expr(func): hot
+            callee = _EXPRESSION_OF_KIND.get(func.kind_id, _Walker.e_other)(self, func)  # self.expr(func): hot
         return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
