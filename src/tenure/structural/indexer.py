@@ -625,11 +625,11 @@ class Indexer:
             raise HashSeedNeeded(f"{len(todo)} files to resolve")  # (in workers, whose order nobody sees)
         for file_id in file_ids:
             self._recorded.pop(file_id, None)
-        # Re-resolving most of the project is a bulk load: indexes are built once at the end, but
-        # two kept as they are: their rows arrive in key order (files in id order) or are few, and
-        # an append during the resolution costs less than a sort after it, when one core is idle.
+        # Re-resolving most of the project is a bulk load: every index is built once at the end, even
+        # those whose rows arrive in key order (files in id order) or are few: kept up row by row,
+        # `edges_file` and `edges_dst_name` cost Django's 277,604 edges 0.3 s of CPU, built 0.12 s.
         bulk = len(todo) >= BULK_THRESHOLD and len(todo) * 2 >= len(rows)
-        deferred = self.store.db.deferred_indexes("edges", "resolution_deps", keep=("edges_file", "edges_dst_name"))
+        deferred = self.store.db.deferred_indexes("edges", "resolution_deps")
         with deferred if bulk else contextlib.nullcontext():
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
