@@ -9,7 +9,7 @@ import pytest
 
 from tenure.storage import Database, DatabaseDamaged, DatabaseLocked, Migrations, StorageError, open_database
 from tenure.structural.resolve import EdgeOut, Resolved
-from tenure.structural.store import ResolutionWriter, StructuralStore
+from tenure.structural.store import ResolutionWriter, StructuralStore, key_ids
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def _add_file(store: StructuralStore, path: str) -> int:
 
 def _resolved(file_id: int, path: str, edges: list[EdgeOut], deps: set[str], missing: set[str],
               answers: bytes | None) -> Resolved:
-    return Resolved(file_id, path, edges, deps, msgspec.msgpack.encode(missing), answers)
+    return Resolved(file_id, path, edges, key_ids(deps), msgspec.msgpack.encode(missing), answers)
 
 
 def _resolution(file_id: int, target: str) -> Resolved:

@@ -232,6 +232,12 @@ def _key_id(key: str) -> int:
 _KEY_IDS = Memo(_key_id)
 
 
+def key_ids(keys: Iterable[str]) -> list[int]:
+    """The ids of these dependency keys, ascending, each once: a file's reads as `ResolutionWriter` writes
+    them, made where the file is resolved (a worker's keys are hashed already, and ints travel cheaper)."""
+    return sorted({_KEY_IDS[key] for key in keys})
+
+
 @migrations
 def m009_read_keys_as_ids(db: Database) -> None:
     # A file's reads by the ids of their keys (`_key_id`): Django's 660,000 rows take a third of the
@@ -688,8 +694,7 @@ class StructuralStore:
         self.db.executemany("UPDATE resolution_answers SET recorded = ? WHERE file_id = ?",
                             [(digest, file_id) for file_id, digest in (digests or {}).items()])
         # (file_id, key) is the primary key: a read already recorded is skipped.
-        _insert_reads(self.db, {f: {_KEY_IDS[k] for k in keys} for f, (_, keys, _) in verified.items()},
-                      only_new=True)
+        _insert_reads(self.db, {f: key_ids(keys) for f, (_, keys, _) in verified.items()}, only_new=True)
         grown = {f: missing for f, (_, _, missing) in verified.items() if missing}
         if not grown:
             return
@@ -835,7 +840,7 @@ class ResolutionWriter:
         db = self.db
         edges: Iterable[tuple] = ((e.src, e.dst, e.name, e.relation, e.tier, r.file_id, r.path, e.line, e.detail)
                                   for r in batch for e in _dedupe(r.edges))
-        deps = {r.file_id: {_KEY_IDS[key] for key in r.deps} for r in batch}
+        deps = {r.file_id: r.deps for r in batch}
         if self.update:
             edges, deps = self._delete_stale(batch, list(edges), deps)
         db.executemany(f"INSERT INTO edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
@@ -861,8 +866,8 @@ class ResolutionWriter:
         db.executemany("INSERT INTO resolution_gaps (file_id, status, reason, names) VALUES (?, ?, ?, ?)", gaps)
 
     def _delete_stale(
-        self, batch: list[Resolved], edges: list[tuple], deps: dict[int, set[int]]
-    ) -> tuple[list[tuple], dict[int, set[int]]]:
+        self, batch: list[Resolved], edges: list[tuple], deps: dict[int, list[int]]
+    ) -> tuple[list[tuple], dict[int, list[int]]]:
         """Delete the batch's stored edges and reads that are not among the new ones (or repeat
         one); returns the new ones not stored yet."""
         ids = (self.db.many([r.file_id for r in batch]),)
@@ -883,17 +888,18 @@ class ResolutionWriter:
             old.setdefault(file_id, set()).add(key_id)
         self.db.executemany("DELETE FROM resolution_deps WHERE file_id = ? AND key_id = ?",
                             ((file_id, key_id) for file_id, key_ids in old.items()
-                             for key_id in key_ids - deps.get(file_id, set())))
-        return [e for e in edges if e not in stored], {f: keys - old.get(f, set()) for f, keys in deps.items()}
+                             for key_id in key_ids.difference(deps.get(file_id, ()))))
+        return [e for e in edges if e not in stored], {f: [k for k in keys if k not in old.get(f, ())]
+                                                       for f, keys in deps.items()}
 
 
-def _insert_reads(db: Database, reads: dict[int, set[int]], only_new: bool = False) -> None:
-    """Rows of `resolution_deps`, a statement per file (its key ids as one parameter, `db.many`: a
-    third of the cost of binding each row). `only_new`: rows perhaps there already are skipped."""
+def _insert_reads(db: Database, reads: dict[int, list[int]], only_new: bool = False) -> None:
+    """Rows of `resolution_deps`, a statement per file (its key ids, ascending, as one parameter, `db.many`:
+    a third of the cost of binding each row). `only_new`: rows perhaps there already are skipped."""
     # (WHERE true: SQLite would read the ON of an upsert after a bare SELECT as a join's)
     conflict = " WHERE true ON CONFLICT DO NOTHING" if only_new else ""
     db.executemany(f"INSERT INTO resolution_deps (file_id, key_id) SELECT ?, value FROM {db.each} AS listed{conflict}",
-                   ((file_id, db.many(sorted(key_ids))) for file_id, key_ids in reads.items() if key_ids))
+                   ((file_id, db.many(key_ids)) for file_id, key_ids in reads.items() if key_ids))
 
 
 _EMPTY_LIST = _msgpack.encode([])

@@ -20,6 +20,7 @@ import msgspec
 from tenure.structural.languages import language_table
 from tenure.structural.parse import extractor, parse_one
 from tenure.structural.resolve import ProjectIndex, ProjectView, Resolved, resolver_for
+from tenure.structural.store import key_ids
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -116,8 +117,8 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     named = sorted(resolver.names_called(facts)) if (failed or partial or cheap) and facts is not None else []
     if cheap and facts is not None:  # its calls through variables are not followed: its own functions may be called so
         named = sorted({*named, *(d.name for d in facts.definitions)})
-    return Resolved(file_id, path, edges, view.deps, msgspec.msgpack.encode(view.missing), answers, failed, partial,
-                    named, cheap)
+    return Resolved(file_id, path, edges, key_ids(view.deps), msgspec.msgpack.encode(view.missing), answers, failed,
+                    partial, named, cheap)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
