@@ -6,14 +6,16 @@ both give byte-identical encoded facts for every file.
 
 Each build runs serially in a subprocess of its own (`PYTHONPATH` = its `src/`), so the two never
 share a cache; the baseline's `src/` is taken with `git archive`. Figures are `time.process_time()`
-seconds, the best of `--runs`; the two builds take turns, run by run, so that a change in the load
-of a shared machine weighs on both alike. Without `--path` the
-Django 5.1.4 sdist is fetched and unpacked under the bench cache.
+seconds, the best of `--runs`, with the cyclic garbage collector off as in the index's parse workers (on,
+it adds 7-8% to parse_one's figure on Django); the two builds take turns, run by run, so that a change in
+the load of a shared machine weighs on both alike. Without `--path` the Django 5.1.4 sdist is fetched and
+unpacked under the bench cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import pickle
 import subprocess
@@ -80,6 +82,7 @@ def _measure(items: list[tuple[str, str, bytes]]) -> tuple[dict[str, float], lis
 
 
 def _worker(args: argparse.Namespace) -> None:
+    gc.disable()  # as in the index's parse workers (forked inside `cyclic_gc_paused`)
     items = _files([Path(p) for p in args.path])
     figures, outputs = _measure(items)
     with open(args.out, "wb") as out:
