@@ -233,33 +233,84 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
         if change is None:
             continue
         spec = _language(change.path)
-        hunks = list(_HUNK.finditer(section))
-        if spec is None or b"\nBinary files " in section[:hunks[0].start() if hunks else len(section)]:
-            for at in hunks:  # a file of no indexed language (or binary): its lines are only counted
-                change.deleted += _count(at.group(2))
-                change.added += _count(at.group(4))
+        if spec is None:  # a file of no indexed language: its lines are only counted
+            for _, old_count, _, new_count, _ in _HUNK.findall(section):
+                change.deleted += int(old_count) if old_count else 1
+                change.added += int(new_count) if new_count else 1
+            continue
+        # (the section cut at its hunks' headers: its head, then per hunk the header's five groups and the
+        # hunk's lines, each after a newline)
+        parts = _HUNK.split(section)
+        if b"\nBinary files " in parts[0]:
+            for k in range(1, len(parts), 6):
+                change.deleted += _count(parts[k + 1])
+                change.added += _count(parts[k + 3])
             continue
         change.hunks = []
-        patterns, words = languages.definitions(spec.name), languages.definition_words(spec.name)
-        ends = [at.start() for at in hunks[1:]] + [len(section)] if hunks else []
-        for at, end in zip(hunks, ends, strict=True):
-            old_start, old_count, new_start, new_count, context = at.groups()
-            old_start, new_start = int(old_start), int(new_start)
-            old_count = int(old_count) if old_count is not None else 1
-            new_count = int(new_count) if new_count is not None else 1
-            change.deleted += old_count
-            change.added += new_count
-            removed, added = _sides(section[at.end() + 1:end].removesuffix(b"\n"), old_count, new_count)
-            # (squeezed lines without their sign, as survival compares them)
+        _hunks(change, spec.name, parts, survival)
+
+
+def _hunks(change: RawChange, language: str, parts: list, survival: Survival) -> None:
+    """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change` and `survival`."""
+    patterns, words = languages.definitions(language), languages.definition_literals(language)
+    hunks = change.hunks
+    assert hunks is not None
+    each = iter(parts)
+    next(each)  # (the section's head: its raw lines)
+    for old_start, old_count, new_start, new_count, context, lines in zip(each, each, each, each, each, each,
+                                                                            strict=True):
+        old_start, new_start = int(old_start), int(new_start)
+        old_count = int(old_count) if old_count is not None else 1
+        new_count = int(new_count) if new_count is not None else 1
+        change.deleted += old_count
+        change.added += new_count
+        if lines[-1:] == b"\n":  # (the last hunk of a commit)
+            lines = lines[:-1]
+        stop = _cut(lines, old_count, new_count)
+        if stop is not None:  # (most hunks: their lines are exactly their removed then their added lines)
+            # (squeezed lines without their sign, as survival compares them: each line of the squeezed
+            # hunk still starts with a newline and its sign)
+            both = squeezed(lines)
+            if not new_count:
+                old, new = both.split(b"\n-")[1:], []
+            elif not old_count:
+                old, new = [], both.split(b"\n+")[1:]
+            else:
+                head, *new = both.split(b"\n+")
+                old = head.split(b"\n-")[1:]
+            size = len(both) - 2 * (old_count + new_count)
+            # (no word of a definition in the hunk: it defines nothing, and its sides are not cut out)
+            defined = _defined(patterns, language, lines[1:stop], lines[stop + 1:]) \
+                if patterns and (not words or any(w in lines for w in words)) else []
+        else:
+            removed, added = _sides(lines[1:], old_count, new_count)
             old = squeezed(removed)[1:].split(b"\n-") if removed else []
             new = squeezed(added)[1:].split(b"\n+") if added else []
-            hunk = Hunk(old_start, old_count, new_start, new_count,
-                        [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
-                        _header_name(context, spec.name) if context else "",
-                        _defined(patterns, spec.name, removed, added)
-                        if patterns and (not words or words.search(removed) or words.search(added)) else [])
-            change.hunks.append(hunk)
-            survival.hunk(change.path, hunk, old, new)
+            size = sum(map(len, old)) + sum(map(len, new))
+            defined = _defined(patterns, language, removed, added) \
+                if patterns and (not words or any(w in removed or w in added for w in words)) else []
+        hunk = Hunk(old_start, old_count, new_start, new_count,
+                    [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
+                    _header_name(context, language) if context else "", defined)
+        hunks.append(hunk)
+        survival.hunk(change.path, hunk, old, new, size)
+
+
+def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
+    """Where a hunk's added lines start in `lines` (its lines, each after a newline) when they are
+    exactly `old_count` removed lines then `new_count` added ones (None: not so, "\\ No newline at end
+    of file" or a hunk cut short: `_sides` reads them line by line)."""
+    if old_count and new_count:
+        stop = lines.find(b"\n+")
+        if stop >= 0 and lines.count(b"\n") == old_count + new_count \
+                and lines.count(b"\n-", 0, stop) == old_count and lines.count(b"\n+", stop) == new_count:
+            return stop
+    elif old_count:
+        if lines.count(b"\n") == old_count == lines.count(b"\n-"):
+            return len(lines)
+    elif new_count and lines.count(b"\n") == new_count == lines.count(b"\n+"):
+        return 0
+    return None
 
 
 def _count(group: bytes | None) -> int:
@@ -268,17 +319,7 @@ def _count(group: bytes | None) -> int:
 
 
 def _sides(body: bytes, old_count: int, new_count: int) -> tuple[bytes, bytes]:
-    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs.
-    (Most hunks' bodies are exactly their lines: told so by counting them, and cut where the added
-    lines start.)"""
-    if old_count and new_count:
-        stop = body.find(b"\n+")
-        if stop >= 0 and body.count(b"\n") == old_count + new_count - 1 and body[:1] == b"-" \
-                and body.count(b"\n-", 0, stop) == old_count - 1 and body.count(b"\n+", stop) == new_count:
-            return body[:stop], body[stop + 1:]
-    elif body.count(b"\n") == old_count + new_count - 1 and body[:1] == (b"-" if old_count else b"+") \
-            and body.count(b"\n" + body[:1]) == old_count + new_count - 1:
-        return (body, b"") if old_count else (b"", body)
+    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs."""
     removed, rest = _side(body, old_count, b"-")
     return removed, _side(rest, new_count, b"+")[0]
 

@@ -47,9 +47,12 @@ class Survival:
         # (path, hunk, its removed lines from old_start on, its added lines from new_start on), squeezed
         self.hunks: list[tuple[str, Hunk, list[bytes], list[bytes]]] = []
 
-    def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes]) -> None:
-        """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for)."""
-        lines, size = len(removed) + len(added), sum(map(len, removed)) + sum(map(len, added))
+    def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes], size: int | None = None) -> None:
+        """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for);
+        `size`: their bytes, if the reader counted them."""
+        lines = len(removed) + len(added)
+        if size is None:
+            size = sum(map(len, removed)) + sum(map(len, added))
         if self.lines + lines <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (both sides whole: most hunks)
             self.lines += lines
             self.bytes += size
