@@ -252,7 +252,7 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
 
 def _hunks(change: RawChange, language: str, parts: list, survival: Survival) -> None:
     """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change` and `survival`."""
-    patterns, words = languages.definitions(language), languages.definition_literals(language)
+    patterns = languages.definitions(language)
     hunks = change.hunks
     assert hunks is not None
     each = iter(parts)
@@ -279,16 +279,14 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
                 head, *new = both.split(b"\n+")
                 old = head.split(b"\n-")[1:]
             size = len(both) - 2 * (old_count + new_count)
-            # (no word of a definition in the hunk: it defines nothing, and its sides are not cut out)
-            defined = _defined(patterns, language, lines[1:stop], lines[stop + 1:]) \
-                if patterns and (not words or any(w in lines for w in words)) else []
+            defined = _defined(patterns, language, lines) if patterns else []
         else:
             removed, added = _sides(lines[1:], old_count, new_count)
             old = squeezed(removed)[1:].split(b"\n-") if removed else []
             new = squeezed(added)[1:].split(b"\n+") if added else []
             size = sum(map(len, old)) + sum(map(len, new))
-            defined = _defined(patterns, language, removed, added) \
-                if patterns and (not words or any(w in removed or w in added for w in words)) else []
+            lines = (b"\n" + removed if removed else b"") + (b"\n" + added if added else b"")
+            defined = _defined(patterns, language, lines) if patterns else []
         hunk = Hunk(old_start, old_count, new_start, new_count,
                     [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
                     _header_name(context, language) if context else "", defined)
@@ -350,16 +348,13 @@ def _leading(lines: list[bytes], sign: bytes) -> list[bytes]:
     return lines
 
 
-def _texts(block: bytes, sign: bytes) -> list[bytes]:
-    """The lines of a `_side` block without their sign."""
-    return block[1:].split(b"\n" + sign) if block else []
-
-
-def _defined(patterns: list[re.Pattern[bytes]], language: str, removed: bytes, added: bytes) -> list[str]:
-    """The names the lines of two `_side` blocks define, in the order of the lines (then of the
-    patterns), once each. Only the lines holding one of the language's definition words are searched
-    (every line a definition matches holds one: a file's thousands of other lines are not looked at)."""
-    texts = _lines_with(language, removed) + _lines_with(language, added)
+def _defined(patterns: list[re.Pattern[bytes]], language: str, lines: bytes) -> list[str]:
+    """The names a hunk's lines (each after a newline and its sign) define, in the order of the lines
+    (then of the patterns), once each. Only the lines holding one of the language's definition words
+    are searched (every line a definition matches holds one: most hunks have none)."""
+    texts = _lines_with(language, lines)
+    if not texts:
+        return []
     if len(patterns) == 1:
         found = list(filter(None, map(patterns[0].search, texts)))
     else:
@@ -367,24 +362,30 @@ def _defined(patterns: list[re.Pattern[bytes]], language: str, removed: bytes, a
     return list(dict.fromkeys(m.group("name").decode("utf-8", "replace") for m in found))
 
 
-def _lines_with(language: str, block: bytes) -> list[bytes]:
-    """The lines of a `_side` block (without their sign) that hold one of the language's definition
-    words (none known: every line). (Each word is found with bytes.find, not the words' pattern: its
-    scan of a commit adding all of Django took 2.5 times as long.)"""
+def _lines_with(language: str, lines: bytes) -> list[bytes]:
+    """The lines of a hunk (without their sign) that hold one of the language's definition words (none
+    known: every line). (Each word is found with bytes.find, not the words' pattern: its scan of a
+    commit adding all of Django took 2.5 times as long.)"""
     words = languages.definition_literals(language)
-    if not words or not block:
-        return _texts(block, block[:1])
-    starts: set[int] = set()  # where the lines holding a word start (a line with two words is taken once)
-    dense = block.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
+    if not words or not lines:
+        return _texts(lines)
+    starts: set[int] = set()  # the newline before each line holding a word (a line with two is taken once)
+    dense = lines.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
     for word in words:
-        at = block.find(word)
+        at = lines.find(word)
         while at >= 0:
-            starts.add(block.rfind(b"\n", 0, at) + 1)
+            starts.add(lines.rfind(b"\n", 0, at))
             if len(starts) > dense:  # (then every line is searched at once)
-                return list(filter(languages.definition_words(language).search, _texts(block, block[:1])))
-            end = block.find(b"\n", at)
-            at = block.find(word, end) if end >= 0 else -1
-    return [block[start + 1:end if (end := block.find(b"\n", start)) >= 0 else len(block)] for start in sorted(starts)]
+                return list(filter(languages.definition_words(language).search, _texts(lines)))
+            end = lines.find(b"\n", at)
+            at = lines.find(word, end) if end >= 0 else -1
+    return [lines[start + 2:end if (end := lines.find(b"\n", start + 1)) >= 0 else len(lines)]
+            for start in sorted(starts)]
+
+
+def _texts(lines: bytes) -> list[bytes]:
+    """A hunk's lines without their sign."""
+    return [line[1:] for line in lines[1:].split(b"\n")] if lines else []
 
 
 def _header(fields: list[bytes]) -> RawCommit:
