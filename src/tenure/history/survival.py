@@ -107,11 +107,13 @@ class Survival:
             if pool.keys().isdisjoint(added):
                 continue
             found: list[tuple[str, int] | None] = []
-            for text in added:
-                source = _take(pool.get(text), path, used) if len(text) >= MIN_MOVED else None
+            for text in added:  # (the pool holds texts of MIN_MOVED characters or more only)
+                source = _take(sources_of, path, used) if (sources_of := pool.get(text)) else None
                 if source is not None:
                     used.add(source)
                 found.append(source)
+            if not any(found):  # (none of its lines moved: no run to extend)
+                continue
             # a moved block's blank and short lines (`try:`, `)`) move with it: extend each matched run
             for order in (range(1, len(added)), range(len(added) - 2, -1, -1)):
                 for i in order:
