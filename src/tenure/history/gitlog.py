@@ -213,9 +213,10 @@ def _records(chunks: Iterable[bytes]) -> Iterator[bytes]:
         seen = max(len(buffer) - 2, 0)
         buffer += chunk
         start = 0
-        while (end := buffer.find(b"\n\0\0", max(seen, start))) >= 0:
-            yield bytes(buffer[start:end + 1])
-            start = seen = end + 1
+        with memoryview(buffer) as view:  # (a record copied once: a slice of the bytearray is a copy too)
+            while (end := buffer.find(b"\n\0\0", max(seen, start))) >= 0:
+                yield bytes(view[start:end + 1])
+                start = seen = end + 1
         del buffer[:start]  # (cheap: a bytearray drops its head without moving the rest)
     if buffer:
         yield bytes(buffer)
