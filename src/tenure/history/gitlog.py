@@ -213,9 +213,10 @@ def _records(chunks: Iterable[bytes]) -> Iterator[bytes]:
         seen = max(len(buffer) - 2, 0)
         buffer += chunk
         start = 0
-        while (end := buffer.find(b"\n\0\0", max(seen, start))) >= 0:
-            yield bytes(buffer[start:end + 1])
-            start = seen = end + 1
+        with memoryview(buffer) as view:  # (a record copied once: a slice of the bytearray is a copy too)
+            while (end := buffer.find(b"\n\0\0", max(seen, start))) >= 0:
+                yield bytes(view[start:end + 1])
+                start = seen = end + 1
         del buffer[:start]  # (cheap: a bytearray drops its head without moving the rest)
     if buffer:
         yield bytes(buffer)
@@ -233,33 +234,82 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
         if change is None:
             continue
         spec = _language(change.path)
-        hunks = list(_HUNK.finditer(section))
-        if spec is None or b"\nBinary files " in section[:hunks[0].start() if hunks else len(section)]:
-            for at in hunks:  # a file of no indexed language (or binary): its lines are only counted
-                change.deleted += _count(at.group(2))
-                change.added += _count(at.group(4))
+        if spec is None:  # a file of no indexed language: its lines are only counted
+            for _, old_count, _, new_count, _ in _HUNK.findall(section):
+                change.deleted += int(old_count) if old_count else 1
+                change.added += int(new_count) if new_count else 1
+            continue
+        # (the section cut at its hunks' headers: its head, then per hunk the header's five groups and the
+        # hunk's lines, each after a newline)
+        parts = _HUNK.split(section)
+        if b"\nBinary files " in parts[0]:
+            for k in range(1, len(parts), 6):
+                change.deleted += _count(parts[k + 1])
+                change.added += _count(parts[k + 3])
             continue
         change.hunks = []
-        patterns, words = languages.definitions(spec.name), languages.definition_words(spec.name)
-        ends = [at.start() for at in hunks[1:]] + [len(section)] if hunks else []
-        for at, end in zip(hunks, ends, strict=True):
-            old_start, old_count, new_start, new_count, context = at.groups()
-            old_start, new_start = int(old_start), int(new_start)
-            old_count = int(old_count) if old_count is not None else 1
-            new_count = int(new_count) if new_count is not None else 1
-            change.deleted += old_count
-            change.added += new_count
-            removed, added = _sides(section[at.end() + 1:end].removesuffix(b"\n"), old_count, new_count)
-            # (squeezed lines without their sign, as survival compares them)
+        _hunks(change, spec.name, parts, survival)
+
+
+def _hunks(change: RawChange, language: str, parts: list, survival: Survival) -> None:
+    """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change` and `survival`."""
+    patterns = languages.definitions(language)
+    hunks = change.hunks
+    assert hunks is not None
+    each = iter(parts)
+    next(each)  # (the section's head: its raw lines)
+    for old_start, old_count, new_start, new_count, context, lines in zip(each, each, each, each, each, each,
+                                                                            strict=True):
+        old_start, new_start = int(old_start), int(new_start)
+        old_count = int(old_count) if old_count is not None else 1
+        new_count = int(new_count) if new_count is not None else 1
+        change.deleted += old_count
+        change.added += new_count
+        if lines[-1:] == b"\n":  # (the last hunk of a commit)
+            lines = lines[:-1]
+        stop = _cut(lines, old_count, new_count)
+        if stop is not None:  # (most hunks: their lines are exactly their removed then their added lines)
+            # (squeezed lines without their sign, as survival compares them: each line of the squeezed
+            # hunk still starts with a newline and its sign)
+            both = squeezed(lines)
+            if not new_count:
+                old, new = both.split(b"\n-")[1:], []
+            elif not old_count:
+                old, new = [], both.split(b"\n+")[1:]
+            else:
+                head, *new = both.split(b"\n+")
+                old = head.split(b"\n-")[1:]
+            size = len(both) - 2 * (old_count + new_count)
+            defined = _defined(patterns, language, lines) if patterns else []
+        else:
+            removed, added = _sides(lines[1:], old_count, new_count)
             old = squeezed(removed)[1:].split(b"\n-") if removed else []
             new = squeezed(added)[1:].split(b"\n+") if added else []
-            hunk = Hunk(old_start, old_count, new_start, new_count,
-                        [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
-                        _header_name(context, spec.name) if context else "",
-                        _defined(patterns, spec.name, removed, added)
-                        if patterns and (not words or words.search(removed) or words.search(added)) else [])
-            change.hunks.append(hunk)
-            survival.hunk(change.path, hunk, old, new)
+            size = sum(map(len, old)) + sum(map(len, new))
+            lines = (b"\n" + removed if removed else b"") + (b"\n" + added if added else b"")
+            defined = _defined(patterns, language, lines) if patterns else []
+        hunk = Hunk(old_start, old_count, new_start, new_count,
+                    [n for n, t in enumerate(new, new_start) if not t] if b"" in new else [],
+                    _header_name(context, language) if context else "", defined)
+        hunks.append(hunk)
+        survival.hunk(change.path, hunk, old, new, size)
+
+
+def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
+    """Where a hunk's added lines start in `lines` (its lines, each after a newline) when they are
+    exactly `old_count` removed lines then `new_count` added ones (None: not so, "\\ No newline at end
+    of file" or a hunk cut short: `_sides` reads them line by line)."""
+    if old_count and new_count:
+        stop = lines.find(b"\n+")
+        if stop >= 0 and lines.count(b"\n") == old_count + new_count \
+                and lines.count(b"\n-", 0, stop) == old_count and lines.count(b"\n+", stop) == new_count:
+            return stop
+    elif old_count:
+        if lines.count(b"\n") == old_count == lines.count(b"\n-"):
+            return len(lines)
+    elif new_count and lines.count(b"\n") == new_count == lines.count(b"\n+"):
+        return 0
+    return None
 
 
 def _count(group: bytes | None) -> int:
@@ -268,17 +318,7 @@ def _count(group: bytes | None) -> int:
 
 
 def _sides(body: bytes, old_count: int, new_count: int) -> tuple[bytes, bytes]:
-    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs.
-    (Most hunks' bodies are exactly their lines: told so by counting them, and cut where the added
-    lines start.)"""
-    if old_count and new_count:
-        stop = body.find(b"\n+")
-        if stop >= 0 and body.count(b"\n") == old_count + new_count - 1 and body[:1] == b"-" \
-                and body.count(b"\n-", 0, stop) == old_count - 1 and body.count(b"\n+", stop) == new_count:
-            return body[:stop], body[stop + 1:]
-    elif body.count(b"\n") == old_count + new_count - 1 and body[:1] == (b"-" if old_count else b"+") \
-            and body.count(b"\n" + body[:1]) == old_count + new_count - 1:
-        return (body, b"") if old_count else (b"", body)
+    """A hunk's removed and added lines (`_side`), each side joined by newlines, with their signs."""
     removed, rest = _side(body, old_count, b"-")
     return removed, _side(rest, new_count, b"+")[0]
 
@@ -309,16 +349,13 @@ def _leading(lines: list[bytes], sign: bytes) -> list[bytes]:
     return lines
 
 
-def _texts(block: bytes, sign: bytes) -> list[bytes]:
-    """The lines of a `_side` block without their sign."""
-    return block[1:].split(b"\n" + sign) if block else []
-
-
-def _defined(patterns: list[re.Pattern[bytes]], language: str, removed: bytes, added: bytes) -> list[str]:
-    """The names the lines of two `_side` blocks define, in the order of the lines (then of the
-    patterns), once each. Only the lines holding one of the language's definition words are searched
-    (every line a definition matches holds one: a file's thousands of other lines are not looked at)."""
-    texts = _lines_with(language, removed) + _lines_with(language, added)
+def _defined(patterns: list[re.Pattern[bytes]], language: str, lines: bytes) -> list[str]:
+    """The names a hunk's lines (each after a newline and its sign) define, in the order of the lines
+    (then of the patterns), once each. Only the lines holding one of the language's definition words
+    are searched (every line a definition matches holds one: most hunks have none)."""
+    texts = _lines_with(language, lines)
+    if not texts:
+        return []
     if len(patterns) == 1:
         found = list(filter(None, map(patterns[0].search, texts)))
     else:
@@ -326,24 +363,30 @@ def _defined(patterns: list[re.Pattern[bytes]], language: str, removed: bytes, a
     return list(dict.fromkeys(m.group("name").decode("utf-8", "replace") for m in found))
 
 
-def _lines_with(language: str, block: bytes) -> list[bytes]:
-    """The lines of a `_side` block (without their sign) that hold one of the language's definition
-    words (none known: every line). (Each word is found with bytes.find, not the words' pattern: its
-    scan of a commit adding all of Django took 2.5 times as long.)"""
+def _lines_with(language: str, lines: bytes) -> list[bytes]:
+    """The lines of a hunk (without their sign) that hold one of the language's definition words (none
+    known: every line). (Each word is found with bytes.find, not the words' pattern: its scan of a
+    commit adding all of Django took 2.5 times as long.)"""
     words = languages.definition_literals(language)
-    if not words or not block:
-        return _texts(block, block[:1])
-    starts: set[int] = set()  # where the lines holding a word start (a line with two words is taken once)
-    dense = block.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
+    if not words or not lines:
+        return _texts(lines)
+    starts: set[int] = set()  # the newline before each line holding a word (a line with two is taken once)
+    dense = lines.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
     for word in words:
-        at = block.find(word)
+        at = lines.find(word)
         while at >= 0:
-            starts.add(block.rfind(b"\n", 0, at) + 1)
+            starts.add(lines.rfind(b"\n", 0, at))
             if len(starts) > dense:  # (then every line is searched at once)
-                return list(filter(languages.definition_words(language).search, _texts(block, block[:1])))
-            end = block.find(b"\n", at)
-            at = block.find(word, end) if end >= 0 else -1
-    return [block[start + 1:end if (end := block.find(b"\n", start)) >= 0 else len(block)] for start in sorted(starts)]
+                return list(filter(languages.definition_words(language).search, _texts(lines)))
+            end = lines.find(b"\n", at)
+            at = lines.find(word, end) if end >= 0 else -1
+    return [lines[start + 2:end if (end := lines.find(b"\n", start + 1)) >= 0 else len(lines)]
+            for start in sorted(starts)]
+
+
+def _texts(lines: bytes) -> list[bytes]:
+    """A hunk's lines without their sign."""
+    return [line[1:] for line in lines[1:].split(b"\n")] if lines else []
 
 
 def _header(fields: list[bytes]) -> RawCommit:

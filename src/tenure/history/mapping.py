@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from collections.abc import Callable
+from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -42,6 +43,7 @@ class Change(NamedTuple):
 
 ChangesInto = Callable[[str, str], list[Change]]  # (path, blob) -> the changes that produced that blob there
 Touched = dict[str, tuple[str, int]]  # fqn -> (how, lines)
+_OLD_START = attrgetter("old_start")  # (a hunk's sort key: no Python call per hunk)
 
 
 def blob_id(content: bytes) -> str:
@@ -109,8 +111,9 @@ def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
     writing = [h for h in hunks if h.new_count]
     lines: list[int] = []
     now: list[int] = []
+    size = len(to_now)  # (to_now ends at the file's last line: `_within` of each hunk, inlined)
     for h in writing:
-        end = h.new_start + _within(h, len(to_now) - 1)  # (to_now ends at the file's last line)
+        end = max(min(h.new_start + h.new_count, size), h.new_start)
         lines += range(h.new_start, end)
         now += to_now[h.new_start:end].tolist()
     return writing, lines, now
@@ -171,7 +174,7 @@ def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
     # change, not several per hunk)
     lengths, slopes, values = [1], [0], [0]  # (line 0: no line)
     next_old, delta = 1, 0
-    for h in sorted(hunks, key=lambda h: h.old_start):
+    for h in sorted(hunks, key=_OLD_START):
         first_changed = h.old_start if h.old_count else h.old_start + 1
         if first_changed < next_old or first_changed > old_len + 1:
             return None

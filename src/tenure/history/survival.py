@@ -47,9 +47,12 @@ class Survival:
         # (path, hunk, its removed lines from old_start on, its added lines from new_start on), squeezed
         self.hunks: list[tuple[str, Hunk, list[bytes], list[bytes]]] = []
 
-    def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes]) -> None:
-        """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for)."""
-        lines, size = len(removed) + len(added), sum(map(len, removed)) + sum(map(len, added))
+    def hunk(self, path: str, hunk: Hunk, removed: list[bytes], added: list[bytes], size: int | None = None) -> None:
+        """A hunk and its removed and added lines, squeezed (as many as the bounds leave room for);
+        `size`: their bytes, if the reader counted them."""
+        lines = len(removed) + len(added)
+        if size is None:
+            size = sum(map(len, removed)) + sum(map(len, added))
         if self.lines + lines <= MAX_LINES and self.bytes + size < MAX_BYTES:  # (both sides whole: most hunks)
             self.lines += lines
             self.bytes += size
@@ -104,11 +107,13 @@ class Survival:
             if pool.keys().isdisjoint(added):
                 continue
             found: list[tuple[str, int] | None] = []
-            for text in added:
-                source = _take(pool.get(text), path, used) if len(text) >= MIN_MOVED else None
+            for text in added:  # (the pool holds texts of MIN_MOVED characters or more only)
+                source = _take(sources_of, path, used) if (sources_of := pool.get(text)) else None
                 if source is not None:
                     used.add(source)
                 found.append(source)
+            if not any(found):  # (none of its lines moved: no run to extend)
+                continue
             # a moved block's blank and short lines (`try:`, `)`) move with it: extend each matched run
             for order in (range(1, len(added)), range(len(added) - 2, -1, -1)):
                 for i in order:
