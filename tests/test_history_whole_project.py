@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tenure import Tenure
 from tenure.episodic.episodes import neighbours_of
-from tenure.namespace.symbols import every_symbol, neighbours
+from tenure.namespace.symbols import every_symbol, fingerprints, neighbours
 from tenure.structural import store as structural_store
 from tests.git_support import GitRepo
 
@@ -25,6 +25,17 @@ def test_the_neighbours_of_many_names_are_those_each_name_has_alone(git_repo: Gi
         monkeypatch.setattr(structural_store, "PASS_FROM_NAMES", 2)
         together = neighbours(t.db, fqns)
     assert together == alone and together["pay.core.book"] >= {"calls<pay.m0.f0", "calls<pay.core.Ledger.add"}
+
+
+def test_the_fingerprints_of_most_names_are_those_each_name_has_alone(git_repo: GitRepo, monkeypatch) -> None:
+    git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE, **MODULES})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.index()
+        fqns = sorted({s.fqn for s in every_symbol(t.db)})[1:]  # (most of them, not all)
+        alone = {f: p for f in fqns for p in fingerprints(t.db, [f]).values()}
+        monkeypatch.setattr(structural_store, "PASS_FROM_NAMES", 2)  # (one pass over the symbols)
+        together = fingerprints(t.db, fqns)
+    assert together == alone and len(together) == len(fqns)
 
 
 def test_a_commit_of_every_file_touches_every_symbol_with_its_snapshot(git_repo: GitRepo) -> None:

@@ -143,8 +143,8 @@ class Episodes:
         counts = {"merged": 0, "rejected": 0, "open": 0, "changesRequested": 0}
         with self.db.transaction():
             for pull in export.pulls:
-                touched = [Touch(s.fqn, s.path, s.how, s.lines) for sha in [*pull.commits, pull.merge_commit]
-                           if sha in commits for s in commits[sha].symbols]
+                touched = [s for sha in [*pull.commits, pull.merge_commit] if sha in commits
+                           for s in commits[sha].symbols]
                 if not touched:  # its commits are not in this history: the files it changed, by module
                     named = {p: modules[p] for p in pull.files if p in modules}
                     present = fingerprints(self.code, sorted(set(named.values())))

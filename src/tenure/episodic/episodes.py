@@ -9,20 +9,16 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from tenure.history.model import TouchedSymbol
 from tenure.namespace.symbols import fingerprints, neighbours
 from tenure.storage import Database
 
 SESSION, COMMIT, PR = "session", "commit", "pr"
 _PACK = msgspec.msgpack.Encoder()
 _UNPACK = msgspec.msgpack.Decoder(list[str])
-
-
-@dataclass(frozen=True)
-class Touch:
-    fqn: str
-    path: str
-    how: str
-    lines: int
+# A symbol an attempt touched: the history's own record of one (a commit's symbols are taken as they are,
+# not copied: a commit of a whole project touches tens of thousands)
+Touch = TouchedSymbol
 
 
 def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, int]:
@@ -32,7 +28,8 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
     prints = fingerprints(code, fqns)
     if not prints:
         return {}
-    known = _snapshot_ids(db, prints)
+    # (none stored yet, a first history's: nothing to look the names up among)
+    known = _snapshot_ids(db, prints) if db.rows("SELECT 1 FROM symbol_snapshots LIMIT 1") else {}
     if missing := [f for f, p in prints.items() if (f, p) not in known]:
         edges = neighbours(code, missing)
         last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]

@@ -29,14 +29,13 @@ def ended(db: Database, code: Database, history: GitHistory, session: dict, conc
           now: str) -> dict:
     """The episode of a session that just ended (`session`: Memories.session's dict)."""
     from tenure.episodic import episodes  # (with the symbols it maps: not for a hook's record_step)
-    from tenure.episodic.episodes import SESSION, Touch
+    from tenure.episodic.episodes import SESSION
 
     rows = db.rows("SELECT base_sha FROM session_starts WHERE session_id = ?", (session["session"],))
     base = rows[0][0] if rows else None
     commits = history.since(base) if base else []
     files, uncommitted = history.working_tree()
-    touched = [Touch(s.fqn, s.path, s.how, s.lines) for c in commits for s in c.symbols]
-    touched += [Touch(s.fqn, s.path, s.how, s.lines) for s in uncommitted]
+    touched = [s for c in commits for s in c.symbols] + uncommitted
     with db.transaction():
         snapshot = episodes.snapshots(db, code, {t.fqn for t in touched})
         episode = episodes.record(db, SESSION, session["session"], session["agent"], session["started"],

@@ -8,7 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from tenure.episodic import episodes, outcomes
-from tenure.episodic.episodes import COMMIT, PR, Touch
+from tenure.episodic.episodes import COMMIT, PR
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history import Commit, GitHistory
 from tenure.storage import Database
@@ -62,7 +62,7 @@ def _episode(c: Commit) -> episodes.NewEpisode | None:
     number = int(merged.group("number")) if merged else int(squashed.group("number")) if squashed else None
     return episodes.NewEpisode(
         PR if merged else COMMIT, str(number) if merged else c.sha, c.author_name, c.authored_at, c.committed_at,
-        [Touch(s.fqn, s.path, s.how, s.lines) for s in c.symbols],
+        list(c.symbols),
         task=(c.body.partition("\n")[0] or c.subject) if MERGED_PR.match(c.subject) else c.subject,
         commit_sha=c.sha, pr=number, thin=c.thin, files=[f.path for f in c.files])
 
@@ -158,6 +158,6 @@ def _refresh_unmapped(db: Database, code: Database, history: GitHistory) -> None
     for r in rows:
         commit = found.get(r["commit_sha"])
         if commit is not None and commit.symbols:
-            episodes.set_symbols(db, r["id"], [Touch(s.fqn, s.path, s.how, s.lines) for s in commit.symbols],
+            episodes.set_symbols(db, r["id"], list(commit.symbols),
                                  snapshot)
     history.set_bookmark(MAPPING, str(version))

@@ -114,11 +114,15 @@ def neighbours(db: Database, fqns: Iterable[str]) -> dict[str, set[str]]:
     """fqn -> the symbols it has a tree-sitter edge to or from (calls, imports, inheritance …), as
     `relation>target` and `relation<source`."""
     found: dict[str, set[str]] = {f: set() for f in fqns}
-    for src, dst, relation in _structure(db).edge_ends(list(found)):
-        if src in found:
-            found[src].add(f"{relation}>{dst}")
-        if dst in found:
-            found[dst].add(f"{relation}<{src}")
+    store = _structure(db)
+    # (every edge, unfiltered, for names by the thousand: the sets drop what repeats)
+    edges = store.known_edges() if store.passes_over_edges(len(found)) else store.edge_ends(list(found))
+    ends_of = found.get
+    for src, dst, relation in edges:
+        if (ends := ends_of(src)) is not None:
+            ends.add(f"{relation}>{dst}")
+        if (ends := ends_of(dst)) is not None:
+            ends.add(f"{relation}<{src}")
     return found
 
 
