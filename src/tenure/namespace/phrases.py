@@ -188,8 +188,8 @@ class PhraseIndex:
         """The index as bytes `load` reads back (kept between processes: building it reads every symbol)."""
         entries = list(self.fqns.values())
         position = {e.fqn: i for i, e in enumerate(entries)}
-        return _CODEC_OUT.encode((entries, {w: sorted(position[f] for f in fqns) for w, fqns in self.by_word.items()},
-                                  self.modules_by_path))
+        by_word = {w: sorted(map(position.__getitem__, fqns)) for w, fqns in self.by_word.items()}
+        return _CODEC_OUT.encode((entries, by_word, self.modules_by_path))
 
     @classmethod
     def load(cls, data: bytes) -> PhraseIndex:
