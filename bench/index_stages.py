@@ -18,7 +18,8 @@ knowledge build or detached embedding) with a clock around each stage it reaches
 
 Each stage's CPU is the main process's (`time.process_time`) and, apart, that of the worker processes it
 waited for (`RUSAGE_CHILDREN`). A stage a build does not have is shown as "-". Medians over the runs, and
-the per-run difference of this tree's total to the baseline's run beside it.
+the per-run difference of this tree's total to the baseline's run beside it; the builds take turns at
+running first in a pair.
 
     python bench/index_vs_peer.py --runs 1     # once, to make the Django copy (or give --path)
     python bench/index_stages.py [--path DIR] [--runs 5] --baseline 8f001f0c [--json-out FILE]
@@ -142,7 +143,8 @@ def main() -> int:
 
     runs: dict[str, list[dict]] = {name: [] for name in builds}
     for i in range(args.runs):
-        for name, src in builds.items():
+        # (each pair in the other order: a pair's first run was seen to be the slower one)
+        for name, src in list(builds.items())[:: 1 if i % 2 == 0 else -1]:
             runs[name].append(one_run(src, copy))
             print(f"  run {i + 1} {name}: {total(runs[name][-1]):.1f} s CPU", file=sys.stderr)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
