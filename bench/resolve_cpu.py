@@ -5,8 +5,9 @@
 DIR (default: a copy of Django 5.1.4's sdist under ``$TENURE_BENCH_CACHE``, indexed once with this
 tree) holds an index; each run reads its facts and symbols as a full index does, then resolves every
 Python file again as ``workers.resolve_all`` does (``--serial``: in one process, in order) in a new
-process with one build's ``src`` on PYTHONPATH, and nothing is written. Printed per run: the summed CPU
-of the worker processes (user + sys), the process's own, and a digest of the edges; then the medians
+process with one build's ``src`` on PYTHONPATH (the string-hash seed fixed, as an index's workers run),
+and nothing is written. Printed per run: the summed CPU of the worker processes (user + sys), the
+process's own, and a digest of what the files' resolutions store (edges, reads, answers); then the medians
 and this tree's ratio to the baseline. The two builds must give the same digest. A whole index varies
 ±12% run to run on a loaded 2-core machine; this stage, alternating, a few percent.
 """
@@ -53,8 +54,9 @@ with cyclic_gc_paused():
     else:
         done = workers.resolve_all(index, todo)
     for resolved in done:
-        digest.update(msgspec.msgpack.encode(sorted(
-            (e.src, e.dst or "", e.relation, e.tier, e.line, e.name, e.detail) for e in resolved.edges)))
+        digest.update(msgspec.msgpack.encode((
+            sorted((e.src, e.dst or "", e.relation, e.tier, e.line, e.name, e.detail) for e in resolved.edges),
+            sorted(resolved.deps), sorted(msgspec.msgpack.decode(resolved.missing)), resolved.answers)))
 own = time.process_time() - own
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 child = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -103,13 +105,15 @@ def main() -> None:
             for name, src in builds.items():
                 got[name].append(one_run(src, root, mode))
                 cpu, own, digest = got[name][-1]
-                print(f"run {n + 1} {name:9} {mode} CPU {cpu:6.2f} s, own {own:5.2f} s, edges {digest}", flush=True)
+                print(f"run {n + 1} {name:9} {mode} CPU {cpu:6.2f} s, own {own:5.2f} s, resolutions {digest}",
+                      flush=True)
         medians = {name: statistics.median(c + o for c, o, _ in runs) for name, runs in got.items()}
         ratios = [(t[0] + t[1]) / (b[0] + b[1]) for t, b in zip(got["this tree"], got["baseline"], strict=True)]
         digests = {d for runs in got.values() for _, _, d in runs}
         print(f"median CPU (workers + own): baseline {medians['baseline']:.2f} s, this tree "
               f"{medians['this tree']:.2f} s; ratio per pair median {statistics.median(ratios):.3f} "
-              f"({', '.join(f'{r:.3f}' for r in ratios)}); edge digests {'equal' if len(digests) == 1 else 'DIFFER'}")
+              f"({', '.join(f'{r:.3f}' for r in ratios)}); "
+              f"resolution digests {'equal' if len(digests) == 1 else 'DIFFER'}")
 
 
 if __name__ == "__main__":
