@@ -141,7 +141,6 @@ def _play_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """`resolve_all` in batches given to `_WorkersInThisProcess`, whatever the machine's cores (on one it
     would resolve every file in order itself, and a test comparing with that would compare it with itself)."""
     monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr(workers, "RESOLVE_BATCH", 16)  # (a few dozen files: several batches)
     monkeypatch.setattr(workers, "fork_context", object)  # (`resolve_all` asks only that there is one)
     monkeypatch.setattr(workers, "process_pool", _WorkersInThisProcess)
     monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)

@@ -29,10 +29,6 @@ if TYPE_CHECKING:
     from tenure.structural.report import Progress
 
 PARALLEL_THRESHOLD = 64  # below this many files to parse, a process pool costs more than it saves
-# Files a resolve worker takes at a time, in the index's order (by path): neighbours ask of the same
-# modules, and a worker's caches (questions answered, flows decoded) hit more on longer runs of them.
-# Django, two workers, 16 -> 64: 3.7% fewer questions computed, 6% fewer flows decoded.
-RESOLVE_BATCH = 64
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -181,7 +177,7 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
     index.load_analysis, index.load_digest = _shared_analysis, None  # (workers read no store)
     index.fixed = True  # (in the workers, forked over it)
     try:
-        batches = [todo[i : i + RESOLVE_BATCH] for i in range(0, len(todo), RESOLVE_BATCH)]
+        batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
         with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, process_pool(workers, fork=True) as pool:
             _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
             for results in pool.map(_resolve_batch, batches):
