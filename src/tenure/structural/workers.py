@@ -120,8 +120,9 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     named = sorted(resolver.names_called(facts)) if (failed or partial or cheap) and facts is not None else []
     if cheap and facts is not None:  # its calls through variables are not followed: its own functions may be called so
         named = sorted({*named, *(d.name for d in facts.definitions)})
-    return Resolved(file_id, path, edges, key_ids(view.deps), msgspec.msgpack.encode(view.missing), answers, failed,
-                    partial, named, cheap)
+    deps, missing = view.deps_and_missing()
+    return Resolved(file_id, path, edges, key_ids(deps), msgspec.msgpack.encode(missing), answers, failed, partial,
+                    named, cheap)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:

@@ -401,13 +401,11 @@ class ProjectView:
         if why not in self.incomplete:
             self.incomplete.append(why)
 
-    @property
-    def deps(self) -> set[str]:
-        return self.keys_of((self._keys, self._modules))
-
-    @property
-    def missing(self) -> set[str]:
-        return self.missing_of((self._keys, self._modules))
+    def deps_and_missing(self) -> tuple[set[str], set[str]]:
+        """What the resolver read: its dependency keys (`keys_of`), and the modules it looked up in
+        vain (`missing_of`)."""
+        missing = self.missing_of((self._keys, self._modules))
+        return self._keys.union(map(module_key, self._modules - missing)), missing
 
     def keys_of(self, reads: Recording) -> set[str]:
         # (set algebra against the dict and cached key strings: this runs over every file's reads)

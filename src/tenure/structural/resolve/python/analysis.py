@@ -119,7 +119,8 @@ class Analysis:
         self._mro: dict[Value, list[Value]] = {}
         self._mro_users: dict[Value, set[Value]] = {}  # class -> the linearisations that include it
         self._subclasses: dict[Value, list[Value]] = {}
-        self._static: dict[tuple, frozenset | set] = {}  # lookups into other modules, fixed during a run
+        # lookups into other modules, fixed during a run: asked once (the first ask records what they read)
+        self._static: dict[tuple, frozenset | set | str] = {}
 
     # running -------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -487,7 +488,11 @@ class Analysis:
         return frozenset({self.mf.value(expr[1])})
 
     def e_import(self, expr: list) -> frozenset:
-        return self.project.import_values(self.mf, expr, self.lower.export)
+        key = ("import", *expr[1:])
+        hit = self._static.get(key)
+        if hit is None:
+            hit = self._static[key] = self.project.import_values(self.mf, expr, self.lower.export)
+        return hit
 
     def e_union(self, expr: list) -> frozenset | set:
         out: set = set()
@@ -746,7 +751,12 @@ class Analysis:
         return EMPTY
 
     def _flags(self, fn: Value) -> str:
-        return self.mf.flags(fn[2]) if fn[1] == self.module else self.project.flags(fn)
+        if fn[1] == self.module:
+            return self.mf.flags(fn[2])
+        hit = self._static.get(("flags", fn))
+        if hit is None:
+            hit = self._static[("flags", fn)] = self.project.flags(fn)
+        return hit
 
     def _via_instance(self, value: Value) -> frozenset | set:
         """A class member read through an instance: methods bind, properties run their getter."""
@@ -946,13 +956,13 @@ class Analysis:
         return EMPTY
 
     def returns(self, fn: Value) -> frozenset | set:
-        mf = self.mf if fn[1] == self.module else None
-        flags = mf.flags(fn[2]) if mf is not None else self._flags(fn)
-        if "g" in flags:
-            return frozenset({(GEN, fn[1], fn[2])})
-        if mf is not None:
-            return self.cell(("r", fn[2]))
-        return self.lower.returns(fn)
+        if fn[1] == self.module:
+            return frozenset({(GEN, fn[1], fn[2])}) if "g" in self.mf.flags(fn[2]) else self.cell(("r", fn[2]))
+        hit = self._static.get(("returns", fn))
+        if hit is None:
+            hit = self._static[("returns", fn)] = (
+                frozenset({(GEN, fn[1], fn[2])}) if "g" in self._flags(fn) else self.lower.returns(fn))
+        return hit
 
     def instantiate(self, site: object, cls: Value, args: list, kwargs: list) -> frozenset:
         self.edge(site, Relation.INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]

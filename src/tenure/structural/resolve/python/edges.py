@@ -135,7 +135,7 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         module = mf.absolute(imp.module, imp.level)
         target = ""
         if imp.name:  # (a star import names none: its edge goes to the module)
-            values = project.import_values(mf, ["m", imp.module, imp.name, imp.level], a.lower.export)
+            values = a.e_import(["m", imp.module, imp.name, imp.level])  # (as the fixpoint found them)
             named = sorted(qualify(v[1], v[2]) if v[0] != MODULE else v[1] for v in values  # type: ignore[arg-type]
                            if v[0] in (FUNC, CLASS, MODULE))
             target = named[0] if named else module if project.exists(module) else ""
