@@ -120,3 +120,18 @@ def test_snapshot_ids_name_their_rows_when_another_writer_made_one_meanwhile(git
         assert {f: stored[i] for f, i in ids.items()} == {f: (f, prints[f]) for f in fqns}
     assert neighbours_of(blobs[counted["pay.m3.f3"]]) == {"calls>pay.core.book"}
     assert not neighbours_of(blobs[raced["pay.m7.f7"]])  # (the other writer's row)
+
+
+def test_a_name_touched_twice_in_one_episode_is_one_row_with_its_lines_added_up(git_repo: GitRepo) -> None:
+    from tenure.episodic import episodes
+
+    git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        db = t.episodes.db
+        touched = [episodes.Touch("pay.core.book", "pay/core.py", "span", 2),
+                   episodes.Touch("pay.core.Ledger", "pay/core.py", "span", 1),
+                   episodes.Touch("pay.core.book", "pay/old.py", "moved", 3)]
+        episode = episodes.record(db, episodes.SESSION, "s1", "agent", "2026-01-01", "2026-01-02", touched, {})
+        rows = db.rows("SELECT fqn, path, how, lines FROM episode_symbols WHERE episode_id = ? ORDER BY rowid",
+                       (episode,))
+    assert rows == [("pay.core.book", "pay/core.py", "span", 5), ("pay.core.Ledger", "pay/core.py", "span", 1)]
