@@ -87,3 +87,51 @@ def test_a_patch_is_cut_into_files_and_hunks_whatever_their_lines_hold() -> None
     assert img.hunks is None and (img.added, img.deleted) == (0, 0)
     [cut] = b.hunks  # (three lines removed, says the header; one is there, then the added side)
     assert cut.defined == ["gone", "short"] and (b.added, b.deleted) == (1, 3)
+
+
+def test_snapshot_ids_name_their_rows_when_another_writer_made_one_meanwhile(git_repo: GitRepo, monkeypatch) -> None:
+    """Ids of the snapshots made are counted, not read back, unless a row was written by another writer
+    between the look-up and the insert (then its id, not a guess, answers for it)."""
+    from tenure.episodic import episodes
+
+    git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE, **MODULES})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.index()
+        db = t.episodes.db
+        fqns = ["pay.core.book", "pay.m3.f3", "pay.m7.f7", "pay.core.Ledger.add"]
+        prints = fingerprints(t.db, fqns)
+        db.execute("DELETE FROM episode_symbols")
+        db.execute("DELETE FROM symbol_snapshots WHERE fqn IN ('pay.m3.f3', 'pay.m7.f7', 'pay.core.Ledger.add')")
+        found = neighbours
+
+        def meanwhile(code, missing):  # (another writer snapshots one of the missing names first)
+            db.execute("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)",
+                       ("pay.m7.f7", prints["pay.m7.f7"], b"\x90"))
+            return found(code, missing)
+
+        monkeypatch.setattr(episodes, "neighbours", meanwhile)
+        raced = episodes.snapshots(db, t.db, fqns)
+        monkeypatch.setattr(episodes, "neighbours", found)
+        db.execute("DELETE FROM symbol_snapshots WHERE fqn = 'pay.m3.f3'")
+        counted = episodes.snapshots(db, t.db, fqns)
+        stored = {i: (fqn, p) for i, fqn, p in db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots")}
+        blobs = dict(db.rows("SELECT id, neighbours FROM symbol_snapshots"))
+    for ids in (raced, counted):
+        assert {f: stored[i] for f, i in ids.items()} == {f: (f, prints[f]) for f in fqns}
+    assert neighbours_of(blobs[counted["pay.m3.f3"]]) == {"calls>pay.core.book"}
+    assert not neighbours_of(blobs[raced["pay.m7.f7"]])  # (the other writer's row)
+
+
+def test_a_name_touched_twice_in_one_episode_is_one_row_with_its_lines_added_up(git_repo: GitRepo) -> None:
+    from tenure.episodic import episodes
+
+    git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE})
+    with Tenure.open(git_repo.root, discover=False) as t:
+        db = t.episodes.db
+        touched = [episodes.Touch("pay.core.book", "pay/core.py", "span", 2),
+                   episodes.Touch("pay.core.Ledger", "pay/core.py", "span", 1),
+                   episodes.Touch("pay.core.book", "pay/old.py", "moved", 3)]
+        episode = episodes.record(db, episodes.SESSION, "s1", "agent", "2026-01-01", "2026-01-02", touched, {})
+        rows = db.rows("SELECT fqn, path, how, lines FROM episode_symbols WHERE episode_id = ? ORDER BY rowid",
+                       (episode,))
+    assert rows == [("pay.core.book", "pay/core.py", "span", 5), ("pay.core.Ledger", "pay/core.py", "span", 1)]

@@ -30,23 +30,28 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
         return {}
     # (none stored yet, a first history's: nothing to look the names up among)
     known = _snapshot_ids(db, prints) if db.rows("SELECT 1 FROM symbol_snapshots LIMIT 1") else {}
-    if missing := [f for f, p in prints.items() if (f, p) not in known]:
+    if missing := [f for f in prints if f not in known]:
         edges = neighbours(code, missing)
-        last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]
-        # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
-        db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
-                       " ON CONFLICT (fqn, fingerprint) DO NOTHING",
-                       [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
-        made = db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE id > ?", (last,))
-        known.update(((fqn, fingerprint), i) for i, fqn, fingerprint in made if prints.get(fqn) == fingerprint)
-        if left := {f: p for f, p in prints.items() if (f, p) not in known}:  # (written meanwhile by another writer)
+        with db.transaction():
+            last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]
+            # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
+            db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                           " ON CONFLICT (fqn, fingerprint) DO NOTHING",
+                           [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
+            end = db.rows("SELECT MAX(id) FROM symbol_snapshots")[0][0]
+        if end - last == len(missing):  # (each one made, none by another writer: their ids in order, not read back)
+            known.update(zip(missing, range(last + 1, end + 1), strict=True))
+        else:
+            made = db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE id > ?", (last,))
+            known.update((fqn, i) for i, fqn, fingerprint in made if prints.get(fqn) == fingerprint)
+        if left := {f: p for f, p in prints.items() if f not in known}:  # (written meanwhile by another writer)
             known.update(_snapshot_ids(db, left))
-    return {f: known[(f, p)] for f, p in prints.items()}
+    return {f: known[f] for f in prints}
 
 
-def _snapshot_ids(db: Database, prints: dict[str, str]) -> dict[tuple[str, str], int]:
-    """(fqn, fingerprint) -> id of the snapshots stored for these names."""
-    return {(fqn, fingerprint): i for i, fqn, fingerprint in db.rows(
+def _snapshot_ids(db: Database, prints: dict[str, str]) -> dict[str, int]:
+    """fqn -> id of the snapshot stored for each of these names with its fingerprint (fqn -> fingerprint)."""
+    return {fqn: i for i, fqn, fingerprint in db.rows(
         f"SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE fqn IN {db.each}", (db.many(sorted(prints)),))
         if prints.get(fqn) == fingerprint}
 
@@ -107,10 +112,12 @@ def set_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict
 
 
 def _add_symbols(db: Database, episode: int, touched: list[Touch], snapshot: dict[str, int]) -> None:
-    merged: dict[str, Touch] = {}
-    for t in touched:
-        old = merged.get(t.fqn)
-        merged[t.fqn] = t if old is None else Touch(t.fqn, old.path, old.how, old.lines + t.lines)
+    merged = {t.fqn: t for t in touched}
+    if len(merged) < len(touched):  # (a name touched twice: its lines added up)
+        merged = {}
+        for t in touched:
+            old = merged.get(t.fqn)
+            merged[t.fqn] = t if old is None else Touch(t.fqn, old.path, old.how, old.lines + t.lines)
     db.executemany("INSERT INTO episode_symbols (episode_id, fqn, path, how, lines, snapshot_id)"
                    " VALUES (?, ?, ?, ?, ?, ?)",
                    [(episode, t.fqn, t.path, t.how, t.lines, snapshot.get(t.fqn)) for t in merged.values()])
