@@ -260,9 +260,9 @@ class GitHistory:
                                     (self.db.many([raw.sha for raw in new]),)))
             self.db.executemany(
                 """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
-                   new_blob, hunks) VALUES (?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)""",
+                   new_blob, hunks) VALUES (?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))""",
                 [(ids[raw.sha], c.path, c.old_path or "", c.status, c.added, c.deleted, c.old_blob, c.new_blob,
-                  _encoded(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
+                  _encoded(c.hunks)) for raw in new for c in raw.changes])
             undone = self._undone_before(new, ids, starts)
             reverts = []
             for raw, (subject, body) in zip(new, messages, strict=True):
@@ -641,9 +641,12 @@ class GitHistory:
                      thin_reason, reverts, reverts_how) in rows]
 
 
-def _encoded(hunks: list[Hunk]) -> bytearray:
-    """Hunks as stored: a bytearray, which Python's sqlite3 binds without looking for an adapter."""
-    _HUNKS.encode_into(hunks, out := bytearray())
+def _encoded(hunks: list[Hunk] | None) -> bytearray:
+    """Hunks as stored (none: empty, stored as NULL): a bytearray, which Python's sqlite3 binds without
+    looking for an adapter."""
+    out = bytearray()
+    if hunks is not None:
+        _HUNKS.encode_into(hunks, out)
     return out
 
 
