@@ -294,8 +294,10 @@ class GitHistory:
     def _undoing(raw: RawCommit) -> set[tuple[str, str, str]]:
         """(path, blob after, blob before) of each change, when a commit can be an undo by content: one
         parent, and every file it changes changed in place."""
+        if len(raw.parents) != 1:  # (a merge's changes are not looked at: flask's first-parent diffs hold many)
+            return set()
         undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
-        return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
+        return undone if undone and len(undone) == len(raw.changes) else set()
 
     def _undone_before(self, batch: list[RawCommit], ids: dict[str, int], starts: Starts) -> set[str]:
         """The commits of a batch whose new content of a file an earlier change started from (`ids`: sha
