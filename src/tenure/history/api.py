@@ -246,21 +246,23 @@ class GitHistory:
             known = {r[0] for r in self.db.rows(f"SELECT sha FROM history_commits WHERE sha IN {self.db.each}",
                                                 (self.db.many([raw.sha for raw in batch]),))}
             new = [raw for raw in batch if raw.sha not in known]
-            messages = [(raw.message.partition("\n")[0].strip(), raw.message.partition("\n")[2]) for raw in new]
+            messages = [(subject.strip(), body) for subject, _, body in (raw.message.partition("\n") for raw in new)]
+            # (no None, bool or bytes among the values where it can be helped: Python's sqlite3 looks for an
+            # adapter of each, two failing attribute look-ups a value, a tenth of the store's instructions)
             self.db.executemany(
                 """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at, committed_at,
-                   subject, subject_key, body, is_merge, thin_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   subject, subject_key, body, is_merge, thin_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                   NULLIF(?, ''))""",
                 [(raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
-                  raw.committed_at, subject, subject_key(subject), body.strip(), len(raw.parents) > 1,
-                  thin_reason(raw.message, len(raw.parents) > 1)) for raw, (subject, body) in zip(new, messages,
-                                                                                                   strict=True)])
+                  raw.committed_at, subject, subject_key(subject), body.strip(), int(merge := len(raw.parents) > 1),
+                  thin_reason(raw.message, merge) or "") for raw, (subject, body) in zip(new, messages, strict=True)])
             ids = dict(self.db.rows(f"SELECT sha, id FROM history_commits WHERE sha IN {self.db.each}",
                                     (self.db.many([raw.sha for raw in new]),)))
             self.db.executemany(
                 """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
-                   new_blob, hunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [(ids[raw.sha], c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob, c.new_blob,
-                  _HUNKS.encode(c.hunks) if c.hunks is not None else None) for raw in new for c in raw.changes])
+                   new_blob, hunks) VALUES (?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))""",
+                [(ids[raw.sha], c.path, c.old_path or "", c.status, c.added, c.deleted, c.old_blob, c.new_blob,
+                  _encoded(c.hunks)) for raw in new for c in raw.changes])
             undone = self._undone_before(new, ids, starts)
             reverts = []
             for raw, (subject, body) in zip(new, messages, strict=True):
@@ -292,8 +294,10 @@ class GitHistory:
     def _undoing(raw: RawCommit) -> set[tuple[str, str, str]]:
         """(path, blob after, blob before) of each change, when a commit can be an undo by content: one
         parent, and every file it changes changed in place."""
+        if len(raw.parents) != 1:  # (a merge's changes are not looked at: flask's first-parent diffs hold many)
+            return set()
         undone = {(c.path, c.new_blob, c.old_blob) for c in raw.changes if c.old_blob != c.new_blob and c.status != "R"}
-        return undone if len(raw.parents) == 1 and undone and len(undone) == len(raw.changes) else set()
+        return undone if undone and len(undone) == len(raw.changes) else set()
 
     def _undone_before(self, batch: list[RawCommit], ids: dict[str, int], starts: Starts) -> set[str]:
         """The commits of a batch whose new content of a file an earlier change started from (`ids`: sha
@@ -637,6 +641,15 @@ class GitHistory:
                        tuple(files.get(i, ())), tuple(_merged(symbols[i]) if i in symbols else ()))
                 for (i, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,
                      thin_reason, reverts, reverts_how) in rows]
+
+
+def _encoded(hunks: list[Hunk] | None) -> bytearray:
+    """Hunks as stored (none: empty, stored as NULL): a bytearray, which Python's sqlite3 binds without
+    looking for an adapter."""
+    out = bytearray()
+    if hunks is not None:
+        _HUNKS.encode_into(hunks, out)
+    return out
 
 
 def _spans_of(db: Database, paths: list[str]) -> dict[str, list[Symbol]]:
