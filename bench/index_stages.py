@@ -28,7 +28,6 @@ running first in a pair.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -38,8 +37,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE_DIR, REPO, baseline_src, compiled, fetch_sdist, print_table, write_json  # noqa: E402
-from index_vs_peer import same_files_copy  # noqa: E402
+from common import CACHE_DIR, REPO, baseline_src, compiled, print_table, write_json  # noqa: E402
+from index_vs_peer import the_copy  # noqa: E402
 
 # (stage, module, attribute path): the clock is put around each where the build has it
 STAGES = [
@@ -130,11 +129,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    source = (args.path or fetch_sdist("Django", "5.1.4")).resolve()
-    scratch = CACHE_DIR / "index_vs_peer"
-    scratch.mkdir(parents=True, exist_ok=True)
-    key = hashlib.blake2b(str(source).encode(), digest_size=6).hexdigest()
-    copy = same_files_copy(source, scratch / f"{source.name}-{key}-py-js")
+    _, copy = the_copy(args.path)
     builds = {"tenure": REPO / "src",
               f"tenure@{args.baseline}": baseline_src(args.baseline, CACHE_DIR / "index_stages" / args.baseline)}
     for src in builds.values():

@@ -218,6 +218,15 @@ def same_files_copy(source: Path, into: Path) -> Path:
     return into
 
 
+def the_copy(path: Path | None) -> tuple[Path, Path]:
+    """The tree (`path`, default Django 5.1.4's sdist) and the one-commit copy of its files both tools index."""
+    source = (path or fetch_sdist("Django", "5.1.4")).resolve()
+    scratch = CACHE_DIR / "index_vs_peer"
+    scratch.mkdir(parents=True, exist_ok=True)
+    key = hashlib.blake2b(str(source).encode(), digest_size=6).hexdigest()
+    return source, same_files_copy(source, scratch / f"{source.name}-{key}-py-js")
+
+
 def peer_binary(given: str | None, scratch: Path) -> Path:
     if given:
         return Path(given).resolve()
@@ -278,11 +287,8 @@ def main() -> int:
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
 
-    source = (args.path or fetch_sdist("Django", "5.1.4")).resolve()
-    scratch = CACHE_DIR / "index_vs_peer"
-    scratch.mkdir(parents=True, exist_ok=True)
-    key = hashlib.blake2b(str(source).encode(), digest_size=6).hexdigest()
-    copy = same_files_copy(source, scratch / f"{source.name}-{key}-py-js")
+    source, copy = the_copy(args.path)
+    scratch = copy.parent
     binary = peer_binary(args.peer, scratch)
     arms = {"tenure": REPO / "src"}
     if args.baseline:
