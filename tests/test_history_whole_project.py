@@ -90,8 +90,8 @@ def test_a_patch_is_cut_into_files_and_hunks_whatever_their_lines_hold() -> None
 
 
 def test_snapshot_ids_name_their_rows_when_another_writer_made_one_meanwhile(git_repo: GitRepo, monkeypatch) -> None:
-    """Ids of the snapshots made are counted, not read back, unless a row was written by another writer
-    between the look-up and the insert (then its id, not a guess, answers for it)."""
+    """The ids of the snapshots made are those of their rows, also when another writer made a row of one
+    of the names between the look-up and the insert (its row, then, answers for it)."""
     from tenure.episodic import episodes
 
     git_repo.commit("init", {"pay/__init__.py": "", "pay/core.py": CORE, **MODULES})

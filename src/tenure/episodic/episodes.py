@@ -32,18 +32,14 @@ def snapshots(db: Database, code: Database, fqns: Iterable[str]) -> dict[str, in
     known = _snapshot_ids(db, prints) if db.rows("SELECT 1 FROM symbol_snapshots LIMIT 1") else {}
     if missing := [f for f in prints if f not in known]:
         edges = neighbours(code, missing)
-        with db.transaction():
-            last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]
-            # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
-            db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
-                           " ON CONFLICT (fqn, fingerprint) DO NOTHING",
-                           [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
-            end = db.rows("SELECT MAX(id) FROM symbol_snapshots")[0][0]
-        if end - last == len(missing):  # (each one made, none by another writer: their ids in order, not read back)
-            known.update(zip(missing, range(last + 1, end + 1), strict=True))
-        else:
-            made = db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE id > ?", (last,))
-            known.update((fqn, i) for i, fqn, fingerprint in made if prints.get(fqn) == fingerprint)
+        last = db.rows("SELECT COALESCE(MAX(id), 0) FROM symbol_snapshots")[0][0]
+        # (one statement for all: a commit of a whole project snapshots every symbol; ids still follow `missing`)
+        db.executemany("INSERT INTO symbol_snapshots (fqn, fingerprint, neighbours) VALUES (?, ?, ?)"
+                       " ON CONFLICT (fqn, fingerprint) DO NOTHING",
+                       [(fqn, prints[fqn], _PACK.encode(sorted(edges.get(fqn, ())))) for fqn in missing])
+        # (read back, not counted: on a team's PostgreSQL another writer's ids interleave with these)
+        made = db.rows("SELECT id, fqn, fingerprint FROM symbol_snapshots WHERE id > ?", (last,))
+        known.update((fqn, i) for i, fqn, fingerprint in made if prints.get(fqn) == fingerprint)
         if left := {f: p for f, p in prints.items() if f not in known}:  # (written meanwhile by another writer)
             known.update(_snapshot_ids(db, left))
     return {f: known[f] for f in prints}
