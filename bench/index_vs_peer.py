@@ -8,7 +8,8 @@ Usage::
 DIR is copied once (its ``.py`` and ``.js`` files only, the languages the peer's build here parses;
 see /work/shared/peers/README.md) into a git work tree of one commit under ``$TENURE_BENCH_CACHE``; both
 tools index that copy, from scratch each run (``.tenure/`` and the peer's cache removed first), in the
-order tenure, peer[, baseline], tenure, peer, ... Without ``--path`` the copy is made from Django 5.1.4's
+order tenure, peer[, baseline], then [baseline, ]peer, tenure, and so on (a pair's first run was seen to
+be the slower one). Without ``--path`` the copy is made from Django 5.1.4's
 sdist.
 
 - tenure: ``python -m tenure.cli index COPY`` with this tree's ``src/`` (``--baseline REV``: also the
@@ -300,13 +301,15 @@ def main() -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
     runs: dict[str, list[Run]] = {name: [] for name in [*arms, "peer"]}
+    order = ["tenure", "peer", *list(arms)[1:]]
     for i in range(args.runs):
-        for name, src in arms.items():
-            runs[name].append(tenure_arm(name, src, copy, args.interval))
+        # (each pair in the other order: a pair's first run was seen to be the slower one)
+        for name in order[:: 1 if i % 2 == 0 else -1]:
+            if name == "peer":
+                runs[name].append(peer_arm(binary, copy, scratch / "peer-cache", args.interval))
+            else:
+                runs[name].append(tenure_arm(name, arms[name], copy, args.interval))
             _progress(i, runs[name][-1])
-            if name == "tenure":
-                runs["peer"].append(peer_arm(binary, copy, scratch / "peer-cache", args.interval))
-                _progress(i, runs["peer"][-1])
     shutil.rmtree(scratch / "peer-cache", ignore_errors=True)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
