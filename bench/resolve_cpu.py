@@ -37,6 +37,7 @@ from tenure import Tenure
 from tenure.collector import cyclic_gc_paused
 from tenure.structural import workers
 from tenure.structural.resolve import ProjectIndex
+from tenure.structural.store import _key_id
 
 store = Tenure.open(sys.argv[1], discover=False).structural
 rows = store.db.query("SELECT id, path, module, language FROM files "
@@ -48,8 +49,7 @@ digest = hashlib.blake2b(digest_size=8)
 
 
 def read_ids(keys):  # (a build sends a file's reads as key strings or as the store's ids of them)
-    return sorted({int.from_bytes(hashlib.blake2b(k.encode(), digest_size=8).digest(), "little", signed=True)
-                   if isinstance(k, str) else k for k in keys})
+    return sorted({_key_id(k) if isinstance(k, str) else k for k in keys})
 
 
 before, own = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()

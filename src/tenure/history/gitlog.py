@@ -236,8 +236,8 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
         spec = _language(change.path)
         if spec is None:  # a file of no indexed language: its lines are only counted
             for _, old_count, _, new_count, _ in _HUNK.findall(section):
-                change.deleted += int(old_count) if old_count else 1
-                change.added += int(new_count) if new_count else 1
+                change.deleted += _count(old_count)
+                change.added += _count(new_count)
             continue
         # (the section cut at its hunks' headers: its head, then per hunk the header's five groups and the
         # hunk's lines, each after a newline)
@@ -261,7 +261,7 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
     for old_start, old_count, new_start, new_count, context, lines in zip(each, each, each, each, each, each,
                                                                             strict=True):
         old_start, new_start = int(old_start), int(new_start)
-        old_count = int(old_count) if old_count is not None else 1
+        old_count = int(old_count) if old_count is not None else 1  # (`_count`, inlined: once per hunk)
         new_count = int(new_count) if new_count is not None else 1
         change.deleted += old_count
         change.added += new_count
@@ -313,8 +313,8 @@ def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
 
 
 def _count(group: bytes | None) -> int:
-    """A hunk header's line count (left out: one line)."""
-    return int(group) if group is not None else 1
+    """A hunk header's line count (left out: one line; `findall` gives an empty group, `split` None)."""
+    return int(group) if group else 1
 
 
 def _sides(body: bytes, old_count: int, new_count: int) -> tuple[bytes, bytes]:
