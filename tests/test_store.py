@@ -76,15 +76,19 @@ def test_structural_store_creates_its_tables(local_db: Database) -> None:
         assert store.db.table_exists(table)
 
 
-def test_deleting_a_file_cascades_to_its_symbols_and_edges(local_db: Database) -> None:
+@pytest.mark.parametrize("first_fill", [False, True])
+def test_deleting_a_file_cascades_to_its_symbols_and_edges(local_db: Database, first_fill: bool) -> None:
+    """... also once a first fill (which checks no foreign keys while it writes) is over."""
     db = local_db
     store = StructuralStore(db)
-    [(file_id,)] = db.rows("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')"
-                           " RETURNING id")
-    db.execute("INSERT INTO symbols (fqn, name, kind, language, file_id) VALUES ('a.f', 'f', 'function', 'python', ?)",
-               (file_id,))
-    db.execute("INSERT INTO edges (src_fqn, dst_fqn, relation, tier, file_id) VALUES ('a', 'a.f', 'calls', "
-               "'inferred', ?)", (file_id,))
+    with db.first_fill() if first_fill else db.transaction():
+        [(file_id,)] = db.rows("INSERT INTO files (path, parse_status, indexed_at) VALUES ('a.py', 'ok', 'now')"
+                               " RETURNING id")
+        db.execute("INSERT INTO symbols (fqn, name, kind, language, file_id) VALUES ('a.f', 'f', 'function',"
+                   " 'python', ?)", (file_id,))
+        db.execute("INSERT INTO edges (src_fqn, dst_fqn, relation, tier, file_id) VALUES ('a', 'a.f', 'calls', "
+                   "'inferred', ?)", (file_id,))
+    assert db.query("PRAGMA foreign_keys")[0]["foreign_keys"] == 1
     store.delete_file("a.py")
     for table in ("symbols", "edges"):
         assert db.query(f"SELECT COUNT(*) AS n FROM {table}")[0]["n"] == 0

@@ -81,7 +81,8 @@ class Database(Protocol):
 
     def first_fill(self) -> AbstractContextManager[None]:
         """A transaction that fills a database holding no data yet: a backend may write it the way
-        that is fastest for a bulk load, as long as it stays all-or-nothing."""
+        that is fastest for a bulk load, as long as it stays all-or-nothing (SQLite: no foreign keys
+        checked, so nothing deleted inside may be a row others refer to)."""
 
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> AbstractContextManager[None]:
         """Secondary indexes of these tables, but those named in `keep`, are rebuilt once after a
