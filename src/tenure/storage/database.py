@@ -88,6 +88,10 @@ class Database(Protocol):
         """Secondary indexes of these tables, but those named in `keep`, are rebuilt once after a
         bulk write."""
 
+    def small_cache(self) -> AbstractContextManager[None]:
+        """The connection's own page cache let go and kept small inside (while worker processes forked
+        over this one run: what it holds stays in their memory too); a server backend holds none."""
+
     def table_exists(self, name: str) -> bool: ...
 
     def table_names(self) -> list[str]:

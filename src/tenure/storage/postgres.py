@@ -377,6 +377,10 @@ class PostgresDatabase:
             yield
 
     @contextmanager
+    def small_cache(self) -> Iterator[None]:
+        yield
+
+    @contextmanager
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> Iterator[None]:
         """Nothing deferred: the indexes serve every project sharing the tables."""
         yield

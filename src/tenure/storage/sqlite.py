@@ -53,6 +53,7 @@ class _Translated:
 
 
 _TRANSLATED = _Translated()
+_CACHE_KIB, _SMALL_CACHE_KIB = -65536, -8192  # page cache sizes (`cache_size`: negative is KiB)
 
 
 @cache
@@ -94,7 +95,7 @@ class SQLiteDatabase:
         self._depth = 0
         # A 64 MB page cache (the default is 2 MB) keeps index B-trees in memory during bulk writes.
         with _TRANSLATED:
-            for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "cache_size=-65536"):
+            for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", f"cache_size={_CACHE_KIB}"):
                 self._conn.execute(f"PRAGMA {pragma}")
 
     def vector(self, values: Any) -> bytes:
@@ -183,6 +184,17 @@ class SQLiteDatabase:
                 self.execute("PRAGMA foreign_keys=ON")
                 if switched:
                     self.execute("PRAGMA journal_mode=WAL")
+
+    @contextmanager
+    def small_cache(self) -> Iterator[None]:
+        """8 MiB instead of 64 inside: what an index writes while its resolve workers run is appended
+        (edges, reads), which a large cache does not speed up."""
+        self.execute(f"PRAGMA cache_size={_SMALL_CACHE_KIB}")
+        self.execute("PRAGMA shrink_memory")
+        try:
+            yield
+        finally:
+            self.execute(f"PRAGMA cache_size={_CACHE_KIB}")
 
     @contextmanager
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> Iterator[None]:

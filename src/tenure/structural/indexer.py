@@ -55,7 +55,6 @@ from tenure.words import counted
 
 PENDING_META = "verified_unrecorded"  # ids of files checked whose bookkeeping is deferred (see `Indexer.run`)
 BULK_THRESHOLD = 500  # files to re-resolve from which indexes are dropped and rebuilt
-SMALL_CACHE_KB = -8192  # the store's page cache while resolve workers run (`_small_cache`; sqlite: negative is KiB)
 
 
 # Extraction and resolution recurse once or twice per level of nesting: Python's default limit (1,000)
@@ -635,7 +634,7 @@ class Indexer:
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
-            with self._small_cache() if len(todo) >= workers.PARALLEL_THRESHOLD else contextlib.nullcontext():
+            with self.store.db.small_cache() if len(todo) >= workers.PARALLEL_THRESHOLD else contextlib.nullcontext():
                 for done, resolved in enumerate(workers.resolve_all(index, todo), 1):
                     mark = time.perf_counter()
                     write.add(resolved)
@@ -652,20 +651,6 @@ class Indexer:
             write.flush()
             phases["write edges"] += time.perf_counter() - mark
         return len(todo), len(kept), len(spared)
-
-    @contextlib.contextmanager
-    def _small_cache(self) -> Iterator[None]:
-        """The store's page cache kept small while worker processes resolve: the pages of what was
-        written before they forked are let go (each would stay in the tree's memory while they run),
-        and the rows written meanwhile are appended (edges, reads), so a large cache saves nothing."""
-        db = self.store.db
-        size = db.query("PRAGMA cache_size")[0]["cache_size"]
-        db.execute(f"PRAGMA cache_size={SMALL_CACHE_KB}")
-        db.execute("PRAGMA shrink_memory")
-        try:
-            yield
-        finally:
-            db.execute(f"PRAGMA cache_size={int(size)}")
 
     def _carry(self, index: ProjectIndex, moved_from: list[FileFacts]) -> None:
         """What resolvers kept of files whose code only moved, kept again for their new facts
