@@ -23,6 +23,7 @@ import bisect
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor, Tree
@@ -32,7 +33,8 @@ from tenure.structural.languages import LanguageSpec
 
 
 def text_of(node: Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = node.text  # (read once: a node makes its text anew at each read)
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def fingerprint(node: Node) -> str:
@@ -133,12 +135,12 @@ def extract_located(
     # (definition node, name node (None: anonymous), kind, owner type written outside it (Go
     # receivers), pattern, declared result type, anonymous label, written as a value)
     defs: list[tuple[Node | _Span, Node | None, str, str, int, str, str, bool]] = []
-    others: list[dict[str, list[Node]]] = []
+    others: list[tuple[dict[str, list[Node]], _Roles]] = []
     bindings: list[tuple[int, dict[str, list[Node]]]] = []
     escaping: list[tuple[str, dict[str, list[Node]]]] = []
     for pattern, caps in matches:
-        def_key = next((k for k in caps if k.startswith("definition.")), None)
-        label = next((k for k in caps if k.startswith("anonymous.")), "") if def_key else ""
+        roles = _roles(tuple(caps))
+        def_key, label = roles.definition, roles.anonymous
         if def_key and ("name" in caps or label):
             owner = _bare_type(_first(caps, "owner"))
             node = _spanning(caps[def_key])
@@ -149,10 +151,10 @@ def extract_located(
             facts.package = text_of(caps["package"][0])
         elif "binding" in caps:
             bindings.append((pattern, caps))
-        elif escape := next((k for k in caps if k.startswith("escape.")), None):
+        elif escape := roles.escape:
             escaping.append((escape, caps))
         else:
-            others.append(caps)
+            others.append((caps, roles))
 
     scopes = _Scopes()
     seen: set[tuple[int, int]] = set()
@@ -196,18 +198,18 @@ def extract_located(
     def_names = {(d[1].start_byte, d[1].end_byte) for d in defs if d[1] is not None}
     # One reference per name node and kind: where a plain-call pattern and a qualified one both
     # match a call (grammars that nest `f(x)` inside `a.f(x)`), the one with a @receiver wins.
-    qualified = {_ref_key(caps) for caps in others if "receiver" in caps}
+    qualified = {_ref_key(caps, roles) for caps, roles in others if "receiver" in caps}
     emitted: set[tuple[str, int, int]] = set()
-    for caps in others:
+    for caps, roles in others:
         name = caps.get("name")
         if name and "reference.call" in caps and (name[0].start_byte, name[0].end_byte) in def_names:
             continue
-        key = _ref_key(caps)
+        key = _ref_key(caps, roles)
         if key is not None:
             if ("receiver" not in caps and key in qualified) or key in emitted:
                 continue
             emitted.add(key)
-        _add_reference_or_import(facts, caps, scopes, import_roots, located.anchors)
+        _add_reference_or_import(facts, caps, roles.anchor, scopes, import_roots, located.anchors)
     facts.imports = _without_subsumed(facts.imports, import_roots)
     facts.escapes = [_escape(caps, key, scopes) for key, caps in escaping]
     facts.bindings = _bindings(bindings, facts, scopes, spec)
@@ -223,8 +225,29 @@ def _escape(caps: dict[str, list[Node]], key: str, scopes: _Scopes) -> Reference
                      detail=" ".join(text_of(site).split())[:120])
 
 
-def _ref_key(caps: dict[str, list[Node]]) -> tuple[str, int, int] | None:
-    kind = next((k for k in caps if k.startswith("reference.")), None)
+class _Roles(NamedTuple):
+    """What a match's capture names make of it: its first capture named `definition.*` (None: none),
+    `anonymous.*` (of a definition; "": none), `escape.*`, `reference.*`, and `reference.*` or `import*`."""
+
+    definition: str | None
+    anonymous: str
+    escape: str | None
+    reference: str | None
+    anchor: str | None
+
+
+@cache
+def _roles(names: tuple[str, ...]) -> _Roles:
+    """The roles of a match's capture names, once per combination (a query has few, a file many matches)."""
+    definition = next((k for k in names if k.startswith("definition.")), None)
+    return _Roles(definition, next((k for k in names if k.startswith("anonymous.")), "") if definition else "",
+                  next((k for k in names if k.startswith("escape.")), None),
+                  next((k for k in names if k.startswith("reference.")), None),
+                  next((k for k in names if k.startswith(("reference.", "import"))), None))
+
+
+def _ref_key(caps: dict[str, list[Node]], roles: _Roles) -> tuple[str, int, int] | None:
+    kind = roles.reference
     name = caps.get("name")
     return (kind, name[0].start_byte, name[0].end_byte) if kind and name else None
 
@@ -237,9 +260,10 @@ def _is_type(facts: FileFacts, qualname: str, spec: LanguageSpec) -> bool:
 
 
 def _add_reference_or_import(
-    facts: FileFacts, caps: dict[str, list[Node]], scopes: _Scopes, import_roots: list[Span], anchors: list[Span]
+    facts: FileFacts, caps: dict[str, list[Node]], anchor_key: str | None, scopes: _Scopes, import_roots: list[Span],
+    anchors: list[Span],
 ) -> None:
-    anchor_key = next((k for k in caps if k.startswith(("reference.", "import"))), None)
+    """`anchor_key`: the match's first capture named `reference.*` or `import*` (`_Roles.anchor`)."""
     if anchor_key is None:
         return
     anchor = caps[anchor_key][0]

@@ -119,6 +119,11 @@ _SKIPPED = frozenset({"comment", "pass_statement", "break_statement", "continue_
 
 _NOTHING: tuple = ()
 
+# Node kinds the hot paths test by id (`node.kind_id in _K.identifier`, no string made): a kind of
+# several ids (aliases) is each of them.
+_KIND_NAMES = ("attribute", "call", "comment", "dictionary_splat", "generator_expression", "identifier",
+               "keyword_argument", "list_splat", "string_content")
+
 _FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
                 "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "return_type",
                 "right", "subject", "subscript", "superclasses", "type", "value")
@@ -142,16 +147,30 @@ class _Fields:
         self.grammar = spec.grammar
         _STATEMENT_OF_KIND.clear()
         _EXPRESSION_OF_KIND.clear()
+        ids: dict[str, set[int]] = {name: set() for name in _KIND_NAMES}
         # (ids past node_kind_count: ERROR and its repeat; a kind of several ids is each of them)
         for kind_id in (*range(language.node_kind_count), 0xFFFF, 0xFFFE):
             kind = language.node_kind_for_id(kind_id)
+            if kind in ids:
+                ids[kind].add(kind_id)
             if kind in _STATEMENTS:
                 _STATEMENT_OF_KIND[kind_id] = _STATEMENTS[kind]
             if kind in _EXPRESSIONS:
                 _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS[kind]
+        for name, kind_ids in ids.items():
+            setattr(_K, name, frozenset(kind_ids))
+        _K.named_value = _K.identifier | _K.attribute
+
+
+class _Kinds:
+    """The ids of each of `_KIND_NAMES` (set by `_Fields.load`), and `named_value`: those of the values
+    `_Walker.escape` keeps (identifier, attribute)."""
+
+    __slots__ = (*_KIND_NAMES, "named_value")
 
 
 _F = _Fields()
+_K = _Kinds()
 
 
 class _Read:
@@ -279,7 +298,8 @@ class _Walker:
             # most scopes declare nothing global or nonlocal: then a name is owned where it is read
             owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
-                ref.settle([*(reaching or scope.versions[name]), *scope.weak.get(name, ())])
+                vars_ = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                ref.encoded = vars_[0] if len(vars_) == 1 else ["v", vars_]  # (ref.settle(vars_), inlined: hot)
                 continue
             outer = owner if owner is not scope else scope.parent
             while outer is not None and (outer.kind == "class" or name not in outer.versions):
@@ -342,7 +362,7 @@ class _Walker:
             self.assign(target, value)
 
     def assign(self, target: Node, value: Expr) -> None:
-        if target.type == "identifier":  # the common case, without the unwrapping and unpacking below
+        if target.kind_id in _K.identifier:  # the common case, without the unwrapping and unpacking below
             self.stmts.append(["=", self.scope.idx, ["v", self.bind(self.text(target))], value])
             return
         pairs = _unpack(_unwrap(target), value)
@@ -823,9 +843,14 @@ class _Walker:
         return ["o", parts] if parts else None
 
     def e_identifier(self, node: Node) -> Expr:
-        if self.chars is not None:  # self.text(node), inlined: identifiers are the commonest node
-            return self.read(self.chars[node.start_byte : node.end_byte])
-        return self.read(self.text(node))
+        # self.read(self.text(node)), inlined outside comprehensions: identifiers are the commonest node
+        name = self.chars[node.start_byte : node.end_byte] if self.chars is not None else self.text(node)
+        scope = self.scope
+        if scope.kind == "comprehension":
+            return self.read(name)
+        ref = _Read()
+        self.reads.append((scope, name, ref, scope.state.get(name, _NOTHING)))
+        return ref
 
     def e_attribute(self, node: Node) -> Expr:
         parts = node.children  # object "." attribute
@@ -890,23 +915,25 @@ class _Walker:
         line = node.start_point[0] + 1
         positional: list = []
         keywords: list = []
-        arg_nodes = [] if args is None else [args] if args.type == "generator_expression" else args.named_children
+        kinds = _K
+        arg_nodes = [] if args is None else [args] if args.kind_id in kinds.generator_expression \
+            else args.named_children
         for arg in arg_nodes:
-            kind = arg.type
-            if kind == "keyword_argument":
+            kind = arg.kind_id
+            if kind in kinds.keyword_argument:
                 name = arg.child_by_field_id(_F.name)
                 value_node = arg.child_by_field_id(_F.value)
-                if value_node is not None and value_node.type in _NAMED_VALUES:  # (escape's own test, first: hot)
+                if value_node is not None and value_node.kind_id in kinds.named_value:  # (escape's own test: hot)
                     self.escape(value_node, "keyword", arg)
                 keywords.append([self.text(name) if name is not None else None, self.expr(value_node)])
-            elif kind == "list_splat":
+            elif kind in kinds.list_splat:
                 positional.append(["*", self.expr(_first_named(arg))])
-            elif kind == "dictionary_splat":
+            elif kind in kinds.dictionary_splat:
                 keywords.append([None, self.expr(_first_named(arg))])
-            elif kind != "comment":
-                if kind in _NAMED_VALUES:
+            elif kind not in kinds.comment:
+                if kind in kinds.named_value:
                     self.escape(arg, "argument", node)
-                positional.append(_EXPRESSIONS.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
+                positional.append(_EXPRESSION_OF_KIND.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
         name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
@@ -918,7 +945,7 @@ class _Walker:
         # A plain name as callee is the name just read (its read, made after the site, is the same).
         if func is None:
             callee = None
-        elif func.type == "identifier":
+        elif func.kind_id in kinds.identifier:
             callee = self.read(name)
         else:
             callee = _EXPRESSION_OF_KIND.get(func.kind_id, _Walker.e_other)(self, func)  # self.expr(func): hot
@@ -927,7 +954,7 @@ class _Walker:
     def e_string(self, node: Node) -> Expr:
         # Most strings are string_start string_content string_end: build only the middle node.
         middle = node.child(1) if node.child_count == 3 and not node.has_error else None
-        if middle is not None and middle.type == "string_content":
+        if middle is not None and middle.kind_id in _K.string_content:
             start, content_start, content_end = node.start_byte, middle.start_byte, middle.end_byte
             # string_start: a prefix, if it does not start with a quote, then quotes
             if self.source[start] not in _QUOTES and b"b" in self.source[start:content_start].lower():
@@ -997,7 +1024,7 @@ class _Walker:
             if kind == "pair":
                 key = self.expr(child.child_by_field_id(_F.key))
                 value_node = child.child_by_field_id(_F.value)
-                if value_node is not None and value_node.type in _NAMED_VALUES:  # (as in e_call)
+                if value_node is not None and value_node.kind_id in _K.named_value:  # (as in e_call)
                     self.escape(value_node, "item", child)
                 pairs.append([key, self.expr(value_node)])
             elif kind == "dictionary_splat" and child.named_children:
@@ -1079,13 +1106,13 @@ class _Walker:
     def escape(self, value: Node | None, how: str, site: Node) -> None:
         """A plain name or a member (`f`, `self.url_for`) taken as a value, not called: kept in
         `FileFacts.escapes` (a function escaping there is called by code the graph may not follow)."""
-        if value is None or value.type not in _NAMED_VALUES:
+        if value is None or (kind := value.kind_id) not in _K.named_value:
             return
         receiver = ""
-        if value.type == "identifier":
+        if kind in _K.identifier:
             if self._local_variable(self.text(value)):
                 return
-        elif value.type == "attribute":
+        else:  # an attribute
             owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
             if value is None:
                 return
@@ -1113,18 +1140,18 @@ class _Walker:
     def callee_name(self, node: Node | None) -> str:
         """The name a call site shows: the last identifier of its callee (`b` of `a.b()`)."""
         while node is not None:
-            kind = node.type
-            if kind == "identifier":
+            kind = node.kind_id
+            if kind in _K.identifier:
                 return self.text(node)
-            if kind == "attribute":
+            if kind in _K.attribute:
                 parts = node.children  # object "." attribute; kept on the node, e_attribute reads them next
-                if len(parts) == 3 and (attr := parts[2]).type == "identifier":
+                if len(parts) == 3 and (attr := parts[2]).kind_id in _K.identifier:
                     if self.chars is not None:  # self.text(attr), inlined: hot
                         return self.chars[attr.start_byte : attr.end_byte]
                     return self.text(attr)
                 attr = node.child_by_field_id(_F.attribute)
                 return self.text(attr) if attr is not None else ""
-            if kind != "call":
+            if kind not in _K.call:
                 return ""
             node = node.child_by_field_id(_F.function)
         return ""
@@ -1138,10 +1165,17 @@ class _Walker:
 
     def flow(self) -> bytes:
         self._resolve_reads()
-        stmts = [stmt for stmt in self.stmts if stmt[0] not in _BODY_ONLY]
-        body_at = [i for i, stmt in enumerate(self.stmts) if stmt[0] in _BODY_ONLY]
+        stmts: list[list] = []
+        body: list[list] = []
+        body_at: list[int] = []
+        for i, stmt in enumerate(self.stmts):
+            if stmt[0] in _BODY_ONLY:
+                body.append(stmt)
+                body_at.append(i)
+            else:
+                stmts.append(stmt)
         return _ENCODER.encode({"scopes": self.scopes, "stmts": stmts, "star": self.star, "nvars": self.nvars,
-                                "body": [self.stmts[i] for i in body_at], "body_at": body_at, "sites": self.sites})
+                                "body": body, "body_at": body_at, "sites": self.sites})
 
 
 # Statements only the module's own analysis runs: other modules read its bindings, returns, yields,
@@ -1172,8 +1206,6 @@ _STATEMENTS = {
     "block": _Walker.block,
     **dict.fromkeys(_SKIPPED, _Walker.skip),
 }
-
-_NAMED_VALUES = frozenset({"identifier", "attribute"})  # values `Walker.escape` keeps
 
 _EXPRESSIONS = {
     "identifier": _Walker.e_identifier,
