@@ -47,6 +47,7 @@ _FILES_CACHE = "intent-files.msgpack"
 _INDEX_CACHE = "intent-terms.npz"
 _COMMENT = ("#", "//", "/*", "*", "--", ";;")
 _QUOTES = ('"""', "'''")
+_OPENING = frozenset("#/*-;rbuRBU\"'")  # the first characters of the lines `_COMMENT` and `_QUOTES` open
 
 
 class _FileWords(msgspec.Struct, array_like=True):
@@ -271,11 +272,13 @@ def _doc_lines(lines: list[str]) -> list[bool]:
     out = [False] * len(lines)
     inside: str | None = None
     for n, line in enumerate(lines):
-        stripped = line.strip()
         if inside is not None:
             out[n] = True
-            if inside in stripped:
+            if inside in line:  # (what ends a block has no spaces: the line needs no stripping)
                 inside = None
+            continue
+        stripped = line.lstrip()
+        if stripped[:1] not in _OPENING:  # (most lines: one look at their first character)
             continue
         if stripped.startswith(_COMMENT):
             out[n] = True
