@@ -207,16 +207,19 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
     named = np.array([(g * 3 + _SIGNATURE) * n + t for fqn, g in groups.items()
                       for t in _name_ids(short_name(fqn), code, names)], dtype=np.int64)
     if len(named) and len(key):  # (`key` is sorted: where each would stand says whether it is there)
-        at = np.minimum(np.searchsorted(key, named), len(key) - 1)
-        key = np.delete(key, at[key[at] == named])
-    counts = np.bincount(key // n, minlength=3 * len(groups)).reshape(-1, 3)
-    return _Read(groups, key // n // 3, key // n % 3, key % n, counts)
+        at = np.minimum(key.searchsorted(named), len(key) - 1)
+        left = np.ones(len(key), dtype=bool)
+        left[at[key[at] == named]] = False
+        key = key[left]
+    group_field, term = np.divmod(key, n)
+    counts = np.bincount(group_field, minlength=3 * len(groups)).reshape(-1, 3)
+    return _Read(groups, *np.divmod(group_field, 3), term, counts)
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
     """`np.unique(values)`, for a file's few thousand keys in half its time (a sort and a mask, without
     its hashing)."""
-    values = np.sort(values)
+    values.sort()  # (in place: callers pass an array of their own)
     if len(values) < 2:
         return values
     first = np.empty(len(values), dtype=bool)
