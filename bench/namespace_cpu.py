@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE_DIR, REPO, baseline_src, print_table, write_json  # noqa: E402
+from common import CACHE_DIR, REPO, baseline_src, compiled, print_table, write_json  # noqa: E402
 
 STEP = """
 import inspect, json, sys, time
@@ -102,9 +102,9 @@ def main() -> int:
     args = parser.parse_args()
     source = (args.path or default_path()).resolve()
     with tempfile.TemporaryDirectory(prefix="namespace-cpu-") as tmp:
-        builds = {"tenure": REPO / "src"}
+        builds = {"tenure": compiled(REPO / "src")}  # (each build's bytecode made first: see `compiled`)
         if args.baseline:
-            builds[args.baseline] = baseline_src(args.baseline, Path(tmp) / "baseline")
+            builds[args.baseline] = compiled(baseline_src(args.baseline, Path(tmp) / "baseline"))
         roots = {name: scratch(source, Path(tmp) / f"project-{i}") for i, name in enumerate(builds)}
         runs: dict[str, list[dict]] = {name: [] for name in builds}
         for run in range(args.runs):
