@@ -4,12 +4,13 @@ the phrase ladder and the elements' terms, read from each file's terms (`LineTer
 An indexed project (`--path`, a tree whose `.tenure/` a `tenure index` made; by default the Django copy
 bench/index_vs_peer.py makes, indexed once here by this tree with `TENURE_HISTORY=off`) is given to each
 build (this tree, and `--baseline REV`) as a scratch project: links to its files and a copy of its index.
-Then, alternating, `--runs` times each: a fresh process of that build removes what the namespace keeps (the
-words index and ladder files, the `element_terms` rows) and runs what `Tenure.index` runs after the
-structural index, in that build's order: `intent.prepare` (words index, ladder) and `schedule_embedding`
-(the elements' terms; the embedding itself is off). Reported: the CPU of each (`time.process_time`), its
-sum, and the process's imports apart. After the last run, bench/index_digests.py's digests of both
-builds' namespace are compared: speed work must leave them as they were.
+Then, alternating, `--runs` times each (the builds take turns at running first in a pair): a fresh process
+of that build removes what the namespace keeps (the words index and ladder files, the `element_terms`
+rows) and runs what `Tenure.index` runs after the structural index, in that build's order and with the
+cyclic collector paused as there: `intent.prepare` (words index, ladder) and `schedule_embedding` (the
+elements' terms; the embedding itself is off). Reported: the CPU of each (`time.process_time`), its sum,
+and the process's imports apart. After the last run, bench/index_digests.py's digests of both builds'
+namespace are compared: speed work must leave them as they were.
 
     python bench/index_vs_peer.py --runs 1     # once, to make the Django copy (or give --path)
     python bench/namespace_cpu.py [--path DIR] [--runs 5] [--baseline a6d394a] [--json-out FILE]
@@ -28,13 +29,14 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE_DIR, REPO, baseline_src, print_table, write_json  # noqa: E402
+from common import CACHE_DIR, REPO, baseline_src, compiled, print_table, write_json  # noqa: E402
 
 STEP = """
 import inspect, json, sys, time
 from pathlib import Path
 start = time.process_time()
 from tenure.api import Tenure
+from tenure.collector import cyclic_gc_paused
 from tenure.namespace.intent import prepare
 from tenure.namespace.line_terms import LineTerms
 from tenure.state import state_dir
@@ -49,14 +51,15 @@ with Tenure.open(root, discover=False) as t:
     source = inspect.getsource(Tenure.index)
     words_first = source.index("prepare_resolve(") < source.index("schedule_embedding(")
     figures = {}
-    code = LineTerms(root)
-    for step in (("words", "elements") if words_first else ("elements", "words")):
-        start = time.process_time()
-        if step == "words":
-            prepare(t.db, t.root, code)
-        else:
-            t.schedule_embedding(code)
-        figures[step] = time.process_time() - start
+    with cyclic_gc_paused(freeze_survivors=True):  # (as `Tenure.index` runs them)
+        code = LineTerms(root)
+        for step in (("words", "elements") if words_first else ("elements", "words")):
+            start = time.process_time()
+            if step == "words":
+                prepare(t.db, t.root, code)
+            else:
+                t.schedule_embedding(code)
+            figures[step] = time.process_time() - start
 print(json.dumps({**figures, "imports": imports}))
 """
 ENV = {"TENURE_EMBED_BACKGROUND": "off", "TENURE_HISTORY": "off",
@@ -99,13 +102,14 @@ def main() -> int:
     args = parser.parse_args()
     source = (args.path or default_path()).resolve()
     with tempfile.TemporaryDirectory(prefix="namespace-cpu-") as tmp:
-        builds = {"tenure": REPO / "src"}
+        builds = {"tenure": compiled(REPO / "src")}  # (each build's bytecode made first: see `compiled`)
         if args.baseline:
-            builds[args.baseline] = baseline_src(args.baseline, Path(tmp) / "baseline")
+            builds[args.baseline] = compiled(baseline_src(args.baseline, Path(tmp) / "baseline"))
         roots = {name: scratch(source, Path(tmp) / f"project-{i}") for i, name in enumerate(builds)}
         runs: dict[str, list[dict]] = {name: [] for name in builds}
-        for _ in range(args.runs):
-            for name, src in builds.items():
+        for run in range(args.runs):
+            # (the builds take turns at running first: a pair's first run was seen to be the slower one)
+            for name, src in (builds.items() if run % 2 == 0 else reversed(builds.items())):
                 out = subprocess.run([sys.executable, "-c", STEP, str(roots[name])], check=True, capture_output=True,
                                      env={**os.environ, **ENV, "PYTHONPATH": str(src)}, text=True).stdout
                 runs[name].append(json.loads(out.splitlines()[-1]))
@@ -117,6 +121,12 @@ def main() -> int:
         medians = (statistics.median(sum(r[k] for k in figure.split("+")) for r in runs[name]) for name in builds)
         rows.append([LABELS[figure], *(f"{m:.3f} s" for m in medians)])
     print_table(f"namespace CPU, median of {args.runs} ({source})", ["step", *builds], rows)
+    if args.baseline:  # (within a pair the load is alike: the ratio of each pair says more than the medians')
+        both = [sum(r[k] for k in ("words", "elements")) for r in runs["tenure"]], \
+            [sum(r[k] for k in ("words", "elements")) for r in runs[args.baseline]]
+        ratios = [a / b for a, b in zip(*both, strict=True)]
+        print(f"tenure / {args.baseline}, words+elements, pair by pair: {', '.join(f'{r:.3f}' for r in ratios)}"
+              f" (median {statistics.median(ratios):.3f})")
     print_table("namespace digests (bench/index_digests.py)", ["table", *builds, "verdict"],
                 [[d, *(found[name].get(d, "-") for name in builds),
                   "same" if len({found[name].get(d) for name in builds}) == 1 else "DIFFERENT"] for d in DIGESTS])

@@ -41,7 +41,7 @@ class FileTerms:
     def span(self, first: int, last: int) -> set[int]:
         """The distinct terms of lines `first` to `last` - 1 (a set: their order is their texts', which
         the caller sorts by; NumPy's unique costs more on an element's few hundred)."""
-        a, b = np.searchsorted(self.line, (first, last))
+        a, b = self.line.searchsorted((first, last)).tolist()  # (the method: `np.searchsorted` wraps it)
         return set(self.term[a:b].tolist())
 
 

@@ -47,6 +47,7 @@ _FILES_CACHE = "intent-files.msgpack"
 _INDEX_CACHE = "intent-terms.npz"
 _COMMENT = ("#", "//", "/*", "*", "--", ";;")
 _QUOTES = ('"""', "'''")
+_OPENING = frozenset("#/*-;rbuRBU\"'")  # the first characters of the lines `_COMMENT` and `_QUOTES` open
 
 
 class _FileWords(msgspec.Struct, array_like=True):
@@ -206,16 +207,19 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
     named = np.array([(g * 3 + _SIGNATURE) * n + t for fqn, g in groups.items()
                       for t in _name_ids(short_name(fqn), code, names)], dtype=np.int64)
     if len(named) and len(key):  # (`key` is sorted: where each would stand says whether it is there)
-        at = np.minimum(np.searchsorted(key, named), len(key) - 1)
-        key = np.delete(key, at[key[at] == named])
-    counts = np.bincount(key // n, minlength=3 * len(groups)).reshape(-1, 3)
-    return _Read(groups, key // n // 3, key // n % 3, key % n, counts)
+        at = np.minimum(key.searchsorted(named), len(key) - 1)
+        left = np.ones(len(key), dtype=bool)
+        left[at[key[at] == named]] = False
+        key = key[left]
+    group_field, term = np.divmod(key, n)
+    counts = np.bincount(group_field, minlength=3 * len(groups)).reshape(-1, 3)
+    return _Read(groups, *np.divmod(group_field, 3), term, counts)
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
     """`np.unique(values)`, for a file's few thousand keys in half its time (a sort and a mask, without
     its hashing)."""
-    values = np.sort(values)
+    values.sort()  # (in place: callers pass an array of their own)
     if len(values) < 2:
         return values
     first = np.empty(len(values), dtype=bool)
@@ -271,11 +275,13 @@ def _doc_lines(lines: list[str]) -> list[bool]:
     out = [False] * len(lines)
     inside: str | None = None
     for n, line in enumerate(lines):
-        stripped = line.strip()
         if inside is not None:
             out[n] = True
-            if inside in stripped:
+            if inside in line:  # (what ends a block has no spaces: the line needs no stripping)
                 inside = None
+            continue
+        stripped = line.lstrip()
+        if stripped[:1] not in _OPENING:  # (most lines: one look at their first character)
             continue
         if stripped.startswith(_COMMENT):
             out[n] = True
@@ -390,9 +396,9 @@ def _inverted(state: str, fqns: list[str], kinds: list[str], paths: list[str], l
               lengths: np.ndarray) -> SymbolTerms:
     n_terms = len(vocabulary)
     if len(term_ids):
-        key = term_ids * max(1, len(fqns)) + symbol_ids
-        order = np.argsort(key, kind="stable")
-        key, bits = key[order], bits[order]
+        # (a posting's fields ride in its key's low bits: one array sorted, and no gather after)
+        key = np.sort((term_ids * max(1, len(fqns)) + symbol_ids) << len(FIELDS) | bits)
+        key, bits = key >> len(FIELDS), (key & ((1 << len(FIELDS)) - 1)).astype(np.uint8)
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         merged = np.bitwise_or.reduceat(bits, starts)
         term_of, symbol_of = key[starts] // max(1, len(fqns)), key[starts] % max(1, len(fqns))
