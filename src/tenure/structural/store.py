@@ -720,7 +720,7 @@ class StructuralStore:
         for file_id, names in grown.items():
             before = set(_msgpack.decode(stored.get(file_id, _EMPTY_LIST)))
             if not names <= before:
-                changed.append((file_id, _msgpack.encode(before | names)))
+                changed.append((file_id, _msgpack.encode(sorted(before | names))))
         self.db.executemany(
             "INSERT INTO resolution_missing (file_id, modules) VALUES (?, ?)"
             " ON CONFLICT (file_id) DO UPDATE SET modules = excluded.modules", changed,

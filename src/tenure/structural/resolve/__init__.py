@@ -62,7 +62,7 @@ class Resolved(msgspec.Struct, array_like=True):
     path: str
     edges: list[EdgeOut]
     deps: list[int]  # the keys it read, by the ids the store keeps them by (`store.key_ids`), ascending
-    missing: bytes  # msgpack of the module names looked up in vain (encoded where they were found)
+    missing: bytes  # msgpack of the module names looked up in vain, sorted (encoded where they were found)
     answers: bytes | None
     failed: str = ""  # why the resolver gave up on the file (then it has no edges and no answers)
     partial: str = ""  # why its edges are only a part of its calls' (a budget ran out): they are kept
