@@ -235,7 +235,7 @@ _KEY_IDS = Memo(_key_id)
 def key_ids(keys: Iterable[str]) -> list[int]:
     """The ids of these dependency keys, ascending, each once: a file's reads as `ResolutionWriter` writes
     them, made where the file is resolved (a worker's keys are hashed already, and ints travel cheaper)."""
-    return sorted({_KEY_IDS[key] for key in keys})
+    return sorted(set(map(_KEY_IDS.__getitem__, keys)))
 
 
 @migrations

@@ -666,4 +666,8 @@ def resolver_for(name: str) -> Resolver:
 
 
 def candidates_tier(count: int) -> Tier:
-    return Tier.INFERRED if count == 1 else Tier.AMBIGUOUS
+    return _INFERRED if count == 1 else _AMBIGUOUS
+
+
+# (the members themselves: looking one up on its enum class is a descriptor call, for every edge)
+_INFERRED, _AMBIGUOUS = Tier.INFERRED, Tier.AMBIGUOUS

@@ -64,7 +64,7 @@ class Answers:
             if shared is None:
                 shared = self._answered = for_state(ANSWERED, self.view)
         if shared is not None and (hit := shared.pop(query, None)) is not None:
-            put_last(shared, query, hit, _ANSWERED_KEPT)
+            shared[query] = hit  # (`put_last`: popped, it is below the limit)
             answer, read, self.log[query] = hit
             self.view.absorb(read)
             self.reads[query], self._given[query] = read, answer
@@ -102,7 +102,7 @@ class Answers:
         log = self.log.values()
         try:
             return msgspec.msgpack.encode((
-                _ANSWERS_FORMAT, b"".join(d for d, _ in log), b"".join(f[:FILTER_BYTES] for _, f in log),
+                _ANSWERS_FORMAT, b"".join([d for d, _ in log]), b"".join([f[:FILTER_BYTES] for _, f in log]),
                 list(self.log), [(i, f[FILTER_BYTES:]) for i, (_, f) in enumerate(log) if len(f) > FILTER_BYTES]))
         except (TypeError, msgspec.EncodeError):
             return None
@@ -140,7 +140,17 @@ _DIGEST_BYTES = 8
 
 
 def _digest(answer: object) -> bytes:
-    return hashlib.blake2b(canonical(answer).encode(), digest_size=_DIGEST_BYTES).digest()
+    cls = answer.__class__
+    if cls is frozenset or cls is set:
+        if not answer:  # (half of all answers: nothing)
+            return _NOTHING_DIGEST
+    elif cls is str or cls is bool:  # (a module's name, a function's flags, whether one exists)
+        return _PLAIN_DIGESTS[answer]
+    return _blake(canonical(answer))
+
+
+def _blake(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=_DIGEST_BYTES).digest()
 
 
 def canonical(answer: object) -> str:
@@ -155,6 +165,10 @@ def canonical(answer: object) -> str:
         return "[" + ",".join(map(canonical, answer)) + "]"
     return repr(answer)
 
+
+_NOTHING_DIGEST = _blake(canonical(frozenset()))
+# A string's or a bool's digest (a string equals only itself; True and False are one object each).
+_PLAIN_DIGESTS: Memo[object, bytes] = Memo(lambda answer: _blake(repr(answer)), 1 << 16)
 
 _FILTER_BITS = 128
 FILTER_BYTES = _FILTER_BITS // 8
@@ -236,13 +250,20 @@ def _kept_filter(view: ProjectView, read: Recording, parts: Collection[Recording
     """`key_filter`, with the recording as `_FILTERS` keeps it: frozen, one object for every
     question that read the same (`ANSWERED` holds it too). `parts`: recordings replayed into it
     whole (`ProjectView.end_parts`), whose bits are made once (`_part_bits`)."""
+    if not read[0] and not read[1]:  # (a question in ten reads nothing)
+        return _READ_NOTHING
     made = for_state(_FILTERS, view)
     recording = (frozenset(read[0]), frozenset(read[1]))
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
         found = (recording, _make_filter(view, *recording, parts))
-    put_last(made, found[0], found, _FILTERS_KEPT)
+        put_last(made, recording, found, _FILTERS_KEPT)
+    else:
+        made[found[0]] = found  # (`put_last`: popped, it is below the limit)
     return found
+
+
+_READ_NOTHING: tuple[Recording, bytes] = ((frozenset(), frozenset()), bytes(FILTER_BYTES))
 
 
 def put_last(table: dict, key: object, value: object, limit: int) -> None:

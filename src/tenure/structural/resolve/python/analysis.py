@@ -65,6 +65,8 @@ _ATTR_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
 # Bases only a type checker reads: they give an instance no member (a member a class lacks is
 # not guessed to be theirs)
 _TYPING_ONLY = frozenset(f"{m}.{n}" for m in ("typing", "typing_extensions") for n in ("Protocol", "Generic"))
+# (the members themselves: looking one up on its enum class is a descriptor call, at every call site)
+_CALLS, _INSTANTIATES = Relation.CALLS, Relation.INSTANTIATES
 
 
 class Analysis:
@@ -227,11 +229,17 @@ class Analysis:
         return self.cells.get(key) or EMPTY
 
     def field(self, obj: Value, key: object) -> frozenset | set:
-        local = self.cell(("F", obj, key))
+        slot = ("F", obj, key)
+        readers = self.readers.get(slot)  # (`cell` inlined: the hottest read after variables')
+        if readers is None:
+            self.readers[slot] = {self.cur}
+        else:
+            readers.add(self.cur)
+        local = self.cells.get(slot) or EMPTY
         if obj[1] and obj[1] != self.module:
-            other = self._static.get(("F", obj, key))
+            other = self._static.get(slot)
             if other is None:
-                other = self._static[("F", obj, key)] = self.lower.field(obj, key)
+                other = self._static[slot] = self.lower.field(obj, key)
             if other:
                 return local | other if local else other
         return local
@@ -403,7 +411,7 @@ class Analysis:
         return out
 
     def e_const(self, expr: list) -> frozenset:
-        return frozenset({constant(expr[1])})
+        return frozenset((constant(expr[1]),))
 
     def e_some_str(self, expr: list) -> frozenset:
         return frozenset({SOME_STR})
@@ -689,7 +697,10 @@ class Analysis:
                 continue
             out |= self.field((INST, owner[1], owner[2]), name)
             if not class_found:
-                found = self.own_class_attr(owner, name) | self.field(owner, name)  # also `cls.x = ...`
+                found = self.own_class_attr(owner, name)
+                assigned = self.field(owner, name)  # also `cls.x = ...`
+                if assigned:
+                    found = found | assigned
                 if found or self.binds(owner, name):
                     class_found = True
                     for value in found:
@@ -781,7 +792,7 @@ class Analysis:
             groups = self.lower.bases(cls)
         out: list[Value] = []
         for group in groups:
-            for value in sorted(group, key=str):
+            for value in sorted(group, key=str) if len(group) > 1 else group:
                 if value[0] in (CLASS, EXT) and value not in out and value[2] not in _TYPING_ONLY:
                     out.append(value)
         return out
@@ -887,8 +898,10 @@ class Analysis:
 
     def _note_dispatch(self, site: int, found: frozenset | set, dispatched: set) -> None:
         """Which method the call names, for each override it may run instead."""
+        if not self.record or not dispatched:
+            return
         named = sorted(qualify(m[1], m[2]) for m in found if m[0] in (FUNC, BOUND))  # type: ignore[arg-type]
-        if self.record and named and dispatched:
+        if named:
             notes = self.dispatch.setdefault(site, {})
             for override in dispatched:
                 notes.setdefault(qualify(override[1], override[2]), named[0])  # type: ignore[arg-type]
@@ -929,7 +942,7 @@ class Analysis:
     def _invoke(self, site: object, callee: Value, args: list, kwargs: list, kept: bool = True) -> frozenset | set:
         kind = callee[0]
         if kind in (FUNC, BOUND):
-            self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
+            self.edge(site, _CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
             if callee[1] == self.module:
                 self.pass_args(callee[2], args, kwargs, 1 if kind == BOUND else 0)
             elif not kept:
@@ -938,14 +951,14 @@ class Analysis:
         if kind == CLASS:
             return self.instantiate(site, callee, args, kwargs)
         if kind == EXT:
-            self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+            self.edge(site, _CALLS, callee[2])  # type: ignore[arg-type]
             short = str(callee[2]).rsplit(".", 1)[-1]
             return frozenset({(EXT_INST, "", callee[2])}) if short[:1].isupper() else EMPTY
         if kind == BUILTIN:
             return self.builtin(site, callee[2], args, kwargs)  # type: ignore[arg-type]
         if kind == TYPE_METHOD:
             if str(callee[2]).startswith("<**"):
-                self.edge(site, Relation.CALLS, callee[2])  # type: ignore[arg-type]
+                self.edge(site, _CALLS, callee[2])  # type: ignore[arg-type]
             if callee[1]:
                 return self.container_call(callee[1], str(callee[2]).rsplit(".", 1)[-1], args, kwargs)  # type: ignore[arg-type]
         elif kind == INST:
@@ -965,10 +978,10 @@ class Analysis:
         return hit
 
     def instantiate(self, site: object, cls: Value, args: list, kwargs: list) -> frozenset:
-        self.edge(site, Relation.INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]
+        self.edge(site, _INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]
         for owner in self.mro(cls):
             if owner[0] == EXT:
-                self.edge(site, Relation.CALLS, f"{owner[2]}.__init__")
+                self.edge(site, _CALLS, f"{owner[2]}.__init__")
                 break
             inits = self.own_class_attr(owner, "__init__")
             if inits or self.binds(owner, "__init__"):
@@ -1005,7 +1018,7 @@ class Analysis:
                     self.add_var(double[1], frozenset({packed}))
 
     def builtin(self, site: object, name: str, args: list, kwargs: list) -> frozenset | set:
-        self.edge(site, Relation.CALLS, f"<builtin>.{name}")
+        self.edge(site, _CALLS, f"<builtin>.{name}")
         plain = [a for a in args if not isinstance(a, tuple)]
         if name in _ATTR_LOOKUPS and len(plain) >= 2 and isinstance(site, int) and self.mf.sites[site][3]:
             # a member looked up at run time: of which objects, by which names, as far as known
@@ -1173,10 +1186,23 @@ class Analysis:
         if self._guessing:
             self.guesses.setdefault(site, {}).setdefault(relation, set()).add(target)
             return
-        self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
+        # (not `setdefault`: the hottest write, it would make a dict and a set each time to throw away)
+        by_relation = self.edges.get(site)
+        if by_relation is None:
+            by_relation = self.edges[site] = {}
+        targets = by_relation.get(relation)
+        if targets is None:
+            targets = by_relation[relation] = set()
+        targets.add(target)
         calling = self._calling
         if calling is not None and calling[0] == site:
-            self.called.setdefault(site, {}).setdefault(calling[1], set()).add((relation, target))
+            by_value = self.called.get(site)
+            if by_value is None:
+                by_value = self.called[site] = {}
+            given = by_value.get(calling[1])
+            if given is None:
+                given = by_value[calling[1]] = set()
+            given.add((relation, target))
 
 
 # Expression tag -> evaluator (a table on the class, not bound methods on each analysis: those would

@@ -29,14 +29,16 @@ def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
         guessed = a.guesses.get(site, {})
         # values that give different edges are alternatives: none of them is certain; so is a method
         # Python calls on a value that may also be a builtin's or an external object
-        choice = len({frozenset(given) for given in a.called.get(site, {}).values()}) > 1 or (
+        called = a.called.get(site)  # (most sites: one value, no choice)
+        choice = called is not None and len(called) > 1 and len({frozenset(g) for g in called.values()}) > 1 or (
             str(via).startswith("__") and (a.implicit.get(index) == 3 or index in unknown_left))
-        for relation in sorted(by_relation.keys() | guessed.keys()):
+        for relation in sorted(by_relation.keys() | guessed.keys()) if guessed else sorted(by_relation):
             targets = by_relation.get(relation, set())
             out += _tiered(src, sorted(targets), relation, line, str(via or name), choice)
-            only_guessed = sorted(guessed.get(relation, set()) - targets)
-            guesses = _tiered(src, only_guessed, relation, line, str(via or name), True)
-            out += _dispatch_noted(guesses, a.dispatch.get(site, {}))
+            if guessed:
+                only_guessed = sorted(guessed.get(relation, set()) - targets)
+                guesses = _tiered(src, only_guessed, relation, line, str(via or name), True)
+                out += _dispatch_noted(guesses, a.dispatch.get(site, {}))
     targetless = set(a.targetless)
     methods_named: dict[str, list[str]] = {}  # (a file calls few names blind, most of them many times)
     for site, name in a.blind.items():  # unknown receiver: every method of that name may be meant
@@ -98,13 +100,16 @@ def _owners(objects: frozenset) -> list[str]:
     return sorted(owners)
 
 
+_AMBIGUOUS = Tier.AMBIGUOUS  # (the member itself: see resolve.candidates_tier)
+
+
 def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, choice: bool = False) -> list[EdgeOut]:
     """A site's edges of one relation: one target is `inferred` unless the site is a `choice` (its
     callee is one of several, or a guess), several are `ambiguous`, too many one edge without a target."""
     if len(targets) > MAX_CANDIDATES:
         detail = f"{len(targets)} candidates named {name}"
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
-    tier = Tier.AMBIGUOUS if choice else candidates_tier(len(targets))
+    tier = _AMBIGUOUS if choice else candidates_tier(len(targets))
     return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
 
 

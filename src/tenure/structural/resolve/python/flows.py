@@ -76,8 +76,9 @@ class ModuleFlow:
         done = 0  # (of `defs`)
         for i, stmt in zip(at, _LIST_DECODER.decode(self._body), strict=True):
             ahead = i - len(out)
-            out += self.defs[done : done + ahead]
-            done += ahead
+            if ahead:
+                out += self.defs[done : done + ahead]
+                done += ahead
             out.append(stmt)
         out += self.defs[done:]
         return out

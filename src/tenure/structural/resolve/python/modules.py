@@ -260,11 +260,11 @@ class Syntactic(Lower):
             cache = self._cache = for_state(FOLLOWED, view)
         hit = cache.pop(key, None)
         if hit is not None:  # (what reading it took, taken on as if read again)
-            put_last(cache, key, hit, _FOLLOWED_KEPT)
+            cache[key] = hit  # (`put_last`: popped, it is below the limit)
             view.absorb(hit[1])
-            if project.recorders:
-                for read in hit[2].items():
-                    project._note(*read)
+            for rec in project.recorders:  # (`Project._note` of each read)
+                for read_key, seen in hit[2].items():
+                    rec.setdefault(read_key, seen)
             return hit[0]
         reads: Reads = {}
         project.recorders.append(reads)
