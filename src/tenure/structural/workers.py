@@ -121,8 +121,8 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     if cheap and facts is not None:  # its calls through variables are not followed: its own functions may be called so
         named = sorted({*named, *(d.name for d in facts.definitions)})
     deps, missing = view.deps_and_missing()
-    return Resolved(file_id, path, edges, key_ids(deps), msgspec.msgpack.encode(sorted(missing)), answers, failed, partial,
-                    named, cheap)
+    return Resolved(file_id, path, edges, key_ids(deps), msgspec.msgpack.encode(sorted(missing)), answers, failed,
+                    partial, named, cheap)
 
 
 def _resolve_batch(batch: list[tuple[int, str, str]]) -> bytes:
