@@ -235,9 +235,11 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
             continue
         spec = _language(change.path)
         if spec is None:  # a file of no indexed language: its lines are only counted
-            for _, old_count, _, new_count, _ in _HUNK.findall(section):
-                change.deleted += _count(old_count)
-                change.added += _count(new_count)
+            # (each hunk's line starts with its sign: counted past the section's head, whose `--- a/…` and
+            # `+++ b/…` come before the first hunk; no regular expression over half of the log's bytes)
+            if (first := section.find(b"\n@@ ")) >= 0:
+                change.deleted += section.count(b"\n-", first)
+                change.added += section.count(b"\n+", first)
             continue
         # (the section cut at its hunks' headers: its head, then per hunk the header's five groups and the
         # hunk's lines, each after a newline)
