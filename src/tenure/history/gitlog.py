@@ -394,9 +394,11 @@ def _texts(lines: bytes) -> list[bytes]:
 def _header(fields: list[bytes]) -> RawCommit:
     sha, parents, name, email, authored, committed, message = fields[:_HEADER_FIELDS]
     text = message.decode("utf-8", "replace")
+    authored_at = utc(authored.decode())
+    # (most commits are committed as authored: one conversion, 15k instructions, for both)
+    committed_at = authored_at if committed == authored else utc(committed.decode())
     return RawCommit(sha.decode(), tuple(parents.decode().split()), name.decode("utf-8", "replace"),
-                     email.decode("utf-8", "replace"), utc(authored.decode()), utc(committed.decode()),
-                     text.strip("\n"))
+                     email.decode("utf-8", "replace"), authored_at, committed_at, text.strip("\n"))
 
 
 def utc(iso: str) -> str:
