@@ -21,7 +21,7 @@ from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommi
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol, is_sweep
 from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
-from tenure.storage import Database, get_value, set_value
+from tenure.storage import Database, get_value, insert_rows, set_value
 from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
@@ -249,18 +249,18 @@ class GitHistory:
             messages = [(subject.strip(), body) for subject, _, body in (raw.message.partition("\n") for raw in new)]
             # (no None, bool or bytes among the values where it can be helped: Python's sqlite3 looks for an
             # adapter of each, two failing attribute look-ups a value, a tenth of the store's instructions)
-            self.db.executemany(
-                """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at, committed_at,
-                   subject, subject_key, body, is_merge, thin_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                   NULLIF(?, ''))""",
+            insert_rows(
+                self.db, """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at,
+                   committed_at, subject, subject_key, body, is_merge, thin_reason) VALUES """,
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))",
                 [(raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
                   raw.committed_at, subject, subject_key(subject), body.strip(), int(merge := len(raw.parents) > 1),
                   thin_reason(raw.message, merge) or "") for raw, (subject, body) in zip(new, messages, strict=True)])
             ids = dict(self.db.rows(f"SELECT sha, id FROM history_commits WHERE sha IN {self.db.each}",
                                     (self.db.many([raw.sha for raw in new]),)))
-            self.db.executemany(
-                """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
-                   new_blob, hunks) VALUES (?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))""",
+            insert_rows(
+                self.db, """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
+                   new_blob, hunks) VALUES """, "(?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))",
                 [(ids[raw.sha], c.path, c.old_path or "", c.status, c.added, c.deleted, c.old_blob, c.new_blob,
                   _encoded(c.hunks)) for raw in new for c in raw.changes])
             undone = self._undone_before(new, ids, starts)
@@ -473,8 +473,8 @@ class GitHistory:
             self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
         rows = [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
                 for fqn, (how, lines) in found.items()]
-        self.db.executemany(
-            "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES (?, ?, ?, ?, ?, ?)", rows)
+        insert_rows(self.db, "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES ",
+                    "(?, ?, ?, ?, ?, ?)", rows)
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
         return {(commit, fqn, how, lines) for _, commit, fqn, _, how, lines in rows}
