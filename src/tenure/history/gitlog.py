@@ -315,7 +315,7 @@ def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
 
 
 def _count(group: bytes | None) -> int:
-    """A hunk header's line count (left out: one line; `findall` gives an empty group, `split` None)."""
+    """A hunk header's line count (left out: one line, a group `_HUNK.split` gives as None)."""
     return int(group) if group else 1
 
 
