@@ -249,18 +249,18 @@ class GitHistory:
             messages = [(subject.strip(), body) for subject, _, body in (raw.message.partition("\n") for raw in new)]
             # (no None, bool or bytes among the values where it can be helped: Python's sqlite3 looks for an
             # adapter of each, two failing attribute look-ups a value, a tenth of the store's instructions)
-            insert_rows(
-                self.db, """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at,
-                   committed_at, subject, subject_key, body, is_merge, thin_reason) VALUES """,
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))",
+            self.db.executemany(
+                """INSERT INTO history_commits (sha, parents, author_name, author_email, authored_at, committed_at,
+                   subject, subject_key, body, is_merge, thin_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                   NULLIF(?, ''))""",
                 [(raw.sha, " ".join(raw.parents), raw.author_name, raw.author_email, raw.authored_at,
                   raw.committed_at, subject, subject_key(subject), body.strip(), int(merge := len(raw.parents) > 1),
                   thin_reason(raw.message, merge) or "") for raw, (subject, body) in zip(new, messages, strict=True)])
             ids = dict(self.db.rows(f"SELECT sha, id FROM history_commits WHERE sha IN {self.db.each}",
                                     (self.db.many([raw.sha for raw in new]),)))
-            insert_rows(
-                self.db, """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
-                   new_blob, hunks) VALUES """, "(?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))",
+            self.db.executemany(
+                """INSERT INTO history_changes (commit_id, path, old_path, status, added, deleted, old_blob,
+                   new_blob, hunks) VALUES (?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, NULLIF(?, CAST('' AS BLOB)))""",
                 [(ids[raw.sha], c.path, c.old_path or "", c.status, c.added, c.deleted, c.old_blob, c.new_blob,
                   _encoded(c.hunks)) for raw in new for c in raw.changes])
             undone = self._undone_before(new, ids, starts)
