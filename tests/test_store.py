@@ -8,6 +8,7 @@ import msgspec
 import pytest
 
 from tenure.storage import Database, DatabaseDamaged, DatabaseLocked, Migrations, StorageError, open_database
+from tenure.storage.database import insert_rows
 from tenure.structural.resolve import EdgeOut, Resolved
 from tenure.structural.store import ResolutionWriter, StructuralStore, key_ids
 
@@ -259,6 +260,16 @@ def test_an_insert_reads_back_the_ids_it_made(db: Database) -> None:
     db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT NOT NULL)")
     assert db.rows("INSERT INTO t (s) VALUES ('a'), ('b') RETURNING id") == [(1,), (2,)]
     assert db.execute("INSERT INTO t (s) VALUES ('c')") is None
+
+
+def test_rows_inserted_many_to_a_statement_keep_their_order_and_values(db: Database) -> None:
+    db.execute("CREATE TABLE many_rows (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, note TEXT)")
+    rows = [(n, "" if n % 3 else f"note {n}") for n in range(70)]  # two statements of 32 rows, then 6
+    with db.transaction():
+        insert_rows(db, "INSERT INTO many_rows (n, note) VALUES ", "(?, NULLIF(?, ''))", rows, per=32)
+        insert_rows(db, "INSERT INTO many_rows (n, note) VALUES ", "(?, NULLIF(?, ''))", [], per=32)
+    assert db.rows("SELECT id, n, note FROM many_rows ORDER BY id") == [
+        (n + 1, n, f"note {n}" if n % 3 == 0 else None) for n in range(70)]
 
 
 def test_many_inserts_read_back_their_ids_in_order_and_none_where_a_conflict_wrote_nothing(db: Database) -> None:

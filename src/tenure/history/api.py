@@ -21,7 +21,7 @@ from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommi
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol, is_sweep
 from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
-from tenure.storage import Database, get_value, set_value
+from tenure.storage import Database, get_value, insert_rows, set_value
 from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
@@ -473,8 +473,8 @@ class GitHistory:
             self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
         rows = [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
                 for fqn, (how, lines) in found.items()]
-        self.db.executemany(
-            "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES (?, ?, ?, ?, ?, ?)", rows)
+        insert_rows(self.db, "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES ",
+                    "(?, ?, ?, ?, ?, ?)", rows)
         self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
                         " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
         return {(commit, fqn, how, lines) for _, commit, fqn, _, how, lines in rows}

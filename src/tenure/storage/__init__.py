@@ -12,6 +12,7 @@ from tenure.storage.database import (
                                      DatabaseUnavailable,
                                      StorageError,
                                      get_value,
+                                     insert_rows,
                                      set_value,
 )
 from tenure.storage.derived import derived
@@ -19,4 +20,4 @@ from tenure.storage.migrations import Migrations
 from tenure.storage.sqlite import SQLiteDatabase, open_database
 
 __all__ = ["Database", "DatabaseDamaged", "DatabaseLocked", "DatabaseUnavailable", "Migrations", "SQLiteDatabase",
-           "StorageError", "derived", "get_value", "open_database", "set_value"]
+           "StorageError", "derived", "get_value", "insert_rows", "open_database", "set_value"]

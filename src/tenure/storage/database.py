@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from itertools import chain
 from typing import Any, Protocol
 
 Row = dict[str, Any]
@@ -116,6 +117,22 @@ def get_value(db: Database, table: str, key: str) -> str | None:
     """A value of a store's key/value table (`key TEXT PRIMARY KEY, value TEXT`)."""
     rows = db.query(f"SELECT value FROM {table} WHERE key = ?", (key,))
     return rows[0]["value"] if rows else None
+
+
+ROWS_PER_INSERT = 32  # (on SQLite 16 to 100 save alike)
+
+
+def insert_rows(db: Database, head: str, row: str, rows: Sequence[Sequence[Any]], per: int = ROWS_PER_INSERT) -> None:
+    """`rows` inserted in their order, `per` rows to a statement: `head` (`INSERT INTO t (a, b) VALUES `),
+    then `row` (`(?, ?)`) for each. What a statement costs however many rows it writes (its start and end,
+    a statement journal where foreign keys are checked, the library entered and left) is then shared: on
+    SQLite a fifth of a small row's insert (23,215 touched symbols: 457M -> 350M instructions)."""
+    whole = len(rows) - len(rows) % per
+    if whole:
+        db.executemany(head + ", ".join([row] * per),
+                       [list(chain.from_iterable(rows[at:at + per])) for at in range(0, whole, per)])
+    if whole < len(rows):
+        db.execute(head + ", ".join([row] * (len(rows) - whole)), list(chain.from_iterable(rows[whole:])))
 
 
 def set_value(db: Database, table: str, key: str, value: str) -> None:
