@@ -634,7 +634,7 @@ class Indexer:
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
-            with self.store.db.small_cache() if len(todo) >= workers.PARALLEL_THRESHOLD else contextlib.nullcontext():
+            with self.store.db.small_cache() if workers.resolves_in_workers(len(todo)) else contextlib.nullcontext():
                 for done, resolved in enumerate(workers.resolve_all(index, todo), 1):
                     mark = time.perf_counter()
                     write.add(resolved)

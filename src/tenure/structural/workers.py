@@ -60,6 +60,10 @@ def fork_context() -> BaseContext | None:
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
+def _worker_count() -> int:
+    return min(os.cpu_count() or 1, 8)
+
+
 def _parse_batch(items: list[tuple[str, str, bytes, tuple[str, ...]]]) -> list[tuple[bytes | None, str]]:
     return [parse_one(*item) for item in items]
 
@@ -69,7 +73,7 @@ def parse_all(cands: list[Candidate], progress: Progress | None,
     """Each file's (encoded facts, error), in order, as workers finish them: the caller stores
     one batch while the next is parsed. `full_analysis`: see `parse_one`."""
     items = [(c.spec.name, c.path, c.content or b"", full_analysis) for c in cands]
-    workers = min(os.cpu_count() or 1, 8)
+    workers = _worker_count()
     if len(items) < PARALLEL_THRESHOLD or workers < 2:
         for i, item in enumerate(items):
             yield parse_one(*item)
@@ -173,11 +177,15 @@ def _trim_before_fork() -> None:
         ctypes.CDLL(None).malloc_trim(0)
 
 
+def resolves_in_workers(files: int) -> bool:
+    """Whether `resolve_all` forks worker processes for this many files (else it resolves them itself)."""
+    return files >= PARALLEL_THRESHOLD and _worker_count() >= 2 and fork_context() is not None
+
+
 def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
     """Resolve files, in worker processes when there are many (results arrive in order)."""
     global _SHARED_INDEX, _SHARED_ANALYSES
-    workers = min(os.cpu_count() or 1, 8)
-    if len(todo) < PARALLEL_THRESHOLD or workers < 2 or fork_context() is None:
+    if not resolves_in_workers(len(todo)):
         for item in todo:
             yield _resolve_one(index, *item)
         return
@@ -194,7 +202,8 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
     index.fixed = True  # (in the workers, forked over it)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared, process_pool(workers, fork=True) as pool:
+        with (tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared,
+              process_pool(_worker_count(), fork=True) as pool):
             _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
             for results in pool.map(_resolve_batch, batches):
                 resolved, analyses = _BATCH_DECODER.decode(results)
