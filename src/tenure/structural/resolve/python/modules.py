@@ -155,6 +155,12 @@ class Project:
         for rec in self.recorders:
             rec.setdefault(key, seen)
 
+    def replay(self, reads: Reads) -> None:
+        """Reads a cached result took, noted again (as `_note` notes each) by the recorders in progress."""
+        for rec in self.recorders:
+            for key, seen in reads.items():
+                rec.setdefault(key, seen)
+
     @staticmethod
     def recording_of(reads: Reads) -> Recording:
         """A cached analysis's reads as a view records them, to replay at once (a module read by
@@ -262,9 +268,8 @@ class Syntactic(Lower):
         if hit is not None:  # (what reading it took, taken on as if read again)
             cache[key] = hit  # (`put_last`: popped, it is below the limit)
             view.absorb(hit[1])
-            for rec in project.recorders:  # (`Project._note` of each read)
-                for read_key, seen in hit[2].items():
-                    rec.setdefault(read_key, seen)
+            if project.recorders:
+                project.replay(hit[2])
             return hit[0]
         reads: Reads = {}
         project.recorders.append(reads)
