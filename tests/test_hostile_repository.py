@@ -222,6 +222,25 @@ def test_importing_threads_keeps_the_good_threads_of_a_file_with_a_bad_one(hosti
 
 # -- hostile files are errors, never tracebacks ------------------------------------------------------------
 
+def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_never_read(tmp_path: Path) -> None:
+    from tenure.knowledge.sources import threads
+
+    export = json.dumps({"number": 7, "title": "A thread from elsewhere", "body": "Not this repository's."})
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "7.json").write_text(export)
+    root = tmp_path / "repo"
+    (root / "prs").mkdir(parents=True)
+    (root / "prs" / "8.json").write_text(export.replace("7", "8"))
+    (root / "prs" / "linked.json").symlink_to(outside / "deep" / "7.json")
+    (root / "prs" / "folder").symlink_to(outside)  # (a linked folder is not gone into)
+    read = list(threads.read(root, ("../outside", str(outside), "prs")))
+    assert [d.key for d in read if not isinstance(d, threads.Skipped)] == ["issue:8"]
+    skipped = {s.path: s.reason for s in read if isinstance(s, threads.Skipped)}
+    assert skipped.keys() == {"../outside", str(outside), "prs/linked.json"}
+    assert all("outside the repository" in reason for reason in skipped.values())
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"

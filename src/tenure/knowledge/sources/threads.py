@@ -12,6 +12,7 @@ files, mergedAt, a /pull/ URL). Its description and every comment and review are
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,13 +76,23 @@ def load_file(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def read(root: Path, folders: tuple[str, ...]) -> Iterator[SourceDocument | Skipped]:
+    """The threads of the exports in `folders` (a cloned repository's `[knowledge] threads`): only inside
+    the repository; a folder or file that leads out of it (`..`, an absolute path, a link) is skipped and
+    named, never read."""
     seen: set[str] = set()
+    top = root.resolve()
     for folder in folders:
-        base = root / folder
+        base = (top / folder).resolve()
+        if not base.is_relative_to(top):
+            yield Skipped(folder, f"outside the repository ({base}): threads are read only inside it")
+            continue
         if not base.is_dir():
             continue
-        for path in sorted(base.rglob("*.json")):
-            rel = path.relative_to(root).as_posix()
+        for path in _exports(base):
+            rel = path.relative_to(top).as_posix()
+            if not path.resolve().is_relative_to(top):
+                yield Skipped(rel, "a link to outside the repository: not read")
+                continue
             try:
                 threads, skipped = load_file(path)
             except (ThreadError, OSError) as exc:
@@ -94,6 +105,12 @@ def read(root: Path, folders: tuple[str, ...]) -> Iterator[SourceDocument | Skip
                 if doc.key not in seen:  # the same thread exported twice: the first file read wins
                     seen.add(doc.key)
                     yield doc
+
+
+def _exports(base: Path) -> list[Path]:
+    """The `.json` files under `base`, in order, without going into linked folders (one may lead anywhere)."""
+    found = [Path(folder) / name for folder, _, names in os.walk(base) for name in names if name.endswith(".json")]
+    return sorted(found)
 
 
 def document(thread: dict[str, Any], path: str) -> SourceDocument:
