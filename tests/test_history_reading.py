@@ -205,6 +205,16 @@ def test_unusual_paths_are_read_as_they_are(git_repo: GitRepo) -> None:
     assert sorted(f.path for f in h.commit(sha).files) == ['dir with "quotes"/tab\there.py', "é.py"]
 
 
+def test_a_file_name_that_is_not_utf8_is_read_with_its_bytes_escaped_and_stops_nothing(git_repo: GitRepo) -> None:
+    git_repo.commit("first", {"pay/service.py": SERVICE})
+    (git_repo.root / "pay").joinpath(os.fsdecode(b"caf\xe9.txt")).write_text("latin-1 name\n")
+    sha = git_repo.commit("a name in latin-1", {"pay/service.py": SERVICE + "\n"})
+    h = history(git_repo)
+    report = h.update()
+    assert report["commits_new"] == 2
+    assert sorted(f.path for f in h.commit(sha).files) == ["pay/caf\\xe9.txt", "pay/service.py"]
+
+
 def test_without_git_the_history_is_unavailable_and_says_why(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -417,9 +417,11 @@ def _raw_entry(line: bytes) -> RawChange:
 
 
 def unquote(raw: bytes) -> str:
-    """A path as git prints it: C-quoted ("a\\tb", octal bytes) when it holds unusual characters."""
+    """A path as git prints it: C-quoted ("a\\tb", octal bytes) when it holds unusual characters. Bytes
+    that are not UTF-8 are kept as `\\xNN` (as the index names such a file, which it does not read): a
+    database stores no lone surrogates, and one such name in a history had stopped every read of it."""
     if not raw.startswith(b'"'):
-        return raw.decode("utf-8", "surrogateescape")
+        return raw.decode("utf-8", "backslashreplace")
     out = bytearray()
     body, i = raw[1:-1], 0
     escapes = {ord("n"): 10, ord("t"): 9, ord("r"): 13, ord('"'): 34, ord("\\"): 92, ord("a"): 7, ord("b"): 8,
@@ -437,7 +439,7 @@ def unquote(raw: bytes) -> str:
             continue
         out.append(ch)
         i += 1
-    return out.decode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "backslashreplace")
 
 
 @lru_cache(maxsize=4096)  # (a history edits the same definitions again and again)
