@@ -60,6 +60,19 @@ class GitRepo:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.head()
 
+    def commit_dated(self, message: str, files: dict[str, str], author: str, committer: str) -> str:
+        """Commit `files` with the raw dates `author` and `committer` ("<seconds> <offset>", or anything:
+        git's own commands refuse dates before 1970), written as a commit object by hand; its sha."""
+        self.write(files)
+        self.git("add", "-A")
+        tree = self.git("write-tree").strip()
+        header = f"tree {tree}\nparent {self.head()}\nauthor Ada <ada@example.com> {author}\n" \
+                 f"committer Ada <ada@example.com> {committer}\n\n{message}\n"
+        sha = subprocess.run(["git", "-C", str(self.root), "hash-object", "-t", "commit", "-w", "--literally",
+                              "--stdin"], input=header, check=True, capture_output=True, text=True).stdout.strip()
+        self.git("update-ref", "HEAD", sha)
+        return sha
+
     def head(self) -> str:
         return self.git("rev-parse", "HEAD").strip()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tenure.history import GitHistory, api
+from tenure.history import GitHistory, api, gitlog
 from tenure.storage import open_database
 from tests.git_support import GitRepo
 
@@ -213,6 +213,26 @@ def test_a_file_name_that_is_not_utf8_is_read_with_its_bytes_escaped_and_stops_n
     report = h.update()
     assert report["commits_new"] == 2
     assert sorted(f.path for f in h.commit(sha).files) == ["pay/caf\\xe9.txt", "pay/service.py"]
+
+
+def test_commit_dates_git_cannot_print_are_read_from_the_header_and_stop_nothing(git_repo: GitRepo) -> None:
+    git_repo.commit("first", {"pay/service.py": SERVICE})
+    before_1970 = git_repo.commit_dated("before 1970", {"pay/a.py": "A = 1\n"}, "-1 -1100", "-86400 +0000")
+    garbage = git_repo.commit_dated("fix garbage dates", {"pay/a.py": "A = 2\n"}, "abc +0000",
+                                    "99999999999999999999999 +0000")
+    past_9999 = git_repo.commit_dated("past year 9999", {"pay/a.py": "A = 3\n"}, "253402300800 +0000",
+                                      "1700000000 +9999")
+    last = git_repo.commit("last", {"pay/a.py": "A = 4\n"})
+    h = history(git_repo)
+    report = h.update()
+    assert report["commits_new"] == 5
+    dates = {c.sha: (c.authored_at, c.committed_at) for c in h.commits()}
+    assert dates[before_1970] == ("1969-12-31T23:59:59+00:00", "1969-12-31T00:00:00+00:00")
+    # (git prints a timestamp past its integers as 1970: the header says it is none a calendar reads)
+    assert dates[garbage] == (gitlog.UNKNOWN_DATE, gitlog.UNKNOWN_DATE)
+    assert dates[past_9999] == (gitlog.UNKNOWN_DATE, "2023-11-14T22:13:20+00:00")
+    assert dates[last] == ("2026-01-07T09:00:00+00:00",) * 2
+    git_repo.index()  # (the episodes of an unknown date: a fix-up's window reaches before year 1)
 
 
 def test_without_git_the_history_is_unavailable_and_says_why(tmp_path: Path) -> None:

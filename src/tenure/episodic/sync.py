@@ -5,12 +5,12 @@ lesson), a fix-up within days on the same symbols marks it fixed up."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
 
 from tenure.episodic import episodes, outcomes
 from tenure.episodic.episodes import COMMIT, PR
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history import Commit, GitHistory
+from tenure.history.gitlog import days_before
 from tenure.storage import Database
 
 MERGED_PR = re.compile(r"^Merge pull request #(?P<number>\d+) from ")
@@ -98,7 +98,7 @@ def _fixed_up(db: Database, c: Commit, episode: int, settings: EpisodicSettings)
     """The attempt a fix lands on: `fixup! <subject>`, or a commit saying it fixes, within fixup_days
     after an attempt that touched every symbol it touches; one written before it (a batch's episodes are
     written at once: a later commit's is there already)."""
-    since = (datetime.fromisoformat(c.committed_at) - timedelta(days=settings.fixup_days)).isoformat()
+    since = days_before(c.committed_at, settings.fixup_days)
     if m := FIXUP.match(c.subject):
         rows = db.rows("SELECT id FROM episodes WHERE kind = 'commit' AND task = ? AND id < ? AND ended_at >= ?"
                        " ORDER BY ended_at DESC LIMIT 1", (m.group("subject"), episode, since))

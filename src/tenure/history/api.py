@@ -9,7 +9,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -329,7 +329,7 @@ class GitHistory:
         if not undone:
             return None
         path, blob, now = min(undone)
-        earliest = (datetime.fromisoformat(raw.committed_at) - timedelta(days=RESTORE_WITHIN_DAYS)).isoformat()
+        earliest = gitlog.days_before(raw.committed_at, RESTORE_WITHIN_DAYS)
         candidates = self.db.query(
             """SELECT c.commit_id, h.sha FROM history_changes c JOIN history_commits h ON h.id = c.commit_id
                WHERE c.path = ? AND c.old_blob = ? AND c.new_blob = ? AND c.commit_id < ? AND h.is_merge = 0

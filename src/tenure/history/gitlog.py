@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import IO
@@ -38,6 +38,11 @@ _HEADER_FIELDS = 7  # NULs closing the fields after the two-NUL commit marker
 _STATUS = {b"A": "A", b"M": "M", b"D": "D", b"R": "R", b"C": "A", b"T": "M"}  # a copy adds, a type change modifies
 CHUNK = 1 << 20  # bytes of git's output read at a time
 _FEW, _NAP_S = 64 << 10, 0.005  # a read of less than this waits this long before the next (`_pieces`)
+# A date a commit's header holds that no calendar reads (not a number, or past year 9999): stored as the
+# earliest date there is, so that it ranks last by recency and reads as no date at all
+UNKNOWN_DATE = "0001-01-01T00:00:00+00:00"
+# what git prints for a timestamp past its integers (it reads such a date as 0): the header is read to tell
+_GIT_UNREADABLE = b"1970-01-01T00:00:00+00:00"
 GIT_TIMEOUT_S = 15  # for the small questions (rev-parse, rev-list); a log streams as long as it takes
 _language = lru_cache(maxsize=1 << 14)(language_for)  # (a history changes the same files again and again)
 
@@ -108,7 +113,10 @@ def log(root: Path, revisions: list[str], inside: bool = False) -> Iterator[RawC
     """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants.
     `inside`: `root` is a directory inside the work tree; only the commits that change it are read,
     with paths relative to it."""
-    yield from _stream(root, log_arguments(revisions, inside))
+    for commit in _stream(root, log_arguments(revisions, inside)):
+        if not (commit.authored_at and commit.committed_at):
+            _dates_from_header(root, commit)
+        yield commit
 
 
 def log_arguments(revisions: list[str], inside: bool = False) -> list[str]:
@@ -394,16 +402,61 @@ def _texts(lines: bytes) -> list[bytes]:
 def _header(fields: list[bytes]) -> RawCommit:
     sha, parents, name, email, authored, committed, message = fields[:_HEADER_FIELDS]
     text = message.decode("utf-8", "replace")
-    authored_at = utc(authored.decode())
+    authored_at = _read_date(authored)
     # (most commits are committed as authored: one conversion, 15k instructions, for both)
-    committed_at = authored_at if committed == authored else utc(committed.decode())
+    committed_at = authored_at if committed == authored else _read_date(committed)
     return RawCommit(sha.decode(), tuple(parents.decode().split()), name.decode("utf-8", "replace"),
                      email.decode("utf-8", "replace"), authored_at, committed_at, text.strip("\n"))
+
+
+def _read_date(iso: bytes) -> str:
+    """git's strict ISO date in UTC; "" where git could not print it (a date before 1970 prints as the
+    placeholder itself, one past year 9999 or with an offset past a day does not parse, one past git's
+    integers prints as 1970): `log` then reads the commit's header."""
+    if iso == _GIT_UNREADABLE:
+        return ""
+    try:
+        return utc(iso.decode())
+    except (ValueError, OverflowError):
+        return ""
+
+
+def _dates_from_header(root: Path, commit: RawCommit) -> None:
+    """The dates of a commit git could not print, from its header (`author <name> <email> <seconds>
+    <offset>`: the seconds alone say the instant); UNKNOWN_DATE where it holds none a calendar reads.
+    (A commit object written by hand can hold any date: git's own commands refuse to make one before 1970.)"""
+    try:
+        done = _run(root, ("cat-file", "commit", commit.sha))
+    except GitError:
+        done = None
+    header = done.stdout.partition(b"\n\n")[0] if done is not None and done.returncode == 0 else b""
+    found = {key: _seconds_date(rest) for key, _, rest in (line.partition(b" ") for line in header.split(b"\n"))
+             if key in (b"author", b"committer")}
+    commit.authored_at = commit.authored_at or found.get(b"author", UNKNOWN_DATE)
+    commit.committed_at = commit.committed_at or found.get(b"committer", UNKNOWN_DATE)
+
+
+def _seconds_date(ident: bytes) -> str:
+    """The date of a header's `<name> <email> <seconds> <offset>`, in UTC (UNKNOWN_DATE: none readable)."""
+    seconds = ident.rpartition(b">")[2].split()[:1]
+    try:
+        return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=int(seconds[0]))).isoformat()
+    except (IndexError, ValueError, OverflowError):
+        return UNKNOWN_DATE
 
 
 def utc(iso: str) -> str:
     """git's strict ISO 8601 date (with its offset) in UTC."""
     return datetime.fromisoformat(iso).astimezone(UTC).isoformat()
+
+
+def days_before(iso: str, days: float) -> str:
+    """A stored date `days` earlier, the earliest date there is at the most (UNKNOWN_DATE, a date
+    before 1970 read from a header)."""
+    try:
+        return (datetime.fromisoformat(iso) - timedelta(days=days)).isoformat()
+    except OverflowError:
+        return UNKNOWN_DATE
 
 
 def _raw_entry(line: bytes) -> RawChange:
