@@ -404,3 +404,16 @@ def test_what_breaks_reads_the_edges_through_indexes_never_the_whole_table(make_
             assert "(dst_fqn>?)" not in step, (sql, plan)
             assert not ("dst_fqn IS NULL" in sql and "INDEX edges_dst " in step), (sql, plan)  # every unlinked edge
             assert "edges_file" not in step, (sql, plan)  # every edge of whole files
+
+
+def test_the_summary_counts_dependants_by_relation_in_a_stated_order_not_the_hash_seeds() -> None:
+    from tenure.namespace.lookup import Lookup
+    from tenure.namespace.tiers import Relation
+    from tenure.structural.impact import Dependant, Impact
+
+    stated = ["calls", "instantiates", "inherits", "implements", "imports", "references", "overrides"]
+    assert [r.value for r in Relation][:len(stated)] == stated
+    dependants = [Dependant(f"m.user{i}", relation, "resolved", [], "m.py", i, 1, "m.f")
+                  for i, relation in enumerate(reversed(stated + ["zz-other", "aa-other"]))]
+    summary = Impact("m.f", Lookup("m.f", "exact", []), dependants).summary()
+    assert list(summary["by_relation"]) == stated + ["aa-other", "zz-other"]

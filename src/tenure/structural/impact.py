@@ -112,7 +112,8 @@ class Impact:
         lower_bound = bool(reasons) or self.symbol is None
         coverage = self.coverage()
         return {
-            "by_relation": dict(by_relation),
+            # (in the order of Relation, as the text lists them, then by name: a set's order follows the hash seed)
+            "by_relation": dict(sorted(by_relation.items(), key=_relation_order)),
             "by_tier": {t.value: tiers.get(t.value, 0) for t in Tier},
             "total": len({d.symbol for d in self.dependants}),
             "direct": len({symbol for _, symbol in direct}),
@@ -368,3 +369,10 @@ def _overriders(db: Database, fqn: str, kind: str) -> list[GraphEdge]:
         line=m["start_line"] or 0, sources=list(inherits.sources), contexts=list(inherits.contexts),
         generated=bool(m["generated"]),
     ) for sub, inherits in subclasses.items() for m in methods.get(sub, ())]
+
+
+_RELATIONS = {r.value: i for i, r in enumerate(Relation)}
+
+
+def _relation_order(item: tuple[str, int]) -> tuple[int, str]:
+    return _RELATIONS.get(item[0], len(_RELATIONS)), item[0]
