@@ -5,7 +5,10 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import msgspec
+import pytest
 from typer.testing import CliRunner
 
 from tenure import Tenure
@@ -264,3 +267,35 @@ def test_a_sweeps_lines_keep_the_change_before_it_in_the_blame(git_repo: GitRepo
         audit = next(s for s in symbols_in(t.db, ["pay/service.py"])["pay/service.py"] if s.name == "audit")
         written = t.history.last_written("pay/service.py", audit.start, audit.end)
         assert [w and w[0] for w in written] == [base, base], (audit, written, base)
+
+
+MEDIAN = "\n\ndef median(values):\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n"
+
+
+@pytest.mark.parametrize("main_changes_the_file", [False, True])
+def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_repo: GitRepo,
+                                                                          main_changes_the_file: bool) -> None:
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    g.git("checkout", "-q", "-b", "feature")
+    attempt = g.commit("feature: median", {"pay/service.py": SERVICE + MEDIAN})
+    g.git("checkout", "-q", "main")
+    # (main changes the file elsewhere, or another file: the merge's blob differs from the branch's, or not)
+    g.commit("main: audit copies", {"pay/service.py": SERVICE.replace("    return payment\n\n\ndef audit",
+                                                                      "    return dict(payment)\n\n\ndef audit")}
+             if main_changes_the_file else {"pay/other.py": "X = 1\n"})
+    g.when += timedelta(days=1)
+    g.git("merge", "-q", "--no-ff", "feature", "-m", "Merge branch 'feature'")
+    with project(g) as t:
+        result = t.episodes.what_happened_before("pay.service.median", include_expired=True)
+        assert attempt in attempts(result), result.get("expiredAttempts")
+    # a real rewrite later still expires it, and says it compared the code
+    g.commit("median of floats", {"pay/service.py": (g.root / "pay/service.py").read_text().replace(
+        "(values):\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n",
+        "(numbers):\n    ranked = sorted(float(v) for v in numbers)\n    middle = len(ranked) // 2\n"
+        "    return ranked[middle]\n")})
+    with project(g) as t:
+        result = t.episodes.what_happened_before("pay.service.median", include_expired=True)
+        gone = {a["commit"]: a["expired"] for a in result["expiredAttempts"]}
+        assert gone[attempt] == ["pay.service.median was rewritten since: 4 of its 4 lines were last written after"
+                                 " this and differ from what it left"]

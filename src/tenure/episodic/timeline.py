@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 
-from tenure.episodic.expiry import Expiry, LastWritten, Row
+from tenure.episodic.expiry import Expiry, LastWritten, Row, Unchanged
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history.model import is_sweep
@@ -47,7 +47,7 @@ def members(db: Database, fqn: str) -> list[dict]:
 
 def what_happened_before(db: Database, code: Database, fqn: str, dependants: list[str], settings: EpisodicSettings,
                          now: datetime, decrypt: Decrypt, written: LastWritten, include_expired: bool = False,
-                         limit: int = 10) -> dict:
+                         limit: int = 10, unchanged: Unchanged | None = None) -> dict:
     own = members(db, fqn)
     mine = {o["episode_id"] for o in own}
     near = [r for r in db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn IN {db.each}",
@@ -60,7 +60,7 @@ def what_happened_before(db: Database, code: Database, fqn: str, dependants: lis
     rows = [Row(r["episode_id"], r["fqn"], r["path"], r["how"], r["lines"], r["snapshot_id"],
                 episodes[r["episode_id"]]["ended_at"], episodes[r["episode_id"]]["commit_sha"])
             for r in own + near]
-    expiry = Expiry(db, code, rows, settings, written)
+    expiry = Expiry(db, code, rows, settings, written, unchanged)
     by_episode: dict[int, list[Row]] = defaultdict(list)
     for r in rows:
         by_episode[r.episode].append(r)

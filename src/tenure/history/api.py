@@ -19,6 +19,7 @@ from tenure.collector import cyclic_gc_paused
 from tenure.history import gitlog, store
 from tenure.history.gitlog import NULL_BLOB, GitError, Hunk, RawChange, RawCommit
 from tenure.history.model import HOW, Commit, FileChange, TouchedSymbol, is_sweep
+from tenure.history.survival import MIN_MOVED, squeezed
 from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, insert_rows, set_value
@@ -509,6 +510,48 @@ class GitHistory:
             f"SELECT id, sha, committed_at, reverts FROM history_commits WHERE id IN {self.db.each}",
             (self.db.many(sorted({i for i in ids if i > 0})),))}
         return [known.get(i) for i in ids]
+
+    def unchanged_since(self, asked: list[tuple[str, str, list[int]]]) -> list[set[int] | None]:
+        """For each (commit, indexed file, lines of it as it is on disk): which of those lines hold, whitespace
+        aside, a line of the file as the commit left it (under any name it had then). A merge or a
+        cherry-pick that brought the very lines again wrote nothing new, whatever the blame's last writer.
+        Only lines of MIN_MOVED characters or more are looked up (`return`, `)` and blank lines are
+        everywhere: no evidence). None: the file then or now cannot be read (the blame is all there is)."""
+        if not self.available:
+            return [None] * len(asked)
+        now: dict[str, list[bytes] | None] = {}
+        for _, path, _ in asked:
+            if path not in now:
+                try:
+                    now[path] = squeezed((self.root / path).read_bytes()).split(b"\n")
+                except OSError:
+                    now[path] = None
+        then = self._lines_then(sorted({(sha, path) for sha, path, _ in asked if now[path] is not None}))
+        found: list[set[int] | None] = []
+        for sha, path, lines in asked:
+            today, before = now[path], then.get((sha, path))
+            found.append(None if today is None or before is None else {
+                n for n in lines if n <= len(today) and len(text := today[n - 1]) >= MIN_MOVED and text in before})
+        return found
+
+    def _lines_then(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], frozenset[bytes]]:
+        """The lines of each file as a commit left it, squeezed ((sha, path): by its name today, else by one it
+        had before a rename), those git has."""
+        found: dict[tuple[str, str], frozenset[bytes]] = {}
+        missing: list[tuple[str, str]] = []
+        for key, content in zip(wanted, gitlog.files_at(self.root, wanted), strict=True):
+            if content is None:
+                missing.append(key)
+            else:
+                found[key] = frozenset(squeezed(content).split(b"\n"))
+        if missing:
+            lineage = self._lineage()
+            older = [(key, name) for key in missing for name in sorted(_names_of(key[1], lineage) - {key[1]})]
+            for (key, _), content in zip(older, gitlog.files_at(self.root, [(key[0], name) for key, name in older]),
+                                         strict=True):
+                if content is not None and key not in found:
+                    found[key] = frozenset(squeezed(content).split(b"\n"))
+        return found
 
     def _lineage(self) -> dict[str, set[str]]:
         """path -> the paths it was renamed from (directly)."""

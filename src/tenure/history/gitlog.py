@@ -97,6 +97,38 @@ def git(root: Path, *args: str, check: bool = True) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
+def files_at(root: Path, wanted: list[tuple[str, str]]) -> Iterator[bytes | None]:
+    """Files as commits left them, for each (sha, path relative to `root`) in turn (None: the commit has
+    no such file), read through one `git cat-file --batch` (a git process per file took 7 ms each; one
+    asked file at a time: none is held longer than its turn)."""
+    try:
+        proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        yield from (None for _ in wanted)
+        return
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for sha, path in wanted:
+            if "\n" in path or proc.poll() is not None:  # (a name with a newline cannot be asked for so)
+                yield None
+                continue
+            proc.stdin.write(f"{sha}:./{path}\n".encode("utf-8", "surrogateescape"))
+            proc.stdin.flush()
+            # `<id> <type> <size>` then the content and a newline, or `<name> missing` (ambiguous ...)
+            head = proc.stdout.readline().split()
+            if len(head) == 3 and head[2].isdigit():
+                content = proc.stdout.read(int(head[2]) + 1)[:-1]
+                yield content if head[1] == b"blob" else None
+            else:
+                yield None
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
+
+
 def git_ok(root: Path, *args: str) -> bool:
     """Whether a git question is answered yes (exit status 0)."""
     return _run(root, args).returncode == 0
