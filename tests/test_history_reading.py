@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tenure.history import GitHistory, api, gitlog
+from tenure.history import GitHistory, api
+from tenure.history.model import UNKNOWN_DATE
 from tenure.storage import open_database
 from tests.git_support import GitRepo
 
@@ -229,8 +230,8 @@ def test_commit_dates_git_cannot_print_are_read_from_the_header_and_stop_nothing
     dates = {c.sha: (c.authored_at, c.committed_at) for c in h.commits()}
     assert dates[before_1970] == ("1969-12-31T23:59:59+00:00", "1969-12-31T00:00:00+00:00")
     # (git prints a timestamp past its integers as 1970: the header says it is none a calendar reads)
-    assert dates[garbage] == (gitlog.UNKNOWN_DATE, gitlog.UNKNOWN_DATE)
-    assert dates[past_9999] == (gitlog.UNKNOWN_DATE, "2023-11-14T22:13:20+00:00")
+    assert dates[garbage] == (UNKNOWN_DATE, UNKNOWN_DATE)
+    assert dates[past_9999] == (UNKNOWN_DATE, "2023-11-14T22:13:20+00:00")
     assert dates[last] == ("2026-01-07T09:00:00+00:00",) * 2
     git_repo.index()  # (the episodes of an unknown date: a fix-up's window reaches before year 1)
 

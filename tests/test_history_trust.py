@@ -299,3 +299,27 @@ def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_re
         gone = {a["commit"]: a["expired"] for a in result["expiredAttempts"]}
         assert gone[attempt] == ["pay.service.median was rewritten since: 4 of its 4 lines were last written after"
                                  " this and differ from what it left"]
+
+
+def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(git_repo: GitRepo) -> None:
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    audit = SERVICE.replace("def audit(payment):\n    return payment\n", "def audit(payment):\n    return {}\n")
+    year_9999 = g.commit_dated("audit copies", {"pay/service.py": audit.replace("{}", "dict(payment)")},
+                               "253402300799 +0000", "253402300799 +0000")
+    built_on_it = g.commit("audit logs", {"pay/service.py": audit.replace("{}", "log(payment)")})
+    tip_2100 = g.commit_dated("audit in the far future", {"pay/service.py": audit.replace("{}", "[payment]")},
+                              "4102444800 +0000", "4102444800 +0000")
+    with project(g) as t:
+        result = t.episodes.what_happened_before("pay.service.audit")
+    order = [a["commit"] for group in result["groups"] for a in group["attempts"]]
+    found = attempts(result)
+    assert found[year_9999]["when"] == "9999-12-31T23:59:59+00:00"  # (git's record, as it is)
+    assert found[year_9999]["rankedAt"] == found[built_on_it]["when"]
+    assert found[year_9999]["dated"] == (f"dated 9999-12-31, after {built_on_it[:10]}, a commit built on it, dated "
+                                         f"{found[built_on_it]['when'][:10]}: ranked as of that date")
+    assert order[0] == tip_2100  # (the newest commit, as far as anyone can tell)
+    assert found[tip_2100]["dated"] == "dated 2100-01-01, after now: ranked as of now"
+    assert "dated" not in found[built_on_it]
+    scores = {a["commit"]: g["score"] for g in result["groups"] for a in g["attempts"]}
+    assert scores[year_9999] <= scores[built_on_it]

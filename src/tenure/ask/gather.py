@@ -190,7 +190,7 @@ def _attempt(group: dict, f: Focus) -> Item:
     verdict = attempt["verdict"]
     what = attempt["task"] or attempt["ref"]
     ref = (attempt["commit"] or "")[:10] or f"{attempt['kind']} {attempt['ref']}"
-    when = (attempt["when"] or "")[:10]
+    when = (attempt["when"] or "")[:10] + (f"; {attempt['dated']}" if attempt.get("dated") else "")
     lesson = _lesson(attempt)
     text = f"{verdict['verdict']}: “{_cut(what, 120)}” ({ref}, {when})"
     if group["size"] > 1:

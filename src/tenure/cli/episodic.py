@@ -92,6 +92,8 @@ def _print_attempt(a: dict) -> None:
                   f"{escape(said)}{near}")
     console.print(f"      [dim]{escape(', '.join(a['symbols'][:4]))}{' …' if len(a['symbols']) > 4 else ''} "
                   f"({', '.join(a['how'])})[/dim]")
+    if a.get("dated"):  # (a date git holds that cannot be when it was made)
+        console.print(f"      [dim]{escape(a['dated'])}[/dim]")
     for x in a["evidence"]:
         console.print(f"      {escape(_evidence_line(x))}")
     for c in a["conclusions"]:

@@ -233,7 +233,7 @@ class Episodes:
             raise EpisodicError(f"no symbol matches {symbol!r}. If the code is new, run `tenure index`.")
         result = timeline.what_happened_before(self.db, self.code, fqn, dependants, self.settings, self.clock(),
                                                self.decrypt, self.history.last_written, include_expired or bool(notes),
-                                               limit, self.history.unchanged_since)
+                                               limit, self.history.unchanged_since, self.history.impossible_dates)
         for group in result["groups"] + [{"attempts": result.get("expiredAttempts", [])}]:
             for attempt in group["attempts"]:
                 if attempt["kind"] == "session":

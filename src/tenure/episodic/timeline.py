@@ -11,16 +11,18 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from tenure.episodic.episodes import COMMIT, PR
 from tenure.episodic.expiry import Expiry, LastWritten, Row, Unchanged
 from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
-from tenure.history.model import is_sweep
+from tenure.history.model import CLOCK_SKEW_DAYS, UNKNOWN_DATE, is_sweep
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS, is_ancestor
 
 Decrypt = Callable[[bytes], str]
+Impossible = Callable[[list[str], datetime], dict[str, tuple[str, str]]]  # GitHistory.impossible_dates
 DEPENDANT_WEIGHT = 0.5  # an attempt on a caller says less about the symbol than one on the symbol itself
 DECLARED_CONFIDENCE = 0.4  # a session's own word on how it went: a claim, decaying like a conclusion
 SIMILAR_MESSAGES = 0.5  # word overlap (Jaccard) at which two attempts on the same symbols are one kind of attempt
@@ -47,7 +49,8 @@ def members(db: Database, fqn: str) -> list[dict]:
 
 def what_happened_before(db: Database, code: Database, fqn: str, dependants: list[str], settings: EpisodicSettings,
                          now: datetime, decrypt: Decrypt, written: LastWritten, include_expired: bool = False,
-                         limit: int = 10, unchanged: Unchanged | None = None) -> dict:
+                         limit: int = 10, unchanged: Unchanged | None = None, impossible: Impossible | None = None
+                         ) -> dict:
     own = members(db, fqn)
     mine = {o["episode_id"] for o in own}
     near = [r for r in db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn IN {db.each}",
@@ -67,10 +70,12 @@ def what_happened_before(db: Database, code: Database, fqn: str, dependants: lis
     breadth = _breadth(db, sorted(episodes))
     evidence = _put_back_here(db, _evidence(db, sorted(episodes)), by_episode)
     conclusions = _conclusions(db, sorted(episodes), decrypt, now, settings)
+    bounds = impossible(sorted({e["commit_sha"] for e in episodes.values() if e["kind"] in (COMMIT, PR)
+                                and e["commit_sha"]}), now) if impossible else {}
     live, expired = [], []
     for eid, e in episodes.items():
         item = _attempt(e, by_episode[eid], relation[eid], evidence.get(eid, []), conclusions.get(eid, []), now,
-                        settings, breadth.get(eid, (0, 0)))
+                        settings, breadth.get(eid, (0, 0)), _ranked_at(e, bounds, now))
         reasons = _expired(expiry, e, by_episode[eid], item["verdict"]["class"] == "failure")
         if reasons:
             item["expired"] = reasons
@@ -87,8 +92,36 @@ def what_happened_before(db: Database, code: Database, fqn: str, dependants: lis
         "text": _text(fqn, live, failures, len(groups), len(shown), len(expired), failed_expired, include_expired),
     }
     if include_expired:
-        result["expiredAttempts"] = sorted(expired, key=lambda a: a["when"], reverse=True)
+        result["expiredAttempts"] = [_public(a) for a in sorted(expired, key=_at, reverse=True)]
     return result
+
+
+def _ranked_at(e: dict, bounds: dict[str, tuple[str, str]], now: datetime) -> tuple[str, str | None]:
+    """The date an attempt ranks by, and why it is not its own (None: it is). A date after now, or more
+    than a day after a commit built on it, is not when the commit was made: it ranks as of the latest date
+    it can have been made at (`GitHistory.impossible_dates`), never ahead of what was built on it."""
+    at = e["ended_at"]
+    if at == UNKNOWN_DATE:
+        return at, "its date could not be read: ranked as the oldest"
+    bound = bounds.get(e["commit_sha"]) if e["kind"] in (COMMIT, PR) else None
+    if bound is not None and bound[1]:
+        return bound[0], (f"dated {at[:10]}, after {bound[1][:10]}, a commit built on it, dated {bound[0][:10]}: "
+                          "ranked as of that date")
+    if bound is not None or datetime.fromisoformat(at) - now > timedelta(days=CLOCK_SKEW_DAYS):
+        return now.isoformat(), f"dated {at[:10]}, after now: ranked as of now"
+    return at, None
+
+
+def _at(attempt: dict) -> str:
+    """The date an attempt ranks by (`_ranked_at`)."""
+    return attempt.get("rankedAt", attempt["when"])
+
+
+def _public(attempt: dict) -> dict:
+    """An attempt without the keys only ranking reads."""
+    attempt.pop("_part_of", None)
+    attempt.pop("_age_days", None)
+    return attempt
 
 
 def _expired(expiry: Expiry, episode: dict, rows: list[Row], failed: bool) -> list[str]:
@@ -111,8 +144,10 @@ def _breadth(db: Database, ids: list[int]) -> dict[int, tuple[int, int]]:
 
 
 def _attempt(e: dict, rows: list[Row], relation: str, evidence: list[dict], conclusions: list[dict],
-             now: datetime, settings: EpisodicSettings, breadth: tuple[int, int]) -> dict:
+             now: datetime, settings: EpisodicSettings, breadth: tuple[int, int], ranked: tuple[str, str | None]
+             ) -> dict:
     verdict = _verdict(e, evidence, now, settings)
+    ranked_at, dated = ranked
     return {
         "episode": e["id"], "kind": e["kind"], "ref": e["ref"], "actor": e["actor"], "task": e["task"],
         "when": e["ended_at"], "commit": e["commit_sha"], "pr": e["pr"], "thin": bool(e["thin"]),
@@ -120,7 +155,8 @@ def _attempt(e: dict, rows: list[Row], relation: str, evidence: list[dict], conc
         "how": sorted({r.how for r in rows}), "verdict": verdict,
         "sweep": is_sweep(*breadth), "files": breadth[0], "symbolsChanged": breadth[1],
         "evidence": evidence, "conclusions": conclusions,
-        "_part_of": e["part_of"], "_age_days": _days(now, e["ended_at"]),
+        **({"rankedAt": ranked_at, "dated": dated} if dated else {}),
+        "_part_of": e["part_of"], "_age_days": _days(now, ranked_at),
     }
 
 
@@ -239,12 +275,13 @@ def _groups(attempts: list[dict], settings: EpisodicSettings) -> list[dict]:
     for a in attempts:
         grouped[root(a["episode"])].append(a)
     groups = [_group(g, settings) for g in grouped.values()]
-    groups.sort(key=lambda g: (g["sweep"], _ORDER[g["verdict"]], -g["score"], g["latest"]))
+    groups.sort(key=lambda g: g["latest"], reverse=True)  # (equal scores: the latest first)
+    groups.sort(key=lambda g: (g["sweep"], _ORDER[g["verdict"]], -g["score"]))
     return groups
 
 
 def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
-    attempts.sort(key=lambda a: a["when"], reverse=True)
+    attempts.sort(key=_at, reverse=True)
     classes = [a["verdict"]["class"] for a in attempts]
     worst = min(classes, key=_SEVERITY.__getitem__)
     recency = max(0.5 ** (a["_age_days"] / settings.recency_half_life_days) for a in attempts)
@@ -253,11 +290,10 @@ def _group(attempts: list[dict], settings: EpisodicSettings) -> dict:
     # a pull request's one commit on a caller outranked an attempt on the symbol itself)
     frequency = 1 + math.log2(len({a["_part_of"] if a["_part_of"] is not None else a["episode"] for a in attempts}))
     for a in attempts:
-        a.pop("_part_of", None)
-        a.pop("_age_days", None)
+        _public(a)
     sweeps = sum(1 for a in attempts if a["sweep"])
     return {"verdict": worst, "sweep": 2 * sweeps > len(attempts), "size": len(attempts),
-            "latest": attempts[0]["when"], "first": attempts[-1]["when"],
+            "latest": _at(attempts[0]), "first": _at(attempts[-1]),
             "verdicts": {c: classes.count(c) for c in dict.fromkeys(classes)},
             "score": round(recency * frequency * relation, 4),
             "explain": {"recency": round(recency, 3), "frequency": round(frequency, 3), "relation": relation},

@@ -26,6 +26,7 @@ from typing import IO
 import msgspec
 
 from tenure.history import languages
+from tenure.history.model import UNKNOWN_DATE
 from tenure.history.survival import Survival, squeezed
 from tenure.structural.languages import language_for
 
@@ -38,9 +39,6 @@ _HEADER_FIELDS = 7  # NULs closing the fields after the two-NUL commit marker
 _STATUS = {b"A": "A", b"M": "M", b"D": "D", b"R": "R", b"C": "A", b"T": "M"}  # a copy adds, a type change modifies
 CHUNK = 1 << 20  # bytes of git's output read at a time
 _FEW, _NAP_S = 64 << 10, 0.005  # a read of less than this waits this long before the next (`_pieces`)
-# A date a commit's header holds that no calendar reads (not a number, or past year 9999): stored as the
-# earliest date there is, so that it ranks last by recency and reads as no date at all
-UNKNOWN_DATE = "0001-01-01T00:00:00+00:00"
 # what git prints for a timestamp past its integers (it reads such a date as 0): the header is read to tell
 _GIT_UNREADABLE = b"1970-01-01T00:00:00+00:00"
 GIT_TIMEOUT_S = 15  # for the small questions (rev-parse, rev-list); a log streams as long as it takes

@@ -14,6 +14,10 @@ HUNK = "hunk"  # named by git's hunk header or a definition in the changed lines
 HUNK_AMBIGUOUS = "hunk-ambiguous"  # ... a name several symbols of the file share: each is listed
 FILE = "file"  # module-level lines (before any definition the hunk header could name): the file's module
 HOW = (SPAN, CARRIED, HUNK, HUNK_AMBIGUOUS, FILE)
+# A date a commit's header holds that no calendar reads (not a number, or past year 9999): stored as the
+# earliest date there is, so that it ranks last by recency and reads as no date at all (gitlog.py)
+UNKNOWN_DATE = "0001-01-01T00:00:00+00:00"
+CLOCK_SKEW_DAYS = 1  # a commit dated later than one built on it (or than now) by up to this: clocks disagree a little
 # A sweep: a diff over more files or symbols than these (a formatter, a dependency bump, a release, a
 # merge of a long branch) touched each among many and says little about any one of them. One
 # definition for the stores that rank commits (knowledge's `why`, the episodic timeline, expiry). Two
