@@ -5,7 +5,7 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import msgspec
 import pytest
@@ -297,6 +297,7 @@ def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_re
     with project(g) as t:
         result = t.episodes.what_happened_before("pay.service.median", include_expired=True)
         gone = {a["commit"]: a["expired"] for a in result["expiredAttempts"]}
+        assert not [key for a in result["expiredAttempts"] for key in a if key.startswith("_")]  # (ranking's own)
         assert gone[attempt] == ["pay.service.median was rewritten since: 4 of its 4 lines were last written after"
                                  " this and differ from what it left"]
 
@@ -323,3 +324,17 @@ def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(gi
     assert "dated" not in found[built_on_it]
     scores = {a["commit"]: g["score"] for g in result["groups"] for a in g["attempts"]}
     assert scores[year_9999] <= scores[built_on_it]
+
+
+def test_old_attempts_of_equal_score_rank_the_latest_first(git_repo: GitRepo) -> None:
+    g = git_repo
+    g.when = datetime(2000, 1, 1, tzinfo=UTC)  # (twenty years and more before now: every score rounds to 0.0)
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    older = g.commit("audit copies", {"pay/service.py": SERVICE.replace(
+        "def audit(payment):\n    return payment", "def audit(payment):\n    return dict(payment)")}, days=365)
+    newer = g.commit("audit logs", {"pay/service.py": SERVICE.replace(
+        "def audit(payment):\n    return payment", "def audit(payment):\n    return log(payment)")}, days=365)
+    with project(g) as t:
+        result = t.episodes.what_happened_before("pay.service.audit")
+    order = [a["commit"] for group in result["groups"] for a in group["attempts"]]
+    assert order.index(newer) < order.index(older)
