@@ -220,6 +220,31 @@ def test_importing_threads_keeps_the_good_threads_of_a_file_with_a_bad_one(hosti
     assert [f["reason"].split(": ", 1)[0] for f in report["failed"]] == [f"{export}[1]", f"{export}[2]"]
 
 
+# -- a repository's settings choose no program to run ----------------------------------------------------
+
+def test_a_language_server_command_a_repository_names_runs_only_when_the_users_config_allows_it(
+        make_indexed_repo, tmp_path: Path) -> None:
+    from tenure.structural.lsp.enrich import Enricher
+    from tenure.structural.lsp.servers import servers_for
+    from tenure.team.user_config import user_config_path
+
+    mark = tmp_path / "ran"
+    command = [sys.executable, "-c", f"open({str(mark)!r}, 'w')"]
+    root = make_indexed_repo({"app.py": "def f():\n    return 1\n",
+                              "tenure.toml": f"[lsp.python]\ncommand = {json.dumps(command)}\n"})
+    with Tenure.open(root, discover=False) as t:  # `tenure index` starts enrichment on its own
+        said = t.index().sources["lsp"]["not run for python"]
+    assert "a repository cannot choose what runs on this machine" in said and "[lsp] allowed_commands" in said
+    assert servers_for(root, {"python"})["python"].command[0] == "basedpyright-langserver"
+
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text(f"[lsp]\nallowed_commands = [{json.dumps(command)}]\n")
+    assert list(servers_for(root, {"python"})["python"].command) == command
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=5, max_restarts=0).run()
+    assert mark.exists() and not report.refused
+
+
 # -- hostile files are errors, never tracebacks ------------------------------------------------------------
 
 def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_never_read(tmp_path: Path) -> None:
