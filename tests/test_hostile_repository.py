@@ -266,6 +266,14 @@ def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_
     assert all("outside the repository" in reason for reason in skipped.values())
 
 
+def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: GitRepo) -> None:
+    (hostile.root / "x[").mkdir()
+    (hostile.root / "x[/evil].jar").write_text("not a jar")  # reported by the JVM source with its path
+    (hostile.root / "A.java").write_text("class A { void m() {} }\n")
+    result = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert result.exit_code == 0 and "x[/evil].jar: not a readable jar" in result.output, result.output
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"
