@@ -274,6 +274,41 @@ def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: 
     assert result.exit_code == 0 and "x[/evil].jar: not a readable jar" in result.output, result.output
 
 
+def test_jvm_inputs_that_lead_out_of_the_repository_are_named_and_read_only_when_the_user_names_them(
+        tmp_path: Path) -> None:
+    from tenure.structural.jvm.discover import find_inputs
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "lib.jar").write_bytes(b"PK")
+    (outside / "actuator-beans.json").write_text(json.dumps({"contexts": {}}))
+    root = tmp_path / "repo"
+    (root / "libs").mkdir(parents=True)
+    (root / "libs" / "mine.jar").write_bytes(b"PK")
+    (root / "libs" / "linked.jar").symlink_to(outside / "lib.jar")
+    (root / "actuator-beans.json").symlink_to(outside / "actuator-beans.json")
+    (root / "tenure.toml").write_text(
+        f'[jvm]\nclasspath = ["../outside/lib.jar", "libs/mine.jar", "{outside}"]\n'
+        f'beans = ["/etc/passwd", {{ path = "../outside/actuator-beans.json", profile = "prod" }}]\n')
+    inputs = find_inputs(root)
+    assert [o.name for o in inputs.origins] == ["libs/mine.jar"] and inputs.beans == []
+    said = "\n".join(inputs.outside)
+    assert "libs/linked.jar: a link to outside the repository" in said
+    assert "actuator-beans.json: a link to outside the repository" in said
+    assert said.count("[jvm] classpath leads outside the repository") == 2
+    assert said.count("[jvm] beans leads outside the repository") == 2 and "`tenure di ingest /etc/passwd`" in said
+    assert str(outside / "lib.jar") in [str(o.path) for o in find_inputs(root, [str(outside / "lib.jar")]).origins]
+
+
+@pytest.mark.parametrize("table", ['classpath = "libs"', "classpath = [1]", 'beans = [{ profile = "prod" }]'])
+def test_a_malformed_jvm_table_is_an_error_that_names_the_setting(tmp_path: Path, table: str) -> None:
+    from tenure.structural.jvm.discover import JvmInputError, find_inputs
+
+    (tmp_path / "tenure.toml").write_text(f"[jvm]\n{table}\n")
+    with pytest.raises(JvmInputError, match=r"tenure.toml: \[jvm\] (classpath|beans) must be a list of paths"):
+        find_inputs(tmp_path)
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"
