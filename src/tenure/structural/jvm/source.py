@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,8 @@ def ingest_classpath(context: SourceContext, path: Path) -> dict:
     entry = str(path.resolve())
     if not path.exists():
         raise JvmInputError(f"{path}: no such jar or class directory")
+    if not (path.is_dir() or zipfile.is_zipfile(path)):  # (else kept for good, failing every index)
+        raise JvmInputError(f"{path}: neither a jar nor a directory of class files")
     if entry not in state.classpath:
         state.classpath.append(entry)
         state.save(context)
