@@ -302,6 +302,12 @@ def test_a_broken_tenure_toml_is_a_clear_error(make_indexed_repo) -> None:
 
 
 
+def test_a_wrong_command_setting_is_an_error_that_names_its_table(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": '[lsp.python]\ncommand = "sh"\n'})
+    result = CliRunner().invoke(app, ["enrich", "--repo", str(root)])
+    assert result.exit_code == 2 and "tenure.toml: [lsp.python] command must be a list of strings" in result.stderr
+
+
 def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_repo) -> None:
     user_server(sys.executable, str(BROKEN_SERVER), "crash")
     root = make_indexed_repo(FILES)
