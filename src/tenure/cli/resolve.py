@@ -43,7 +43,12 @@ def _print(result: dict) -> None:
     style = TIER_STYLE[result["tier"]]
     shown = len(result["matches"])
     more = f" (the first {shown} of {result['total']})" if result["total"] > shown else ""
-    console.print(f"[{style}]{result['tier']}[/{style}]: {counted(result['total'], 'symbol')}{more}")
+    # The answer's tier is its best match's: the matches below it (the text's neighbours in the graph, by
+    # meaning) are counted apart, or "exact: 16 symbols" reads as sixteen symbols named verbatim.
+    top = sum(m["tier"] == result["tier"] for m in result["matches"])
+    count = counted(result["total"], "symbol") if top == shown else (
+        f"{counted(top, 'symbol')} and {counted(result['total'] - top, 'weaker match')}")
+    console.print(f"[{style}]{result['tier']}[/{style}]: {count}{more}")
     for m in result["matches"]:
         tier = TIER_STYLE[m["tier"]]
         console.print(f"- [{tier}]{m['tier']:<6}[/{tier}] [bold]{escape(m['symbol'])}[/bold] {m['kind']} "
