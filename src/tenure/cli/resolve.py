@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project, stdin_text
 from tenure.words import counted
 
 TIER_STYLE = {"exact": "green", "strong": "cyan", "weak": "yellow", "unresolved": "red"}
@@ -28,7 +27,7 @@ def resolve_cmd(
     """The symbols TEXT is about: exact (named), strong (one class, folded), weak (a ranked set to check) or
     unresolved (kept, never forced onto a symbol), each with why it matched."""
     if text == "-":
-        text = sys.stdin.read()
+        text = stdin_text()
     if not text.strip():
         err.print("[red]error:[/red] the text is empty: give a phrase or a task text (- reads it from stdin)")
         raise typer.Exit(2)
