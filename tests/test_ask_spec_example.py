@@ -106,6 +106,19 @@ def test_a_project_without_traces_says_callers_in_other_services_are_unknown(mak
     assert any("no traces ingested" in d for d in answer["degraded"])
 
 
+def test_an_answer_about_several_symbols_names_which_one_each_dependant_depends_on(make_repo) -> None:
+    root = make_repo({"pay/__init__.py": "", "pay/retry.py": (
+        "class RetryPolicy:\n    pass\n\n\nclass RetryBudget:\n    pass\n\n\n"
+        "class StrictRetryBudget(RetryBudget):\n    pass\n\n\ndef plan():\n    return RetryPolicy()\n")})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        answer = t.ask("What breaks if I change RetryPolicy and RetryBudget?")
+    assert {f["symbol"] for f in answer["focus"]} >= {"pay.retry.RetryPolicy", "pay.retry.RetryBudget"}
+    texts = [i["text"] for i in items(answer, "structural")]
+    assert "pay.retry.StrictRetryBudget inherits from RetryBudget" in texts  # not "from it": the first's
+    assert "pay.retry.plan instantiates RetryPolicy" in texts
+
+
 def test_an_empty_or_huge_question_is_refused_with_how_to_ask(payments: Path) -> None:
     with Tenure.open(payments) as t:
         for bad in ("  ", "x" * 9000):

@@ -71,6 +71,21 @@ def test_nesting_too_deep_for_the_extractor_is_skipped_with_the_reason(make_repo
         assert t.find_symbol("ok.f").unique is not None
 
 
+def test_a_file_the_extractor_could_not_read_makes_answers_about_the_names_it_holds_lower_bounds(
+        make_repo) -> None:
+    deep = "from ok import f\n\n\ndef d():\n    return f() + " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    root = make_repo({"ok.py": "def f():\n    pass\n\n\ndef alone():\n    pass\n", "deep.py": deep})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        f = t.what_breaks("ok.f")["summary"]  # deep.py calls it: never "complete as far as the resolver sees"
+        assert f["lower_bound"] and [g["path"] for g in f["unresolved_files"]] == ["deep.py"]
+        assert "naming it not fully resolved" in f["text"] and "complete as far" not in f["text"]
+        assert t.what_breaks("ok.alone")["summary"]["unresolved_files"] == []  # a name it does not hold
+        (root / "deep.py").write_text("from ok import f\n\n\ndef d():\n    return f()\n")  # readable again
+        t.index()
+        assert t.what_breaks("ok.f")["summary"]["unresolved_files"] == []
+
+
 def test_a_statement_nested_past_the_stack_costs_that_statement_and_the_file_is_resolved_partly(make_repo) -> None:
     deep = ("def g(x=0):\n    return 1\n\n\ndef h():\n    return g()\n\n\n"
             "x = " + "g(" * 4000 + ")" * 4000 + "\n")  # past RECURSION_LIMIT

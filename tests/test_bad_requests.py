@@ -48,6 +48,16 @@ def test_an_argument_that_is_not_utf8_is_refused_by_every_command(project: Path,
     assert "is not valid UTF-8" in out.stderr and "\\x" in out.stderr  # the bytes, shown as bytes
 
 
+@pytest.mark.parametrize("command", ["ask", "resolve"])
+def test_text_on_stdin_that_is_not_utf8_is_refused_like_an_argument(project: Path, command: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "tenure.cli", command, "-", "--repo", str(project)],
+                         input=b"What breaks in the \xff\xfe ledger?", capture_output=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    stderr = out.stderr.decode()
+    assert out.returncode == 2 and "Traceback" not in stderr
+    assert "the text on stdin is not valid UTF-8 (byte 19" in stderr
+
+
 def test_an_id_past_what_sqlite_holds_is_no_memory_on_every_door(project: Path) -> None:
     with Tenure.open(project) as t:
         t.memories.remember("the ledger books in UTC")

@@ -243,3 +243,23 @@ def test_a_build_stops_at_the_default_budget_and_says_what_remains(repo: Path) -
             assert report["remaining"]["text_units_to_read"] > 0 and "reports" in report["remaining"]["steps_not_run"]
         code, output = build_cli(repo)  # the next build resumes, and stops at the budget again
         assert code == 3 and "text units to read" in output and model.calls == 4
+
+
+# --- the user's key goes only where the user sends it ---------------------------------------------
+
+def test_the_users_api_key_is_never_sent_to_a_server_a_repositorys_tenure_toml_chose(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.embeddings.base import EmbeddingConfigError
+    from tenure.knowledge.providers.select import get_chat_provider
+    from tenure.team.user_config import user_config_path
+
+    monkeypatch.setenv("TENURE_LLM_API_KEY", "sk-user")
+    chosen = {"provider": "openai", "url": "https://llm.example/v1", "model": "m"}  # a project's [knowledge.model]
+    with pytest.raises(EmbeddingConfigError, match="TENURE_LLM_API_KEY is not sent to a server a repository chose"):
+        get_chat_provider(chosen)
+    assert get_chat_provider({**chosen, "api_key": "sk-theirs"}).endpoint.api_key == "sk-theirs"
+    monkeypatch.setenv("TENURE_LLM_URL", "https://mine.example/v1")
+    assert get_chat_provider({"provider": "openai", "model": "m"}).endpoint.api_key == "sk-user"  # the user's own
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text('[knowledge]\nallowed_hosts = ["llm.example"]\n')
+    assert get_chat_provider(chosen).endpoint.api_key == "sk-user"

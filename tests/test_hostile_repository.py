@@ -220,6 +220,31 @@ def test_importing_threads_keeps_the_good_threads_of_a_file_with_a_bad_one(hosti
     assert [f["reason"].split(": ", 1)[0] for f in report["failed"]] == [f"{export}[1]", f"{export}[2]"]
 
 
+# -- a repository's settings choose no program to run ----------------------------------------------------
+
+def test_a_language_server_command_a_repository_names_runs_only_when_the_users_config_allows_it(
+        make_indexed_repo, tmp_path: Path) -> None:
+    from tenure.structural.lsp.enrich import Enricher
+    from tenure.structural.lsp.servers import servers_for
+    from tenure.team.user_config import user_config_path
+
+    mark = tmp_path / "ran"
+    command = [sys.executable, "-c", f"open({str(mark)!r}, 'w')"]
+    root = make_indexed_repo({"app.py": "def f():\n    return 1\n",
+                              "tenure.toml": f"[lsp.python]\ncommand = {json.dumps(command)}\n"})
+    with Tenure.open(root, discover=False) as t:  # `tenure index` starts enrichment on its own
+        said = t.index().sources["lsp"]["not run for python"]
+    assert "a repository cannot choose what runs on this machine" in said and "[lsp] allowed_commands" in said
+    assert servers_for(root, {"python"})["python"].command[0] == "basedpyright-langserver"
+
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text(f"[lsp]\nallowed_commands = [{json.dumps(command)}]\n")
+    assert list(servers_for(root, {"python"})["python"].command) == command
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=5, max_restarts=0).run()
+    assert mark.exists() and not report.refused
+
+
 # -- hostile files are errors, never tracebacks ------------------------------------------------------------
 
 def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_never_read(tmp_path: Path) -> None:
@@ -239,6 +264,49 @@ def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_
     skipped = {s.path: s.reason for s in read if isinstance(s, threads.Skipped)}
     assert skipped.keys() == {"../outside", str(outside), "prs/linked.json"}
     assert all("outside the repository" in reason for reason in skipped.values())
+
+
+def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: GitRepo) -> None:
+    (hostile.root / "x[").mkdir()
+    (hostile.root / "x[/evil].jar").write_text("not a jar")  # reported by the JVM source with its path
+    (hostile.root / "A.java").write_text("class A { void m() {} }\n")
+    result = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert result.exit_code == 0 and "x[/evil].jar: not a readable jar" in result.output, result.output
+
+
+def test_jvm_inputs_that_lead_out_of_the_repository_are_named_and_read_only_when_the_user_names_them(
+        tmp_path: Path) -> None:
+    from tenure.structural.jvm.discover import find_inputs
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "lib.jar").write_bytes(b"PK")
+    (outside / "actuator-beans.json").write_text(json.dumps({"contexts": {}}))
+    root = tmp_path / "repo"
+    (root / "libs").mkdir(parents=True)
+    (root / "libs" / "mine.jar").write_bytes(b"PK")
+    (root / "libs" / "linked.jar").symlink_to(outside / "lib.jar")
+    (root / "actuator-beans.json").symlink_to(outside / "actuator-beans.json")
+    (root / "tenure.toml").write_text(
+        f'[jvm]\nclasspath = ["../outside/lib.jar", "libs/mine.jar", "{outside}"]\n'
+        f'beans = ["/etc/passwd", {{ path = "../outside/actuator-beans.json", profile = "prod" }}]\n')
+    inputs = find_inputs(root)
+    assert [o.name for o in inputs.origins] == ["libs/mine.jar"] and inputs.beans == []
+    said = "\n".join(inputs.outside)
+    assert "libs/linked.jar: a link to outside the repository" in said
+    assert "actuator-beans.json: a link to outside the repository" in said
+    assert said.count("[jvm] classpath leads outside the repository") == 2
+    assert said.count("[jvm] beans leads outside the repository") == 2 and "`tenure di ingest /etc/passwd`" in said
+    assert str(outside / "lib.jar") in [str(o.path) for o in find_inputs(root, [str(outside / "lib.jar")]).origins]
+
+
+@pytest.mark.parametrize("table", ['classpath = "libs"', "classpath = [1]", 'beans = [{ profile = "prod" }]'])
+def test_a_malformed_jvm_table_is_an_error_that_names_the_setting(tmp_path: Path, table: str) -> None:
+    from tenure.structural.jvm.discover import JvmInputError, find_inputs
+
+    (tmp_path / "tenure.toml").write_text(f"[jvm]\n{table}\n")
+    with pytest.raises(JvmInputError, match=r"tenure.toml: \[jvm\] (classpath|beans) must be a list of paths"):
+        find_inputs(tmp_path)
 
 
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:

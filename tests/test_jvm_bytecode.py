@@ -549,3 +549,18 @@ def test_class_models_an_older_reader_cached_are_read_again(shapes: Path) -> Non
         model.decode(msgspec.msgpack.encode((model.MODEL_FORMAT - 1, classes)))
     with pytest.raises(ValueError):
         model.decode(msgspec.msgpack.encode(classes))  # as the first format wrote it
+
+
+def test_bytecode_ingest_refuses_what_is_neither_a_jar_nor_a_class_directory_and_keeps_nothing(
+        make_repo, tmp_path: Path) -> None:
+    repo = make_repo({"A.java": "class A {\n    void m() {\n    }\n}\n"})
+    notes = tmp_path / "x[" / "evil].json"  # (a path holding "[/evil]", which looks like markup, is printed as it is)
+    notes.parent.mkdir()
+    notes.write_text("{}")
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(repo)]).exit_code == 0
+    result = runner.invoke(app, ["bytecode", "ingest", str(notes), "--repo", str(repo)])
+    assert result.exit_code == 2 and "neither a jar nor a directory of class files" in result.output
+    assert "x[/evil].json" in result.output
+    with Tenure.open(repo, discover=False) as t:
+        assert "skipped" not in t.index().sources.get("jvm", {})  # not kept, failing every index

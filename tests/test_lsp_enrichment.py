@@ -19,6 +19,7 @@ from tenure.cli import app
 from tenure.relaunch import cli_argv
 from tenure.structural.lsp.enrich import Enricher
 from tenure.structural.lsp.state import LspState, enrich_lock, lock_held
+from tenure.team.user_config import user_config_path
 
 BROKEN_SERVER = Path(__file__).with_name("broken_lsp_server.py")
 SRC = str(Path(tenure.__file__).parents[1])  # the tenure under test, for the processes a test starts
@@ -56,6 +57,13 @@ MANY = "".join(f"class C{i}:\n    def run(self):\n        return {i}\n\n\n" for 
     "def go(items: list[C1]):\n    return items[0].run()\n"
 )
 CIRCLE, SQUARE, KEYS = "app.shapes.Circle.area", "app.shapes.Square.area", "app.shapes.Registry.keys"
+
+
+def user_server(*command: str) -> None:
+    """The Python server's command in the user's tenure config (a repository's tenure.toml cannot choose it)."""
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"[lsp.python]\ncommand = {json.dumps(list(command))}\n")
 
 
 def dependants(result: dict) -> dict[str, dict]:
@@ -204,7 +212,8 @@ def test_only_files_whose_code_or_call_sites_changed_are_verified_again(make_ind
 
 
 def test_a_missing_server_is_reported_once_and_tree_sitter_tiers_stay(make_indexed_repo) -> None:
-    root = make_indexed_repo({**FILES, "tenure.toml": '[lsp.python]\ncommand = ["no-such-langserver", "--stdio"]\n'})
+    user_server("no-such-langserver", "--stdio")
+    root = make_indexed_repo(FILES)
     report = enrich(root)
     assert report["languages"] == {}
     assert report["no_server"]["python"].startswith("no-such-langserver not found")
@@ -214,8 +223,8 @@ def test_a_missing_server_is_reported_once_and_tree_sitter_tiers_stay(make_index
 
 
 def test_a_crashing_server_is_restarted_with_backoff_then_given_up_with_its_reason(make_indexed_repo) -> None:
-    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash"]\n'
-    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    user_server(sys.executable, str(BROKEN_SERVER), "crash")
+    root = make_indexed_repo(FILES)
     with Tenure.open(root, discover=False) as t:
         enricher = Enricher(t.root, t.db, timeout=20, max_restarts=2)
         report = enricher.run()
@@ -231,8 +240,8 @@ def test_a_crashing_server_is_restarted_with_backoff_then_given_up_with_its_reas
 
 def test_a_hanging_server_times_out_and_every_process_it_started_is_ended(make_indexed_repo, tmp_path) -> None:
     pidfile = tmp_path / "child.pid"
-    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "hang", "{pidfile}"]\n'
-    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    user_server(sys.executable, str(BROKEN_SERVER), "hang", str(pidfile))
+    root = make_indexed_repo(FILES)
     with Tenure.open(root, discover=False) as t:
         report = Enricher(t.root, t.db, timeout=1, max_restarts=0).run()
     python = report.languages["python"]
@@ -242,8 +251,8 @@ def test_a_hanging_server_times_out_and_every_process_it_started_is_ended(make_i
 
 
 def test_a_server_that_dies_mid_session_is_restarted_and_the_run_completes(make_indexed_repo, tmp_path) -> None:
-    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash-once", "{tmp_path / "mark"}"]\n'
-    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    user_server(sys.executable, str(BROKEN_SERVER), "crash-once", str(tmp_path / "mark"))
+    root = make_indexed_repo(FILES)
     with Tenure.open(root, discover=False) as t:
         report = Enricher(t.root, t.db).run()
         python = report.languages["python"]
@@ -293,9 +302,15 @@ def test_a_broken_tenure_toml_is_a_clear_error(make_indexed_repo) -> None:
 
 
 
+def test_a_wrong_command_setting_is_an_error_that_names_its_table(make_indexed_repo) -> None:
+    root = make_indexed_repo({**FILES, "tenure.toml": '[lsp.python]\ncommand = "sh"\n'})
+    result = CliRunner().invoke(app, ["enrich", "--repo", str(root)])
+    assert result.exit_code == 2 and "tenure.toml: [lsp.python] command must be a list of strings" in result.stderr
+
+
 def test_a_background_failure_is_reported_by_the_next_index_once(make_indexed_repo) -> None:
-    toml = f'[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "crash"]\n'
-    root = make_indexed_repo({**FILES, "tenure.toml": toml})
+    user_server(sys.executable, str(BROKEN_SERVER), "crash")
+    root = make_indexed_repo(FILES)
     with Tenure.open(root, discover=False) as t:
         Enricher(t.root, t.db, timeout=20, max_restarts=0).run()
         first = t.index().sources["lsp"]
@@ -345,7 +360,9 @@ def test_an_enrichment_whose_process_died_is_shown_stopped(make_indexed_repo) ->
 # --- bounds -----------------------------------------------------------------------------------------
 
 def fake_server(mode: str, bounds: str = "") -> str:
-    return f'[lsp]\n{bounds}\n[lsp.python]\ncommand = ["{sys.executable}", "{BROKEN_SERVER}", "{mode}"]\n'
+    """The project's tenure.toml with `bounds`; the fake server's command goes in the user's config."""
+    user_server(sys.executable, str(BROKEN_SERVER), mode)
+    return f'[lsp]\n{bounds}\n'
 
 
 def test_a_server_growing_past_the_memory_bound_is_ended_with_its_children(make_indexed_repo) -> None:

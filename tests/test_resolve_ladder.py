@@ -197,6 +197,12 @@ def test_the_cli_reads_stdin_answers_json_and_exits_1_when_unresolved(project: P
     human = runner.invoke(app, ["resolve", "the counterparty SLA", "--repo", str(project)])
     assert human.exit_code == 1 and "unresolved" in human.output
 
+def test_the_cli_counts_the_matches_below_the_answers_tier_apart(project: Path) -> None:
+    answer = resolve(project, "SettlementService.retry").as_dict()
+    assert [m["tier"] for m in answer["matches"]] == ["exact", "weak"]  # the method, and what calls it
+    human = CliRunner().invoke(app, ["resolve", "SettlementService.retry", "--repo", str(project)])
+    assert human.output.splitlines()[0] == "exact: 1 symbol and 1 weaker match"  # never "exact: 2 symbols"
+
 
 def test_an_edited_file_is_read_again_and_the_others_are_kept(tmp_path: Path) -> None:
     root = tmp_path / "edited"

@@ -22,7 +22,7 @@ from tenure.ask.items import (
 from tenure.ask.phrases import Focus
 from tenure.ask.question import Question
 from tenure.memories.briefing import VERIFY, excerpt
-from tenure.namespace.elements import display
+from tenure.namespace.elements import display, displays
 from tenure.namespace.phrases import TIERS
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import symbols_named
@@ -50,8 +50,8 @@ VERDICT_RELEVANCE = {"failure": 1.0, "mixed": 0.8, "success": 0.6, "unknown": 0.
 UNKNOWN_VERDICT_CONFIDENCE = 0.3  # an attempt no outcome judged: it happened (git says so), how it went is unknown
 STATED_RULE = 1.0  # a rule a person stated
 ORDERING_RELEVANCE = 0.6  # a rule about running things applies to the change less directly than one about its file
-_VERB = {"http": "calls it over HTTP", "inherits": "inherits from it", "message": "sends it messages",
-         "injects": "is injected with it"}  # the others: "<relation> it" (calls it, imports it, overrides it)
+_VERB = {"http": "calls {it} over HTTP", "inherits": "inherits from {it}", "message": "sends {it} messages",
+         "injects": "is injected with {it}"}  # the others: "<relation> it" (calls it, imports it, overrides it)
 _REVERT_LINE = re.compile(r"^This reverts commit [0-9a-f]+\.?\s*", re.MULTILINE)
 
 
@@ -73,18 +73,21 @@ class Stores(Protocol):
 def structural(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
     section = Section(STRUCTURAL, more="`tenure what-breaks SYMBOL --depth 2`")
     enriched = False
+    # Of several symbols, an item names the one it depends on ("inherits from it" would read as the first's).
+    names = displays([f.symbol for f in focus]) if len(focus) > 1 else {}
     for f in focus:
         result = stores.what_breaks(f.symbol)
         summary = result["summary"]
         enriched = enriched or summary["coverage"]["enriched"]
         section.headlines.append(f"{f.symbol}: {summary['text']}")
         rows = by_dependant(result["dependants"])
+        it = names.get(f.symbol, "it")
         for row in rows:
             if not is_test(row["path"]):
-                section.add(_dependant(row, f))
+                section.add(_dependant(row, f, it))
         tests = [r for r in rows if is_test(r["path"])]
         if tests:
-            section.add(_tests(tests, f))
+            section.add(_tests(tests, f, it))
     if focus and not enriched:
         notes.append("no language server ran: name-matched edges are unverified (`tenure enrich`)")
     if focus and not stores.structural.holds_source("trace"):
@@ -92,26 +95,26 @@ def structural(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
     return section
 
 
-def _tests(rows: list[dict], f: Focus) -> Item:
+def _tests(rows: list[dict], f: Focus, it: str) -> Item:
     """The tests that depend on it, as one item: a change breaks them differently (they are to be run,
     then updated), and forty test functions would crowd out every other store's answer."""
     files = sorted({r["path"] for r in rows})
     tiers = sorted({r["tier"] for r in rows}, key=list(EDGE_CONFIDENCE).index)
     weakest = tiers[-1]
     sources = ", ".join(sorted({s for r in rows for s in r["sources"]}))
-    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} depend on it: "
+    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} depend on {it}: "
                 + ", ".join(files[:4]) + (f" +{len(files) - 4}" if len(files) > 4 else ""), weakest,
                 f"{counted(sum(len(r['sites']) for r in rows), 'site')} ({sources})",
                 EDGE_CONFIDENCE.get(weakest, 0.2), f.relevance, f.symbol, {"tests": [r["symbol"] for r in rows]})
 
 
-def _dependant(row: dict, f: Focus) -> Item:
+def _dependant(row: dict, f: Focus, it: str) -> Item:
     """One dependant with the sites it depends at; one seen only in traces says so (no code of it here)."""
     where = ", ".join(f"{s['path']}:{s['line']}" for s in row["sites"][:3] if s["path"])
     more = len(row["sites"]) - 3
     where += f" +{more}" if more > 0 else ""
     traced_only = row["sources"] == ["trace"]
-    text = f"{row['symbol']} {_VERB.get(row['relation'], row['relation'] + ' it')}"
+    text = f"{row['symbol']} {_VERB.get(row['relation'], row['relation'] + ' {it}').format(it=it)}"
     if traced_only:
         text += (f", seen only in traces ({counted(row['count'], 'time')}, last {row['last_seen'][:10]}): no code "
                  "of it in this repository")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tenure.ask.pack import DEFAULT_BUDGET, MIN_BUDGET
-from tenure.cli.common import JsonOpt, RepoOpt, emit, project
+from tenure.cli.common import JsonOpt, RepoOpt, emit, project, stdin_text
 
 
 def register(app: typer.Typer) -> None:
@@ -29,7 +29,7 @@ def ask(
     """One answer from every store: what breaks, why it is this way, what happened before, the rules that
     apply and the pitfalls; each item with its store, tier, source and confidence."""
     if question == "-":
-        question = typer.get_text_stream("stdin").read()
+        question = stdin_text()
     with project(repo, reads=True) as t:
         result = t.ask(question, budget, offline)
     emit(result, as_json, lambda r: print(r["text"], end=""))

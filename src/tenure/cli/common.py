@@ -118,6 +118,17 @@ def refused() -> Iterator[None]:
         raise typer.Exit(2) from exc
 
 
+def stdin_text() -> str:
+    """The text on stdin (an argument `-`), refused when it is not UTF-8, as an argument would be."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        err.print(f"[red]error:[/red] the text on stdin is not valid UTF-8 (byte {exc.start}: "
+                  f"{escape(repr(data[exc.start:exc.start + 4]))}): tenure reads text as UTF-8")
+        raise typer.Exit(2) from exc
+
+
 def emit(result: Any, as_json: bool, human: Callable[[Any], None]) -> None:
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))

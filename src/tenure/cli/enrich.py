@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure
-from tenure.cli.common import BackgroundOpt, JsonOpt, RepoOpt, console, err, open_project, with_progress
+from tenure.cli.common import BackgroundOpt, JsonOpt, RepoOpt, console, err, escape, open_project, with_progress
 from tenure.state import state_dir
 from tenure.structural.lsp.state import LOCK_FILE, LspState, enrich_lock
 from tenure.words import counted
@@ -67,14 +67,14 @@ def enrich(
                     break
                 report = again
         except ValueError as exc:  # a broken tenure.toml
-            err.print(f"[red]error:[/red] {exc}")
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(2) from exc
     if as_json:
         print(json.dumps(report))
     elif background:
         _log(f"enriched in {report['seconds']:.1f}s: {report['text']}")
     else:
-        console.print(f"enriched in {report['seconds']:.1f}s: {report['text']}")
+        console.print(escape(f"enriched in {report['seconds']:.1f}s: {report['text']}"))
         if report["dropped"]:
             console.print(f"{counted(report['dropped'], 'file')} changed or went away since verified: "
                           f"{'its' if report['dropped'] == 1 else 'their'} verdicts were dropped")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, open_project
 
 di_app = typer.Typer(help="Dependency-injection wiring (Spring Boot /actuator/beans, Spring AOT).",
                      no_args_is_help=True)
@@ -37,7 +37,7 @@ def di_ingest(
         try:
             report = ingest_beans(t.source_context, file, profile)
         except (BeansFileError, OSError) as exc:
-            err.print(f"[red]error:[/red] {exc}")
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(2) from exc
     _print(report, as_json)
 
@@ -56,7 +56,7 @@ def bytecode_ingest(
         try:
             report = ingest_classpath(t.source_context, path)
         except JvmInputError as exc:
-            err.print(f"[red]error:[/red] {exc}")
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(2) from exc
     _print(report, as_json)
 
@@ -65,4 +65,4 @@ def _print(report: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report))
     else:
-        console.print(", ".join(f"{k} {v}" for k, v in report.items()))
+        console.print(escape(", ".join(f"{k} {v}" for k, v in report.items())))

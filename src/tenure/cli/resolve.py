@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project
+from tenure.cli.common import JsonOpt, RepoOpt, console, emit, err, escape, project, stdin_text
 from tenure.words import counted
 
 TIER_STYLE = {"exact": "green", "strong": "cyan", "weak": "yellow", "unresolved": "red"}
@@ -28,7 +27,7 @@ def resolve_cmd(
     """The symbols TEXT is about: exact (named), strong (one class, folded), weak (a ranked set to check) or
     unresolved (kept, never forced onto a symbol), each with why it matched."""
     if text == "-":
-        text = sys.stdin.read()
+        text = stdin_text()
     if not text.strip():
         err.print("[red]error:[/red] the text is empty: give a phrase or a task text (- reads it from stdin)")
         raise typer.Exit(2)
@@ -43,7 +42,12 @@ def _print(result: dict) -> None:
     style = TIER_STYLE[result["tier"]]
     shown = len(result["matches"])
     more = f" (the first {shown} of {result['total']})" if result["total"] > shown else ""
-    console.print(f"[{style}]{result['tier']}[/{style}]: {counted(result['total'], 'symbol')}{more}")
+    # The answer's tier is its best match's: the matches below it (the text's neighbours in the graph, by
+    # meaning) are counted apart, or "exact: 16 symbols" reads as sixteen symbols named verbatim.
+    top = sum(m["tier"] == result["tier"] for m in result["matches"])
+    count = counted(result["total"], "symbol") if top == shown else (
+        f"{counted(top, 'symbol')} and {counted(result['total'] - top, 'weaker match')}")
+    console.print(f"[{style}]{result['tier']}[/{style}]: {count}{more}")
     for m in result["matches"]:
         tier = TIER_STYLE[m["tier"]]
         console.print(f"- [{tier}]{m['tier']:<6}[/{tier}] [bold]{escape(m['symbol'])}[/bold] {m['kind']} "

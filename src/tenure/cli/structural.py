@@ -102,7 +102,7 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
     if report.listing:
         console.print(f"files listed by {report.listing}")
     for name, summary in [*report.sources.items(), *extra.items()]:
-        console.print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+        console.print(escape(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items())))
     if report.unresolved:
         console.print(f"{counted(len(report.unresolved), 'file')} the resolver gave up on (definitions kept, calls "
                       "not linked):")

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from collections import Counter, OrderedDict, deque
@@ -378,11 +379,12 @@ class Indexer:
             old_symbols = self.store.symbols_of_file(old["id"]) if old_facts is not None else []
             if blob is None:
                 report.skipped.append((c.path, note))
-                self.store.upsert_file(self._row(c, "error", note, "", now))
+                file_id = self.store.upsert_file(self._row(c, "error", note, "", now))
                 changes.touched |= _old_keys(old_facts, old_symbols)
                 if old is not None:
                     self.store.forget_parse(old["id"])
                     changes.renamed = True
+                self.store.note_unread(file_id, note, _names_in(self.root / c.path))
                 continue
             facts = decode_facts(blob)
             self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
@@ -787,3 +789,14 @@ def _reads_digest(read: Recording, view: ProjectView) -> bytes:
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
 # found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
 _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
+
+
+_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _names_in(path: Path) -> set[str]:
+    """Every name a file's text holds (of one no extractor could read: a call there may reach any of them)."""
+    try:
+        return {m.decode() for m in set(_NAME.findall(path.read_bytes()))}
+    except OSError:
+        return set()

@@ -651,6 +651,14 @@ class StructuralStore:
             self.db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
         self.delete_resolutions([file_id])
 
+    def note_unread(self, file_id: int, reason: str, names: Iterable[str]) -> None:
+        """A file of a language no resolver read (its extractor failed on it: nesting thousands deep):
+        the names its text holds, as those of a file given up on, so that an answer counting calls of
+        one of them says it is a lower bound and names the file (gaps.py)."""
+        self.db.execute("INSERT INTO resolution_gaps (file_id, status, reason, names) VALUES (?, ?, ?, ?)"
+                        " ON CONFLICT (file_id) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
+                        " names = excluded.names", (file_id, GAVE_UP, reason, "\n" + "\n".join(sorted(names)) + "\n"))
+
     # edges -------------------------------------------------------------------------------------
     def delete_resolutions(self, file_ids: list[int]) -> None:
         """Drop what these files' resolution produced and read, before writing it again."""

@@ -9,6 +9,10 @@
 | ``TENURE_LLM_TIMEOUT`` | ``timeout`` | seconds per request (default 120) |
 | ``TENURE_LLM_MAX_RETRIES`` | ``max_retries`` | retries of a 429 / 5xx / timeout (default 4) |
 | ``TENURE_LLM_JSON`` | ``json_mode`` | ``1``: ask an OpenAI-compatible server for ``response_format: json_object`` |
+
+The config is the project's tenure.toml, someone else's input in a cloned repository: the key from the
+environment goes to a ``url`` it names only when the user's tenure config lists the host (``[knowledge]
+allowed_hosts``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ def get_chat_provider(config: Mapping[str, Any] | None = None) -> ChatProvider |
     if model.value is None:
         raise EmbeddingConfigError(f"TENURE_LLM={kind} needs {model.label} (the model's name on that server)")
     key = setting(config, "api_key", "TENURE_LLM_API_KEY")
+    if key.value and "api_key" not in config and "url" in config:  # (config: the project's [knowledge.model])
+        _check_key_may_go(str(config["url"]), key.label)
     endpoint = Endpoint(
         url=check_url(url.value or OLLAMA_URL, url.label), model=model.value,
         timeout=positive(setting(config, "timeout", "TENURE_LLM_TIMEOUT"), float) or TIMEOUT_S,
@@ -56,3 +62,19 @@ def get_chat_provider(config: Mapping[str, Any] | None = None) -> ChatProvider |
         return OllamaChat(endpoint, max_retries or 0)
     json_mode = str(setting(config, "json_mode", "TENURE_LLM_JSON").value or "").lower() in ("1", "true", "yes")
     return OpenAIChat(endpoint, max_retries or 0, json_mode)
+
+
+def _check_key_may_go(url: str, key_label: str) -> None:
+    """The project's tenure.toml chose the server and the key is the user's (the environment's): a cloned
+    repository must not choose where the user's key goes, unless the user's config lists its host."""
+    from urllib.parse import urlsplit
+
+    from tenure.embeddings.base import EmbeddingConfigError
+    from tenure.team.user_config import user_config_path, user_table
+
+    host = urlsplit(url).hostname or ""
+    allowed = user_table("knowledge").get("allowed_hosts", [])
+    if not (isinstance(allowed, list) and host in allowed):
+        raise EmbeddingConfigError(
+            f"tenure.toml [knowledge.model] url {url!r}: your {key_label} is not sent to a server a repository "
+            f"chose; to send it there, add {host!r} to [knowledge] allowed_hosts in {user_config_path()}")

@@ -46,14 +46,19 @@ class BeansInput:
 class JvmInputs:
     origins: list[Origin] = field(default_factory=list)
     beans: list[BeansInput] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)  # what leads out of the repository, and why it is not read
 
     def __bool__(self) -> bool:
-        return bool(self.origins or self.beans)
+        return bool(self.origins or self.beans or self.outside)
 
 
 def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
-    """Everything under `root` (ignored directories pruned) plus what tenure.toml and the user named."""
+    """Everything under `root` (ignored directories pruned) plus what tenure.toml and the user named.
+    Only the repository's own files: a link found in it or a tenure.toml entry that leads out of it (a
+    cloned repository's settings are someone else's input) is named in `outside`, never read; a path
+    outside is read when the user names it (`tenure bytecode ingest`, `tenure di ingest`)."""
     inputs = JvmInputs()
+    top = root.resolve()
     jars: list[Path] = []
     build_dirs: set[Path] = set()
     # A walk on every index without a watcher, JVM project or not (the simplest correct way): class
@@ -68,33 +73,63 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
                 inputs.origins.append(_origin(root, Path(root, rel, child), "classes", generated_home=True))
                 build_dirs.add(Path(root, rel))
         for f in files:
-            if f.endswith(".jar") and f not in TOOL_JARS:
-                jars.append(Path(root, rel, f))
-            elif BEANS_NAME.match(f) and _looks_like_beans(path := Path(root, rel, f)):
+            path = Path(root, rel, f)
+            if not (f.endswith(".jar") and f not in TOOL_JARS or BEANS_NAME.match(f)):
+                continue
+            if not path.resolve().is_relative_to(top):
+                inputs.outside.append(f"{rel}/{f}".lstrip("/") + ": a link to outside the repository, not read")
+            elif f.endswith(".jar"):
+                jars.append(path)
+            elif _looks_like_beans(path):
                 inputs.beans.append(BeansInput(_name(root, path), path))
     # A jar a build put next to its class directory packages those same classes.
     inputs.origins += [_origin(root, j, "jar", False) for j in sorted(jars)
                        if not any(b in j.parents for b in build_dirs)]
     config = _config(root)
-    for entry in [*config.get("classpath", []), *extra_classpath]:
-        p = (root / entry).resolve()
-        if not any(o.path.resolve() == p for o in inputs.origins):
-            kind = "jar" if p.suffix == ".jar" else "classes"
-            inputs.origins.append(_origin(root, p, kind, generated_home=kind == "classes"))
-    for entry in config.get("beans", []):
+    for entry in config["classpath"]:
+        if (p := _inside(top, entry, "classpath", "tenure bytecode ingest", inputs)) is not None:
+            _add_classpath(root, p, inputs)
+    for entry in extra_classpath:  # named by the user: read wherever it is
+        _add_classpath(root, (root / entry).resolve(), inputs)
+    for entry in config["beans"]:
         spec = entry if isinstance(entry, dict) else {"path": entry}
-        p = (root / spec["path"]).resolve()
-        inputs.beans = [b for b in inputs.beans if b.path.resolve() != p]
-        inputs.beans.append(BeansInput(_name(root, p), p, spec.get("profile", "")))
+        if (p := _inside(top, spec["path"], "beans", "tenure di ingest", inputs)) is not None:
+            inputs.beans = [b for b in inputs.beans if b.path.resolve() != p]
+            inputs.beans.append(BeansInput(_name(root, p), p, spec.get("profile", "")))
     inputs.origins.sort(key=lambda o: (o.kind != "classes", o.name))
     return inputs
 
 
+def _inside(top: Path, entry: str, setting: str, by_hand: str, inputs: JvmInputs) -> Path | None:
+    """The tenure.toml entry's path when it stays inside the repository; else None, and why in `outside`."""
+    p = (top / entry).resolve()
+    if p.is_relative_to(top):
+        return p
+    inputs.outside.append(f"{entry}: [jvm] {setting} leads outside the repository ({p}), not read; "
+                          f"`{by_hand} {p}` reads it")
+    return None
+
+
+def _add_classpath(root: Path, p: Path, inputs: JvmInputs) -> None:
+    if not any(o.path.resolve() == p for o in inputs.origins):
+        kind = "jar" if p.suffix == ".jar" else "classes"
+        inputs.origins.append(_origin(root, p, kind, generated_home=kind == "classes"))
+
+
 def _config(root: Path) -> dict:
+    """The `[jvm]` table with its lists checked: classpath paths, beans paths or {path, profile} tables."""
     try:
-        return project_table(root, "jvm")
+        table = project_table(root, "jvm")
     except ConfigError as exc:
         raise JvmInputError(str(exc)) from exc
+    classpath, beans = table.get("classpath", []), table.get("beans", [])
+    if not (isinstance(classpath, list) and all(isinstance(e, str) for e in classpath)):
+        raise JvmInputError(f"tenure.toml: [jvm] classpath must be a list of paths, not {classpath!r}")
+    if not (isinstance(beans, list) and all(isinstance(e, str) or isinstance(e, dict) and isinstance(
+            e.get("path"), str) and isinstance(e.get("profile", ""), str) for e in beans)):
+        raise JvmInputError(f"tenure.toml: [jvm] beans must be a list of paths or {{ path = ..., profile = ... }}"
+                            f" tables, not {beans!r}")
+    return {"classpath": classpath, "beans": beans}
 
 
 def _name(root: Path, path: Path) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,8 @@ def ingest_classpath(context: SourceContext, path: Path) -> dict:
     entry = str(path.resolve())
     if not path.exists():
         raise JvmInputError(f"{path}: no such jar or class directory")
+    if not (path.is_dir() or zipfile.is_zipfile(path)):  # (else kept for good, failing every index)
+        raise JvmInputError(f"{path}: neither a jar nor a directory of class files")
     if entry not in state.classpath:
         state.classpath.append(entry)
         state.save(context)
@@ -77,8 +80,10 @@ def index_jvm(context: SourceContext, force: bool = False) -> dict:
     run = _Run()
     origins = _hash_origins(inputs.origins, run)
     fingerprint = _fingerprint(run.digests, inputs.beans, state.manual_beans)
+    outside = {"not read": "; ".join(inputs.outside[:5]) + (
+        f"; … {len(inputs.outside) - 5} more" if len(inputs.outside) > 5 else "")} if inputs.outside else {}
     if fingerprint == state.fingerprint and not force and not run.problems:
-        return {"origins": len(origins), "unchanged": "yes"}
+        return {"origins": len(origins), "unchanged": "yes", **outside}
     _read_origins(ModelCache(context.state_dir / CACHE_DIR), origins, state, run)
     hierarchy = Hierarchy({m.name: m for _, m in run.classes}, SourceSide.load(context.structural))
     wiring = _wiring(inputs.beans, state.manual_beans, hierarchy, run)
@@ -90,7 +95,7 @@ def index_jvm(context: SourceContext, force: bool = False) -> dict:
         "origins": len(run.digests), "classes": graph.classes, "methods": graph.methods,
         "bytecode edges": sum(len(e) for e in graph.edges.values()),
         "generated symbols": sum(len(s) for (_, gen), s in graph.symbols.items() if gen),
-        "beans": wiring.beans, "di edges": sum(len(e) for e in wiring.edges.values()),
+        "beans": wiring.beans, "di edges": sum(len(e) for e in wiring.edges.values()), **outside,
     }
     if graph.stale_classes:  # degraded, and said so: rebuild to let javac rule out tree-sitter's guesses
         result["stale classes"] = f"{graph.stale_classes} older than their source (they confirm, never refute)"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.relaunch import spawn_detached
-from tenure.structural.lsp.servers import servers_for
+from tenure.structural.lsp.servers import refused_commands, servers_for
 from tenure.structural.lsp.state import LspState, lock_held
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ class LspSource:
         servers = servers_for(context.root, languages)
         missing = sorted(lang for lang, spec in servers.items() if spec.argv() is None)
         out: dict = {"dropped": len(dropped)} if dropped else {}
+        for language, why in refused_commands(context.root, languages).items():
+            out[f"not run for {language}"] = why
         for language, reason in state.take_failures().items():
             out[f"last run gave up {language}"] = reason
         if missing:

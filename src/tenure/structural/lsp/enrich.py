@@ -34,7 +34,7 @@ from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec, project_config, servers_for
+from tenure.structural.lsp.servers import ServerSpec, project_config, refused_commands, servers_for
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
@@ -73,6 +73,7 @@ class LanguageReport:
 class EnrichReport:
     languages: dict[str, LanguageReport] = field(default_factory=dict)
     no_server: dict[str, str] = field(default_factory=dict)  # language -> how to install one
+    refused: dict[str, str] = field(default_factory=dict)  # language -> why tenure.toml's command was not run
     dropped: int = 0  # files whose verdicts were dropped (changed or deleted since)
     seconds: float = 0.0
     stopped: str = ""  # why the run stopped before its end (a bound, a newer index)
@@ -80,8 +81,8 @@ class EnrichReport:
 
     def as_dict(self) -> dict:
         return {"languages": {k: v.as_dict() for k, v in self.languages.items()}, "no_server": self.no_server,
-                "dropped": self.dropped, "seconds": round(self.seconds, 2), "stopped": self.stopped,
-                "text": self.text()}
+                "refused": self.refused, "dropped": self.dropped, "seconds": round(self.seconds, 2),
+                "stopped": self.stopped, "text": self.text()}
 
     def text(self) -> str:
         parts = [f"stopped: {self.stopped}"] if self.stopped else []
@@ -101,6 +102,7 @@ class EnrichReport:
             else:
                 parts.append(f"{language}: up to date")
         parts += [f"{language}: no language server ({how})" for language, how in self.no_server.items()]
+        parts += self.refused.values()
         return "; ".join(parts) or "nothing to verify"
 
 
@@ -192,6 +194,7 @@ class Enricher:
         files = self.db.query("SELECT id, path, language, content_hash, size FROM files"
                               " WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")
         present = {f["language"] for f in files} & (languages or {f["language"] for f in files})
+        report.refused = refused_commands(self.root, present)
         servers = servers_for(self.root, present)
         groups: dict[str, tuple[ServerSpec, set[str]]] = {}
         for language, spec in servers.items():

@@ -1,5 +1,8 @@
-"""Which language server checks which language: the table in servers.toml, overridable per project
-in tenure.toml (`[lsp.<language>] command = [...]`), used only when its command can be found."""
+"""Which language server checks which language: the table in servers.toml, overridable per language
+(`[lsp.<language>] command = [...]`) in the user's tenure config, or in the project's tenure.toml when the
+user's config allows that very command (`[lsp] allowed_commands`): a cloned repository's tenure.toml is
+someone else's input, and `tenure index` starts enrichment on its own. Used only when its command can be
+found."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from tenure.config import CONFIG_FILE, project_table
+from tenure.team.user_config import user_config_path, user_table
 
 
 @dataclass(frozen=True)
@@ -70,23 +74,60 @@ def project_config(root: Path) -> dict:
 
 
 def servers_for(root: Path, languages: set[str]) -> dict[str, ServerSpec]:
-    """language -> the server that checks it, for the given languages, with the project's
-    overrides applied (a language overridden alone gets a server of its own)."""
-    config = project_config(root)
+    """language -> the server that checks it, for the given languages, with the chosen commands applied
+    (a language overridden alone gets a server of its own)."""
     out: dict[str, ServerSpec] = {}
     for spec in server_table().values():
         for language in spec.languages:
             if language in languages:
                 out[language] = spec
-    for language, entry in config.items():
-        if language not in languages or not isinstance(entry, dict) or "command" not in entry:
+    for language, entry in chosen_commands(root)[0].items():
+        if language not in languages:
             continue
-        command = entry["command"]
-        if not (isinstance(command, list) and command and all(isinstance(w, str) for w in command)):
-            raise ValueError(f"{root / CONFIG_FILE}: [lsp.{language}] command must be a list of strings")
+        command = tuple(entry["command"])
         base = out.get(language)
         program = Path(command[0]).name
         if base is None or Path(base.command[0]).name != program:  # another server: the table's quirks do not apply
             base = ServerSpec(name=program, languages=(language,), command=(), ready_log=entry.get("ready_log", ""))
-        out[language] = replace(base, name=f"{program} ({language})", languages=(language,), command=tuple(command))
+        out[language] = replace(base, name=f"{program} ({language})", languages=(language,), command=command)
     return out
+
+
+def refused_commands(root: Path, languages: set[str]) -> dict[str, str]:
+    """language -> why the project's tenure.toml names a command for it that is not run."""
+    return {language: why for language, why in chosen_commands(root)[1].items() if language in languages}
+
+
+def chosen_commands(root: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """The `[lsp.<language>]` entries whose command runs: the user's config's, and the project's whose
+    command the user's `[lsp] allowed_commands` lists; and language -> why a project's command does not."""
+    user = user_table("lsp")
+    allowed = user.get("allowed_commands", [])
+    if not (isinstance(allowed, list) and all(_is_command(c) for c in allowed)):
+        raise ValueError(f"{user_config_path()}: [lsp] allowed_commands must be a list of commands (lists of strings)")
+    chosen: dict[str, dict] = {}
+    refused: dict[str, str] = {}
+    for language, entry in _entries(project_config(root), root / CONFIG_FILE).items():
+        if entry["command"] in allowed:
+            chosen[language] = entry
+        else:
+            refused[language] = (
+                f"{CONFIG_FILE} [lsp.{language}] command {entry['command']} not run: a repository cannot choose "
+                f"what runs on this machine; to run it, add it to [lsp] allowed_commands in {user_config_path()}")
+    chosen.update(_entries(user, user_config_path()))  # the user's own choice wins
+    return chosen, refused
+
+
+def _entries(table: dict, where: Path) -> dict[str, dict]:
+    out = {}
+    for language, entry in table.items():
+        if not isinstance(entry, dict) or "command" not in entry:
+            continue
+        if not _is_command(entry["command"]):
+            raise ValueError(f"{where}: [lsp.{language}] command must be a list of strings")
+        out[language] = entry
+    return out
+
+
+def _is_command(command: object) -> bool:
+    return isinstance(command, list) and bool(command) and all(isinstance(w, str) for w in command)
