@@ -153,10 +153,9 @@ class _Fields:
             kind = language.node_kind_for_id(kind_id)
             if kind in ids:
                 ids[kind].add(kind_id)
-            if kind in _STATEMENTS:
-                _STATEMENT_OF_KIND[kind_id] = _STATEMENTS[kind]
-            if kind in _EXPRESSIONS:
-                _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS[kind]
+            # (every id the grammar has gets its visitor, the default one too: `table[id]`, not `.get`)
+            _STATEMENT_OF_KIND[kind_id] = _STATEMENTS.get(kind, _Walker.effects)
+            _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS.get(kind, _Walker.e_other)
         for name, kind_ids in ids.items():
             setattr(_K, name, frozenset(kind_ids))
         _K.named_value = _K.identifier | _K.attribute
@@ -326,7 +325,7 @@ class _Walker:
     # statements ------------------------------------------------------------------------------------
     def block(self, node: Node) -> None:
         for child in node.named_children:
-            _STATEMENT_OF_KIND.get(child.kind_id, _Walker.effects)(self, child)  # (not through a method: hot)
+            _STATEMENT_OF_KIND[child.kind_id](self, child)  # (not through a method: hot)
 
     def skip(self, node: Node) -> None:
         """A statement or expression of no effect (comment, pass, ...): nothing to record."""
@@ -334,7 +333,7 @@ class _Walker:
     def effects(self, node: Node) -> None:
         """An expression statement: only its calls matter."""
         before = len(self.sites)
-        expr = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
+        expr = _EXPRESSION_OF_KIND[node.kind_id](self, node)  # self.expr(node): hot
         if len(self.sites) > before:
             self.stmts.append(["e", self.scope.idx, expr])
 
@@ -350,7 +349,7 @@ class _Walker:
                 declared = self.annotation(node.child_by_field_id(_F.type))
             targets.append(parts[0])
             node = parts[-1]
-        value = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
+        value = _EXPRESSION_OF_KIND[node.kind_id](self, node)  # self.expr(node): hot
         for target in targets:
             if target.type in ("attribute", "subscript"):
                 self.escape(node, "stored", statement)
@@ -827,7 +826,7 @@ class _Walker:
     def expr(self, node: Node | None) -> Expr:
         if node is None:
             return None
-        return _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)
+        return _EXPRESSION_OF_KIND[node.kind_id](self, node)
 
     def e_other(self, node: Node) -> Expr:
         return self._only_calls(node.named_children)
@@ -857,7 +856,7 @@ class _Walker:
         if len(parts) != 3:
             return self._only_calls(parts)  # recovered from a syntax error
         obj, attr = parts[0], parts[2]
-        value = _EXPRESSION_OF_KIND.get(obj.kind_id, _Walker.e_other)(self, obj)  # self.expr(obj): hot
+        value = _EXPRESSION_OF_KIND[obj.kind_id](self, obj)  # self.expr(obj): hot
         if self.chars is not None:  # self.text(attr), inlined: hot
             return ["a", value, self.chars[attr.start_byte : attr.end_byte]]
         return ["a", value, self.text(attr)]
@@ -933,7 +932,7 @@ class _Walker:
             elif kind not in kinds.comment:
                 if kind in kinds.named_value:
                     self.escape(arg, "argument", node)
-                positional.append(_EXPRESSION_OF_KIND.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
+                positional.append(_EXPRESSION_OF_KIND[kind](self, arg))  # self.expr(arg): hot
         name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
@@ -948,7 +947,7 @@ class _Walker:
         elif func.kind_id in kinds.identifier:
             callee = self.read(name)
         else:
-            callee = _EXPRESSION_OF_KIND.get(func.kind_id, _Walker.e_other)(self, func)  # self.expr(func): hot
+            callee = _EXPRESSION_OF_KIND[func.kind_id](self, func)  # self.expr(func): hot
         return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
