@@ -917,9 +917,15 @@ class _Walker:
         kinds = _K
         arg_nodes = [] if args is None else [args] if args.kind_id in kinds.generator_expression \
             else args.named_children
+        chars = self.chars
         for arg in arg_nodes:
             kind = arg.kind_id
-            if kind in kinds.keyword_argument:
+            if kind in kinds.identifier:  # the commonest argument: escape's and e_identifier's work, inlined
+                name = chars[arg.start_byte : arg.end_byte] if chars is not None else self.text(arg)
+                if not self._local_variable(name):
+                    self._escaped("argument", name, "", arg, node)
+                positional.append(self.read(name))
+            elif kind in kinds.keyword_argument:
                 name = arg.child_by_field_id(_F.name)
                 value_node = arg.child_by_field_id(_F.value)
                 if value_node is not None and value_node.kind_id in kinds.named_value:  # (escape's own test: hot)
@@ -1107,16 +1113,18 @@ class _Walker:
         `FileFacts.escapes` (a function escaping there is called by code the graph may not follow)."""
         if value is None or (kind := value.kind_id) not in _K.named_value:
             return
-        receiver = ""
         if kind in _K.identifier:
-            if self._local_variable(self.text(value)):
-                return
-        else:  # an attribute
-            owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
-            if value is None:
-                return
-            receiver = self.text(owner) if owner is not None else ""
-        self.facts.escapes.append(Reference(kind=how, name=self.text(value), scope=self._named_scope().qualname,
+            name = self.text(value)
+            if not self._local_variable(name):
+                self._escaped(how, name, "", value, site)
+            return
+        # an attribute
+        owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
+        if value is not None:
+            self._escaped(how, self.text(value), self.text(owner) if owner is not None else "", value, site)
+
+    def _escaped(self, how: str, name: str, receiver: str, value: Node, site: Node) -> None:
+        self.facts.escapes.append(Reference(kind=how, name=name, scope=self._named_scope().qualname,
                                             line=value.start_point[0] + 1, receiver=receiver,
                                             detail=" ".join(self.text(site).split())[:120]))
 
