@@ -121,8 +121,8 @@ _NOTHING: tuple = ()
 
 # Node kinds the hot paths test by id (`node.kind_id in _K.identifier`, no string made): a kind of
 # several ids (aliases) is each of them.
-_KIND_NAMES = ("attribute", "call", "comment", "dictionary_splat", "generator_expression", "identifier",
-               "keyword_argument", "list_splat", "string_content")
+_KIND_NAMES = ("assignment", "attribute", "call", "comment", "dictionary_splat", "generator_expression", "identifier",
+               "keyword_argument", "list_splat", "list_splat_pattern", "pair", "string_content", "subscript")
 
 _FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
                 "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "return_type",
@@ -159,13 +159,16 @@ class _Fields:
         for name, kind_ids in ids.items():
             setattr(_K, name, frozenset(kind_ids))
         _K.named_value = _K.identifier | _K.attribute
+        _K.stored_into = _K.attribute | _K.subscript
+        _K.splat = _K.list_splat | _K.list_splat_pattern
 
 
 class _Kinds:
-    """The ids of each of `_KIND_NAMES` (set by `_Fields.load`), and `named_value`: those of the values
-    `_Walker.escape` keeps (identifier, attribute)."""
+    """The ids of each of `_KIND_NAMES` (set by `_Fields.load`), and unions of them: `named_value`, the
+    values `_Walker.escape` keeps (identifier, attribute); `stored_into`, the targets that store into a
+    value (attribute, subscript); `splat`, a starred item (list_splat, list_splat_pattern)."""
 
-    __slots__ = (*_KIND_NAMES, "named_value")
+    __slots__ = (*_KIND_NAMES, "named_value", "stored_into", "splat")
 
 
 _F = _Fields()
@@ -265,7 +268,11 @@ class _Walker:
             owner.versions.setdefault(name, []).append(var)
             owner.weak.setdefault(name, []).append(var)
             return var
-        scope.versions.setdefault(name, []).append(var)
+        versions = scope.versions.get(name)
+        if versions is None:
+            scope.versions[name] = [var]
+        else:
+            versions.append(var)
         scope.state[name] = [var]
         return var
 
@@ -297,7 +304,9 @@ class _Walker:
             # most scopes declare nothing global or nonlocal: then a name is owned where it is read
             owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
-                vars_ = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                vars_ = reaching or scope.versions[name]  # (shared, not copied: nothing changes them now)
+                if scope.weak and name in scope.weak:
+                    vars_ = [*vars_, *scope.weak[name]]
                 ref.encoded = vars_[0] if len(vars_) == 1 else ["v", vars_]  # (ref.settle(vars_), inlined: hot)
                 continue
             outer = owner if owner is not scope else scope.parent
@@ -341,7 +350,7 @@ class _Walker:
         targets = []
         statement = node
         declared = None
-        while node.type == "assignment":  # a = b = value
+        while node.kind_id in _K.assignment:  # a = b = value
             parts = node.children  # left "=" right | left ":" type ("=" right)
             if len(parts) < 3 or parts[-2].type != "=":
                 return  # an annotation without a value binds nothing
@@ -351,11 +360,11 @@ class _Walker:
             node = parts[-1]
         value = _EXPRESSION_OF_KIND[node.kind_id](self, node)  # self.expr(node): hot
         for target in targets:
-            if target.type in ("attribute", "subscript"):
+            if target.kind_id in _K.stored_into:
                 self.escape(node, "stored", statement)
                 break
         if declared is not None:  # `x: Base = f()`: what the annotation declares, narrowing the value
-            local = self.scope.kind in ("function", "lambda") and targets[0].type == "identifier"
+            local = self.scope.kind in ("function", "lambda") and targets[0].kind_id in _K.identifier
             value = ["Ad", declared, value, local]
         for target in reversed(targets):
             self.assign(target, value)
@@ -1015,24 +1024,24 @@ class _Walker:
     def e_sequence(self, node: Node) -> Expr:
         items = []
         for child in node.named_children:
-            kind = child.type
-            if kind in ("list_splat", "list_splat_pattern"):
+            kind = child.kind_id
+            if kind in _K.splat:
                 items.append(["*", self.expr(_first_named(child))])
-            elif kind != "comment":
-                items.append(self.expr(child))
+            elif kind not in _K.comment:
+                items.append(_EXPRESSION_OF_KIND[kind](self, child))  # self.expr(child): hot
         return ["l", self._alloc(), items]
 
     def e_dictionary(self, node: Node) -> Expr:
         pairs = []
         for child in node.named_children:
-            kind = child.type
-            if kind == "pair":
+            kind = child.kind_id
+            if kind in _K.pair:
                 key = self.expr(child.child_by_field_id(_F.key))
                 value_node = child.child_by_field_id(_F.value)
                 if value_node is not None and value_node.kind_id in _K.named_value:  # (as in e_call)
                     self.escape(value_node, "item", child)
                 pairs.append([key, self.expr(value_node)])
-            elif kind == "dictionary_splat" and child.named_children:
+            elif kind in _K.dictionary_splat and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
         return ["d", self._alloc(), pairs]
 
