@@ -121,8 +121,8 @@ _NOTHING: tuple = ()
 
 # Node kinds the hot paths test by id (`node.kind_id in _K.identifier`, no string made): a kind of
 # several ids (aliases) is each of them.
-_KIND_NAMES = ("attribute", "call", "comment", "dictionary_splat", "generator_expression", "identifier",
-               "keyword_argument", "list_splat", "string_content")
+_KIND_NAMES = ("assignment", "attribute", "call", "comment", "dictionary_splat", "generator_expression", "identifier",
+               "keyword_argument", "list_splat", "list_splat_pattern", "pair", "string_content", "subscript")
 
 _FIELD_NAMES = ("alias", "alternative", "argument", "attribute", "body", "condition", "consequence", "definition",
                 "function", "key", "left", "module_name", "name", "object", "operator", "parameters", "return_type",
@@ -153,20 +153,22 @@ class _Fields:
             kind = language.node_kind_for_id(kind_id)
             if kind in ids:
                 ids[kind].add(kind_id)
-            if kind in _STATEMENTS:
-                _STATEMENT_OF_KIND[kind_id] = _STATEMENTS[kind]
-            if kind in _EXPRESSIONS:
-                _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS[kind]
+            # (every id the grammar has gets its visitor, the default one too: `table[id]`, not `.get`)
+            _STATEMENT_OF_KIND[kind_id] = _STATEMENTS.get(kind, _Walker.effects)
+            _EXPRESSION_OF_KIND[kind_id] = _EXPRESSIONS.get(kind, _Walker.e_other)
         for name, kind_ids in ids.items():
             setattr(_K, name, frozenset(kind_ids))
         _K.named_value = _K.identifier | _K.attribute
+        _K.stored_into = _K.attribute | _K.subscript
+        _K.splat = _K.list_splat | _K.list_splat_pattern
 
 
 class _Kinds:
-    """The ids of each of `_KIND_NAMES` (set by `_Fields.load`), and `named_value`: those of the values
-    `_Walker.escape` keeps (identifier, attribute)."""
+    """The ids of each of `_KIND_NAMES` (set by `_Fields.load`), and unions of them: `named_value`, the
+    values `_Walker.escape` keeps (identifier, attribute); `stored_into`, the targets that store into a
+    value (attribute, subscript); `splat`, a starred item (list_splat, list_splat_pattern)."""
 
-    __slots__ = (*_KIND_NAMES, "named_value")
+    __slots__ = (*_KIND_NAMES, "named_value", "stored_into", "splat")
 
 
 _F = _Fields()
@@ -266,7 +268,11 @@ class _Walker:
             owner.versions.setdefault(name, []).append(var)
             owner.weak.setdefault(name, []).append(var)
             return var
-        scope.versions.setdefault(name, []).append(var)
+        versions = scope.versions.get(name)
+        if versions is None:
+            scope.versions[name] = [var]
+        else:
+            versions.append(var)
         scope.state[name] = [var]
         return var
 
@@ -298,7 +304,9 @@ class _Walker:
             # most scopes declare nothing global or nonlocal: then a name is owned where it is read
             owner = self._declared_owner(scope, name) if scope.globals or scope.nonlocals else scope
             if owner is scope and name in scope.versions:
-                vars_ = [*(reaching or scope.versions[name]), *scope.weak.get(name, ())]
+                vars_ = reaching or scope.versions[name]  # (shared, not copied: nothing changes them now)
+                if scope.weak and name in scope.weak:
+                    vars_ = [*vars_, *scope.weak[name]]
                 ref.encoded = vars_[0] if len(vars_) == 1 else ["v", vars_]  # (ref.settle(vars_), inlined: hot)
                 continue
             outer = owner if owner is not scope else scope.parent
@@ -326,7 +334,7 @@ class _Walker:
     # statements ------------------------------------------------------------------------------------
     def block(self, node: Node) -> None:
         for child in node.named_children:
-            _STATEMENT_OF_KIND.get(child.kind_id, _Walker.effects)(self, child)  # (not through a method: hot)
+            _STATEMENT_OF_KIND[child.kind_id](self, child)  # (not through a method: hot)
 
     def skip(self, node: Node) -> None:
         """A statement or expression of no effect (comment, pass, ...): nothing to record."""
@@ -334,7 +342,7 @@ class _Walker:
     def effects(self, node: Node) -> None:
         """An expression statement: only its calls matter."""
         before = len(self.sites)
-        expr = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
+        expr = _EXPRESSION_OF_KIND[node.kind_id](self, node)  # self.expr(node): hot
         if len(self.sites) > before:
             self.stmts.append(["e", self.scope.idx, expr])
 
@@ -342,7 +350,7 @@ class _Walker:
         targets = []
         statement = node
         declared = None
-        while node.type == "assignment":  # a = b = value
+        while node.kind_id in _K.assignment:  # a = b = value
             parts = node.children  # left "=" right | left ":" type ("=" right)
             if len(parts) < 3 or parts[-2].type != "=":
                 return  # an annotation without a value binds nothing
@@ -350,13 +358,13 @@ class _Walker:
                 declared = self.annotation(node.child_by_field_id(_F.type))
             targets.append(parts[0])
             node = parts[-1]
-        value = _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)  # self.expr(node): hot
+        value = _EXPRESSION_OF_KIND[node.kind_id](self, node)  # self.expr(node): hot
         for target in targets:
-            if target.type in ("attribute", "subscript"):
+            if target.kind_id in _K.stored_into:
                 self.escape(node, "stored", statement)
                 break
         if declared is not None:  # `x: Base = f()`: what the annotation declares, narrowing the value
-            local = self.scope.kind in ("function", "lambda") and targets[0].type == "identifier"
+            local = self.scope.kind in ("function", "lambda") and targets[0].kind_id in _K.identifier
             value = ["Ad", declared, value, local]
         for target in reversed(targets):
             self.assign(target, value)
@@ -827,7 +835,7 @@ class _Walker:
     def expr(self, node: Node | None) -> Expr:
         if node is None:
             return None
-        return _EXPRESSION_OF_KIND.get(node.kind_id, _Walker.e_other)(self, node)
+        return _EXPRESSION_OF_KIND[node.kind_id](self, node)
 
     def e_other(self, node: Node) -> Expr:
         return self._only_calls(node.named_children)
@@ -857,7 +865,7 @@ class _Walker:
         if len(parts) != 3:
             return self._only_calls(parts)  # recovered from a syntax error
         obj, attr = parts[0], parts[2]
-        value = _EXPRESSION_OF_KIND.get(obj.kind_id, _Walker.e_other)(self, obj)  # self.expr(obj): hot
+        value = _EXPRESSION_OF_KIND[obj.kind_id](self, obj)  # self.expr(obj): hot
         if self.chars is not None:  # self.text(attr), inlined: hot
             return ["a", value, self.chars[attr.start_byte : attr.end_byte]]
         return ["a", value, self.text(attr)]
@@ -918,9 +926,15 @@ class _Walker:
         kinds = _K
         arg_nodes = [] if args is None else [args] if args.kind_id in kinds.generator_expression \
             else args.named_children
+        chars = self.chars
         for arg in arg_nodes:
             kind = arg.kind_id
-            if kind in kinds.keyword_argument:
+            if kind in kinds.identifier:  # the commonest argument: escape's and e_identifier's work, inlined
+                name = chars[arg.start_byte : arg.end_byte] if chars is not None else self.text(arg)
+                if not self._local_variable(name):
+                    self._escaped("argument", name, "", arg, node)
+                positional.append(self.read(name))
+            elif kind in kinds.keyword_argument:
                 name = arg.child_by_field_id(_F.name)
                 value_node = arg.child_by_field_id(_F.value)
                 if value_node is not None and value_node.kind_id in kinds.named_value:  # (escape's own test: hot)
@@ -933,7 +947,7 @@ class _Walker:
             elif kind not in kinds.comment:
                 if kind in kinds.named_value:
                     self.escape(arg, "argument", node)
-                positional.append(_EXPRESSION_OF_KIND.get(kind, _Walker.e_other)(self, arg))  # self.expr(arg): hot
+                positional.append(_EXPRESSION_OF_KIND[kind](self, arg))  # self.expr(arg): hot
         name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
@@ -948,7 +962,7 @@ class _Walker:
         elif func.kind_id in kinds.identifier:
             callee = self.read(name)
         else:
-            callee = _EXPRESSION_OF_KIND.get(func.kind_id, _Walker.e_other)(self, func)  # self.expr(func): hot
+            callee = _EXPRESSION_OF_KIND[func.kind_id](self, func)  # self.expr(func): hot
         return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
@@ -1010,24 +1024,24 @@ class _Walker:
     def e_sequence(self, node: Node) -> Expr:
         items = []
         for child in node.named_children:
-            kind = child.type
-            if kind in ("list_splat", "list_splat_pattern"):
+            kind = child.kind_id
+            if kind in _K.splat:
                 items.append(["*", self.expr(_first_named(child))])
-            elif kind != "comment":
-                items.append(self.expr(child))
+            elif kind not in _K.comment:
+                items.append(_EXPRESSION_OF_KIND[kind](self, child))  # self.expr(child): hot
         return ["l", self._alloc(), items]
 
     def e_dictionary(self, node: Node) -> Expr:
         pairs = []
         for child in node.named_children:
-            kind = child.type
-            if kind == "pair":
+            kind = child.kind_id
+            if kind in _K.pair:
                 key = self.expr(child.child_by_field_id(_F.key))
                 value_node = child.child_by_field_id(_F.value)
                 if value_node is not None and value_node.kind_id in _K.named_value:  # (as in e_call)
                     self.escape(value_node, "item", child)
                 pairs.append([key, self.expr(value_node)])
-            elif kind == "dictionary_splat" and child.named_children:
+            elif kind in _K.dictionary_splat and child.named_children:
                 pairs.append([None, self.expr(child.named_children[0])])
         return ["d", self._alloc(), pairs]
 
@@ -1108,16 +1122,18 @@ class _Walker:
         `FileFacts.escapes` (a function escaping there is called by code the graph may not follow)."""
         if value is None or (kind := value.kind_id) not in _K.named_value:
             return
-        receiver = ""
         if kind in _K.identifier:
-            if self._local_variable(self.text(value)):
-                return
-        else:  # an attribute
-            owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
-            if value is None:
-                return
-            receiver = self.text(owner) if owner is not None else ""
-        self.facts.escapes.append(Reference(kind=how, name=self.text(value), scope=self._named_scope().qualname,
+            name = self.text(value)
+            if not self._local_variable(name):
+                self._escaped(how, name, "", value, site)
+            return
+        # an attribute
+        owner, value = value.child_by_field_id(_F.object), value.child_by_field_id(_F.attribute)
+        if value is not None:
+            self._escaped(how, self.text(value), self.text(owner) if owner is not None else "", value, site)
+
+    def _escaped(self, how: str, name: str, receiver: str, value: Node, site: Node) -> None:
+        self.facts.escapes.append(Reference(kind=how, name=name, scope=self._named_scope().qualname,
                                             line=value.start_point[0] + 1, receiver=receiver,
                                             detail=" ".join(self.text(site).split())[:120]))
 
