@@ -162,3 +162,12 @@ def test_a_line_map_carries_every_kind_of_hunk_and_stops_at_one_past_the_files_e
     assert step([Hunk(4, 3, 4, 3)], 4) is None  # (its rewritten lines do not fit a file of 4 lines)
     # (a moved line said to go past the file's end: hunks of another file's content, the chain stops too)
     assert step([Hunk(2, 1, 2, 1, moved=[7, 1])], 3) is None
+
+
+def test_no_definition_word_holds_whitespace() -> None:
+    # (the reader looks for them in a hunk's lines with their whitespace squeezed out: gitlog._hunks)
+    from tenure.history import languages
+    from tenure.structural.languages import language_table
+
+    for name in [*language_table(), "default"]:
+        assert not any(set(word) & set(b" \t\r\x0b\x0c\n") for word in languages.definition_literals(name)), name

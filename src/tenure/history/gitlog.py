@@ -294,17 +294,20 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival) -> None:
 def _hunks(change: RawChange, language: str, parts: list, survival: Survival) -> None:
     """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change` and `survival`."""
     patterns = languages.definitions(language)
+    # (a hunk holding none of the definition words defines nothing: most hunks, not searched line by line)
+    words = languages.definition_literals(language) if patterns else ()
     hunks = change.hunks
     assert hunks is not None
     each = iter(parts)
     next(each)  # (the section's head: its raw lines)
+    deletions = additions = 0
     for old_start, old_count, new_start, new_count, context, lines in zip(each, each, each, each, each, each,
                                                                             strict=True):
         old_start, new_start = int(old_start), int(new_start)
         old_count = int(old_count) if old_count is not None else 1  # (`_count`, inlined: once per hunk)
         new_count = int(new_count) if new_count is not None else 1
-        change.deleted += old_count
-        change.added += new_count
+        deletions += old_count
+        additions += new_count
         if lines[-1:] == b"\n":  # (the last hunk of a commit)
             lines = lines[:-1]
         stop = _cut(lines, old_count, new_count)
@@ -320,7 +323,10 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
                 head, *new = both.split(b"\n+")
                 old = head.split(b"\n-")[1:]
             size = len(both) - 2 * (old_count + new_count)
-            defined = _defined(patterns, language, lines) if patterns else []
+            # (looked for in the squeezed lines, a third shorter: no word holds whitespace, so a word in
+            # the lines is in them too; `_defined` then finds the words in the lines themselves)
+            defined = _defined(patterns, language, lines) if patterns and (
+                not words or any(map(both.__contains__, words))) else []
         else:
             removed, added = _sides(lines[1:], old_count, new_count)
             old = squeezed(removed)[1:].split(b"\n-") if removed else []
@@ -333,6 +339,8 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
                     _header_name(context, language) if context else "", defined)
         hunks.append(hunk)
         survival.hunk(change.path, hunk, old, new, size)
+    change.deleted += deletions
+    change.added += additions
 
 
 def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
@@ -411,13 +419,14 @@ def _lines_with(language: str, lines: bytes) -> list[bytes]:
     if not words or not lines:
         return _texts(lines)
     starts: set[int] = set()  # the newline before each line holding a word (a line with two is taken once)
-    dense = lines.count(b"\n") // 8 + 8  # (more lines than this hold a word: a generated file of definitions)
+    dense = 0  # (more lines than this hold a word: a generated file of definitions; at least 8, so counted
+    # only once 8 lines do: most hunks holding a word are never counted)
     for word in words:
         at = lines.find(word)
         while at >= 0:
             starts.add(lines.rfind(b"\n", 0, at))
-            if len(starts) > dense:  # (then every line is searched at once)
-                return list(filter(languages.definition_words(language).search, _texts(lines)))
+            if len(starts) > 8 and len(starts) > (dense := dense or lines.count(b"\n") // 8 + 8):
+                return list(filter(languages.definition_words(language).search, _texts(lines)))  # (all at once)
             end = lines.find(b"\n", at)
             at = lines.find(word, end) if end >= 0 else -1
     return [lines[start + 2:end if (end := lines.find(b"\n", start + 1)) >= 0 else len(lines)]
@@ -493,10 +502,12 @@ def _raw_entry(line: bytes) -> RawChange:
     meta, _, paths = line.partition(b"\t")  # (a line of git's output split at its newlines)
     fields = meta.split()
     old_blob, new_blob, status = fields[2].decode(), fields[3].decode(), _STATUS.get(fields[4][:1], "M")
-    names = [unquote(p) for p in paths.split(b"\t")]
-    if len(names) == 2:
-        return RawChange(names[1], names[0] if status == "R" else None, status, old_blob, new_blob)
-    return RawChange(names[0], None, status, old_blob, new_blob)
+    if b"\t" in paths or paths[:1] == b'"':  # (a rename or copy's two paths, or a quoted path)
+        names = [unquote(p) for p in paths.split(b"\t")]
+        if len(names) == 2:
+            return RawChange(names[1], names[0] if status == "R" else None, status, old_blob, new_blob)
+        return RawChange(names[0], None, status, old_blob, new_blob)
+    return RawChange(paths.decode("utf-8", "backslashreplace"), None, status, old_blob, new_blob)  # (`unquote`'s)
 
 
 def unquote(raw: bytes) -> str:

@@ -72,6 +72,8 @@ class Survival:
         return lines[:kept]
 
     def settle(self) -> None:
+        if not self.hunks:  # (a commit changing no file of an indexed language)
+            return
         open_hunks = []
         for i, (path, hunk, removed, added) in enumerate(self.hunks):
             if removed and added and i not in self.cut and _reformatted(removed, added):
