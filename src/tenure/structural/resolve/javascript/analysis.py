@@ -300,12 +300,13 @@ class Analysis:
             self.add_var(target[1], values)
         elif kind == "a":
             self.wrote(target[2])
-            for obj in self.eval(target[1]):
+            # (a copy: a setter the write calls may assign to the variable the objects are read from)
+            for obj in tuple(self.eval(target[1])):
                 self.write(obj, target[2], values, target[3])
         elif kind == "s":
             keys = self._keys(self.eval(target[2]))
             self.wrote(*keys)
-            for obj in self.eval(target[1]):
+            for obj in tuple(self.eval(target[1])):
                 for key in keys:
                     self.write(obj, key, values, -1)
         elif kind == "O":
