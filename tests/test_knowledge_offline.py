@@ -58,6 +58,16 @@ def test_why_names_the_decisions_the_incident_and_the_thread_behind_a_symbol(bui
     assert "ADR-0001" in related
 
 
+def test_a_quoted_passage_is_cited_at_its_own_line_not_at_its_sections_heading(built) -> None:
+    t, _ = built
+    quoted = [i for i in t.knowledge.why("SettlementService.retry")["evidence"]
+              if i["source"]["chunk"] and i["source"]["path"].endswith(".md")]
+    assert quoted
+    for item in quoted:
+        line = (t.root / item["source"]["path"]).read_text().splitlines()[item["source"]["line"] - 1]
+        assert " ".join(item["quote"].split()[:2]) in " ".join(line.split()), (item["source"], item["quote"])
+
+
 def test_why_takes_a_phrase_that_is_no_symbol(built) -> None:
     t, _ = built
     answer = t.knowledge.why("SETTLEMENT_RETRIES")  # a config key: named in ADR-0001, defined in no code

@@ -16,6 +16,7 @@ phrase: what the documents say about it, marked ``unresolved``.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -190,7 +191,8 @@ def _evidence(db: Database, links: list[_Link], limit: int, own: str | None,
             continue  # what the docs say of its class, or of what it calls, is about them: their decisions only
         itself = entity in {m.key for m in document_entities(kind, ref, title, key, {})}  # the decision, not a line
         item = {"kind": kind, "what": KIND_NOUNS.get(kind, kind),
-                "source": {"ref": ref, "title": title, "path": path, "section": section or None, "line": line or None,
+                "source": {"ref": ref, "title": title, "path": path, "section": section or None,
+                           "line": line_of(quote, text, line) or None,
                            "chunk": chunk_id, **({"date": authored_at} if authored_at else {})},
                 "quote": quote, **({"model_says": description} if mode == "model" and description != quote else {}),
                 "phrase": name, "symbol": link.fqn or None, "tier": link.tier, "how": link.how,
@@ -251,7 +253,17 @@ def _quote_decisions(db: Database, items: list[dict], links: list[_Link]) -> Non
             chunk, item["quote"] = best
             if chunk["id"] != item["source"]["chunk"]:
                 item.pop("model_says", None)  # it rested on another passage of the document
-            item["source"].update(section=chunk["section"] or None, chunk=chunk["id"], line=chunk["line"] or None)
+            item["source"].update(section=chunk["section"] or None, chunk=chunk["id"],
+                                  line=line_of(item["quote"], chunk["text"], chunk["line"]) or None)
+
+
+def line_of(quote: str, text: str, first: int) -> int:
+    """The line a quote starts on, of a chunk whose text starts on line `first` (a section's heading: the
+    quote may sit tens of lines below it). The quote's whitespace is collapsed and a list item's marker
+    gone: its first words are looked for with any whitespace between them; `first` when not found."""
+    words = quote.rstrip("…").split()[:6]
+    found = re.search(r"\s+".join(map(re.escape, words)), text) if words and first else None
+    return first + text.count("\n", 0, found.start()) if found else first
 
 
 def _citation_only(link: _Link, own: str | None, memory: int | None) -> dict:
