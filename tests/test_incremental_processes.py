@@ -5,6 +5,7 @@ another process that indexed in between."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -172,3 +173,28 @@ def test_an_index_tells_what_changed_after_a_state_and_nothing_before_it() -> No
                                               ("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
     assert set(index.changed_since(second)) == {("facts", "app.b"), ("items", "app.b"), ("exists", "app.b")}
     assert index.changed_since(index.epoch) == []
+
+
+def test_the_workers_share_analyses_inside_the_state_directory_and_a_killed_indexs_folder_is_removed(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tenure writes only inside the project and its state directory: the folder where the resolve
+    workers leave each other their analyses is made there, and removed after them. One that an index
+    killed mid-run left behind (its process gone) is removed by the next; a running index's is not."""
+    root = make_repo(BASE)
+    state = root / ".tenure"
+    state.mkdir()
+    killed = state / f"tenure-analyses-{2**22 + 12345}-x1"  # (above pid_max: no such process)
+    running = state / f"tenure-analyses-{os.getpid()}-x2"
+    for folder in (killed, running):
+        folder.mkdir()
+        (folder / "analysis").write_bytes(b"kept")
+    made: list[dict] = []
+    real = tempfile.TemporaryDirectory
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", lambda **kwargs: made.append(kwargs) or real(**kwargs))
+    monkeypatch.setattr(workers, "PARALLEL_THRESHOLD", 1)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    assert [kwargs["dir"] for kwargs in made] == [str(state)]
+    assert not killed.exists() and running.exists()
+    assert [p.name for p in state.glob("tenure-analyses-*")] == [running.name]  # (the index's own removed)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tenure.collector import cyclic_gc_paused
+from tenure.state import make_state_dir
 from tenure.structural import workers
 from tenure.structural.discover import (
     MAX_FILE_BYTES,
@@ -637,7 +638,7 @@ class Indexer:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
             with self.store.db.small_cache() if workers.resolves_in_workers(len(todo)) else contextlib.nullcontext():
-                for done, resolved in enumerate(workers.resolve_all(index, todo), 1):
+                for done, resolved in enumerate(workers.resolve_all(index, todo, str(make_state_dir(self.root))), 1):
                     mark = time.perf_counter()
                     write.add(resolved)
                     phases["write edges"] += time.perf_counter() - mark

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -167,6 +168,30 @@ def _shared_analysis(path: str) -> bytes | None:
         return None
 
 
+_ANALYSES_FOLDER = "tenure-analyses-"  # then the pid of the index that made it
+
+
+def _remove_left_behind(scratch: str) -> None:
+    """The analyses folders of indexes that were killed (their process is gone): nothing else removes
+    them, and each holds the analyses of a whole project."""
+    with os.scandir(scratch) as entries:
+        for entry in entries:
+            pid = entry.name.removeprefix(_ANALYSES_FOLDER).partition("-")[0]
+            if entry.name.startswith(_ANALYSES_FOLDER) and pid.isdigit() and not _alive(int(pid)) \
+                    and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # (another user's)
+        return True
+    return True
+
+
 def _trim_before_fork() -> None:
     """The C heap's free pages handed back before the workers fork: what they inherit stays in the
     tree's PSS while any of them maps it, and the parent reusing it later makes a copy. (ctypes imported
@@ -182,8 +207,11 @@ def resolves_in_workers(files: int) -> bool:
     return files >= PARALLEL_THRESHOLD and _worker_count() >= 2 and fork_context() is not None
 
 
-def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterator[Resolved]:
-    """Resolve files, in worker processes when there are many (results arrive in order)."""
+def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]], scratch: str | None = None
+                ) -> Iterator[Resolved]:
+    """Resolve files, in worker processes when there are many (results arrive in order). The workers
+    leave each other their analyses in a folder made in `scratch` (the project's state directory; the
+    system's temporary directory if None), removed after them."""
     global _SHARED_INDEX, _SHARED_ANALYSES
     if not resolves_in_workers(len(todo)):
         for item in todo:
@@ -202,7 +230,8 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]]) -> Iterat
     index.fixed = True  # (in the workers, forked over it)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        with (tempfile.TemporaryDirectory(prefix="tenure-analyses-") as shared,
+        _remove_left_behind(scratch or tempfile.gettempdir())
+        with (tempfile.TemporaryDirectory(prefix=f"{_ANALYSES_FOLDER}{os.getpid()}-", dir=scratch) as shared,
               process_pool(_worker_count(), fork=True) as pool):
             _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
             for results in pool.map(_resolve_batch, batches):
