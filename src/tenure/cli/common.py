@@ -214,7 +214,7 @@ class PlainProgress:
             now = time.monotonic()
             if phase != self.phase:
                 self.phase, self.phase_started = phase, now
-                self._say(f"{phase}: {done}/{total}")
+                self._say(f"{phase}: {done}/{total}" + (" done" if done >= total else ""))
             elif done >= total > self.done:
                 self._say(f"{phase}: {done}/{total} done in {now - self.phase_started:.1f} s")
             self.done, self.total = done, total
