@@ -79,3 +79,22 @@ def test_typescript_calls_are_narrowed_and_implementations_confirmed(server_bin,
         assert [r["symbol"] for r in square["refuted"]] == ["src/report.total"]
         shape = {d["symbol"]: d["tier"] for d in t.what_breaks("src/shapes.Shape")["dependants"]}
         assert shape["src/shapes.Circle"] == shape["src/shapes.Square"] == "resolved"  # implementation
+
+
+def test_a_typescript_the_repository_holds_in_node_modules_is_never_run(server_bin, make_indexed_repo,
+                                                                         monkeypatch, tmp_path: Path) -> None:
+    """Left to itself, typescript-language-server runs the tsserver.js of the workspace's
+    node_modules/typescript, which a cloned repository can commit: tenure hands it the TypeScript
+    installed beside it, and the repository's file never runs."""
+    monkeypatch.setenv("PATH", f"{server_bin}{os.pathsep}{os.environ['PATH']}")
+    marker = tmp_path / "ran"
+    planted = {"node_modules/typescript/package.json": '{"name": "typescript", "version": "5.6.3"}\n',
+               "node_modules/typescript/lib/tsserver.js":
+                   f"require('fs').writeFileSync({str(marker)!r}, 'the repository chose what ran');\n"}
+    root = make_indexed_repo({**FILES, **planted})
+    with Tenure.open(root, discover=False) as t:
+        report = t.enrich()
+        circle = {d["symbol"]: d for d in t.what_breaks("src/shapes.Circle.area")["dependants"]}
+    assert not marker.exists()
+    assert not report["languages"]["typescript"]["failed"]
+    assert circle["src/report.total"]["tier"] == "resolved"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -169,9 +172,13 @@ PhaseProgress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
-    """Run long work with a progress bar per phase on a terminal; none when quiet or piped."""
-    if quiet or not sys.stderr.isatty():
+    """Run long work with a progress bar per phase on a terminal, progress lines when stderr is a pipe
+    or a log (`PlainProgress`); nothing when quiet (the output is JSON)."""
+    if quiet:
         return work(None)
+    if not sys.stderr.isatty():
+        with PlainProgress() as lines:
+            return work(lines.update)
     # (imported here: a piped or quiet run, as agents and scripts make, never draws one)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -185,3 +192,62 @@ def with_progress(work: Callable[[PhaseProgress | None], T], quiet: bool) -> T:
             bar.update(tasks[phase], completed=done, total=total)
 
         return work(update)
+
+
+PLAIN_EVERY = 10.0  # seconds between the lines that say a phase is still running
+
+
+class PlainProgress:
+    """Progress as lines on stderr, for a pipe or a log, where a bar cannot be redrawn: a line when a
+    phase starts and when it ends, and every PLAIN_EVERY seconds while work goes on, from a thread (a
+    phase whose workers report nothing for minutes is still named, with how long it has run)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.phase = ""
+        self.phase_started = self.started
+        self.done = self.total = 0
+        self.said = self.started  # when the last line was written
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._tick, name="tenure-progress", daemon=True)
+
+    def __enter__(self) -> PlainProgress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if phase != self.phase:
+                self.phase, self.phase_started = phase, now
+                self._say(f"{phase}: {done}/{total}" + (" done" if done >= total else ""))
+            elif done >= total > self.done:
+                self._say(f"{phase}: {done}/{total} done in {now - self.phase_started:.1f} s")
+            self.done, self.total = done, total
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self._lock:
+                now = time.monotonic()
+                if now - self.said < PLAIN_EVERY:
+                    continue
+                if not self.phase:
+                    self._say(f"working, {now - self.started:.0f} s")
+                elif self.done < self.total:
+                    self._say(f"{self.phase}: {self.done}/{self.total}, {now - self.phase_started:.0f} s in this phase")
+                else:
+                    self._say(f"working (after {self.phase}), {now - self.started:.0f} s")
+
+    def _say(self, text: str) -> None:
+        self.said = time.monotonic()
+        line = f"tenure: {text}\n"
+        try:  # (written past Python's buffer: workers fork while this thread runs, and must not inherit its lock)
+            os.write(sys.stderr.fileno(), line.encode())
+        except (AttributeError, OSError, ValueError):  # (a stream with no descriptor: a test's)
+            sys.stderr.write(line)
+            sys.stderr.flush()

@@ -95,36 +95,54 @@ def git(root: Path, *args: str, check: bool = True) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
+class CatFile:
+    """git's objects asked for one at a time through one `git cat-file --batch`, started at the first
+    question (a git process per object took 5-7 ms each: a history of thousands of commits dated at 1970,
+    a reproducible build's, asks about each)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> CatFile:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.proc is not None:
+            for stream in (self.proc.stdin, self.proc.stdout):
+                if stream:
+                    stream.close()
+            self.proc.kill()
+            self.proc.wait()
+
+    def get(self, name: str) -> tuple[bytes, bytes] | None:
+        """An object's type and content by any name git reads (`sha`, `sha:./path`); None: none such."""
+        if "\n" in name:  # (a name with a newline cannot be asked for so)
+            return None
+        if self.proc is None:
+            try:
+                self.proc = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                return None
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        if stdin is None or stdout is None or self.proc.poll() is not None:
+            return None
+        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        stdin.flush()
+        head = stdout.readline().split()  # `<id> <type> <size>`, the content and a newline; or `<name> missing`
+        if len(head) == 3 and head[2].isdigit():
+            return head[1], stdout.read(int(head[2]) + 1)[:-1]
+        return None
+
+
 def files_at(root: Path, wanted: list[tuple[str, str]]) -> Iterator[bytes | None]:
     """Files as commits left them, for each (sha, path relative to `root`) in turn (None: the commit has
-    no such file), read through one `git cat-file --batch` (a git process per file took 7 ms each; one
-    asked file at a time: none is held longer than its turn)."""
-    try:
-        proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except OSError:
-        yield from (None for _ in wanted)
-        return
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
+    no such file), one asked at a time: none is held longer than its turn."""
+    with CatFile(root) as objects:
         for sha, path in wanted:
-            if "\n" in path or proc.poll() is not None:  # (a name with a newline cannot be asked for so)
-                yield None
-                continue
-            proc.stdin.write(f"{sha}:./{path}\n".encode("utf-8", "surrogateescape"))
-            proc.stdin.flush()
-            # `<id> <type> <size>` then the content and a newline, or `<name> missing` (ambiguous ...)
-            head = proc.stdout.readline().split()
-            if len(head) == 3 and head[2].isdigit():
-                content = proc.stdout.read(int(head[2]) + 1)[:-1]
-                yield content if head[1] == b"blob" else None
-            else:
-                yield None
-    finally:
-        proc.stdin.close()
-        proc.stdout.close()
-        proc.kill()
-        proc.wait()
+            found = objects.get(f"{sha}:./{path}")
+            yield found[1] if found is not None and found[0] == b"blob" else None
 
 
 def git_ok(root: Path, *args: str) -> bool:
@@ -143,10 +161,11 @@ def log(root: Path, revisions: list[str], inside: bool = False) -> Iterator[RawC
     """The commits of `revisions` (git rev-list arguments), oldest first, ancestors before descendants.
     `inside`: `root` is a directory inside the work tree; only the commits that change it are read,
     with paths relative to it."""
-    for commit in _stream(root, log_arguments(revisions, inside)):
-        if not (commit.authored_at and commit.committed_at):
-            _dates_from_header(root, commit)
-        yield commit
+    with CatFile(root) as headers:
+        for commit in _stream(root, log_arguments(revisions, inside)):
+            if not (commit.authored_at and commit.committed_at):
+                _dates_from_header(headers.get(commit.sha), commit)
+            yield commit
 
 
 def log_arguments(revisions: list[str], inside: bool = False) -> list[str]:
@@ -460,19 +479,16 @@ def _read_date(iso: bytes) -> str:
         return ""
 
 
-def _dates_from_header(root: Path, commit: RawCommit) -> None:
-    """The dates of a commit git could not print, from its header (`author <name> <email> <seconds>
-    <offset>`: the seconds alone say the instant); UNKNOWN_DATE where it holds none a calendar reads.
-    (A commit object written by hand can hold any date: git's own commands refuse to make one before 1970.)"""
-    try:
-        done = _run(root, ("cat-file", "commit", commit.sha))
-    except GitError:
-        done = None
-    header = done.stdout.partition(b"\n\n")[0] if done is not None and done.returncode == 0 else b""
-    found = {key: _seconds_date(rest) for key, _, rest in (line.partition(b" ") for line in header.split(b"\n"))
+def _dates_from_header(found: tuple[bytes, bytes] | None, commit: RawCommit) -> None:
+    """The dates of a commit git could not print, from its header (`found`: the commit object; `author
+    <name> <email> <seconds> <offset>`: the seconds alone say the instant); UNKNOWN_DATE where it holds none
+    a calendar reads. (A commit object written by hand can hold any date: git's own commands refuse to make
+    one before 1970.)"""
+    header = found[1].partition(b"\n\n")[0] if found is not None and found[0] == b"commit" else b""
+    dates = {key: _seconds_date(rest) for key, _, rest in (line.partition(b" ") for line in header.split(b"\n"))
              if key in (b"author", b"committer")}
-    commit.authored_at = commit.authored_at or found.get(b"author", UNKNOWN_DATE)
-    commit.committed_at = commit.committed_at or found.get(b"committer", UNKNOWN_DATE)
+    commit.authored_at = commit.authored_at or dates.get(b"author", UNKNOWN_DATE)
+    commit.committed_at = commit.committed_at or dates.get(b"committer", UNKNOWN_DATE)
 
 
 def _seconds_date(ident: bytes) -> str:

@@ -79,10 +79,11 @@ class LspClient:
         return self.process.pid
 
     # lifecycle ---------------------------------------------------------------------------------
-    def initialize(self, timeout: float | None = None) -> lsp.InitializeResult:
+    def initialize(self, timeout: float | None = None, options: dict | None = None) -> lsp.InitializeResult:
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
             process_id=os.getpid(),
+            initialization_options=options or None,
             root_uri=uri,
             workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],
             capabilities=lsp.ClientCapabilities(

@@ -34,7 +34,7 @@ from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec, project_config, refused_commands, servers_for
+from tenure.structural.lsp.servers import ServerSpec, project_config, refused_commands, servers_for, untrusted
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
@@ -73,7 +73,8 @@ class LanguageReport:
 class EnrichReport:
     languages: dict[str, LanguageReport] = field(default_factory=dict)
     no_server: dict[str, str] = field(default_factory=dict)  # language -> how to install one
-    refused: dict[str, str] = field(default_factory=dict)  # language -> why tenure.toml's command was not run
+    # language -> why its server was not run (a tenure.toml's command, a server running the project's code)
+    refused: dict[str, str] = field(default_factory=dict)
     dropped: int = 0  # files whose verdicts were dropped (changed or deleted since)
     seconds: float = 0.0
     stopped: str = ""  # why the run stopped before its end (a bound, a newer index)
@@ -198,7 +199,9 @@ class Enricher:
         servers = servers_for(self.root, present)
         groups: dict[str, tuple[ServerSpec, set[str]]] = {}
         for language, spec in servers.items():
-            if spec.argv() is None:
+            if why := untrusted(spec, self.root):
+                report.refused[language] = why
+            elif spec.argv() is None:
                 report.no_server[language] = f"{spec.command[0]} not found: {spec.install}"
             else:
                 groups.setdefault(spec.name, (spec, set()))[1].add(language)

@@ -32,6 +32,10 @@ class ServerSpec:
     exact_references: bool = False  # references name only calls that resolve to the symbol (else each is checked)
     open_files: bool = True  # didOpen each file before asking about it (some servers answer from disk)
     install: str = ""
+    # initializationOptions; a value "beside-server:<package path>" is that file of the Node package the
+    # server's own installation resolves (never one of the repository's node_modules)
+    initialization_options: dict = field(default_factory=dict)
+    runs_project_code: str = ""  # how the server runs code the repository holds: started only where trusted
 
     def language_id(self, language: str) -> str:
         return self.language_ids.get(language, language)
@@ -52,6 +56,44 @@ class ServerSpec:
         program = self.executable()
         return [program, *self.command[1:]] if program else None
 
+    def options(self, program: str, root: Path) -> dict:
+        """The initializationOptions for the server at `program`; ServerRefused when a file they name
+        is not found beside it (the server would then run the repository's own)."""
+        return _placed(self.initialization_options, Path(program).resolve(), root.resolve(), self.name)
+
+
+class ServerRefused(ValueError):
+    """A server tenure will not start for this project, and why."""
+
+
+_BESIDE = "beside-server:"
+
+
+def _placed(options: object, program: Path, root: Path, server: str) -> object:
+    if isinstance(options, dict):
+        return {key: _placed(value, program, root, server) for key, value in options.items()}
+    if not (isinstance(options, str) and options.startswith(_BESIDE)):
+        return options
+    wanted = options.removeprefix(_BESIDE)
+    for folder in program.parents:  # as Node resolves a package from the server's own files
+        found = folder / "node_modules" / wanted
+        if found.is_file() and not found.resolve().is_relative_to(root):
+            return str(found.resolve())
+    raise ServerRefused(f"{server}: no {wanted} installed beside it ({program}); without one it runs the "
+                        "repository's own, which a cloned repository can hold: not started")
+
+
+def untrusted(spec: ServerSpec, root: Path) -> str:
+    """Why `spec` is not started for `root` ("" when it may be): a server that runs the repository's own
+    code (build scripts, a build tool's wrapper) runs only for projects the user's config trusts."""
+    trusted = user_table("lsp").get("trusted_projects", [])
+    if not (isinstance(trusted, list) and all(isinstance(p, str) for p in trusted)):
+        raise ValueError(f"{user_config_path()}: [lsp] trusted_projects must be a list of project folders")
+    if not spec.runs_project_code or any(Path(p).expanduser().resolve() == root.resolve() for p in trusted):
+        return ""
+    return (f"{spec.name} not started: it {spec.runs_project_code}; to run it for this project, add "
+            f"\"{root.resolve()}\" to [lsp] trusted_projects in {user_config_path()}")
+
 
 def server_table() -> dict[str, ServerSpec]:
     raw = tomllib.loads(resources.files("tenure.structural.lsp").joinpath("servers.toml").read_text("utf-8"))
@@ -62,7 +104,9 @@ def server_table() -> dict[str, ServerSpec]:
                          exact_references=entry.get("exact_references", False),
                          transparent_decorators=frozenset(entry.get("transparent_decorators", ())),
                          open_files=entry.get("open_files", True),
-                         install=entry.get("install", ""))
+                         install=entry.get("install", ""),
+                         initialization_options=entry.get("initialization_options", {}),
+                         runs_project_code=entry.get("runs_project_code", ""))
         for name, entry in raw.items()
     }
 

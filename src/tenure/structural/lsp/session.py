@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec
+from tenure.structural.lsp.servers import ServerRefused, ServerSpec
 from tenure.words import counted
 
 T = TypeVar("T")
@@ -58,10 +58,14 @@ class ServerSession:
             argv = self.spec.argv()
             if argv is None:
                 raise GaveUp(f"{self.spec.command[0]} not found ({self.spec.install})")
+            try:
+                options = self.spec.options(argv[0], self.root)
+            except ServerRefused as exc:
+                raise GaveUp(str(exc)) from exc
             client = LspClient(argv, self.root, self.timeout, max_rss=self.max_rss)
             self.pids.append(client.pid)
             try:
-                client.initialize()
+                client.initialize(options=options)
                 if self.spec.ready_log:
                     client.wait_for_log(self.spec.ready_log)
             except LspError:

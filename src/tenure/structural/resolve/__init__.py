@@ -88,13 +88,13 @@ def order_dependence() -> int:
     return _order_dependent
 
 
-def shortfall(statements_left: int, too_deep: int) -> str:
+def shortfall(statements_left: int, too_deep: int, budget: str = "evaluation") -> str:
     """Why a fixpoint's result is a part of what the code does ("" when it is all of it): statements
-    still waiting when its budget ran out, statements nested deeper than Python's stack follows
-    (their effects skipped, the rest kept)."""
+    still waiting when its budget (`budget`: which one) ran out, statements nested deeper than Python's
+    stack follows (their effects skipped, the rest kept)."""
     parts = []
     if statements_left:
-        parts.append(f"evaluation budget spent with {statements_left} statements still to evaluate")
+        parts.append(f"{budget} budget spent with {statements_left} statements still to evaluate")
     if too_deep:
         parts.append(f"{too_deep} statements nested too deep to follow")
     return ", ".join(parts)

@@ -52,11 +52,24 @@ if TYPE_CHECKING:
 
 MAX_VALUES = 24  # a set that grows past this stops growing: precision is gone anyway
 EVALUATIONS_PER_STATEMENT = 16  # the fixpoint's budget, so one pathological file stays cheap
+# The work budget: cells and variables read, values walked along a parameter's path, cells made. One
+# statement's evaluation can cost without bound (another module's function replayed over long paths of
+# its parameters: hono's CommonJS jsx/dom spent minutes in one statement), so the work is counted too.
+# (Django's JavaScript spends at most about 25 a statement; hono's, beside the analyses that blew up, 170.)
+WORK_PER_STATEMENT = 256
+WORK_BASE = 20_000
 MAX_CHAIN = 12  # classes along a chain of bases (broken code can make it cyclic)
 ITERATOR = "[Symbol.iterator]"
 
 Site = int
 Values = frozenset[Value] | set[Value]
+
+
+class _Spent(Exception):
+    """The work budget of an analysis ran out in the middle of one of its statements."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
 
 
 class Analysis:
@@ -83,7 +96,8 @@ class Analysis:
         # modules (`foreign`: their edges through the arguments of one of their sites)
         # (what it passes there, by position)
         self.param_calls: dict[str, dict[tuple[tuple, str, str], list[set[Value]]]] = {}
-        self.param_writes: dict[str, set[tuple[tuple, str, frozenset[Value]]]] = {}
+        # (one cell per path and property: the values written there merged, not one entry per set written)
+        self.param_writes: dict[str, dict[tuple[tuple, str], set[Value]]] = {}
         self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
         # What each statement did, for the strong updates (strong.py): the property keys it wrote, the
@@ -103,6 +117,9 @@ class Analysis:
         self.class_members: dict[Value, set[str]] = {}
         self.cur = 0
         self.budget = 0
+        self.work = 0  # what is left of the work budget (`spend`)
+        self.draining = False  # (the budget is enforced only while the fixpoint runs)
+        self.work_spent = False
         self.queue: deque[int] = deque()
         self.queued = bytearray()
         self.statements_left = 0  # what a spent budget left undone (`shortfall`)
@@ -141,6 +158,7 @@ class Analysis:
         self.queue = deque(range(len(self.p.stmts)))
         self.queued = bytearray(b"\x01" * len(self.p.stmts) + b"\x00" * len(defaulted))
         self.budget = EVALUATIONS_PER_STATEMENT * len(stmts) + 1000
+        self.work = WORK_PER_STATEMENT * len(stmts) + WORK_BASE
         self._drain()
         for i, idx in enumerate(defaulted, start=len(self.p.stmts)):
             if idx not in self.called:
@@ -151,7 +169,8 @@ class Analysis:
 
     def _drain(self) -> None:
         stmts = self.stmts
-        while self.queue and self.budget > 0:
+        self.draining = True
+        while self.queue and self.budget > 0 and not self.work_spent:
             self.budget -= 1
             i = self.queue.popleft()
             self.queued[i] = 0
@@ -160,13 +179,27 @@ class Analysis:
                 self.execute(stmts[i])
             except RecursionError:  # (a value nested deeper than the stack: the rest of the file still counts)
                 self.too_deep.add(i)
+            except _Spent as spent:
+                if spent.analysis is not self:  # (another analysis's, under this one's statement)
+                    raise
+                self.work_spent = True
+                if not self.queued[i]:  # (left half done: to evaluate still)
+                    self.queued[i] = 1
+                    self.queue.append(i)
+        self.draining = False
         if self.queue:
             self.statements_left = max(self.statements_left, len(self.queue))
             note_order_dependence()  # out of budget: what was left undone followed the order
 
+    def spend(self, units: int) -> None:
+        """Counts work against the budget; spent, the statement being evaluated is given up."""
+        self.work -= units
+        if self.work < 0 and self.draining:
+            raise _Spent(self)
+
     def shortfall(self) -> str:
         """Why this analysis is a part of what the file does ("" when it is not)."""
-        return shortfall(self.statements_left, len(self.too_deep))
+        return shortfall(self.statements_left, len(self.too_deep), "work" if self.work_spent else "evaluation")
 
     def defaults(self, scope: int, given: int) -> None:
         """The defaults of the parameters past the `given` arguments of a call."""
@@ -175,6 +208,9 @@ class Analysis:
                 self.add_var(var, self.eval(default))
 
     def _read(self, key: object) -> None:
+        self.work -= 1  # (`spend`, written out: every read of the fixpoint comes here)
+        if self.work < 0 and self.draining:
+            raise _Spent(self)
         self.readers.setdefault(key, set()).add(self.cur)
 
     def _wake(self, key: object) -> None:
@@ -209,6 +245,7 @@ class Analysis:
             return
         have = self.cells.get(key)
         if have is None:
+            self.spend(1)
             have = self.cells[key] = set()
             if key[0] == "F":  # a new property: what read all of them reads again
                 self.keys.setdefault(key[1], []).append(key)
@@ -337,7 +374,7 @@ class Analysis:
     def write(self, obj: Value, key: str, values: Values, site: Site) -> None:
         self.wrote(key)
         if obj[0] == PARAM:
-            self.param_writes.setdefault(obj[2], set()).add((obj[3], key, frozenset(values)))  # type: ignore[arg-type]
+            self.param_writes.setdefault(obj[2], {}).setdefault((obj[3], key), set()).update(values)  # type: ignore[arg-type]
             return
         obj = obj[:3]  # (an open instance's fields are its class's instances')
         if obj[0] == MODULE_OBJECT and key == "exports" and obj[1] == self.module:
@@ -862,7 +899,7 @@ class Analysis:
         for i, arg in enumerate(args):
             if i >= len(given):
                 given.append(set())
-            given[i] |= arg[1] if isinstance(arg, tuple) else arg
+            self._grow(given[i], arg[1] if isinstance(arg, tuple) else arg)
 
     def replay(self, site: Site | tuple[Site, str], fn: Value, args: list) -> None:
         """What another module's function does with its parameters, done with these arguments:
@@ -871,7 +908,10 @@ class Analysis:
         there = self.project.analysis(fn[1], self.layer + 1)  # type: ignore[arg-type]
         if there is None or site.__class__ is not int:
             return
-        for (path, src, name), passed in sorted(there.param_calls.get(fn[2], {}).items()):  # type: ignore[arg-type]
+        calls = there.param_calls.get(fn[2], {})  # type: ignore[arg-type]
+        writes = there.param_writes.get(fn[2], {})  # type: ignore[arg-type]
+        self.spend(len(calls) + len(writes))
+        for (path, src, name), passed in sorted(calls.items()):
             given = [self.given(fn, values, args) for values in passed]
             for target in self.through(args, path):
                 if target[0] == FUNC:
@@ -881,7 +921,7 @@ class Analysis:
                         self.pass_args(target, given, EMPTY)
                 elif target[0] == PARAM:  # passed on from our own caller
                     self.note_param_call(target, src, name, given)
-        for path, key, values in sorted(there.param_writes.get(fn[2], ()), key=str):  # type: ignore[arg-type]
+        for (path, key), values in sorted(writes.items()):
             for target in self.through(args, path):
                 self.write(target, key, self.given(fn, values, args), -1)
 
@@ -889,23 +929,28 @@ class Analysis:
         """Values another module's function passes or stores, its own parameters replaced by what
         this call gives them (another function's parameters there are not known here)."""
         out: set[Value] = set()
+        self.spend(len(values))
         for value in values:
             if value[0] != PARAM:
-                out.add(value)
+                self._grow(out, (value,))
             elif value[2] == fn[2]:
-                out |= self.through(args, value[3])  # type: ignore[arg-type]
+                self._grow(out, self.through(args, value[3]))  # type: ignore[arg-type]
         return out
 
     def through(self, args: list, path: tuple) -> Values:
-        """The values at a parameter's path (position, then properties) in these arguments."""
+        """The values at a parameter's path (position, then properties) in these arguments (each step
+        capped as any set is: a path through every item of every item grows without one)."""
         position = path[0]
         if position >= len(args) or isinstance(args[position], tuple):
             return EMPTY
         values: Values = args[position]
         for key in path[1:]:
             found: set[Value] = set()
+            self.spend(len(values))
             for value in values:
-                found |= self.all_fields(value) if key == ANY else self.attr(value, key, -1)
+                self._grow(found, self.all_fields(value) if key == ANY else self.attr(value, key, -1))
+                if len(found) >= MAX_VALUES:
+                    break
             values = found
         return values
 
