@@ -6,9 +6,13 @@ DIR (default: a copy of Django 5.1.4's sdist under ``$TENURE_BENCH_CACHE``, inde
 tree) holds an index; each run reads its facts and symbols as a full index does, then resolves every
 Python file again as ``workers.resolve_all`` does (``--serial``: in one process, in order) in a new
 process with one build's ``src`` on PYTHONPATH (the string-hash seed fixed, as an index's workers run),
-and nothing is written. Printed per run: the summed CPU of the worker processes (user + sys), the
-process's own, and a digest of what the files' resolutions store (edges, reads, answers); then the medians
-and this tree's ratio to the baseline. The two builds must give the same digest. A whole index varies
+and nothing is written. The index keeps analyses as an index's does (``keeps_analyses``): the workers
+leave each other the analyses of other modules they make, and encode them for the store. Printed per
+run: the summed CPU of the worker processes (user + sys), the process's own, and a digest of what the
+files' resolutions store (edges, reads, missing modules, and the answers as bench/index_digests.py
+takes them: question and answer digest pairs, in no order, without their key filters, which depend on
+which worker analysed a module first); then the medians and this tree's ratio to the baseline. The two
+builds must give the same digest. A whole index varies
 ±12% run to run on a loaded 2-core machine; this stage, alternating, a few percent.
 """
 
@@ -42,10 +46,17 @@ from tenure.structural.store import _key_id
 store = Tenure.open(sys.argv[1], discover=False).structural
 rows = store.db.query("SELECT id, path, module, language FROM files "
                       "WHERE parse_status IN ('ok', 'partial') ORDER BY id")
-index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_digest=store.facts_digest)
+index = ProjectIndex(load_facts=store.load_facts, lazy=store, load_digest=store.facts_digest, keeps_analyses=True)
 index.add_modules((r["module"], r["path"]) for r in rows)
 todo = [(r["id"], r["path"], r["language"]) for r in rows if r["language"] == "python"]
 digest = hashlib.blake2b(digest_size=8)
+
+
+def answers(blob):  # (question, answer digest) pairs, as bench/index_digests.py digests them
+    if blob is None:
+        return None
+    fmt, digests, _filters, questions, _wide = msgspec.msgpack.decode(blob)
+    return fmt, sorted((msgspec.msgpack.encode(q), digests[i * 8 : (i + 1) * 8]) for i, q in enumerate(questions))
 
 
 def read_ids(keys):  # (a build sends a file's reads as key strings or as the store's ids of them)
@@ -65,7 +76,7 @@ with cyclic_gc_paused():
         started = time.process_time()
         digest.update(msgspec.msgpack.encode((
             sorted((e.src, e.dst or "", e.relation, e.tier, e.line, e.name, e.detail) for e in resolved.edges),
-            read_ids(resolved.deps), sorted(msgspec.msgpack.decode(resolved.missing)), resolved.answers)))
+            read_ids(resolved.deps), sorted(msgspec.msgpack.decode(resolved.missing)), answers(resolved.answers))))
         digesting += time.process_time() - started
 own = time.process_time() - own - digesting
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
