@@ -118,10 +118,9 @@ class Survival:
                 continue
             # a moved block's blank and short lines (`try:`, `)`) move with it: extend each matched run
             for order in (range(1, len(added)), range(len(added) - 2, -1, -1)):
+                step = order.step
                 for i in order:
-                    step = 1 if order.step == 1 else -1
-                    before = found[i - step]
-                    if found[i] is None and before is not None:
+                    if found[i] is None and (before := found[i - step]) is not None:
                         source = (before[0], before[1] + step)
                         if source not in used and _removed_at(lost, removed_at, *source) == added[i]:
                             used.add(source)
