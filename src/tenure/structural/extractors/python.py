@@ -948,21 +948,27 @@ class _Walker:
                 if kind in kinds.named_value:
                     self.escape(arg, "argument", node)
                 positional.append(_EXPRESSION_OF_KIND[kind](self, arg))  # self.expr(arg): hot
-        name = self.callee_name(func)
+        func_kind = func.kind_id if func is not None else -1
+        if func_kind in kinds.identifier:  # (callee_name's first case, inlined: hot)
+            name = chars[func.start_byte : func.end_byte] if chars is not None else self.text(func)  # type: ignore[union-attr]
+        else:
+            name = self.callee_name(func)
         dynamic = _dynamic_kind(func, arg_nodes) if name in _MAYBE_DYNAMIC or name == "" else ""
         if dynamic:
             self.facts.references.append(
                 Reference(kind="dynamic", name=dynamic, scope=self._named_scope().qualname, line=line,
                           detail=self.text(node)[:120])
             )
-        site = self._site(line, name, _looked_up(dynamic, func, arg_nodes) if dynamic else "")
+        sites = self.sites  # (self._site, inlined: hot)
+        sites.append([line, name, self.scope.idx, _looked_up(dynamic, func, arg_nodes) if dynamic else ""])
+        site = len(sites) - 1
         # A plain name as callee is the name just read (its read, made after the site, is the same).
         if func is None:
             callee = None
-        elif func.kind_id in kinds.identifier:
+        elif func_kind in kinds.identifier:
             callee = self.read(name)
         else:
-            callee = _EXPRESSION_OF_KIND[func.kind_id](self, func)  # self.expr(func): hot
+            callee = _EXPRESSION_OF_KIND[func_kind](self, func)  # self.expr(func): hot
         return ["c", site, callee, positional, keywords]
 
     def e_string(self, node: Node) -> Expr:
