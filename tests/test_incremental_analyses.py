@@ -227,7 +227,8 @@ def test_files_resolved_in_another_order_by_other_workers_store_the_same_graph(m
 
     in_order = resolved("in order")
     resolve_all = workers.resolve_all
-    monkeypatch.setattr(workers, "resolve_all", lambda index, todo: resolve_all(index, todo[::-1]))
+    monkeypatch.setattr(workers, "resolve_all",
+                        lambda index, todo, scratch=None: resolve_all(index, todo[::-1], scratch))
     assert resolved("backwards") == in_order
     _play_the_workers(monkeypatch)  # batches of 16, each a worker without the others' analyses
     assert resolved("backwards, by workers") == in_order
