@@ -7,12 +7,15 @@ and says which files. The rows, with those names, are written with the file's ed
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from tenure.storage import Database
 from tenure.structural.store import GAVE_UP, PARTIAL, READ_CHEAPLY
 
-__all__ = ["GAVE_UP", "PARTIAL", "READ_CHEAPLY", "Gap", "gaps_naming", "how_unresolved", "resolution_gaps"]
+__all__ = ["GAVE_UP", "PARTIAL", "READ_CHEAPLY", "Gap", "gaps_naming", "how_unresolved", "names_in",
+           "resolution_gaps"]
 
 # How each status is said where files not fully resolved are counted.
 _SAID = {GAVE_UP: "given up on", PARTIAL: "resolved partly",
@@ -51,3 +54,15 @@ def _gaps(db: Database, where: str, params: tuple) -> list[Gap]:
     return [Gap(r["path"], r["status"], r["reason"]) for r in db.query(
         "SELECT f.path, g.status, g.reason FROM resolution_gaps g JOIN files f ON f.id = g.file_id"
         + where + " ORDER BY f.path", params)]
+
+
+_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def names_in(path: Path) -> set[str]:
+    """Every name a file's text holds: those of a file no extractor could read (a call there may reach
+    any of them)."""
+    try:
+        return {m.decode() for m in set(_NAME.findall(path.read_bytes()))}
+    except OSError:
+        return set()

@@ -9,7 +9,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import sys
 import time
 from collections import Counter, OrderedDict, deque
@@ -31,6 +30,7 @@ from tenure.structural.discover import (
     named_in_utf8,
 )
 from tenure.structural.facts import FileFacts, decode_facts, digest_of
+from tenure.structural.gaps import names_in
 from tenure.structural.languages import LanguageSpec, language_for, language_table
 from tenure.structural.naming import module_name
 from tenure.structural.parse import extractor_version, shape, symbols_of
@@ -385,7 +385,7 @@ class Indexer:
                 if old is not None:
                     self.store.forget_parse(old["id"])
                     changes.renamed = True
-                self.store.note_unread(file_id, note, _names_in(self.root / c.path))
+                self.store.note_unread(file_id, note, names_in(self.root / c.path))
                 continue
             facts = decode_facts(blob)
             self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
@@ -790,14 +790,3 @@ def _reads_digest(read: Recording, view: ProjectView) -> bytes:
 # What a warm indexer knows the store holds of a file's reads: keys other than modules', modules
 # found, modules looked up in vain; and the last verified reads it recorded (see `_not_yet_recorded`).
 _Recorded = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], object]
-
-
-_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
-
-
-def _names_in(path: Path) -> set[str]:
-    """Every name a file's text holds (of one no extractor could read: a call there may reach any of them)."""
-    try:
-        return {m.decode() for m in set(_NAME.findall(path.read_bytes()))}
-    except OSError:
-        return set()
