@@ -3,10 +3,12 @@ enrichment `tenure index` begins) never run code the repository chose."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from tenure import Tenure
 from tenure.structural.lsp.servers import ServerRefused, server_table, untrusted
 from tenure.team.user_config import user_config_path
 
@@ -55,3 +57,32 @@ def test_servers_that_run_the_projects_build_start_only_for_projects_the_user_tr
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'[lsp]\ntrusted_projects = ["{root}"]\n')
     assert untrusted(table["rust-analyzer"], root) == untrusted(table["jdtls"], root) == ""
+
+
+def _planted_interpreter(marker: Path) -> dict[str, str]:
+    """A repository's .venv/bin/python that leaves `marker` when it runs, and forwards to a real Python."""
+    script = f"#!/bin/sh\necho ran >> '{marker}'\nexec '{sys.executable}' \"$@\"\n"
+    return {".venv/bin/python": script, ".venv/bin/python3": script, ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            "pkg/a.py": "def f():\n    return 1\n\n\ndef g():\n    return f()\n"}
+
+
+def test_basedpyright_never_runs_a_python_interpreter_the_repository_holds(make_indexed_repo,
+                                                                          tmp_path: Path) -> None:
+    """Left to itself basedpyright runs the project's interpreter (a .venv in the root) to learn its
+    search paths: for a project the user's config does not trust,
+    it is handed the Python that runs tenure; the trusted project's own environment is used."""
+    def enriched(name: str) -> tuple[dict, bool]:
+        marker = tmp_path / f"{name} ran"
+        root = make_indexed_repo(_planted_interpreter(marker), name)
+        for path in root.glob("*/bin/python*"):
+            path.chmod(0o755)
+        with Tenure.open(root, discover=False) as t:
+            return t.enrich(), marker.exists()
+
+    report, ran = enriched("cloned")
+    assert not ran
+    assert report["languages"]["python"]["verified"] == 1
+    config = user_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[lsp]\ntrusted_projects = ["{tmp_path / "trusted"}"]\n')
+    assert enriched("trusted")[1]  # (its own interpreter, as before: the user vouched for the project)

@@ -43,10 +43,11 @@ class RequestTimeout(LspError):
 
 class LspClient:
     def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None,
-                 max_rss: int | None = None):
+                 max_rss: int | None = None, settings: dict | None = None):
         """`max_rss`: bytes the server's process group may hold resident; past them it is killed (and
-        every request fails saying so)."""
+        every request fails saying so). `settings`: section -> the value workspace/configuration answers."""
         self.command = command
+        self.settings = settings or {}
         self.root = root
         self.timeout = timeout
         self.max_rss = max_rss
@@ -264,7 +265,8 @@ class LspClient:
     def _answer(self, message: dict) -> None:
         method, params = message["method"], message.get("params") or {}
         if method == lsp.WORKSPACE_CONFIGURATION:
-            result: Any = [None for _ in params.get("items", [])]  # no settings: the server's defaults
+            # (a section not in settings: None, the server's defaults)
+            result: Any = [self.settings.get(item.get("section")) for item in params.get("items", [])]
         else:
             result = None  # registerCapability, workDoneProgress/create, …: acknowledged
         with contextlib.suppress(LspError):
