@@ -188,9 +188,11 @@ def _inside(inside: bool) -> list[str]:
 
 def command(root: Path, args: list[str], attributes: str) -> list[str]:
     """git with `args` as tenure runs it: unquoted paths, the languages' diff drivers (`attributes`: a
-    gitattributes file of languages.attributes()), no pager, colour or external diff."""
+    gitattributes file of languages.attributes()), no pager, colour, external diff or textconv (a driver's
+    converted text is not the blob: its hunks' lines would not be the file's)."""
     return ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}",
-            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
+            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", "--no-textconv",
+            *args[1:]]
 
 
 def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCommit]:
