@@ -3,6 +3,7 @@ enrichment `tenure index` begins) never run code the repository chose."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -86,3 +87,19 @@ def test_basedpyright_never_runs_a_python_interpreter_the_repository_holds(make_
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'[lsp]\ntrusted_projects = ["{tmp_path / "trusted"}"]\n')
     assert enriched("trusted")[1]  # (its own interpreter, as before: the user vouched for the project)
+
+
+def test_a_server_program_the_repository_holds_is_not_run_when_path_leads_into_it(
+        make_indexed_repo, monkeypatch, tmp_path: Path) -> None:
+    """A PATH with an empty entry (`PATH=$PATH:`) or "." finds programs in the folder tenure runs in, the
+    project's root: a committed `gopls` would be started as the Go server."""
+    marker = tmp_path / "ran"
+    root = make_indexed_repo({"main.go": "package main\n\nfunc f() int { return 1 }\n\nfunc main() { f() }\n",
+                              "gopls": f"#!/bin/sh\necho ran > '{marker}'\n"})
+    (root / "gopls").chmod(0o755)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PATH", os.environ["PATH"] + os.pathsep)
+    with Tenure.open(root, discover=False) as t:
+        report = t.enrich(max_restarts=0)
+    assert not marker.exists()
+    assert "is a file of the repository" in report["refused"]["go"]

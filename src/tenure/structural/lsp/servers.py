@@ -50,8 +50,8 @@ class ServerSpec:
         if os.path.isabs(program):
             return program if os.access(program, os.X_OK) else None
         found = shutil.which(program)
-        if found:
-            return found
+        if found:  # (absolute: a PATH entry "." or "" names the folder tenure runs in, not the server's)
+            return os.path.abspath(found)
         return shutil.which(program, path=os.pathsep.join({sysconfig.get_path("scripts"),
                                                            str(Path(sys.executable).parent)}))
 
@@ -100,9 +100,16 @@ def _placed(options: object, program: Path, root: Path, server: str) -> object:
 
 def untrusted(spec: ServerSpec, root: Path) -> str:
     """Why `spec` is not started for `root` ("" when it may be): a server that runs the repository's own
-    code (build scripts, a build tool's wrapper) runs only for projects the user's config trusts."""
-    if not spec.runs_project_code or trusted(root):
+    code (build scripts, a build tool's wrapper) runs only for projects the user's config trusts, and so
+    does a server program that is one of the repository's files (PATH naming "." or "", or the project's
+    node_modules/.bin)."""
+    program = spec.executable()
+    inside = program is not None and Path(program).resolve().is_relative_to(root.resolve())
+    if not (spec.runs_project_code or inside) or trusted(root):
         return ""
+    if inside:
+        return (f"{spec.name} not started: {program}, found on PATH, is a file of the repository; to run it for "
+                f"this project, add \"{root.resolve()}\" to [lsp] trusted_projects in {user_config_path()}")
     return (f"{spec.name} not started: it {spec.runs_project_code}; to run it for this project, add "
             f"\"{root.resolve()}\" to [lsp] trusted_projects in {user_config_path()}")
 
