@@ -103,3 +103,20 @@ def test_a_server_program_the_repository_holds_is_not_run_when_path_leads_into_i
         report = t.enrich(max_restarts=0)
     assert not marker.exists()
     assert "is a file of the repository" in report["refused"]["go"]
+
+
+def test_the_programs_a_server_runs_are_never_looked_up_in_the_project(monkeypatch, tmp_path: Path) -> None:
+    """The server runs in the project's root: with an empty PATH entry, the `go` gopls runs (or the
+    `node` a server's `#!/usr/bin/env node` names) would be a file the repository commits."""
+    from tenure.structural.lsp.client import LspClient
+
+    marker = tmp_path / "ran"
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "go").write_text(f"#!/bin/sh\necho ran > '{marker}'\n")
+    (root / "go").chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep + os.environ["PATH"] + os.pathsep + ".")
+    client = LspClient(["/bin/sh", "-c", "go version"], root)
+    client.process.wait(10)
+    client.kill()
+    assert not marker.exists()

@@ -41,6 +41,12 @@ class RequestTimeout(LspError):
     """No answer within the request's timeout: the server is treated as hung."""
 
 
+def absolute_path() -> str:
+    """PATH without its relative entries: "" and "." name the folder a program runs in, and the server runs
+    in the project's root, where a cloned repository's `go` or `node` would then be the one its tools run."""
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p))
+
+
 class LspClient:
     def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None,
                  max_rss: int | None = None, settings: dict | None = None):
@@ -55,7 +61,7 @@ class LspClient:
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root,
-                start_new_session=True, env={**os.environ, **(env or {})},
+                start_new_session=True, env={**os.environ, "PATH": absolute_path(), **(env or {})},
             )
         except OSError as exc:
             raise LspError(f"cannot start {command[0]}: {exc.strerror or exc}") from exc
