@@ -297,3 +297,23 @@ def test_git_is_waited_for_only_where_its_pipe_holds_a_whole_read(monkeypatch: p
     read, write = os.pipe()
     with open(read, "rb") as pipe, open(write, "wb"):
         assert gitlog._widen(pipe) is False
+
+
+def test_hunks_are_read_from_the_files_as_committed_not_through_a_users_textconv(git_repo: GitRepo,
+                                                                                 tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    """A diff driver's textconv (git-crypt's decrypting one, say) in the user's git config, named for a
+    file by the repository's .gitattributes, would hand tenure converted text: hunks whose lines are not
+    those of the blob, and the converted content (decrypted secrets) in the history."""
+    from tenure.history import gitlog
+
+    git_repo.commit("add", {"a.py": "def f():\n    return 1\n", ".gitattributes": "*.py diff=shifted\n"})
+    git_repo.commit("edit", {"a.py": "def f():\n    return 2\n"})
+    plain = [c.hunks for c in list(gitlog.log(git_repo.root, ["HEAD"]))[-1].changes]
+    shift = tmp_path / "shift.sh"
+    shift.write_text('#!/bin/sh\nprintf "one\\ntwo\\n"\ncat "$1"\n')
+    shift.chmod(0o755)
+    config = tmp_path / "gitconfig"
+    config.write_text(f'[diff "shifted"]\n\ttextconv = {shift}\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    assert [c.hunks for c in list(gitlog.log(git_repo.root, ["HEAD"]))[-1].changes] == plain

@@ -263,3 +263,19 @@ def test_the_users_api_key_is_never_sent_to_a_server_a_repositorys_tenure_toml_c
     user_config_path().parent.mkdir(parents=True, exist_ok=True)
     user_config_path().write_text('[knowledge]\nallowed_hosts = ["llm.example"]\n')
     assert get_chat_provider(chosen).endpoint.api_key == "sk-user"
+
+
+def test_allowed_hosts_that_is_not_a_list_of_host_names_is_an_error_naming_the_file_and_setting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.embeddings.base import EmbeddingConfigError
+    from tenure.knowledge.providers.select import get_chat_provider
+    from tenure.team.user_config import user_config_path
+
+    monkeypatch.setenv("TENURE_LLM_API_KEY", "sk-user")
+    chosen = {"provider": "openai", "url": "https://LLM.example/v1", "model": "m"}
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text('[knowledge]\nallowed_hosts = "llm.example"\n')  # a string, not a list
+    with pytest.raises(EmbeddingConfigError, match=r"config\.toml: \[knowledge\] allowed_hosts must be a list"):
+        get_chat_provider(chosen)
+    user_config_path().write_text('[knowledge]\nallowed_hosts = ["LLM.Example"]\n')  # host names ignore case
+    assert get_chat_provider(chosen).endpoint.api_key == "sk-user"

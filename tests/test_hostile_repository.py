@@ -485,3 +485,26 @@ def test_commits_lost_with_a_damaged_page_are_read_from_git_again(git_repo: GitR
     assert next(k for k in result["kept"] if k["table"] == "history_commits")["unreadable"]
     with Tenure.open(git_repo.root, discover=False) as t:
         assert t.db.rows("SELECT COUNT(*) FROM history_commits")[0][0] == 40
+
+
+def test_a_project_folders_own_git_config_runs_no_fsmonitor_program_when_indexed(tmp_path: Path) -> None:
+    """A project folder copied or unpacked whole (not cloned) brings its .git/config: core.fsmonitor names
+    a program git runs whenever it looks at the work tree, as tenure's ls-files, diff and rev-parse do."""
+    import subprocess
+
+    from tenure import Tenure
+
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\necho ran >> '{marker}'\n")
+    hook.chmod(0o755)
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "a"],
+                 ["config", "core.fsmonitor", str(hook)]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    (root / "a.py").write_text("def f():\n    return 2\n")  # (a working-tree change: tenure diffs it)
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+    assert not marker.exists()

@@ -98,3 +98,20 @@ def test_a_typescript_the_repository_holds_in_node_modules_is_never_run(server_b
     assert not marker.exists()
     assert not report["languages"]["typescript"]["failed"]
     assert circle["src/report.total"]["tier"] == "resolved"
+
+
+def test_the_typescript_server_installs_no_type_packages_a_repository_names(server_bin, make_indexed_repo,
+                                                                             monkeypatch, tmp_path: Path) -> None:
+    """tsserver's automatic type acquisition (on for JavaScript outside a tsconfig) runs npm for the
+    @types of a package.json's dependencies, into the user's cache: the repository would choose what is
+    downloaded and written outside it (and the types the checker then trusts). The server is started with
+    it off."""
+    monkeypatch.setenv("PATH", f"{server_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    script = "function pad() { return 1; }\nfunction main() { return pad(); }\n"  # (outside tsconfig's project)
+    root = make_indexed_repo({**FILES, "package.json": '{"dependencies": {"left-pad": "1.3.0"}}\n',
+                              "tools/main.js": script})
+    with Tenure.open(root, discover=False) as t:
+        report = t.enrich()
+    assert report["languages"]["javascript"]["verified"] == 1
+    assert not (tmp_path / "cache" / "typescript").exists()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tenure.files import RefusedWrite, project_path
+from tenure.git import git_argv
 
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
@@ -124,10 +125,10 @@ def find_root(start: Path, by_git: bool = True) -> Path:
     if not by_git:
         return start
     try:
-        top = subprocess.run(["git", "-C", str(start), "rev-parse", "--show-toplevel"],
+        top = subprocess.run(git_argv(start, "rev-parse", "--show-toplevel"),
                              capture_output=True, text=True, check=True, timeout=10).stdout.strip()
         if top and Path(top).resolve() != start:
-            ignored = subprocess.run(["git", "-C", top, "check-ignore", "-q", "--", str(start)],
+            ignored = subprocess.run(git_argv(top, "check-ignore", "-q", "--", str(start)),
                                      capture_output=True, timeout=10).returncode == 0
             return start if ignored else Path(top)
     except (OSError, subprocess.SubprocessError):

@@ -25,6 +25,7 @@ from typing import IO
 
 import msgspec
 
+from tenure.git import git_argv
 from tenure.history import languages
 from tenure.history.model import UNKNOWN_DATE
 from tenure.history.survival import Survival, squeezed
@@ -121,7 +122,7 @@ class CatFile:
             return None
         if self.proc is None:
             try:
-                self.proc = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],
+                self.proc = subprocess.Popen(git_argv(self.root, "cat-file", "--batch"),
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             except OSError:
                 return None
@@ -152,7 +153,7 @@ def git_ok(root: Path, *args: str) -> bool:
 
 def _run(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=GIT_TIMEOUT_S)
+        return subprocess.run(git_argv(root, *args), capture_output=True, timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"git {args[0]}: {exc}") from exc
 
@@ -188,9 +189,11 @@ def _inside(inside: bool) -> list[str]:
 
 def command(root: Path, args: list[str], attributes: str) -> list[str]:
     """git with `args` as tenure runs it: unquoted paths, the languages' diff drivers (`attributes`: a
-    gitattributes file of languages.attributes()), no pager, colour or external diff."""
-    return ["git", "-C", str(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}",
-            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", *args[1:]]
+    gitattributes file of languages.attributes()), no pager, colour, external diff or textconv (a driver's
+    converted text is not the blob: its hunks' lines would not be the file's)."""
+    return [*git_argv(root), "-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}",
+            "-c", "diff.renameLimit=2000", "--no-pager", *args[:1], "--no-color", "--no-ext-diff", "--no-textconv",
+            *args[1:]]
 
 
 def _stream(root: Path, args: list[str], header: bool = True) -> Iterator[RawCommit]:

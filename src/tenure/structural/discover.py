@@ -15,6 +15,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from tenure.git import git_argv
 from tenure.state import STATE_DIR
 from tenure.structural.languages import LanguageSpec, language_for
 from tenure.structural.walk import walk
@@ -56,7 +57,7 @@ def discover(root: Path) -> Listing:
     try:
         # git lists paths relative to the directory it runs in, subdirectory or not.
         out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            git_argv(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"),
             capture_output=True, check=True, timeout=60,
         ).stdout
         paths = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
@@ -77,7 +78,7 @@ def discover(root: Path) -> Listing:
 def _ignored_by_git(root: Path) -> bool:
     """Whether the git repository around `root` ignores the folder itself (`vendor/` in its .gitignore)."""
     try:
-        return subprocess.run(["git", "-C", str(root), "check-ignore", "-q", "."], capture_output=True,
+        return subprocess.run(git_argv(root, "check-ignore", "-q", "."), capture_output=True,
                               timeout=60).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False

@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tenure.git import git_argv
 from tenure.team.user_config import repository_team, user_table
 
 PROJECT_ENV, ORG_ENV = "TENURE_PROJECT", "TENURE_ORG"
@@ -85,7 +86,7 @@ def _remote(root: Path) -> tuple[str | None, str] | None:
     may carry a token: never shown); (None, its name) when every remote is a local path; None when
     there is no remote."""
     try:
-        found = subprocess.run(["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True,
+        found = subprocess.run(git_argv(root, "remote", "-v"), capture_output=True, text=True,
                                timeout=GIT_TIMEOUT_S, check=False).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None

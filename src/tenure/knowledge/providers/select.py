@@ -74,7 +74,10 @@ def _check_key_may_go(url: str, key_label: str) -> None:
 
     host = urlsplit(url).hostname or ""
     allowed = user_table("knowledge").get("allowed_hosts", [])
-    if not (isinstance(allowed, list) and host in allowed):
+    if not (isinstance(allowed, list) and all(isinstance(h, str) for h in allowed)):
+        raise EmbeddingConfigError(f"{user_config_path()}: [knowledge] allowed_hosts must be a list of host names "
+                                   f"(strings), not {allowed!r}")
+    if host not in {h.lower() for h in allowed}:  # (urlsplit's hostname is lowercase)
         raise EmbeddingConfigError(
             f"tenure.toml [knowledge.model] url {url!r}: your {key_label} is not sent to a server a repository "
             f"chose; to send it there, add {host!r} to [knowledge] allowed_hosts in {user_config_path()}")

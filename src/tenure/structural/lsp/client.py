@@ -41,12 +41,19 @@ class RequestTimeout(LspError):
     """No answer within the request's timeout: the server is treated as hung."""
 
 
+def absolute_path() -> str:
+    """PATH without its relative entries: "" and "." name the folder a program runs in, and the server runs
+    in the project's root, where a cloned repository's `go` or `node` would then be the one its tools run."""
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p))
+
+
 class LspClient:
     def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None,
-                 max_rss: int | None = None):
+                 max_rss: int | None = None, settings: dict | None = None):
         """`max_rss`: bytes the server's process group may hold resident; past them it is killed (and
-        every request fails saying so)."""
+        every request fails saying so). `settings`: section -> the value workspace/configuration answers."""
         self.command = command
+        self.settings = settings or {}
         self.root = root
         self.timeout = timeout
         self.max_rss = max_rss
@@ -54,7 +61,7 @@ class LspClient:
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root,
-                start_new_session=True, env={**os.environ, **(env or {})},
+                start_new_session=True, env={**os.environ, "PATH": absolute_path(), **(env or {})},
             )
         except OSError as exc:
             raise LspError(f"cannot start {command[0]}: {exc.strerror or exc}") from exc
@@ -264,7 +271,8 @@ class LspClient:
     def _answer(self, message: dict) -> None:
         method, params = message["method"], message.get("params") or {}
         if method == lsp.WORKSPACE_CONFIGURATION:
-            result: Any = [None for _ in params.get("items", [])]  # no settings: the server's defaults
+            # (a section not in settings: None, the server's defaults)
+            result: Any = [self.settings.get(item.get("section")) for item in params.get("items", [])]
         else:
             result = None  # registerCapability, workDoneProgress/create, …: acknowledged
         with contextlib.suppress(LspError):

@@ -36,6 +36,9 @@ class ServerSpec:
     # server's own installation resolves (never one of the repository's node_modules)
     initialization_options: dict = field(default_factory=dict)
     runs_project_code: str = ""  # how the server runs code the repository holds: started only where trusted
+    # workspace settings answered for a project the user's config does not trust, where the server's
+    # defaults run a file the repository holds; "tenure-python:" is the interpreter running tenure
+    untrusted_settings: dict = field(default_factory=dict)
 
     def language_id(self, language: str) -> str:
         return self.language_ids.get(language, language)
@@ -47,8 +50,8 @@ class ServerSpec:
         if os.path.isabs(program):
             return program if os.access(program, os.X_OK) else None
         found = shutil.which(program)
-        if found:
-            return found
+        if found:  # (absolute: a PATH entry "." or "" names the folder tenure runs in, not the server's)
+            return os.path.abspath(found)
         return shutil.which(program, path=os.pathsep.join({sysconfig.get_path("scripts"),
                                                            str(Path(sys.executable).parent)}))
 
@@ -60,6 +63,18 @@ class ServerSpec:
         """The initializationOptions for the server at `program`; ServerRefused when a file they name
         is not found beside it (the server would then run the repository's own)."""
         return _placed(self.initialization_options, Path(program).resolve(), root.resolve(), self.name)
+
+    def settings(self, root: Path) -> dict:
+        """section -> the workspace settings the server is answered for `root`."""
+        if not self.untrusted_settings or trusted(root):
+            return {}
+        return _with_python(self.untrusted_settings)
+
+
+def _with_python(settings: object) -> object:
+    if isinstance(settings, dict):
+        return {key: _with_python(value) for key, value in settings.items()}
+    return sys.executable if settings == "tenure-python:" else settings
 
 
 class ServerRefused(ValueError):
@@ -85,14 +100,26 @@ def _placed(options: object, program: Path, root: Path, server: str) -> object:
 
 def untrusted(spec: ServerSpec, root: Path) -> str:
     """Why `spec` is not started for `root` ("" when it may be): a server that runs the repository's own
-    code (build scripts, a build tool's wrapper) runs only for projects the user's config trusts."""
-    trusted = user_table("lsp").get("trusted_projects", [])
-    if not (isinstance(trusted, list) and all(isinstance(p, str) for p in trusted)):
-        raise ValueError(f"{user_config_path()}: [lsp] trusted_projects must be a list of project folders")
-    if not spec.runs_project_code or any(Path(p).expanduser().resolve() == root.resolve() for p in trusted):
+    code (build scripts, a build tool's wrapper) runs only for projects the user's config trusts, and so
+    does a server program that is one of the repository's files (PATH naming "." or "", or the project's
+    node_modules/.bin)."""
+    program = spec.executable()
+    inside = program is not None and Path(program).resolve().is_relative_to(root.resolve())
+    if not (spec.runs_project_code or inside) or trusted(root):
         return ""
+    if inside:
+        return (f"{spec.name} not started: {program}, found on PATH, is a file of the repository; to run it for "
+                f"this project, add \"{root.resolve()}\" to [lsp] trusted_projects in {user_config_path()}")
     return (f"{spec.name} not started: it {spec.runs_project_code}; to run it for this project, add "
             f"\"{root.resolve()}\" to [lsp] trusted_projects in {user_config_path()}")
+
+
+def trusted(root: Path) -> bool:
+    """Whether the user's config lists `root` in `[lsp] trusted_projects`."""
+    folders = user_table("lsp").get("trusted_projects", [])
+    if not (isinstance(folders, list) and all(isinstance(p, str) for p in folders)):
+        raise ValueError(f"{user_config_path()}: [lsp] trusted_projects must be a list of project folders")
+    return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)
 
 
 def server_table() -> dict[str, ServerSpec]:
@@ -106,7 +133,8 @@ def server_table() -> dict[str, ServerSpec]:
                          open_files=entry.get("open_files", True),
                          install=entry.get("install", ""),
                          initialization_options=entry.get("initialization_options", {}),
-                         runs_project_code=entry.get("runs_project_code", ""))
+                         runs_project_code=entry.get("runs_project_code", ""),
+                         untrusted_settings=entry.get("untrusted_settings", {}))
         for name, entry in raw.items()
     }
 

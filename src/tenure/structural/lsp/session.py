@@ -62,7 +62,8 @@ class ServerSession:
                 options = self.spec.options(argv[0], self.root)
             except ServerRefused as exc:
                 raise GaveUp(str(exc)) from exc
-            client = LspClient(argv, self.root, self.timeout, max_rss=self.max_rss)
+            client = LspClient(argv, self.root, self.timeout, max_rss=self.max_rss,
+                               settings=self.spec.settings(self.root))
             self.pids.append(client.pid)
             try:
                 client.initialize(options=options)
