@@ -263,6 +263,8 @@ def test_the_users_api_key_is_never_sent_to_a_server_a_repositorys_tenure_toml_c
     user_config_path().parent.mkdir(parents=True, exist_ok=True)
     user_config_path().write_text('[knowledge]\nallowed_hosts = ["llm.example"]\n')
     assert get_chat_provider(chosen).endpoint.api_key == "sk-user"
+    with pytest.raises(EmbeddingConfigError, match="only over https"):  # an allowed host, in clear text
+        get_chat_provider({**chosen, "url": "http://llm.example/v1"})
 
 
 def test_allowed_hosts_that_is_not_a_list_of_host_names_is_an_error_naming_the_file_and_setting(

@@ -81,3 +81,18 @@ def _check_key_may_go(url: str, key_label: str) -> None:
         raise EmbeddingConfigError(
             f"tenure.toml [knowledge.model] url {url!r}: your {key_label} is not sent to a server a repository "
             f"chose; to send it there, add {host!r} to [knowledge] allowed_hosts in {user_config_path()}")
+    if urlsplit(url).scheme != "https" and not _loopback(host):  # (the repository chose the scheme too)
+        raise EmbeddingConfigError(
+            f"tenure.toml [knowledge.model] url {url!r}: your {key_label} goes to a server a repository chose only "
+            "over https (or to this machine)")
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
