@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 
 from tenure.collector import cyclic_gc_paused
@@ -32,7 +33,7 @@ from tenure.structural.discover import (
 )
 from tenure.structural.facts import FileFacts, decode_facts, digest_of
 from tenure.structural.languages import LanguageSpec, language_for, language_table
-from tenure.structural.naming import module_name
+from tenure.structural.naming import module_name, stem_siblings
 from tenure.structural.parse import extractor_version, shape, symbols_of
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
@@ -95,8 +96,17 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
 
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
     """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
+    paths = list(paths)
     inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
-    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items())]).encode(), digest_size=16).hexdigest()
+    siblings = stem_siblings(paths, _import_extensions())
+    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items()), siblings]).encode(),
+                           digest_size=16).hexdigest()
+
+
+@cache
+def _import_extensions() -> frozenset[str]:
+    """Every extension an import may leave out, of any language (`naming.stem_siblings`)."""
+    return frozenset(x for spec in language_table().values() for x in spec.extra.get("module_extensions", ()))
 
 
 def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:
