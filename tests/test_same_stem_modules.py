@@ -19,7 +19,7 @@ def test_the_sibling_an_extensionless_import_reaches_keeps_the_stem() -> None:
     assert named == {"b/q.js": "b/q", "b/q.cjs": "b/q.cjs", "b/q.d.ts": "b/q.d", "b/q.d.cts": "b/q.d.cts",
                      "b/q.js.map": "b/q.js", "b/solo.mjs": "b/solo", "c.d/x": "c.d/x", "src/q.ts": "src/q"}
     assert path_module("m.c", (), {"m.c", "m.h"}) == "m"  # no import extensions: a header shares the name
-    assert stem_siblings(paths, set(JS)) == ["b/q.cjs", "b/q.d.cts", "b/q.d.ts", "b/q.js"]
+    assert stem_siblings(paths) == ["b/q.cjs", "b/q.d.cts", "b/q.d.ts", "b/q.js"]
 
 
 def _where(t: Tenure, query: str) -> list[tuple[str, str]]:

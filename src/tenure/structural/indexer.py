@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 
 from tenure.collector import cyclic_gc_paused
@@ -96,17 +95,9 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
 
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
     """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
-    paths = list(paths)
     inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
-    siblings = stem_siblings(paths, _import_extensions())
-    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items()), siblings]).encode(),
-                           digest_size=16).hexdigest()
-
-
-@cache
-def _import_extensions() -> frozenset[str]:
-    """Every extension an import may leave out, of any language (`naming.stem_siblings`)."""
-    return frozenset(x for spec in language_table().values() for x in spec.extra.get("module_extensions", ()))
+    siblings = stem_siblings(paths)  # (JS/TS files differing only by extension: naming.path_module)
+    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items()), siblings]).encode(), digest_size=16).hexdigest()
 
 
 def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:

@@ -22,9 +22,10 @@ Schemes (chosen per language in languages.toml, documented in ARCHITECTURE.md):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from functools import cache
 from pathlib import PurePosixPath
 
-from tenure.structural.languages import LanguageSpec
+from tenure.structural.languages import LanguageSpec, language_table
 
 SEPARATORS = "./$:#"
 
@@ -80,15 +81,20 @@ def path_module(path: str, import_extensions: Sequence[str], all_paths: Collecti
     return stem
 
 
-def stem_siblings(paths: Iterable[str], import_extensions: Collection[str]) -> list[str]:
+def stem_siblings(paths: Iterable[str]) -> list[str]:
     """The paths whose module name `path_module` makes of a sibling's presence too: each of several
-    files of one folder that differ only by an extension of `import_extensions`."""
+    files of one folder that differ only by an extension an import may leave out."""
     by_stem: dict[str, list[str]] = {}
     for p in paths:
         stem, dot, ext = p.rpartition(".")
-        if dot and f".{ext}" in import_extensions and "/" not in ext:
+        if dot and f".{ext}" in _import_extensions() and "/" not in ext:
             by_stem.setdefault(stem, []).append(p)
     return sorted(p for group in by_stem.values() if len(group) > 1 for p in group)
+
+
+@cache
+def _import_extensions() -> frozenset[str]:
+    return frozenset(x for spec in language_table().values() for x in spec.extra.get("module_extensions", ()))
 
 
 def file_scope_name(spec: LanguageSpec, module: str, path: str, package: str) -> str:
