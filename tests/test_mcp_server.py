@@ -57,6 +57,9 @@ async def exercise(client: Client) -> None:
         unknown = await client.call_tool(tool, {"symbol": "NoSuchThing"})
         assert unknown.is_error and unknown.structured_content["matches"] == []
         assert "freshness" in unknown.structured_content
+    not_found = (await client.call_tool("what_breaks", {"symbol": "NoSuchThing"})).structured_content["summary"]
+    assert not_found["lower_bound"] is None and not_found["reasons"] == []  # no answer: no bound is claimed
+    assert not_found["text"] == "no symbol matches 'NoSuchThing'"
     ambiguous = await client.call_tool("what_breaks", {"symbol": "total"})
     assert ambiguous.is_error and len(ambiguous.structured_content["matches"]) == 2
 

@@ -166,6 +166,24 @@ def test_cli_unknown_symbol_exits_non_zero_with_a_message(make_repo) -> None:
     assert "no symbol matches 'NoSuchThing'" in out.output
 
 
+def test_a_name_matching_no_symbol_or_several_is_not_found_not_a_lower_bound(make_repo) -> None:
+    """No symbol, no answer to bound: the API and the CLI's JSON say alike what the lookup found."""
+    root = make_repo(FILES)
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(root)]).exit_code == 0
+    with Tenure.open(root, discover=False) as t:
+        for name, text in (("NoSuchThing", "no symbol matches 'NoSuchThing'"), ("total", "names 3 symbols")):
+            answer = t.what_breaks(name)
+            out = runner.invoke(app, ["what-breaks", name, "--repo", str(root), "--json"])
+            assert out.exit_code == 1, name
+            for data in (answer, json.loads(out.stdout)):
+                summary = data["summary"]
+                assert data["symbol"] is None and summary["lower_bound"] is None and summary["reasons"] == [], name
+                assert text in summary["text"] and "lower bound" not in summary["text"], name
+            assert {k: v for k, v in json.loads(out.stdout).items() if k != "freshness"} == \
+                {k: v for k, v in answer.items() if k != "freshness"}
+
+
 def test_export_pycg_lists_every_function_and_its_callees(make_repo) -> None:
     root = make_repo(FILES)
     with Tenure.open(root, discover=False) as t:

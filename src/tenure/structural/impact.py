@@ -108,8 +108,9 @@ class Impact:
             reasons.append(f"it escapes as a value at {counted(len(self.escapes), 'site')} ("
                            + first_few([f"{e.detail} {e.path}:{e.line}" for e in self.escapes])
                            + "): what calls it from there (templates, callbacks, other code) is not followed")
-        # no dependants is an answer like any other: as complete as the reasons against it allow
-        lower_bound = bool(reasons) or self.symbol is None
+        # no dependants is an answer like any other: as complete as the reasons against it allow. A name
+        # that matched no symbol, or several, has no answer to bound: None, and the text is the lookup's
+        lower_bound = bool(reasons) if self.symbol is not None else None
         coverage = self.coverage()
         return {
             # (in the order of Relation, as the text lists them, then by name: a set's order follows the hash seed)
@@ -164,7 +165,7 @@ class Impact:
                 "run": run and {k: run[k] for k in ("running", "stopped", "started_at", "finished_at", "files_done",
                                                     "files_total")} | {"changed": self.changed_by_enrichment}}
 
-    def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool) -> str:
+    def _text(self, generated: int, traced_only: int, coverage: str, lower_bound: bool | None) -> str:
         if self.symbol is None:
             return self.lookup.message()
         direct = [d for d in self.dependants if d.depth == 1]
@@ -206,7 +207,7 @@ class Impact:
             text += f", {traced_only} seen only in traces"
         return f"{text}; {coverage} — {self._verdict(lower_bound)}"
 
-    def _verdict(self, lower_bound: bool) -> str:
+    def _verdict(self, lower_bound: bool | None) -> str:
         """How complete the answer is, claimed no further than its evidence: every edge shown confirmed
         by the sources that confirmed it (a language server, bytecode, wiring, traces), or, with none
         shown, what tree-sitter's resolution saw (every file naming it resolved, no site of its name

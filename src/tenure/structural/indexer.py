@@ -32,7 +32,7 @@ from tenure.structural.discover import (
 from tenure.structural.facts import FileFacts, decode_facts, digest_of
 from tenure.structural.gaps import names_in
 from tenure.structural.languages import LanguageSpec, language_for, language_table
-from tenure.structural.naming import module_name
+from tenure.structural.naming import module_name, stem_siblings
 from tenure.structural.parse import extractor_version, shape, symbols_of
 from tenure.structural.report import IndexReport, Progress
 from tenure.structural.resolve import (
@@ -96,7 +96,8 @@ def _item_edit(edits: dict[str, ItemEdit | None], spec: LanguageSpec, old: FileF
 def _naming_inputs(paths: Iterable[str], go_mods: dict[str, str]) -> str:
     """A digest of what module names are made of besides a file's own path (`naming.module_name`)."""
     inits = sorted(p for p in paths if p == "__init__.py" or p.endswith("/__init__.py"))
-    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items())]).encode(), digest_size=16).hexdigest()
+    siblings = stem_siblings(paths)  # (JS/TS files differing only by extension: naming.path_module)
+    return hashlib.blake2b(json.dumps([inits, sorted(go_mods.items()), siblings]).encode(), digest_size=16).hexdigest()
 
 
 def _go_mods(root: Path, paths: Iterable[str]) -> dict[str, str]:

@@ -11,14 +11,21 @@ Schemes (chosen per language in languages.toml, documented in ARCHITECTURE.md):
   go       the package's import path (go.mod module path + directory) then `Type.Method`:
            `example.com/pay/settlement.Service.Retry`.
   path     the file's path without its extension, then the nested names: `src/util/date.format`.
+           Where an import names a file without its extension (the JS family's `module_extensions`),
+           siblings that differ only by one (`x.js`, `x.cjs`, `x.ts`) would share that name: the one
+           an extensionless import reaches first (that list's order: .ts .tsx .mts .cts .js .jsx .mjs
+           .cjs) keeps it, each other one keeps its whole file name (`build/queryClient.cjs`), which an
+           import naming the file with its extension reaches (`generic._path_module`). `x.d.ts` is
+           `x.d` (a declaration file, reached by no import of `./x`); `x.d.cts` beside it is `x.d.cts`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Sequence
+from functools import cache
 from pathlib import PurePosixPath
 
-from tenure.structural.languages import LanguageSpec
+from tenure.structural.languages import LanguageSpec, language_table
 
 SEPARATORS = "./$:#"
 
@@ -58,7 +65,36 @@ def module_name(
         return go_module(path, go_mods)
     if spec.module_scheme == "package" and package:
         return package
-    return path.rsplit(".", 1)[0] if "." in PurePosixPath(path).name else path
+    return path_module(path, spec.extra.get("module_extensions", ()), all_paths)  # type: ignore[arg-type]
+
+
+def path_module(path: str, import_extensions: Sequence[str], all_paths: Collection[str]) -> str:
+    """The path scheme's module: the path without its extension, unless a sibling differing only by
+    its extension is what an extensionless import reaches (see the module docstring)."""
+    if "." not in path.rpartition("/")[2]:
+        return path
+    stem, _, ext = path.rpartition(".")
+    if f".{ext}" in import_extensions:
+        first = next(x for x in import_extensions if stem + x in all_paths or x == f".{ext}")
+        if first != f".{ext}":
+            return path
+    return stem
+
+
+def stem_siblings(paths: Iterable[str]) -> list[str]:
+    """The paths whose module name `path_module` makes of a sibling's presence too: each of several
+    files of one folder that differ only by an extension an import may leave out."""
+    by_stem: dict[str, list[str]] = {}
+    for p in paths:
+        stem, dot, ext = p.rpartition(".")
+        if dot and f".{ext}" in _import_extensions() and "/" not in ext:
+            by_stem.setdefault(stem, []).append(p)
+    return sorted(p for group in by_stem.values() if len(group) > 1 for p in group)
+
+
+@cache
+def _import_extensions() -> frozenset[str]:
+    return frozenset(x for spec in language_table().values() for x in spec.extra.get("module_extensions", ()))
 
 
 def file_scope_name(spec: LanguageSpec, module: str, path: str, package: str) -> str:

@@ -647,15 +647,17 @@ def _python_module(r: FileResolver, imp: Import) -> str:
 
 def _path_module(r: FileResolver, imp: Import) -> str:
     """`./util` from `src/app.ts`: `src/util`, else `src/util/index`; a bare specifier (`react`)
-    is a package outside the project and keeps its name."""
+    is a package outside the project and keeps its name. `./util.cjs` is the module named so when
+    it has a sibling `util.js` that keeps `src/util` (`naming.path_module`), else `src/util`."""
     if not imp.module.startswith("."):
         return imp.module
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(r.facts.path), imp.module))
+    written = joined = posixpath.normpath(posixpath.join(posixpath.dirname(r.facts.path), imp.module))
     for ext in r.rules.module_extensions:
         if joined.endswith(ext):
             joined = joined[: -len(ext)]
             break
-    candidates = [joined, *(f"{joined}/{index}" for index in r.rules.index_modules)]
+    candidates = [*([written] if written != joined else []), joined,
+                  *(f"{joined}/{index}" for index in r.rules.index_modules)]
     return next((c for c in candidates if r.view.module_exists(c)), joined)
 
 
