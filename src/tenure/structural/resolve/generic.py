@@ -62,6 +62,7 @@ class LanguageRules:
     name_fallback: bool  # an unresolved bare name may be any same-named project symbol
     module_extensions: tuple[str, ...]  # stripped from import specifiers (`./date.js`)
     index_modules: tuple[str, ...]  # what a directory import means (`./util` -> `./util/index`)
+    imports_reach_sources: bool  # `./x.js` means the source `x.ts` beside a built `x.js` (TypeScript's reading)
     follow_reexports: bool  # a module's names include the names it imports and re-exports
     builtins: frozenset[str]  # receivers that, unless the project declares them, are the runtime's
     untyped: frozenset[str]  # declared types that say nothing of the value (TypeScript `any`)
@@ -86,6 +87,7 @@ class LanguageRules:
             name_fallback=bool(x.get("name_fallback", True)),
             module_extensions=tuple(x.get("module_extensions", [])),  # type: ignore[arg-type]
             index_modules=tuple(x.get("index_modules", [])),  # type: ignore[arg-type]
+            imports_reach_sources=bool(x.get("imports_reach_sources", False)),
             follow_reexports=bool(x.get("follow_reexports", False)),
             builtins=frozenset([*x.get("builtins", []), *platform.get("globals", [])]),  # type: ignore[misc]
             untyped=frozenset(x.get("untyped", [])),  # type: ignore[arg-type]
@@ -648,7 +650,8 @@ def _python_module(r: FileResolver, imp: Import) -> str:
 def _path_module(r: FileResolver, imp: Import) -> str:
     """`./util` from `src/app.ts`: `src/util`, else `src/util/index`; a bare specifier (`react`)
     is a package outside the project and keeps its name. `./util.cjs` is the module named so when
-    it has a sibling `util.js` that keeps `src/util` (`naming.path_module`), else `src/util`."""
+    it has a sibling `util.js` that keeps `src/util` (`naming.path_module`), else `src/util`; from a
+    TypeScript file, `./util.js` is `util.ts` when both exist (the compiler reads the source)."""
     if not imp.module.startswith("."):
         return imp.module
     written = joined = posixpath.normpath(posixpath.join(posixpath.dirname(r.facts.path), imp.module))
@@ -656,7 +659,8 @@ def _path_module(r: FileResolver, imp: Import) -> str:
         if joined.endswith(ext):
             joined = joined[: -len(ext)]
             break
-    candidates = [*([written] if written != joined else []), joined,
+    # the file as written first (Node loads it), unless the importer reads `./x.js` as its source `x.ts`
+    candidates = [*([written] if written != joined and not r.rules.imports_reach_sources else []), joined,
                   *(f"{joined}/{index}" for index in r.rules.index_modules)]
     return next((c for c in candidates if r.view.module_exists(c)), joined)
 
