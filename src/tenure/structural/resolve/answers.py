@@ -250,10 +250,11 @@ def _kept_filter(view: ProjectView, read: Recording, parts: Collection[Recording
     """`key_filter`, with the recording as `_FILTERS` keeps it: frozen, one object for every
     question that read the same (`ANSWERED` holds it too). `parts`: recordings replayed into it
     whole (`ProjectView.end_parts`), whose bits are made once (`_part_bits`)."""
-    if not read[0] and not read[1]:  # (a question in ten reads nothing)
+    keys, modules = read
+    if not keys and not modules:  # (a question in ten reads nothing)
         return _READ_NOTHING
     made = for_state(_FILTERS, view)
-    recording = (frozenset(read[0]), frozenset(read[1]))
+    recording = (frozenset(keys), frozenset(modules) if modules else _NO_MODULES)
     found = made.pop(recording, None)  # (put back last: the least recently used go first)
     if found is None:
         found = (recording, _make_filter(view, *recording, parts))
@@ -263,7 +264,8 @@ def _kept_filter(view: ProjectView, read: Recording, parts: Collection[Recording
     return found
 
 
-_READ_NOTHING: tuple[Recording, bytes] = ((frozenset(), frozenset()), bytes(FILTER_BYTES))
+_NO_MODULES: frozenset[str] = frozenset()
+_READ_NOTHING: tuple[Recording, bytes] = ((frozenset(), _NO_MODULES), bytes(FILTER_BYTES))
 
 
 def put_last(table: dict, key: object, value: object, limit: int) -> None:
@@ -278,7 +280,7 @@ def put_last(table: dict, key: object, value: object, limit: int) -> None:
 def _make_filter(view: ProjectView, keys: frozenset[str], modules: frozenset[str],
                  parts: Collection[Recording] = ()) -> bytes:
     count = len(keys) + len(modules)
-    if count <= _WIDE_FROM:
+    if count <= _WIDE_FROM:  # (nineteen recordings in twenty)
         return _bits_of(view, keys, modules).to_bytes(FILTER_BYTES, "little")
     size = min(max(256, 1 << (count * 8 - 1).bit_length()), _WIDE_MAX)
     narrow = wide = 0
@@ -307,10 +309,16 @@ def _part_bits(view: ProjectView, part: Recording, size: int) -> tuple[int, int]
     return bits
 
 
-def _bits_of(view: ProjectView, keys: frozenset[str], modules: frozenset[str]) -> int:
-    """The keys' and the modules' bits in the 128 bits."""
-    bits = reduce(or_, map(_KEY_BITS.__getitem__, keys), 0)
-    return reduce(or_, map(_module_bits(view, 0).__getitem__, modules), bits)
+def _bits_of(view: ProjectView, keys: Collection[str], modules: Collection[str]) -> int:
+    """The keys' and the modules' bits in the 128 bits (for a few: a loop beats `reduce`'s set-up)."""
+    bits = 0
+    for key in keys:
+        bits |= _KEY_BITS[key]
+    if modules:
+        module_bits = _module_bits(view, 0)
+        for module in modules:
+            bits |= module_bits[module]  # type: ignore[operator]
+    return bits
 
 
 def _wide_bits(view: ProjectView, size: int, keys: Collection[str], modules: Collection[str]) -> int:
