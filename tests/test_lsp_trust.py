@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
-from tenure.structural.lsp.servers import ServerRefused, server_table, untrusted
+from tenure.structural.lsp.servers import ServerRefused, plan, server_table, untrusted
 from tenure.team.user_config import user_config_path
 
 
@@ -120,3 +120,18 @@ def test_the_programs_a_server_runs_are_never_looked_up_in_the_project(monkeypat
     client.process.wait(10)
     client.kill()
     assert not marker.exists()
+
+
+def test_an_index_schedules_no_server_the_enrichment_would_refuse(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's "scheduled for <languages>" names only servers the run will start: rust-analyzer on
+    PATH but the project untrusted is refused there, with why, not scheduled."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rust-analyzer").write_text("#!/bin/sh\n")
+    (bin_dir / "rust-analyzer").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    root = tmp_path / "repo"
+    root.mkdir()
+    servers = plan(root, {"rust"})
+    assert servers.runnable == {} and servers.refused["rust"].startswith("rust-analyzer not started: it runs cargo")

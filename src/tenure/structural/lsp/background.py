@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tenure.relaunch import spawn_detached
-from tenure.structural.lsp.servers import refused_commands, servers_for
+from tenure.structural.lsp.servers import plan
 from tenure.structural.lsp.state import LspState, lock_held
 
 if TYPE_CHECKING:
@@ -35,16 +35,16 @@ class LspSource:
         dropped = state.invalidate()
         languages = {r["language"] for r in context.db.query(
             "SELECT DISTINCT language FROM files WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")}
-        servers = servers_for(context.root, languages)
-        missing = sorted(lang for lang, spec in servers.items() if spec.argv() is None)
+        servers = plan(context.root, languages)
+        missing = sorted(servers.no_server)
         out: dict = {"dropped": len(dropped)} if dropped else {}
-        for language, why in refused_commands(context.root, languages).items():
+        for language, why in servers.refused.items():
             out[f"not run for {language}"] = why
         for language, reason in state.take_failures().items():
             out[f"last run gave up {language}"] = reason
         if missing:
             out["no server for"] = ", ".join(missing)
-        runnable = sorted(lang for lang, spec in servers.items() if spec.argv() is not None)
+        runnable = sorted(servers.runnable)
         if not runnable:
             return {**out, "status": "nothing to enrich"}
         if os.environ.get(ENV_SWITCH, "on").lower() in ("off", "0", "false", "no"):

@@ -34,7 +34,7 @@ from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec, project_config, refused_commands, servers_for, untrusted
+from tenure.structural.lsp.servers import ServerSpec, plan, project_config
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
@@ -195,16 +195,11 @@ class Enricher:
         files = self.db.query("SELECT id, path, language, content_hash, size FROM files"
                               " WHERE parse_status IN ('ok', 'partial') AND language IS NOT NULL")
         present = {f["language"] for f in files} & (languages or {f["language"] for f in files})
-        report.refused = refused_commands(self.root, present)
-        servers = servers_for(self.root, present)
+        servers = plan(self.root, present)
+        report.refused, report.no_server = servers.refused, servers.no_server
         groups: dict[str, tuple[ServerSpec, set[str]]] = {}
-        for language, spec in servers.items():
-            if why := untrusted(spec, self.root):
-                report.refused[language] = why
-            elif spec.argv() is None:
-                report.no_server[language] = f"{spec.command[0]} not found: {spec.install}"
-            else:
-                groups.setdefault(spec.name, (spec, set()))[1].add(language)
+        for language, spec in servers.runnable.items():
+            groups.setdefault(spec.name, (spec, set()))[1].add(language)
         verified = self.state.verified()
         work = []
         for spec, langs in groups.values():

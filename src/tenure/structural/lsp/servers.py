@@ -165,6 +165,35 @@ def servers_for(root: Path, languages: set[str]) -> dict[str, ServerSpec]:
     return out
 
 
+@dataclass
+class Plan:
+    """Which language a run verifies with which server, and why the others get none."""
+
+    runnable: dict[str, ServerSpec] = field(default_factory=dict)
+    no_server: dict[str, str] = field(default_factory=dict)  # language -> how to install one
+    refused: dict[str, str] = field(default_factory=dict)  # language -> why its server is not run
+
+
+def plan(root: Path, languages: set[str]) -> Plan:
+    """The servers for `languages`, each checked as its run would check it: its command a repository chose,
+    the trust a server running the project's code needs, its program found, the files it must be handed
+    (so that an index says "scheduled" only for what the enrichment will really run)."""
+    out = Plan(refused=refused_commands(root, languages))
+    for language, spec in servers_for(root, languages).items():
+        program = spec.executable()
+        try:
+            if why := untrusted(spec, root):
+                out.refused[language] = why
+            elif program is None:
+                out.no_server[language] = f"{spec.command[0]} not found: {spec.install}"
+            else:
+                spec.options(program, root)
+                out.runnable[language] = spec
+        except ServerRefused as exc:
+            out.refused[language] = str(exc)
+    return out
+
+
 def refused_commands(root: Path, languages: set[str]) -> dict[str, str]:
     """language -> why the project's tenure.toml names a command for it that is not run."""
     return {language: why for language, why in chosen_commands(root)[1].items() if language in languages}
