@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from tenure.storage import Database
 from tenure.structural.store import GAVE_UP, PARTIAL, READ_CHEAPLY
@@ -59,10 +58,7 @@ def _gaps(db: Database, where: str, params: tuple) -> list[Gap]:
 _NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
-def names_in(path: Path) -> set[str]:
+def names_in(text: bytes) -> set[str]:
     """Every name a file's text holds: those of a file no extractor could read (a call there may reach
     any of them)."""
-    try:
-        return {m.decode() for m in set(_NAME.findall(path.read_bytes()))}
-    except OSError:
-        return set()
+    return {m.decode() for m in _NAME.findall(text)}

@@ -386,7 +386,7 @@ class Indexer:
                 if old is not None:
                     self.store.forget_parse(old["id"])
                     changes.renamed = True
-                self.store.note_unread(file_id, note, names_in(self.root / c.path))
+                self.store.note_unread(file_id, note, names_in(c.content or b""))
                 continue
             facts = decode_facts(blob)
             self._finish_facts(facts, c.spec, tree.paths, tree.go_mods)
@@ -638,8 +638,10 @@ class Indexer:
             if bulk:
                 self.store.delete_resolutions([file_id for file_id, _, _ in todo])
             write = self.store.resolution_writer(update=not bulk)
-            with self.store.db.small_cache() if workers.resolves_in_workers(len(todo)) else contextlib.nullcontext():
-                for done, resolved in enumerate(workers.resolve_all(index, todo, str(make_state_dir(self.root))), 1):
+            forks = workers.resolves_in_workers(len(todo))
+            scratch = str(make_state_dir(self.root)) if forks else None
+            with self.store.db.small_cache() if forks else contextlib.nullcontext():
+                for done, resolved in enumerate(workers.resolve_all(index, todo, scratch), 1):
                     mark = time.perf_counter()
                     write.add(resolved)
                     phases["write edges"] += time.perf_counter() - mark
