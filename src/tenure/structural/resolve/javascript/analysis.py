@@ -170,23 +170,25 @@ class Analysis:
     def _drain(self) -> None:
         stmts = self.stmts
         self.draining = True
-        while self.queue and self.budget > 0 and not self.work_spent:
-            self.budget -= 1
-            i = self.queue.popleft()
-            self.queued[i] = 0
-            self.cur = i
-            try:
-                self.execute(stmts[i])
-            except RecursionError:  # (a value nested deeper than the stack: the rest of the file still counts)
-                self.too_deep.add(i)
-            except _Spent as spent:
-                if spent.analysis is not self:  # (another analysis's, under this one's statement)
-                    raise
-                self.work_spent = True
-                if not self.queued[i]:  # (left half done: to evaluate still)
-                    self.queued[i] = 1
-                    self.queue.append(i)
-        self.draining = False
+        try:
+            while self.queue and self.budget > 0 and not self.work_spent:
+                self.budget -= 1
+                i = self.queue.popleft()
+                self.queued[i] = 0
+                self.cur = i
+                try:
+                    self.execute(stmts[i])
+                except RecursionError:  # (a value nested deeper than the stack: the rest of the file still counts)
+                    self.too_deep.add(i)
+                except _Spent as spent:
+                    if spent.analysis is not self:  # (another analysis's, under this one's statement)
+                        raise
+                    self.work_spent = True
+                    if not self.queued[i]:  # (left half done: to evaluate still)
+                        self.queued[i] = 1
+                        self.queue.append(i)
+        finally:  # (a spent budget of another analysis leaves through here too)
+            self.draining = False
         if self.queue:
             self.statements_left = max(self.statements_left, len(self.queue))
             note_order_dependence()  # out of budget: what was left undone followed the order
