@@ -660,7 +660,8 @@ def _path_module(r: FileResolver, imp: Import) -> str:
             joined = joined[: -len(ext)]
             break
     # the file as written first (Node loads it), unless the importer reads `./x.js` as its source `x.ts`
-    candidates = [*([written] if written != joined and not r.rules.imports_reach_sources else []), joined,
+    to_source = r.rules.imports_reach_sources and written.endswith((".js", ".jsx"))
+    candidates = [*([written] if written != joined and not to_source else []), joined,
                   *(f"{joined}/{index}" for index in r.rules.index_modules)]
     return next((c for c in candidates if r.view.module_exists(c)), joined)
 
