@@ -302,6 +302,18 @@ def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_re
                                  " this and differ from what it left"]
 
 
+def test_lines_edited_on_disk_since_the_index_are_not_compared_with_what_an_attempt_left(git_repo: GitRepo) -> None:
+    """The blame numbers the lines of the file as the history mapped it: once the file on disk differs, its
+    line n is another line, and comparing it would prove nothing (the blame alone then speaks)."""
+    g = git_repo
+    attempt = g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE + MEDIAN})
+    lines = list(range(1, len((SERVICE + MEDIAN).splitlines()) + 1))
+    with project(g) as t:
+        assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)])[0]
+        (g.root / "pay/service.py").write_text("import math\n\n" + SERVICE + MEDIAN)  # (not indexed since)
+        assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)]) == [None]
+
+
 def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(git_repo: GitRepo) -> None:
     g = git_repo
     g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})

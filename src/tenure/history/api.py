@@ -23,6 +23,7 @@ from tenure.history.survival import MIN_MOVED, squeezed
 from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, insert_rows, set_value
+from tenure.structural.discover import content_hash
 from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
@@ -513,20 +514,25 @@ class GitHistory:
         return [known.get(i) for i in ids]
 
     def unchanged_since(self, asked: list[tuple[str, str, list[int]]]) -> list[set[int] | None]:
-        """For each (commit, indexed file, lines of it as it is on disk): which of those lines hold, whitespace
-        aside, a line of the file as the commit left it (under any name it had then). A merge or a
-        cherry-pick that brought the very lines again wrote nothing new, whatever the blame's last writer.
+        """For each (commit, indexed file, lines of it as the history mapped it): which of those lines hold,
+        whitespace aside, a line of the file as the commit left it (under any name it had then). A merge or
+        a cherry-pick that brought the very lines again wrote nothing new, whatever the blame's last writer.
         Only lines of MIN_MOVED characters or more are looked up (`return`, `)` and blank lines are
-        everywhere: no evidence). None: the file then or now cannot be read (the blame is all there is)."""
+        everywhere: no evidence). None: the file then cannot be read, or now is not the content the blame's
+        lines number (edited since the index): the blame is all there is."""
         if not self.available:
             return [None] * len(asked)
+        paths = sorted({path for _, path, _ in asked})
+        mapped = dict(self.db.rows(f"SELECT path, content_hash FROM history_mapped WHERE path IN {self.db.each}",
+                                   (self.db.many(paths),)))
         now: dict[str, list[bytes] | None] = {}
-        for _, path, _ in asked:
-            if path not in now:
-                try:
-                    now[path] = squeezed((self.root / path).read_bytes()).split(b"\n")
-                except OSError:
-                    now[path] = None
+        for path in paths:
+            try:
+                content = (self.root / path).read_bytes()
+            except OSError:
+                content = None
+            now[path] = squeezed(content).split(b"\n") if content is not None and \
+                content_hash(content) == mapped.get(path) else None
         then = self._lines_then(sorted({(sha, path) for sha, path, _ in asked if now[path] is not None}))
         found: list[set[int] | None] = []
         for sha, path, lines in asked:
