@@ -70,6 +70,7 @@ def _check_key_may_go(url: str, key_label: str) -> None:
     from urllib.parse import urlsplit
 
     from tenure.embeddings.base import EmbeddingConfigError
+    from tenure.http_guard import LOOPBACK_NAMES
     from tenure.team.user_config import user_config_path, user_table
 
     host = urlsplit(url).hostname or ""
@@ -81,18 +82,8 @@ def _check_key_may_go(url: str, key_label: str) -> None:
         raise EmbeddingConfigError(
             f"tenure.toml [knowledge.model] url {url!r}: your {key_label} is not sent to a server a repository "
             f"chose; to send it there, add {host!r} to [knowledge] allowed_hosts in {user_config_path()}")
-    if urlsplit(url).scheme != "https" and not _loopback(host):  # (the repository chose the scheme too)
+    if urlsplit(url).scheme != "https" and host not in LOOPBACK_NAMES:  # (the repository chose the scheme too)
         raise EmbeddingConfigError(
             f"tenure.toml [knowledge.model] url {url!r}: your {key_label} goes to a server a repository chose only "
             "over https (or to this machine)")
 
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
