@@ -45,8 +45,12 @@ def _print(result: dict) -> None:
     # The answer's tier is its best match's: the matches below it (the text's neighbours in the graph, by
     # meaning) are counted apart, or "exact: 16 symbols" reads as sixteen symbols named verbatim.
     top = sum(m["tier"] == result["tier"] for m in result["matches"])
-    count = counted(result["total"], "symbol") if top == shown else (
-        f"{counted(top, 'symbol')} and {counted(result['total'] - top, 'weaker match')}")
+    if top == result["total"]:
+        count = counted(top, "symbol")
+    elif top < shown:  # (those not shown rank below the weaker ones shown)
+        count = f"{counted(top, 'symbol')} and {counted(result['total'] - top, 'weaker match')}"
+    else:  # every one shown is at the answer's tier; those not shown are not known to be
+        count = f"{counted(top, 'symbol')} shown"
     console.print(f"[{style}]{result['tier']}[/{style}]: {count}{more}")
     for m in result["matches"]:
         tier = TIER_STYLE[m["tier"]]
