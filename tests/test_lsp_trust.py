@@ -30,8 +30,8 @@ def test_the_typescript_server_is_handed_the_tsserver_installed_beside_it_not_th
     (root / "node_modules" / "typescript" / "lib" / "tsserver.js").write_text("")
     program = _install(tmp_path / "global", "typescript/lib/tsserver.js")
     options = server_table()["typescript-language-server"].options(str(program), root)
-    assert options["tsserver"] == {"path": str(tmp_path / "global" / "node_modules" / "typescript" / "lib" /
-                                               "tsserver.js")}
+    assert options["tsserver"]["path"] == str(tmp_path / "global" / "node_modules" / "typescript" / "lib" /
+                                              "tsserver.js")
 
 
 def test_without_a_tsserver_beside_it_the_typescript_server_is_not_started(tmp_path: Path) -> None:

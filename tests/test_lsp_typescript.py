@@ -115,3 +115,17 @@ def test_the_typescript_server_installs_no_type_packages_a_repository_names(serv
         report = t.enrich()
     assert report["languages"]["javascript"]["verified"] == 1
     assert not (tmp_path / "cache" / "typescript").exists()
+
+
+def test_typescript_files_outside_any_tsconfig_are_verified(server_bin, make_indexed_repo, monkeypatch) -> None:
+    """Files in no tsconfig/jsconfig project make an inferred project, whose loading tsserver never reports:
+    the run does not wait for it, and the one tsserver answers cross-file calls (a syntax server beside it
+    answered from the open file alone while the project loaded)."""
+    monkeypatch.setenv("PATH", f"{server_bin}{os.pathsep}{os.environ['PATH']}")
+    root = make_indexed_repo({path: text for path, text in FILES.items() if path != "tsconfig.json"})
+    with Tenure.open(root, discover=False) as t:
+        report = t.enrich()
+        circle = {d["symbol"]: d for d in t.what_breaks("src/shapes.Circle.area")["dependants"]}
+    assert not report["languages"]["typescript"]["failed"]
+    assert (circle["src/report.total"]["tier"], circle["src/report.total"]["sources"]) == (
+        "resolved", ["lsp", "tree-sitter"])

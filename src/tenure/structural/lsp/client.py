@@ -251,8 +251,7 @@ class LspClient:
     def wait_for_log(self, pattern: str, timeout: float | None = None) -> None:
         """Wait until the server logs a line matching `pattern`, e.g. pyright's "Found 12 source files"
         (before it, cross-file references come back incomplete), or ends a piece of work: finished
-        `$/progress` shows as "progress done: <title>" (tsserver's "Initializing JS/TS language
-        features", before which definitions come back empty)."""
+        `$/progress` shows as "progress done: <title>" (a `ready_log` of the user's config may wait for it)."""
         regex = re.compile(pattern)
         seen = 0
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)

@@ -300,8 +300,6 @@ class Enricher:
         uri = (client.open_document(self.root / path, spec.language_id(language), text) if spec.open_files
                else (self.root / path).as_uri())
         self._open_now = uri
-        if spec.ready_after_open:
-            client.wait_for_log(spec.ready_after_open)
         counts = {"sites": 0, "confirmed": 0, "refuted": 0, "added": 0, "undecided": 0, "dispatched": 0}
         try:
             site_edges: list[SourceEdge] = []

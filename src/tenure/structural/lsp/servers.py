@@ -27,7 +27,6 @@ class ServerSpec:
     language_ids: dict[str, str] = field(default_factory=dict)
     external_names: dict[str, str] = field(default_factory=dict)
     ready_log: str = ""  # a window/logMessage pattern that means the workspace is loaded
-    ready_after_open: str = ""  # the same, for servers that load the project when the first file opens
     transparent_decorators: frozenset[str] = frozenset()  # calls still reach the definition they decorate
     exact_references: bool = False  # references name only calls that resolve to the symbol (else each is checked)
     open_files: bool = True  # didOpen each file before asking about it (some servers answer from disk)
@@ -127,7 +126,7 @@ def server_table() -> dict[str, ServerSpec]:
     return {
         name: ServerSpec(name=name, languages=tuple(entry["languages"]), command=tuple(entry["command"]),
                          language_ids=entry.get("language_ids", {}), external_names=entry.get("external_names", {}),
-                         ready_log=entry.get("ready_log", ""), ready_after_open=entry.get("ready_after_open", ""),
+                         ready_log=entry.get("ready_log", ""),
                          exact_references=entry.get("exact_references", False),
                          transparent_decorators=frozenset(entry.get("transparent_decorators", ())),
                          open_files=entry.get("open_files", True),
