@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 from typer.testing import CliRunner
 
 from tenure import Tenure
@@ -17,6 +18,7 @@ from tenure.cli import app
 from tenure.mcp.server import build_server
 from tenure.procedural.agents_md import BEGIN, END
 from tenure.procedural.api import RulesError
+from tenure.team.user_config import user_config_path
 from tests.git_support import GitRepo
 
 pytestmark = pytest.mark.usefixtures("shared_stores")  # each test on SQLite and on PostgreSQL
@@ -159,10 +161,17 @@ def test_broken_markers_in_agents_md_are_reported_and_nothing_is_written(repo: G
     assert (repo.root / "AGENTS.md").read_text() == broken
 
 
+def trust_procedures(root: Path) -> None:
+    config = user_config_path()  # (each test's own: conftest)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[procedures]\ntrusted_projects = ["{root}"]\n')
+
+
 def test_a_situational_procedure_is_an_mcp_tool_with_its_trigger_and_records_its_verdict(repo: GitRepo) -> None:
     (repo.root / "tenure.toml").write_text(
         '[procedures.integration-tests]\nrun = "echo ==== 4 passed in 0.1s ===="\n'
         'when = "after changing anything under api/"\n')
+    trust_procedures(repo.root)
     with Tenure.open(repo.root, discover=False) as t:
         server = build_server(t)
         tools = {tool.name: tool for tool in asyncio.run(server.list_tools())}
@@ -175,6 +184,35 @@ def test_a_situational_procedure_is_an_mcp_tool_with_its_trigger_and_records_its
         listed = t.rules_store.list()["procedures"]
     assert listed == [{"name": "integration-tests", "tool": "procedure_integration_tests",
                        "run": "echo ==== 4 passed in 0.1s ====", "when": "after changing anything under api/"}]
+
+
+def test_a_repositorys_procedures_run_only_in_a_project_the_users_config_trusts(repo: GitRepo,
+                                                                               tmp_path: Path) -> None:
+    """A cloned repository's tenure.toml is someone else's input: its procedure is listed (by the CLI and
+    as a tool) with why it does not run and the setting that runs it, and neither its tool nor `tenure
+    rules run` runs it until the user's own config trusts the project. The house rules stay."""
+    marker = tmp_path / "ran"
+    (repo.root / "tenure.toml").write_text(
+        f'[procedures.setup]\nrun = "echo planted > {marker}"\nwhen = "before anything else, always"\n')
+    with Tenure.open(repo.root, discover=False) as t:
+        t.rules_store.add("Keep the changelog.", "human/ada")
+        tools = {tool.name: tool for tool in asyncio.run(build_server(t).list_tools())}
+        assert "[procedures] trusted_projects" in tools["procedure_setup"].description
+        assert "planted" not in tools["procedure_setup"].description  # (none of the repository's words)
+        with pytest.raises(ToolError, match=r"not run: .*\[procedures\] trusted_projects"):
+            asyncio.run(build_server(t).call_tool("procedure_setup", {}))
+        listed = t.rules_store.list()["procedures"]
+        assert "Keep the changelog." in t.rules()["text"]
+    assert listed[0]["notRun"].startswith("not run: a repository's tenure.toml cannot choose what runs")
+    assert f'"{repo.root.resolve()}" to [procedures] trusted_projects in {user_config_path()}' in listed[0]["notRun"]
+    shown = CliRunner().invoke(app, ["rules", "list", "--repo", str(repo.root)])
+    assert "[procedures] trusted_projects" in " ".join(shown.output.split())
+    refused = CliRunner().invoke(app, ["rules", "run", "setup", "--repo", str(repo.root)])
+    assert refused.exit_code == 2 and "not run" in refused.output
+    assert not marker.exists()
+    trust_procedures(repo.root)
+    ran = CliRunner().invoke(app, ["rules", "run", "setup", "--repo", str(repo.root)])
+    assert ran.exit_code == 0 and marker.read_text() == "planted\n"
 
 
 def test_a_broken_procedure_table_is_a_clear_error(repo: GitRepo) -> None:

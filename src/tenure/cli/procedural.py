@@ -64,6 +64,8 @@ def _print_list(r: dict) -> None:
     for p in r["procedures"]:
         console.print(f"procedure {escape(p['name'])} (MCP tool {p['tool']}): when {escape(p['when'])}: "
                       f"{escape(p['run'])}")
+        if p.get("notRun"):
+            console.print(f"  [yellow]{escape(p['notRun'])}[/yellow]")
 
 
 @rules_app.command("add")

@@ -289,7 +289,8 @@ class Rules:
                                        " ORDER BY status != 'promoted', status != 'candidate', successes DESC, id",
                                        (status,) if status else ())
         listed = {"rules": shown, "procedures": [
-                  {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when} for p in procedures(self.root)],
+                  {"name": p.name, "tool": p.tool_name, "run": p.run, "when": p.when,
+                   **({"notRun": p.not_run} if p.not_run else {})} for p in procedures(self.root)],
                   "thresholds": self.settings.__dict__, "mined": self.last_mined()}
         if unread:
             listed["unread"] = unread
@@ -361,6 +362,8 @@ class Rules:
         procedure = next((p for p in procedures(self.root) if p.name == name), None)
         if procedure is None:
             raise RulesError(f"no procedure {name!r} in tenure.toml ([procedures.{name}] run = … when = …)")
+        if procedure.not_run:
+            raise RulesError(f"procedure {name!r} {procedure.not_run}")
         result, output = execute(self.root, procedure)
         if session:
             result["recorded"] = self.episodes.record_step(session, procedure.run, output, procedure.name)

@@ -6,6 +6,12 @@ run = "docker compose up -d db && pytest tests/integration"   # a shell command,
 when = "after changing anything under src/db/ or a migration"  # the trigger, in the tool's description
 timeout = 900                                                   # seconds (default 600)
 ```
+
+A cloned repository's tenure.toml is someone else's input: its procedures run only in a project the user's
+own config trusts (`[procedures] trusted_projects`), as the language servers that run a project's code do
+(`[lsp] trusted_projects`). A command is not allowed by its words alone: `make test` or `pytest` runs the
+Makefile or conftest.py of whichever repository names it. Elsewhere each is listed, and its tool says why it
+does not run and which setting runs it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tenure.config import CONFIG_FILE, ConfigError, project_table
+from tenure.team.user_config import trusts, user_config_path
 
 DEFAULT_TIMEOUT_S = 600
 OUTPUT_TAIL = 8000  # characters of the output returned (the full output goes to the test-line reader)
@@ -31,6 +38,7 @@ class Procedure:
     run: str
     when: str
     timeout: float = DEFAULT_TIMEOUT_S
+    not_run: str = ""  # why it does not run here, and the setting that runs it ("" when it runs)
 
     @property
     def tool_name(self) -> str:
@@ -38,7 +46,9 @@ class Procedure:
 
 
 def procedures(root: Path) -> list[Procedure]:
+    """Every procedure of the project's tenure.toml, those that do not run here with why (`not_run`)."""
     found = []
+    why = untrusted(root)
     for name, entry in sorted(project_table(root, "procedures").items()):
         if not _NAME.match(name) or not isinstance(entry, dict):
             raise ConfigError(f"{CONFIG_FILE}: [procedures.{name}] must be a table with a short name (letters, "
@@ -49,8 +59,17 @@ def procedures(root: Path) -> list[Procedure]:
                                 "situation it is for>\"")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise ConfigError(f"{CONFIG_FILE}: [procedures.{name}] timeout must be a positive number of seconds")
-        found.append(Procedure(name, run.strip(), " ".join(when.split()), float(timeout)))
+        found.append(Procedure(name, run.strip(), " ".join(when.split()), float(timeout), why))
     return found
+
+
+def untrusted(root: Path) -> str:
+    """Why the project's procedures do not run ("" when the user's config trusts the project)."""
+    if trusts("procedures", root):
+        return ""
+    return (f"not run: a repository's {CONFIG_FILE} cannot choose what runs on this machine; to run this "
+            f"project's procedures, the user adds \"{root.resolve()}\" to [procedures] trusted_projects in "
+            f"{user_config_path()}")
 
 
 def execute(root: Path, procedure: Procedure) -> tuple[dict, str]:

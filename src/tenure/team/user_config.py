@@ -30,3 +30,11 @@ def repository_team(root: Path) -> tuple[dict, str]:
 def user_table(name: str) -> dict:
     """Table `name` of the user's config ({} without the file or the table)."""
     return toml_table(user_config_path(), name)
+
+
+def trusts(table: str, root: Path) -> bool:
+    """Whether the user's config lists `root` in `[<table>] trusted_projects` (a list of project folders)."""
+    folders = user_table(table).get("trusted_projects", [])
+    if not (isinstance(folders, list) and all(isinstance(p, str) for p in folders)):
+        raise ConfigError(f"{user_config_path()}: [{table}] trusted_projects must be a list of project folders")
+    return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)

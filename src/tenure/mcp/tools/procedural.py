@@ -19,9 +19,14 @@ from tenure.refusal import Refusal
 def register(registry: Registry, tenure: Tenure) -> None:
     # (read from tenure.toml, not through the rules' store: that loads at a procedure's first run)
     for procedure in procedures(tenure.root):
-        registry.tool(_runner(tenure, procedure), f"Call {procedure.when}: runs `{procedure.run}` at the project "
-                      "root; returns its exit status and output (pass session to record its test verdict).", WRITES,
-                      name=procedure.tool_name)
+        registry.tool(_runner(tenure, procedure), _description(procedure), WRITES, name=procedure.tool_name)
+
+
+def _description(procedure: Procedure) -> str:
+    if procedure.not_run:  # (listed, not dropped: the agent can tell the user; none of the repository's words)
+        return f"A procedure of tenure.toml, {procedure.not_run}."
+    return (f"Call {procedure.when}: runs `{procedure.run}` at the project root; returns its exit status and "
+            "output (pass session to record its test verdict).")
 
 
 def _runner(tenure: Tenure, procedure: Procedure) -> Callable[..., CallToolResult]:

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from tenure.config import CONFIG_FILE, project_table
-from tenure.team.user_config import user_config_path, user_table
+from tenure.team.user_config import trusts, user_config_path, user_table
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,7 @@ def untrusted(spec: ServerSpec, root: Path) -> str:
 
 def trusted(root: Path) -> bool:
     """Whether the user's config lists `root` in `[lsp] trusted_projects`."""
-    folders = user_table("lsp").get("trusted_projects", [])
-    if not (isinstance(folders, list) and all(isinstance(p, str) for p in folders)):
-        raise ValueError(f"{user_config_path()}: [lsp] trusted_projects must be a list of project folders")
-    return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)
+    return trusts("lsp", root)
 
 
 def server_table() -> dict[str, ServerSpec]:
