@@ -7,6 +7,8 @@
     python broken_lsp_server.py grow             answers initialize, then a child of it grows by 20 MB
                                                  every 50 ms (to 300 MB); nothing is answered again
     python broken_lsp_server.py slow             answers every request, each after 0.2 s (never done)
+    python broken_lsp_server.py tmp FILE         answers initialize, makes a folder in its temporary directory
+                                                 (as tsserver does) and writes its path to FILE; then hangs
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,6 +54,9 @@ def main(mode: str, arg: str = "") -> None:
             if mode == "hang":
                 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
                 Path(arg).write_text(str(child.pid))
+            if mode == "tmp":
+                made = Path(tempfile.mkdtemp())  # (in $TMPDIR, as a Node server's os.tmpdir())
+                Path(arg).write_text(str(made))
             if mode == "grow":  # (a child: the bound covers the server's whole process group)
                 subprocess.Popen([sys.executable, "-c", GROW])
         elif "id" in message and mode == "slow":

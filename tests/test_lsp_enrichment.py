@@ -250,6 +250,28 @@ def test_a_hanging_server_times_out_and_every_process_it_started_is_ended(make_i
     assert not alive(child) and not any(alive(pid) for pid in python.server_pids)
 
 
+def test_a_servers_temporary_files_are_kept_in_the_state_directory_and_removed_when_it_ends(
+        make_indexed_repo, tmp_path) -> None:
+    """tenure writes only inside the project and its state directory: a server's TMPDIR is a folder made
+    there (tsserver left a 32-hex folder in /tmp at every start, pyright its pyright-* when killed), removed
+    once the server has ended, here killed after a timeout. One a killed tenure left behind (its process
+    gone) is removed at the next start; a running tenure's is not."""
+    made = tmp_path / "made"
+    user_server(sys.executable, str(BROKEN_SERVER), "tmp", str(made))
+    root = make_indexed_repo(FILES)
+    state = root / ".tenure"
+    killed, running = state / f"lsp-tmp-{2**22 + 12345}-x1", state / f"lsp-tmp-{os.getpid()}-x2"
+    for folder in (killed, running):
+        folder.mkdir()
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=1, max_restarts=0).run()
+    assert "got no answer within 1s" in report.languages["python"].failed
+    folder = Path(made.read_text())
+    assert folder.parent.parent == state and folder.parent.name.startswith(f"lsp-tmp-{os.getpid()}-")
+    assert not folder.parent.exists()
+    assert not killed.exists() and running.exists()
+
+
 def test_a_server_that_dies_mid_session_is_restarted_and_the_run_completes(make_indexed_repo, tmp_path) -> None:
     user_server(sys.executable, str(BROKEN_SERVER), "crash-once", str(tmp_path / "mark"))
     root = make_indexed_repo(FILES)

@@ -129,3 +129,20 @@ def test_typescript_files_outside_any_tsconfig_are_verified(server_bin, make_ind
     assert not report["languages"]["typescript"]["failed"]
     assert (circle["src/report.total"]["tier"], circle["src/report.total"]["sources"]) == (
         "resolved", ["lsp", "tree-sitter"])
+
+
+def test_the_typescript_server_leaves_nothing_in_the_system_temporary_directory(
+        server_bin, make_indexed_repo, monkeypatch, tmp_path: Path) -> None:
+    """typescript-language-server makes a folder named with 32 hex characters in os.tmpdir() for each tsserver
+    it starts (its cancellation pipes) and never removes it: its TMPDIR is a folder of the state directory,
+    removed when the server ends."""
+    monkeypatch.setenv("PATH", f"{server_bin}{os.pathsep}{os.environ['PATH']}")
+    system_tmp = tmp_path / "tmp"
+    system_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(system_tmp))  # (what the server would otherwise inherit)
+    root = make_indexed_repo(FILES)
+    with Tenure.open(root, discover=False) as t:
+        report = t.enrich()
+    assert report["languages"]["typescript"]["verified"] == 2
+    assert list(system_tmp.iterdir()) == []
+    assert not list((root / ".tenure").glob("lsp-tmp-*"))

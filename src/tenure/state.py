@@ -7,9 +7,13 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tenure.files import RefusedWrite, project_path
 from tenure.git import git_argv
+
+if TYPE_CHECKING:
+    import tempfile
 
 STATE_DIR = ".tenure"
 DB_NAME = "tenure.db"
@@ -94,6 +98,32 @@ def process_lock(state: Path, name: str) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
+
+
+def process_folder(parent: str, prefix: str) -> "tempfile.TemporaryDirectory[str]":
+    """A folder of this process's in `parent` (a state directory), `<prefix><pid>-…`, removed when the
+    returned object is cleaned up; those of processes that are gone (killed: nothing else removes them)
+    are removed first."""
+    import shutil
+    import tempfile
+
+    with os.scandir(parent) as entries:
+        for entry in entries:
+            pid = entry.name.removeprefix(prefix).partition("-")[0]
+            if entry.name.startswith(prefix) and pid.isdigit() and not process_alive(int(pid)) \
+                    and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}{os.getpid()}-", dir=parent, ignore_cleanup_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def lock_holder(state: Path, name: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tenure.state import process_folder
 from tenure.structural.languages import language_table
 from tenure.structural.parse import extractor, parse_one
 from tenure.structural.resolve import ProjectIndex, ProjectView, Resolved, resolver_for
@@ -168,28 +168,7 @@ def _shared_analysis(path: str) -> bytes | None:
         return None
 
 
-_ANALYSES_FOLDER = "tenure-analyses-"  # then the pid of the index that made it
-
-
-def _remove_left_behind(scratch: str) -> None:
-    """The analyses folders of indexes that were killed (their process is gone): nothing else removes
-    them, and each holds the analyses of a whole project."""
-    with os.scandir(scratch) as entries:
-        for entry in entries:
-            pid = entry.name.removeprefix(_ANALYSES_FOLDER).partition("-")[0]
-            if entry.name.startswith(_ANALYSES_FOLDER) and pid.isdigit() and not _alive(int(pid)) \
-                    and entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # (another user's)
-        return True
-    return True
+_ANALYSES_FOLDER = "tenure-analyses-"  # then the pid of the index that made it (state.process_folder)
 
 
 def _trim_before_fork() -> None:
@@ -230,8 +209,7 @@ def resolve_all(index: ProjectIndex, todo: list[tuple[int, str, str]], scratch: 
     index.fixed = True  # (in the workers, forked over it)
     try:
         batches = [todo[i : i + 16] for i in range(0, len(todo), 16)]
-        _remove_left_behind(scratch or tempfile.gettempdir())
-        with (tempfile.TemporaryDirectory(prefix=f"{_ANALYSES_FOLDER}{os.getpid()}-", dir=scratch) as shared,
+        with (process_folder(scratch or tempfile.gettempdir(), _ANALYSES_FOLDER) as shared,
               process_pool(_worker_count(), fork=True) as pool):
             _SHARED_ANALYSES = shared  # (before the first batch forks the workers)
             for results in pool.map(_resolve_batch, batches):

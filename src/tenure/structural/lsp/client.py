@@ -23,10 +23,12 @@ from typing import Any
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
 
+from tenure.state import process_folder
 from tenure.structural.lsp.bounds import WATCH_S, GroupMemory
 
 _converter = get_converter()
 SHUTDOWN_TIMEOUT_S = 5.0
+TMP_FOLDER = "lsp-tmp-"  # then the pid of the tenure process that started the server (state.process_folder)
 
 
 class LspError(Exception):
@@ -49,21 +51,27 @@ def absolute_path() -> str:
 
 class LspClient:
     def __init__(self, command: list[str], root: Path, timeout: float = 60.0, env: dict[str, str] | None = None,
-                 max_rss: int | None = None, settings: dict | None = None):
+                 max_rss: int | None = None, settings: dict | None = None, scratch: Path | None = None):
         """`max_rss`: bytes the server's process group may hold resident; past them it is killed (and
-        every request fails saying so). `settings`: section -> the value workspace/configuration answers."""
+        every request fails saying so). `settings`: section -> the value workspace/configuration answers.
+        `scratch`: the state directory, where the server's TMPDIR is made, removed once its process group
+        has ended (servers leave theirs in /tmp: tsserver a 32-hex folder per start, pyright one when killed)."""
         self.command = command
         self.settings = settings or {}
         self.root = root
         self.timeout = timeout
         self.max_rss = max_rss
         self._over_memory = ""  # why the watchdog killed the server
+        self._tmp = process_folder(str(scratch), TMP_FOLDER) if scratch else None
+        tmp = {"TMPDIR": self._tmp.name} if self._tmp else {}
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root,
-                start_new_session=True, env={**os.environ, "PATH": absolute_path(), **(env or {})},
+                start_new_session=True, env={**os.environ, "PATH": absolute_path(), **tmp, **(env or {})},
             )
         except OSError as exc:
+            if self._tmp:
+                self._tmp.cleanup()
             raise LspError(f"cannot start {command[0]}: {exc.strerror or exc}") from exc
         self._ids = itertools.count(1)
         self._write_lock = threading.Lock()
@@ -144,6 +152,8 @@ class LspClient:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
+        if self._tmp:  # (the group has ended: nothing writes there any more)
+            self._tmp.cleanup()
 
     def __enter__(self) -> LspClient:
         return self

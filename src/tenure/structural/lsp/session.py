@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from tenure.state import make_state_dir
 from tenure.structural.lsp.client import LspClient, LspError
 from tenure.structural.lsp.servers import ServerRefused, ServerSpec
 from tenure.words import counted
@@ -63,7 +64,7 @@ class ServerSession:
             except ServerRefused as exc:
                 raise GaveUp(str(exc)) from exc
             client = LspClient(argv, self.root, self.timeout, max_rss=self.max_rss,
-                               settings=self.spec.settings(self.root))
+                               settings=self.spec.settings(self.root), scratch=make_state_dir(self.root))
             self.pids.append(client.pid)
             try:
                 client.initialize(options=options)
