@@ -246,14 +246,15 @@ class Tsserver:
     def _open(self, relative: str) -> str:
         """tsserver answers about the files a client has open: each is opened once, as it is asked about."""
         if self.client is None:
+            from tenure.state import make_state_dir
             from tenure.structural.lsp.client import LspClient
             from tenure.structural.lsp.servers import server_table
 
             spec = server_table()["typescript-language-server"]
-            self.client = LspClient(spec.argv() or list(spec.command), self.root, timeout=300).__enter__()
-            self.client.initialize()  # type: ignore[attr-defined]
-            self._open(relative)
-            self.client.wait_for_log(spec.ready_after_open)  # type: ignore[attr-defined]
+            argv = spec.argv() or list(spec.command)
+            self.client = LspClient(argv, self.root, timeout=300, scratch=make_state_dir(self.root)).__enter__()
+            # (as enrichment starts it: one tsserver, which answers in order once the project is loaded)
+            self.client.initialize(options=spec.options(argv[0], self.root))  # type: ignore[attr-defined]
         if relative not in self.opened:
             language = "typescriptreact" if relative.endswith(".tsx") else "typescript"
             self.opened[relative] = self.client.open_document(  # type: ignore[attr-defined]
