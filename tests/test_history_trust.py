@@ -5,6 +5,7 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 
 from __future__ import annotations
 
+import subprocess
 from datetime import UTC, datetime, timedelta
 
 import msgspec
@@ -312,6 +313,29 @@ def test_lines_edited_on_disk_since_the_index_are_not_compared_with_what_an_atte
         assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)])[0]
         (g.root / "pay/service.py").write_text("import math\n\n" + SERVICE + MEDIAN)  # (not indexed since)
         assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)]) == [None]
+
+
+def test_the_lines_an_attempt_left_are_read_through_one_git_process_across_renames(git_repo: GitRepo,
+                                                                                     monkeypatch) -> None:
+    """A file renamed since the attempt is read under its old name by the same `git cat-file` that found
+    the new name missing (a second process had been started for the older names)."""
+    g = git_repo
+    attempt = g.commit("add the service", {"pay/__init__.py": "", "pay/old.py": SERVICE + MEDIAN})
+    g.git("mv", "pay/old.py", "pay/service.py")
+    g.commit("rename the service")
+    lines = list(range(1, len((SERVICE + MEDIAN).splitlines()) + 1))
+    started: list[list[str]] = []
+    popen = subprocess.Popen
+
+    def counted(argv, *args, **kwargs):
+        started.append(list(argv))
+        return popen(argv, *args, **kwargs)
+
+    with project(g) as t:
+        monkeypatch.setattr(subprocess, "Popen", counted)
+        same = t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)])[0]
+    assert same  # (found under the name the file had then)
+    assert sum("cat-file" in argv for argv in started) == 1
 
 
 def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(git_repo: GitRepo) -> None:

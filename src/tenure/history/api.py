@@ -543,21 +543,21 @@ class GitHistory:
 
     def _lines_then(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], frozenset[bytes]]:
         """The lines of each file as a commit left it, squeezed ((sha, path): by its name today, else by one it
-        had before a rename), those git has."""
+        had before a rename), those git has: asked of one `git cat-file` process."""
         found: dict[tuple[str, str], frozenset[bytes]] = {}
-        missing: list[tuple[str, str]] = []
-        for key, content in zip(wanted, gitlog.files_at(self.root, wanted), strict=True):
-            if content is None:
-                missing.append(key)
-            else:
-                found[key] = frozenset(squeezed(content).split(b"\n"))
-        if missing:
-            lineage = self._lineage()
-            older = [(key, name) for key in missing for name in sorted(_names_of(key[1], lineage) - {key[1]})]
-            for (key, _), content in zip(older, gitlog.files_at(self.root, [(key[0], name) for key, name in older]),
-                                         strict=True):
-                if content is not None and key not in found:
+        with gitlog.CatFile(self.root) as objects:
+            missing = []
+            for key in wanted:
+                if (content := objects.file_at(*key)) is None:
+                    missing.append(key)
+                else:
                     found[key] = frozenset(squeezed(content).split(b"\n"))
+            lineage = self._lineage() if missing else {}
+            for key in missing:
+                for name in sorted(_names_of(key[1], lineage) - {key[1]}):
+                    if (content := objects.file_at(key[0], name)) is not None:
+                        found[key] = frozenset(squeezed(content).split(b"\n"))
+                        break
         return found
 
     def _lineage(self) -> dict[str, set[str]]:

@@ -136,14 +136,10 @@ class CatFile:
             return head[1], stdout.read(int(head[2]) + 1)[:-1]
         return None
 
-
-def files_at(root: Path, wanted: list[tuple[str, str]]) -> Iterator[bytes | None]:
-    """Files as commits left them, for each (sha, path relative to `root`) in turn (None: the commit has
-    no such file), one asked at a time: none is held longer than its turn."""
-    with CatFile(root) as objects:
-        for sha, path in wanted:
-            found = objects.get(f"{sha}:./{path}")
-            yield found[1] if found is not None and found[0] == b"blob" else None
+    def file_at(self, sha: str, path: str) -> bytes | None:
+        """A file as a commit left it (`path` relative to the root; None: the commit has no such file)."""
+        found = self.get(f"{sha}:./{path}")
+        return found[1] if found is not None and found[0] == b"blob" else None
 
 
 def git_ok(root: Path, *args: str) -> bool:
