@@ -517,12 +517,8 @@ def _raw_entry(line: bytes) -> RawChange:
     meta, _, paths = line.partition(b"\t")  # (a line of git's output split at its newlines)
     fields = meta.split()
     old_blob, new_blob, status = fields[2].decode(), fields[3].decode(), _STATUS.get(fields[4][:1], "M")
-    if b"\t" in paths or paths[:1] == b'"':  # (a rename or copy's two paths, or a quoted path)
-        names = [unquote(p) for p in paths.split(b"\t")]
-        if len(names) == 2:
-            return RawChange(names[1], names[0] if status == "R" else None, status, old_blob, new_blob)
-        return RawChange(names[0], None, status, old_blob, new_blob)
-    return RawChange(paths.decode("utf-8", "backslashreplace"), None, status, old_blob, new_blob)  # (`unquote`'s)
+    old, two, path = paths.rpartition(b"\t")  # (a rename or copy names the path it came from first)
+    return RawChange(unquote(path), unquote(old) if two and status == "R" else None, status, old_blob, new_blob)
 
 
 def unquote(raw: bytes) -> str:
