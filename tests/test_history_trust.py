@@ -338,6 +338,29 @@ def test_the_lines_an_attempt_left_are_read_through_one_git_process_across_renam
     assert sum("cat-file" in argv for argv in started) == 1
 
 
+def test_impossible_dates_are_found_again_when_commits_are_read_and_never_count_the_store(git_repo: GitRepo) -> None:
+    """The store's commits are counted by the update that stores them: a question about dates reads that
+    number (a COUNT(*) of history_commits per question had scanned the whole table)."""
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    year_9999 = g.commit_dated("audit copies", {"pay/service.py": SERVICE.replace("payment\n", "dict(payment)\n")},
+                               "253402300799 +0000", "253402300799 +0000")
+    now = datetime(2030, 1, 1, tzinfo=UTC)
+    with project(g) as t:
+        history = t.episodes.history
+        statements: list[str] = []
+        history.db._conn.set_trace_callback(statements.append)
+        assert history.impossible_dates([year_9999], now) == {year_9999: ("2030-01-01T00:00:00+00:00", "")}
+        history.db._conn.set_trace_callback(None)
+        built_on_it = g.commit("audit logs", {"pay/service.py": SERVICE.replace("payment\n", "log(payment)\n")})
+        history.update()
+        history.db._conn.set_trace_callback(statements.append)
+        at = history.lookup([built_on_it])[built_on_it].committed_at
+        assert history.impossible_dates([year_9999], now) == {year_9999: (at, built_on_it)}
+        history.db._conn.set_trace_callback(None)
+    assert statements and not [s for s in statements if "COUNT(" in s.upper()]
+
+
 def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(git_repo: GitRepo) -> None:
     g = git_repo
     g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})

@@ -275,7 +275,12 @@ class GitHistory:
                 if reverted:
                     reverts.append((*reverted, commit_id))
             self.db.executemany("UPDATE history_commits SET reverts = ?, reverts_how = ? WHERE id = ?", reverts)
+            set_value(self.db, "history_meta", "commits", str(self._stored() + len(new)))
         return len(new)
+
+    def _stored(self) -> int:
+        """How many commits the store holds (store.m007_commits_counted)."""
+        return int(get_value(self.db, "history_meta", "commits") or 0)
 
     def _reverted_by_message(self, raw: RawCommit, commit_id: int, subject: str, body: str) -> tuple[str, str] | None:
         """`This reverts commit SHA` (git revert's own words), else `Revert "<subject>"`: the latest
@@ -632,9 +637,10 @@ class GitHistory:
         written by hand). Each with the latest date it can have been made at: the earliest date among the
         nearest commits built on it with a possible date (through those dated after `now` or not at all),
         `now` at the most; and that commit's sha ("": `now`). One pass over the history, kept while it and
-        the hour are the same (flask's 5,531 commits in 10 ms)."""
+        the hour are the same (flask's 5,531 commits in 10 ms; commits are only ever added: their number,
+        which the update stores, says whether it is the same)."""
         at = now.astimezone(UTC).isoformat(timespec="seconds")
-        key = (*self.db.rows("SELECT COUNT(*), MAX(id) FROM history_commits")[0], at[:13])
+        key = (self._stored(), at[:13])
         if self._impossible is None or self._impossible[0] != key:
             self._impossible = (key, _impossible_dates(self.db.rows(
                 "SELECT sha, parents, committed_at FROM history_commits ORDER BY id DESC"), at))
