@@ -300,7 +300,8 @@ def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_re
         gone = {a["commit"]: a["expired"] for a in result["expiredAttempts"]}
         assert not [key for a in result["expiredAttempts"] for key in a if key.startswith("_")]  # (ranking's own)
         assert gone[attempt] == ["pay.service.median was rewritten since: 4 of its 4 lines were last written after"
-                                 " this and differ from what it left"]
+                                 " this, and none of those of 8 or more characters is, whitespace aside, a line of"
+                                 " the file as it left it (shorter lines are not compared)"]
 
 
 def test_lines_edited_on_disk_since_the_index_are_not_compared_with_what_an_attempt_left(git_repo: GitRepo) -> None:
