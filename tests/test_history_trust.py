@@ -5,6 +5,7 @@ when nothing qualifies; history reading stays linear on hostile commits."""
 
 from __future__ import annotations
 
+import subprocess
 from datetime import UTC, datetime, timedelta
 
 import msgspec
@@ -299,7 +300,8 @@ def test_a_merge_that_brought_the_very_lines_is_no_rewrite_of_the_attempt(git_re
         gone = {a["commit"]: a["expired"] for a in result["expiredAttempts"]}
         assert not [key for a in result["expiredAttempts"] for key in a if key.startswith("_")]  # (ranking's own)
         assert gone[attempt] == ["pay.service.median was rewritten since: 4 of its 4 lines were last written after"
-                                 " this and differ from what it left"]
+                                 " this, and none of those of 8 or more characters is, whitespace aside, a line of"
+                                 " the file as it left it (shorter lines are not compared)"]
 
 
 def test_lines_edited_on_disk_since_the_index_are_not_compared_with_what_an_attempt_left(git_repo: GitRepo) -> None:
@@ -312,6 +314,52 @@ def test_lines_edited_on_disk_since_the_index_are_not_compared_with_what_an_atte
         assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)])[0]
         (g.root / "pay/service.py").write_text("import math\n\n" + SERVICE + MEDIAN)  # (not indexed since)
         assert t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)]) == [None]
+
+
+def test_the_lines_an_attempt_left_are_read_through_one_git_process_across_renames(git_repo: GitRepo,
+                                                                                     monkeypatch) -> None:
+    """A file renamed since the attempt is read under its old name by the same `git cat-file` that found
+    the new name missing (a second process had been started for the older names)."""
+    g = git_repo
+    attempt = g.commit("add the service", {"pay/__init__.py": "", "pay/old.py": SERVICE + MEDIAN})
+    g.git("mv", "pay/old.py", "pay/service.py")
+    g.commit("rename the service")
+    lines = list(range(1, len((SERVICE + MEDIAN).splitlines()) + 1))
+    started: list[list[str]] = []
+    popen = subprocess.Popen
+
+    def counted(argv, *args, **kwargs):
+        started.append(list(argv))
+        return popen(argv, *args, **kwargs)
+
+    with project(g) as t:
+        monkeypatch.setattr(subprocess, "Popen", counted)
+        same = t.episodes.history.unchanged_since([(attempt, "pay/service.py", lines)])[0]
+    assert same  # (found under the name the file had then)
+    assert sum("cat-file" in argv for argv in started) == 1
+
+
+def test_impossible_dates_are_found_again_when_commits_are_read_and_never_count_the_store(git_repo: GitRepo) -> None:
+    """The store's commits are counted by the update that stores them: a question about dates reads that
+    number (a COUNT(*) of history_commits per question had scanned the whole table)."""
+    g = git_repo
+    g.commit("add the service", {"pay/__init__.py": "", "pay/service.py": SERVICE})
+    year_9999 = g.commit_dated("audit copies", {"pay/service.py": SERVICE.replace("payment\n", "dict(payment)\n")},
+                               "253402300799 +0000", "253402300799 +0000")
+    now = datetime(2030, 1, 1, tzinfo=UTC)
+    with project(g) as t:
+        history = t.episodes.history
+        statements: list[str] = []
+        history.db._conn.set_trace_callback(statements.append)
+        assert history.impossible_dates([year_9999], now) == {year_9999: ("2030-01-01T00:00:00+00:00", "")}
+        history.db._conn.set_trace_callback(None)
+        built_on_it = g.commit("audit logs", {"pay/service.py": SERVICE.replace("payment\n", "log(payment)\n")})
+        history.update()
+        history.db._conn.set_trace_callback(statements.append)
+        at = history.lookup([built_on_it])[built_on_it].committed_at
+        assert history.impossible_dates([year_9999], now) == {year_9999: (at, built_on_it)}
+        history.db._conn.set_trace_callback(None)
+    assert statements and not [s for s in statements if "COUNT(" in s.upper()]
 
 
 def test_an_impossible_commit_date_does_not_rank_an_attempt_ahead_and_says_so(git_repo: GitRepo) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from tenure.episodic.episodes import neighbours_of
 from tenure.episodic.settings import EpisodicSettings
+from tenure.history.survival import MIN_MOVED
 from tenure.namespace.symbols import fingerprints, neighbours, symbols_in
 from tenure.storage import Database
 
@@ -108,8 +109,11 @@ class Expiry:
             later -= len(same)
             if later < enough:
                 return None
+        # (what `unchanged` compared, exactly: each of those lines long enough to be evidence, whitespace
+        # aside, with every line of the whole file as the episode's commit left it)
         return (f"{row.fqn} was rewritten since: {later} of its {size} lines were last written after this"
-                + (" and differ from what it left" if same is not None else ""))
+                + (f", and none of those of {MIN_MOVED} or more characters is, whitespace aside, a line of the file"
+                   " as it left it (shorter lines are not compared)" if same is not None else ""))
 
     def reason(self, row: Row, failed: bool = False) -> str | None:
         """Why the symbol this row touched is not the code it was then, or None. `failed`: the attempt

@@ -275,7 +275,12 @@ class GitHistory:
                 if reverted:
                     reverts.append((*reverted, commit_id))
             self.db.executemany("UPDATE history_commits SET reverts = ?, reverts_how = ? WHERE id = ?", reverts)
+            set_value(self.db, "history_meta", "commits", str(self._stored() + len(new)))
         return len(new)
+
+    def _stored(self) -> int:
+        """How many commits the store holds (store.m007_commits_counted)."""
+        return int(get_value(self.db, "history_meta", "commits") or 0)
 
     def _reverted_by_message(self, raw: RawCommit, commit_id: int, subject: str, body: str) -> tuple[str, str] | None:
         """`This reverts commit SHA` (git revert's own words), else `Revert "<subject>"`: the latest
@@ -543,21 +548,21 @@ class GitHistory:
 
     def _lines_then(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], frozenset[bytes]]:
         """The lines of each file as a commit left it, squeezed ((sha, path): by its name today, else by one it
-        had before a rename), those git has."""
+        had before a rename), those git has: asked of one `git cat-file` process."""
         found: dict[tuple[str, str], frozenset[bytes]] = {}
-        missing: list[tuple[str, str]] = []
-        for key, content in zip(wanted, gitlog.files_at(self.root, wanted), strict=True):
-            if content is None:
-                missing.append(key)
-            else:
-                found[key] = frozenset(squeezed(content).split(b"\n"))
-        if missing:
-            lineage = self._lineage()
-            older = [(key, name) for key in missing for name in sorted(_names_of(key[1], lineage) - {key[1]})]
-            for (key, _), content in zip(older, gitlog.files_at(self.root, [(key[0], name) for key, name in older]),
-                                         strict=True):
-                if content is not None and key not in found:
+        with gitlog.CatFile(self.root) as objects:
+            missing = []
+            for key in wanted:
+                if (content := objects.file_at(*key)) is None:
+                    missing.append(key)
+                else:
                     found[key] = frozenset(squeezed(content).split(b"\n"))
+            lineage = self._lineage() if missing else {}
+            for key in missing:
+                for name in sorted(_names_of(key[1], lineage) - {key[1]}):
+                    if (content := objects.file_at(key[0], name)) is not None:
+                        found[key] = frozenset(squeezed(content).split(b"\n"))
+                        break
         return found
 
     def _lineage(self) -> dict[str, set[str]]:
@@ -632,9 +637,10 @@ class GitHistory:
         written by hand). Each with the latest date it can have been made at: the earliest date among the
         nearest commits built on it with a possible date (through those dated after `now` or not at all),
         `now` at the most; and that commit's sha ("": `now`). One pass over the history, kept while it and
-        the hour are the same (flask's 5,531 commits in 10 ms)."""
+        the hour are the same (flask's 5,531 commits in 10 ms; commits are only ever added: their number,
+        which the update stores, says whether it is the same)."""
         at = now.astimezone(UTC).isoformat(timespec="seconds")
-        key = (*self.db.rows("SELECT COUNT(*), MAX(id) FROM history_commits")[0], at[:13])
+        key = (self._stored(), at[:13])
         if self._impossible is None or self._impossible[0] != key:
             self._impossible = (key, _impossible_dates(self.db.rows(
                 "SELECT sha, parents, committed_at FROM history_commits ORDER BY id DESC"), at))

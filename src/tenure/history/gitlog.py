@@ -136,14 +136,10 @@ class CatFile:
             return head[1], stdout.read(int(head[2]) + 1)[:-1]
         return None
 
-
-def files_at(root: Path, wanted: list[tuple[str, str]]) -> Iterator[bytes | None]:
-    """Files as commits left them, for each (sha, path relative to `root`) in turn (None: the commit has
-    no such file), one asked at a time: none is held longer than its turn."""
-    with CatFile(root) as objects:
-        for sha, path in wanted:
-            found = objects.get(f"{sha}:./{path}")
-            yield found[1] if found is not None and found[0] == b"blob" else None
+    def file_at(self, sha: str, path: str) -> bytes | None:
+        """A file as a commit left it (`path` relative to the root; None: the commit has no such file)."""
+        found = self.get(f"{sha}:./{path}")
+        return found[1] if found is not None and found[0] == b"blob" else None
 
 
 def git_ok(root: Path, *args: str) -> bool:
@@ -521,12 +517,8 @@ def _raw_entry(line: bytes) -> RawChange:
     meta, _, paths = line.partition(b"\t")  # (a line of git's output split at its newlines)
     fields = meta.split()
     old_blob, new_blob, status = fields[2].decode(), fields[3].decode(), _STATUS.get(fields[4][:1], "M")
-    if b"\t" in paths or paths[:1] == b'"':  # (a rename or copy's two paths, or a quoted path)
-        names = [unquote(p) for p in paths.split(b"\t")]
-        if len(names) == 2:
-            return RawChange(names[1], names[0] if status == "R" else None, status, old_blob, new_blob)
-        return RawChange(names[0], None, status, old_blob, new_blob)
-    return RawChange(paths.decode("utf-8", "backslashreplace"), None, status, old_blob, new_blob)  # (`unquote`'s)
+    old, two, path = paths.rpartition(b"\t")  # (a rename or copy names the path it came from first)
+    return RawChange(unquote(path), unquote(old) if two and status == "R" else None, status, old_blob, new_blob)
 
 
 def unquote(raw: bytes) -> str:

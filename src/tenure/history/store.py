@@ -120,3 +120,10 @@ def m006_changes_by_path_once(db: Database) -> None:
     # history_changes_from (path, old_blob): its twin on (path, new_blob) only cost each stored change
     # another B-tree insert (a third of the rows' index upkeep on a first read)
     db.execute("DROP INDEX IF EXISTS history_changes_into")
+
+
+@migrations
+def m007_commits_counted(db: Database) -> None:
+    # how many commits the store holds, kept by each batch that stores commits (in its transaction): what
+    # GitHistory.impossible_dates keys its pass over the history on, not a COUNT(*) of the table per query
+    db.execute("INSERT INTO history_meta (key, value) SELECT 'commits', COUNT(*) FROM history_commits")
