@@ -99,7 +99,7 @@ def _encode_read(obj: object) -> object:
 
 
 class _Scope:
-    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this", "exited")
+    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this", "exited", "params")
 
     def __init__(self, idx: int, kind: str, qualname: str, parent: _Scope | None, this: int) -> None:
         self.idx = idx
@@ -110,6 +110,7 @@ class _Scope:
         self.versions: dict[str, list[int]] = {}  # every variable of a name bound here
         self.this = this  # the scope whose `this` this one's is (-1: none)
         self.exited = False  # a return in a branch, an await or a yield: what follows may not run
+        self.params: set[str] = set()  # the names its parameters bind (not destructured ones)
 
 
 class _Walker:
@@ -128,6 +129,7 @@ class _Walker:
         self.conditional: list[int] = []
         self.reassigned: set[str] = set()  # names assigned again somewhere (not declared)
         self.all_scopes: list[_Scope] = []
+        self.by_qualname: dict[str, list[_Scope]] = {}  # (made once the walk is done: is_parameter)
         self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
@@ -148,6 +150,22 @@ class _Walker:
         if found is None and node.parent is not None:
             found = self.spans.get((node.parent.start_byte, node.parent.end_byte))
         return found if found is not None else self.scope.qualname
+
+    def is_parameter(self, qualname: str, name: str, defined: set[str]) -> bool:
+        """Whether `name` read in the definition `qualname` is a parameter of its function or of one
+        enclosing it (the nearest binding of the name: no local function of that name is nearer).
+        Such a name taken as a value is what the caller passed, whose own site took it (as Python's
+        walk keeps no parameter passed on)."""
+        if not self.by_qualname:
+            for scope in self.all_scopes:
+                self.by_qualname.setdefault(scope.qualname, []).append(scope)
+        for scope in self.by_qualname.get(qualname) or self.all_scopes[:1]:
+            outer: _Scope | None = scope
+            while outer is not None and name not in outer.versions:
+                outer = outer.parent
+            if outer is None or name not in outer.params or f"{outer.qualname}.{name}" in defined:
+                return False
+        return True
 
     def function_scope(self) -> _Scope:
         scope = self.scope
@@ -626,6 +644,7 @@ class _Walker:
                 pattern = pattern.named_children[0]
             if pattern.type == "identifier":
                 var = self.bind(self.text(pattern))
+                scope.params.add(self.text(pattern))
                 target = None
             else:  # a destructured parameter: a slot of its own, taken apart on entry
                 var = self.nvars
@@ -1151,4 +1170,6 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker = _Walker(spans)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
+    defined = {d.qualname for d in facts.definitions}
+    facts.escapes = [e for e in facts.escapes if e.receiver or not walker.is_parameter(e.scope, e.name, defined)]
     return facts
