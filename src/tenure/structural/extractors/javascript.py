@@ -63,7 +63,7 @@ from tree_sitter import Node, Tree
 from tenure.structural.extract import extract_located, text_of
 from tenure.structural.extractors import State, join
 from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
-from tenure.structural.facts import FileFacts
+from tenure.structural.facts import Binding, FileFacts
 from tenure.structural.languages import LanguageSpec
 
 _NOTHING: tuple = ()
@@ -130,6 +130,7 @@ class _Walker:
         self.reassigned: set[str] = set()  # names assigned again somewhere (not declared)
         self.all_scopes: list[_Scope] = []
         self.by_qualname: dict[str, list[_Scope]] = {}  # (made once the walk is done: is_parameter)
+        self.module_value: Binding | None = None  # `export = name` (the query pass's `module.exports = name`)
         self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
@@ -482,15 +483,24 @@ class _Walker:
         if value is not None:  # export default <expression>
             self.emit("exp", "default", self.expr(value))
             return
+        if any(not c.is_named and c.type == "=" for c in node.children) and node.named_children:
+            # TypeScript's `export = value`: the module's value, as CommonJS `module.exports = value`
+            assigned = node.named_children[-1]
+            self.emit("=", self.scope.idx, ["a", ["n", "module"], "exports", -1], self.expr(assigned))
+            if assigned.type == "identifier":
+                self.module_value = Binding(name="exports", type=self.text(assigned), scope="",
+                                            line=node.start_point[0] + 1, alias=True)
+            return
         for child in node.named_children:
             if child.type == "export_clause":
                 for spec_node in child.named_children:
                     name = spec_node.child_by_field_name("name")
-                    alias = spec_node.child_by_field_name("alias")
-                    if name is None:
+                    alias = spec_node.child_by_field_name("alias") or _reserved_alias(spec_node)
+                    if name is None or spec_node.type != "export_specifier":
                         continue
-                    exported = self.text(alias) if alias is not None else self.text(name)
-                    local = self.text(name)
+                    # (a name may be a string: `export { g as "a-b" }`, `export { "a-b" } from`)
+                    exported = self.string(alias) if alias is not None else self.string(name)
+                    local = self.string(name)
                     self.emit("exp", exported, ["imp", spec, local] if spec is not None else self.read(local))
             elif child.type == "namespace_export" and spec is not None and child.named_children:
                 self.emit("exp", self.text(child.named_children[0]), ["imp", spec, ""])
@@ -499,13 +509,15 @@ class _Walker:
             self.emit("star", spec)
 
     def s_import(self, node: Node) -> None:
+        for clause in node.named_children:  # TypeScript's `import x = require("./x")`: its own source
+            required = clause.child_by_field_name("source") if clause.type == "import_require_clause" else None
+            if required is not None and clause.named_children:
+                self._bind_import(clause.named_children[0], ["req", self.string(required)])
         source = node.child_by_field_name("source")
         if source is None:
             return
         spec = self.string(source)
         for clause in node.named_children:
-            if clause.type == "import_require_clause" and clause.named_children:
-                self._bind_import(clause.named_children[0], ["req", spec])
             if clause.type != "import_clause":
                 continue
             for part in clause.named_children:
@@ -1057,6 +1069,16 @@ class _Walker:
         )
 
 
+def _reserved_alias(specifier: Node) -> Node | None:
+    """The name an export is given when it is a reserved word (zod's `export { functionType as
+    function, nullType as null }`): tree-sitter-javascript parses `as function` as an error beside
+    the specifier (TypeScript's grammar takes it), so the word is read from there."""
+    after = specifier.next_sibling
+    if after is None or after.type != "ERROR" or after.child_count != 2 or after.children[0].type != "as":
+        return None
+    return after.children[1]
+
+
 def _callee_name(node: Node | None, walker: _Walker) -> str:
     """The simple name a call is written with: `f`, the `m` of `a.m`, a string key of `a['m']`."""
     if node is None:
@@ -1170,6 +1192,8 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker = _Walker(spans)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
+    if walker.module_value is not None:
+        facts.bindings.append(walker.module_value)
     defined = {d.qualname for d in facts.definitions}
     facts.escapes = [e for e in facts.escapes if e.receiver or not walker.is_parameter(e.scope, e.name, defined)]
     return facts
