@@ -218,6 +218,54 @@ def test_a_parameter_passed_on_is_not_the_function_of_its_name(make_repo) -> Non
     assert (module_level, local) == ([16], [12])
 
 
+def test_a_javascript_name_taken_as_a_value_is_the_function_it_is_bound_to(make_repo) -> None:
+    root = make_repo({
+        "lib.js": (
+            "export function helper() {}\n"
+            "export function order(items, helper) {\n"
+            "  items.forEach(helper);\n"  # line 3: the parameter (its caller's site took the function)
+            "}\n"
+            "export function hooks(register) {\n"
+            "  register(helper);\n"  # line 6: lib.helper
+            "}\n"
+        ),
+        "other.js": (
+            "function helper() {}\n"
+            "export function run(register) {\n"
+            "  register(helper);\n"  # line 3: other.helper, the module's own, seen from run
+            "}\n"
+        ),
+        "third.js": 'import { helper } from "./other.js";\nexport function go(register) { register(helper); }\n',
+        "user.js": 'import { helper } from "./lib.js";\nexport function go(register) { register(helper); }\n',
+    })
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lib, other = ([(e["path"], e["line"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
+                      for fqn in ("lib.helper", "other.helper"))
+    assert lib == [("lib.js", 6), ("user.js", 2)]
+    assert other == [("other.js", 3), ("third.js", 2)]
+
+
+def test_a_python_name_taken_in_a_function_finds_its_module_s_definition_first(make_repo) -> None:
+    root = make_repo({
+        "lib.py": "def reverse(items):\n    return items[::-1]\n",
+        "app.py": (
+            "def reverse(items):\n"
+            "    return items\n"
+            "\n"
+            "\n"
+            "def hooks(register):\n"
+            "    register(reverse)\n"  # line 6: app.reverse, not lib.reverse
+        ),
+        "user.py": "from lib import reverse\n\n\ndef hooks(register):\n    register(reverse)\n",  # line 5: lib's
+    })
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lib, app = ([(e["path"], e["line"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
+                    for fqn in ("lib.reverse", "app.reverse"))
+    assert (lib, app) == ([("user.py", 5)], [("app.py", 6)])
+
+
 def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
     root = make_repo({"lib.py": (
         "def reverse(items):\n"

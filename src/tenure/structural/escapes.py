@@ -4,7 +4,8 @@ from there (a template global, a callback registry, a framework) the graph may n
 such site is a reason what-breaks' count is a lower bound, named with its file and line.
 
 Matched by name, as the extractor saw them (`FileFacts.escapes`, the `escapes` table), and narrowed
-where the text tells: a member taken from `self`/`cls` belongs to the class the site is written in,
+where the text tells: a bare name is the definition it finds from the site (the nearest enclosing one,
+else the file's import of it); a member taken from `self`/`cls` belongs to the class the site is written in,
 so it is this symbol's only when that class is of the symbol's class's hierarchy; a method is never
 taken by its bare name, nor as a member of a module. (Receivers meaning "this object" are the
 languages' `self_names`.)"""
@@ -61,16 +62,50 @@ def escapes_of(db: Database, fqn: str, languages: list[str],
 
 
 def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> list[Escape]:
-    """The sites whose bare name is the function's: not where a local function of the site's own
-    definition has the name, and, of a local function, only where it is visible."""
+    """The sites whose bare name is the function's: where the name, looked up from the site, is this
+    function. The nearest definition of the name in the scopes enclosing the site (its function's, the
+    functions' around it, its module's; a class body's names are not in scope) decides; where none
+    is, an import of the name into the site's file does (the function, or another module's symbol);
+    with neither, a name alone may be it (a global of scripts). Of a local function, only where it is
+    visible."""
     name = fqn.rpartition(".")[2]
-    local = {f"{site.scope}.{name}" for site in sites} - {fqn}
-    shadowed = {r["fqn"] for r in db.query(f"SELECT fqn FROM symbols WHERE fqn IN {db.each}",
-                                           (db.many(sorted(local)),))}
-    sites = [site for site in sites if f"{site.scope}.{name}" not in shadowed]
+    scopes: dict[str, str | None] = {}  # a site's scope -> the definition its name finds there
+    imported: dict[str, set[str | None]] = {}  # a site's file -> what its imports of the name bind
+    kept = []
+    for site in sites:
+        if site.scope not in scopes:
+            scopes[site.scope] = _nearest(db, site.scope, name)
+        found = scopes[site.scope]
+        if found is None:
+            if site.path not in imported:
+                imported[site.path] = {r["dst_fqn"] for r in db.query(
+                    "SELECT dst_fqn FROM edges WHERE path = ? AND relation = 'imports' AND dst_name = ?",
+                    (site.path, name))}
+            found = fqn if fqn in imported[site.path] or not imported[site.path] else None
+        if found == fqn:
+            kept.append(site)
     if _kind_of(db, parent) in ("function", "method"):
-        sites = [site for site in sites if site.scope == parent or site.scope.startswith(parent + ".")]
-    return sites
+        kept = [site for site in kept if site.scope == parent or site.scope.startswith(parent + ".")]
+    return kept
+
+
+def _nearest(db: Database, scope: str, name: str) -> str | None:
+    """The definition `name` finds from code written in `scope`: of the nearest enclosing function or
+    module that defines it (None: none)."""
+    seen = set()
+    while scope and scope not in seen:  # (a parent is a prefix of its child's name: no cycle, but no trust either)
+        seen.add(scope)
+        rows = db.query("SELECT kind, parent_fqn FROM symbols WHERE fqn = ? LIMIT 1", (scope,))
+        if not rows:
+            return None
+        kind = rows[0]["kind"]
+        if kind in ("function", "method", "module") and \
+                db.query("SELECT 1 FROM symbols WHERE fqn = ? LIMIT 1", (f"{scope}.{name}",)):
+            return f"{scope}.{name}"
+        if kind == "module":  # (a package's names are not its modules')
+            return None
+        scope = rows[0]["parent_fqn"]
+    return None
 
 
 def _order(site: Escape) -> tuple[str, int]:

@@ -63,7 +63,7 @@ from tree_sitter import Node, Tree
 from tenure.structural.extract import extract_located, text_of
 from tenure.structural.extractors import State, join
 from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
-from tenure.structural.facts import FileFacts
+from tenure.structural.facts import Binding, FileFacts
 from tenure.structural.languages import LanguageSpec
 
 _NOTHING: tuple = ()
@@ -99,7 +99,7 @@ def _encode_read(obj: object) -> object:
 
 
 class _Scope:
-    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this", "exited")
+    __slots__ = ("idx", "kind", "qualname", "parent", "state", "versions", "this", "exited", "params")
 
     def __init__(self, idx: int, kind: str, qualname: str, parent: _Scope | None, this: int) -> None:
         self.idx = idx
@@ -110,6 +110,7 @@ class _Scope:
         self.versions: dict[str, list[int]] = {}  # every variable of a name bound here
         self.this = this  # the scope whose `this` this one's is (-1: none)
         self.exited = False  # a return in a branch, an await or a yield: what follows may not run
+        self.params: set[str] = set()  # the names its parameters bind (not destructured ones)
 
 
 class _Walker:
@@ -128,6 +129,8 @@ class _Walker:
         self.conditional: list[int] = []
         self.reassigned: set[str] = set()  # names assigned again somewhere (not declared)
         self.all_scopes: list[_Scope] = []
+        self.by_qualname: dict[str, list[_Scope]] = {}  # (made once the walk is done: is_parameter)
+        self.module_value: Binding | None = None  # `export = name` (the query pass's `module.exports = name`)
         self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
@@ -148,6 +151,22 @@ class _Walker:
         if found is None and node.parent is not None:
             found = self.spans.get((node.parent.start_byte, node.parent.end_byte))
         return found if found is not None else self.scope.qualname
+
+    def is_parameter(self, qualname: str, name: str, defined: set[str]) -> bool:
+        """Whether `name` read in the definition `qualname` is a parameter of its function or of one
+        enclosing it (the nearest binding of the name: no local function of that name is nearer).
+        Such a name taken as a value is what the caller passed, whose own site took it (as Python's
+        walk keeps no parameter passed on)."""
+        if not self.by_qualname:
+            for scope in self.all_scopes:
+                self.by_qualname.setdefault(scope.qualname, []).append(scope)
+        for scope in self.by_qualname.get(qualname) or self.all_scopes[:1]:
+            outer: _Scope | None = scope
+            while outer is not None and name not in outer.versions:
+                outer = outer.parent
+            if outer is None or name not in outer.params or f"{outer.qualname}.{name}" in defined:
+                return False
+        return True
 
     def function_scope(self) -> _Scope:
         scope = self.scope
@@ -464,15 +483,24 @@ class _Walker:
         if value is not None:  # export default <expression>
             self.emit("exp", "default", self.expr(value))
             return
+        if any(not c.is_named and c.type == "=" for c in node.children) and node.named_children:
+            # TypeScript's `export = value`: the module's value, as CommonJS `module.exports = value`
+            assigned = node.named_children[-1]
+            self.emit("=", self.scope.idx, ["a", ["n", "module"], "exports", -1], self.expr(assigned))
+            if assigned.type == "identifier":
+                self.module_value = Binding(name="exports", type=self.text(assigned), scope="",
+                                            line=node.start_point[0] + 1, alias=True)
+            return
         for child in node.named_children:
             if child.type == "export_clause":
                 for spec_node in child.named_children:
                     name = spec_node.child_by_field_name("name")
-                    alias = spec_node.child_by_field_name("alias")
-                    if name is None:
+                    alias = spec_node.child_by_field_name("alias") or _reserved_alias(spec_node)
+                    if name is None or spec_node.type != "export_specifier":
                         continue
-                    exported = self.text(alias) if alias is not None else self.text(name)
-                    local = self.text(name)
+                    # (a name may be a string: `export { g as "a-b" }`, `export { "a-b" } from`)
+                    exported = self.string(alias) if alias is not None else self.string(name)
+                    local = self.string(name)
                     self.emit("exp", exported, ["imp", spec, local] if spec is not None else self.read(local))
             elif child.type == "namespace_export" and spec is not None and child.named_children:
                 self.emit("exp", self.text(child.named_children[0]), ["imp", spec, ""])
@@ -481,13 +509,15 @@ class _Walker:
             self.emit("star", spec)
 
     def s_import(self, node: Node) -> None:
+        for clause in node.named_children:  # TypeScript's `import x = require("./x")`: its own source
+            required = clause.child_by_field_name("source") if clause.type == "import_require_clause" else None
+            if required is not None and clause.named_children:
+                self._bind_import(clause.named_children[0], ["req", self.string(required)])
         source = node.child_by_field_name("source")
         if source is None:
             return
         spec = self.string(source)
         for clause in node.named_children:
-            if clause.type == "import_require_clause" and clause.named_children:
-                self._bind_import(clause.named_children[0], ["req", spec])
             if clause.type != "import_clause":
                 continue
             for part in clause.named_children:
@@ -626,6 +656,7 @@ class _Walker:
                 pattern = pattern.named_children[0]
             if pattern.type == "identifier":
                 var = self.bind(self.text(pattern))
+                scope.params.add(self.text(pattern))
                 target = None
             else:  # a destructured parameter: a slot of its own, taken apart on entry
                 var = self.nvars
@@ -1038,6 +1069,16 @@ class _Walker:
         )
 
 
+def _reserved_alias(specifier: Node) -> Node | None:
+    """The name an export is given when it is a reserved word (zod's `export { functionType as
+    function, nullType as null }`): tree-sitter-javascript parses `as function` as an error beside
+    the specifier (TypeScript's grammar takes it), so the word is read from there."""
+    after = specifier.next_sibling
+    if after is None or after.type != "ERROR" or after.child_count != 2 or after.children[0].type != "as":
+        return None
+    return after.children[1]
+
+
 def _callee_name(node: Node | None, walker: _Walker) -> str:
     """The simple name a call is written with: `f`, the `m` of `a.m`, a string key of `a['m']`."""
     if node is None:
@@ -1151,4 +1192,8 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker = _Walker(spans)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
+    if walker.module_value is not None:
+        facts.bindings.append(walker.module_value)
+    defined = {d.qualname for d in facts.definitions}
+    facts.escapes = [e for e in facts.escapes if e.receiver or not walker.is_parameter(e.scope, e.name, defined)]
     return facts

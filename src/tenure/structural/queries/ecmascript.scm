@@ -53,8 +53,11 @@
 (call_expression function: (subscript_expression)) @reference.dynamic
 
 ; --- imports: one per imported binding; a bare `import "x"` imports the module only
+; (a module's names may be strings: `import { "a-b" as c }`, `export { g as "a-b" }`: their text)
 (import_statement
-  (import_clause (named_imports (import_specifier name: _ @import.name alias: (_)? @import.alias)))
+  (import_clause (named_imports (import_specifier
+    name: [(identifier) @import.name "default" @import.name (string (string_fragment) @import.name)]
+    alias: (_)? @import.alias)))
   source: (string (string_fragment) @import.module)) @import
 (import_statement
   (import_clause (namespace_import (identifier) @import.alias))
@@ -67,7 +70,9 @@
   source: (string (string_fragment) @import.module)) @import
 ; re-exports: `export { a as b } from "./x"` binds b in this module, `export * from` all of x's names
 (export_statement
-  (export_clause (export_specifier name: _ @import.name alias: (_)? @import.alias))
+  (export_clause (export_specifier
+    name: [(identifier) @import.name "default" @import.name (string (string_fragment) @import.name)]
+    alias: [(identifier) @import.alias (string (string_fragment) @import.alias)]?))
   source: (string (string_fragment) @import.module)) @import
 (export_statement "*" @import.wildcard source: (string (string_fragment) @import.module)) @import
 (export_statement
@@ -122,7 +127,14 @@
 (export_statement "default" @binding.name declaration: (_ name: (_) @binding.alias)) @binding
 (export_statement "default" @binding.name value: (identifier) @binding.alias) @binding
 (export_statement
-  (export_clause (export_specifier name: (identifier) @binding.alias alias: (_) @binding.name))
+  (export_clause (export_specifier
+    name: (identifier) @binding.alias
+    alias: [(identifier) @binding.name (string (string_fragment) @binding.name)]))
+  !source) @binding
+; (a reserved word as the name, `export { functionType as function }`: JavaScript's grammar leaves
+; `as function` an error beside the specifier)
+(export_statement
+  (export_clause (export_specifier name: (identifier) @binding.alias) . (ERROR "as" . _ @binding.name .))
   !source) @binding
 
 ; --- names taken as values, not called (FileFacts.escapes): a function escaping there is called by

@@ -43,6 +43,7 @@ from tenure.structural.resolve.javascript.values import (
     SOME,
     SOMETHING,
     Value,
+    fqn_of,
     key_of,
 )
 
@@ -150,9 +151,9 @@ class Analysis:
         defaulted = [idx for idx, scope in enumerate(self.p.scopes) if any(p[2] is not None for p in scope[3])]
         stmts = self.stmts = [*self.p.stmts, *(["dflt", idx] for idx in defaulted)]
         if self.layer > 0:  # analysed for its callers elsewhere: what they pass stands for itself
-            for scope in self.p.scopes:
+            for idx, scope in enumerate(self.p.scopes):
                 for position, (var, _, _) in enumerate(scope[3]):
-                    self.add_var(var, {(PARAM, self.module, scope[0], (position,))})  # type: ignore[arg-type]
+                    self.add_var(var, {(PARAM, self.module, self.p.name(idx), (position,))})  # type: ignore[arg-type]
         for idx, qualname in self.p.classes.items():  # `this` in a class's field initialisers: its instances
             self.cells.setdefault(("t", idx), set()).add(open_instance(self.module, qualname))
         self.queue = deque(range(len(self.p.stmts)))
@@ -321,7 +322,7 @@ class Analysis:
                 self.add_cell(("t", idx), this)
 
     def fn(self, scope: int) -> Value:
-        return (FUNC, self.module, self.p.qualname(scope))
+        return (FUNC, self.module, self.p.name(scope))
 
     def klass(self, scope: int) -> Value:
         return (CLASS, self.module, self.p.qualname(scope))
@@ -797,7 +798,7 @@ class Analysis:
             if len(receiver) > 3:  # `this` in a class's code: an instance of a subclass may override it
                 for method in methods:
                     if method[0] == FUNC:
-                        base = qualify(method[1], method[2])  # type: ignore[arg-type]
+                        base = fqn_of(method)  # type: ignore[arg-type]
                         for override in self.overrides((CLASS, receiver[1], receiver[2]), name):
                             self.dispatch.setdefault(site, {}).setdefault(override, base)
             return out
@@ -832,7 +833,7 @@ class Analysis:
         if site.__class__ is int and kind in (FUNC, BOUND):
             self.site_funcs.setdefault(site, set()).add(callee)  # type: ignore[arg-type]
         if kind == FUNC:
-            self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
+            self.edge(site, Relation.CALLS, fqn_of(callee))  # type: ignore[arg-type]
             if callee[1] == self.module:
                 self.pass_args(callee, args, this)
             else:
@@ -918,7 +919,7 @@ class Analysis:
             for target in self.through(args, path):
                 if target[0] == FUNC:
                     targets = self.foreign.setdefault(site, {}).setdefault((src, path), set())  # type: ignore[call-overload]
-                    targets.add(qualify(target[1], target[2]))  # type: ignore[arg-type]
+                    targets.add(fqn_of(target))  # type: ignore[arg-type]
                     if target[1] == self.module:  # our callback gets what that function gives it
                         self.pass_args(target, given, EMPTY)
                 elif target[0] == PARAM:  # passed on from our own caller
@@ -996,7 +997,7 @@ class Analysis:
                 out |= self.instantiate(site, callee, args)
             elif callee[0] == FUNC:  # a constructor function: `this` is the new object
                 instance: Value = (INST, callee[1], callee[2])
-                self.edge(site, Relation.CALLS, qualify(callee[1], callee[2]))  # type: ignore[arg-type]
+                self.edge(site, Relation.CALLS, fqn_of(callee))  # type: ignore[arg-type]
                 if callee[1] == self.module:
                     self.pass_args(callee, args, {instance})
                 out.add(instance)
@@ -1015,7 +1016,7 @@ class Analysis:
         return out
 
     def instantiate(self, site: Site, cls: Value, args: list) -> Values:
-        self.edge(site, Relation.INSTANTIATES, qualify(cls[1], cls[2]))  # type: ignore[arg-type]
+        self.edge(site, Relation.INSTANTIATES, fqn_of(cls))  # type: ignore[arg-type]
         instance: Value = (INST, cls[1], cls[2])
         for owner in self.mro(cls):
             for idx in self.local_class_scopes(owner):

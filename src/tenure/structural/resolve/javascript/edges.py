@@ -12,10 +12,9 @@ import msgspec
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
 from tenure.structural.graph import DISPATCH_DETAIL
-from tenure.structural.naming import qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, candidates_tier
 from tenure.structural.resolve.javascript.analysis import Analysis
-from tenure.structural.resolve.javascript.values import BOUND, FUNC, Value
+from tenure.structural.resolve.javascript.values import BOUND, FUNC, Value, fqn_of
 
 _NEW_KINDS = frozenset({"n"})
 
@@ -112,7 +111,7 @@ def _functions(a: Analysis, value: Value) -> list[str]:
     while pending:
         value = pending.pop()
         if value[0] == FUNC:
-            out.append(qualify(value[1], value[2]))  # type: ignore[arg-type]
+            out.append(fqn_of(value))  # type: ignore[arg-type]
         elif value[0] == BOUND:
             targets = [t for t in a.cells.get(("F", value, "$target"), ()) if t not in seen]
             seen.update(targets)

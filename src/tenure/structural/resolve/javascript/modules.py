@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 
 from tenure.structural.facts import Definition, FileFacts, Import
-from tenure.structural.naming import qualify
 from tenure.structural.resolve import ProjectView, Recording, SymbolInfo
 from tenure.structural.resolve.generic import CALLABLE_KINDS, FileResolver, LanguageRules, split_top_level, type_name
 from tenure.structural.resolve.javascript.analysis import ANY, Analysis, open_instance
@@ -30,6 +29,8 @@ from tenure.structural.resolve.javascript.values import (
     PARAM,
     PROTO,
     Value,
+    fqn_of,
+    qualname_of,
 )
 
 MAX_LAYER = 2  # the file is 0, what it imports 1, their imports 2: deeper, the symbols answer
@@ -168,7 +169,7 @@ class Project:
 
     def member_names(self, obj: Value) -> list[str]:
         """The properties another module's analysis gave an object (a mixin copied in)."""
-        syms = self.view.members(qualify(obj[1], obj[2]))  # type: ignore[arg-type]
+        syms = self.view.members(fqn_of(obj))  # type: ignore[arg-type]
         return sorted({s.name for s in syms})
 
     def returns(self, fn: Value, layer: int) -> frozenset[Value] | set[Value]:
@@ -193,7 +194,7 @@ class Project:
 
     # what the symbols say -------------------------------------------------------------------------
     def symbols(self, value: Value) -> list[SymbolInfo]:
-        return self.view.symbols(qualify(value[1], value[2]))  # type: ignore[arg-type]
+        return self.view.symbols(fqn_of(value))  # type: ignore[arg-type]
 
     def symbol_values(self, syms: Iterable[SymbolInfo]) -> set[Value]:
         out: set[Value] = set()
@@ -210,7 +211,7 @@ class Project:
     def members(self, asker: Analysis, obj: Value, key: str) -> set[Value]:
         """A class's member as its symbols declare it (through its hierarchy, bases resolved where
         they are written), else the declared type of a property (`interface Stores { repo: Repo }`)."""
-        fqn = qualify(obj[1], obj[2])  # type: ignore[arg-type]
+        fqn = fqn_of(obj)  # type: ignore[arg-type]
         if not self.view.symbols(fqn):
             return set()
         found = self.symbol_values(asker.syntax.members(fqn, key))
@@ -221,7 +222,7 @@ class Project:
     def overrides(self, asker: Analysis, cls: Value, key: str) -> list[str]:
         """Methods named `key` in the project whose class derives from cls (here too: a class that
         `implements` an interface has no base the analysis follows)."""
-        target = qualify(cls[1], cls[2])  # type: ignore[arg-type]
+        target = fqn_of(cls)  # type: ignore[arg-type]
         found = []
         for method in self.view.named(key):
             if method.kind not in ("method", "function") or not method.parent:
@@ -324,7 +325,7 @@ class Project:
     def declaration(self, asker: Analysis, fn: Value) -> tuple[Definition, FileResolver] | None:
         for sym in self.symbols(fn):
             facts = asker.syntax.facts if fn[1] == asker.module else self.view.file_facts(sym.path, sym.module)
-            d = next((d for d in facts.definitions if d.qualname == fn[2]), None) if facts else None
+            d = next((d for d in facts.definitions if d.qualname == qualname_of(fn)), None) if facts else None
             if facts is not None and d is not None and d.returns:
                 return d, self.syntax(facts)
         return None

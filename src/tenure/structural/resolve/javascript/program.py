@@ -9,6 +9,7 @@ import msgspec
 
 from tenure.structural.facts import FileFacts
 from tenure.structural.naming import qualify
+from tenure.structural.resolve.javascript.values import SAME
 
 PROGRAMS_KEPT = 512
 _DECODED: OrderedDict[str, tuple[bytes | None, Program]] = OrderedDict()  # path -> (the encoded flow, its program)
@@ -30,12 +31,15 @@ class Program:
         self.conditional: frozenset[int] | None = frozenset(raw["cond"]) if "cond" in raw else None
         self.reassigned: frozenset[int] = frozenset(raw.get("reassigned", ()))
         self.stars: list[str] = [s[1] for s in self.stmts if s[0] == "star"]
-        self.by_qualname: dict[str, list[int]] = {}
+        self.names = _names(self.scopes)
+        self.by_name: dict[str, list[int]] = {}  # a value's name -> its scopes (a qualname: every scope of it)
         for idx, scope in enumerate(self.scopes):
             if idx:
-                self.by_qualname.setdefault(scope[0], []).append(idx)
+                self.by_name.setdefault(scope[0], []).append(idx)
+                if self.names[idx] != scope[0]:
+                    self.by_name[self.names[idx]] = [idx]
         # (asked for every call the fixpoint follows: joined once here)
-        self.flags_by_qualname = {q: "".join(self.scopes[i][4] for i in idxs) for q, idxs in self.by_qualname.items()}
+        self.flags_by_name = {q: "".join(self.scopes[i][4] for i in idxs) for q, idxs in self.by_name.items()}
         # a class scope -> its own class, whose instances `this` in its field initialisers is
         self.classes = {idx: scope[0] for idx, scope in enumerate(self.scopes) if scope[1] == "class"}
         self.passes_through = _passes_through(self.scopes, self.stmts)
@@ -48,6 +52,10 @@ class Program:
     def qualname(self, scope: int) -> str:
         return self.scopes[scope][0]
 
+    def name(self, scope: int) -> str:
+        """The name of the scope's function in values (values.SAME)."""
+        return self.names[scope]
+
     def flags(self, scope: int) -> str:
         return self.scopes[scope][4]
 
@@ -57,12 +65,32 @@ class Program:
     def parent(self, scope: int) -> int:
         return self.scopes[scope][2]
 
-    def flags_of(self, qualname: str) -> str:
+    def flags_of(self, name: str) -> str:
         """The flags of every scope of that name (a getter and a setter of one property share it)."""
-        return self.flags_by_qualname.get(qualname, "")
+        return self.flags_by_name.get(name, "")
 
-    def scopes_of(self, qualname: str) -> list[int]:
-        return self.by_qualname.get(qualname, [])
+    def scopes_of(self, name: str) -> list[int]:
+        """The scopes of a function's name in a value: its own, or every scope of a qualname (a value
+        the project's symbols made)."""
+        return self.by_name.get(name, [])
+
+
+def _names(scopes: list[list]) -> list[str]:
+    """Each scope's name in values: its qualname, unless other functions of the file have it too (two
+    object literals' `init`, two `function f` in two branches), then its place among them as well, so
+    what is known of one (its parameters, returns, what it does with what it is given) is not the
+    other's. A getter and a setter of one property keep sharing it: a read or a write finds the one
+    it runs by its flags."""
+    by_qualname: dict[str, list[int]] = {}
+    for idx, scope in enumerate(scopes):
+        if idx and scope[1] != "class":
+            by_qualname.setdefault(scope[0], []).append(idx)
+    names = [scope[0] for scope in scopes]
+    for qualname, idxs in by_qualname.items():
+        if len(idxs) > 1 and not all(set(scopes[i][4]) & {"G", "S"} for i in idxs):
+            for n, idx in enumerate(idxs):
+                names[idx] = f"{qualname}{SAME}{n}"
+    return names
 
 
 def _passes_through(scopes: list[list], stmts: list[list]) -> dict[int, list[int]]:
