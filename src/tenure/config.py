@@ -25,14 +25,24 @@ def project_table(root: Path, name: str) -> dict:
 
 def toml_table(path: Path, name: str) -> dict:
     """Table `name` of the TOML file at `path` ({} without the file or the table)."""
+    return table_of(read_toml(path), path, name)
+
+
+def read_toml(path: Path) -> dict:
+    """The TOML file at `path` ({} without it); ConfigError naming it when it cannot be read."""
     if not path.is_file():
         return {}
     try:
-        table = tomllib.loads(path.read_text("utf-8")).get(name, {})
+        return tomllib.loads(path.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except RecursionError as exc:  # arrays in arrays thousands deep
         raise ConfigError(f"{path}: nested too deep to read") from exc
+
+
+def table_of(document: dict, path: Path, name: str) -> dict:
+    """Table `name` of `document`, the TOML file at `path` ({} without the table)."""
+    table = document.get(name, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{name}` must be a table ([{name}])")
     return table
