@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenure.config import ConfigError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
 from tenure.structural.discover import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, TOOL_JARS
@@ -122,9 +122,8 @@ def _config(root: Path) -> dict:
         table = project_table(root, "jvm")
     except ConfigError as exc:
         raise JvmInputError(str(exc)) from exc
-    classpath, beans = table.get("classpath", []), table.get("beans", [])
-    if not (isinstance(classpath, list) and all(isinstance(e, str) for e in classpath)):
-        raise JvmInputError(f"tenure.toml: [jvm] classpath must be a list of paths, not {classpath!r}")
+    classpath = string_list(table, "classpath", f"{CONFIG_FILE}: [jvm]", "paths", error=JvmInputError)
+    beans = table.get("beans", [])
     if not (isinstance(beans, list) and all(isinstance(e, str) or isinstance(e, dict) and isinstance(
             e.get("path"), str) and isinstance(e.get("profile", ""), str) for e in beans)):
         raise JvmInputError(f"tenure.toml: [jvm] beans must be a list of paths or {{ path = ..., profile = ... }}"

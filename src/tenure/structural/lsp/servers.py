@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from tenure.config import CONFIG_FILE, project_table
+from tenure.config import CONFIG_FILE, project_table, string_list
 from tenure.team.user_config import user_config_path, user_table
 
 
@@ -116,9 +116,7 @@ def untrusted(spec: ServerSpec, root: Path) -> str:
 
 def trusted(root: Path) -> bool:
     """Whether the user's config lists `root` in `[lsp] trusted_projects`."""
-    folders = user_table("lsp").get("trusted_projects", [])
-    if not (isinstance(folders, list) and all(isinstance(p, str) for p in folders)):
-        raise ValueError(f"{user_config_path()}: [lsp] trusted_projects must be a list of project folders")
+    folders = string_list(user_table("lsp"), "trusted_projects", f"{user_config_path()}: [lsp]", "project folders")
     return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)
 
 
@@ -224,8 +222,7 @@ def _entries(table: dict, where: Path) -> dict[str, dict]:
     for language, entry in table.items():
         if not isinstance(entry, dict) or "command" not in entry:
             continue
-        if not _is_command(entry["command"]):
-            raise ValueError(f"{where}: [lsp.{language}] command must be a list of strings")
+        string_list(entry, "command", f"{where}: [lsp.{language}]", empty=False)
         out[language] = entry
     return out
 
