@@ -8,7 +8,7 @@ import stat
 import time
 from pathlib import Path
 
-from tenure.config import ConfigError, project_table, read_toml, table_of
+from tenure.config import ConfigError, project_table, read_toml, string_list, table_of
 
 
 def user_config_dir() -> Path:
@@ -34,6 +34,13 @@ def user_table(name: str) -> dict:
     never change it."""
     path = user_config_path()
     return table_of(_user_config(path), path, name)
+
+
+def allows_host(section: str, host: str) -> bool:
+    """Whether the user's config lists `host` in `[section] allowed_hosts`: a server a repository's tenure.toml
+    names, where the user's key or memories would go, is used only then. Host names compare in lower case."""
+    hosts = string_list(user_table(section), "allowed_hosts", f"{user_config_path()}: [{section}]", "host names")
+    return host.lower() in {h.lower() for h in hosts}
 
 
 # The user's config as last read: its path, the file's (mtime, size, inode) then, when it was read, its content.
