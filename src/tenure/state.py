@@ -113,6 +113,17 @@ def lock_held(state: Path, name: str) -> bool:
         return not acquired
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (another user's too), for what a process left behind."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # (someone else's)
+        return True
+    return True
+
+
 def find_root(start: Path, by_git: bool = True) -> Path:
     """The project a path belongs to: the nearest ancestor with a .tenure/, else (`by_git`) the git
     work tree (unless that repository ignores the path: then it is a project of its own), else the

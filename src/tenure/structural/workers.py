@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tenure.state import process_alive
 from tenure.structural.languages import language_table
 from tenure.structural.parse import extractor, parse_one
 from tenure.structural.resolve import ProjectIndex, ProjectView, Resolved, resolver_for
@@ -177,19 +178,9 @@ def _remove_left_behind(scratch: str) -> None:
     with os.scandir(scratch) as entries:
         for entry in entries:
             pid = entry.name.removeprefix(_ANALYSES_FOLDER).partition("-")[0]
-            if entry.name.startswith(_ANALYSES_FOLDER) and pid.isdigit() and not _alive(int(pid)) \
+            if entry.name.startswith(_ANALYSES_FOLDER) and pid.isdigit() and not process_alive(int(pid)) \
                     and entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # (another user's)
-        return True
-    return True
 
 
 def _trim_before_fork() -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tenure.state import process_lock
+from tenure.state import process_alive, process_lock
 from tenure.storage import Database, Migrations
 from tenure.words import counted
 
@@ -118,7 +118,7 @@ class LspState:
         if self.db.rows("SELECT 1 FROM lsp_schedules WHERE id > ? LIMIT 1", (schedule,)):
             return "a newer index scheduled another run"
         rows = self.db.rows("SELECT index_pid, index_done FROM lsp_schedules WHERE id = ?", (schedule,))
-        if rows and not rows[0][1] and not _alive(rows[0][0]):
+        if rows and not rows[0][1] and not process_alive(rows[0][0]):
             return f"the index that scheduled it (pid {rows[0][0]}) ended before it finished"
         return None
 
@@ -207,7 +207,7 @@ def last_run(db: Database) -> dict | None:
     if not rows:
         return None
     run = rows[0]
-    running = run["finished_at"] is None and _alive(run["pid"])
+    running = run["finished_at"] is None and process_alive(run["pid"])
     return {**run, "running": running, "stopped": run["finished_at"] is None and not running}
 
 
@@ -227,16 +227,6 @@ def verified_since(db: Database, when: str, paths: Iterable[str]) -> set[str]:
     """Which of `paths` a language server verified at `when` or later."""
     return {r["path"] for r in db.query(
         f"SELECT path FROM lsp_files WHERE verified_at >= ? AND path IN {db.each}", (when, db.many(set(paths))))}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
 
 
 def _now() -> str:
