@@ -68,6 +68,16 @@ def test_a_quoted_passage_is_cited_at_its_own_line_not_at_its_sections_heading(b
         assert " ".join(item["quote"].split()[:2]) in " ".join(line.split()), (item["source"], item["quote"])
 
 
+def test_a_quote_is_found_at_its_own_words_not_inside_longer_ones() -> None:
+    from tenure.knowledge.why import line_of
+
+    text = "## Saving\nEach order is saved twice.\nWe save it once,\n  then retry.\n"
+    assert line_of("We save it once, then retry.", text, 10) == 12
+    assert line_of("save", text, 10) == 12  # (not line 11's "saved")
+    assert line_of("We sa…", text, 10) == 12  # (a cut quote's last word is part of one)
+    assert line_of("ave", text, 10) == 10  # (nowhere as a word: the chunk's first line)
+
+
 def test_why_takes_a_phrase_that_is_no_symbol(built) -> None:
     t, _ = built
     answer = t.knowledge.why("SETTLEMENT_RETRIES")  # a config key: named in ADR-0001, defined in no code

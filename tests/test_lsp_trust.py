@@ -60,6 +60,17 @@ def test_servers_that_run_the_projects_build_start_only_for_projects_the_user_tr
     assert untrusted(table["rust-analyzer"], root) == untrusted(table["jdtls"], root) == ""
 
 
+def test_basedpyright_is_answered_tenures_python_for_a_project_not_trusted(tmp_path: Path) -> None:
+    """Left to itself it runs a Python the repository holds (.venv/bin/python) to learn its search paths."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    spec = server_table()["basedpyright"]
+    assert spec.settings(root) == {"python": {"pythonPath": sys.executable}}
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text(f'[lsp]\ntrusted_projects = ["{root}"]\n')
+    assert spec.settings(root) == {}
+
+
 def _planted_interpreter(marker: Path) -> dict[str, str]:
     """A repository's .venv/bin/python that leaves `marker` when it runs, and forwards to a real Python."""
     script = f"#!/bin/sh\necho ran >> '{marker}'\nexec '{sys.executable}' \"$@\"\n"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tenure import Tenure
+from tenure.config import ConfigError
 from tenure.knowledge.store import CODE_CITATION_TABLES
 from tenure.memories.checkout_store import ELEMENT_TERMS, ELEMENT_VECTORS
 from tenure.memories.store import migrations as memory_migrations
@@ -271,6 +272,20 @@ def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, m
     (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://me:pw@collector.evil.example/loot"\n')
     refused = team_database(repo)  # (even from an allowed host: credentials are never the repository's)
     assert refused.url is None and "credentials" in refused.derived and "not used" in refused.derived
+
+
+def test_allowed_hosts_must_be_a_list_of_hosts_not_a_string_its_host_is_found_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
+    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
+    (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://evil.example/loot"\n')
+    config = tmp_path / "config" / "tenure" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[team]\nallowed_hosts = "db.not-evil.example"\n')  # ("evil.example" in it, as a string)
+    with pytest.raises(ConfigError, match=r"config\.toml: \[team\] allowed_hosts must be a list of host names"):
+        team_database(repo)
+    config.write_text('[team]\nallowed_hosts = ["Evil.Example"]\n')  # (host names: any case)
+    assert team_database(repo).url == "postgresql://evil.example/loot"
 
 
 def test_team_status_says_which_backend_answers_and_how_the_project_was_named(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import TypeVar
@@ -25,17 +26,40 @@ def project_table(root: Path, name: str) -> dict:
 
 def toml_table(path: Path, name: str) -> dict:
     """Table `name` of the TOML file at `path` ({} without the file or the table)."""
+    return table_of(read_toml(path), path, name)
+
+
+def read_toml(path: Path) -> dict:
+    """The TOML file at `path` ({} without it); ConfigError naming it when it cannot be read."""
     if not path.is_file():
         return {}
     try:
-        table = tomllib.loads(path.read_text("utf-8")).get(name, {})
+        return tomllib.loads(path.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except RecursionError as exc:  # arrays in arrays thousands deep
         raise ConfigError(f"{path}: nested too deep to read") from exc
+
+
+def table_of(document: dict, path: Path, name: str) -> dict:
+    """Table `name` of `document`, the TOML file at `path` ({} without the table)."""
+    table = document.get(name, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{name}` must be a table ([{name}])")
     return table
+
+
+def string_list(table: Mapping[str, object], key: str, where: str, what: str = "strings", *, blank: bool = True,
+                empty: bool = True, error: type[Exception] = ConfigError) -> list[str]:
+    """Setting `key` of `table` as the list of strings it must be ([] when it is not set); else `error`
+    naming `where` (the file and its table: "tenure.toml: [jvm]"), the setting and what it holds.
+    `what`: what its strings are, in the message; `blank`: whether one may be blank; `empty`: whether
+    the list may be."""
+    value = table.get(key, [])
+    if not (isinstance(value, list) and (empty or value)
+            and all(isinstance(v, str) and (blank or v.strip()) for v in value)):
+        raise error(f"{where} {key} must be a list of {what}, not {value!r}")
+    return value
 
 
 def load_settings(root: Path, name: str, cls: type[T]) -> T:

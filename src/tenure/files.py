@@ -26,15 +26,23 @@ def project_path(root: Path, name: str | Path, what: str) -> Path:
     """The file that writing `name` (relative to `root`, or absolute) really changes, every symbolic link
     followed; refused unless it lies inside `root`, and outside `.git`. `what` names the path in the
     message (its setting)."""
+    target, inside = leads_to(root, name)
     base = Path(root).resolve()
-    target = (base / name).resolve()  # (an absolute `name` replaces the base; links in any part are followed)
     shown = f"{name} (which leads to {target})" if Path(name) != target and not Path(name).is_absolute() else name
-    if not target.is_relative_to(base):
+    if not inside:
         raise RefusedWrite(f"{what} {shown} is outside the project {base}: tenure writes only inside the project "
                            "(a cloned repository's settings and links are not trusted to aim elsewhere)")
     if ".git" in target.relative_to(base).parts:  # (its hooks are programs git runs)
         raise RefusedWrite(f"{what} {shown} is inside git's own directory: tenure never writes there")
     return target
+
+
+def leads_to(root: Path, name: str | Path) -> tuple[Path, bool]:
+    """Where `name` (relative to `root`, or absolute) leads, every symbolic link in any part of it followed,
+    and whether that is inside `root`: where a path a cloned repository chose may be read or written."""
+    base = Path(root).resolve()
+    target = (base / name).resolve()  # (an absolute `name` replaces the base)
+    return target, target.is_relative_to(base)
 
 
 def refuse_read_only(path: Path) -> None:

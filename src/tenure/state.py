@@ -116,16 +116,6 @@ def process_folder(parent: str, prefix: str) -> "tempfile.TemporaryDirectory[str
     return tempfile.TemporaryDirectory(prefix=f"{prefix}{os.getpid()}-", dir=parent, ignore_cleanup_errors=True)
 
 
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
-
 def lock_holder(state: Path, name: str) -> str:
     """Who holds the lock file `name`, as its holder wrote it ("process 1234"; "another process")."""
     try:
@@ -141,6 +131,17 @@ def lock_held(state: Path, name: str) -> bool:
         return False
     with process_lock(state, name) as acquired:
         return not acquired
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (another user's too), for what a process left behind."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # (someone else's)
+        return True
+    return True
 
 
 def find_root(start: Path, by_git: bool = True) -> Path:

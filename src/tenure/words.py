@@ -1,4 +1,4 @@
-"""Counts in messages read as English: `1 call site`, `2 call sites`, `1 memory`, `3 dispatches`."""
+"""Counts and lists in messages read as English: `1 call site`, `2 call sites`, `a, b, c and 2 more`."""
 
 from __future__ import annotations
 
@@ -27,3 +27,9 @@ def _plural_word(word: str) -> str:
 def counted(count: int, noun: str) -> str:
     """`1 file`, `2 files`."""
     return f"{count} {plural(noun, count)}"
+
+
+def first_few(items: list[str], shown: int = 3, between: str = ", ") -> str:
+    """Items named in a sentence: the first few, and how many more (the JSON lists them all)."""
+    more = len(items) - shown
+    return between.join(items[:shown]) + (f" and {more} more" if more > 0 else "")

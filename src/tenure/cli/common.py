@@ -112,11 +112,12 @@ def project(repo: Path, reads: bool = False) -> Iterator[Tenure]:
 
 
 @contextmanager
-def refused() -> Iterator[None]:
-    """A refused request (any store's) prints what to do and exits 2."""
+def refused(*kinds: type[Exception]) -> Iterator[None]:
+    """A refused request (any store's, or an error of `kinds`: one that says what is wrong with the input)
+    prints what to do and exits 2."""
     try:
         yield
-    except Refusal as exc:
+    except (Refusal, *kinds) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)  # keep paths whole
         raise typer.Exit(2) from exc
 

@@ -16,7 +16,17 @@ from typing import Annotated
 import typer
 
 from tenure.api import Tenure
-from tenure.cli.common import BackgroundOpt, JsonOpt, RepoOpt, console, err, escape, open_project, with_progress
+from tenure.cli.common import (
+    BackgroundOpt,
+    JsonOpt,
+    RepoOpt,
+    console,
+    err,
+    escape,
+    open_project,
+    refused,
+    with_progress,
+)
 from tenure.state import state_dir
 from tenure.structural.lsp.state import LOCK_FILE, LspState, enrich_lock
 from tenure.words import counted
@@ -55,7 +65,7 @@ def enrich(
         if background:
             _log(f"enrichment started (pid {os.getpid()})")
         stop = _stop_when(t, schedule)
-        try:
+        with refused(ValueError):  # (a broken tenure.toml)
             report = _enrich(t, set(language) if language else None, as_json, background, stop)
             for _ in range(MORE_PASSES if background else 0):
                 if report["stopped"] or any(r["failed"] for r in report["languages"].values()):
@@ -66,9 +76,6 @@ def enrich(
                 if not any(r["pending"] for r in again["languages"].values()):
                     break
                 report = again
-        except ValueError as exc:  # a broken tenure.toml
-            err.print(f"[red]error:[/red] {escape(str(exc))}")
-            raise typer.Exit(2) from exc
     if as_json:
         print(json.dumps(report))
     elif background:

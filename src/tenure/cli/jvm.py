@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, open_project
+from tenure.cli.common import JsonOpt, RepoOpt, console, escape, open_project, refused
 
 di_app = typer.Typer(help="Dependency-injection wiring (Spring Boot /actuator/beans, Spring AOT).",
                      no_args_is_help=True)
@@ -33,12 +33,8 @@ def di_ingest(
     from tenure.structural.jvm.di import BeansFileError  # the JVM stack: imported by its own commands only
     from tenure.structural.jvm.source import ingest_beans
 
-    with open_project(repo) as t:
-        try:
-            report = ingest_beans(t.source_context, file, profile)
-        except (BeansFileError, OSError) as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}")
-            raise typer.Exit(2) from exc
+    with open_project(repo) as t, refused(BeansFileError, OSError):
+        report = ingest_beans(t.source_context, file, profile)
     _print(report, as_json)
 
 
@@ -52,12 +48,8 @@ def bytecode_ingest(
     from tenure.structural.jvm.discover import JvmInputError  # (as above)
     from tenure.structural.jvm.source import ingest_classpath
 
-    with open_project(repo) as t:
-        try:
-            report = ingest_classpath(t.source_context, path)
-        except JvmInputError as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}")
-            raise typer.Exit(2) from exc
+    with open_project(repo) as t, refused(JvmInputError):
+        report = ingest_classpath(t.source_context, path)
     _print(report, as_json)
 
 

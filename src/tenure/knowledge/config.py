@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tenure.config import CONFIG_FILE, ConfigError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
 
 DEFAULT_THREADS = (".tenure/threads", "prs")
 
@@ -80,9 +80,7 @@ def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:
                 raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be a whole number >= 0, not {value!r}")
             values[key] = value
         elif key in _LISTS:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be a list of strings")
-            values[key] = tuple(value)
+            values[key] = tuple(string_list(table, key, f"{where}: [knowledge]", error=KnowledgeConfigError))
         elif key in _BOOLS:
             if not isinstance(value, bool):
                 raise KnowledgeConfigError(f"{where}: [knowledge] {key} must be true or false")

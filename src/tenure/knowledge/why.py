@@ -260,9 +260,15 @@ def _quote_decisions(db: Database, items: list[dict], links: list[_Link]) -> Non
 def line_of(quote: str, text: str, first: int) -> int:
     """The line a quote starts on, of a chunk whose text starts on line `first` (a section's heading: the
     quote may sit tens of lines below it). The quote's whitespace is collapsed and a list item's marker
-    gone: its first words are looked for with any whitespace between them; `first` when not found."""
-    words = quote.rstrip("…").split()[:6]
-    found = re.search(r"\s+".join(map(re.escape, words)), text) if words and first else None
+    gone: its first words are looked for with any whitespace between them, as whole words (a quote of
+    `save` is not the `saved` of an earlier line), but for the last of a cut quote (`…`), which may be
+    part of one; `first` when not found."""
+    cut = quote.endswith("…")
+    words = quote.rstrip("…").split()
+    whole = not cut or len(words) > 6  # (the sixth word is whole when more follow it)
+    words = words[:6]
+    pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + (r"(?!\w)" if whole else "")
+    found = re.search(pattern, text) if words and first else None
     return first + text.count("\n", 0, found.start()) if found else first
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from tenure.storage import Database
-from tenure.structural.store import GAVE_UP, PARTIAL, READ_CHEAPLY
+from tenure.structural.store import GAVE_UP, PARTIAL, READ_CHEAPLY, gap_names
 
 __all__ = ["GAVE_UP", "PARTIAL", "READ_CHEAPLY", "Gap", "gaps_naming", "how_unresolved", "names_in",
            "resolution_gaps"]
@@ -46,7 +46,7 @@ def gaps_naming(db: Database, languages: list[str], name: str) -> list[Gap]:
     """The files of these languages not fully resolved whose code references `name` (a call, `new`, a
     super type of that name): a call there may reach a symbol of that name and be missing."""
     return _gaps(db, f" WHERE f.language IN {db.each} AND instr(g.names, ?) > 0",
-                 (db.many(languages), f"\n{name}\n"))
+                 (db.many(languages), gap_names([name])))
 
 
 def _gaps(db: Database, where: str, params: tuple) -> list[Gap]:

@@ -31,7 +31,7 @@ from tenure.structural.lsp.state import files_verified, last_run, verified_since
 from tenure.structural.memo import Memo
 from tenure.structural.naming import short_name
 from tenure.structural.traces import SOURCE as TRACE
-from tenure.words import counted, plural
+from tenure.words import counted, first_few, plural
 
 
 @dataclass
@@ -242,12 +242,6 @@ class Impact:
             "refuted": [d.as_dict() for d in self.refuted],
             "summary": self.summary(),
         }
-
-
-def first_few(places: list[str], shown: int = 3) -> str:
-    """Places named in a sentence: the first few, and how many more (the JSON lists them all)."""
-    more = len(places) - shown
-    return ", ".join(places[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def by_dependant(dependants: list[dict]) -> list[dict]:

@@ -26,6 +26,12 @@ GAVE_UP, PARTIAL, READ_CHEAPLY = "gave up", "partial", "read cheaply"
 _msgpack = msgspec.msgpack
 
 
+def gap_names(names: Iterable[str]) -> str:
+    """`resolution_gaps.names`: each name on a line of its own, the first and last too, so that a name is
+    found by `instr(names, gap_names([name]))` (gaps.gaps_naming), never inside a longer one."""
+    return "\n" + "\n".join(names) + "\n"
+
+
 @migrations
 def m001_initial(db: Database) -> None:
     db.execute(
@@ -657,7 +663,7 @@ class StructuralStore:
         one of them says it is a lower bound and names the file (gaps.py)."""
         self.db.execute("INSERT INTO resolution_gaps (file_id, status, reason, names) VALUES (?, ?, ?, ?)"
                         " ON CONFLICT (file_id) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
-                        " names = excluded.names", (file_id, GAVE_UP, reason, "\n" + "\n".join(sorted(names)) + "\n"))
+                        " names = excluded.names", (file_id, GAVE_UP, reason, gap_names(sorted(names))))
 
     # edges -------------------------------------------------------------------------------------
     def delete_resolutions(self, file_ids: list[int]) -> None:
@@ -879,7 +885,7 @@ class ResolutionWriter:
             ((r.file_id, r.missing) for r in batch),
         )
         gaps = [(r.file_id, GAVE_UP if r.failed else READ_CHEAPLY if r.cheap else PARTIAL,
-                 r.failed or r.cheap or r.partial, "\n" + "\n".join(r.named) + "\n")
+                 r.failed or r.cheap or r.partial, gap_names(r.named))
                 for r in batch if r.failed or r.cheap or r.partial]
         if self.update:
             db.executemany("DELETE FROM resolution_gaps WHERE file_id = ?", ((r.file_id,) for r in batch))

@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from tenure.config import CONFIG_FILE, ConfigError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
 
 __all__ = ["Vendoring", "full_analysis_globs", "read_cheaply_because", "settings_digest"]
 
@@ -67,10 +67,7 @@ def full_analysis_globs(root: Path) -> tuple[str, ...]:
         table = project_table(root, "index")
     except ConfigError:
         return ()
-    globs = table.get("full_analysis", [])
-    if not isinstance(globs, list) or not all(isinstance(g, str) and g.strip() for g in globs):
-        raise ConfigError(f"{CONFIG_FILE}: [index] full_analysis must be a list of path globs, not {globs!r}")
-    return tuple(globs)
+    return tuple(string_list(table, "full_analysis", f"{CONFIG_FILE}: [index]", "path globs", blank=False))
 
 
 def settings_digest(globs: tuple[str, ...]) -> str:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from tenure.config import ConfigError
 from tenure.storage import Database, StorageError
 from tenure.team.identity import identify
-from tenure.team.user_config import repository_team, user_table
+from tenure.team.user_config import allows_host, repository_team, user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
 
@@ -45,7 +45,7 @@ def team_database(root: Path) -> TeamDatabase:
         url, host = _repository_url(named)
     except ConfigError as exc:
         return TeamDatabase(None, f"{exc}: not used")
-    if host in user.get("allowed_hosts", []):
+    if allows_host("team", host):
         return TeamDatabase(url, f"tenure.toml [team] database (its host {host} is in your config's allowed_hosts)")
     return TeamDatabase(None, f"tenure.toml names a team database on {host}; not used: a repository cannot choose"
                               " where your memories go. Add the host to [team] allowed_hosts in your tenure"

@@ -4,9 +4,11 @@ cloned repository must not choose for the user (which database server, which org
 from __future__ import annotations
 
 import os
+import stat
+import time
 from pathlib import Path
 
-from tenure.config import ConfigError, project_table, toml_table
+from tenure.config import ConfigError, project_table, read_toml, string_list, table_of
 
 
 def user_config_dir() -> Path:
@@ -28,13 +30,46 @@ def repository_team(root: Path) -> tuple[dict, str]:
 
 
 def user_table(name: str) -> dict:
-    """Table `name` of the user's config ({} without the file or the table)."""
-    return toml_table(user_config_path(), name)
+    """Table `name` of the user's config ({} without the file or the table); shared between calls: read it,
+    never change it."""
+    path = user_config_path()
+    return table_of(_user_config(path), path, name)
+
+
+def allows_host(section: str, host: str) -> bool:
+    """Whether the user's config lists `host` in `[section] allowed_hosts`: a server a repository's tenure.toml
+    names, where the user's key or memories would go, is used only then. Host names compare in lower case."""
+    hosts = string_list(user_table(section), "allowed_hosts", f"{user_config_path()}: [{section}]", "host names")
+    return host.lower() in {h.lower() for h in hosts}
+
+
+# The user's config as last read: its path, the file's (mtime, size, inode) then, when it was read, its content.
+_read: tuple[Path, tuple[int, int, int], int, dict] | None = None
+# A file changed this shortly before it was read may change again within one tick of the file system's clock,
+# its mtime unchanged: it is read again until it is older (as git treats a "racily clean" index entry).
+RACY_NS = 2_000_000_000
+
+
+def _user_config(path: Path) -> dict:
+    """The user's config, read once per process while the file stays as it was: a run asks it for every
+    server, session and request; a long-running server (and a test) still sees the file once it changes."""
+    global _read
+    try:
+        status = path.stat()
+    except OSError:
+        return {}
+    if not stat.S_ISREG(status.st_mode):
+        return {}
+    signature = (status.st_mtime_ns, status.st_size, status.st_ino)
+    if _read is not None and _read[:2] == (path, signature) and _read[2] - status.st_mtime_ns > RACY_NS:
+        return _read[3]
+    now = time.time_ns()  # (before reading: a change made while it reads is newer)
+    document = read_toml(path)
+    _read = (path, signature, now, document)
+    return document
 
 
 def trusts(table: str, root: Path) -> bool:
     """Whether the user's config lists `root` in `[<table>] trusted_projects` (a list of project folders)."""
-    folders = user_table(table).get("trusted_projects", [])
-    if not (isinstance(folders, list) and all(isinstance(p, str) for p in folders)):
-        raise ConfigError(f"{user_config_path()}: [{table}] trusted_projects must be a list of project folders")
+    folders = string_list(user_table(table), "trusted_projects", f"{user_config_path()}: [{table}]", "project folders")
     return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)

@@ -69,16 +69,17 @@ def _check_key_may_go(url: str, key_label: str) -> None:
     repository must not choose where the user's key goes, unless the user's config lists its host."""
     from urllib.parse import urlsplit
 
+    from tenure.config import ConfigError
     from tenure.embeddings.base import EmbeddingConfigError
     from tenure.http_guard import LOOPBACK_NAMES
-    from tenure.team.user_config import user_config_path, user_table
+    from tenure.team.user_config import allows_host, user_config_path
 
     host = urlsplit(url).hostname or ""
-    allowed = user_table("knowledge").get("allowed_hosts", [])
-    if not (isinstance(allowed, list) and all(isinstance(h, str) for h in allowed)):
-        raise EmbeddingConfigError(f"{user_config_path()}: [knowledge] allowed_hosts must be a list of host names "
-                                   f"(strings), not {allowed!r}")
-    if host not in {h.lower() for h in allowed}:  # (urlsplit's hostname is lowercase)
+    try:
+        allowed = allows_host("knowledge", host)
+    except ConfigError as exc:  # (the user's config broken: as any setting of the model's)
+        raise EmbeddingConfigError(str(exc)) from exc
+    if not allowed:
         raise EmbeddingConfigError(
             f"tenure.toml [knowledge.model] url {url!r}: your {key_label} is not sent to a server a repository "
             f"chose; to send it there, add {host!r} to [knowledge] allowed_hosts in {user_config_path()}")

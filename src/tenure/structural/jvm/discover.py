@@ -13,7 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenure.config import ConfigError, project_table
+from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
+from tenure.files import leads_to
 from tenure.structural.discover import ALWAYS_IGNORED
 from tenure.structural.jvm import classfile, model
 from tenure.structural.jvm.inputs import BEANS_NAME, CLASS_DIRS, TOOL_JARS
@@ -76,7 +77,7 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
             path = Path(root, rel, f)
             if not (f.endswith(".jar") and f not in TOOL_JARS or BEANS_NAME.match(f)):
                 continue
-            if not path.resolve().is_relative_to(top):
+            if not leads_to(top, path)[1]:
                 inputs.outside.append(f"{rel}/{f}".lstrip("/") + ": a link to outside the repository, not read")
             elif f.endswith(".jar"):
                 jars.append(path)
@@ -102,8 +103,8 @@ def find_inputs(root: Path, extra_classpath: Sequence[str] = ()) -> JvmInputs:
 
 def _inside(top: Path, entry: str, setting: str, by_hand: str, inputs: JvmInputs) -> Path | None:
     """The tenure.toml entry's path when it stays inside the repository; else None, and why in `outside`."""
-    p = (top / entry).resolve()
-    if p.is_relative_to(top):
+    p, inside = leads_to(top, entry)
+    if inside:
         return p
     inputs.outside.append(f"{entry}: [jvm] {setting} leads outside the repository ({p}), not read; "
                           f"`{by_hand} {p}` reads it")
@@ -122,9 +123,8 @@ def _config(root: Path) -> dict:
         table = project_table(root, "jvm")
     except ConfigError as exc:
         raise JvmInputError(str(exc)) from exc
-    classpath, beans = table.get("classpath", []), table.get("beans", [])
-    if not (isinstance(classpath, list) and all(isinstance(e, str) for e in classpath)):
-        raise JvmInputError(f"tenure.toml: [jvm] classpath must be a list of paths, not {classpath!r}")
+    classpath = string_list(table, "classpath", f"{CONFIG_FILE}: [jvm]", "paths", error=JvmInputError)
+    beans = table.get("beans", [])
     if not (isinstance(beans, list) and all(isinstance(e, str) or isinstance(e, dict) and isinstance(
             e.get("path"), str) and isinstance(e.get("profile", ""), str) for e in beans)):
         raise JvmInputError(f"tenure.toml: [jvm] beans must be a list of paths or {{ path = ..., profile = ... }}"

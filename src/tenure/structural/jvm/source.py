@@ -27,6 +27,7 @@ from tenure.structural.jvm.discover import (
 from tenure.structural.jvm.dispatch import Instantiation
 from tenure.structural.jvm.model import ClassModel
 from tenure.structural.jvm.project import Hierarchy, SourceSide
+from tenure.words import first_few
 
 if TYPE_CHECKING:
     from tenure.structural.after_index import SourceContext
@@ -80,8 +81,7 @@ def index_jvm(context: SourceContext, force: bool = False) -> dict:
     run = _Run()
     origins = _hash_origins(inputs.origins, run)
     fingerprint = _fingerprint(run.digests, inputs.beans, state.manual_beans)
-    outside = {"not read": "; ".join(inputs.outside[:5]) + (
-        f"; … {len(inputs.outside) - 5} more" if len(inputs.outside) > 5 else "")} if inputs.outside else {}
+    outside = {"not read": first_few(inputs.outside, 5, "; ")} if inputs.outside else {}
     if fingerprint == state.fingerprint and not force and not run.problems:
         return {"origins": len(origins), "unchanged": "yes", **outside}
     _read_origins(ModelCache(context.state_dir / CACHE_DIR), origins, state, run)

@@ -11,11 +11,12 @@ import shutil
 import sys
 import sysconfig
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from tenure.config import CONFIG_FILE, project_table
+from tenure.config import CONFIG_FILE, project_table, string_list
 from tenure.team.user_config import trusts, user_config_path, user_table
 
 
@@ -61,34 +62,33 @@ class ServerSpec:
     def options(self, program: str, root: Path) -> dict:
         """The initializationOptions for the server at `program`; ServerRefused when a file they name
         is not found beside it (the server would then run the repository's own)."""
-        return _placed(self.initialization_options, Path(program).resolve(), root.resolve(), self.name)
+        server, top = Path(program).resolve(), root.resolve()
+        return _filled(self.initialization_options, _BESIDE, lambda wanted: _beside(wanted, server, top, self.name))
 
     def settings(self, root: Path) -> dict:
         """section -> the workspace settings the server is answered for `root`."""
         if not self.untrusted_settings or trusted(root):
             return {}
-        return _with_python(self.untrusted_settings)
-
-
-def _with_python(settings: object) -> object:
-    if isinstance(settings, dict):
-        return {key: _with_python(value) for key, value in settings.items()}
-    return sys.executable if settings == "tenure-python:" else settings
+        return _filled(self.untrusted_settings, _PYTHON, lambda _: sys.executable)
 
 
 class ServerRefused(ValueError):
     """A server tenure will not start for this project, and why."""
 
 
-_BESIDE = "beside-server:"
+# servers.toml's values that name a file found when the server starts
+_BESIDE = "beside-server:"  # then a path in the node_modules of the server's own installation
+_PYTHON = "tenure-python:"  # the interpreter running tenure
 
 
-def _placed(options: object, program: Path, root: Path, server: str) -> object:
-    if isinstance(options, dict):
-        return {key: _placed(value, program, root, server) for key, value in options.items()}
-    if not (isinstance(options, str) and options.startswith(_BESIDE)):
-        return options
-    wanted = options.removeprefix(_BESIDE)
+def _filled(table: dict, marker: str, fill: Callable[[str], object]) -> dict:
+    """`table` with each string "<marker>rest" in it (nested tables too) replaced by `fill(rest)`."""
+    return {key: _filled(value, marker, fill) if isinstance(value, dict)
+            else fill(value.removeprefix(marker)) if isinstance(value, str) and value.startswith(marker) else value
+            for key, value in table.items()}
+
+
+def _beside(wanted: str, program: Path, root: Path, server: str) -> str:
     for folder in program.parents:  # as Node resolves a package from the server's own files
         found = folder / "node_modules" / wanted
         if found.is_file() and not found.resolve().is_relative_to(root):
@@ -220,8 +220,7 @@ def _entries(table: dict, where: Path) -> dict[str, dict]:
     for language, entry in table.items():
         if not isinstance(entry, dict) or "command" not in entry:
             continue
-        if not _is_command(entry["command"]):
-            raise ValueError(f"{where}: [lsp.{language}] command must be a list of strings")
+        string_list(entry, "command", f"{where}: [lsp.{language}]", empty=False)
         out[language] = entry
     return out
 

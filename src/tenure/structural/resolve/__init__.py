@@ -665,8 +665,10 @@ def resolver_for(name: str) -> Resolver:
     return importlib.import_module(f"tenure.structural.resolve.{name}").resolver
 
 
-def candidates_tier(count: int) -> Tier:
-    return _INFERRED if count == 1 else _AMBIGUOUS
+def candidates_tier(count: int, choice: bool = False) -> Tier:
+    """An edge's tier at a site with `count` candidate targets: one is `inferred` unless the site is a
+    `choice` (its callee one of several, or a guess)."""
+    return _AMBIGUOUS if choice or count != 1 else _INFERRED
 
 
 # (the members themselves: looking one up on its enum class is a descriptor call, for every edge)

@@ -100,16 +100,13 @@ def _owners(objects: frozenset) -> list[str]:
     return sorted(owners)
 
 
-_AMBIGUOUS = Tier.AMBIGUOUS  # (the member itself: see resolve.candidates_tier)
-
-
 def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, choice: bool = False) -> list[EdgeOut]:
     """A site's edges of one relation: one target is `inferred` unless the site is a `choice` (its
     callee is one of several, or a guess), several are `ambiguous`, too many one edge without a target."""
     if len(targets) > MAX_CANDIDATES:
         detail = f"{len(targets)} candidates named {name}"
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, detail)]
-    tier = _AMBIGUOUS if choice else candidates_tier(len(targets))
+    tier = candidates_tier(len(targets), choice)
     return [EdgeOut(src, t, relation, tier, line, name) for t in targets]
 
 

@@ -1,0 +1,40 @@
+"""The user's own tenure config is read once per process, and read again once the file changes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tenure.team import user_config
+from tenure.team.user_config import user_config_path, user_table
+
+
+def _write(text: str, age_s: int = 0) -> None:
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if age_s:  # (an mtime well past the racy window: the file as a long-running process finds it)
+        old = path.stat().st_mtime_ns - age_s * 1_000_000_000
+        os.utime(path, ns=(old, old))
+
+
+def test_the_users_config_is_read_once_while_it_stays_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    _write('[lsp]\ntrusted_projects = ["/a"]\n', age_s=60)
+    reads = []
+    read = user_config.read_toml
+    monkeypatch.setattr(user_config, "read_toml", lambda path: reads.append(path) or read(path))
+    assert user_table("lsp") == {"trusted_projects": ["/a"]}
+    assert user_table("lsp") == {"trusted_projects": ["/a"]} and user_table("team") == {}
+    assert len(reads) == 1
+
+
+def test_a_changed_config_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    _write('[lsp]\ntrusted_projects = ["/a"]\n', age_s=60)
+    assert user_table("lsp") == {"trusted_projects": ["/a"]}
+    _write('[lsp]\ntrusted_projects = ["/b"]\n')  # same size; a new mtime
+    assert user_table("lsp") == {"trusted_projects": ["/b"]}
+    _write('[lsp]\ntrusted_projects = ["/c"]\n')  # same size, maybe the same mtime: within the racy window
+    assert user_table("lsp") == {"trusted_projects": ["/c"]}
+    user_config_path().unlink()
+    assert user_table("lsp") == {}
