@@ -309,6 +309,21 @@ def test_a_malformed_jvm_table_is_an_error_that_names_the_setting(tmp_path: Path
         find_inputs(tmp_path)
 
 
+@pytest.mark.parametrize("model", [
+    "provider = 3",  # not a provider
+    'provider = "openai"\nurl = "https://llm.example/v1"\nmodel = "m"',  # where the user's key may not go
+])
+def test_a_wrong_knowledge_model_table_is_an_error_naming_it_that_stops_no_index_and_no_ask(
+        hostile: GitRepo, model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_LLM_API_KEY", "sk-user")
+    (hostile.root / "tenure.toml").write_text(f"[knowledge.model]\n{model}\n")
+    indexed = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert indexed.exit_code == 0 and indexed.exception is None, indexed.output
+    assert "knowledge: unavailable" in indexed.output and "[knowledge.model]" in indexed.output
+    code, output = cli(hostile, "ask", "I am changing helper: what breaks?")
+    assert code == 0 and "the model's settings are wrong" in output and "tenure.toml" in output, output
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"
