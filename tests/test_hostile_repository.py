@@ -324,6 +324,31 @@ def test_a_wrong_knowledge_model_table_is_an_error_naming_it_that_stops_no_index
     assert code == 0 and "the model's settings are wrong" in output and "tenure.toml" in output, output
 
 
+@pytest.mark.parametrize(("table", "said"), [
+    ("[procedural]\npromote_after = inf", "[procedural] promote_after must be a whole number above 0, not inf"),
+    ("[procedural]\npromote_after = 2.5", "[procedural] promote_after must be a whole number above 0, not 2.5"),
+    ("[procedural]\nmin_agreement = 7", "[procedural] min_agreement must be a share above 0 and at most 1, not 7"),
+    ("[episodic]\nexpiry_edges = nan", "[episodic] expiry_edges must be a share above 0 and at most 1, not nan"),
+    ("[episodic]\nfixup_days = inf", "[episodic] fixup_days must be a number above 0, not inf"),
+])
+def test_a_setting_that_is_no_usable_number_is_an_error_naming_it_not_a_traceback(
+        hostile: GitRepo, table: str, said: str) -> None:
+    (hostile.root / "tenure.toml").write_text(f"{table}\n")
+    indexed = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert indexed.exit_code == 0 and indexed.exception is None, indexed.output
+    code, output = cli(hostile, "rules" if "procedural" in table else "history", *(
+        ["list"] if "procedural" in table else ["pkg.core.helper"]))
+    assert code == 2 and said in " ".join(output.split()), output
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-3"])
+def test_an_lsp_bound_that_bounds_nothing_is_an_error_naming_it(tmp_path: Path, value: str) -> None:
+    from tenure.structural.lsp.bounds import Bounds
+
+    with pytest.raises(ValueError, match=rf"\[lsp\] max_minutes must be a number above 0, not {value}"):
+        Bounds.of({"max_minutes": float(value)}, "tenure.toml")
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"
