@@ -274,6 +274,19 @@ def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: 
     assert result.exit_code == 0 and "x[/evil].jar: not a readable jar" in result.output, result.output
 
 
+def test_terminal_controls_in_commits_and_memories_are_printed_as_escapes_never_sent_to_the_terminal(
+        hostile: GitRepo) -> None:
+    clipboard = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: the terminal writes its clipboard
+    hostile.commit(f"helper: one more {clipboard}\x1b[2J", {"pkg/core.py": "def helper():\n    return 2\n"})
+    hostile.index()
+    assert cli(hostile, "remember", f"helper is slow {clipboard}", "--kind", "pitfall", "-e", "pkg.core.helper")[0] == 0
+    for command in (["brief"], ["history", "pkg.core.helper"], ["why", "pkg.core.helper"],
+                    ["ask", "I am changing pkg.core.helper: has anyone tried before?"]):
+        code, output = cli(hostile, *command)
+        assert code == 0 and "\\x1b]52;c;ZXZpbA==" in output and "\x1b" not in output and "\x07" not in output, \
+            (command, output)
+
+
 def test_jvm_inputs_that_lead_out_of_the_repository_are_named_and_read_only_when_the_user_names_them(
         tmp_path: Path) -> None:
     from tenure.structural.jvm.discover import find_inputs
