@@ -32,6 +32,7 @@ def test_ask_and_resolve_over_mcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     result = answer.structured_content
     assert result["focus"][0]["symbol"] == RETRY and result["budget"]["used"] <= 900
     assert result["text"] == direct["text"]
+    assert answer.content[0].text == direct["text"]  # what an agent reads is what the budget packed, not 3x it
     assert empty.is_error and "ask a question" in empty.content[0].text
     assert not resolved.is_error
     best = resolved.structured_content["matches"][0]

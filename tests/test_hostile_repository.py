@@ -274,6 +274,19 @@ def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: 
     assert result.exit_code == 0 and "x[/evil].jar: not a readable jar" in result.output, result.output
 
 
+def test_terminal_controls_in_commits_and_memories_are_printed_as_escapes_never_sent_to_the_terminal(
+        hostile: GitRepo) -> None:
+    clipboard = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: the terminal writes its clipboard
+    hostile.commit(f"helper: one more {clipboard}\x1b[2J", {"pkg/core.py": "def helper():\n    return 2\n"})
+    hostile.index()
+    assert cli(hostile, "remember", f"helper is slow {clipboard}", "--kind", "pitfall", "-e", "pkg.core.helper")[0] == 0
+    for command in (["brief"], ["history", "pkg.core.helper"], ["why", "pkg.core.helper"],
+                    ["ask", "I am changing pkg.core.helper: has anyone tried before?"]):
+        code, output = cli(hostile, *command)
+        assert code == 0 and "\\x1b]52;c;ZXZpbA==" in output and "\x1b" not in output and "\x07" not in output, \
+            (command, output)
+
+
 def test_jvm_inputs_that_lead_out_of_the_repository_are_named_and_read_only_when_the_user_names_them(
         tmp_path: Path) -> None:
     from tenure.structural.jvm.discover import find_inputs
@@ -307,6 +320,46 @@ def test_a_malformed_jvm_table_is_an_error_that_names_the_setting(tmp_path: Path
     (tmp_path / "tenure.toml").write_text(f"[jvm]\n{table}\n")
     with pytest.raises(JvmInputError, match=r"tenure.toml: \[jvm\] (classpath|beans) must be a list of paths"):
         find_inputs(tmp_path)
+
+
+@pytest.mark.parametrize("model", [
+    "provider = 3",  # not a provider
+    'provider = "openai"\nurl = "https://llm.example/v1"\nmodel = "m"',  # where the user's key may not go
+])
+def test_a_wrong_knowledge_model_table_is_an_error_naming_it_that_stops_no_index_and_no_ask(
+        hostile: GitRepo, model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_LLM_API_KEY", "sk-user")
+    (hostile.root / "tenure.toml").write_text(f"[knowledge.model]\n{model}\n")
+    indexed = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert indexed.exit_code == 0 and indexed.exception is None, indexed.output
+    assert "knowledge: unavailable" in indexed.output and "[knowledge.model]" in indexed.output
+    code, output = cli(hostile, "ask", "I am changing helper: what breaks?")
+    assert code == 0 and "the model's settings are wrong" in output and "tenure.toml" in output, output
+
+
+@pytest.mark.parametrize(("table", "said"), [
+    ("[procedural]\npromote_after = inf", "[procedural] promote_after must be a whole number above 0, not inf"),
+    ("[procedural]\npromote_after = 2.5", "[procedural] promote_after must be a whole number above 0, not 2.5"),
+    ("[procedural]\nmin_agreement = 7", "[procedural] min_agreement must be a share above 0 and at most 1, not 7"),
+    ("[episodic]\nexpiry_edges = nan", "[episodic] expiry_edges must be a share above 0 and at most 1, not nan"),
+    ("[episodic]\nfixup_days = inf", "[episodic] fixup_days must be a number above 0, not inf"),
+])
+def test_a_setting_that_is_no_usable_number_is_an_error_naming_it_not_a_traceback(
+        hostile: GitRepo, table: str, said: str) -> None:
+    (hostile.root / "tenure.toml").write_text(f"{table}\n")
+    indexed = CliRunner().invoke(app, ["index", str(hostile.root)])
+    assert indexed.exit_code == 0 and indexed.exception is None, indexed.output
+    code, output = cli(hostile, "rules" if "procedural" in table else "history", *(
+        ["list"] if "procedural" in table else ["pkg.core.helper"]))
+    assert code == 2 and said in " ".join(output.split()), output
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-3"])
+def test_an_lsp_bound_that_bounds_nothing_is_an_error_naming_it(tmp_path: Path, value: str) -> None:
+    from tenure.structural.lsp.bounds import Bounds
+
+    with pytest.raises(ValueError, match=rf"\[lsp\] max_minutes must be a number above 0, not {value}"):
+        Bounds.of({"max_minutes": float(value)}, "tenure.toml")
 
 
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:

@@ -249,6 +249,22 @@ def test_the_commits_that_shaped_a_symbol_come_before_sweeps_that_touched_it_amo
     assert sweep["how"].startswith("diff touched")  # its message names nothing: no claim that it does
 
 
+def test_a_sweep_is_said_with_all_the_files_and_symbols_its_diff_touched_not_the_stored_first_ones(built) -> None:
+    t, _ = built
+    service = t.root / "settlement/service.py"
+    service.write_text(service.read_text().replace("Settlement.", "Settlement (formatted)."))
+    for n in range(60):  # past the 50 files and 500 symbols a commit's document keeps (after the service's)
+        (t.root / f"settlement/z{n}.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(9)))
+    git(t.root, "add", "-A")
+    git(t.root, "commit", "-q", "-m", "Generate the lookup modules")
+    t.index()
+    t.knowledge.build(embed=False)
+    listed = t.knowledge.why("settlement.service")["commits"]["listed"]
+    sweep = next(c for c in listed if c["subject"] == "Generate the lookup modules")
+    touched = next(c for c in t.history.commits() if c.subject == "Generate the lookup modules")
+    assert (sweep["files"], sweep["symbols"]) == (61, len(touched.symbols)) and len(touched.symbols) > 500
+
+
 def test_embeddings_cover_entities_reports_and_chunks_and_only_changed_text_is_embedded_again(built) -> None:
     t, _ = built
     if t.knowledge.embedder() is None:

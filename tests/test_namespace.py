@@ -133,3 +133,21 @@ def test_two_definitions_of_one_name_in_a_file_keep_their_own_spans_and_fingerpr
     assert sorted(found, key=lambda f: f[1]) == [("box.Box", 1, 9), ("box.Box.size", 3, 4), ("box.Box.size", 7, 9),
                                                  ("box.pick", 12, 13), ("box.pick", 16, 17)]
     assert prints[12] != prints[16] and prints[3] != prints[7]
+
+
+def test_a_name_in_code_and_in_a_stub_or_declaration_file_is_found_in_the_code_first(make_indexed_repo) -> None:
+    root = make_indexed_repo({
+        "pkg/__init__.pyi": "def fields(cls) -> tuple: ...\nclass Frozen(Exception): ...\n",  # a stub, stored first
+        "pkg/__init__.py": "from pkg.make import fields\n\n\nclass Frozen(Exception):\n    pass\n",
+        "pkg/make.py": "def fields(cls):\n    return cls.__attrs__\n",
+        "use.py": "import pkg\n\n\ndef names(c):\n    return pkg.fields(c)\n",
+        "web/ky.d.ts": "export declare function create(input: string): void;\n",
+        "web/ky.ts": "export function create(input: string): void {}\n",
+    })
+    with Tenure.open(root) as t:
+        assert [m.path for m in t.find_symbol("fields").matches] == ["pkg/make.py", "pkg/__init__.pyi"]
+        assert t.find_symbol("pkg.Frozen").unique.path == "pkg/__init__.py"  # (the same name in both)
+        assert t.find_symbol("create").matches[0].path == "web/ky.ts"
+        assert t.what_breaks("fields")["matches"][0]["fqn"] == "pkg.make.fields"  # the example the CLI gives
+        assert [(m.symbol, m.path) for m in t.resolve("the Frozen exception").matches][:1] == [
+            ("pkg.Frozen", "pkg/__init__.py")]

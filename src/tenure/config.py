@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
@@ -13,6 +14,7 @@ from tenure.refusal import Refusal
 
 CONFIG_FILE = "tenure.toml"
 T = TypeVar("T")
+SHARE = {"share": True}  # a dataclass field's metadata: the setting is a share, at most 1
 
 
 class ConfigError(Refusal):
@@ -64,7 +66,8 @@ def string_list(table: Mapping[str, object], key: str, where: str, what: str = "
 
 def load_settings(root: Path, name: str, cls: type[T]) -> T:
     """The `[name]` table as the dataclass `cls` (defaults for what it leaves out): numbers must be
-    positive, strings strings; an unknown key is an error (a typo would silently keep the default)."""
+    positive (a count whole, a share at most 1), strings strings; an unknown key is an error (a typo
+    would silently keep the default)."""
     table = project_table(root, name)
     known = {f.name: f for f in fields(cls)}
     if unknown := sorted(set(table) - set(known)):
@@ -75,7 +78,18 @@ def load_settings(root: Path, name: str, cls: type[T]) -> T:
         if isinstance(default, str):
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{CONFIG_FILE}: [{name}] {key} must be a non-empty string, not {value!r}")
-        elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ConfigError(f"{CONFIG_FILE}: [{name}] {key} must be a positive number, not {value!r}")
+        elif wrong := number_error(value, whole=isinstance(default, int), share=bool(known[key].metadata.get("share"))):
+            raise ConfigError(f"{CONFIG_FILE}: [{name}] {key} must be {wrong}, not {value!r}")
         values[key] = type(default)(value)
     return cls(**values)
+
+
+def number_error(value: object, whole: bool = False, share: bool = False) -> str:
+    """What a setting's number must be, when `value` is not that ("" when it is): above 0 and finite
+    (`inf` and `nan` are TOML floats), whole for a count, at most 1 for a share; never a boolean."""
+    wanted = "a whole number above 0" if whole else "a share above 0 and at most 1" if share else "a number above 0"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        return wanted
+    if whole and value != int(value) or share and value > 1:
+        return wanted
+    return ""

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tenure.ask.pack import DEFAULT_BUDGET, MIN_BUDGET
-from tenure.cli.common import JsonOpt, RepoOpt, emit, project, stdin_text
+from tenure.cli.common import JsonOpt, RepoOpt, emit, plain, project, stdin_text
 
 
 def register(app: typer.Typer) -> None:
@@ -32,4 +32,4 @@ def ask(
         question = stdin_text()
     with project(repo, reads=True) as t:
         result = t.ask(question, budget, offline)
-    emit(result, as_json, lambda r: print(r["text"], end=""))
+    emit(result, as_json, lambda r: print(plain(r["text"]), end=""))

@@ -56,11 +56,21 @@ err = _Console(stderr=True, soft_wrap=True)
 bars = _Console(stderr=True)
 
 
+# A repository's commits, documents and memories may carry terminal control sequences (OSC 52 writes the
+# clipboard, others set the title or move the cursor): they are shown as escapes, never sent to the terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def plain(text: str) -> str:
+    """Text shown as it is: its control characters (all but tab and newline) written as `\\x1b`."""
+    return text.translate(_CONTROLS)
+
+
 def escape(text: str) -> str:
-    """Text shown as it is, not read as rich markup."""
+    """Text shown as it is, not read as rich markup nor as terminal controls."""
     from rich.markup import escape as escape_markup
 
-    return escape_markup(text)
+    return escape_markup(plain(text))
 
 
 def new_table(*columns: str, **options: Any) -> Table:

@@ -18,6 +18,7 @@ from tenure.cli.common import (
     err,
     escape,
     new_table,
+    plain,
     project,
     with_progress,
 )
@@ -191,7 +192,7 @@ def brief(
     task = task_words or task
     with project(repo, reads=True) as t:
         result = t.brief(task, session, limit)
-    emit(result, as_json, lambda r: print(r["text"], end=""))
+    emit(result, as_json, lambda r: print(plain(r["text"]), end=""))
 
 
 def map_cmd(
@@ -262,7 +263,7 @@ def _print_started(r: dict) -> None:
     for c in r["conflicts"]:
         console.print(f"[yellow]{escape(c['element'])} is also leased by session {c['session']} "
                       f"({escape(c['agent'])})[/yellow]")
-    print(r["briefing"], end="")
+    print(plain(r["briefing"]), end="")
 
 
 @session_app.command("lease")

@@ -12,18 +12,18 @@ fixup_days = 3                   # a fix to the same symbols within this many da
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenure.config import load_settings
+from tenure.config import SHARE, load_settings
 
 
 @dataclass(frozen=True)
 class EpisodicSettings:
     conclusion_half_life_days: float = 30.0
     recency_half_life_days: float = 365.0
-    expiry_rewritten: float = 0.8
-    expiry_edges: float = 0.5
+    expiry_rewritten: float = field(default=0.8, metadata=SHARE)
+    expiry_edges: float = field(default=0.5, metadata=SHARE)
     fixup_days: float = 3.0
 
 

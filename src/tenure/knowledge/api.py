@@ -51,8 +51,17 @@ class Knowledge:
         return settings.load(self.root)
 
     def provider(self, offline: bool = False) -> ChatProvider | None:
-        """The configured model, None in offline mode (nothing configured, or `offline`)."""
-        return None if offline else get_chat_provider(self.config().model)
+        """The configured model, None in offline mode (nothing configured, or `offline`). A wrong setting
+        is a KnowledgeConfigError naming the file, as every other [knowledge] one: a repository's
+        [knowledge.model] is someone else's input, and must stop no index or ask with a traceback."""
+        if offline:
+            return None
+        model = self.config().model
+        try:
+            return get_chat_provider(model)
+        except ValueError as exc:  # (EmbeddingConfigError, which names the setting: a key, or a variable)
+            where = f"{self.root / settings.CONFIG_FILE} [knowledge.model]" if model else "the TENURE_LLM_* environment"
+            raise settings.KnowledgeConfigError(f"{where}: {exc}") from exc
 
     def embedder(self) -> EmbeddingProvider | None:
         if self._embedder is False:

@@ -357,8 +357,10 @@ def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> d
             continue
         info = json.loads(meta)
         what = "it" if touched == fqn else touched.removeprefix(fqn)
+        # the commit's own counts: its lists of files and symbols were cut (a store built before they were kept: those)
+        files, symbols = info.get("breadth") or (len(info.get("files") or ()), symbols)
         listed.setdefault(info.get("sha", ""), {**_commit(info, title, authored_at, f"diff touched {what} ({how})"),
-                                                **_breadth(len(info.get("files") or ()), symbols)})
+                                                **_breadth(files, symbols)})
     tier_of: dict[str, str] = {}  # entity -> its surest link to the symbol (a weak one lists no commit by name)
     for link in links:
         if link.tier != WEAK and link.tier in TIERS and \

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from tenure.namespace.symbols import Symbol, supertypes, symbols_called, symbols_named
 from tenure.storage import Database
-from tenure.structural.languages import language_table
+from tenure.structural.languages import is_declaration, language_table
 from tenure.structural.naming import has_suffix, short_name
 
 
@@ -56,10 +56,10 @@ class Lookup:
 
 def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
     query = query.strip().lstrip(".")  # (`.retry`: a suffix written as one)
-    exact = symbols_named(db, [query])
+    exact = _code_first(symbols_named(db, [query]))
     if exact:
         return Lookup(query, "exact", _matches(exact), len(exact))
-    found = [s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)]
+    found = _code_first([s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)])
     if not found:
         return _inherited(db, query, limit) or Lookup(query, "none", [])
     how = "suffix" if len({s.fqn for s in found}) == 1 else "ambiguous"
@@ -87,6 +87,13 @@ def _inherited(db: Database, query: str, limit: int) -> Lookup | None:
         return None
     how = "inherited" if len({m.fqn for m in matches}) == 1 else "ambiguous"
     return Lookup(query, how, matches[:limit], len(matches))
+
+
+def _code_first(symbols: list[Symbol]) -> list[Symbol]:
+    """Definitions in code before those in stubs and .d.ts files (stable otherwise): the first match is
+    where a name is shown and the example given of a name that is not unique, and a declaration's own
+    dependants are few (its callers are linked to the code)."""
+    return sorted(symbols, key=lambda s: is_declaration(s.path or ""))
 
 
 def _matches(symbols: list[Symbol]) -> list[SymbolMatch]:

@@ -35,6 +35,7 @@ from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_f
 from tenure.namespace.terms import terms
 from tenure.state import state_dir
 from tenure.storage import Database
+from tenure.structural.languages import is_declaration
 from tenure.structural.naming import short_name
 
 FIELDS = ("name", "signature", "doc", "code", "place")
@@ -88,6 +89,10 @@ class SymbolTerms:
 
     def __post_init__(self) -> None:
         self.position = {f: i for i, f in enumerate(self.fqns)}
+        if len(self.position) < len(self.fqns):  # a name defined twice: never a stub's or .d.ts's row over code's
+            for i, f in enumerate(self.fqns):
+                if is_declaration(self.paths[self.position[f]]) and not is_declaration(self.paths[i]):
+                    self.position[f] = i
         self.terms = sorted(self.vocabulary, key=self.vocabulary.__getitem__)  # term id -> term
 
     def __len__(self) -> int:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tenure.config import load_settings
+from tenure.config import SHARE, load_settings
 from tenure.episodic.api import Episodes
 from tenure.files import RefusedWrite, project_path
 from tenure.namespace.symbols import indexed_files
@@ -50,7 +50,7 @@ class RulesError(Refusal):
 @dataclass(frozen=True)
 class ProceduralSettings:
     promote_after: int = 3
-    min_agreement: float = 0.8
+    min_agreement: float = field(default=0.8, metadata=SHARE)
     min_explained: int = 2
     demote_after: int = 2
     agents_file: str = "AGENTS.md"

@@ -88,6 +88,15 @@ def _by_extension() -> dict[str, LanguageSpec]:
     return index
 
 
+DECLARATIONS = (".pyi", ".d.ts", ".d.mts", ".d.cts")  # files of types only: the code they declare is elsewhere
+
+
+def is_declaration(path: str) -> bool:
+    """A Python stub or a TypeScript declaration file: its functions have no body, and the calls of
+    what it declares are linked to the code that defines it."""
+    return path.endswith(DECLARATIONS)
+
+
 def language_for(path: str) -> LanguageSpec | None:
     """The language of a file by its name, or None when tenure does not index it. (String
     operations, not PurePath, and one lookup per suffix chain: this runs for every file of the tree

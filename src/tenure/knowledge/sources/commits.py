@@ -47,5 +47,6 @@ def document(commit: Commit) -> SourceDocument:
         thin_reason=commit.thin_reason or ("thin" if commit.thin else None),
         authored_at=commit.authored_at,
         meta={"sha": commit.sha, "author": commit.author_name, "files": [f.path for f in commit.files[:FILES_KEPT]],
-              "symbols": symbols, **({"reverts": commit.reverts} if commit.reverts else {}),
+              "symbols": symbols, "breadth": [len(commit.files), len(commit.symbols)],  # (counted before the cuts)
+              **({"reverts": commit.reverts} if commit.reverts else {}),
               **({"merge": True} if commit.is_merge else {})})

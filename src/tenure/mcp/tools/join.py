@@ -33,7 +33,8 @@ def register(registry: Registry, tenure: Tenure) -> None:
         = DEFAULT_BUDGET,
     ) -> CallToolResult:
         with refusals(Refusal):
-            return structured(tenure.ask(question, budget))
+            answer = tenure.ask(question, budget)
+        return structured(answer, text=answer["text"])  # (as JSON, with its items and resolution: 3x the budget)
 
     def resolve(
         text: Annotated[str, Field(description="A phrase or a task text")],

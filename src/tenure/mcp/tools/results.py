@@ -12,10 +12,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 
-def structured(data: dict[str, Any], error: bool = False) -> CallToolResult:
+def structured(data: dict[str, Any], error: bool = False, text: str | None = None) -> CallToolResult:
     """`error`: the request could not be answered as asked (a name that is unknown or not unique); the
-    data still says why and what to ask instead."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
+    data still says why and what to ask instead. `text`: what the agent reads instead of the data as JSON
+    (an answer packed to a budget: the data holds it, and its items again, structured)."""
+    if text is None:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=error)
 
 

@@ -19,6 +19,8 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from tenure.config import number_error
+
 WATCH_S = 0.5
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -36,8 +38,8 @@ class Bounds:
         for f in fields(cls):
             if f.name in table:
                 value = table[f.name]
-                if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                    raise ValueError(f"{where}: [lsp] {f.name} must be a number above 0, not {value!r}")
+                if wrong := number_error(value):
+                    raise ValueError(f"{where}: [lsp] {f.name} must be {wrong}, not {value!r}")
                 values[f.name] = value
         return cls(**values)
 
