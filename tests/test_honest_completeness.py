@@ -246,6 +246,23 @@ def test_a_javascript_name_taken_as_a_value_is_the_function_it_is_bound_to(make_
     assert other == [("other.js", 3), ("third.js", 2)]
 
 
+def test_a_javascript_hook_only_subclasses_define_makes_their_callers_a_lower_bound(make_repo) -> None:
+    # zod's ZodType._parseAsync calls `this._parse`, which ZodType lacks and each of its 36 subclasses
+    # defines: the call may run any of them; it had no edge, and what-breaks of one said it was complete
+    few = "".join(f"export class P{i} extends Base {{ _parse() {{}} }}\n" for i in range(2))
+    many = "".join(f"export class Q{i} extends Wide {{ _check() {{}} }}\n" for i in range(12))
+    root = make_repo({
+        "base.js": ("export class Base {\n  parse() {\n    return this._parse();\n  }\n}\n" + few
+                    + "export class Wide {\n  run() {\n    return this._check();\n  }\n}\n" + many),
+    })
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        few_answer, many_answer = (t.what_breaks(fqn)["summary"] for fqn in ("base.P0._parse", "base.Q0._check"))
+    assert few_answer["lower_bound"] and "1 caller (1 ambiguous)" in few_answer["text"]
+    # (more subclasses than a site's candidates: one site without a target, counted by its name)
+    assert many_answer["lower_bound"] and "1 call site of its name linked to no target" in many_answer["text"]
+
+
 def test_a_python_name_taken_in_a_function_finds_its_module_s_definition_first(make_repo) -> None:
     root = make_repo({
         "lib.py": "def reverse(items):\n    return items[::-1]\n",

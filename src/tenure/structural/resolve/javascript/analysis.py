@@ -18,7 +18,6 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from tenure.namespace.tiers import Relation
-from tenure.structural.naming import qualify
 from tenure.structural.resolve import note_order_dependence, shortfall
 from tenure.structural.resolve.javascript import runtime
 from tenure.structural.resolve.javascript.program import Program
@@ -92,6 +91,11 @@ class Analysis:
         self.called: set[int] = set()  # local function scopes some call of the project runs
         self.dynamic: set[Site] = set()  # `eval(...)`
         self.dispatch: dict[Site, dict[str, str]] = {}  # a call on `this`: overrides -> the method they override
+        # a call on `this` of a member its class lacks: the subclasses' methods of that name (a template
+        # method's hooks), each a guess; `lost`: no subclass defines it either (nor may a base outside)
+        self.hooks: dict[Site, set[str]] = {}
+        self.lost: set[Site] = set()
+        self.guessing = False  # (invoke records a hook's edge in `hooks`)
         # (path, caller fqn, name written): a function's parameter (or a property of one) called
         # where, and what it writes into properties of its parameters; replayed by callers in other
         # modules (`foreign`: their edges through the arguments of one of their sites)
@@ -126,6 +130,7 @@ class Analysis:
         self.statements_left = 0  # what a spent budget left undone (`shortfall`)
         self.too_deep: set[int] = set()  # statements nested past Python's stack: their effects are skipped
         self._mro: dict[Value, list[Value]] = {}
+        self._overrides_elsewhere: dict[tuple[Value, str], set[Value]] = {}
 
     # running -------------------------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -597,13 +602,42 @@ class Analysis:
             return found
         return found | self.field(obj, ANY) if kind == ARRAY or not found else found
 
-    def overrides(self, cls: Value, key: str) -> list[str]:
-        """The members named `key` that subclasses of cls define themselves: here, and elsewhere in
-        the project (methods of that name whose class derives from cls)."""
-        found = [qualify(self.module, f"{sub[2]}.{key}") for qualname in self.p.classes.values()
-                 if (sub := (CLASS, self.module, qualname)) != cls and cls in self.mro(sub)[1:]
-                 and self.cell(("F", (PROTO, self.module, qualname), key))]
-        return sorted({*found, *self.project.overrides(self, cls, key)})
+    def overrides(self, cls: Value, key: str) -> list[Value]:
+        """The methods named `key` that subclasses of cls define themselves: here (what their
+        prototypes hold), and elsewhere in the project (methods of that name whose class derives from cls)."""
+        here = {v for qualname in self.p.classes.values()
+                if (sub := (CLASS, self.module, qualname)) != cls and cls in self.mro(sub)[1:]
+                for v in self.cell(("F", (PROTO, self.module, qualname), key)) if v[0] == FUNC}
+        elsewhere = self._overrides_elsewhere.get((cls, key))
+        if elsewhere is None:  # (what the symbols say: the same all through the fixpoint)
+            elsewhere = self._overrides_elsewhere[(cls, key)] = self.project.overrides(self, cls, key)
+        named = {fqn_of(v) for v in here}  # type: ignore[arg-type]
+        return sorted(here | {v for v in elsewhere if fqn_of(v) not in named}, key=str)  # type: ignore[arg-type]
+
+    def call_hooks(self, site: Site, receiver: Value, name: str, args: list) -> Values | None:
+        """`this.name(args)` in the code of a class that lacks `name` (nor do its bases): the methods
+        of that name its subclasses define, each a guess (Analysis.hooks), given the arguments as any
+        call; None when no subclass defines it."""
+        hooks = self.overrides((CLASS, receiver[1], receiver[2]), name)
+        if not hooks:
+            return None
+        out: set[Value] = set()
+        self.guessing = True
+        try:
+            for hook in hooks:
+                out |= self.invoke(site, hook, args, EMPTY)  # (its `this`: its own class's code says)
+        finally:
+            self.guessing = False
+        return out
+
+    def outside_based(self, cls: Value) -> bool:
+        """Whether a class along cls's bases extends something outside the project (the runtime's, a
+        package's), whose members are not known."""
+        for owner in self.mro(cls):
+            bases = self.cell(("base", owner)) if owner[1] == self.module else self.project.bases(self, owner)
+            if any(b[0] == OUTSIDE for b in bases):
+                return True
+        return False
 
     def accessor(self, obj: Value, key: str, flag: str) -> list[Value]:
         if obj[0] not in (INST, CLASS, OBJECT):
@@ -800,14 +834,18 @@ class Analysis:
                     if method[0] == FUNC:
                         base = fqn_of(method)  # type: ignore[arg-type]
                         for override in self.overrides((CLASS, receiver[1], receiver[2]), name):
-                            self.dispatch.setdefault(site, {}).setdefault(override, base)
+                            self.dispatch.setdefault(site, {}).setdefault(fqn_of(override), base)  # type: ignore[arg-type]
             return out
+        if kind == INST and len(receiver) > 3 and (hooked := self.call_hooks(site, receiver, name, args)) is not None:
+            return hooked
         if kind == ARRAY and name in runtime.table("array"):
             return self.builtin(site, runtime.table("array")[name], {receiver}, args)
         if name in runtime.table("promise") and kind not in (ARRAY,):
             return self.builtin(site, runtime.table("promise")[name], {receiver}, args)
         if kind == OUTSIDE:
             return self.outside_call(site, f"{receiver[2]}.{name}", args)
+        if kind == INST and len(receiver) > 3 and not self.outside_based((CLASS, receiver[1], receiver[2])):
+            self.lost.add(site)  # (nothing of the project has it: no target, kept by its name)
         return None
 
     def function_protocol(self, site: Site, fn: Value, name: str, args: list) -> Values:
@@ -1143,6 +1181,9 @@ class Analysis:
     def edge(self, site: Site | tuple[Site, str], relation: str, target: str) -> None:
         """A target of a call site; (site, name): another call the site makes (`next` of a loop)."""
         if (site if site.__class__ is int else site[0]) < 0:  # type: ignore[index]
+            return
+        if self.guessing:
+            self.hooks.setdefault(site, set()).add(target)  # type: ignore[arg-type]
             return
         self.edges.setdefault(site, {}).setdefault(relation, set()).add(target)
 

@@ -1,7 +1,8 @@
 """The edges of the file being resolved, from its analysis: its call sites' targets, the functions
 it hands to the runtime to call back (`map(f)`, `setTimeout(f)`), what another module's function
 calls through its arguments, dispatch candidates, what the names say where a callee holds no known
-value, and (by the generic resolver) its super types and imports. An anonymous function handed out
+value, a subclass's hook a call on `this` may run (a guess however alone), and (by the generic resolver)
+its super types and imports. An anonymous function handed out
 of the project (to the runtime or a package) that nothing of the project calls is not a caller of its
 own: its calls are the function's that handed it over."""
 
@@ -12,7 +13,7 @@ import msgspec
 from tenure.namespace.tiers import Relation, Tier
 from tenure.structural.facts import Reference
 from tenure.structural.graph import DISPATCH_DETAIL
-from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, candidates_tier
+from tenure.structural.resolve import MAX_CANDIDATES, NO_TARGET, EdgeOut, candidates_tier
 from tenure.structural.resolve.javascript.analysis import Analysis
 from tenure.structural.resolve.javascript.values import BOUND, FUNC, Value, fqn_of
 
@@ -50,6 +51,16 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         for target, base in sorted(overrides.items()):
             detail = f"{DISPATCH_DETAIL}{base}"
             out.append(EdgeOut(p.fqn(source(scope)), target, Relation.CALLS, Tier.AMBIGUOUS, line, name, detail))
+    for site, hooks in a.hooks.items():
+        line, name, scope = p.sites[site][:3]
+        known = a.edges.get(site, {}).get(Relation.CALLS, set())
+        if len(known) <= MAX_CANDIDATES:  # (else the site is already one without a target, by its name)
+            out += _tiered(p.fqn(source(scope)), sorted(hooks - known), Relation.CALLS, line, name, guess=True)
+    for site in sorted(a.lost - a.edges.keys() - a.hooks.keys()):
+        # no target found: kept by its name, so that what-breaks counts it among the sites that may
+        # reach a method of that name
+        line, name, scope = p.sites[site][:3]
+        out.append(EdgeOut(p.fqn(source(scope)), None, Relation.CALLS, Tier.AMBIGUOUS, line, name, NO_TARGET))
     for site, handed in a.handed.items():
         if site in a.edges or site not in a.runtime_calls:
             continue  # (what a package does with a function it is given is its own: `expect(f)` runs nothing)
@@ -58,8 +69,8 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
             targets = sorted({t for v in values for t in _functions(a, v) if not _is_inlined(a, t, inlined)})
             out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}")
     for site, how in a.unknown.items():
-        if site in a.edges or site in a.handed and how == "local":
-            continue
+        if site in a.edges or site in a.handed and how == "local" or site in a.lost:
+            continue  # (lost: an instance of the project's lacking the member, which no guess by name mends)
         line, name, scope, receiver, kind = p.sites[site][:5]
         if not name or how == "local" and name not in a.syntax.imports:
             continue  # a variable of the file holding nothing known: no guess by its name (no self-loop)
@@ -119,10 +130,13 @@ def _functions(a: Analysis, value: Value) -> list[str]:
     return out
 
 
-def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, detail: str = "") -> list[EdgeOut]:
+def _tiered(src: str, targets: list[str], relation: str, line: int, name: str, detail: str = "",
+            guess: bool = False) -> list[EdgeOut]:
+    """A site's edges of one relation: one target is `inferred` unless each is a `guess`, several are
+    `ambiguous`, too many one edge without a target."""
     if not targets:
         return []
     if len(targets) > MAX_CANDIDATES:
         return [EdgeOut(src, None, relation, Tier.AMBIGUOUS, line, name, f"{len(targets)} candidates named {name}")]
-    tier = candidates_tier(len(targets))
+    tier = Tier.AMBIGUOUS if guess else candidates_tier(len(targets))
     return [EdgeOut(src, t, relation, tier, line, name, detail) for t in targets]

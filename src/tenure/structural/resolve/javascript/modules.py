@@ -219,7 +219,7 @@ class Project:
             return found
         return self.instances(asker.syntax.member_containers([fqn], key) or [])
 
-    def overrides(self, asker: Analysis, cls: Value, key: str) -> list[str]:
+    def overrides(self, asker: Analysis, cls: Value, key: str) -> set[Value]:
         """Methods named `key` in the project whose class derives from cls (here too: a class that
         `implements` an interface has no base the analysis follows)."""
         target = fqn_of(cls)  # type: ignore[arg-type]
@@ -229,8 +229,8 @@ class Project:
                 continue
             for owner in self.view.symbols(method.parent):
                 if owner.fqn != target and target in self._ancestors(asker, owner):
-                    found.append(method.fqn)
-        return found
+                    found.append(method)
+        return self.symbol_values(found)
 
     def _ancestors(self, asker: Analysis, cls: SymbolInfo) -> set[str]:
         seen: set[str] = set()
