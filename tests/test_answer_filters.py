@@ -31,6 +31,16 @@ def test_a_question_that_read_many_keys_keeps_a_wide_filter_that_tells_unread_ke
     assert sum(answers.may_have_read(key_filter, [key]) for key in unread) < 100
 
 
+def test_a_question_that_read_thousands_of_keys_keeps_a_wide_filter_holding_each_of_them() -> None:
+    # (past 512 keys its bits are set position by position, not OR-ed as masks)
+    view = ProjectView(ProjectIndex(load_facts=lambda path: None))
+    read = ({f"item:pkg.m{i}#f" for i in range(3000)}, set())
+    key_filter = answers.key_filter(view, read)
+    assert len(key_filter) - answers.FILTER_BYTES > 4096 // 8
+    assert all(answers.may_have_read(key_filter, [key]) for key in read[0])
+    assert sum(answers.may_have_read(key_filter, [f"miss:pkg.m{i}#f"]) for i in range(1000)) < 100
+
+
 def test_a_question_that_read_few_keys_keeps_only_the_packed_filter() -> None:
     view = ProjectView(ProjectIndex(load_facts=lambda path: None))
     assert len(answers.key_filter(view, ({"name:f", "items:pkg.m"}, set()))) == answers.FILTER_BYTES
