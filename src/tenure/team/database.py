@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 from tenure.config import ConfigError
 from tenure.storage import Database, StorageError
-from tenure.team.identity import identify
 from tenure.team.user_config import repository_team, user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
@@ -77,6 +76,8 @@ def open_team_database(root: Path) -> Database | None:
     except ImportError as exc:
         raise StorageError(f"a team database is configured ({chosen.derived}) but its driver is not installed:"
                            " pip install 'tenure[team]'") from exc
+    from tenure.team.identity import identify  # (here: a checkout without a team database names no project)
+
     who = identify(root)
     return PostgresDatabase(chosen.url, who.project, who.org)
 
@@ -84,6 +85,8 @@ def open_team_database(root: Path) -> Database | None:
 def describe(root: Path, shared: Database) -> dict:
     """`tenure team status`: which database the shared stores use and whether it answers, and which
     project and organisation this checkout is there (each with how it was found)."""
+    from tenure.team.identity import identify
+
     chosen = team_database(root)
     who = identify(root)
     try:
