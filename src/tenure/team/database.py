@@ -12,8 +12,8 @@ point tenure at files on the user's machine.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from tenure.config import ConfigError
@@ -23,8 +23,9 @@ from tenure.team.user_config import repository_team, user_table
 DATABASE_ENV = "TENURE_DATABASE_URL"
 
 
-@dataclass(frozen=True)
-class TeamDatabase:
+class TeamDatabase(NamedTuple):
+    """Where the shared stores are (a named tuple: see `tenure.episodic.testruns.Runner`)."""
+
     url: str | None  # None: the shared stores stay in the checkout's SQLite file
     derived: str  # how it was chosen (or why a repository's choice was not used), in words
 

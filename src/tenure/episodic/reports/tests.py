@@ -31,6 +31,9 @@ class ReportError(ValueError):
 
 @dataclass
 class TestCase:
+    """One test's verdict. (A dataclass without a docstring has its signature made one, by inspect:
+    a fifth of what making it costs, which a hook pays on every test run it reads.)"""
+
     id: str  # as the runner names it: `tests/test_x.py::TestA::test_b`, `com.acme.FooTest.testB`
     status: str  # passed | failed | error | skipped
     message: str = ""
@@ -39,6 +42,8 @@ class TestCase:
 
 @dataclass
 class TestReport:
+    """What a report, or a runner's output, says of a test run."""
+
     source: str  # junit | pytest-json | pytest-reportlog | exit-code | hook
     failures: list[TestCase] = field(default_factory=list)  # failed and erroring tests (passing ones are counted)
     passed: int = 0
