@@ -64,20 +64,25 @@ def test_recording_a_shell_command_or_a_failing_test_run_reads_neither_the_code_
         make_indexed_repo) -> None:
     """A shell command recorded into an open session is one row: the hook loads neither the structural
     store, the namespace nor the history's reader (nor msgspec, which they bring), nor a report's XML
-    parser; nor for a test run with failures, whose failing tests the session's end maps onto the code."""
+    parser; nor for a test run with failures, whose failing tests the session's end maps onto the code.
+    Nor what only another path needs: subprocess (it runs nothing), the team's identity (no team
+    database), the languages' table, the JSON report stream, the memories' ranking."""
     root = make_indexed_repo({"a.py": "def f():\n    return 1\n", "test_a.py": "def test_f():\n    assert False\n"})
     subprocess.run([sys.executable, "-m", "tenure.cli", "hook", "session-start", "--repo", str(root)],
                    input=json.dumps({"session_id": "cc-2"}), capture_output=True, text=True, check=True)
     shell = {"session_id": "cc-2", "tool_name": "Bash", "tool_input": {"command": "git status"},
              "tool_response": {"stdout": "On branch main\n"}}
     recording = hook_imports(root, shell)
-    assert not {m.split(".")[0] for m in recording} & {"msgspec", "xml", "defusedxml"}
+    assert not {m.split(".")[0] for m in recording} & {"msgspec", "xml", "defusedxml", "subprocess"}
     assert not [m for m in recording if m.startswith(("tenure.structural.store", "tenure.namespace",
-                                                      "tenure.history.api", "tenure.episodic.episodes"))]
+                                                      "tenure.history.api", "tenure.episodic.episodes",
+                                                      "tenure.team.identity", "tenure.structural.languages",
+                                                      "tenure.episodic.reports.jsonstream",
+                                                      "tenure.memories.ranking"))]
     tests = {**shell, "tool_input": {"command": "python -m pytest -q"},
              "tool_response": {"stdout": "FAILED test_a.py::test_f - AssertionError\n1 failed in 0.01s\n"}}
     failing = hook_imports(root, tests)  # (its failing test is mapped onto the code when the session ends)
-    assert not {m.split(".")[0] for m in failing} & {"msgspec", "xml", "defusedxml"}
+    assert not {m.split(".")[0] for m in failing} & {"msgspec", "xml", "defusedxml", "subprocess"}
     assert not [m for m in failing if m.startswith(("tenure.structural.store", "tenure.namespace"))]
 
 

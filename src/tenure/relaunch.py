@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,8 @@ def cli_argv(args: list[str]) -> list[str]:
 def spawn_detached(args: list[str], root: Path, log: Path) -> int:
     """A detached `tenure ARGS` in `root`, its output appended to `log`: its own session, so it
     outlives the command that started it and its terminal. Its pid."""
+    import subprocess  # (here: `tenure.entry` imports this module, and a hook that records starts nothing)
+
     with open(log, "ab") as out:
         process = subprocess.Popen([sys.executable, *cli_argv(args)], stdin=subprocess.DEVNULL, stdout=out,
                                    stderr=out, cwd=root, start_new_session=True)

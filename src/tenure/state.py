@@ -4,7 +4,6 @@ used. A module of its own, so that the entry point can look before the product i
 import contextlib
 import fcntl
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,6 +154,8 @@ def find_root(start: Path, by_git: bool = True) -> Path:
             return candidate
     if not by_git:
         return start
+    import subprocess  # (here: a hook's project has a .tenure/, and subprocess is a tenth of a hook's start)
+
     try:
         top = subprocess.run(git_argv(start, "rev-parse", "--show-toplevel"),
                              capture_output=True, text=True, check=True, timeout=10).stdout.strip()

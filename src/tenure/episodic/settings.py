@@ -20,6 +20,8 @@ from tenure.config import SHARE, load_settings
 
 @dataclass(frozen=True)
 class EpisodicSettings:
+    """The `[episodic]` table, its defaults filled in (see the module's doc)."""
+
     conclusion_half_life_days: float = 30.0
     recency_half_life_days: float = 365.0
     expiry_rewritten: float = field(default=0.8, metadata=SHARE)

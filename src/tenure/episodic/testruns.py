@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 from tenure.episodic.reports.tests import TestCase, TestReport
 
@@ -15,10 +15,11 @@ MAX_OUTPUT = 4 << 20  # of a command's output read for test lines (a runner's su
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
 
 
-@dataclass(frozen=True)
-class Runner:
+class Runner(NamedTuple):
     """A test runner: how its command line looks (compiled), and the patterns of its output (their
-    sources: compiled by `_output_pattern` when an output is read, not for every shell command)."""
+    sources: compiled by `_output_pattern` when an output is read, not for every shell command).
+    (A named tuple: a dataclass is a hundredth of a hook's start to make, and the hook makes this one
+    on every shell command the agent runs.)"""
     name: str
     command: re.Pattern[str]
     failed: str | None

@@ -6,8 +6,8 @@ are told about the other. A session that never ends stops counting as a holder a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from tenure.memories.errors import MemoriesError
 from tenure.memories.store import parse_stamp, stamp
@@ -17,8 +17,9 @@ LEASE_HOURS = 8
 OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(NamedTuple):
+    """A work session as stored (a named tuple: see `tenure.episodic.testruns.Runner`)."""
+
     id: str
     agent: str
     task: bytes  # encrypted

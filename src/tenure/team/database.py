@@ -12,20 +12,20 @@ point tenure at files on the user's machine.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from tenure.config import ConfigError
 from tenure.storage import Database, StorageError
-from tenure.team.identity import identify
 from tenure.team.user_config import allows_host, repository_team, user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
 
 
-@dataclass(frozen=True)
-class TeamDatabase:
+class TeamDatabase(NamedTuple):
+    """Where the shared stores are (a named tuple: see `tenure.episodic.testruns.Runner`)."""
+
     url: str | None  # None: the shared stores stay in the checkout's SQLite file
     derived: str  # how it was chosen (or why a repository's choice was not used), in words
 
@@ -77,6 +77,8 @@ def open_team_database(root: Path) -> Database | None:
     except ImportError as exc:
         raise StorageError(f"a team database is configured ({chosen.derived}) but its driver is not installed:"
                            " pip install 'tenure[team]'") from exc
+    from tenure.team.identity import identify  # (here: a checkout without a team database names no project)
+
     who = identify(root)
     return PostgresDatabase(chosen.url, who.project, who.org)
 
@@ -84,6 +86,8 @@ def open_team_database(root: Path) -> Database | None:
 def describe(root: Path, shared: Database) -> dict:
     """`tenure team status`: which database the shared stores use and whether it answers, and which
     project and organisation this checkout is there (each with how it was found)."""
+    from tenure.team.identity import identify
+
     chosen = team_database(root)
     who = identify(root)
     try:

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream, TooDeep
-from tenure.structural.languages import language_for
-
-if TYPE_CHECKING:  # (the XML parsers are loaded by read_junit: a hook reading a runner's output needs none)
+# The XML parsers are loaded by read_junit, the JSON stream by read_pytest_json and the languages by
+# node_parts: a hook reading a runner's console output needs none of them.
+if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
+
+    from tenure.episodic.reports.jsonstream import JsonStream
 
 MESSAGE_CHARS = 500  # of a failure's message, kept as its evidence
 ID_CHARS = 1000  # of a test's id and path: longer is no test's name (a report's lie), kept cut, not whole
@@ -30,6 +31,9 @@ class ReportError(ValueError):
 
 @dataclass
 class TestCase:
+    """One test's verdict. (A dataclass without a docstring has its signature made one, by inspect:
+    a fifth of what making it costs, which a hook pays on every test run it reads.)"""
+
     id: str  # as the runner names it: `tests/test_x.py::TestA::test_b`, `com.acme.FooTest.testB`
     status: str  # passed | failed | error | skipped
     message: str = ""
@@ -38,6 +42,8 @@ class TestCase:
 
 @dataclass
 class TestReport:
+    """What a report, or a runner's output, says of a test run."""
+
     source: str  # junit | pytest-json | pytest-reportlog | exit-code | hook
     failures: list[TestCase] = field(default_factory=list)  # failed and erroring tests (passing ones are counted)
     passed: int = 0
@@ -122,6 +128,8 @@ def _junit_case(element: Element) -> TestCase:
 
 def read_pytest_json(path: Path) -> TestReport:
     """pytest-json-report's object ({"exitcode", "tests": [...]}), or pytest-reportlog's JSON lines."""
+    from tenure.episodic.reports.jsonstream import JSONProblem, JsonStream
+
     try:
         with open(path, encoding="utf-8", errors="replace") as source:
             stream = JsonStream(source)
@@ -158,6 +166,8 @@ def _is_reportlog(path: Path) -> bool:
 
 
 def _reportlog(stream: JsonStream) -> TestReport:
+    from tenure.episodic.reports.jsonstream import JSONProblem, TooDeep
+
     report = TestReport("pytest-reportlog")
     outcomes: dict[str, TestCase] = {}
     try:
@@ -190,6 +200,8 @@ def _reportlog_event(event: object, outcomes: dict[str, TestCase], report: TestR
 
 def _pytest_case(test: object) -> TestCase | str:
     """The test an entry reports, or why it reports none (a malformed entry is no test's verdict)."""
+    from tenure.episodic.reports.jsonstream import TooDeep
+
     if isinstance(test, TooDeep):
         return str(test)
     if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str) or not test["nodeid"]:
@@ -223,6 +235,8 @@ _NODE = re.compile(r"^(?P<path>[^:\[]+\.\w+)(?:::(?P<names>[^\[]+))?")
 def node_parts(test_id: str) -> tuple[str, list[str]]:
     """A pytest node id's file and names (parameters dropped): `tests/t.py::TestA::test_b[1]` ->
     (`tests/t.py`, [`TestA`, `test_b`]); ("", [...]) for a JUnit class.name id."""
+    from tenure.structural.languages import language_for
+
     m = _NODE.match(test_id)
     if m and ("::" in test_id or language_for(m.group("path")) is not None):
         return m.group("path"), [n for n in (m.group("names") or "").split("::") if n]
