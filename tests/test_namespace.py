@@ -38,6 +38,19 @@ def test_a_files_symbols_come_outermost_first_with_their_spans(shop: Tenure) -> 
     assert symbols.symbols_in(shop.db, ["shop/missing.py"]) == {}
 
 
+def test_symbols_read_once_within_reads_shared_are_the_callers_own_and_follow_the_index(shop: Tenure) -> None:
+    with symbols.reads_shared():
+        first = symbols.symbols_in(shop.db, ["shop/orders.py", "billing/invoice.py"])
+        first["shop/orders.py"].clear()  # (a caller's lists are its own: the next caller reads them whole)
+        again = symbols.symbols_in(shop.db, ["billing/invoice.py", "shop/orders.py"])
+        assert [s.fqn for s in again["shop/orders.py"]][:2] == ["shop.orders", "shop.orders.OrderProcessor"]
+        (shop.root / "billing/invoice.py").write_text("def charge(invoice):\n    return invoice\n\n\ndef void():\n"
+                                                      "    pass\n")
+        shop.index()  # (another index state: read again)
+        assert "billing.invoice.void" in {s.fqn for s in symbols.symbols_in(
+            shop.db, ["shop/orders.py", "billing/invoice.py"])["billing/invoice.py"]}
+
+
 def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
     touched = symbols.symbols_at(shop.db, "shop/orders.py", [(6, 6), (10, 11)])
     assert [s.fqn for s in touched] == ["shop.orders", "shop.orders.OrderProcessor",

@@ -241,26 +241,29 @@ class Tenure:
         from tenure.memories import drift
         from tenure.namespace.intent import prepare as prepare_resolve
         from tenure.namespace.line_terms import LineTerms
+        from tenure.namespace.symbols import reads_shared
         from tenure.structural import walk
         from tenure.structural.sources import run_after_index
 
         with walk.shared():  # discovery outside git and the JVM source's inputs: one walk of the tree
             report = self._indexer.run(progress, changed_paths, defer_bookkeeping, seedless)
             run_after_index(self.source_context, report)
-        if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
-            # (not a watcher's update: git's history changes with a commit, not with a saved file)
-            self.history_report = self.read_history(progress)
-            # ... and of the knowledge store (offline; it reads the commits just read), so `why` answers
-            if os.environ.get(KNOWLEDGE_SWITCH) != "off":
-                self.knowledge_report = self.knowledge.after_index(progress)
-        if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
-            # (bulk work making no cycles, over the heap the index left: Django's collections cost 0.4 s;
-            # what it keeps is frozen, else the first collection after it walks it all)
-            with cyclic_gc_paused(freeze_survivors=True):
-                code = LineTerms(self.root)  # (each file read into terms once, for both)
-                # (the words index first: it reads each file it changed, and hands the bytes to `code`)
-                prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
-                self.embedding_report = self.schedule_embedding(code)
+        # (the history's mapping and the words index each read every file's symbols: read once for both)
+        with reads_shared():
+            if changed_paths is None and os.environ.get(HISTORY_SWITCH) != "off":
+                # (not a watcher's update: git's history changes with a commit, not with a saved file)
+                self.history_report = self.read_history(progress)
+                # ... and of the knowledge store (offline; it reads the commits just read), so `why` answers
+                if os.environ.get(KNOWLEDGE_SWITCH) != "off":
+                    self.knowledge_report = self.knowledge.after_index(progress)
+            if changed_paths is None:  # (a watcher's few changed elements are embedded by the next query)
+                # (bulk work making no cycles, over the heap the index left: Django's collections cost 0.4 s;
+                # what it keeps is frozen, else the first collection after it walks it all)
+                with cyclic_gc_paused(freeze_survivors=True):
+                    code = LineTerms(self.root)  # (each file read into terms once, for both)
+                    # (the words index first: it reads each file it changed, and hands the bytes to `code`)
+                    prepare_resolve(self.db, self.root, code)  # (what `resolve` reads: a query reads no code)
+                    self.embedding_report = self.schedule_embedding(code)
         if self._memories is not None:
             self._memories.on_drift(report.drifted)  # on their clock
         else:  # the same, without loading the memory stack

@@ -1,9 +1,11 @@
 """Memo tables for the hot paths of dependency tracking (keys, their filter bits, their stored ids):
-each value is made once, and looking it up again stays in C (a dict lookup, not a Python call)."""
+each value is made once, and looking it up again stays in C (a dict lookup, not a Python call); and
+tables kept only within a scope (what one step of an index run read, for the next steps of that run)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -23,3 +25,22 @@ class Memo(dict[K, V], Generic[K, V]):
             self.clear()
         value = self[key] = self.make(key)
         return value
+
+
+class Scope(Generic[K, V]):
+    """A table that exists within `opened()` (the outermost of nested ones), None outside: what a step
+    read, kept for the steps after it in the same scope and dropped at its end."""
+
+    def __init__(self) -> None:
+        self.table: dict[K, V] | None = None
+
+    @contextlib.contextmanager
+    def opened(self) -> Iterator[None]:
+        outer = self.table is None
+        if outer:
+            self.table = {}
+        try:
+            yield
+        finally:
+            if outer:
+                self.table = None

@@ -9,35 +9,28 @@ import contextlib
 import os
 from collections.abc import Collection, Iterator
 
+from tenure.structural.memo import Scope
+
 # (directory relative to the root, "" for the root; its subdirectories, which the caller may prune as
 # with os.walk; its other entries, links to files and broken links included; its links to directories)
 Listing = tuple[str, list[str], list[str], list[str]]
 
 
-# Walks kept for the next walker of the same tree within `shared()`; None outside one.
-_SHARED: dict[tuple[str, frozenset[str]], list[Listing]] | None = None
+# Walks kept for the next walker of the same tree within `shared()`
+_SHARED: Scope[tuple[str, frozenset[str]], list[Listing]] = Scope()
 
 
-@contextlib.contextmanager
-def shared() -> Iterator[None]:
+def shared() -> contextlib.AbstractContextManager[None]:
     """Within, a tree walked whole is replayed to the next walker of it instead of listed again (an
     index without git walks the tree to discover files, then the JVM source walks it for its inputs)."""
-    global _SHARED
-    outer = _SHARED is None
-    if outer:
-        _SHARED = {}
-    try:
-        yield
-    finally:
-        if outer:
-            _SHARED = None
+    return _SHARED.opened()
 
 
 def walk(root: str, ignored: Collection[str]) -> Iterator[Listing]:
     """Every directory under `root` in os.walk's top-down order, but directories named in `ignored`
     and directory links (never followed: that is how walks loop). A directory that cannot be listed
     to the end is passed over, as os.walk does."""
-    key, shared = (root, frozenset(ignored)), _SHARED  # (read once: another thread may end its scope)
+    key, shared = (root, frozenset(ignored)), _SHARED.table  # (read once: another thread may end its scope)
     if shared is not None and key in shared:
         yield from _replay(shared[key])
         return
