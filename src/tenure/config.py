@@ -20,6 +20,10 @@ class ConfigError(Refusal):
     """tenure.toml cannot be read: the message names the file and what is wrong with it."""
 
 
+class ConfigUnreadable(ConfigError):
+    """The file is no TOML at all (not one of its tables is wrong)."""
+
+
 def project_table(root: Path, name: str) -> dict:
     """Table `name` of the project's tenure.toml ({} without the file or the table)."""
     return toml_table(root / CONFIG_FILE, name)
@@ -32,9 +36,9 @@ def toml_table(path: Path, name: str) -> dict:
     try:
         table = tomllib.loads(path.read_text("utf-8")).get(name, {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        raise ConfigUnreadable(f"{path}: {exc}") from exc
     except RecursionError as exc:  # arrays in arrays thousands deep
-        raise ConfigError(f"{path}: nested too deep to read") from exc
+        raise ConfigUnreadable(f"{path}: nested too deep to read") from exc
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{name}` must be a table ([{name}])")
     return table
