@@ -6,6 +6,7 @@ tenure.toml forces the full analysis of a path."""
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
 from tenure import Tenure
@@ -78,17 +79,21 @@ def test_full_analysis_in_tenure_toml_puts_a_vendored_path_through_the_value_ana
         assert t.what_breaks("helper")["summary"]["unresolved_files"] == []
 
 
-def test_a_full_analysis_setting_that_is_no_list_of_globs_is_refused(make_repo) -> None:
-    root = make_repo({**PROJECT, "tenure.toml": '[index]\nfull_analysis = "static/vendor/*"\n'})
+@pytest.mark.parametrize(("toml", "said"), [
+    ('[index]\nfull_analysis = "static/vendor/*"\n', "[index] full_analysis must be a list of path globs"),
+    ("index = 3\n", "`index` must be a table ([index])"),  # (was read as no [index] at all)
+])
+def test_a_full_analysis_setting_that_is_no_list_of_globs_is_refused(make_repo, toml: str, said: str) -> None:
+    root = make_repo({**PROJECT, "tenure.toml": toml})
     with Tenure.open(root, discover=False) as t:
         try:
             t.index()
         except ConfigError as exc:
-            assert "[index] full_analysis must be a list of path globs" in str(exc)
+            assert said in str(exc)
         else:
             raise AssertionError("a string where a list belongs was taken")
     refused = CliRunner().invoke(app, ["index", str(root)])
-    assert refused.exit_code == 2 and "[index] full_analysis must be a list of path globs" in refused.output
+    assert refused.exit_code == 2 and said in refused.output
 
 
 def test_vendored_code_is_told_by_header_path_or_a_long_line_and_only_in_the_table_s_languages() -> None:

@@ -21,6 +21,10 @@ class ConfigError(Refusal):
     """tenure.toml cannot be read: the message names the file and what is wrong with it."""
 
 
+class ConfigUnreadable(ConfigError):
+    """The file is no TOML at all (not one of its tables is wrong)."""
+
+
 def project_table(root: Path, name: str) -> dict:
     """Table `name` of the project's tenure.toml ({} without the file or the table)."""
     return toml_table(root / CONFIG_FILE, name)
@@ -38,9 +42,9 @@ def read_toml(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        raise ConfigUnreadable(f"{path}: {exc}") from exc
     except RecursionError as exc:  # arrays in arrays thousands deep
-        raise ConfigError(f"{path}: nested too deep to read") from exc
+        raise ConfigUnreadable(f"{path}: nested too deep to read") from exc
 
 
 def table_of(document: dict, path: Path, name: str) -> dict:

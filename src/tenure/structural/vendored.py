@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
+from tenure.config import CONFIG_FILE, ConfigUnreadable, project_table, string_list
 
 __all__ = ["Vendoring", "full_analysis_globs", "read_cheaply_because", "settings_digest"]
 
@@ -65,7 +65,7 @@ def full_analysis_globs(root: Path) -> tuple[str, ...]:
     it in the report (and none is taken from it here)."""
     try:
         table = project_table(root, "index")
-    except ConfigError:
+    except ConfigUnreadable:  # (`index = 3` is read: an error, as a wrong setting in the table)
         return ()
     return tuple(string_list(table, "full_analysis", f"{CONFIG_FILE}: [index]", "path globs", blank=False))
 
