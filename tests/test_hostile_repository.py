@@ -122,6 +122,18 @@ def test_leftover_temporary_files_are_removed_and_a_held_one_is_kept(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["AGENTS.md"]
 
 
+def test_a_committed_state_folder_named_for_no_possible_process_is_no_crash(tmp_path: Path) -> None:
+    """A clone's .tenure/ may hold any `lsp-tmp-<pid>-…`: a number no pid_t holds (os.kill raised
+    OverflowError, every enrich and index a traceback) or "²" (a digit to isdigit, no int) is skipped."""
+    from tenure.state import process_alive, process_folder
+
+    for name in ("lsp-tmp-99999999999999999999-x", "lsp-tmp-2147483648-x", "lsp-tmp-\u00b2-x", "lsp-tmp-0-x"):
+        (tmp_path / name).mkdir()
+    process_folder(str(tmp_path), "lsp-tmp-").cleanup()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lsp-tmp-99999999999999999999-x", "lsp-tmp-\u00b2-x"]
+    assert not any(process_alive(pid) for pid in (0, -1, 2**31, 10**20)) and process_alive(os.getpid())
+
+
 def test_a_link_planted_under_the_temporary_name_is_never_written_through(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os

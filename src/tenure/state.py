@@ -109,7 +109,9 @@ def process_folder(parent: str, prefix: str) -> "tempfile.TemporaryDirectory[str
     with os.scandir(parent) as entries:
         for entry in entries:
             pid = entry.name.removeprefix(prefix).partition("-")[0]
-            if entry.name.startswith(prefix) and pid.isdigit() and not process_alive(int(pid)) \
+            # (a checkout's own folder may carry any name: "²" is a digit to isdigit, "9"*20 no pid)
+            if entry.name.startswith(prefix) and pid.isascii() and pid.isdigit() and len(pid) <= 10 \
+                    and not process_alive(int(pid)) \
                     and entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)
     return tempfile.TemporaryDirectory(prefix=f"{prefix}{os.getpid()}-", dir=parent, ignore_cleanup_errors=True)
@@ -133,10 +135,13 @@ def lock_held(state: Path, name: str) -> bool:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether process `pid` still runs (another user's too), for what a process left behind."""
+    """Whether process `pid` still runs (another user's too), for what a process left behind. A number no
+    process can have (0 and below signal a process group; too large for a pid_t) is none that runs."""
+    if not 0 < pid < 2**31:
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:  # (someone else's)
         return True
