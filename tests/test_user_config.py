@@ -38,3 +38,18 @@ def test_a_changed_config_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None
     assert user_table("lsp") == {"trusted_projects": ["/c"]}
     user_config_path().unlink()
     assert user_table("lsp") == {}
+
+
+def test_a_config_rewritten_in_place_with_its_mtime_put_back_is_read_again() -> None:
+    """cp -p, rsync -t and touch -r put the old mtime back on a file of the same size and inode: a
+    long-running server kept the trust the user had just revoked."""
+    _write('[lsp]\ntrusted_projects = ["/a"]\n', age_s=60)
+    path = user_config_path()
+    before = path.stat()
+    assert user_table("lsp") == {"trusted_projects": ["/a"]}
+    with path.open("r+") as file:  # (in place: the same inode)
+        file.write('[lsp]\ntrusted_projects = ["/b"]\n')
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_mtime_ns, after.st_size, after.st_ino) == (before.st_mtime_ns, before.st_size, before.st_ino)
+    assert user_table("lsp") == {"trusted_projects": ["/b"]}

@@ -43,8 +43,10 @@ def allows_host(section: str, host: str) -> bool:
     return host.lower() in {h.lower() for h in hosts}
 
 
-# The user's config as last read: its path, the file's (mtime, size, inode) then, when it was read, its content.
-_read: tuple[Path, tuple[int, int, int], int, dict] | None = None
+# The user's config as last read: its path, the file's (mtime, size, inode, device, ctime) then, when it was
+# read, its content. The ctime: a rewrite in place of the same size with its mtime put back (cp -p, rsync -t,
+# touch -r) changes only that, and no one can set it back.
+_read: tuple[Path, tuple[int, int, int, int, int], int, dict] | None = None
 # A file changed this shortly before it was read may change again within one tick of the file system's clock,
 # its mtime unchanged: it is read again until it is older (as git treats a "racily clean" index entry).
 RACY_NS = 2_000_000_000
@@ -60,7 +62,7 @@ def _user_config(path: Path) -> dict:
         return {}
     if not stat.S_ISREG(status.st_mode):
         return {}
-    signature = (status.st_mtime_ns, status.st_size, status.st_ino)
+    signature = (status.st_mtime_ns, status.st_size, status.st_ino, status.st_dev, status.st_ctime_ns)
     if _read is not None and _read[:2] == (path, signature) and _read[2] - status.st_mtime_ns > RACY_NS:
         return _read[3]
     now = time.time_ns()  # (before reading: a change made while it reads is newer)
