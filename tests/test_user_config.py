@@ -1,13 +1,15 @@
-"""The user's own tenure config is read once per process, and read again once the file changes."""
+"""The user's own tenure config: read once per process and again once the file changes; what it trusts."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
+from tenure.config import ConfigError
 from tenure.team import user_config
-from tenure.team.user_config import user_config_path, user_table
+from tenure.team.user_config import trusts, user_config_path, user_table
 
 
 def _write(text: str, age_s: int = 0) -> None:
@@ -53,3 +55,19 @@ def test_a_config_rewritten_in_place_with_its_mtime_put_back_is_read_again() -> 
     after = path.stat()
     assert (after.st_mtime_ns, after.st_size, after.st_ino) == (before.st_mtime_ns, before.st_size, before.st_ino)
     assert user_table("lsp") == {"trusted_projects": ["/b"]}
+
+
+@pytest.mark.parametrize("entry", ["", ".", " ", "repo", "./repo", "~unknown-user-h42/repo"])
+def test_a_trusted_project_must_be_an_absolute_folder(entry: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """"" or "." resolved against the current directory: it trusted whatever project tenure ran in."""
+    project = tmp_path / "repo"
+    project.mkdir()
+    monkeypatch.chdir(project if entry.strip() in ("", ".") else tmp_path)
+    _write(f'[procedures]\ntrusted_projects = ["{tmp_path}/other", "{entry}"]\n')
+    with pytest.raises(ConfigError) as refused:
+        trusts("procedures", project)
+    assert str(refused.value) == (f"{user_config_path()}: [procedures] trusted_projects entry {entry!r} is not an"
+                                  " absolute path: it would trust whatever project tenure runs in")
+    _write(f'[procedures]\ntrusted_projects = ["{project}/../repo"]\n')
+    assert trusts("procedures", project)

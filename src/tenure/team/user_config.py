@@ -72,6 +72,22 @@ def _user_config(path: Path) -> dict:
 
 
 def trusts(table: str, root: Path) -> bool:
-    """Whether the user's config lists `root` in `[<table>] trusted_projects` (a list of project folders)."""
-    folders = string_list(user_table(table), "trusted_projects", f"{user_config_path()}: [{table}]", "project folders")
-    return any(Path(p).expanduser().resolve() == root.resolve() for p in folders)
+    """Whether the user's config lists `root` in `[<table>] trusted_projects` (a list of project folders).
+    An entry must be an absolute path (~ allowed): "" or "." resolved against the current directory
+    trusted whatever project tenure runs in."""
+    where = f"{user_config_path()}: [{table}]"
+    folders = [_trusted_folder(entry, where)
+               for entry in string_list(user_table(table), "trusted_projects", where, "project folders")]
+    return any(folder.resolve() == root.resolve() for folder in folders)
+
+
+def _trusted_folder(entry: str, where: str) -> Path:
+    """A `trusted_projects` entry as the absolute folder it must name, else ConfigError naming it."""
+    try:
+        folder = Path(entry).expanduser()
+    except RuntimeError:  # (~someone unknown)
+        folder = Path(entry)
+    if not folder.is_absolute():
+        raise ConfigError(f"{where} trusted_projects entry {entry!r} is not an absolute path: it would trust"
+                          " whatever project tenure runs in")
+    return folder
