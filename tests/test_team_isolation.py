@@ -288,6 +288,23 @@ def test_allowed_hosts_must_be_a_list_of_hosts_not_a_string_its_host_is_found_in
     assert team_database(repo).url == "postgresql://evil.example/loot"
 
 
+@pytest.mark.parametrize("named", ["postgresql://db.allowed.example:99999/x", "postgresql://db.allowed.example:x/x",
+                                   "postgresql://db.allowed.example:5432,evil.example/x",
+                                   "postgresql://db.allowed.example,evil.example:5432/x"])
+def test_a_repositorys_database_with_a_bad_port_or_many_hosts_is_not_used_and_no_crash(
+        named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """urlsplit's port raised ValueError (past 65535, or "5432,evil": libpq's list of hosts) in every command."""
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
+    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
+    (repo / "tenure.toml").write_text(f'[team]\ndatabase = "{named}"\n')
+    config = tmp_path / "config" / "tenure" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[team]\nallowed_hosts = ["db.allowed.example", "evil.example"]\n')
+    chosen = team_database(repo)
+    assert chosen.url is None
+    assert chosen.derived.startswith("tenure.toml: [team] database must name one host") and "not used" in chosen.derived
+
+
 def test_team_status_says_which_backend_answers_and_how_the_project_was_named(
         postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner

@@ -63,7 +63,13 @@ def _repository_url(named: object) -> tuple[str, str]:
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ConfigError("tenure.toml: [team] database may name only host, port and database: credentials and"
                           " options come from your own environment, never from a repository")
-    port = f":{parts.port}" if parts.port else ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # (a port past 65535, or a list of hosts "a:5432,b": libpq would try each)
+        raise ConfigError("tenure.toml: [team] database must name one host and a port from 1 to 65535:"
+                          " postgresql://host:port/name") from None
+    if "," in parts.netloc:
+        raise ConfigError("tenure.toml: [team] database must name one host: postgresql://host:port/name")
     return f"postgresql://{parts.hostname}{port}{parts.path}", parts.hostname
 
 
