@@ -288,6 +288,24 @@ def test_allowed_hosts_must_be_a_list_of_hosts_not_a_string_its_host_is_found_in
     assert team_database(repo).url == "postgresql://evil.example/loot"
 
 
+def test_accepted_projects_must_be_a_list_of_names_not_a_string_a_name_is_found_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TENURE_PROJECT", raising=False)
+    monkeypatch.delenv("TENURE_ORG", raising=False)
+    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
+    (repo / "tenure.toml").write_text('[team]\nproject = "acme"\n')
+    config = tmp_path / "config" / "tenure" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[team]\nprojects = "github.com/acme/payments"\n')  # ("acme" in it, as a string)
+    with pytest.raises(ConfigError, match=r"config\.toml: \[team\] projects must be a list of project names"):
+        identify(repo)
+    config.write_text('[team]\norg = 3\n')
+    with pytest.raises(ConfigError, match=r"config\.toml: \[team\] org must be the organisation's name, not 3"):
+        identify(repo)
+    config.write_text('[team]\nprojects = ["acme"]\norg = "acme"\n')
+    assert (identify(repo).project, identify(repo).org) == ("acme", "org:acme")
+
+
 def test_team_status_says_which_backend_answers_and_how_the_project_was_named(
         postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
