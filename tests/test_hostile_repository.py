@@ -362,6 +362,25 @@ def test_an_lsp_bound_that_bounds_nothing_is_an_error_naming_it(tmp_path: Path, 
         Bounds.of({"max_minutes": float(value)}, "tenure.toml")
 
 
+@pytest.mark.parametrize(("toml", "said"), [
+    ('[lsp]\npython = "pyright"\n', "[lsp] has no setting 'python'"),  # a string where [lsp.python] belongs
+    ("[lsp]\nmax_minuts = 5\n", "[lsp] has no setting 'max_minuts'"),
+    ('[lsp]\nmax_minutes = "free"\n', "[lsp] max_minutes must be a number above 0, not 'free'"),
+    ('[lsp.python]\ncomand = ["x"]\n', "[lsp.python] has no setting 'comand'"),
+    ('[lsp.python]\nready_log = "x"\n', "[lsp.python] needs a command"),
+    ('[lsp.python]\ncommand = ["x"]\nready_log = 3\n', "[lsp.python] ready_log must be a string"),
+    ('[lsp.python]\ncommand = ["x"]\nready_log = "(("\n', "[lsp.python] ready_log is no regular expression"),
+])
+def test_a_wrong_lsp_setting_is_an_error_naming_the_file_and_the_setting(tmp_path: Path, toml: str, said: str) -> None:
+    from tenure.config import ConfigError
+    from tenure.structural.lsp.servers import plan
+
+    (tmp_path / "tenure.toml").write_text(toml)
+    with pytest.raises(ConfigError) as raised:  # what `tenure index` and `tenure enrich` report
+        plan(tmp_path, {"python"})
+    assert str(raised.value).startswith(f"{tmp_path / 'tenure.toml'}: ") and said in str(raised.value)
+
+
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:
     deep = "[" * 200_000 + "]" * 200_000
     report = tmp_path / "deep.json"
