@@ -337,6 +337,18 @@ def test_a_wrong_knowledge_model_table_is_an_error_naming_it_that_stops_no_index
     assert code == 0 and "the model's settings are wrong" in output and "tenure.toml" in output, output
 
 
+@pytest.mark.parametrize(("model", "said"), [
+    ('price_in = "free"\nprice_out = 1', "[knowledge.model] price_in must be 0 or a number above 0, not 'free'"),
+    ("price_in = 0.1", "[knowledge.model] price_in needs price_out beside it"),  # (was silently no price)
+    ("price_in = 0.1\nprice_out = true", "[knowledge.model] price_out must be 0 or a number above 0, not True"),
+])
+def test_a_wrong_model_price_is_an_error_naming_the_file_and_the_setting(
+        hostile: GitRepo, model: str, said: str) -> None:
+    (hostile.root / "tenure.toml").write_text(f"[knowledge.model]\n{model}\n")
+    code, output = cli(hostile, "knowledge", "check")
+    assert code == 2 and f"tenure.toml: {said}" in " ".join(output.split()), output
+
+
 @pytest.mark.parametrize(("table", "said"), [
     ("[procedural]\npromote_after = inf", "[procedural] promote_after must be a whole number above 0, not inf"),
     ("[procedural]\npromote_after = 2.5", "[procedural] promote_after must be a whole number above 0, not 2.5"),
