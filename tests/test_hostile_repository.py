@@ -349,6 +349,18 @@ def test_a_wrong_knowledge_model_table_is_an_error_naming_it_that_stops_no_index
     assert code == 0 and "the model's settings are wrong" in output and "tenure.toml" in output, output
 
 
+@pytest.mark.parametrize(("model", "said"), [
+    ('price_in = "free"\nprice_out = 1', "[knowledge.model] price_in must be 0 or a number above 0, not 'free'"),
+    ("price_in = 0.1", "[knowledge.model] price_in needs price_out beside it"),  # (was silently no price)
+    ("price_in = 0.1\nprice_out = true", "[knowledge.model] price_out must be 0 or a number above 0, not True"),
+])
+def test_a_wrong_model_price_is_an_error_naming_the_file_and_the_setting(
+        hostile: GitRepo, model: str, said: str) -> None:
+    (hostile.root / "tenure.toml").write_text(f"[knowledge.model]\n{model}\n")
+    code, output = cli(hostile, "knowledge", "check")
+    assert code == 2 and f"tenure.toml: {said}" in " ".join(output.split()), output
+
+
 @pytest.mark.parametrize(("table", "said"), [
     ("[procedural]\npromote_after = inf", "[procedural] promote_after must be a whole number above 0, not inf"),
     ("[procedural]\npromote_after = 2.5", "[procedural] promote_after must be a whole number above 0, not 2.5"),
@@ -372,6 +384,25 @@ def test_an_lsp_bound_that_bounds_nothing_is_an_error_naming_it(tmp_path: Path, 
 
     with pytest.raises(ValueError, match=rf"\[lsp\] max_minutes must be a number above 0, not {value}"):
         Bounds.of({"max_minutes": float(value)}, "tenure.toml")
+
+
+@pytest.mark.parametrize(("toml", "said"), [
+    ('[lsp]\npython = "pyright"\n', "[lsp] has no setting 'python'"),  # a string where [lsp.python] belongs
+    ("[lsp]\nmax_minuts = 5\n", "[lsp] has no setting 'max_minuts'"),
+    ('[lsp]\nmax_minutes = "free"\n', "[lsp] max_minutes must be a number above 0, not 'free'"),
+    ('[lsp.python]\ncomand = ["x"]\n', "[lsp.python] has no setting 'comand'"),
+    ('[lsp.python]\nready_log = "x"\n', "[lsp.python] needs a command"),
+    ('[lsp.python]\ncommand = ["x"]\nready_log = 3\n', "[lsp.python] ready_log must be a string"),
+    ('[lsp.python]\ncommand = ["x"]\nready_log = "(("\n', "[lsp.python] ready_log is no regular expression"),
+])
+def test_a_wrong_lsp_setting_is_an_error_naming_the_file_and_the_setting(tmp_path: Path, toml: str, said: str) -> None:
+    from tenure.config import ConfigError
+    from tenure.structural.lsp.servers import plan
+
+    (tmp_path / "tenure.toml").write_text(toml)
+    with pytest.raises(ConfigError) as raised:  # what `tenure index` and `tenure enrich` report
+        plan(tmp_path, {"python"})
+    assert str(raised.value).startswith(f"{tmp_path / 'tenure.toml'}: ") and said in str(raised.value)
 
 
 def test_json_nested_far_too_deep_is_stepped_over_and_the_rest_read(tmp_path: Path) -> None:

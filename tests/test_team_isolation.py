@@ -274,13 +274,20 @@ def test_a_repository_cannot_choose_the_server_nor_the_project(tmp_path: Path, m
     assert refused.url is None and "credentials" in refused.derived and "not used" in refused.derived
 
 
+def _hostile_and_user_config(tmp_path: Path, team: str) -> tuple[Path, Path]:
+    """A repository whose tenure.toml's [team] holds `team`, and the path of the user's config (XDG_CONFIG_HOME:
+    tmp/config), its folder made."""
+    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
+    (repo / "tenure.toml").write_text(f"[team]\n{team}\n")
+    config = tmp_path / "config" / "tenure" / "config.toml"
+    config.parent.mkdir(parents=True)
+    return repo, config
+
+
 def test_allowed_hosts_must_be_a_list_of_hosts_not_a_string_its_host_is_found_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
-    repo = _git_repo(tmp_path / "hostile", "https://github.com/evil/repo")
-    (repo / "tenure.toml").write_text('[team]\ndatabase = "postgresql://evil.example/loot"\n')
-    config = tmp_path / "config" / "tenure" / "config.toml"
-    config.parent.mkdir(parents=True)
+    repo, config = _hostile_and_user_config(tmp_path, 'database = "postgresql://evil.example/loot"')
     config.write_text('[team]\nallowed_hosts = "db.not-evil.example"\n')  # ("evil.example" in it, as a string)
     with pytest.raises(ConfigError, match=r"config\.toml: \[team\] allowed_hosts must be a list of host names"):
         team_database(repo)
@@ -303,6 +310,21 @@ def test_a_repositorys_database_with_a_bad_port_or_many_hosts_is_not_used_and_no
     chosen = team_database(repo)
     assert chosen.url is None
     assert chosen.derived.startswith("tenure.toml: [team] database must name one host") and "not used" in chosen.derived
+
+
+def test_accepted_projects_must_be_a_list_of_names_not_a_string_a_name_is_found_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TENURE_PROJECT", raising=False)
+    monkeypatch.delenv("TENURE_ORG", raising=False)
+    repo, config = _hostile_and_user_config(tmp_path, 'project = "acme"')
+    config.write_text('[team]\nprojects = "github.com/acme/payments"\n')  # ("acme" in it, as a string)
+    with pytest.raises(ConfigError, match=r"config\.toml: \[team\] projects must be a list of project names"):
+        identify(repo)
+    config.write_text('[team]\norg = 3\n')
+    with pytest.raises(ConfigError, match=r"config\.toml: \[team\] org must be the organisation's name, not 3"):
+        identify(repo)
+    config.write_text('[team]\nprojects = ["acme"]\norg = "acme"\n')
+    assert (identify(repo).project, identify(repo).org) == ("acme", "org:acme")
 
 
 def test_team_status_says_which_backend_answers_and_how_the_project_was_named(

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, with_progress
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, new_table, open_project, refused, with_progress
 from tenure.words import counted
 
 knowledge_app = typer.Typer(help="Knowledge: why the code is this way (decisions, incidents, threads, history).",
@@ -268,9 +268,7 @@ def _config_errors(work):
     from tenure.knowledge.providers import ProviderError
 
     try:
-        return work()
-    except (ValueError, ProviderError) as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from exc
+        with refused(ValueError, ProviderError):
+            return work()
     finally:
         sys.stdout.flush()

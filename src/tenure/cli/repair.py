@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from tenure.api import Tenure, find_root
-from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, with_progress
+from tenure.cli.common import JsonOpt, RepoOpt, console, err, escape, refused, with_progress
 from tenure.storage import StorageError
 from tenure.words import counted
 
@@ -33,11 +33,8 @@ def repair(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         with Tenure.open(root, discover=False) as t:
             return with_progress(lambda progress: t.index(progress=progress), quiet=as_json).as_dict()
 
-    try:
+    with refused(StorageError):
         result = repair_database(root, rebuild)
-    except StorageError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from exc
     if as_json:
         print(json.dumps(result, indent=2))
         return

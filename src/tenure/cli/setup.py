@@ -47,14 +47,11 @@ def setup(
     if client is None:
         err.print(f"[red]error:[/red] name a client: tenure setup {'|'.join(CLIENTS)} (or --uninstall)")
         raise typer.Exit(2)
-    try:
+    with refused(SetupConflict, RefusedWrite):
         if show:
             emit(preview(client, root, Path.home(), bridge), as_json, _print_planned)
             return
         result = install(client, root, Path.home(), bridge)
-    except (SetupConflict, RefusedWrite) as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from exc
     emit(result, as_json, _print_installed)
 
 

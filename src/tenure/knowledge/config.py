@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
+from tenure.config import CONFIG_FILE, ConfigError, number_error, project_table, string_list
 
 DEFAULT_THREADS = (".tenure/threads", "prs")
 
@@ -88,6 +88,7 @@ def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:
         elif key == "model":
             if not isinstance(value, dict):
                 raise KnowledgeConfigError(f"{where}: [knowledge.model] must be a table")
+            _check_prices(value, where)
             values[key] = value
         else:
             raise KnowledgeConfigError(f"{where}: [knowledge] has no setting {key!r}")
@@ -95,3 +96,16 @@ def parse(table: dict[str, Any], where: str = CONFIG_FILE) -> KnowledgeConfig:
     if config.chunk_size < 50 or config.chunk_overlap >= config.chunk_size:
         raise KnowledgeConfigError(f"{where}: [knowledge] chunk_size must be >= 50 and above chunk_overlap")
     return config
+
+
+def _check_prices(model: dict[str, Any], where: str) -> None:
+    """price_in and price_out (per million tokens, for `knowledge check`): both or neither, each a number
+    (0 for a free model)."""
+    prices = [key for key in ("price_in", "price_out") if key in model]
+    if len(prices) == 1:
+        other = "price_out" if prices == ["price_in"] else "price_in"
+        raise KnowledgeConfigError(f"{where}: [knowledge.model] {prices[0]} needs {other} beside it")
+    for key in prices:
+        value = model[key]
+        if (value != 0 or isinstance(value, bool)) and (wrong := number_error(value)):
+            raise KnowledgeConfigError(f"{where}: [knowledge.model] {key} must be 0 or {wrong}, not {value!r}")

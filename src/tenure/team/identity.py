@@ -16,8 +16,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tenure.config import ConfigError, string_list
 from tenure.git import git_argv
-from tenure.team.user_config import repository_team, user_table
+from tenure.team.user_config import repository_team, user_config_path, user_table
 
 PROJECT_ENV, ORG_ENV = "TENURE_PROJECT", "TENURE_ORG"
 GIT_TIMEOUT_S = 5
@@ -64,7 +65,7 @@ def _project(root: Path) -> tuple[str, str]:
     repository, unreadable = repository_team(root)
     named = repository.get("project")
     remote = _remote(root)
-    accepted = user_table("team").get("projects", [])
+    accepted = string_list(user_table("team"), "projects", f"{user_config_path()}: [team]", "project names")
     if isinstance(named, str) and named.strip():
         if named.strip() in accepted:
             return named.strip(), "tenure.toml [team] project (accepted by your config's [team] projects)"
@@ -106,6 +107,8 @@ def _org() -> tuple[str | None, str]:
     if os.environ.get(ORG_ENV, "").strip():
         return f"org:{os.environ[ORG_ENV].strip()}", f"{ORG_ENV} (environment)"
     org = user_table("team").get("org")
-    if isinstance(org, str) and org.strip():
+    if org is not None and not (isinstance(org, str) and org.strip()):
+        raise ConfigError(f"{user_config_path()}: [team] org must be the organisation's name, not {org!r}")
+    if org:
         return f"org:{org.strip()}", "[team] org in your tenure config"
     return None, "none configured ([team] org in your tenure config)"

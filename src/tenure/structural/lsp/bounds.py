@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from tenure.config import number_error
+from tenure.config import ConfigError, number_error
 
 WATCH_S = 0.5
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -39,7 +39,7 @@ class Bounds:
             if f.name in table:
                 value = table[f.name]
                 if wrong := number_error(value):
-                    raise ValueError(f"{where}: [lsp] {f.name} must be {wrong}, not {value!r}")
+                    raise ConfigError(f"{where}: [lsp] {f.name} must be {wrong}, not {value!r}")
                 values[f.name] = value
         return cls(**values)
 

@@ -7,16 +7,18 @@ found."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import sysconfig
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 
-from tenure.config import CONFIG_FILE, project_table, string_list
+from tenure.config import CONFIG_FILE, ConfigError, project_table, string_list
+from tenure.structural.lsp.bounds import Bounds
 from tenure.team.user_config import trusts, user_config_path, user_table
 
 
@@ -174,6 +176,7 @@ def plan(root: Path, languages: set[str]) -> Plan:
     """The servers for `languages`, each checked as its run would check it: its command a repository chose,
     the trust a server running the project's code needs, its program found, the files it must be handed
     (so that an index says "scheduled" only for what the enrichment will really run)."""
+    Bounds.of(project_config(root), str(root / CONFIG_FILE))  # a wrong bound is named now, not in the run's log
     out = Plan(refused=refused_commands(root, languages))
     for language, spec in servers_for(root, languages).items():
         program = spec.executable()
@@ -201,28 +204,59 @@ def chosen_commands(root: Path) -> tuple[dict[str, dict], dict[str, str]]:
     user = user_table("lsp")
     allowed = user.get("allowed_commands", [])
     if not (isinstance(allowed, list) and all(_is_command(c) for c in allowed)):
-        raise ValueError(f"{user_config_path()}: [lsp] allowed_commands must be a list of commands (lists of strings)")
+        raise ConfigError(f"{user_config_path()}: [lsp] allowed_commands must be a list of commands (lists of "
+                          f"strings), not {allowed!r}")
     chosen: dict[str, dict] = {}
     refused: dict[str, str] = {}
-    for language, entry in _entries(project_config(root), root / CONFIG_FILE).items():
+    for language, entry in _entries(project_config(root), root / CONFIG_FILE, _PROJECT_SETTINGS).items():
         if entry["command"] in allowed:
             chosen[language] = entry
         else:
             refused[language] = (
                 f"{CONFIG_FILE} [lsp.{language}] command {entry['command']} not run: a repository cannot choose "
                 f"what runs on this machine; to run it, add it to [lsp] allowed_commands in {user_config_path()}")
-    chosen.update(_entries(user, user_config_path()))  # the user's own choice wins
+    chosen.update(_entries(user, user_config_path(), _USER_SETTINGS))  # the user's own choice wins
     return chosen, refused
 
 
-def _entries(table: dict, where: Path) -> dict[str, dict]:
+# What an `[lsp]` table may hold beside its `[lsp.<language>]` tables: the project's bounds, the user's
+# choices of what runs; and what a language's table may hold
+_PROJECT_SETTINGS = tuple(f.name for f in fields(Bounds))
+_USER_SETTINGS = ("allowed_commands", "trusted_projects")
+_LANGUAGE_SETTINGS = ("command", "ready_log")
+
+
+def _entries(table: dict, where: Path, settings: tuple[str, ...]) -> dict[str, dict]:
+    """language -> its `[lsp.<language>]` table; ConfigError naming the file and the setting for anything
+    else than `settings` and well-formed language tables (a typo would silently keep the defaults)."""
     out = {}
     for language, entry in table.items():
-        if not isinstance(entry, dict) or "command" not in entry:
+        if language in settings:
             continue
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: [lsp] has no setting {language!r} (known: {', '.join(settings)}; a "
+                              f"language's server is a table: [lsp.{language}] command = [...]), not {entry!r}")
+        if unknown := sorted(set(entry) - set(_LANGUAGE_SETTINGS)):
+            raise ConfigError(f"{where}: [lsp.{language}] has no setting {unknown[0]!r} "
+                              f"(known: {', '.join(_LANGUAGE_SETTINGS)})")
+        if "command" not in entry:
+            raise ConfigError(f"{where}: [lsp.{language}] needs a command (a list of strings)")
         string_list(entry, "command", f"{where}: [lsp.{language}]", empty=False)
+        _ready_log(entry, f"{where}: [lsp.{language}]")
         out[language] = entry
     return out
+
+
+def _ready_log(entry: dict, where: str) -> None:
+    """ConfigError unless the entry's ready_log (when set) is a regular expression."""
+    pattern = entry.get("ready_log", "")
+    try:
+        if isinstance(pattern, str):
+            re.compile(pattern)
+            return
+    except re.error as exc:
+        raise ConfigError(f"{where} ready_log is no regular expression ({exc}): {pattern!r}") from exc
+    raise ConfigError(f"{where} ready_log must be a string (a regular expression), not {pattern!r}")
 
 
 def _is_command(command: object) -> bool:
