@@ -31,3 +31,15 @@ def test_a_declaration_without_a_known_definition_is_a_lower_bound(make_repo) ->
         summary = t.what_breaks("pkg.fields")["summary"]
     assert "complete" not in summary["text"]
     assert any("lower bound" in r for r in summary["reasons"]), summary["reasons"]
+
+
+def test_a_typescript_declaration_names_the_definition_in_its_package(make_repo) -> None:
+    files = {"lib/index.d.ts": "export declare function fields(x: number): number;\n",
+             "lib/fields.ts": "export function fields(x: number): number { return x; }\n",
+             "lib/use.ts": 'import { fields } from "./fields";\nexport function use() { return fields(1); }\n'}
+    with Tenure.open(make_repo(files), discover=False) as t:
+        t.index()
+        declared = [m for m in t.what_breaks("fields")["matches"] if m["path"].endswith(".d.ts")]
+        summary = t.what_breaks(declared[0]["fqn"])["summary"]
+    assert "complete" not in summary["text"] and summary["lower_bound"] is True
+    assert any("lib/fields.fields" in r for r in summary["reasons"]), summary["reasons"]

@@ -3,6 +3,7 @@ summary that says when the count is a lower bound and why."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -260,9 +261,9 @@ def _declared(db: Database, fqn: str) -> str:
     """The definition a declaration declares: the one symbol of its name in its package (the code a stub
     re-exports, `attr.fields` in `attr/__init__.pyi` being `attr._make.fields`) outside declaration files;
     "" when there is none or several."""
-    package = fqn.split(".", 1)[0]
+    package = re.split(r"[./]", fqn, maxsplit=1)[0]  # (`attr` of attr.fields, `lib` of lib/index.d.fields)
     rows = db.rows("SELECT fqn, path FROM symbols WHERE name = ? AND fqn > ? AND fqn < ?",
-                   (short_name(fqn), package + ".", package + "/"))  # (every fqn in the package: "/" follows ".")
+                   (short_name(fqn), package + ".", package + "0"))  # (its fqns: "/" then "0" follow ".")
     found = {f for f, p in rows if f != fqn and not is_declaration(p or "")}
     return found.pop() if len(found) == 1 else ""
 
