@@ -265,6 +265,22 @@ def test_a_sweep_is_said_with_all_the_files_and_symbols_its_diff_touched_not_the
     assert (sweep["files"], sweep["symbols"]) == (61, len(touched.symbols)) and len(touched.symbols) > 500
 
 
+def test_a_sweep_is_listed_for_a_symbol_it_touched_past_the_ones_its_document_keeps(built) -> None:
+    t, _ = built
+    for n in range(60):  # 540 functions: the document keeps the first 500 by name, settlement.z9.* sort last
+        (t.root / f"settlement/z{n}.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(9)))
+    git(t.root, "add", "-A")
+    git(t.root, "commit", "-q", "-m", "Generate the lookup modules")
+    t.index()
+    t.knowledge.build(embed=False)
+    touched = next(c for c in t.history.commits() if c.subject == "Generate the lookup modules")
+    assert "settlement.z9.f8" in [s.fqn for s in touched.symbols[500:]]
+    commits = t.knowledge.why("settlement.z9.f8")["commits"]
+    sweep = next(c for c in commits["listed"] if c["subject"] == "Generate the lookup modules")
+    assert sweep["sweep"] is True and sweep["symbols"] == len(touched.symbols) and commits["sweeps"] == 1
+    assert sweep["how"].startswith("diff touched it")
+
+
 def test_embeddings_cover_entities_reports_and_chunks_and_only_changed_text_is_embedded_again(built) -> None:
     t, _ = built
     if t.knowledge.embedder() is None:

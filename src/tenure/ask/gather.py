@@ -21,6 +21,7 @@ from tenure.ask.items import (
 )
 from tenure.ask.phrases import Focus
 from tenure.ask.question import Question
+from tenure.episodic.timeline import qualifiers
 from tenure.memories.briefing import VERIFY, excerpt
 from tenure.namespace.elements import display, displays
 from tenure.namespace.phrases import TIERS
@@ -195,7 +196,7 @@ def _attempt(group: dict, f: Focus) -> Item:
     ref = (attempt["commit"] or "")[:10] or f"{attempt['kind']} {attempt['ref']}"
     when = (attempt["when"] or "")[:10] + (f"; {attempt['dated']}" if attempt.get("dated") else "")
     lesson = _lesson(attempt)
-    text = f"{verdict['verdict']}: “{_cut(what, 120)}” ({ref}, {when})"
+    text = f"{verdict['verdict']}: “{_cut(what, 120)}” ({ref}, {when}){qualifiers(attempt)}"
     if group["size"] > 1:
         text += f" and {counted(group['size'] - 1, 'related attempt')}"
     if lesson:

@@ -13,7 +13,6 @@ from tenure.api import Tenure
 from tenure.cli.common import JsonOpt, RepoOpt, console, emit, escape, project
 from tenure.cli.memories import print_versions
 from tenure.memories import MemoriesError
-from tenure.words import counted
 
 ci_app = typer.Typer(help="Outcomes from the build system: test reports, exit codes.", no_args_is_help=True)
 pr_app = typer.Typer(help="Pull requests from GitHub CLI exports, as episodes with their outcomes.",
@@ -85,9 +84,9 @@ def _print_attempt(a: dict) -> None:
     v = a["verdict"]
     said = v["verdict"] + (f" ({v['confidence']:.2f}, {v['source']})" if v["confidence"] is not None else "")
     ref = a["ref"][:10] if a["kind"] == "commit" else f"#{a['ref']}" if a["kind"] == "pr" else a["ref"]
-    near = "" if a["relation"] == "touched" else " (a close dependant)"
-    if a.get("sweep"):
-        near += f" (a sweep: {counted(a['files'], 'file')}, {counted(a['symbolsChanged'], 'symbol')})"
+    from tenure.episodic.timeline import qualifiers  # (the history's model: loaded only to print one)
+
+    near = qualifiers(a)
     console.print(f"  {a['when'][:10]} {a['kind']} {ref} {escape(a['actor'])}: {escape(a['task'] or '(session)')} — "
                   f"{escape(said)}{near}")
     console.print(f"      [dim]{escape(', '.join(a['symbols'][:4]))}{' …' if len(a['symbols']) > 4 else ''} "

@@ -20,6 +20,7 @@ from tenure.episodic.settings import EpisodicSettings
 from tenure.history.model import CLOCK_SKEW_DAYS, UNKNOWN_DATE, is_sweep
 from tenure.storage import Database
 from tenure.structural.naming import SEPARATORS, is_ancestor
+from tenure.words import counted
 
 Decrypt = Callable[[bytes], str]
 Impossible = Callable[[list[str], datetime], dict[str, tuple[str, str]]]  # GitHistory.impossible_dates
@@ -94,6 +95,15 @@ def what_happened_before(db: Database, code: Database, fqn: str, dependants: lis
     if include_expired:
         result["expiredAttempts"] = [_public(a) for a in sorted(expired, key=_at, reverse=True)]
     return result
+
+
+def qualifiers(attempt: dict) -> str:
+    """What an attempt's line says beside its verdict, in every place that lists it (`tenure history`,
+    `ask`): that it touched a close dependant, not the symbol, and that it is a sweep."""
+    near = "" if attempt["relation"] == "touched" else " (a close dependant)"
+    if attempt.get("sweep"):
+        near += f" (a sweep: {counted(attempt['files'], 'file')}, {counted(attempt['symbolsChanged'], 'symbol')})"
+    return near
 
 
 def _ranked_at(e: dict, bounds: dict[str, tuple[str, str]], now: datetime) -> tuple[str, str | None]:

@@ -713,6 +713,24 @@ class GitHistory:
                      thin_reason, reverts, reverts_how) in rows]
 
 
+def first_touched(db: Database, fqn: str, shas: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Of these commits, those whose diff touched the symbol or a symbol inside it: sha -> the first such
+    symbol by name (the symbol itself sorts before its members) and how it was mapped. Every symbol a
+    commit touched is here, where a consumer may keep only some (the knowledge store keeps a sweep's first
+    500)."""
+    wanted = sorted(set(shas))
+    if not wanted:
+        return {}
+    found: dict[str, tuple[str, str]] = {}
+    inside = " OR ".join(["s.fqn = ?", *("(s.fqn > ? AND s.fqn < ?)" for _ in SEPARATORS)])
+    bounds = [bound for sep in SEPARATORS for bound in (fqn + sep, fqn + chr(ord(sep) + 1))]
+    for sha, touched, how in db.rows(
+            "SELECT c.sha, s.fqn, s.how FROM history_commits c JOIN history_symbols s ON s.commit_id = c.id"
+            f" WHERE c.sha IN {db.each} AND ({inside}) ORDER BY s.fqn DESC", (db.many(wanted), fqn, *bounds)):
+        found[sha] = (touched, how)  # (the last row of a commit is its first name)
+    return found
+
+
 def _encoded(hunks: list[Hunk] | None) -> bytearray:
     """Hunks as stored (none: empty, stored as NULL): a bytearray, which Python's sqlite3 binds without
     looking for an adapter."""

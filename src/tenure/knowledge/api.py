@@ -177,7 +177,15 @@ class Knowledge:
                         "offline mode: no model call"}
 
     def why(self, symbol: str, limit: int = 12) -> dict:
-        return why(self.db, self.code, find_symbols(self.code, symbol), limit, self._resolve, self.memory_titled)
+        answer = why(self.db, self.code, find_symbols(self.code, symbol), limit, self._resolve, self.memory_titled)
+        if answer["built"] is None:  # a broken setting stops the build `tenure index` runs: say which, not "run it"
+            try:
+                self.provider()
+            except settings.ConfigError as exc:
+                answer["config_error"] = str(exc)
+                answer["summary"]["text"] = (f"{answer['symbol'] or answer['query']}: the knowledge store is not "
+                                             f"built, a setting stops its build: {exc}")
+        return answer
 
     def _resolve(self, phrase: str) -> PhraseMatch:
         return self._phrase_index().resolve(phrase)

@@ -21,10 +21,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tenure.history.api import first_touched
 from tenure.history.model import is_sweep
 from tenure.knowledge import grounding
 from tenure.knowledge.offline import document_entities, entity_key, sentences
 from tenure.knowledge.sources import KIND_NOUNS, kind_rank
+from tenure.knowledge.sources.commits import SYMBOLS_KEPT
 from tenure.knowledge.store import get_meta, model_coverage
 from tenure.namespace.lookup import Lookup
 from tenure.namespace.phrases import CONTAINERS, EXACT, STRONG, TIERS, UNRESOLVED, WEAK, PhraseMatch
@@ -98,7 +100,7 @@ def why(db: Database, code: Database, lookup: Lookup, limit: int = EVIDENCE_LIMI
     answer["evidence_via"] = through
     answer["related"] = _related(db, own)
     answer["communities"] = _communities(db, [link.entity for link in own])
-    answer["commits"] = _commits(db, fqn, own, limit)
+    answer["commits"] = _commits(db, code, fqn, own, limit)
     answer["summary"] = {"text": _summary(answer, counts, built)}
     return answer
 
@@ -333,7 +335,7 @@ def _communities(db: Database, keys: list[str]) -> list[dict]:
             for cid, level, size, title, summary, mode, _ in rows]
 
 
-def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> dict:
+def _commits(db: Database, code: Database, fqn: str | None, links: list[_Link], limit: int) -> dict:
     """Commits whose diff touched the symbol (as tenure.history mapped it: deterministic) and commits
     whose message names it; thin ones are counted, not listed.
 
@@ -351,6 +353,8 @@ def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> d
                    " ON cs.document_id = touching.document_id AND cs.fqn = touching.fqn"
                    " JOIN knowledge_documents d ON d.id = touching.document_id ORDER BY d.authored_at DESC",
                    (fqn, fqn + ".", fqn + "/")) if fqn else []
+    if fqn:
+        rows += _cut_commits(db, code, fqn, {json.loads(row[0]).get("sha") for row in rows})
     for meta, title, authored_at, is_thin, how, touched, symbols in rows:
         if is_thin:
             thin += 1
@@ -387,6 +391,17 @@ def _commits(db: Database, fqn: str | None, links: list[_Link], limit: int) -> d
     if history and not history.get("available"):
         out["history"] = f"not read ({history.get('reason')})"
     return out
+
+
+def _cut_commits(db: Database, code: Database, fqn: str, found: set[str]) -> list[tuple]:
+    """The sweeps whose document kept only their first symbols (commits.SYMBOLS_KEPT) that touched the
+    symbol past them, as the history store, which keeps them all, says; rows as `_commits` reads them."""
+    cut = {json.loads(meta).get("sha"): (meta, title, authored_at, is_thin) for meta, title, authored_at, is_thin
+           in db.rows("SELECT d.meta, d.title, d.authored_at, d.thin FROM knowledge_documents d WHERE d.id IN"
+                      " (SELECT document_id FROM knowledge_commit_symbols GROUP BY document_id HAVING COUNT(*) >= ?)",
+                      (SYMBOLS_KEPT,))}
+    touched = first_touched(code, fqn, set(cut) - found) if set(cut) - found else {}
+    return [(*cut[sha], how, name, SYMBOLS_KEPT) for sha, (name, how) in touched.items()]
 
 
 def _commit(info: dict, subject: str, date: str | None, how: str) -> dict:

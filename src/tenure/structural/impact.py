@@ -3,6 +3,7 @@ summary that says when the count is a lower bound and why."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from tenure.structural.graph import (
     undecided_dispatch_sites,
     unlinked_sites,
 )
-from tenure.structural.languages import language_table
+from tenure.structural.languages import is_declaration, language_table
 from tenure.structural.lsp.state import SOURCE as LSP
 from tenure.structural.lsp.state import files_verified, last_run, verified_since
 from tenure.structural.memo import Memo
@@ -75,6 +76,8 @@ class Impact:
     enriched: bool = False  # a language server has verified files of this project (structural/lsp)
     enrichment: dict | None = None  # the latest enrichment run (lsp.state.last_run)
     changed_by_enrichment: int = 0  # the edges shown whose language server verdicts that run made
+    declaration: bool = False  # it is declared in a stub or a .d.ts: calls link to the code it declares
+    declares: str = ""  # ... that code, when one definition of its name in its package is known
 
     def summary(self) -> dict:
         direct = {(d.relation, d.symbol) for d in self.dependants if d.depth == 1}
@@ -108,6 +111,8 @@ class Impact:
             reasons.append(f"it escapes as a value at {counted(len(self.escapes), 'site')} ("
                            + first_few([f"{e.detail} {e.path}:{e.line}" for e in self.escapes])
                            + "): what calls it from there (templates, callbacks, other code) is not followed")
+        if self.declaration:
+            reasons.append(self._declaration_reason())
         # no dependants is an answer like any other: as complete as the reasons against it allow. A name
         # that matched no symbol, or several, has no answer to bound: None, and the text is the lookup's
         lower_bound = bool(reasons) if self.symbol is not None else None
@@ -223,6 +228,14 @@ class Impact:
         return ("complete as far as the resolver sees (every file that names it resolved, no call site of its name "
                 f"left unlinked){but}")
 
+    def _declaration_reason(self) -> str:
+        if self.declares:
+            return (f"it is a declaration (a stub or a .d.ts): its callers are counted at the definition it declares, "
+                    f"{self.declares} (`tenure what-breaks {self.declares}`); here are only those a checker linked "
+                    "to the declaration itself")
+        return ("it is a declaration (a stub or a .d.ts) whose definition is not known: calls are linked to the code "
+                "it declares, not to it, so its callers here are a lower bound")
+
     def _gaps_reason(self) -> str:
         gaps = self.unresolved_files
         how = how_unresolved([g.status for g in gaps])
@@ -242,6 +255,17 @@ class Impact:
             "refuted": [d.as_dict() for d in self.refuted],
             "summary": self.summary(),
         }
+
+
+def _declared(db: Database, fqn: str) -> str:
+    """The definition a declaration declares: the one symbol of its name in its package (the code a stub
+    re-exports, `attr.fields` in `attr/__init__.pyi` being `attr._make.fields`) outside declaration files;
+    "" when there is none or several."""
+    package = re.split(r"[./]", fqn, maxsplit=1)[0]  # (`attr` of attr.fields, `lib` of lib/index.d.fields)
+    rows = db.rows("SELECT fqn, path FROM symbols WHERE name = ? AND fqn > ? AND fqn < ?",
+                   (short_name(fqn), package + ".", package + "0"))  # (its fqns: "/" then "0" follow ".")
+    found = {f for f, p in rows if f != fqn and not is_declaration(p or "")}
+    return found.pop() if len(found) == 1 else ""
 
 
 def by_dependant(dependants: list[dict]) -> list[dict]:
@@ -270,6 +294,8 @@ def what_breaks(db: Database, lookup: Lookup, depth: int = 1) -> Impact:
     if target is None:
         return Impact(None, lookup, depth=depth)
     impact = Impact(target.fqn, lookup, depth=depth, enriched=files_verified(db) > 0, enrichment=last_run(db))
+    if is_declaration(target.path or ""):
+        impact.declaration, impact.declares = True, _declared(db, target.fqn)
     seen = {target.fqn}
     frontier = {target.fqn: target.fqn}  # symbol -> the depth-1 dependant it came through
     for level in range(1, depth + 1):
