@@ -315,6 +315,16 @@ def test_a_name_taken_as_a_value_is_what_the_file_s_imports_bind_to_it(make_repo
     assert other == [("star.py", 6)]
 
 
+def test_a_function_named_as_a_parameter_s_default_value_is_taken_as_a_value(make_repo) -> None:
+    source = "export function helper() { return 1; }\nexport function run(cb = helper) { register(cb); }\n"
+    root = make_repo({"lib.js": source, "typed.ts": source})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lib, typed = ([(e["path"], e["line"], e["how"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
+                      for fqn in ("lib.helper", "typed.helper"))
+    assert (lib, typed) == ([("lib.js", 2, "default")], [("typed.ts", 2, "default")])
+
+
 def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
     root = make_repo({"lib.py": (
         "def reverse(items):\n"

@@ -27,7 +27,7 @@ from tenure.structural.languages import language_table
 class Escape:
     path: str
     line: int
-    how: str  # keyword | argument | item | stored | returned
+    how: str  # keyword | argument | item | stored | returned | default (a parameter's default value)
     receiver: str
     detail: str  # the text that takes it
     scope: str  # the definition it is taken in
