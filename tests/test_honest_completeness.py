@@ -283,6 +283,48 @@ def test_a_python_name_taken_in_a_function_finds_its_module_s_definition_first(m
     assert (lib, app) == ([("user.py", 5)], [("app.py", 6)])
 
 
+def test_a_name_taken_as_a_value_is_what_the_file_s_imports_bind_to_it(make_repo) -> None:
+    # an import renamed binds its alias, not the name; a star import may bind the name
+    root = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/lib.py": "def helper(x):\n    return x\n",
+        "pkg/other.py": "def helper(y):\n    return y\n",
+        "renamed.py": (
+            "from pkg.lib import helper as h\n"
+            "from elsewhere import helper\n"
+            "\n"
+            "\n"
+            "def run(register):\n"
+            "    register(helper)\n"  # line 6: elsewhere's, neither of the project's
+        ),
+        "star.py": (
+            "from pkg.lib import helper as h\n"
+            "from pkg.other import *\n"
+            "\n"
+            "\n"
+            "def run(register):\n"
+            "    register(helper)\n"  # line 6: pkg.other's, through the star import
+        ),
+    })
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lib, other = ([(e["path"], e["line"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
+                      for fqn in ("pkg.lib.helper", "pkg.other.helper"))
+        assert t.what_breaks("pkg.other.helper")["summary"]["lower_bound"]
+    assert ("renamed.py", 6) not in lib
+    assert other == [("star.py", 6)]
+
+
+def test_a_function_named_as_a_parameter_s_default_value_is_taken_as_a_value(make_repo) -> None:
+    source = "export function helper() { return 1; }\nexport function run(cb = helper) { register(cb); }\n"
+    root = make_repo({"lib.js": source, "typed.ts": source})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        lib, typed = ([(e["path"], e["line"], e["how"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
+                      for fqn in ("lib.helper", "typed.helper"))
+    assert (lib, typed) == ([("lib.js", 2, "default")], [("typed.ts", 2, "default")])
+
+
 def test_a_closure_variable_passed_on_is_not_the_function_of_its_name(make_repo) -> None:
     root = make_repo({"lib.py": (
         "def reverse(items):\n"

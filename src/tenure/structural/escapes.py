@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+import msgspec
+
 from tenure.storage import Database
+from tenure.structural.facts import decode_facts
 from tenure.structural.graph import related_types
 from tenure.structural.languages import language_table
 
@@ -24,7 +27,7 @@ from tenure.structural.languages import language_table
 class Escape:
     path: str
     line: int
-    how: str  # keyword | argument | item | stored | returned
+    how: str  # keyword | argument | item | stored | returned | default (a parameter's default value)
     receiver: str
     detail: str  # the text that takes it
     scope: str  # the definition it is taken in
@@ -70,7 +73,7 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> l
     visible."""
     name = fqn.rpartition(".")[2]
     scopes: dict[str, str | None] = {}  # a site's scope -> the definition its name finds there
-    imported: dict[str, set[str | None]] = {}  # a site's file -> what its imports of the name bind
+    imported: dict[str, tuple[set[str | None], bool]] = {}  # a site's file -> what its imports bind the name to
     kept = []
     for site in sites:
         if site.scope not in scopes:
@@ -78,15 +81,38 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> l
         found = scopes[site.scope]
         if found is None:
             if site.path not in imported:
-                imported[site.path] = {r["dst_fqn"] for r in db.query(
-                    "SELECT dst_fqn FROM edges WHERE path = ? AND relation = 'imports' AND dst_name = ?",
-                    (site.path, name))}
-            found = fqn if fqn in imported[site.path] or not imported[site.path] else None
+                imported[site.path] = _imported(db, site.path, name)
+            bound, star = imported[site.path]
+            found = fqn if fqn in bound or star or not bound else None
         if found == fqn:
             kept.append(site)
     if _kind_of(db, parent) in ("function", "method"):
         kept = [site for site in kept if site.scope == parent or site.scope.startswith(parent + ".")]
     return kept
+
+
+def _imported(db: Database, path: str, name: str) -> tuple[set[str | None], bool]:
+    """What the imports of a file bind `name` to (None: a symbol outside the project), by the name
+    each binds (`import { helper as h }` binds h, not helper), and whether a star import may bind it
+    too (then the name alone may be any function of it)."""
+    rows = db.query("SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
+                    (path,))
+    try:
+        imports = decode_facts(rows[0]["facts"]).imports if rows else None
+    except msgspec.MsgspecError:  # (written by another build)
+        imports = None
+    if imports is None:  # no facts: the imports' edges, by the name they import
+        return {r["dst_fqn"] for r in db.query(
+            "SELECT dst_fqn FROM edges WHERE path = ? AND relation = 'imports' AND dst_name = ?", (path, name))}, False
+    bound: set[str | None] = set()
+    for imp in imports:
+        if imp.wildcard or not imp.name or (imp.alias or imp.name) != name:
+            continue
+        targets = db.query("SELECT dst_fqn, dst_name FROM edges WHERE path = ? AND relation = 'imports' AND line = ?",
+                           (path, imp.line))
+        named = {r["dst_fqn"] for r in targets if r["dst_name"] == imp.name}
+        bound |= named or {r["dst_fqn"] for r in targets} or {None}
+    return bound, any(imp.wildcard for imp in imports)
 
 
 def _nearest(db: Database, scope: str, name: str) -> str | None:

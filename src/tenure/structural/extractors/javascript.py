@@ -249,6 +249,8 @@ class _Walker:
                 self.s_function_declaration(declared)
             elif child.type == "import_statement":
                 self.s_import(child)
+            elif child.type == "ERROR":
+                self.s_broken_import(child)
         for child in children:
             self.statement(child)
 
@@ -530,6 +532,29 @@ class _Walker:
                         name, alias = item.child_by_field_name("name"), item.child_by_field_name("alias")
                         if name is not None:
                             self._bind_import(alias or name, ["imp", spec, self.string(name)])
+
+    def s_broken_import(self, node: Node) -> None:
+        """`import { function as f } from "./x.js"`: tree-sitter-javascript takes no reserved word as an
+        imported name (TypeScript's grammar does), so the statement is an error, its source the next
+        statement; the names are read from the error's tokens (as `_reserved_alias` does for exports)."""
+        tokens, after = node.children, node.next_named_sibling
+        ends = [t.type for t in (tokens[0], tokens[1], tokens[-2], tokens[-1])] if len(tokens) >= 4 else []
+        source = after.named_children[0] if after is not None and after.type == "expression_statement" \
+            and after.named_children else None
+        if ends != ["import", "{", "}", "from"] or source is None or source.type != "string":
+            return
+        spec = self.string(source)
+        items: list[list[Node]] = [[]]
+        for token in tokens[2:-2]:
+            if token.type == ",":
+                items.append([])
+            else:
+                items[-1].append(token)
+        for item in items:
+            if len(item) == 3 and self.text(item[1]) == "as" and item[2].type == "identifier":
+                self._bind_import(item[2], ["imp", spec, self.text(item[0])])
+            elif len(item) == 1 and item[0].type == "identifier":
+                self._bind_import(item[0], ["imp", spec, self.text(item[0])])
 
     def _bind_import(self, local: Node, value: list) -> None:
         self.emit("=", self.scope.idx, ["v", self.bind(self.text(local))], value)

@@ -25,3 +25,6 @@
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @binding.name
   value: (new_expression constructor: (_) @binding.type)) @binding
+
+; a function named as a parameter's default value (`function run(cb = helper)`) is taken as a value
+(formal_parameters (assignment_pattern right: (identifier) @name) @escape.default)

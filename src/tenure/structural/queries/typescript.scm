@@ -76,3 +76,7 @@
 (variable_declarator
   name: (identifier) @binding.name
   type: (type_annotation (_) @binding.type)) @binding
+
+; a function named as a parameter's default value (`function run(cb = helper)`) is taken as a value
+(required_parameter value: (identifier) @name) @escape.default
+(optional_parameter value: (identifier) @name) @escape.default

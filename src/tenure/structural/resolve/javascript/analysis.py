@@ -103,7 +103,8 @@ class Analysis:
         self.param_calls: dict[str, dict[tuple[tuple, str, str], list[set[Value]]]] = {}
         # (one cell per path and property: the values written there merged, not one entry per set written)
         self.param_writes: dict[str, dict[tuple[tuple, str], set[Value]]] = {}
-        self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
+        # site -> (src, path, through a guessed hook: its calls are guesses too) -> targets
+        self.foreign: dict[Site, dict[tuple[str, tuple, bool], set[str]]] = {}
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
         # What each statement did, for the strong updates (strong.py): the property keys it wrote, the
         # local functions it ran, whether it called what the analysis cannot see (`opaque`); the
@@ -956,7 +957,7 @@ class Analysis:
             given = [self.given(fn, values, args) for values in passed]
             for target in self.through(args, path):
                 if target[0] == FUNC:
-                    targets = self.foreign.setdefault(site, {}).setdefault((src, path), set())  # type: ignore[call-overload]
+                    targets = self.foreign.setdefault(site, {}).setdefault((src, path, self.guessing), set())  # type: ignore[call-overload]
                     targets.add(fqn_of(target))  # type: ignore[arg-type]
                     if target[1] == self.module:  # our callback gets what that function gives it
                         self.pass_args(target, given, EMPTY)

@@ -44,8 +44,8 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
                     for target, base in sorted(dispatched.items())]
     for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
         line, name = p.sites[site][:2]
-        for (src, _), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
-            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}")
+        for (src, _, guess), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
+            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}", guess)
     for site, overrides in a.dispatch.items():
         line, name, scope = p.sites[site][:3]
         for target, base in sorted(overrides.items()):

@@ -201,12 +201,18 @@ class Project:
         for s in syms:
             qualname = s.fqn[len(s.module) + 1:] if s.module and s.fqn.startswith(s.module + ".") else s.fqn
             if s.kind in CALLABLE_KINDS:
-                out.add((FUNC, s.module, qualname))
+                out.update((FUNC, s.module, name) for name in self.value_names(s.module, qualname))
             elif s.kind == "module":
                 out.add((NAMESPACE, s.fqn, ""))
             else:  # a class, interface, enum, an object literal bound to a name
                 out.add((CLASS, s.module, qualname))
         return out
+
+    def value_names(self, module: str, qualname: str) -> list[str]:
+        """A function's names in its module's values: every function of that qualname there (two
+        `class Sub` in two branches), each known on its own (values.SAME)."""
+        facts = self.facts(module) if module else None
+        return program_of(facts).names_of(qualname) if facts is not None else [qualname]
 
     def members(self, asker: Analysis, obj: Value, key: str) -> set[Value]:
         """A class's member as its symbols declare it (through its hierarchy, bases resolved where

@@ -74,6 +74,11 @@ class Program:
         the project's symbols made)."""
         return self.by_name.get(name, [])
 
+    def names_of(self, qualname: str) -> list[str]:
+        """The names in values of the functions a qualname stands for: each one's, where others of
+        the file share it (a value the project's symbols made names the qualname alone)."""
+        return sorted({self.names[i] for i in self.by_name.get(qualname, ())}) or [qualname]
+
 
 def _names(scopes: list[list]) -> list[str]:
     """Each scope's name in values: its qualname, unless other functions of the file have it too (two
