@@ -7,6 +7,8 @@
     python broken_lsp_server.py grow             answers initialize, then a child of it grows by 20 MB
                                                  every 50 ms (to 300 MB); nothing is answered again
     python broken_lsp_server.py slow             answers every request, each after 0.2 s (never done)
+    python broken_lsp_server.py late-refs        answers at once, but references after 4 s, with every call
+                                                 of the asked-about name in its file
     python broken_lsp_server.py tmp FILE         answers initialize, makes a folder in its temporary directory
                                                  (as tsserver does) and writes its path to FILE; then hangs
 """
@@ -42,6 +44,23 @@ def write(message: dict) -> None:
     sys.stdout.buffer.flush()
 
 
+def calls(params: dict) -> list[dict]:
+    """Where the name at the asked position is called in its file (`name(` on a line)."""
+    uri = params["textDocument"]["uri"]
+    lines = Path(uri.removeprefix("file://")).read_text().splitlines()
+    at = params["position"]
+    line = lines[at["line"]]
+    start = at["character"]
+    end = start
+    while end < len(line) and (line[end].isalnum() or line[end] == "_"):
+        end += 1
+    name = line[start:end]
+    found = [(i, c) for i, text in enumerate(lines)
+             if (c := text.find(name + "(")) >= 0 and not text.lstrip().startswith("def")]
+    return [{"uri": uri, "range": {"start": {"line": i, "character": c},
+                                   "end": {"line": i, "character": c + len(name)}}} for i, c in found]
+
+
 def main(mode: str, arg: str = "") -> None:
     if mode == "crash-once" and Path(arg).exists():
         os.execvp("basedpyright-langserver", ["basedpyright-langserver", "--stdio"])
@@ -50,7 +69,8 @@ def main(mode: str, arg: str = "") -> None:
     while (message := read(sys.stdin.buffer)) is not None:
         if message.get("method") == "initialize":
             write({"jsonrpc": "2.0", "id": message["id"],
-                   "result": {"capabilities": {"definitionProvider": True}, "serverInfo": {"name": "broken"}}})
+                   "result": {"capabilities": {"definitionProvider": True, "referencesProvider": mode == "late-refs"},
+                              "serverInfo": {"name": "broken"}}})
             if mode == "hang":
                 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
                 Path(arg).write_text(str(child.pid))
@@ -62,6 +82,12 @@ def main(mode: str, arg: str = "") -> None:
         elif "id" in message and mode == "slow":
             time.sleep(0.2)
             write({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif "id" in message and mode == "late-refs":
+            result = None
+            if message["method"] == "textDocument/references":
+                time.sleep(4)
+                result = calls(message["params"])
+            write({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif "id" in message and mode in ("crash", "crash-once"):
             print("segfault simulated", file=sys.stderr, flush=True)
             sys.exit(3)

@@ -405,6 +405,17 @@ def test_a_run_stops_at_its_time_bound_and_status_says_so(make_indexed_repo) -> 
         assert "stopped: the time bound" in t.status()["enrichment"]["text"]
 
 
+def test_a_run_stops_at_its_time_bound_inside_one_names_references(make_indexed_repo) -> None:
+    # the bound (3 s) passes while the server lists the references of `target`, the file's last question:
+    # a run that looked at the clock only between names would go through them all and finish
+    calls = "".join("target()\n" for _ in range(200))
+    root = make_indexed_repo({"app.py": "def target():\n    return 1\n\n\n" + calls,
+                              "tenure.toml": fake_server("late-refs", "max_minutes = 0.05")})
+    with Tenure.open(root, discover=False) as t:
+        report = Enricher(t.root, t.db, timeout=30).run()
+    assert "the time bound of 0.05 min ([lsp] max_minutes) was reached" in report.stopped
+
+
 def test_a_file_past_the_size_bound_is_not_asked_about_and_the_run_says_so(make_indexed_repo) -> None:
     generated = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(300))  # ~6 KB
     root = make_indexed_repo({**FILES, "app/generated.py": generated, "tenure.toml": "[lsp]\nmax_file_kb = 2\n"})

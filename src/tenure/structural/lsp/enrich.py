@@ -179,6 +179,7 @@ class Enricher:
         self.max_restarts = max_restarts
         self.references = references
         self._lines: dict[str, list[str]] = {}
+        self._sites_read: tuple[str, dict[tuple[int, str], set[str]]] = ("", {})
         self._wrapped: dict[str, set[tuple[int, str]]] = {}  # path -> (line, name) of decorated definitions
         self._open_now = ""  # the uri of the file being verified (open while its sites are asked)
         self.file_languages = {r["path"]: r["language"] for r in db.query("SELECT path, language FROM files")}
@@ -258,6 +259,7 @@ class Enricher:
                 with self.db.transaction():
                     self.store.replace_source_edges(SOURCE, f["path"], site_edges)
                     self.store.replace_source_edges(SOURCE, REFS_PREFIX + f["path"], ref_edges)
+                    self._sites_read = ("", {})  # the edges it was read from changed
                     self.state.mark(f["path"], f["content_hash"], sites_hash[f["path"]], server)
                     run.save()
                 r.verified += 1
@@ -459,6 +461,7 @@ class Enricher:
         if client.supports("references_provider") and not self._decorated(spec, sym.fqn):
             relation = Relation.INSTANTIATES.value if sym.kind in TYPE_KINDS else Relation.CALLS.value
             for loc in client.references(uri, *position):
+                self.check()  # one name can have hundreds of thousands of references (generated code)
                 edge = self._call_edge(loc, sym, relation, detail)
                 if edge is not None and (spec.exact_references or self._resolves_to(client, spec, loc, sym)):
                     out.append(edge)
@@ -489,13 +492,22 @@ class Enricher:
     def _caller_at(self, rel: str, line: int, name: str) -> str | None:
         """Who makes the call of `name` on this line: as tree-sitter attributed the site (it knows the
         columns: `f(lambda: 1)` on one line), else the enclosing definition."""
-        srcs = {r["src_fqn"] for r in self.db.query(
-            "SELECT DISTINCT src_fqn FROM edges WHERE file_id = (SELECT id FROM files WHERE path = ?)"
-            " AND line = ? AND dst_name = ?", (rel, line, name))}
+        srcs = self._sites_of(rel).get((line, name), ())
         if len(srcs) == 1:
-            return srcs.pop()
+            return next(iter(srcs))
         enclosing = self.symbols.enclosing(rel, line)
         return enclosing.fqn if enclosing else None
+
+    def _sites_of(self, rel: str) -> dict[tuple[int, str], set[str]]:
+        """Who tree-sitter says calls each name on each line of `rel`: read once for the references into
+        one file (they come grouped by file), not once per reference."""
+        if self._sites_read[0] != rel:
+            sites: dict[tuple[int, str], set[str]] = {}
+            for r in self.db.query("SELECT line, dst_name, src_fqn FROM edges"
+                                   " WHERE file_id = (SELECT id FROM files WHERE path = ?)", (rel,)):
+                sites.setdefault((r["line"], r["dst_name"]), set()).add(r["src_fqn"])
+            self._sites_read = (rel, sites)
+        return self._sites_read[1]
 
     def _resolves_to(self, client: LspClient, spec: ServerSpec, loc: lsp.Location, sym: Symbol) -> bool:
         """Whether the call at a reference really resolves to `sym` (not to a relative in its family)."""
