@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tenure.storage import Database, derived
 from tenure.structural import graph
@@ -120,8 +121,19 @@ def definitions(db: Database, kinds: Iterable[str]) -> list[Symbol]:
 
 
 def every_symbol(db: Database) -> list[Symbol]:
-    """Every symbol of the index (those sources added too), by path, then line."""
+    """Every symbol of the index (those sources added too), by path, then line (then full name). Within
+    `reads_shared`, from a `symbols_in` read that holds them all when one was made (the words index's
+    ladder after the history's mapping: 0.2 s a read on Django)."""
+    shared = _SHARED.table
+    if shared is not None:
+        key = index_key(db)
+        for (db_id, at, _), found in list(shared.items()):
+            if db_id == id(db) and at == key and sum(map(len, found.values())) == key[1]:
+                return sorted((s for symbols in found.values() for s in symbols), key=_SYMBOL_ORDER)
     return _structure(db).every_symbol()
+
+
+_SYMBOL_ORDER = attrgetter("path", "start", "fqn")  # the store's order of `every_symbol`
 
 
 def fingerprints(db: Database, fqns: Iterable[str]) -> dict[str, str]:
