@@ -57,3 +57,13 @@ def test_bytes_given_by_the_caller_and_bytes_that_are_not_utf8_read_as_their_dec
     code = LineTerms(tmp_path)
     for n, line in enumerate(text.splitlines()):
         assert code.span("a.py", n, n + 1) == sorted(set(terms(line))), line
+
+
+def test_the_terms_of_a_name_or_path_are_its_terms_by_id_whether_or_not_the_code_has_its_words(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(TEXT, encoding="utf-8", newline="")
+    code = LineTerms(tmp_path)
+    code.file("a.py")
+    for text in ("SessionInterface", "open_session", "null_session_class", "urlFor2", "2URLs", "src/flask/app Flask",
+                 "caf\xe9Bar", "never_seen_before", "self", ""):
+        assert [code.texts[t] for t in code.terms_of(text)] == terms(text), text
+    assert code.span("a.py", 0, 1) == sorted(set(terms(TEXT.splitlines()[0])))  # (its lines' terms as they were)

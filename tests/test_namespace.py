@@ -51,6 +51,22 @@ def test_symbols_read_once_within_reads_shared_are_the_callers_own_and_follow_th
             shop.db, ["shop/orders.py", "billing/invoice.py"])["billing/invoice.py"]}
 
 
+def test_every_symbol_and_definitions_within_reads_shared_come_from_a_read_of_every_files_symbols(
+        shop: Tenure, monkeypatch) -> None:
+    from tenure.namespace.symbols import StructuralStore
+
+    stored, classes = symbols.every_symbol(shop.db), symbols.definitions(shop.db, ["module", "class"])
+    assert [s.fqn for s in classes][:3] == ["billing", "billing.invoice", "shop"]  # (by path, then line)
+    with symbols.reads_shared():
+        symbols.symbols_in(shop.db, ["shop/orders.py"])  # (not every file's: the store is read)
+        assert symbols.every_symbol(shop.db) == stored
+        symbols.symbols_in(shop.db, symbols.indexed_files(shop.db))
+        monkeypatch.setattr(StructuralStore, "every_symbol", lambda self: pytest.fail("read again"))
+        monkeypatch.setattr(StructuralStore, "definitions", lambda self, kinds: pytest.fail("read again"))
+        assert symbols.every_symbol(shop.db) == stored
+        assert symbols.definitions(shop.db, ["module", "class"]) == classes
+
+
 def test_the_symbols_a_change_of_some_lines_touched_include_those_around_it(shop: Tenure) -> None:
     touched = symbols.symbols_at(shop.db, "shop/orders.py", [(6, 6), (10, 11)])
     assert [s.fqn for s in touched] == ["shop.orders", "shop.orders.OrderProcessor",

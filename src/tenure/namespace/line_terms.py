@@ -93,6 +93,20 @@ class LineTerms:
             found = self._files[path] = self._split(data)
         return found
 
+    def terms_of(self, text: str) -> list[int]:
+        """`terms.terms(text)` by id (a name, a path): its runs split as a file's are, a run met before
+        not split again (a code base's names are runs of its code)."""
+        tokens = text.encode(errors="replace").translate(_TABLE).replace(_MARK, b" ").split()
+        ids = [self._tokens[token] for token in tokens]
+        if -1 in ids:
+            found = np.array(ids, dtype=np.int64)
+            self._add_tokens(tokens, found, [i for i, t in enumerate(ids) if t < 0])
+            ids = found.tolist()
+        first, count, flat = self._first, self._count, self._flat
+        if len(ids) == 1:
+            return flat[first[ids[0]] : first[ids[0]] + count[ids[0]]].tolist()
+        return list(dict.fromkeys(t for i in ids for t in flat[first[i] : first[i] + count[i]].tolist()))
+
     def span(self, path: str, first: int, last: int) -> list[str]:
         """The distinct terms of lines `first` to `last` - 1 (0-based) of a file, sorted."""
         return sorted(map(self.texts.__getitem__, self.file(path).span(first, last)))

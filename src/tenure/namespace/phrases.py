@@ -400,22 +400,22 @@ def unnested(symbols: list[Symbol]) -> list[Symbol]:
     by_fqn = {s.fqn: s for s in symbols}
     nested: dict[str, bool] = {}
     for s in symbols:
-        chain: list[str] = []
-        at: Symbol | None = s
+        if s.fqn in nested:
+            continue
+        chain = [s.fqn]
         verdict = False
-        while at is not None:
-            if at.fqn in nested:
-                verdict = nested[at.fqn]
-                break
-            chain.append(at.fqn)
-            parent = by_fqn.get(at.parent or "")
-            if parent is None or parent.fqn in chain:
-                break
+        at = s
+        while (parent := by_fqn.get(at.parent or "")) is not None and parent.fqn not in chain:
             if parent.kind not in CONTAINERS:
                 verdict = True
                 break
+            if (known := nested.get(parent.fqn)) is not None:
+                verdict = known
+                break
+            chain.append(parent.fqn)
             at = parent
-        nested.update(dict.fromkeys(chain, verdict))
+        for fqn in chain:
+            nested[fqn] = verdict
     return [s for s in symbols if not nested[s.fqn]]
 
 

@@ -102,7 +102,8 @@ class Selected(NamedTuple):
 
 
 def candidates(db: Database) -> list[Candidate]:
-    """One per element: of a name defined twice (a class under `if`/`else`), the first definition."""
+    """One per element: of a name defined twice (a class under `if`/`else`), the first definition (by path,
+    then line)."""
     found: dict[str, Candidate] = {}
     for s in definitions(db, CANDIDATE_KINDS):
         found.setdefault(element_of(s.fqn, s.kind), Candidate(element_of(s.fqn, s.kind), s.path, s.start or 1, s.end,

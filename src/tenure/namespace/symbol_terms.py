@@ -21,7 +21,6 @@ import io
 import os
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import msgspec
@@ -32,7 +31,6 @@ from tenure.namespace.line_terms import LineTerms, numbered
 from tenure.namespace.phrases import unnested
 from tenure.namespace.roles import is_test
 from tenure.namespace.symbols import IndexedFile, Symbol, index_state, indexed_files, symbols_in
-from tenure.namespace.terms import terms
 from tenure.state import state_dir
 from tenure.storage import Database
 from tenure.structural.languages import is_declaration
@@ -206,11 +204,11 @@ def _read_file(root: Path, path: str, symbols: list[Symbol], code: LineTerms,
     groups: dict[str, int] = {}
     group_of = np.array([groups.setdefault(s.fqn, len(groups)) for s in kept] + [-1], dtype=np.int64)
     found = code.file(path, data)
+    name_ids = [(g, _name_ids(short_name(fqn), code, names)) for fqn, g in groups.items()]
     group = group_of[owner[found.line]]  # (owner -1, no symbol's line: the last, -1)
-    n = max(1, len(code.texts))
+    n = max(1, len(code.texts))  # (after the names': a key's term is under it)
     key = _distinct(((group * 3 + field[found.line]) * n + found.term)[group >= 0])
-    named = np.array([(g * 3 + _SIGNATURE) * n + t for fqn, g in groups.items()
-                      for t in _name_ids(short_name(fqn), code, names)], dtype=np.int64)
+    named = np.array([(g * 3 + _SIGNATURE) * n + t for g, ids in name_ids for t in ids], dtype=np.int64)
     if len(named) and len(key):  # (`key` is sorted: where each would stand says whether it is there)
         at = np.minimum(key.searchsorted(named), len(key) - 1)
         left = np.ones(len(key), dtype=bool)
@@ -233,20 +231,12 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[first]
 
 
-@lru_cache(maxsize=1 << 16)
-def _name_terms(name: str) -> list[str]:
-    return terms(name)  # (a code base repeats its names: methods of many classes)
-
-
 def _name_ids(name: str, code: LineTerms, names: dict[str, list[int]]) -> list[int]:
-    """The terms of a name that the code holds, by their ids in it (kept in `names` once the code holds
-    them all: its vocabulary only grows; a code base repeats its names, methods of many classes)."""
+    """The terms of a name, by their ids in the code's vocabulary (kept in `names`: a code base repeats
+    its names, methods of many classes)."""
     found = names.get(name)
     if found is None:
-        words = _name_terms(name)
-        found = [code.ids[t] for t in words if t in code.ids]
-        if len(found) == len(words):
-            names[name] = found
+        found = names[name] = code.terms_of(name)
     return found
 
 
@@ -362,15 +352,18 @@ class _Postings:
     def _name_terms(self, name: str) -> list[int]:
         found = self._named.get(name)
         if found is None:
-            found = self._named[name] = [self._id(t) for t in _name_terms(name)]  # (= terms of its words)
+            found = self._named[name] = self._ids_of(_name_ids(name, self.code, self._named_in_code))
         return found
+
+    def _ids_of(self, code_ids: list[int]) -> list[int]:
+        return [self._id(self.code.texts[t]) for t in code_ids]
 
     def _place_terms(self, s: Symbol) -> list[int]:
         parent = short_name(s.parent) if s.parent and s.parent != s.module else ""
         found = self._placed.get((s.path, parent))
         if found is None:
-            found = self._placed[(s.path, parent)] = [
-                self._id(t) for t in terms(f"{s.path.rsplit('.', 1)[0]} {parent}")]
+            found = self._placed[(s.path, parent)] = self._ids_of(
+                self.code.terms_of(f"{s.path.rsplit('.', 1)[0]} {parent}"))
         return found
 
 

@@ -8,7 +8,7 @@ and reads through :class:`~tenure.structural.store.StructuralStore` (whose metho
     symbols_called(db, name, path)     by short name, in the project or one file
     symbols_in(db, paths)              what each file defines, outermost first
     symbols_at(db, path, lines)        what a file defines across these line ranges (a diff's hunks)
-    definitions(db, kinds)             every symbol of these kinds written in the code
+    definitions(db, kinds)             every symbol of these kinds written in the code, by path and line
     every_symbol(db)                   all of them, by path and line (the join's phrase index)
     fingerprints(db, fqns)             the digest of each name's code (drift, expiry)
     neighbours(db, fqns), callees(db, fqn)   the edges around symbols (rewiring, what a test calls)
@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from operator import attrgetter
 
 from tenure.storage import Database, derived
 from tenure.structural import graph
@@ -115,13 +116,40 @@ def symbols_at(db: Database, path: str, lines: Iterable[tuple[int, int]]) -> lis
 
 
 def definitions(db: Database, kinds: Iterable[str]) -> list[Symbol]:
-    """Every symbol of these kinds (`class`, `module`, …) written in the code, not generated."""
+    """Every symbol of these kinds (`class`, `module`, …) written in the code, not generated, in the order
+    of `symbols_in` (by path, then line, an enclosing one first). Within `reads_shared`, from a read of
+    every file's symbols when one was made (the elements' terms after an index: 0.1-0.25 s a read on Django)."""
+    read = _every_files_symbols(db)
+    if read is not None:
+        wanted = set(kinds)
+        return [s for symbols in read.values() for s in symbols if s.kind in wanted and not s.generated]
     return _structure(db).definitions(kinds)
 
 
 def every_symbol(db: Database) -> list[Symbol]:
-    """Every symbol of the index (those sources added too), by path, then line."""
+    """Every symbol of the index (those sources added too), by path, then line (then full name). Within
+    `reads_shared`, from a `symbols_in` read that holds them all when one was made (the words index's
+    ladder after the history's mapping: 0.2 s a read on Django)."""
+    read = _every_files_symbols(db)
+    if read is not None:
+        return sorted((s for symbols in read.values() for s in symbols), key=_SYMBOL_ORDER)
     return _structure(db).every_symbol()
+
+
+_SYMBOL_ORDER = attrgetter("path", "start", "fqn")  # the store's order of `every_symbol`
+
+
+def _every_files_symbols(db: Database) -> dict[str, list[Symbol]] | None:
+    """Within `reads_shared`, a `symbols_in` read at the index's state that holds every symbol, if one
+    was made (None: none; the caller must not change it)."""
+    shared = _SHARED.table
+    if shared is None:
+        return None
+    key = index_key(db)
+    for (db_id, at, _), found in list(shared.items()):
+        if db_id == id(db) and at == key and sum(map(len, found.values())) == key[1]:
+            return found
+    return None
 
 
 def fingerprints(db: Database, fqns: Iterable[str]) -> dict[str, str]:

@@ -430,8 +430,10 @@ class StructuralStore:
         return count, last
 
     def definitions(self, kinds: Iterable[str]) -> list[Symbol]:
-        """Every symbol of these kinds that is written in the code (not generated)."""
-        return self._symbol_records(f"generated = 0 AND kind IN {self.db.each} ORDER BY id", (self.db.many(kinds),))
+        """Every symbol of these kinds that is written in the code (not generated), in the order of
+        `symbols_in`."""
+        return self._symbol_records(f"generated = 0 AND kind IN {self.db.each}"
+                                    " ORDER BY path, start_line, end_line DESC, id", (self.db.many(kinds),))
 
     def _symbol_records(self, where: str, params: tuple) -> list[Symbol]:
         return [Symbol(fqn, name, kind, language, path or "", start or 0, end or start or 0, module, parent,
