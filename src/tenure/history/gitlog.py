@@ -292,18 +292,19 @@ class ReadDiffs:
     KEEP_BYTES = 4 << 20
 
     def __init__(self) -> None:
-        self.parsed: dict[tuple[str, str, str], tuple[int, int, Parsed]] = {}
+        self.parsed: dict[tuple[str, str, str], tuple[int, int, Parsed, int, int]] = {}
         self.sizes: dict[tuple[str, str, str], int] = {}
         self.size = 0
 
-    def get(self, change: RawChange) -> tuple[int, int, Parsed] | None:
+    def get(self, change: RawChange) -> tuple[int, int, Parsed, int, int] | None:
         return self.parsed.get((change.path, change.old_blob, change.new_blob))
 
-    def keep(self, change: RawChange, size: int, parsed: Parsed) -> None:
+    def keep(self, change: RawChange, size: int, parsed: Parsed, lines: int, compared: int) -> None:
+        """A file's diff of `size` bytes, parsed (`lines` and `compared` bytes of its hunks' squeezed lines)."""
         key = (change.path, change.old_blob, change.new_blob)
         if key in self.sizes:
             return
-        self.parsed[key] = (change.deleted, change.added, parsed)
+        self.parsed[key] = (change.deleted, change.added, parsed, lines, compared)
         self.sizes[key] = size
         self.size += size
         while self.size > self.KEEP_BYTES:  # (dicts keep their insertion order: the oldest first)
@@ -333,11 +334,11 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs
                 change.added += section.count(b"\n+", first)
             continue
         if read is not None and (known := read.get(change)) is not None:
-            change.deleted, change.added, parsed = known
+            change.deleted, change.added, parsed, lines, compared = known
             # (fresh hunks: `Survival.settle` fills in each commit's own kept and moved lines)
             change.hunks = [replace(hunk, kept=[], moved=[]) for hunk, *_ in parsed]
-            for hunk, (_, old, new, size) in zip(change.hunks, parsed, strict=True):
-                survival.hunk(change.path, hunk, old, new, size)
+            survival.file(change.path, [(hunk, *rest) for hunk, (_, *rest) in zip(change.hunks, parsed, strict=True)],
+                          lines, compared)
             continue
         # (the section cut at its hunks' headers: its head, then per hunk the header's five groups and the
         # hunk's lines, each after a newline)
@@ -348,14 +349,15 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs
                 change.added += _count(parts[k + 3])
             continue
         change.hunks = []
-        parsed = _hunks(change, spec.name, parts, survival)
+        parsed, lines, compared = _hunks(change, spec.name, parts)
+        survival.file(change.path, parsed, lines, compared)
         if read is not None and len(commit.parents) == 1:
-            read.keep(change, len(section), parsed)
+            read.keep(change, len(section), parsed, lines, compared)
 
 
-def _hunks(change: RawChange, language: str, parts: list, survival: Survival) -> Parsed:
-    """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change` and `survival`;
-    returns them with what `survival` was given of each."""
+def _hunks(change: RawChange, language: str, parts: list) -> tuple[Parsed, int, int]:
+    """The hunks of one file's section of the patch, `_HUNK.split` of it, into `change`; returns them with
+    their lines squeezed (`Survival.file`'s), and how many lines and bytes those are."""
     patterns = languages.definitions(language)
     # (a hunk holding none of the definition words defines nothing: most hunks, not searched line by line)
     words = languages.definition_literals(language) if patterns else ()
@@ -364,7 +366,7 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
     parsed: Parsed = []
     each = iter(parts)
     next(each)  # (the section's head: its raw lines)
-    deletions = additions = 0
+    deletions = additions = counted = compared = 0
     for old_start, old_count, new_start, new_count, context, lines in zip(each, each, each, each, each, each,
                                                                             strict=True):
         old_start, new_start = int(old_start), int(new_start)
@@ -374,18 +376,19 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
         additions += new_count
         if lines[-1:] == b"\n":  # (the last hunk of a commit)
             lines = lines[:-1]
-        stop = _cut(lines, old_count, new_count)
-        if stop is not None:  # (most hunks: their lines are exactly their removed then their added lines)
-            # (squeezed lines without their sign, as survival compares them: each line of the squeezed
-            # hunk still starts with a newline and its sign)
-            both = squeezed(lines)
-            if not new_count:
-                old, new = both.split(b"\n-")[1:], []
-            elif not old_count:
-                old, new = [], both.split(b"\n+")[1:]
-            else:
-                head, *new = both.split(b"\n+")
-                old = head.split(b"\n-")[1:]
+        # (squeezed lines without their sign, as survival compares them: each line of the squeezed hunk
+        # still starts with a newline and its sign; squeezing takes no sign and no newline away)
+        both = squeezed(lines)
+        if not new_count:
+            old, new = both.split(b"\n-")[1:], []
+        elif not old_count:
+            old, new = [], both.split(b"\n+")[1:]
+        else:
+            head, *new = both.split(b"\n+")
+            old = head.split(b"\n-")[1:]
+        # (most hunks: their lines are exactly their removed then their added lines, none other: git's
+        # "\\ No newline at end of file", or a hunk cut short, and `_sides` reads them line by line)
+        if len(old) == old_count and len(new) == new_count and both.count(b"\n") == old_count + new_count:
             size = len(both) - 2 * (old_count + new_count)
             # (looked for in the squeezed lines, a third shorter: no word holds whitespace, so a word in
             # the lines is in them too; `_defined` then finds the words in the lines themselves)
@@ -403,27 +406,11 @@ def _hunks(change: RawChange, language: str, parts: list, survival: Survival) ->
                     _header_name(context, language) if context else "", defined)
         hunks.append(hunk)
         parsed.append((hunk, old, new, size))
-        survival.hunk(change.path, hunk, old, new, size)
+        counted += len(old) + len(new)
+        compared += size
     change.deleted += deletions
     change.added += additions
-    return parsed
-
-
-def _cut(lines: bytes, old_count: int, new_count: int) -> int | None:
-    """Where a hunk's added lines start in `lines` (its lines, each after a newline) when they are
-    exactly `old_count` removed lines then `new_count` added ones (None: not so, "\\ No newline at end
-    of file" or a hunk cut short: `_sides` reads them line by line)."""
-    if old_count and new_count:
-        stop = lines.find(b"\n+")
-        if stop >= 0 and lines.count(b"\n") == old_count + new_count \
-                and lines.count(b"\n-", 0, stop) == old_count and lines.count(b"\n+", stop) == new_count:
-            return stop
-    elif old_count:
-        if lines.count(b"\n") == old_count == lines.count(b"\n-"):
-            return len(lines)
-    elif new_count and lines.count(b"\n") == new_count == lines.count(b"\n+"):
-        return 0
-    return None
+    return parsed, counted, compared
 
 
 def _count(group: bytes | None) -> int:
