@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from msgspec.structs import astuple
 
-from tenure.history import GitHistory, api
+from tenure.history import GitHistory, api, gitlog
 from tenure.history.model import UNKNOWN_DATE
 from tenure.storage import open_database
 from tests.git_support import GitRepo
@@ -197,6 +198,28 @@ def test_a_merge_is_diffed_against_its_first_parent(git_repo: GitRepo) -> None:
     assert merge.is_merge and len(merge.parents) == 2
     assert merge.thin_reason == "merge commit without a body"
     assert [f.path for f in merge.files] == ["b.py"]  # what the merge brought to main
+
+
+def test_a_merges_diff_of_a_file_its_branch_changed_alone_is_its_branchs_hunks_parsed_once(
+        git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    moving = "    return settle_every_pending_payment(batch)\n"
+    git_repo.commit("base", {"b.py": "def a():\n" + moving, "c.py": "def c():\n    pass\n"})
+    git_repo.git("checkout", "-q", "-b", "feature")
+    git_repo.commit("drop the call", {"b.py": "def a():\n    pass\n"})
+    git_repo.commit("call it here", {"c.py": "def c():\n" + moving})
+    git_repo.git("checkout", "-q", "main")
+    git_repo.git("merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature")
+    parsed = []
+    hunks = gitlog._hunks
+    monkeypatch.setattr(gitlog, "_hunks", lambda change, *rest: parsed.append(change.path) or hunks(change, *rest))
+    *_, dropped, called, merge = gitlog.log(git_repo.root, ["HEAD"])
+    assert parsed == ["b.py", "c.py", "b.py", "c.py"]  # (the base, then each branch commit: the merge's are theirs)
+    def lines(change: gitlog.RawChange) -> list[tuple]:  # (a hunk but the lines survival found kept or moved)
+        return [astuple(h)[:-2] for h in change.hunks or ()]
+
+    assert [lines(c) for c in merge.changes] == [lines(dropped.changes[0]), lines(called.changes[0])] != [[], []]
+    # (each commit's own kept lines: within the merge the line moved from b.py to c.py; the branch wrote it)
+    assert called.changes[0].hunks[0].kept == [] and merge.changes[1].hunks[0].kept == [2]
 
 
 def test_unusual_paths_are_read_as_they_are(git_repo: GitRepo) -> None:

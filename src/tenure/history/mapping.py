@@ -232,16 +232,22 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
     found: dict[int, Touched] = {}
     while queue:
         path, node_blob, to_now, depth = queue.popleft()
+        # (the changes of one old blob into this one are one diff, apart from the lines survival found kept
+        # or moved in each commit: a merge's and its branch's commit's, a third of flask's; their lines and
+        # the symbols holding them are found once)
+        same: dict[tuple[str, str], tuple[Written, Counter[int]]] = {}
         for change in changes_into(path, node_blob):
             if change.id in found or change.hunks is None:
                 continue
-            done = written(change.hunks, to_now)
+            before = (change.old_path or change.path, change.old_blob)
+            if (known := same.get(before)) is None:
+                done = written(change.hunks, to_now)
+                known = same[before] = (done, attribute(change.hunks, to_now, symbols, done))
+            done, owners = known
             _blame(blame, change.hunks, to_now, change.id, change.sweep, done)
-            owners = attribute(change.hunks, to_now, symbols, done)
             how = SPAN if depth == 0 else CARRIED
             if owners or not change.hunks:
                 found[change.id] = {symbols.spans[i].fqn: (how, n) for i, n in owners.items()}
-            before = (change.old_path or change.path, change.old_blob)
             if change.old_blob == NULL_BLOB or before in seen:
                 continue
             moved = step(change.hunks, len(to_now) - 1)

@@ -60,6 +60,17 @@ class Survival:
         else:
             self.hunks.append((path, hunk, self._bounded(removed), self._bounded(added)))
 
+    def file(self, path: str, hunks: list[tuple[Hunk, list[bytes], list[bytes], int]], lines: int, size: int) -> None:
+        """A file's hunks, each with its removed and added lines squeezed and their bytes (`hunk`'s arguments),
+        `lines` and `size` of them all: taken at once where the bounds leave room for them all (most files)."""
+        if self.lines + lines <= MAX_LINES and self.bytes + size < MAX_BYTES:
+            self.lines += lines
+            self.bytes += size
+            self.hunks += [(path, hunk, removed, added) for hunk, removed, added, _ in hunks]
+        else:
+            for hunk, removed, added, hunk_size in hunks:
+                self.hunk(path, hunk, removed, added, hunk_size)
+
     def _bounded(self, lines: list[bytes]) -> list[bytes]:
         """As many of `lines` as the bounds leave room for (a hunk that crosses them: `hunk` took the others)."""
         kept = 0
