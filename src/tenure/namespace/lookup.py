@@ -29,7 +29,7 @@ class Lookup:
     query: str
     how: str  # exact | suffix | inherited (a member of a super type) | ambiguous | none
     matches: list[SymbolMatch]
-    total: int = 0  # how many symbols matched: more than `matches` lists when the list was cut short
+    total: int = 0  # how many symbols (full names) matched: more than `matches` names when the list was cut short
 
     @property
     def unique(self) -> SymbolMatch | None:
@@ -43,7 +43,7 @@ class Lookup:
             return (f"{m.member_of}.{short_name(m.fqn)} is inherited: defined as {m.fqn} ({m.path}:{m.line})")
         if self.how == "ambiguous":
             names = sorted({m.fqn for m in self.matches})
-            shown = f" (the first {len(self.matches)} listed)" if self.total > len(self.matches) else ""
+            shown = f" (the first {len(names)} listed)" if self.total > len(names) else ""
             more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
             return (f"{self.query!r} names {max(self.total, len(names))} symbols{shown}: " + ", ".join(names[:10])
                     + more)
@@ -58,12 +58,13 @@ def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
     query = query.strip().lstrip(".")  # (`.retry`: a suffix written as one)
     exact = _code_first(symbols_named(db, [query]))
     if exact:
-        return Lookup(query, "exact", _matches(exact), len(exact))
+        return Lookup(query, "exact", _matches(exact), 1)
     found = _code_first([s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)])
     if not found:
         return _inherited(db, query, limit) or Lookup(query, "none", [])
     how = "suffix" if len({s.fqn for s in found}) == 1 else "ambiguous"
-    return Lookup(query, how, _matches(found[:limit]), len(found))
+    # (a name defined twice, `if sys.version_info …: def f` / `else: def f`, is one symbol)
+    return Lookup(query, how, _matches(found[:limit]), len({s.fqn for s in found}))
 
 
 def _inherited(db: Database, query: str, limit: int) -> Lookup | None:
