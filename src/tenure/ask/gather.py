@@ -169,8 +169,11 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
 
 
 def episodic(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
+    """Each attempt once: one that touched a symbol and a close dependant of another (a caller of both)
+    is the item that ranks higher."""
     section = Section(EPISODIC, more="`tenure history SYMBOL --all`")
     said: set[str] = set()
+    by_source: dict[str, Item] = {}
     for f in focus:
         try:
             result = stores.episodes.what_happened_before(f.symbol, limit=HISTORY_KINDS)
@@ -183,7 +186,15 @@ def episodic(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
                 said.add(note)
                 notes.append(note)
         for group in result["groups"]:
-            section.add(_attempt(group, f))
+            item = _attempt(group, f)
+            kept = by_source.get(item.source)
+            if kept is None:
+                section.add(item)
+            elif item.rank > kept.rank:
+                section.items[section.items.index(kept)] = item
+            else:
+                continue
+            by_source[item.source] = item
     return section
 
 
