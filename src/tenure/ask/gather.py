@@ -103,7 +103,8 @@ def _tests(rows: list[dict], f: Focus, it: str) -> Item:
     tiers = sorted({r["tier"] for r in rows}, key=list(EDGE_CONFIDENCE).index)
     weakest = tiers[-1]
     sources = ", ".join(sorted({s for r in rows for s in r["sources"]}))
-    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} depend on {it}: "
+    verb = "depends" if len(rows) == 1 else "depend"
+    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} {verb} on {it}: "
                 + ", ".join(files[:4]) + (f" +{len(files) - 4}" if len(files) > 4 else ""), weakest,
                 f"{counted(sum(len(r['sites']) for r in rows), 'site')} ({sources})",
                 EDGE_CONFIDENCE.get(weakest, 0.2), f.relevance, f.symbol, {"tests": [r["symbol"] for r in rows]})
