@@ -177,3 +177,12 @@ def test_a_name_defined_twice_is_counted_once_among_the_symbols_a_short_name_nam
     with Tenure.open(root, discover=False) as t:
         lookup = t.find_symbol("compose")
     assert (lookup.total, lookup.message()) == (2, "'compose' names 2 symbols: a.compose, b.compose")
+
+
+def test_a_name_one_letter_off_is_answered_with_the_symbols_named_almost_so(shop: Tenure) -> None:
+    # (`tenure what-breaks AddComand` on cobra said only "no symbol matches 'AddComand'")
+    assert shop.find_symbol("OrderProcessor.chekout").message() == (
+        "no symbol matches 'OrderProcessor.chekout' (did you mean shop.orders.OrderProcessor.checkout?)")
+    assert shop.find_symbol("invoice.charg").near == ["billing.invoice.charge"]  # (of the class or module written)
+    assert set(shop.find_symbol("charg").near) == {"billing.invoice.charge", "shop.orders.OrderProcessor.charge"}
+    assert shop.find_symbol("nothing_like_it").message() == "no symbol matches 'nothing_like_it'"
