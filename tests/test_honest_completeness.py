@@ -352,3 +352,16 @@ def test_a_function_of_a_language_whose_values_taken_are_not_tracked_is_never_co
         summary = t.what_breaks("health")["summary"]
     assert summary["lower_bound"] and "complete" not in summary["text"]
     assert "functions taken as values are not tracked in go" in " ".join(summary["reasons"])
+
+
+def test_no_known_dependants_of_a_function_whose_values_are_not_tracked_says_why_in_its_line(make_repo) -> None:
+    # (cobra's NoArgs, taken as a value (`Args: NoArgs`) on 52 lines: 'no known dependants; not enriched (no language
+    # server ran) — a lower bound', the reason in the JSON alone)
+    root = make_repo({"main.go": (
+        "package main\n\nimport \"net/http\"\n\n"
+        "func health(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func main() {\n\thttp.HandleFunc(\"/health\", health)\n}\n")})
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        text = t.what_breaks("health")["summary"]["text"]
+    assert text.startswith("no known dependants, where it is taken as a value is not tracked in go; ")
