@@ -37,3 +37,18 @@ def test_ask_says_an_attempt_on_a_close_dependant_is_one_and_a_sweep_is_one() ->
 def test_ask_adds_nothing_to_a_focused_attempt_on_the_symbol_itself() -> None:
     line = _ask_line(_attempt("touched", sweep=False))
     assert "close dependant" not in line and "sweep" not in line
+
+
+def test_an_attempt_on_two_of_the_symbols_asked_about_is_listed_once_where_it_ranks_higher() -> None:
+    # (cobra: "Fix --version help and output for plugins (#2180)" touched updateParentsPflags, a caller
+    # of VisitParents: ask listed it twice, once "(a close dependant)")
+    caller = Focus("cobra.Command.updateParentsPflags", "method", "command.go", 1907, "weak", 0.8, "")
+    answers = {FOCUS.symbol: _attempt("dependant", sweep=False), caller.symbol: _attempt("touched", sweep=False)}
+
+    def what_happened_before(symbol: str, limit: int) -> dict:
+        group = {"verdict": "success", "size": 1, "attempts": [answers[symbol]]}
+        return {"text": "1 past attempt", "notes": [], "groups": [group]}
+
+    stores = SimpleNamespace(episodes=SimpleNamespace(what_happened_before=what_happened_before))
+    items = episodic(stores, [FOCUS, caller], []).items
+    assert [(i.symbol, i.detail["relation"]) for i in items] == [(caller.symbol, "touched")]

@@ -185,3 +185,17 @@ def test_plural_of_a_noun_and_a_phrase() -> None:
         "call sites", "memories", "days", "dispatches", "classes", "entities"]
     assert counted(1, "interface dispatch") == "1 interface dispatch"
     assert counted(2, "citation in the code") == "2 citations in the code"
+
+
+def test_one_past_attempt_and_one_test_are_said_in_the_singular(git_repo) -> None:
+    # (httpx 0.27.2 as one commit: `tenure ask` said "1 past attempts on httpx._client.Client.send";
+    # cobra: "1 test in 1 file depend on VisitParents")
+    git_repo.commit("start", {"pay.py": "def pay():\n    return 1\n",
+                              "test_pay.py": "import pay\n\n\ndef test_pay():\n    assert pay.pay() == 1\n"})
+    from tenure import Tenure
+
+    with Tenure.open(git_repo.root, discover=False) as t:
+        t.index()
+        t.read_history()
+        text = t.ask("I am changing pay.pay, what breaks and has anyone tried this before?")["text"]
+    assert "1 past attempt on pay.pay " in text and "1 test in 1 file depends on it" in text

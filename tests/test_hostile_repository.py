@@ -278,6 +278,25 @@ def test_thread_folders_and_links_that_lead_out_of_the_repository_are_named_and_
     assert all("outside the repository" in reason for reason in skipped.values())
 
 
+def test_threads_folders_and_document_globs_outside_the_repository_are_named_by_index_and_knowledge_check(
+        hostile: GitRepo, tmp_path: Path) -> None:
+    # (`[knowledge] threads = ["../exports"]` was skipped in silence: `tenure index` and `tenure knowledge
+    # check` said nothing of it, the check then advised exporting threads)
+    (tmp_path / "exports").mkdir()
+    (tmp_path / "exports" / "7.json").write_text(json.dumps({"number": 7, "title": "Elsewhere", "body": "x"}))
+    hostile.commit("threads", {"tenure.toml": '[knowledge]\nthreads = ["../exports"]\n'
+                                              'documents = ["../exports/*.md", "/etc/*.conf", "*.md"]\n'})
+    said = "outside the repository"
+    code, output = cli(hostile, "knowledge", "check")
+    assert code == 0 and f"skipped ../exports: {said}" in output, output
+    assert f"skipped ../exports/*.md: {said}" in output and f"skipped /etc/*.conf: {said}" in output
+    assert "skipped *.md" not in output
+    result = CliRunner().invoke(app, ["index", str(hostile.root)])
+    line = " ".join(result.output.split())
+    assert result.exit_code == 0 and f"not read ../exports/*.md: {said}" in line and f"; ../exports: {said}" in line, \
+        result.output
+
+
 def test_an_index_report_prints_a_path_that_looks_like_markup_as_it_is(hostile: GitRepo) -> None:
     (hostile.root / "x[").mkdir()
     (hostile.root / "x[/evil].jar").write_text("not a jar")  # reported by the JVM source with its path

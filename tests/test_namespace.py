@@ -180,3 +180,25 @@ def test_a_name_in_code_and_in_a_stub_or_declaration_file_is_found_in_the_code_f
         assert t.what_breaks("fields")["matches"][0]["fqn"] == "pkg.make.fields"  # the example the CLI gives
         assert [(m.symbol, m.path) for m in t.resolve("the Frozen exception").matches][:1] == [
             ("pkg.Frozen", "pkg/__init__.py")]
+
+
+def test_a_name_defined_twice_is_counted_once_among_the_symbols_a_short_name_names(make_indexed_repo) -> None:
+    # (`'compose' names 3 symbols: a.compose, b.compose` on a module defining compose per Python
+    # version, and on esbuild's CommonJS output, whose `__export(m, { compose: () => compose })` is one)
+    root = make_indexed_repo({
+        "a.py": "import sys\nif sys.version_info >= (3, 12):\n    def compose(x):\n        return x\n"
+                "else:\n    def compose(x):\n        return [x]\n",
+        "b.py": "def compose(y):\n    return y\n",
+    })
+    with Tenure.open(root, discover=False) as t:
+        lookup = t.find_symbol("compose")
+    assert (lookup.total, lookup.message()) == (2, "'compose' names 2 symbols: a.compose, b.compose")
+
+
+def test_a_name_one_letter_off_is_answered_with_the_symbols_named_almost_so(shop: Tenure) -> None:
+    # (`tenure what-breaks AddComand` on cobra said only "no symbol matches 'AddComand'")
+    assert shop.find_symbol("OrderProcessor.chekout").message() == (
+        "no symbol matches 'OrderProcessor.chekout' (did you mean shop.orders.OrderProcessor.checkout?)")
+    assert shop.find_symbol("invoice.charg").near == ["billing.invoice.charge"]  # (of the class or module written)
+    assert set(shop.find_symbol("charg").near) == {"billing.invoice.charge", "shop.orders.OrderProcessor.charge"}
+    assert shop.find_symbol("nothing_like_it").message() == "no symbol matches 'nothing_like_it'"

@@ -103,7 +103,8 @@ def _tests(rows: list[dict], f: Focus, it: str) -> Item:
     tiers = sorted({r["tier"] for r in rows}, key=list(EDGE_CONFIDENCE).index)
     weakest = tiers[-1]
     sources = ", ".join(sorted({s for r in rows for s in r["sources"]}))
-    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} depend on {it}: "
+    verb = "depends" if len(rows) == 1 else "depend"
+    return Item(STRUCTURAL, "tests", f"{counted(len(rows), 'test')} in {counted(len(files), 'file')} {verb} on {it}: "
                 + ", ".join(files[:4]) + (f" +{len(files) - 4}" if len(files) > 4 else ""), weakest,
                 f"{counted(sum(len(r['sites']) for r in rows), 'site')} ({sources})",
                 EDGE_CONFIDENCE.get(weakest, 0.2), f.relevance, f.symbol, {"tests": [r["symbol"] for r in rows]})
@@ -169,8 +170,11 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
 
 
 def episodic(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
+    """Each attempt once: one that touched a symbol and a close dependant of another (a caller of both)
+    is the item that ranks higher."""
     section = Section(EPISODIC, more="`tenure history SYMBOL --all`")
     said: set[str] = set()
+    by_source: dict[str, Item] = {}
     for f in focus:
         try:
             result = stores.episodes.what_happened_before(f.symbol, limit=HISTORY_KINDS)
@@ -183,7 +187,15 @@ def episodic(stores: Stores, focus: list[Focus], notes: list[str]) -> Section:
                 said.add(note)
                 notes.append(note)
         for group in result["groups"]:
-            section.add(_attempt(group, f))
+            item = _attempt(group, f)
+            kept = by_source.get(item.source)
+            if kept is None:
+                section.add(item)
+            elif item.rank > kept.rank:
+                section.items[section.items.index(kept)] = item
+            else:
+                continue
+            by_source[item.source] = item
     return section
 
 

@@ -134,6 +134,14 @@ def check(repo: RepoOpt = Path("."), as_json: JsonOpt = False) -> None:
         console.print(f"- {escape(reason)}")
     for note in report["assumptions"]:
         console.print(f"  assumed: {escape(note)}")
+    _print_skipped(report["skipped"])
+
+
+def _print_skipped(skipped: list[dict]) -> None:
+    for item in skipped[:10]:
+        err.print(f"skipped {escape(item['path'])}: {escape(item['reason'])}")
+    if len(skipped) > 10:
+        err.print(f"… {len(skipped) - 10} more skipped (`--json` lists them all)")
 
 
 @knowledge_app.command()
@@ -203,8 +211,7 @@ def build(
                       f"({history.get('commits_new')} new)")
     elif history:
         console.print(f"history: not read ({escape(history.get('reason', ''))})")
-    for skipped in report["skipped"][:10]:
-        err.print(f"skipped {escape(skipped['path'])}: {escape(skipped['reason'])}")
+    _print_skipped(report["skipped"])
     console.print(f"{sum(report['seconds'].values()):.2f}s")
     if report["failed"]:
         reason = steps.get("extraction", {}).get("reason")

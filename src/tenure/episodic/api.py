@@ -230,7 +230,7 @@ class Episodes:
             fqn, dependants = symbol.strip(), []
             notes.append(f"{fqn} is not in the index now (removed or renamed): its past attempts are history")
         else:
-            raise EpisodicError(f"no symbol matches {symbol!r}. If the code is new, run `tenure index`.")
+            raise EpisodicError(f"{lookup.message()}. If the code is new, run `tenure index`.")
         result = timeline.what_happened_before(self.db, self.code, fqn, dependants, self.settings, self.clock(),
                                                self.decrypt, self.history.last_written, include_expired or bool(notes),
                                                limit, self.history.unchanged_since, self.history.impossible_dates)

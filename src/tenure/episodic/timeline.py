@@ -322,7 +322,7 @@ def _text(fqn: str, live: list[dict], failures: int, groups: int, shown: int, ex
           include_expired: bool) -> str:
     if not live and not expired:
         return f"no past attempts on {fqn} or its close dependants are recorded"
-    parts = [f"{len(live)} past attempts on {fqn} and its close dependants ({failures} failed)"]
+    parts = [f"{counted(len(live), 'past attempt')} on {fqn} and its close dependants ({failures} failed)"]
     if groups > shown:
         parts.append(f"the {shown} most relevant of {groups} kinds shown")
     if expired:

@@ -21,6 +21,7 @@ from tenure.namespace.symbols import index_state
 from tenure.refusal import Refusal
 from tenure.state import KNOWLEDGE_LOCK, lock_holder, process_lock, state_dir
 from tenure.storage import Database
+from tenure.words import first_few
 
 if TYPE_CHECKING:
     from tenure.embeddings import EmbeddingProvider
@@ -144,7 +145,10 @@ class Knowledge:
                 "entities": merged["entities"], "relationships": merged["relationships"],
                 **({"communities": report.steps["communities"]["communities"]} if "communities" in report.steps
                    else {}),
-                "seconds": round(sum(report.seconds.values()), 2)}
+                "seconds": round(sum(report.seconds.values()), 2),
+                # (a threads folder outside the repository, an unreadable document: said, not dropped)
+                **({"not read": first_few([f"{s['path']}: {s['reason']}" for s in report.skipped], between="; ")}
+                   if report.skipped else {})}
 
     def _plan(self, config: settings.KnowledgeConfig, model: ChatProvider | None) -> dict:
         """What a build would read and ask, written nowhere."""

@@ -29,6 +29,9 @@ def discover(db: Database, code: Database, root: Path, config: KnowledgeConfig, 
     for item in documents.read(root, documents.candidates(root, config, listed),
                                _stored_documents(db, config) if incremental else None):
         _take(found, item)
+    for glob in config.documents:  # (a glob matches the repository's own files only)
+        if glob.startswith("/") or ".." in glob.split("/"):
+            found.skipped.append(Skipped(glob, "outside the repository: documents are read only inside it"))
     found.complete.add("documents")
     for item in threads.read(root, config.threads):
         _take(found, item)

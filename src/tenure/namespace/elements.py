@@ -121,7 +121,7 @@ def _symbol(db: Database, text: str) -> str:
         names = sorted({m.fqn for m in lookup.matches})
         raise ElementError(f"{text!r} names {len(names)} symbols: {', '.join(names[:10])}"
                             f"{' …' if len(names) > 10 else ''}. Name one of them in full.")
-    raise ElementError(f"no symbol matches {text!r}. If the code is new, run `tenure index`; to attach to "
+    raise ElementError(f"{lookup.message()}. If the code is new, run `tenure index`; to attach to "
                         "something else use module:<name>, path:<dir>/, service:<name>, doc:<name> or project.")
 
 

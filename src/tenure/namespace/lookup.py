@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from tenure.namespace.symbols import Symbol, supertypes, symbols_called, symbols_named
+from tenure.namespace.symbols import Symbol, short_names, supertypes, symbols_called, symbols_named
 from tenure.storage import Database
 from tenure.structural.languages import is_declaration, language_table
 from tenure.structural.naming import has_suffix, short_name
+
+NEAR = 3  # symbols a lookup that found none suggests
+NEAR_CUTOFF = 0.8  # difflib's ratio: one letter off in a name of ten
 
 
 @dataclass
@@ -29,7 +32,8 @@ class Lookup:
     query: str
     how: str  # exact | suffix | inherited (a member of a super type) | ambiguous | none
     matches: list[SymbolMatch]
-    total: int = 0  # how many symbols matched: more than `matches` lists when the list was cut short
+    total: int = 0  # how many symbols (full names) matched: more than `matches` names when the list was cut short
+    near: list[str] = field(default_factory=list)  # when none matched: symbols named almost so (a typo)
 
     @property
     def unique(self) -> SymbolMatch | None:
@@ -38,12 +42,13 @@ class Lookup:
 
     def message(self) -> str:
         if self.how == "none":
-            return f"no symbol matches {self.query!r}"
+            return f"no symbol matches {self.query!r}" + (f" (did you mean {' or '.join(self.near)}?)"
+                                                          if self.near else "")
         if self.how == "inherited" and (m := self.unique) is not None:
             return (f"{m.member_of}.{short_name(m.fqn)} is inherited: defined as {m.fqn} ({m.path}:{m.line})")
         if self.how == "ambiguous":
             names = sorted({m.fqn for m in self.matches})
-            shown = f" (the first {len(self.matches)} listed)" if self.total > len(self.matches) else ""
+            shown = f" (the first {len(names)} listed)" if self.total > len(names) else ""
             more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
             return (f"{self.query!r} names {max(self.total, len(names))} symbols{shown}: " + ", ".join(names[:10])
                     + more)
@@ -51,19 +56,32 @@ class Lookup:
 
     def as_dict(self) -> dict:
         return {"query": self.query, "how": self.how, "matches": [m.as_dict() for m in self.matches],
-                "total": self.total}
+                "total": self.total, **({"near": self.near} if self.near else {})}
 
 
 def find_symbols(db: Database, query: str, limit: int = 50) -> Lookup:
     query = query.strip().lstrip(".")  # (`.retry`: a suffix written as one)
     exact = _code_first(symbols_named(db, [query]))
     if exact:
-        return Lookup(query, "exact", _matches(exact), len(exact))
+        return Lookup(query, "exact", _matches(exact), 1)
     found = _code_first([s for s in symbols_called(db, short_name(query)) if has_suffix(s.fqn, query)])
     if not found:
-        return _inherited(db, query, limit) or Lookup(query, "none", [])
+        return _inherited(db, query, limit) or Lookup(query, "none", [], near=_near(db, query))
     how = "suffix" if len({s.fqn for s in found}) == 1 else "ambiguous"
-    return Lookup(query, how, _matches(found[:limit]), len(found))
+    # (a name defined twice, `if sys.version_info …: def f` / `else: def f`, is one symbol)
+    return Lookup(query, how, _matches(found[:limit]), len({s.fqn for s in found}))
+
+
+def _near(db: Database, query: str) -> list[str]:
+    """The symbols whose short name is close to the one asked for (`AddComand`: Command.AddCommand),
+    the closest first, code before declarations."""
+    import difflib
+
+    owner = query.rpartition(".")[0].rpartition(".")[2]  # (its class or module, however much of it is written)
+    close = difflib.get_close_matches(short_name(query), short_names(db), n=NEAR, cutoff=NEAR_CUTOFF)
+    found = [(name, s.fqn) for name in close for s in _code_first(symbols_called(db, name))]
+    owned = [fqn for name, fqn in found if owner and has_suffix(fqn, f"{owner}.{name}")]  # `QuerySet.filtr`
+    return list(dict.fromkeys(owned or [fqn for _, fqn in found]))[:NEAR]
 
 
 def _inherited(db: Database, query: str, limit: int) -> Lookup | None:

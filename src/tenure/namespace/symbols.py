@@ -78,6 +78,11 @@ def names_defined(db: Database, names: Iterable[str]) -> set[str]:
     return _structure(db).names_defined(names)
 
 
+def short_names(db: Database) -> list[str]:
+    """Every short name (`retry`) some symbol of the project has."""
+    return _structure(db).short_names()
+
+
 # Within `reads_shared`: (database, index key, paths) -> what `symbols_in` read for them
 _SHARED: Scope[tuple, dict[str, list[Symbol]]] = Scope()
 

@@ -208,6 +208,8 @@ class Impact:
             text += f", {counted(len(self.unresolved_files), 'file')} naming it not fully resolved"
         if self.escapes:
             text += f", taken as a value at {counted(len(self.escapes), 'site')}"
+        elif self.escapes_untracked:  # (the reason to doubt "no known dependants" most: say it here)
+            text += f", where it is taken as a value is not tracked in {self.escapes_untracked}"
         if traced_only:
             text += f", {traced_only} seen only in traces"
         return f"{text}; {coverage} — {self._verdict(lower_bound)}"

@@ -377,6 +377,10 @@ class StructuralStore:
         return {r[0] for r in self.db.rows(f"SELECT DISTINCT name FROM symbols WHERE name IN {self.db.each}",
                                            (self.db.many(names),))}
 
+    def short_names(self) -> list[str]:
+        """Every short name some symbol has, once."""
+        return [r[0] for r in self.db.rows("SELECT DISTINCT name FROM symbols")]
+
     def symbols_in(self, paths: Iterable[str]) -> list[Symbol]:
         """The symbols the files at `paths` define, by file, then by their first line (an enclosing
         one first)."""

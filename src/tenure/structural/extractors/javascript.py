@@ -889,6 +889,11 @@ class _Walker:
             first = next((a for a in args_node.named_children if a.type != "comment"), None)
             if first is not None and first.type == "string":
                 return ["req", self.string(first)]
+        if function.type == "identifier" and args_node is not None and self.text(function) == "await" \
+                and _may_await(node):  # `await (f)(x)`: the grammar reads `await(f)` called with x
+            self.function_scope().exited = True
+            parts = self.arguments(args_node)
+            return ["await", parts[0] if len(parts) == 1 else ["q", parts]]
         if function.type == "import" and args_node is not None:
             first = next((a for a in args_node.named_children if a.type != "comment"), None)
             return ["imp", self.string(first), ""] if first is not None and first.type == "string" else ["ks"]
@@ -1120,6 +1125,17 @@ def _callee_name(node: Node | None, walker: _Walker) -> str:
         inner = next((c for c in node.named_children if c.type != "comment"), None)
         return _callee_name(inner, walker)
     return ""
+
+
+def _may_await(node: Node) -> bool:
+    """Whether `await` is the operator where `node` is: in an async function, or a module's top level
+    (a script whose own function is named `await` is the only other reading)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _FUNCTIONS or parent.type == "method_definition":
+            return any(c.type == "async" for c in parent.children)
+        parent = parent.parent
+    return True
 
 
 def _positions(node: Node) -> list[tuple[Node | None, int]]:

@@ -355,10 +355,13 @@ class Enricher:
         counts["sites"] += 1
         targets: dict[str, str] = {}  # dst -> relation
         external = False
+        constructors = self.constructors.get(language, frozenset())
         for column in _name_columns(self._lines[path][site.line - 1] if site.line <= len(self._lines[path]) else "",
                                     site.name):
             for loc in client.definition(uri, site.line - 1, column):
                 kind, dst = self._classify(spec, loc, site.name)
+                if not self._defines_name(loc, dst, site, constructors):
+                    continue  # the server's answer is about another name: silence about this one
                 if kind == "project":
                     sym = self.symbols.by_fqn[dst]
                     targets[dst] = Relation.INSTANTIATES.value if sym.kind in TYPE_KINDS else Relation.CALLS.value
@@ -375,7 +378,6 @@ class Enricher:
                               path=path, line=site.line, name=site.name, detail=detail)
 
         out: list[SourceEdge] = []
-        constructors = self.constructors.get(language, frozenset())
         for dst, relation in site.candidates:
             target = self.symbols.by_fqn.get(dst)
             constructs = target is not None and target.name in constructors and target.parent in targets
@@ -423,6 +425,19 @@ class Enricher:
                 if any(_decorator_name(x) not in spec.transparent_decorators for x in d.decorators)
             }
         return (sym.start, sym.name) in self._wrapped[sym.path]
+
+    def _defines_name(self, loc: lsp.Location, dst: str | None, site: Site, constructors: frozenset[str]) -> bool:
+        """Whether a definition the server gave is of the name at the site: one named so (or a
+        constructor), or a candidate tree-sitter linked (an alias, `from m import f as g`). basedpyright
+        answers a member it cannot type (`server.url.copy_with`, `server` a pytest fixture) with the call
+        around it (builtins' `str`, `Client.request`): read as a definition, it ruled the real candidate out."""
+        if dst is not None and any(c == dst for c, _ in site.candidates):
+            return True
+        if (target := self.symbols.by_fqn.get(dst or "")) is not None:  # (the constructor of the class named)
+            return self._named_at_site(dst, target, site.name, constructors)
+        file = _uri_path(loc.uri)
+        defined = self._text_at(str(file), loc.range) if file is not None else ""
+        return not defined.isidentifier() or defined == site.name
 
     @staticmethod
     def _named_at_site(dst: str, target: Symbol | None, name: str, constructors: frozenset[str]) -> bool:

@@ -139,9 +139,13 @@
 
 ; --- names taken as values, not called (FileFacts.escapes): a function escaping there is called by
 ; code the graph may not follow (a framework, a registry); what-breaks names these sites of its symbol
-(call_expression arguments: (arguments (identifier) @name)) @escape.argument
+; (not in `await (f)(x)`, which JavaScript's grammar reads as a call of a function named await: a call of f)
+(call_expression function: _ @_callee arguments: (arguments (identifier) @name)
+  (#not-eq? @_callee "await")) @escape.argument
 (call_expression
-  arguments: (arguments (member_expression object: (_) @receiver property: (property_identifier) @name))) @escape.argument
+  function: _ @_callee
+  arguments: (arguments (member_expression object: (_) @receiver property: (property_identifier) @name))
+  (#not-eq? @_callee "await")) @escape.argument
 (pair value: (identifier) @name) @escape.item
 (pair value: (member_expression object: (_) @receiver property: (property_identifier) @name)) @escape.item
 (object (shorthand_property_identifier) @name @escape.item)
