@@ -28,8 +28,6 @@ from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
 if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
-    import numpy as np
-
     from tenure.history import mapping
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
@@ -720,10 +718,11 @@ class _Mapped:
                        " DO UPDATE SET content_hash = excluded.content_hash", self.files)
 
 
-def _blame_of(blame: np.ndarray, commit_of: dict[int, int]) -> bytes:
+def _blame_of(blame: list[int], commit_of: dict[int, int]) -> bytes:
     """A file's blame as stored: today's lines with the commit that last wrote each (0: before the history
-    says; -1: the uncommitted edits); `blame`: the change (id) that did, `commit_of`: change id -> commit id."""
-    lines = blame[1:].tolist()
+    says; -1: the uncommitted edits); `blame`: the change (id) that did, by line from 0 (`mapping.carry`),
+    `commit_of`: change id -> commit id."""
+    lines = blame[1:]
     # (each distinct writer looked up once: a file has a few, and one commit added many a file whole;
     # a dict over the lines, not numpy's unique: that sorts them, 0.1 s over Django's 2,899 files)
     commit = {i: commit_of.get(i, 0) if i > 0 else i for i in set(lines)}

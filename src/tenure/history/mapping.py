@@ -242,7 +242,7 @@ UNCOMMITTED = -1  # in a blame: the line was written by the working tree's uncom
 
 
 def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
-          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], np.ndarray]:
+          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], list[int]]:
     """Every change the blob chain reaches from the indexed content (`blob`, at symbols.path), mapped
     onto today's symbols; and the blame of today's lines (the change that last wrote each: the first
     the walk back meets; 0 where the history does not say). `first`: start instead at (path, blob,
@@ -278,7 +278,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
             seen.add(before)
             queue.append((*before, to_now[moved], depth + 1))
     blame[0] = 0
-    return found, np.asarray(blame, dtype=np.int64)
+    return found, blame
 
 
 def _blame(blame: list[int], hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False,
