@@ -9,7 +9,8 @@ sets and a file's questions were written (resolution runs in workers: `resolutio
 `resolution_missing` differ byte for byte between two runs of one build), and term or symbol ids of
 the words index (by their text). Digested: edges (as bench/index_vs_peer.py's edge md5), symbols, files,
 file facts, escapes, resolution answers (question and answer digest pairs), reads, missing modules and
-gaps, element terms, the words index (postings and symbols) and the phrase ladder. With two
+gaps, element terms, the history step's tables (`_history`), the words index (postings and symbols) and the
+phrase ladder. With two
 directories, each row says whether they agree. Nothing is asserted.
 """
 
@@ -45,6 +46,37 @@ def _answers(blob: bytes | None) -> tuple | None:
     return fmt, tuple(sorted(pairs))
 
 
+def _history(db: sqlite3.Connection) -> dict[str, list]:
+    """What the history step stores (commits, their changes, the symbols they touched, the blame of today's
+    lines, the episodes and their symbols' snapshots), commits by sha and episodes by (kind, ref) instead of
+    ids; none for an index without history."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'history_commits'").fetchall():
+        return {}
+    sha = dict(db.execute("SELECT id, sha FROM history_commits"))
+    episode = {i: (kind, ref) for i, kind, ref in db.execute("SELECT id, kind, ref FROM episodes")}
+    return {
+        "history commits": db.execute("SELECT sha, parents, author_name, author_email, authored_at, committed_at,"
+                                      " subject, subject_key, body, is_merge, thin_reason, reverts, reverts_how,"
+                                      " off_head FROM history_commits"),
+        "history changes": db.execute("SELECT h.sha, c.path, c.old_path, c.status, c.added, c.deleted, c.old_blob,"
+                                      " c.new_blob, c.hunks FROM history_changes c JOIN history_commits h"
+                                      " ON h.id = c.commit_id"),
+        "history symbols": db.execute("SELECT h.sha, c.path, s.fqn, s.path, s.how, s.lines FROM history_symbols s"
+                                      " JOIN history_changes c ON c.id = s.change_id JOIN history_commits h"
+                                      " ON h.id = s.commit_id"),
+        "history blame": [(path, [sha.get(i, i) for i in msgspec.msgpack.decode(bytes(commits))])
+                          for path, commits in db.execute("SELECT path, commits FROM history_blame")],
+        "history mapped": db.execute("SELECT path, content_hash FROM history_mapped"),
+        "episodes": [(*row[:-1], episode.get(row[-1])) for row in db.execute(
+            "SELECT kind, ref, actor, task, started_at, ended_at, declared, commit_sha, base_sha, pr, thin, part_of"
+            " FROM episodes")],
+        "episode symbols": [(episode[e], *rest) for e, *rest in db.execute(
+            "SELECT s.episode_id, s.fqn, s.path, s.how, s.lines, n.fqn, n.fingerprint, n.neighbours"
+            " FROM episode_symbols s LEFT JOIN symbol_snapshots n ON n.id = s.snapshot_id")],
+        "episode files": [(episode[e], path) for e, path in db.execute("SELECT episode_id, path FROM episode_files")],
+    }
+
+
 def digests(root: Path) -> dict[str, str]:
     db = sqlite3.connect(f"file:{state_dir(root) / 'tenure.db'}?mode=ro", uri=True)
     try:
@@ -65,6 +97,7 @@ def digests(root: Path) -> dict[str, str]:
                                    for p, m in by_path("SELECT file_id, modules FROM resolution_missing")],
             "resolution gaps": by_path("SELECT file_id, status, reason, names FROM resolution_gaps"),
             "element terms": db.execute("SELECT element, fingerprint, terms FROM element_terms"),
+            **_history(db),
         }
         out = {name: _md5(list(rows)) for name, rows in out.items()}
     finally:

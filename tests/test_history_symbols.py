@@ -171,3 +171,31 @@ def test_no_definition_word_holds_whitespace() -> None:
 
     for name in [*language_table(), "default"]:
         assert not any(set(word) & set(b" \t\r\x0b\x0c\n") for word in languages.definition_literals(name)), name
+
+
+def test_a_change_that_left_the_indexed_content_maps_as_through_any_line_map() -> None:
+    # (the identity's lines are read run by run, `mapping.written(identity=True)`: the same touched symbols,
+    # in the same order, and the same blame as the line-by-line reading of an equal map)
+    import numpy as np
+
+    from tenure.history.gitlog import Hunk
+    from tenure.history.mapping import FileSymbols, _blame, attribute, written
+    from tenure.structural.store import Symbol
+
+    def symbol(fqn: str, kind: str, start: int, end: int) -> Symbol:
+        return Symbol(fqn, fqn.rsplit(".", 1)[-1], kind, "python", "m.py", start, end, "m", "", "", False)
+
+    content = b"".join(b"line %d\n" % n for n in range(1, 13))
+    symbols = FileSymbols("m.py", "python", [symbol("m", "module", 1, 12), symbol("m.f", "function", 2, 5),
+                                             symbol("m.g", "function", 8, 11)], content)
+    # a hunk with a blank line among others, a deletion between two, a hunk of only blank lines, one past the end
+    hunks = [Hunk(1, 0, 2, 3, blank=[3]), Hunk(4, 2, 5, 0), Hunk(5, 0, 6, 1, blank=[6]), Hunk(8, 1, 9, 3),
+             Hunk(11, 0, 12, 3)]
+    identity = np.arange(symbols.lines + 1, dtype=np.int64)
+    for blame_before in ([0] * 13, [0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 7, 7, 0]):
+        fast, slow = list(blame_before), list(blame_before)
+        _blame(fast, hunks, identity, 9, done=written(hunks, identity, identity=True))
+        _blame(slow, hunks, identity.copy(), 9)
+        assert fast == slow
+    ran = attribute(hunks, identity, symbols, written(hunks, identity, identity=True))
+    assert list(ran.items()) == list(attribute(hunks, identity.copy(), symbols).items()) == [(1, 2), (0, 3), (2, 3)]

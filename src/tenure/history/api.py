@@ -28,8 +28,6 @@ from tenure.structural.naming import SEPARATORS
 from tenure.words import counted
 
 if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
-    import numpy as np
-
     from tenure.history import mapping
 
 Progress = Callable[[int, int], None]  # (commits read, commits to read)
@@ -381,14 +379,16 @@ class GitHistory:
             for start in range(0, len(todo), _MAP_CHUNK):
                 part = todo[start:start + _MAP_CHUNK]
                 touched = {} if first else self._touched_in_each(part)
+                mapped = _Mapped()
                 for at in range(0, len(part), _READ_CHUNK):
                     reach = self._changes_reaching({path: _reachable_names(path, dirty.get(path), lineage)
                                                     for path in part[at:at + _READ_CHUNK]})
                     for path, rows in reach.items():
                         before = touched.get(path, set())
                         after = self._map_file(files[path], spans.get(path, []), lineage, dirty.get(path), rows,
-                                               breadth, bool(before))
+                                               breadth, bool(before), mapped)
                         changed |= {commit for commit, *_ in before ^ after}
+                mapped.write(self.db)
             self.db.executemany("INSERT INTO history_remapped_commits (commit_id, version) VALUES (?, ?)"
                                 " ON CONFLICT (commit_id) DO UPDATE SET version = excluded.version",
                                 [(c, version) for c in sorted(changed)])
@@ -440,12 +440,12 @@ class GitHistory:
                 for path, names in reach.items()}
 
     def _map_file(self, file: IndexedFile, spans: list[Symbol], lineage: dict[str, set[str]],
-                  uncommitted: RawChange | None, rows: list[tuple], breadth: dict[int, int], stored: bool
-                  ) -> set[tuple]:
-        """Map one file's history onto its symbols; returns what it stored, as `_touched_in` reads it
+                  uncommitted: RawChange | None, rows: list[tuple], breadth: dict[int, int], stored: bool,
+                  mapped: _Mapped) -> set[tuple]:
+        """Map one file's history onto its symbols; returns what it stores, as `_touched_in` reads it
         (`rows`: every change the mapping can reach, `_changes_reaching`; `breadth`: commit id -> files it
         changed, shared by the files mapped in one remap; `stored`: symbols of the file were stored before,
-        to replace)."""
+        to replace; `mapped`: where its rows wait to be written with those of the files mapped beside it)."""
         from tenure.history import mapping
 
         try:
@@ -468,7 +468,7 @@ class GitHistory:
             symbols = mapping.FileSymbols(file.path, file.language, spans, content)
             touched, blame = mapping.carry(symbols, mapping.blob_id(content),
                                            lambda path, blob: into.get((path, blob), []), first)
-            self._store_blame(file, blame, commit_of)
+            mapped.blame.append((file.path, _blame_of(blame, commit_of)))
         else:  # the file changed since it was indexed: names are all there is to go by
             symbols = mapping.FileSymbols(file.path, file.language, spans, b"")
             self.db.execute("DELETE FROM history_blame WHERE path = ?", (file.path,))
@@ -481,10 +481,8 @@ class GitHistory:
             self.db.execute("DELETE FROM history_symbols WHERE path = ?", (file.path,))
         rows = [(cid, commit_of[cid], fqn, file.path, how, lines) for cid, found in touched.items()
                 for fqn, (how, lines) in found.items()]
-        insert_rows(self.db, "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES ",
-                    "(?, ?, ?, ?, ?, ?)", rows)
-        self.db.execute("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
-                        " DO UPDATE SET content_hash = excluded.content_hash", (file.path, file.content_hash))
+        mapped.symbols += rows
+        mapped.files.append((file.path, file.content_hash))
         return {(commit, fqn, how, lines) for _, commit, fqn, _, how, lines in rows}
 
     def _count_files(self, breadth: dict[int, int], commits: set[int]) -> None:
@@ -493,17 +491,6 @@ class GitHistory:
         if todo := sorted(commits - breadth.keys()):
             breadth.update(self.db.rows(f"SELECT commit_id, COUNT(*) FROM history_changes WHERE commit_id IN"
                                         f" {self.db.each} GROUP BY commit_id", (self.db.many(todo),)))
-
-    def _store_blame(self, file: IndexedFile, blame: np.ndarray, commit_of: dict[int, int]) -> None:
-        """Today's lines of a file with the commit that last wrote each (0: before the history says;
-        -1: the uncommitted edits); `commit_of`: change id -> commit id."""
-        lines = blame[1:].tolist()
-        # (each distinct writer looked up once: a file has a few, and one commit added many a file whole;
-        # a dict over the lines, not numpy's unique: that sorts them, 0.1 s over Django's 2,899 files)
-        commit = {i: commit_of.get(i, 0) if i > 0 else i for i in set(lines)}
-        commits = list(map(commit.__getitem__, lines))
-        self.db.execute("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
-                        " commits = excluded.commits", (file.path, _BLAME.encode(commits)))
 
     def last_written(self, path: str, start: int, end: int) -> list[tuple[str, str, str | None] | None]:
         """For lines start..end of an indexed file as the index holds it: the commit that last wrote
@@ -711,6 +698,35 @@ class GitHistory:
                        tuple(files.get(i, ())), tuple(_merged(symbols[i]) if i in symbols else ()))
                 for (i, sha, parents, author_name, author_email, authored_at, committed_at, subject, body, is_merge,
                      thin_reason, reverts, reverts_how) in rows]
+
+
+class _Mapped:
+    """What the mapping of a few files stores, written at once (a statement per file and table cost a
+    tenth of a first mapping: Django's 2,899 files, each with a row count of its own to compile)."""
+
+    def __init__(self) -> None:
+        self.symbols: list[tuple] = []  # history_symbols rows, file after file
+        self.blame: list[tuple[str, bytes]] = []  # (path, `_blame_of`)
+        self.files: list[tuple[str, str]] = []  # (path, the content hash mapped)
+
+    def write(self, db: Database) -> None:
+        insert_rows(db, "INSERT INTO history_symbols (change_id, commit_id, fqn, path, how, lines) VALUES ",
+                    "(?, ?, ?, ?, ?, ?)", self.symbols)
+        db.executemany("INSERT INTO history_blame (path, commits) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
+                       " commits = excluded.commits", self.blame)
+        db.executemany("INSERT INTO history_mapped (path, content_hash) VALUES (?, ?) ON CONFLICT (path)"
+                       " DO UPDATE SET content_hash = excluded.content_hash", self.files)
+
+
+def _blame_of(blame: list[int], commit_of: dict[int, int]) -> bytes:
+    """A file's blame as stored: today's lines with the commit that last wrote each (0: before the history
+    says; -1: the uncommitted edits); `blame`: the change (id) that did, by line from 0 (`mapping.carry`),
+    `commit_of`: change id -> commit id."""
+    lines = blame[1:]
+    # (each distinct writer looked up once: a file has a few, and one commit added many a file whole;
+    # a dict over the lines, not numpy's unique: that sorts them, 0.1 s over Django's 2,899 files)
+    commit = {i: commit_of.get(i, 0) if i > 0 else i for i in set(lines)}
+    return _BLAME.encode(list(map(commit.__getitem__, lines)))
 
 
 def first_touched(db: Database, fqn: str, shas: Iterable[str]) -> dict[str, tuple[str, str]]:

@@ -16,8 +16,10 @@ lines before any definition).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections import Counter, deque
 from collections.abc import Callable
+from itertools import accumulate, chain
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -104,19 +106,26 @@ class FileSymbols:
 Written = tuple[list[Hunk], list[int], list[int]]  # (hunks that wrote lines, their lines, where those are today)
 
 
-def written(hunks: list[Hunk], to_now: np.ndarray) -> Written:
+def written(hunks: list[Hunk], to_now: np.ndarray, identity: bool = False) -> Written:
     """A change's hunks that wrote lines, their new-side lines in hunk order (those past the file's end
     left out) and where each is today (`to_now[line]`; 0: gone): read once by `_blame` and `attribute`.
-    (Lists, one numpy slice per hunk: most changes write a few lines, and a numpy call costs as much as dozens.)"""
+    (Lists, one numpy slice per hunk: most changes write a few lines, and a numpy call costs as much as dozens.)
+    `identity`: `to_now` maps every line to itself (the change left the content the index holds): where
+    they are today is then the lines themselves, the same list, which `attribute` and `_blame` read a
+    hunk's run of lines at a time."""
     writing = [h for h in hunks if h.new_count]
     lines: list[int] = []
-    now: list[int] = []
-    size = len(to_now)  # (to_now ends at the file's last line: `_within` of each hunk, inlined)
-    for h in writing:
-        end = max(min(h.new_start + h.new_count, size), h.new_start)
-        lines += range(h.new_start, end)
-        now += to_now[h.new_start:end].tolist()
+    now: list[int] = lines if identity else []
+    for start, end in _runs(writing, len(to_now)):
+        lines += range(start, end)
+        if not identity:
+            now += to_now[start:end].tolist()
     return writing, lines, now
+
+
+def _runs(writing: list[Hunk], size: int) -> list[tuple[int, int]]:
+    """The new-side lines of each writing hunk that a map of `size` entries holds, as (first, past last)."""
+    return [(h.new_start, max(min(h.new_start + h.new_count, size), h.new_start)) for h in writing]
 
 
 def _within(h: Hunk, size: int) -> int:
@@ -134,12 +143,17 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     reached: list[tuple[float, int, int]] = []  # (where in the hunks' lines, symbol, lines)
     if writing:
         # (a line gone today has none: owner[0] is -1; mapped, not a comprehension: half the time over
-        # a commit adding every file)
-        owners = list(map(symbols.owner.__getitem__, now))
+        # a commit adding every file; the identity's lines are runs: a slice of the owners each)
+        identity = now is lines
+        runs = _runs(writing, len(to_now)) if identity else []
+        owners = list(chain.from_iterable(symbols.owner[start:end] for start, end in runs)) if identity else \
+            list(map(symbols.owner.__getitem__, now))
         # (a hunk of only blank lines touches what holds them; blank lines among others touch nothing)
-        if blank := {n for h in writing if len(h.blank) < h.new_count for n in h.blank}:
+        blank = {n for h in writing if len(h.blank) < h.new_count for n in h.blank}
+        if blank and not _unblanked(owners, runs, blank):
             owners = [-1 if n in blank else o for n, o in zip(lines, owners, strict=True)]
-        counts = Counter([o for o in owners if o >= 0])  # (in the order met)
+        counts = Counter(owners)  # (in the order met; -1: no symbol, the only value below 0)
+        counts.pop(-1, None)
         if len(writing) == len(hunks):  # (no deletion to place among them)
             return counts
         first: dict[int, int] = {}  # symbol -> where in the hunks' lines it is first met
@@ -162,6 +176,20 @@ def attribute(hunks: list[Hunk], to_now: np.ndarray, symbols: FileSymbols, done:
     for _, o, n in sorted(reached):
         touched[o] += n
     return touched
+
+
+def _unblanked(owners: list[int], runs: list[tuple[int, int]], blank: set[int]) -> bool:
+    """Set the owner of each blank line to -1 in place, where the lines are `runs` in ascending order
+    (the identity's: a line's place in `owners` follows from its run); False, untouched, otherwise."""
+    if not runs or any(runs[k][1] > runs[k + 1][0] for k in range(len(runs) - 1)):
+        return False
+    starts = [start for start, _ in runs]
+    offsets = list(accumulate((end - start for start, end in runs), initial=0))
+    for n in blank:
+        k = bisect_right(starts, n) - 1
+        if k >= 0 and n < runs[k][1]:
+            owners[offsets[k] + n - starts[k]] = -1
+    return True
 
 
 def step(hunks: list[Hunk], new_len: int) -> np.ndarray | None:
@@ -214,7 +242,7 @@ UNCOMMITTED = -1  # in a blame: the line was written by the working tree's uncom
 
 
 def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
-          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], np.ndarray]:
+          first: tuple[str, str, list[Hunk]] | None = None) -> tuple[dict[int, Touched], list[int]]:
     """Every change the blob chain reaches from the indexed content (`blob`, at symbols.path), mapped
     onto today's symbols; and the blame of today's lines (the change that last wrote each: the first
     the walk back meets; 0 where the history does not say). `first`: start instead at (path, blob,
@@ -241,7 +269,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
                 continue
             before = (change.old_path or change.path, change.old_blob)
             if (known := same.get(before)) is None:
-                done = written(change.hunks, to_now)
+                done = written(change.hunks, to_now, to_now is identity)
                 known = same[before] = (done, attribute(change.hunks, to_now, symbols, done))
             done, owners = known
             _blame(blame, change.hunks, to_now, change.id, change.sweep, done)
@@ -256,7 +284,7 @@ def carry(symbols: FileSymbols, blob: str, changes_into: ChangesInto,
             seen.add(before)
             queue.append((*before, to_now[moved], depth + 1))
     blame[0] = 0
-    return found, np.asarray(blame, dtype=np.int64)
+    return found, blame
 
 
 def _blame(blame: list[int], hunks: list[Hunk], to_now: np.ndarray, writer: int, sweep: bool = False,
@@ -267,11 +295,18 @@ def _blame(blame: list[int], hunks: list[Hunk], to_now: np.ndarray, writer: int,
     gone lines are carried, is written too: `carry` clears it.)"""
     writing, lines, now = done or written(hunks, to_now)
     if sweep and any(h.old_count for h in writing):
-        writing, lines, now = written([h for h in writing if not h.old_count], to_now)
+        writing, lines, now = written([h for h in writing if not h.old_count], to_now, now is lines)
     if not writing:
         return
     if kept := {n for h in hunks for n in h.kept}:
         now = [line for n, line in zip(lines, now, strict=True) if n not in kept]
+    if now is lines:  # (the identity's runs: a run no later change wrote is written at once)
+        for start, end in _runs(writing, len(to_now)):
+            if any(blame[start:end]):
+                blame[start:end] = [was or writer for was in blame[start:end]]
+            else:
+                blame[start:end] = [writer] * (end - start)
+        return
     for line in now:
         if not blame[line]:
             blame[line] = writer
