@@ -1,6 +1,7 @@
 """The project database: WAL, foreign keys, versioned migrations applied exactly once."""
 
 import sqlite3
+import subprocess
 import threading
 from pathlib import Path
 
@@ -387,3 +388,62 @@ def test_a_damaged_vector_is_a_damaged_database_not_a_numpy_error(tmp_path: Path
     with pytest.raises(DatabaseDamaged, match="a stored vector is damaged"):
         db.rows("SELECT x FROM v")
     db.close()
+
+
+def test_a_fresh_journal_writes_without_the_wal_and_keeps_it_through_a_first_fill(local_db: Database) -> None:
+    def mode() -> str:
+        return local_db.query("PRAGMA journal_mode")[0]["journal_mode"]
+
+    with local_db.fresh_journal():
+        assert mode() == "delete"
+        with local_db.first_fill():
+            local_db.execute("CREATE TABLE t (x INTEGER)")
+        assert mode() == "delete"  # (the outer switch is the one that ends it)
+    assert mode() == "wal"
+
+
+def test_a_fresh_journal_keeps_the_wal_while_another_connection_reads(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    other = sqlite3.connect(tmp_path / "t.db")
+    other.execute("BEGIN")
+    other.execute("SELECT * FROM t").fetchall()  # (a reader's snapshot held open)
+    try:
+        with db.fresh_journal():
+            assert db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
+    finally:
+        other.close()
+
+
+def test_a_first_index_reads_its_history_without_the_wal(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenure.api import Tenure
+
+    root = make_repo({"a.py": "def f():\n    return 1\n"})
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "add", "."], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "one"], cwd=root,
+                   check=True)
+    seen = []
+    real = Tenure.read_history
+    monkeypatch.setattr(Tenure, "read_history", lambda self, *a: (
+        seen.append(self.db.query("PRAGMA journal_mode")[0]["journal_mode"]), real(self, *a))[1])
+    with Tenure.open(root, discover=False) as t:
+        t.index()
+        t.index()  # (a second index writes through the WAL, which other processes read beside it)
+        assert seen == ["delete", "wal"]
+        assert t.db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
+        assert t.read_history()["commits"] == 1
+
+
+def test_deferred_indexes_are_rebuilt_through_a_mapping_of_the_file_let_go_after(local_db: Database) -> None:
+    local_db.execute("CREATE TABLE t (x INTEGER)")
+    local_db.execute("CREATE INDEX t_x ON t(x)")
+    said: list[str] = []
+    local_db._conn.set_trace_callback(said.append)  # type: ignore[attr-defined]
+    with local_db.transaction(), local_db.deferred_indexes("t"):
+        local_db.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(100)])
+    local_db._conn.set_trace_callback(None)  # type: ignore[attr-defined]
+    built = said.index("CREATE INDEX t_x ON t(x)")
+    assert any(s.startswith("PRAGMA mmap_size=") and s != "PRAGMA mmap_size=0" for s in said[:built])
+    assert local_db.query("PRAGMA mmap_size")[0]["mmap_size"] == 0  # (the mapping let go)
+    assert local_db.query("SELECT COUNT(*) AS n FROM t WHERE x = 5")[0]["n"] == 1
