@@ -39,13 +39,16 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         for relation, targets in by_relation.items():
             declared, dispatched = _declared_split(a, targets) if relation == Relation.CALLS else (targets, {})
             src = p.fqn(source(scope))
-            out += _tiered(src, sorted(declared), relation, line, name)
+            sure = a.sure.edges.get(site, {}).get(relation, set()) if a.sure else targets
+            out += _tiered(src, sorted(declared), relation, line, name, guess=not declared <= sure)
             out += [EdgeOut(src, target, relation, Tier.AMBIGUOUS, line, name, f"{DISPATCH_DETAIL}{base}")
                     for target, base in sorted(dispatched.items())]
     for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
         line, name = p.sites[site][:2]
-        for (src, _, guess), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
-            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}", guess)
+        for key, targets in sorted(by_source.items()):  # (each call through a parameter on its own)
+            sure = a.sure.foreign.get(site, {}).get(key, set()) if a.sure else targets
+            out += _tiered(key[0], sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}",
+                           guess=not targets <= sure)
     for site, overrides in a.dispatch.items():
         line, name, scope = p.sites[site][:3]
         for target, base in sorted(overrides.items()):
