@@ -352,3 +352,20 @@ def test_a_function_of_a_language_whose_values_taken_are_not_tracked_is_never_co
         summary = t.what_breaks("health")["summary"]
     assert summary["lower_bound"] and "complete" not in summary["text"]
     assert "functions taken as values are not tracked in go" in " ".join(summary["reasons"])
+
+
+def test_a_javascript_import_the_extractor_cannot_read_makes_answers_naming_it_a_lower_bound(make_repo) -> None:
+    # a reserved word as an imported name is a syntax error to tree-sitter-javascript: this shape (with
+    # import attributes) is not read, so `helper()` below reaches nothing; what-breaks of lib.helper said
+    # "no known dependants ... complete", with no gap recorded
+    root = make_repo({
+        "lib.js": "export function helper() {}\nexport { helper as function };\n",
+        "use.js": ('import { function as f, helper } from "./lib.js" with { type: "js" };\n'
+                   "export function run() {\n  return helper() + f();\n}\n"),
+    })
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert report.resolved_partly == [("use.js", "imports not read (syntax errors) at line 1")]
+        summary = t.what_breaks("lib.helper")["summary"]
+    assert summary["lower_bound"]
+    assert [(g["path"], g["status"]) for g in summary["unresolved_files"]] == [("use.js", "partial")]
