@@ -68,9 +68,12 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         if site in a.edges or site not in a.runtime_calls:
             continue  # (what a package does with a function it is given is its own: `expect(f)` runs nothing)
         line, name, scope = p.sites[site][:3]
+        sure = {t for values in a.sure.handed.get(site, ()) for v in values for t in _functions(a.sure, v)} \
+            if a.sure else None
         for values in handed:  # each argument on its own: they are not alternatives
             targets = sorted({t for v in values for t in _functions(a, v) if not _is_inlined(a, t, inlined)})
-            out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}")
+            out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}",
+                           guess=sure is not None and not sure.issuperset(targets))
     for site, how in a.unknown.items():
         if site in a.edges or site in a.handed and how == "local" or site in a.lost:
             continue  # (lost: an instance of the project's lacking the member, which no guess by name mends)
