@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.structural.resolve.javascript import analysis
+from tests.gaps_support import unresolved_behind
 
 # A utility, called from a file long enough that a spent evaluation budget leaves its last statements
 # unevaluated (the budget is lowered below, as a pathological file would spend it).
@@ -366,6 +367,4 @@ def test_a_javascript_import_the_extractor_cannot_read_makes_answers_naming_it_a
     with Tenure.open(root, discover=False) as t:
         report = t.index()
         assert report.resolved_partly == [("use.js", "imports not read (syntax errors) at line 1")]
-        summary = t.what_breaks("lib.helper")["summary"]
-    assert summary["lower_bound"]
-    assert [(g["path"], g["status"]) for g in summary["unresolved_files"]] == [("use.js", "partial")]
+        assert unresolved_behind(t, "lib.helper") == [("use.js", "partial")]

@@ -9,12 +9,12 @@ import pytest
 from tenure import Tenure
 
 FILES = {"pkg/__init__.py": "", "pkg/core.py": "def main():\n    return 1\n"}
+# (a setting of the store's own, and of the model it builds with)
+BROKEN = [('[knowledge]\nchunk_size = "big"\n', "chunk_size"),
+          ("[knowledge.model]\nprovider = 3\n", "[knowledge.model]")]
 
 
-@pytest.mark.parametrize(("toml", "setting"), [
-    ('[knowledge]\nchunk_size = "big"\n', "chunk_size"),
-    ("[knowledge.model]\nprovider = 3\n", "[knowledge.model]"),
-])
+@pytest.mark.parametrize(("toml", "setting"), BROKEN)
 def test_why_names_the_broken_setting_that_stops_the_build(make_repo, monkeypatch: pytest.MonkeyPatch,
                                                           toml: str, setting: str) -> None:
     monkeypatch.delenv("TENURE_KNOWLEDGE", raising=False)
@@ -26,10 +26,7 @@ def test_why_names_the_broken_setting_that_stops_the_build(make_repo, monkeypatc
     assert "run `tenure knowledge build`" not in text
 
 
-@pytest.mark.parametrize(("toml", "setting"), [
-    ('[knowledge]\nchunk_size = "big"\n', "chunk_size"),
-    ("[knowledge.model]\nprovider = 3\n", "[knowledge.model]"),
-])
+@pytest.mark.parametrize(("toml", "setting"), BROKEN)
 def test_why_and_ask_name_a_setting_broken_after_the_store_was_built(make_repo, monkeypatch: pytest.MonkeyPatch,
                                                                    toml: str, setting: str) -> None:
     # once a store existed, `why` said nothing of the setting that stops every later build, nor did `ask`
