@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from tenure import Tenure
 from tenure.cli import app
 from tenure.structural.resolve.javascript import analysis
+from tests.gaps_support import unresolved_behind
 
 # A utility, called from a file long enough that a spent evaluation budget leaves its last statements
 # unevaluated (the budget is lowered below, as a pathological file would spend it).
@@ -384,3 +385,18 @@ def test_a_go_function_handed_on_as_a_value_is_named_where_it_is(make_repo) -> N
                            for fqn in ("example.com/app.health", "example.com/app.NoArgs"))
     assert health == [("main.go", 12)]
     assert no_args == [("main.go", 13), ("other/other.go", 7)]
+
+
+def test_a_javascript_import_the_extractor_cannot_read_makes_answers_naming_it_a_lower_bound(make_repo) -> None:
+    # a reserved word as an imported name is a syntax error to tree-sitter-javascript: this shape (with
+    # import attributes) is not read, so `helper()` below reaches nothing; what-breaks of lib.helper said
+    # "no known dependants ... complete", with no gap recorded
+    root = make_repo({
+        "lib.js": "export function helper() {}\nexport { helper as function };\n",
+        "use.js": ('import { function as f, helper } from "./lib.js" with { type: "js" };\n'
+                   "export function run() {\n  return helper() + f();\n}\n"),
+    })
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert report.resolved_partly == [("use.js", "imports not read (syntax errors) at line 1")]
+        assert unresolved_behind(t, "lib.helper") == [("use.js", "partial")]

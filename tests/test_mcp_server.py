@@ -72,6 +72,29 @@ def test_stdio(repo: Path, tmp_path: Path) -> None:
     anyio.run(main)
 
 
+def test_a_line_that_is_no_message_gets_an_error_reply_over_stdio_and_the_server_serves_on(
+        repo: Path, tmp_path: Path) -> None:
+    # a lone surrogate (`"\\ud800"`) is JSON but no Unicode text: the SDK's transport handed the server the
+    # parse error, which logged it and answered nothing; the client waited for ever
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "find_symbol", "arguments": {"symbol": "\ud800"}}},
+        "{not json",
+        {"jsonrpc": "2.0", "id": 3, "no": "method"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+    ]
+    sent = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    proc = subprocess.run([*TENURE, "serve", "--repo", str(repo)], input=sent.encode(), capture_output=True,
+                          env=server_env(tmp_path / "home"), timeout=120)
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
+        (1, None), (2, -32602), (None, -32700), (3, -32600), (4, None)]
+    assert "lone surrogate" in replies[1]["error"]["message"]
+    assert {t["name"] for t in replies[4]["result"]["tools"]} >= STRUCTURAL_TOOLS
+
 def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:
     async def main(url: str) -> None:
         async with Client(url) as client:

@@ -296,6 +296,7 @@ def test_allowed_hosts_must_be_a_list_of_hosts_not_a_string_its_host_is_found_in
 
 
 @pytest.mark.parametrize("named", ["postgresql://db.allowed.example:99999/x", "postgresql://db.allowed.example:x/x",
+                                   "postgresql://db.allowed.example:0/x",
                                    "postgresql://db.allowed.example:5432,evil.example/x",
                                    "postgresql://db.allowed.example,evil.example:5432/x"])
 def test_a_repositorys_database_with_a_bad_port_or_many_hosts_is_not_used_and_no_crash(
@@ -311,6 +312,23 @@ def test_a_repositorys_database_with_a_bad_port_or_many_hosts_is_not_used_and_no
     assert chosen.url is None
     assert chosen.derived.startswith("tenure.toml: [team] database must name one host") and "not used" in chosen.derived
 
+
+
+@pytest.mark.parametrize(("setting", "said"), [
+    ("database = 3", r"\[team\] database must be a postgresql:// URL, not 3"),
+    ('database = "  "', r"\[team\] database must be a postgresql:// URL, not '  '"),
+    ('database = "postgresql://me@db.example:0/x"', r"\[team\] database must name a port from 1 to 65535, not 0"),
+])
+def test_a_database_in_the_user_config_that_is_no_url_or_names_port_0_is_an_error_naming_it(
+        setting: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `database = 3` was passed over (the shared stores silently stayed in the checkout's file), port 0 kept
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
+    repo, config = _hostile_and_user_config(tmp_path, "")
+    config.write_text(f"[team]\n{setting}\n")
+    with pytest.raises(ConfigError, match=rf"config\.toml: {said}"):
+        team_database(repo)
+    config.write_text('[team]\ndatabase = "postgresql://me@db.example:5433/x"\n')  # (the user's own: as written)
+    assert team_database(repo).url == "postgresql://me@db.example:5433/x"
 
 def test_accepted_projects_must_be_a_list_of_names_not_a_string_a_name_is_found_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

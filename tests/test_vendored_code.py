@@ -6,6 +6,8 @@ tenure.toml forces the full analysis of a path."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from typer.testing import CliRunner
 
@@ -13,7 +15,9 @@ from tenure import Tenure
 from tenure.cli import app
 from tenure.config import ConfigError
 from tenure.namespace.tiers import Tier
+from tenure.structural import vendored
 from tenure.structural.vendored import read_cheaply_because
+from tests.gaps_support import unresolved_behind
 
 VENDORED = "static/vendor/tiny.js"
 # A library's file as projects ship it: its header names it; `f()` reaches helper only through a value.
@@ -25,6 +29,7 @@ PROJECT = {
                    "export class Widget { draw() { render(1); } }\n"),
 }
 WHY = "vendored: jquery 3.7.1 header; calls linked by name only"
+VENDORING = vendored.vendoring()
 
 
 def _edges_from(t: Tenure, path: str) -> set[tuple[str, str, str]]:
@@ -47,7 +52,7 @@ def test_a_vendored_file_is_listed_with_why_and_linked_by_name_only(make_repo) -
             (VENDORED, "read cheaply", WHY)]
     runner = CliRunner()
     status = runner.invoke(app, ["status", "--repo", str(root)])
-    assert "1 file not fully resolved (1 read cheaply: vendored or minified code, calls linked by name only)" in (
+    assert "1 file not fully resolved (1 read cheaply: vendored, minified or too large code" in (
         status.output)
     index = runner.invoke(app, ["index", str(make_repo(PROJECT, "first"))])  # (a run lists what it resolves)
     assert "1 file read cheaply (vendored or minified code" in index.output, index.output
@@ -60,8 +65,8 @@ def test_what_breaks_on_a_name_a_vendored_file_uses_or_defines_is_a_lower_bound_
             summary = t.what_breaks(name)["summary"]
             assert summary["lower_bound"], name
             assert [(g["path"], g["status"]) for g in summary["unresolved_files"]] == [(VENDORED, "read cheaply")]
-            assert (f"1 file that names .{name} was not fully resolved (1 read cheaply: vendored or minified code, "
-                    f"calls linked by name only: {VENDORED})") in " ".join(summary["reasons"])
+            assert (f"1 file that names .{name} was not fully resolved (1 read cheaply: vendored, minified or too "
+                    f"large code, calls linked by name only or not at all: {VENDORED})") in " ".join(summary["reasons"])
             assert "1 file naming it not fully resolved" in summary["text"]
             assert "complete" not in summary["text"]
 
@@ -109,3 +114,25 @@ def test_vendored_code_is_told_by_header_path_or_a_long_line_and_only_in_the_tab
     assert read_cheaply_because("typescript", "build/index.d.ts", f"export {{ {names} }};\n".encode()) == ""
     assert read_cheaply_because("python", "pkg/vendor/six.py", plain) == ""  # (its resolver has no cheaper pass)
     assert read_cheaply_because("javascript", "dist/app.min.js", plain, ("dist/*",)) == ""
+
+
+# A generated table of calls, in a project with the module it calls.
+TABLE = {
+    "helpers.py": "def g(x):\n    return x\n",
+    "table.py": ("from helpers import g\n\n\nclass Row(object):\n    def cell(self):\n        return g(1)\n\n\n"
+                 "def build():\n    return Row().cell() + g(2) + g(3)\n"),
+}
+
+def test_a_file_too_large_is_indexed_for_its_symbols_and_answers_on_names_it_calls_are_a_lower_bound(
+        make_repo, monkeypatch) -> None:
+    # a file of hundreds of thousands of calls (a generated table: 300,000 cost 6 s and 500 MB in one worker)
+    # is cut at a number of syntax nodes, here made small: its symbols, imports and bases kept, no call linked
+    monkeypatch.setattr(vendored, "vendoring", lambda: replace(VENDORING, max_syntax_nodes=40))
+    with Tenure.open(make_repo(TABLE), discover=False) as t:
+        report = t.index()
+        nodes = int(report.read_cheaply[0][1].split()[2].replace(",", ""))
+        assert report.read_cheaply == [
+            ("table.py", f"too large: {nodes:,} syntax nodes (more than 40); calls not linked")]
+        assert all(t.find_symbol(f"table.{name}").unique for name in ("Row", "Row.cell", "build"))
+        assert {relation for relation, _, _ in _edges_from(t, "table.py")} == {"imports"}
+        assert unresolved_behind(t, "helpers.g") == [("table.py", "read cheaply")]

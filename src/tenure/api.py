@@ -464,7 +464,8 @@ class Tenure:
             from tenure.namespace.meaning import ElementEmbeddings
 
             vectors = ElementVectors(self.db, self.memories.vectors)
-            self._providers = [ElementEmbeddings(self.db, self.root, vectors), KnowledgeEvidence(self.knowledge.db),
+            knowledge = KnowledgeEvidence(self.knowledge.db, self.knowledge.setting_error)
+            self._providers = [ElementEmbeddings(self.db, self.root, vectors), knowledge,
                                MemoryEvidence(self.memories), HistoryEvidence(self.history)]
         return self._providers
 

@@ -161,10 +161,17 @@ def knowledge(stores: Stores, focus: list[Focus], question: Question, unresolved
                 section.add(Item(KNOWLEDGE, "commit", f"{c['sha']} {c['subject']}", c["tier"],
                                           f"commit {c['sha']} ({(c['date'] or '')[:10]})",
                                           LADDER_CONFIDENCE[c["tier"]] * 0.7, relevance * 0.7, subject))
-    if mode is None:
+    from tenure.knowledge.api import stale
+
+    error = stores.knowledge.setting_error()
+    if mode is None and error:
+        notes.append(f"the knowledge store is not built, a setting stops its build: {error}")
+    elif mode is None:
         notes.append("the knowledge store is not built: no decisions or incidents are known (`tenure knowledge "
                      "build`)")
-    elif mode == "offline":
+    elif error:
+        notes.append(stale(error))
+    if mode == "offline":
         notes.append("knowledge built offline: passages quoted as written, linked by the names they use")
     return section
 

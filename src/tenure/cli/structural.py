@@ -115,7 +115,8 @@ def _print_report(report: IndexReport, as_json: bool, brief: bool = False, histo
             console.print(f"  {escape(path)}: {escape(why)}")
     if report.read_cheaply:
         console.print(f"{counted(len(report.read_cheaply), 'file')} read cheaply (vendored or minified code: symbols "
-                      "and calls by name, no value analysis; `\\[index] full_analysis` in tenure.toml forces it):")
+                      "and calls by name, no value analysis, which `\\[index] full_analysis` in tenure.toml forces; "
+                      "too large: symbols alone):")
         for path, why in report.read_cheaply[:20]:
             console.print(f"  {escape(path)}: {escape(why)}")
         if len(report.read_cheaply) > 20:

@@ -33,6 +33,11 @@ class BuildRunning(Refusal):
     """Another process is building this project's knowledge store; nothing was done."""
 
 
+def stale(error: str) -> str:
+    """What is said of a store built before a setting broke."""
+    return f"a setting stops the knowledge store's builds, what it holds may be out of date: {error}"
+
+
 class Knowledge:
     def __init__(self, db: Database, root: Path, memory_titled: Callable[[str], int | None] | None = None,
                  code: Database | None = None) -> None:
@@ -180,15 +185,25 @@ class Knowledge:
                         "`tenure knowledge check` for the whole corpus's estimate" if model else
                         "offline mode: no model call"}
 
+    def setting_error(self) -> str:
+        """The broken setting (file and key) that stops every build of the store, the one `tenure index`
+        runs too; "" when none does."""
+        try:
+            self.provider()
+        except settings.ConfigError as exc:
+            return str(exc)
+        return ""
+
     def why(self, symbol: str, limit: int = 12) -> dict:
         answer = why(self.db, self.code, find_symbols(self.code, symbol), limit, self._resolve, self.memory_titled)
-        if answer["built"] is None:  # a broken setting stops the build `tenure index` runs: say which, not "run it"
-            try:
-                self.provider()
-            except settings.ConfigError as exc:
-                answer["config_error"] = str(exc)
+        if error := self.setting_error():  # a broken setting stops the builds: say which, not "run it"
+            answer["config_error"] = error
+            if answer["built"] is None:
                 answer["summary"]["text"] = (f"{answer['symbol'] or answer['query']}: the knowledge store is not "
-                                             f"built, a setting stops its build: {exc}")
+                                             f"built, a setting stops its build: {error}")
+            else:  # (what it holds is as of its last build)
+                said, mode, rest = answer["summary"]["text"].partition("; mode:")
+                answer["summary"]["text"] = f"{said}; {stale(error)}{mode}{rest}"
         return answer
 
     def _resolve(self, phrase: str) -> PhraseMatch:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 from tenure.namespace.intent import Evidence, Found, Gathered
 from tenure.namespace.mentions import code_names
@@ -31,8 +32,10 @@ def _folded(words: list[str]) -> str:
 class KnowledgeEvidence:
     """An `EvidenceProvider` over the knowledge store's entities and their links to symbols."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, setting_error: Callable[[], str] = str) -> None:
+        """`setting_error`: the broken setting that stops the store's builds, "" when none (Knowledge's)."""
         self.db = db
+        self.setting_error = setting_error
         self._kept: tuple[tuple, dict[str, list[tuple[str, int]]]] | None = None
         self._lock = threading.Lock()
 
@@ -51,8 +54,9 @@ class KnowledgeEvidence:
 
     def gather(self, text: str) -> Gathered:
         if not self.db.rows("SELECT 1 FROM knowledge_entities LIMIT 1"):
-            return Gathered(degraded=("no knowledge store built yet (`tenure knowledge build`): decisions and "
-                                      "documents were not read",))
+            error = self.setting_error()
+            how = f"a setting stops its build: {error}" if error else "`tenure knowledge build`"
+            return Gathered(degraded=(f"no knowledge store built yet ({how}): decisions and documents were not read",))
         names = self._names()
         shaped = {name.lower() for _, _, name in code_names(text)}
         tokens = _WORD.findall(text)

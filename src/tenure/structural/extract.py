@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
-from tree_sitter import Node, QueryCursor, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
 
 from tenure.structural.facts import Binding, Definition, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec
@@ -120,14 +120,40 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     return extract_located(spec, tree, path)[0]
 
 
+# Captures of the sites and values a file too large to link its calls leaves out (`extract_symbols`).
+_SITE_CAPTURES = ("@reference.call", "@reference.new", "@reference.dynamic", "@escape.", "@binding")
+_CALLED = re.compile(rb"([A-Za-z_$][A-Za-z0-9_$]*)\s*\(")
+
+
+@cache
+def _symbols_query(spec: LanguageSpec) -> Query:
+    """The language's query without the patterns of call sites, escapes and bindings."""
+    query = Query(spec.language, spec.query_text)
+    for i in range(query.pattern_count):
+        pattern = spec.query_text[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]
+        if any(capture in pattern for capture in _SITE_CAPTURES):
+            query.disable_pattern(i)
+    return query
+
+
+def extract_symbols(spec: LanguageSpec, tree: Tree, path: str, content: bytes) -> FileFacts:
+    """The facts of a file too large to link its calls (vendored.too_large_because): its definitions,
+    imports and super types, and as references the names it calls, each once (read from the text,
+    `name(`: the names of its gap, structural/gaps.py), at no line and in no scope: none is linked."""
+    facts = extract_located(spec, tree, path, query=_symbols_query(spec))[0]
+    facts.references += [Reference("call", name.decode(), "", 0) for name in dict.fromkeys(_CALLED.findall(content))]
+    return facts
+
+
 def extract_located(
-    spec: LanguageSpec, tree: Tree, path: str, renamed: dict[Span, tuple[str, str]] | None = None
+    spec: LanguageSpec, tree: Tree, path: str, renamed: dict[Span, tuple[str, str]] | None = None,
+    query: Query | None = None,
 ) -> tuple[FileFacts, Located]:
     """The facts and where they sit. `renamed`: (name, qualname) of definitions the language names
     otherwise than by their name in their enclosing definition (javac's `Outer$1` for an anonymous
     class, `Outer$1Local` for a local one), by their node's span."""
     located = Located()
-    matches = QueryCursor(spec.query).matches(tree.root_node)
+    matches = QueryCursor(query or spec.query).matches(tree.root_node)
     facts = FileFacts(
         path=path, language=spec.name, module="", definitions=[], references=[], imports=[],
         error_nodes=_count_errors(tree),

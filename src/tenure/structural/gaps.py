@@ -1,8 +1,8 @@
 """Files whose calls are not all linked: the resolver gave up on them (definitions kept, no edges),
 resolved them partly (a budget ran out, code nested too deep: the edges it got are kept), or read them
-cheaply (vendored or minified code, vendored.py: calls linked by name only). An answer that counts the
-calls of a name is a lower bound while such a file references it (a file read cheaply: or defines it),
-and says which files. The rows, with those names, are written with the file's edges (store.py,
+cheaply (vendored or minified code, vendored.py: calls linked by name only; too large: not linked). An
+answer that counts the calls of a name is a lower bound while such a file references it (a file read
+cheaply: or defines it), and says which files. The rows, with those names, are written with the file's edges (store.py,
 `resolution_gaps`)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["GAVE_UP", "PARTIAL", "READ_CHEAPLY", "Gap", "gaps_naming", "how_unre
 
 # How each status is said where files not fully resolved are counted.
 _SAID = {GAVE_UP: "given up on", PARTIAL: "resolved partly",
-         READ_CHEAPLY: "read cheaply: vendored or minified code, calls linked by name only"}
+         READ_CHEAPLY: "read cheaply: vendored, minified or too large code, calls linked by name only or not at all"}
 
 
 @dataclass(frozen=True)

@@ -54,14 +54,22 @@ class LanguageSpec:
     def query(self) -> Query:
         return _query(self)
 
+    @property
+    def query_text(self) -> str:
+        return _query_text(self)
+
+
+@cache
+def _query_text(spec: LanguageSpec) -> str:
+    folder = resources.files("tenure.structural.queries")
+    return "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.queries)
+
 
 @cache
 def _query(spec: LanguageSpec) -> Query:
     from tree_sitter import Query
 
-    folder = resources.files("tenure.structural.queries")
-    text = "\n".join(folder.joinpath(name).read_text("utf-8") for name in spec.queries)
-    return Query(spec.language, text)
+    return Query(spec.language, _query_text(spec))
 
 
 @cache

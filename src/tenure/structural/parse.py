@@ -12,11 +12,12 @@ from pathlib import Path
 
 import msgspec
 
+from tenure.structural.extract import extract_symbols
 from tenure.structural.facts import FileFacts, encode_facts
 from tenure.structural.languages import LanguageSpec, language_table
 from tenure.structural.naming import file_scope_name, qualify
 from tenure.structural.resolve import SymbolInfo
-from tenure.structural.vendored import read_cheaply_because
+from tenure.structural.vendored import read_cheaply_because, too_large_because
 
 
 @cache
@@ -44,12 +45,16 @@ def parse_one(language: str, path: str, content: bytes,
               full_analysis: tuple[str, ...] = ()) -> tuple[bytes | None, str]:
     """Parse and extract one file; returns (encoded facts, error). Runs in worker processes. Vendored
     or minified code gets the query pass only (its definitions, references and imports, no data-flow
-    program), and why (`read_cheaply_because`; `full_analysis`: the project's globs that forbid it)."""
+    program), and why (`read_cheaply_because`; `full_analysis`: the project's globs that forbid it); a file
+    too large, its symbols alone (`too_large_because`, whatever the globs say: its calls are not linked)."""
     spec = language_table()[language]
     cheap = read_cheaply_because(language, path, content, full_analysis)
     try:
         tree = spec.parser().parse(content)
-        facts = extractor("query" if cheap else spec.extractor)(spec, tree, path)
+        if too_large := too_large_because(tree.root_node.descendant_count):
+            facts, cheap = extract_symbols(spec, tree, path, content), too_large
+        else:
+            facts = extractor("query" if cheap else spec.extractor)(spec, tree, path)
         facts.read_cheaply = cheap
     except Exception as exc:  # a grammar or extractor bug must cost one file, not the index
         return None, f"extractor failed: {type(exc).__name__}: {exc}"

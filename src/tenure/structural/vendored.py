@@ -4,7 +4,9 @@ analysis, most of an index's cost where a project ships jQuery) is skipped; the 
 facts (`FileFacts.read_cheaply`), and answers that count calls there say they are lower bounds
 (gaps.py). What marks such a file is data (vendored.toml): path globs, a known library's header
 comment, a line thousands of characters long. A project forces the full analysis of paths with
-`[index] full_analysis = ["glob", ...]` in its tenure.toml."""
+`[index] full_analysis = ["glob", ...]` in its tenure.toml. A file too large (more syntax nodes than
+`max_syntax_nodes`, in any language) is read more cheaply still: its symbols and the names it calls, no
+call linked (`too_large_because`)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,12 @@ from importlib import resources
 from pathlib import Path
 
 from tenure.config import CONFIG_FILE, ConfigUnreadable, project_table, string_list
+from tenure.structural.facts import FileFacts
 
-__all__ = ["Vendoring", "full_analysis_globs", "read_cheaply_because", "settings_digest"]
+__all__ = ["TOO_LARGE", "Vendoring", "calls_cut", "cheap_reason", "full_analysis_globs", "read_cheaply_because",
+           "settings_digest", "too_large_because"]
+
+TOO_LARGE = "too large"  # how the reason of a file read for its symbols alone starts
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,7 @@ class Vendoring:
     long_line: int
     long_lists: tuple[str, ...]
     head_bytes: int
+    max_syntax_nodes: int
 
 
 @cache
@@ -37,7 +44,7 @@ def vendoring() -> Vendoring:
     raw = tomllib.loads(resources.files("tenure.structural").joinpath("vendored.toml").read_text("utf-8"))
     return Vendoring(frozenset(raw["languages"]), tuple(raw["paths"]),
                      tuple((name, re.compile(pattern)) for name, pattern in raw["headers"].items()),
-                     raw["long_line"], tuple(raw["long_lists"]), raw["head_bytes"])
+                     raw["long_line"], tuple(raw["long_lists"]), raw["head_bytes"], raw["max_syntax_nodes"])
 
 
 def read_cheaply_because(language: str, path: str, content: bytes, full_analysis: tuple[str, ...] = ()) -> str:
@@ -57,6 +64,22 @@ def read_cheaply_because(language: str, path: str, content: bytes, full_analysis
            for line in head.splitlines()):
         return f"minified: a line of {table.long_line:,} characters or more"
     return ""
+
+
+def too_large_because(nodes: int) -> str:
+    """Why a file whose syntax tree holds this many nodes is read for its symbols alone ("": it is not)."""
+    budget = vendoring().max_syntax_nodes
+    return f"{TOO_LARGE}: {nodes:,} syntax nodes (more than {budget:,}); calls not linked" if nodes > budget else ""
+
+
+def calls_cut(facts: FileFacts) -> bool:
+    """Whether the file was too large to link its calls: its references are the names it calls, once each."""
+    return facts.read_cheaply.startswith(TOO_LARGE)
+
+
+def cheap_reason(facts: FileFacts) -> str:
+    """What a resolver says of a file read cheaply (`ProjectView.note_read_cheaply`)."""
+    return facts.read_cheaply if calls_cut(facts) else f"{facts.read_cheaply}; calls linked by name only"
 
 
 def full_analysis_globs(root: Path) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from tenure.config import ConfigError
 from tenure.storage import Database, StorageError
-from tenure.team.user_config import allows_host, repository_team, user_table
+from tenure.team.user_config import allows_host, repository_team, user_config_path, user_table
 
 DATABASE_ENV = "TENURE_DATABASE_URL"
 
@@ -34,8 +34,8 @@ def team_database(root: Path) -> TeamDatabase:
     if os.environ.get(DATABASE_ENV, "").strip():
         return TeamDatabase(os.environ[DATABASE_ENV].strip(), f"{DATABASE_ENV} (environment)")
     user = user_table("team")
-    if isinstance(user.get("database"), str) and user["database"].strip():
-        return TeamDatabase(user["database"].strip(), "[team] database in your tenure config")
+    if "database" in user:
+        return TeamDatabase(_user_url(user["database"]), "[team] database in your tenure config")
     repository, unreadable = repository_team(root)
     named = repository.get("database")
     if not named:
@@ -52,6 +52,21 @@ def team_database(root: Path) -> TeamDatabase:
                               " config to accept it")
 
 
+def _user_url(named: object) -> str:
+    """The user's own database URL, as written (credentials and options are theirs to give); refused when it
+    is no URL or names port 0 (which libpq would take for its default, 5432)."""
+    where = f"{user_config_path()}: [team] database"
+    if not isinstance(named, str) or not named.strip():
+        raise ConfigError(f"{where} must be a postgresql:// URL, not {named!r}")
+    try:
+        port = urlsplit(named.strip()).port
+    except ValueError:  # (libpq's list of hosts "a:5432,b:5433": the user's choice, told by libpq if wrong)
+        port = None
+    if port == 0:
+        raise ConfigError(f"{where} must name a port from 1 to 65535, not 0")
+    return named.strip()
+
+
 def _repository_url(named: object) -> tuple[str, str]:
     """A repository's database URL reduced to host, port and database name; refused when it carries
     credentials or options."""
@@ -64,6 +79,8 @@ def _repository_url(named: object) -> tuple[str, str]:
         raise ConfigError("tenure.toml: [team] database may name only host, port and database: credentials and"
                           " options come from your own environment, never from a repository")
     try:
+        if parts.port == 0:  # (dropped, libpq would take its default: said, as any other port out of range)
+            raise ValueError
         port = f":{parts.port}" if parts.port else ""
     except ValueError:  # (a port past 65535, or a list of hosts "a:5432,b": libpq would try each)
         raise ConfigError("tenure.toml: [team] database must name one host and a port from 1 to 65535:"

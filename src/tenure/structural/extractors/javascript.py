@@ -63,7 +63,7 @@ from tree_sitter import Node, Tree
 from tenure.structural.extract import extract_located, text_of
 from tenure.structural.extractors import State, join
 from tenure.structural.extractors import flow_lines as flow_lines  # (parse.shape asks the extractor)
-from tenure.structural.facts import Binding, FileFacts
+from tenure.structural.facts import Binding, FileFacts, Import
 from tenure.structural.languages import LanguageSpec
 
 _NOTHING: tuple = ()
@@ -131,6 +131,11 @@ class _Walker:
         self.all_scopes: list[_Scope] = []
         self.by_qualname: dict[str, list[_Scope]] = {}  # (made once the walk is done: is_parameter)
         self.module_value: Binding | None = None  # `export = name` (the query pass's `module.exports = name`)
+        # Imports of a reserved word (`import { function as f }`), which tree-sitter-javascript parses as
+        # errors the query pass misses or misreads: (line, source, name, alias), their Import facts
+        # (`extract`); and the lines of the import or export statements broken otherwise: not read (a gap)
+        self.reserved_imports: list[tuple[int, str, str, str]] = []
+        self.unread_imports: list[tuple[int, str]] = []  # (line, the words written there)
         self.open_heads: set[int] = set()  # the lists of the loops being walked (loop_head), by id
         self.scope = self._new_scope("", "module", None, "", -1)
 
@@ -528,20 +533,37 @@ class _Walker:
                 elif part.type == "namespace_import" and part.named_children:
                     self._bind_import(part.named_children[0], ["imp", spec, ""])
                 elif part.type == "named_imports":
+                    reserved = None  # (`function as` parsed as an error before the specifier of its alias)
                     for item in part.named_children:
+                        if item.type == "ERROR":
+                            words = item.children
+                            if len(words) == 2 and words[1].type == "as":
+                                reserved = self.text(words[0])
+                            else:
+                                self._unread(node)
+                            continue
                         name, alias = item.child_by_field_name("name"), item.child_by_field_name("alias")
-                        if name is not None:
+                        if name is not None and reserved is not None and alias is None:
+                            self.reserved_imports.append((node.start_point[0] + 1, spec, reserved, self.text(name)))
+                            self._bind_import(name, ["imp", spec, reserved])
+                        elif name is not None:
                             self._bind_import(alias or name, ["imp", spec, self.string(name)])
+                        reserved = None
 
     def s_broken_import(self, node: Node) -> None:
         """`import { function as f } from "./x.js"`: tree-sitter-javascript takes no reserved word as an
         imported name (TypeScript's grammar does), so the statement is an error, its source the next
-        statement; the names are read from the error's tokens (as `_reserved_alias` does for exports)."""
+        statement; the names are read from the error's tokens (as `_reserved_alias` does for exports).
+        An import or export the error holds otherwise is not read: `unread_imports`."""
         tokens, after = node.children, node.next_named_sibling
+        if not tokens or tokens[0].type not in ("import", "export"):
+            return
+        line = node.start_point[0] + 1
         ends = [t.type for t in (tokens[0], tokens[1], tokens[-2], tokens[-1])] if len(tokens) >= 4 else []
         source = after.named_children[0] if after is not None and after.type == "expression_statement" \
             and after.named_children else None
         if ends != ["import", "{", "}", "from"] or source is None or source.type != "string":
+            self._unread(node)
             return
         spec = self.string(source)
         items: list[list[Node]] = [[]]
@@ -552,9 +574,18 @@ class _Walker:
                 items[-1].append(token)
         for item in items:
             if len(item) == 3 and self.text(item[1]) == "as" and item[2].type == "identifier":
+                self.reserved_imports.append((line, spec, self.text(item[0]), self.text(item[2])))
                 self._bind_import(item[2], ["imp", spec, self.text(item[0])])
             elif len(item) == 1 and item[0].type == "identifier":
+                self.reserved_imports.append((line, spec, self.text(item[0]), ""))
                 self._bind_import(item[0], ["imp", spec, self.text(item[0])])
+            elif item:
+                self._unread(node)
+
+    def _unread(self, node: Node) -> None:
+        """An import or export statement whose names are not read: its words are those a call through
+        what it binds may reach (a gap, resolve/javascript)."""
+        self.unread_imports.append((node.start_point[0] + 1, self.text(node)[:300]))
 
     def _bind_import(self, local: Node, value: list) -> None:
         self.emit("=", self.scope.idx, ["v", self.bind(self.text(local))], value)
@@ -1094,7 +1125,8 @@ class _Walker:
             {"scopes": self.scopes, "stmts": self.stmts, "sites": self.sites, "nvars": self.nvars,
              "generics": self.generics, "cond": self.conditional,
              "reassigned": sorted(v for scope in self.all_scopes for name in self.reassigned
-                                  for v in scope.versions.get(name, ()))},
+                                  for v in scope.versions.get(name, ())),
+             **({"unread": sorted(set(self.unread_imports))} if self.unread_imports else {})},
             enc_hook=_encode_read,
         )
 
@@ -1233,6 +1265,11 @@ def extract(spec: LanguageSpec, tree: Tree, path: str) -> FileFacts:
     walker = _Walker(spans)
     walker.block(tree.root_node)
     facts.flow = walker.flow()
+    if walker.reserved_imports:  # (the query pass read none of them, or the alias as the imported name)
+        misread = {(line, spec, alias) for line, spec, _, alias in walker.reserved_imports}
+        facts.imports = [i for i in facts.imports if (i.line, i.module, i.name) not in misread]
+        facts.imports += [Import(module=spec, scope="", line=line, name=name, alias=alias)
+                          for line, spec, name, alias in walker.reserved_imports]
     if walker.module_value is not None:
         facts.bindings.append(walker.module_value)
     defined = {d.qualname for d in facts.definitions}

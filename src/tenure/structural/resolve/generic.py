@@ -36,6 +36,7 @@ from tenure.structural.facts import Binding, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec, language_table
 from tenure.structural.naming import file_scope_name, qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, Resolver, SymbolInfo
+from tenure.structural.vendored import calls_cut, cheap_reason
 
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 MEMBER_KINDS = frozenset({"method", "constructor"})
@@ -522,7 +523,11 @@ class FileResolver:
 
     # edges -------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
-        out = [e for ref in self.facts.references for e in self.reference_edges(ref)]
+        """(A file too large to link its calls, vendored.calls_cut: its super types and imports alone.)"""
+        refs = self.facts.references
+        if calls_cut(self.facts):
+            refs = [r for r in refs if r.kind in ("inherits", "implements")]
+        out = [e for ref in refs for e in self.reference_edges(ref)]
         return out + self.import_edges()
 
     def reference_edges(self, ref: Reference) -> list[EdgeOut]:
@@ -682,6 +687,8 @@ class GenericResolver(Resolver):
     what it touched."""
 
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+        if facts.read_cheaply:  # (too large to link its calls, vendored.py)
+            view.note_read_cheaply(cheap_reason(facts))
         return FileResolver(facts, view).edges()
 
 

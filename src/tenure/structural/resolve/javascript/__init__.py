@@ -12,6 +12,7 @@ through the ProjectView, so an edit re-resolves exactly the files that read what
 """
 
 from tenure.structural.facts import FileFacts
+from tenure.structural.gaps import names_in
 from tenure.structural.languages import language_table
 from tenure.structural.resolve import EdgeOut, ProjectView, Resolver
 from tenure.structural.resolve.generic import LanguageRules
@@ -19,6 +20,7 @@ from tenure.structural.resolve.javascript.analysis import Analysis
 from tenure.structural.resolve.javascript.edges import edges_of
 from tenure.structural.resolve.javascript.modules import Project, forget_analyses
 from tenure.structural.resolve.javascript.program import program_of
+from tenure.structural.vendored import cheap_reason
 
 __all__ = ["JavaScriptResolver", "forget_analyses", "resolver"]
 
@@ -30,16 +32,26 @@ class JavaScriptResolver(Resolver):
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
         project = Project(view, LanguageRules.of(language_table()[facts.language]))
         syntax = project.syntax(facts)
-        if facts.read_cheaply:  # vendored or minified code (vendored.py): no value analysis, said
-            view.note_read_cheaply(f"{facts.read_cheaply}; calls linked by name only")
+        if facts.read_cheaply:  # vendored, minified or too large (vendored.py): no value analysis, said
+            view.note_read_cheaply(cheap_reason(facts))
         if facts.flow is None:  # read cheaply, or facts of another extractor: the names alone
             return syntax.edges()
-        analysis = Analysis(program_of(facts), project, syntax, 0).run()
+        program = program_of(facts)
+        if program.unread:  # (what they bind holds nothing known: calls through it are missing)
+            lines = ", ".join(str(line) for line, _ in program.unread)
+            view.note_incomplete(f"imports not read (syntax errors) at line {lines}")
+        analysis = Analysis(program, project, syntax, 0).run()
         if why := analysis.shortfall():
             view.note_incomplete(why)
         supertypes = [e for r in facts.references if r.kind in ("inherits", "implements")
                       for e in syntax.reference_edges(r)]
         return edges_of(analysis) + supertypes + syntax.import_edges()
+
+    def names_called(self, facts: FileFacts) -> set[str]:
+        """And the words of the imports the extractor could not read: a call through what they bind
+        may reach a symbol of any of them."""
+        unread = program_of(facts).unread if facts.flow is not None else []
+        return super().names_called(facts).union(*(names_in(text.encode()) for _, text in unread))
 
 
 resolver = JavaScriptResolver()

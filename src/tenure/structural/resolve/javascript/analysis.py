@@ -74,7 +74,7 @@ class _Spent(Exception):
 
 class Analysis:
     def __init__(self, program: Program, project: Project, syntax: FileResolver, layer: int,
-                 strong: dict[Site, Values] | None = None) -> None:
+                 strong: dict[Site, Values] | None = None, hooks: bool = True) -> None:
         self.p = program
         self.module = program.module
         self.project = project
@@ -96,6 +96,10 @@ class Analysis:
         self.hooks: dict[Site, set[str]] = {}
         self.lost: set[Site] = set()
         self.guessing = False  # (invoke records a hook's edge in `hooks`)
+        self.follows_hooks = hooks  # (False: the analysis without the guesses, `sure`)
+        # The same file analysed without following hooks (where some were): what flows only through a
+        # guess (what a hook returns, what it does with the base's arguments) is not in it (edges.py)
+        self.sure: Analysis | None = None
         # (path, caller fqn, name written): a function's parameter (or a property of one) called
         # where, and what it writes into properties of its parameters; replayed by callers in other
         # modules (`foreign`: their edges through the arguments of one of their sites)
@@ -103,8 +107,7 @@ class Analysis:
         self.param_calls: dict[str, dict[tuple[tuple, str, str], list[set[Value]]]] = {}
         # (one cell per path and property: the values written there merged, not one entry per set written)
         self.param_writes: dict[str, dict[tuple[tuple, str], set[Value]]] = {}
-        # site -> (src, path, through a guessed hook: its calls are guesses too) -> targets
-        self.foreign: dict[Site, dict[tuple[str, tuple, bool], set[str]]] = {}
+        self.foreign: dict[Site, dict[tuple[str, tuple], set[str]]] = {}  # site -> (src, path) -> targets
         self.stmts: list[list] = program.stmts  # and the defaults of functions no call here runs (run)
         # What each statement did, for the strong updates (strong.py): the property keys it wrote, the
         # local functions it ran, whether it called what the analysis cannot see (`opaque`); the
@@ -136,14 +139,18 @@ class Analysis:
     # running -------------------------------------------------------------------------------------
     def run(self) -> Analysis:
         """The fixpoint; where strong updates tell some member reads fewer values (strong.py), the
-        fixpoint again with those reads narrowed (what they exclude never flows on)."""
+        fixpoint again with those reads narrowed (what they exclude never flows on). Where hooks were
+        guessed, the fixpoint once more without them (`sure`)."""
         self._solve()
+        done = self
         if self.layer == 0 and not self.strong:
             narrowed = {site: values for site, values in self.strong_updates().narrowed_reads().items()
                         if ours(self.read_values[site] - values)}  # (worth a second fixpoint: ours left out)
             if narrowed:
-                return Analysis(self.p, self.project, self.syntax, self.layer, narrowed)._solve()
-        return self
+                done = Analysis(self.p, self.project, self.syntax, self.layer, narrowed)._solve()
+        if self.layer == 0 and done.hooks:
+            done.sure = Analysis(self.p, self.project, self.syntax, self.layer, done.strong, hooks=False)._solve()
+        return done
 
     def strong_updates(self) -> StrongUpdates:
         """The must-writes of this file's functions (asked by callers in other modules too)."""
@@ -619,7 +626,7 @@ class Analysis:
         """`this.name(args)` in the code of a class that lacks `name` (nor do its bases): the methods
         of that name its subclasses define, each a guess (Analysis.hooks), given the arguments as any
         call; None when no subclass defines it."""
-        hooks = self.overrides((CLASS, receiver[1], receiver[2]), name)
+        hooks = self.overrides((CLASS, receiver[1], receiver[2]), name) if self.follows_hooks else None
         if not hooks:
             return None
         out: set[Value] = set()
@@ -957,7 +964,7 @@ class Analysis:
             given = [self.given(fn, values, args) for values in passed]
             for target in self.through(args, path):
                 if target[0] == FUNC:
-                    targets = self.foreign.setdefault(site, {}).setdefault((src, path, self.guessing), set())  # type: ignore[call-overload]
+                    targets = self.foreign.setdefault(site, {}).setdefault((src, path), set())  # type: ignore[call-overload]
                     targets.add(fqn_of(target))  # type: ignore[arg-type]
                     if target[1] == self.module:  # our callback gets what that function gives it
                         self.pass_args(target, given, EMPTY)

@@ -39,13 +39,16 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         for relation, targets in by_relation.items():
             declared, dispatched = _declared_split(a, targets) if relation == Relation.CALLS else (targets, {})
             src = p.fqn(source(scope))
-            out += _tiered(src, sorted(declared), relation, line, name)
+            sure = a.sure.edges.get(site, {}).get(relation, set()) if a.sure else targets
+            out += _tiered(src, sorted(declared), relation, line, name, guess=not declared <= sure)
             out += [EdgeOut(src, target, relation, Tier.AMBIGUOUS, line, name, f"{DISPATCH_DETAIL}{base}")
                     for target, base in sorted(dispatched.items())]
     for site, by_source in a.foreign.items():  # another module's function calls what this site gave it
         line, name = p.sites[site][:2]
-        for (src, _, guess), targets in sorted(by_source.items()):  # (each call through a parameter on its own)
-            out += _tiered(src, sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}", guess)
+        for key, targets in sorted(by_source.items()):  # (each call through a parameter on its own)
+            sure = a.sure.foreign.get(site, {}).get(key, set()) if a.sure else targets
+            out += _tiered(key[0], sorted(targets), Relation.CALLS, line, name, f"through the arguments of {name}",
+                           guess=not targets <= sure)
     for site, overrides in a.dispatch.items():
         line, name, scope = p.sites[site][:3]
         for target, base in sorted(overrides.items()):
@@ -65,9 +68,12 @@ def edges_of(a: Analysis) -> list[EdgeOut]:
         if site in a.edges or site not in a.runtime_calls:
             continue  # (what a package does with a function it is given is its own: `expect(f)` runs nothing)
         line, name, scope = p.sites[site][:3]
+        sure = {t for values in a.sure.handed.get(site, ()) for v in values for t in _functions(a.sure, v)} \
+            if a.sure else None
         for values in handed:  # each argument on its own: they are not alternatives
             targets = sorted({t for v in values for t in _functions(a, v) if not _is_inlined(a, t, inlined)})
-            out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}")
+            out += _tiered(p.fqn(source(scope)), targets, Relation.CALLS, line, name, f"handed to {name or 'a call'}",
+                           guess=sure is not None and not sure.issuperset(targets))
     for site, how in a.unknown.items():
         if site in a.edges or site in a.handed and how == "local" or site in a.lost:
             continue  # (lost: an instance of the project's lacking the member, which no guess by name mends)

@@ -30,6 +30,7 @@ class Program:
         # the extractor told, so nothing is known to run)
         self.conditional: frozenset[int] | None = frozenset(raw["cond"]) if "cond" in raw else None
         self.reassigned: frozenset[int] = frozenset(raw.get("reassigned", ()))
+        self.unread: list[list] = raw.get("unread", [])  # [line, text]: imports the extractor could not read
         self.stars: list[str] = [s[1] for s in self.stmts if s[0] == "star"]
         self.names = _names(self.scopes)
         self.by_name: dict[str, list[int]] = {}  # a value's name -> its scopes (a qualname: every scope of it)

@@ -10,11 +10,13 @@ from tenure.structural.graph import DISPATCH_DETAIL
 from tenure.structural.naming import qualify
 from tenure.structural.resolve import MAX_CANDIDATES, NO_TARGET, EdgeOut, ProjectView, candidates_tier
 from tenure.structural.resolve.answers import Answers
+from tenure.structural.resolve.generic import FileResolver
 from tenure.structural.resolve.python.analysed import Analysed
 from tenure.structural.resolve.python.analysis import Analysis
 from tenure.structural.resolve.python.flows import module_flow
 from tenure.structural.resolve.python.modules import Asking, Project
 from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MODULE, OPEN, SUPER
+from tenure.structural.vendored import cheap_reason
 
 
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
@@ -150,6 +152,9 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
 
 
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
+    if facts.read_cheaply:  # too large to link its calls (vendored.py): its imports and super types by name
+        view.note_read_cheaply(cheap_reason(facts))
+        return FileResolver(facts, view).edges()
     answers = Answers(view, shared=True)
     project = Project(view)
     asking = Asking(Analysed(project), project, answers)
