@@ -362,7 +362,6 @@ def test_no_known_dependants_of_a_function_whose_values_are_not_tracked_says_why
     assert text.startswith("no known dependants, where it is taken as a value is not tracked in rust; ")
 
 
-
 def test_a_go_function_handed_on_as_a_value_is_named_where_it_is(make_repo) -> None:
     # (cobra's NoArgs, `Args: NoArgs` and getCommand(NoArgs, …) on 52 lines: 'no known dependants')
     root = make_repo({
