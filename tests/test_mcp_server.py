@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from pathlib import Path
 
 import anyio
@@ -87,13 +88,28 @@ def test_a_line_that_is_no_message_gets_an_error_reply_over_stdio_and_the_server
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
     ]
     sent = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
-    proc = subprocess.run([*TENURE, "serve", "--repo", str(repo)], input=sent.encode(), capture_output=True,
-                          env=server_env(tmp_path / "home"), timeout=120)
-    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    # (stdin stays open until the last reply, as a client's does: at its end the server stops serving)
+    proc = subprocess.Popen([*TENURE, "serve", "--repo", str(repo)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=server_env(tmp_path / "home"))
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(sent.encode())
+        proc.stdin.flush()
+        replies = []
+        for line in iter(proc.stdout.readline, b""):
+            replies.append(json.loads(line))
+            if replies[-1].get("id") == 4:
+                proc.stdin.close()
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
         (1, None), (2, -32602), (None, -32700), (3, -32600), (4, None)]
     assert "lone surrogate" in replies[1]["error"]["message"]
     assert {t["name"] for t in replies[4]["result"]["tools"]} >= STRUCTURAL_TOOLS
+
 
 def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:
     async def main(url: str) -> None:

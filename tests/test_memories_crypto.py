@@ -37,12 +37,14 @@ def key_b64() -> str:
     return base64.b64encode(os.urandom(32)).decode()
 
 
-def test_no_plaintext_title_content_or_task_in_the_database_files_wal_included(shop: Tenure) -> None:
+def test_no_plaintext_title_content_or_task_in_the_database_files_wal_included(shop: Tenure,
+                                                                              shared_stores: str) -> None:
     m = memories_of(shop, provider=None)
     m.remember(CONTENT, kind="pitfall", title=TITLE, elements=["ApiGateway"])
     session = m.start_session("agent", TASK)["session"]
     m.end_session(session, "summary " + CONTENT)
-    assert any(p.name.endswith("-wal") and p.stat().st_size for p in db_files(shop))  # still in the WAL
+    if shared_stores == "sqlite":  # (on PostgreSQL the checkout's file holds the code alone)
+        assert any(p.name.endswith("-wal") and p.stat().st_size for p in db_files(shop))  # still in the WAL
     data = raw_bytes(shop).lower()
     for secret in ("zebracorn", "quokkasecret", "platypustask", "throttling", "9981"):
         assert secret.encode() not in data, secret
