@@ -433,17 +433,3 @@ def test_a_first_index_reads_its_history_without_the_wal(make_repo, monkeypatch:
         assert seen == ["delete", "wal"]
         assert t.db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
         assert t.read_history()["commits"] == 1
-
-
-def test_deferred_indexes_are_rebuilt_through_a_mapping_of_the_file_let_go_after(local_db: Database) -> None:
-    local_db.execute("CREATE TABLE t (x INTEGER)")
-    local_db.execute("CREATE INDEX t_x ON t(x)")
-    said: list[str] = []
-    local_db._conn.set_trace_callback(said.append)  # type: ignore[attr-defined]
-    with local_db.transaction(), local_db.deferred_indexes("t"):
-        local_db.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(100)])
-    local_db._conn.set_trace_callback(None)  # type: ignore[attr-defined]
-    built = said.index("CREATE INDEX t_x ON t(x)")
-    assert any(s.startswith("PRAGMA mmap_size=") and s != "PRAGMA mmap_size=0" for s in said[:built])
-    assert local_db.query("PRAGMA mmap_size")[0]["mmap_size"] == 0  # (the mapping let go)
-    assert local_db.query("SELECT COUNT(*) AS n FROM t WHERE x = 5")[0]["n"] == 1

@@ -54,7 +54,6 @@ class _Translated:
 
 _TRANSLATED = _Translated()
 _CACHE_KIB, _SMALL_CACHE_KIB = -65536, -8192  # page cache sizes (`cache_size`: negative is KiB)
-_MAPPED_BYTES = 1 << 30  # how much of the file a rebuild of deferred indexes maps (`deferred_indexes`)
 
 
 @cache
@@ -221,14 +220,8 @@ class SQLiteDatabase:
         try:
             yield
         finally:
-            # (each build scans the whole table, which the page cache does not hold: read through a mapping
-            # of the file instead of a pread and a copy per page, Django's 6 indexes of `edges` 36,000)
-            self.execute(f"PRAGMA mmap_size={_MAPPED_BYTES}")
-            try:
-                for ix in indexes:
-                    self.execute(ix["sql"])
-            finally:
-                self.execute("PRAGMA mmap_size=0")
+            for ix in indexes:
+                self.execute(ix["sql"])
 
     def table_exists(self, name: str) -> bool:
         return bool(
