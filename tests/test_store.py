@@ -1,7 +1,6 @@
 """The project database: WAL, foreign keys, versioned migrations applied exactly once."""
 
 import sqlite3
-import subprocess
 import threading
 from pathlib import Path
 
@@ -388,48 +387,3 @@ def test_a_damaged_vector_is_a_damaged_database_not_a_numpy_error(tmp_path: Path
     with pytest.raises(DatabaseDamaged, match="a stored vector is damaged"):
         db.rows("SELECT x FROM v")
     db.close()
-
-
-def test_a_fresh_journal_writes_without_the_wal_and_keeps_it_through_a_first_fill(local_db: Database) -> None:
-    def mode() -> str:
-        return local_db.query("PRAGMA journal_mode")[0]["journal_mode"]
-
-    with local_db.fresh_journal():
-        assert mode() == "delete"
-        with local_db.first_fill():
-            local_db.execute("CREATE TABLE t (x INTEGER)")
-        assert mode() == "delete"  # (the outer switch is the one that ends it)
-    assert mode() == "wal"
-
-
-def test_a_fresh_journal_keeps_the_wal_while_another_connection_reads(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "t.db")
-    db.execute("CREATE TABLE t (x INTEGER)")
-    other = sqlite3.connect(tmp_path / "t.db")
-    other.execute("BEGIN")
-    other.execute("SELECT * FROM t").fetchall()  # (a reader's snapshot held open)
-    try:
-        with db.fresh_journal():
-            assert db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
-    finally:
-        other.close()
-
-
-def test_a_first_index_reads_its_history_without_the_wal(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tenure.api import Tenure
-
-    root = make_repo({"a.py": "def f():\n    return 1\n"})
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "add", "."], cwd=root, check=True)
-    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "one"], cwd=root,
-                   check=True)
-    seen = []
-    real = Tenure.read_history
-    monkeypatch.setattr(Tenure, "read_history", lambda self, *a: (
-        seen.append(self.db.query("PRAGMA journal_mode")[0]["journal_mode"]), real(self, *a))[1])
-    with Tenure.open(root, discover=False) as t:
-        t.index()
-        t.index()  # (a second index writes through the WAL, which other processes read beside it)
-        assert seen == ["delete", "wal"]
-        assert t.db.query("PRAGMA journal_mode")[0]["journal_mode"] == "wal"
-        assert t.read_history()["commits"] == 1

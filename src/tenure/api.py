@@ -6,7 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext, suppress
+from contextlib import suppress
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -237,13 +237,6 @@ class Tenure:
         """Bring the index up to date (see `Indexer.run`); a watcher defers the bookkeeping of checked
         dependants to its idle time (`flush`). `seedless`: raise `HashSeedNeeded` rather than store
         what followed this process's random string-hash seed (`tenure.entry`)."""
-        # (a first index: its history and terms fill the fresh database as its structure does)
-        fresh = changed_paths is None and not self._indexer.store.holds_files()
-        with self.db.fresh_journal() if fresh else nullcontext():
-            return self._index(progress, changed_paths, defer_bookkeeping, seedless)
-
-    def _index(self, progress: Progress | None, changed_paths: set[str] | None, defer_bookkeeping: bool,
-               seedless: bool) -> IndexReport:
         # the after-index sources bring the JVM class-file reader and DI model: only an index runs them
         from tenure.memories import drift
         from tenure.namespace.intent import prepare as prepare_resolve

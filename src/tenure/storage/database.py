@@ -85,11 +85,6 @@ class Database(Protocol):
         that is fastest for a bulk load, as long as it stays all-or-nothing (SQLite: no foreign keys
         checked, so nothing deleted inside may be a row others refer to)."""
 
-    def fresh_journal(self) -> AbstractContextManager[None]:
-        """The writes inside fill a database that held no data before (a first index, its first history
-        read): a backend may journal them the way that is fastest for a bulk load, each transaction
-        still all-or-nothing."""
-
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> AbstractContextManager[None]:
         """Secondary indexes of these tables, but those named in `keep`, are rebuilt once after a
         bulk write."""

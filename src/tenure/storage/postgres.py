@@ -381,10 +381,6 @@ class PostgresDatabase:
         yield
 
     @contextmanager
-    def fresh_journal(self) -> Iterator[None]:
-        yield  # (the server's write-ahead log is its own)
-
-    @contextmanager
     def deferred_indexes(self, *tables: str, keep: Collection[str] = ()) -> Iterator[None]:
         """Nothing deferred: the indexes serve every project sharing the tables."""
         yield

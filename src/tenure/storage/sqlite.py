@@ -162,38 +162,28 @@ class SQLiteDatabase:
 
     @contextmanager
     def first_fill(self) -> Iterator[None]:
-        """Written through a rollback journal (`fresh_journal`). Still all-or-nothing: a process killed
-        half-way leaves a journal that the next open rolls back.
+        """Written through a rollback journal instead of the WAL: the pages of a fresh database need
+        no journal, while the WAL would write each page twice (to the log, then the checkpoint) —
+        a third of a second of Django's first index. Still all-or-nothing: a process killed
+        half-way leaves a journal that the next open rolls back. Back to WAL afterwards; when
+        another connection has the database open the switch is refused and the WAL is used.
         Nor are foreign keys checked: each row it writes refers to rows it wrote itself, and the check
         is a lookup per row (0.27 s of the 1.2 s that Django's 277,604 edges and 691,519 reads take to
         write); it deletes nothing another row refers to, which the keys would cascade to. (Switched
         outside the transaction: inside one SQLite ignores the switch.)"""
-        with self._lock, self.fresh_journal():
+        with self._lock:
+            try:
+                switched = self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+            except sqlite3.OperationalError:  # another connection has it open
+                switched = False
             self.execute("PRAGMA foreign_keys=OFF")
             try:
                 with self.transaction():
                     yield
             finally:
                 self.execute("PRAGMA foreign_keys=ON")
-
-    @contextmanager
-    def fresh_journal(self) -> Iterator[None]:
-        """A rollback journal instead of the WAL inside, back to WAL afterwards: the pages a fresh
-        database is filled with need no journal, while the WAL writes each page twice (to the log, then
-        the checkpoint) — a third of a second of Django's first index, and 14,600 pages (58 MB) of its
-        first history read and episodes, 44,000 system calls. When another connection has the database
-        open the switch is refused and the WAL is used; inside a switch already made, nothing changes."""
-        with self._lock:
-            try:
-                switched = (self._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-                            and self._conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete")
-            except sqlite3.OperationalError:  # another connection has it open
-                switched = False
-        try:
-            yield
-        finally:
-            if switched:
-                self.execute("PRAGMA journal_mode=WAL")
+                if switched:
+                    self.execute("PRAGMA journal_mode=WAL")
 
     @contextmanager
     def small_cache(self) -> Iterator[None]:

@@ -487,10 +487,6 @@ class StructuralStore:
         return self.db.rows("SELECT COUNT(*) FROM files WHERE module = ? AND parse_status IN ('ok', 'partial')",
                             (module,))[0][0]
 
-    def holds_files(self) -> bool:
-        """Whether any file is indexed (none: a first index of a fresh database)."""
-        return bool(self.db.rows("SELECT 1 FROM files LIMIT 1"))
-
     def has_files_in(self, languages: list[str]) -> bool:
         """Whether any file of these languages is indexed (parsed or not)."""
         return bool(self.db.rows(f"SELECT 1 FROM files WHERE language IN {self.db.each} LIMIT 1",
