@@ -362,30 +362,6 @@ def test_no_known_dependants_of_a_function_whose_values_are_not_tracked_says_why
     assert text.startswith("no known dependants, where it is taken as a value is not tracked in rust; ")
 
 
-def test_a_go_function_handed_on_as_a_value_is_named_where_it_is(make_repo) -> None:
-    # (cobra's NoArgs, `Args: NoArgs` and getCommand(NoArgs, …) on 52 lines: 'no known dependants')
-    root = make_repo({
-        "go.mod": "module example.com/app\n",
-        "main.go": (
-            "package main\n\nimport \"net/http\"\n\n"
-            "type Command struct{ Args func() error }\n\n"
-            "func health(w http.ResponseWriter, r *http.Request) {}\n\n"
-            "func NoArgs() error { return nil }\n\n"
-            "func main() {\n\thttp.HandleFunc(\"/health\", health)\n"  # line 12
-            "\tc := &Command{Args: NoArgs}\n\t_ = c\n}\n"),  # line 13
-        "other/other.go": (
-            "package other\n\nimport app \"example.com/app\"\n\n"
-            "func use(NoArgs func() error) {\n\tregister(NoArgs)\n"  # line 6: its parameter, not main's
-            "\tregister(app.NoArgs)\n}\n"),  # line 7
-    })
-    with Tenure.open(root, discover=False) as t:
-        t.index()
-        health, no_args = ([(e["path"], e["line"]) for e in t.what_breaks(fqn)["summary"]["escapes"]]
-                           for fqn in ("example.com/app.health", "example.com/app.NoArgs"))
-    assert health == [("main.go", 12)]
-    assert no_args == [("main.go", 13), ("other/other.go", 7)]
-
-
 def test_a_javascript_import_the_extractor_cannot_read_makes_answers_naming_it_a_lower_bound(make_repo) -> None:
     # a reserved word as an imported name is a syntax error to tree-sitter-javascript: this shape (with
     # import attributes) is not read, so `helper()` below reaches nothing; what-breaks of lib.helper said

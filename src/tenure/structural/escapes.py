@@ -50,8 +50,7 @@ def escapes_of(db: Database, fqn: str, languages: list[str],
     sites = [Escape(r["path"], r["line"], r["how"], r["receiver"], r["detail"], r["scope"]) for r in db.query(
         "SELECT f.path, e.line, e.how, e.receiver, e.detail, e.scope FROM escapes e JOIN files f ON f.id = e.file_id"
         f" WHERE e.name = ? AND f.language IN {db.each} ORDER BY f.path, e.line", (name, db.many(languages)))]
-    bare = _by_bare_name(db, fqn, parent, [site for site in sites if not site.receiver],
-                         spec is None or bool(spec.extra.get("name_fallback", True)))
+    bare = _by_bare_name(db, fqn, parent, [site for site in sites if not site.receiver])
     members = [site for site in sites if site.receiver]
     own = {n for language in languages if (s := language_table().get(language)) for n in s.self_names}
     if _kind_of(db, parent) not in type_kinds:  # (a member of `self` is a method)
@@ -65,13 +64,13 @@ def escapes_of(db: Database, fqn: str, languages: list[str],
             and (site.receiver not in own or _enclosing_type(db, site.scope, type_kinds) in family)]
 
 
-def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape], fallback: bool = True) -> list[Escape]:
+def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> list[Escape]:
     """The sites whose bare name is the function's: where the name, looked up from the site, is this
     function. The nearest definition of the name in the scopes enclosing the site (its function's, the
     functions' around it, its module's; a class body's names are not in scope) decides; where none
     is, an import of the name into the site's file does (the function, or another module's symbol);
     with neither, a name alone may be it (a global of scripts). Of a local function, only where it is
-    visible. Without `fallback` (Go), a name alone is only its own package's."""
+    visible."""
     name = fqn.rpartition(".")[2]
     scopes: dict[str, str | None] = {}  # a site's scope -> the definition its name finds there
     imported: dict[str, tuple[set[str | None], bool]] = {}  # a site's file -> what its imports bind the name to
@@ -84,8 +83,7 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape], fall
             if site.path not in imported:
                 imported[site.path] = _imported(db, site.path, name)
             bound, star = imported[site.path]
-            found = fqn if fqn in bound or star or (not bound and (
-                fallback or site.scope == parent or site.scope.startswith(parent + "."))) else None
+            found = fqn if fqn in bound or star or not bound else None
         if found == fqn:
             kept.append(site)
     if _kind_of(db, parent) in ("function", "method"):

@@ -35,21 +35,6 @@
 (composite_literal
   type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)) @reference.new
 
-; --- names taken as values, not called (FileFacts.escapes): a function handed on (`Args: NoArgs`,
-; `http.HandleFunc("/", health)`, `return health`) is called by code the graph may not follow
-(argument_list (identifier) @name) @escape.argument
-(argument_list
-  (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @escape.argument
-(keyed_element value: (literal_element (identifier) @name)) @escape.item
-(keyed_element
-  value: (literal_element
-    (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @escape.item
-(literal_value (literal_element (identifier) @name)) @escape.item
-(var_spec value: (expression_list (identifier) @name)) @escape.stored
-(short_var_declaration right: (expression_list (identifier) @name)) @escape.stored
-(assignment_statement right: (expression_list (identifier) @name)) @escape.stored
-(return_statement (expression_list (identifier) @name)) @escape.returned
-
 ; --- imports
 ; one pattern, so each spec yields one import: `str "strings"`, `_ "embed"`, `. "math"` (wildcard)
 (import_spec
