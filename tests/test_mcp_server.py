@@ -85,6 +85,8 @@ def test_a_line_that_is_no_message_gets_an_error_reply_over_stdio_and_the_server
          "params": {"name": "find_symbol", "arguments": {"symbol": "\ud800"}}},
         "{not json",
         {"jsonrpc": "2.0", "id": 3, "no": "method"},
+        [{"jsonrpc": "2.0", "id": 5, "method": "ping"}],  # a batch: JSON, no message here
+        {"jsonrpc": "2.0", "id": "\ud800x", "method": "ping"},  # an id that is no text: not echoed
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
     ]
     sent = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
@@ -106,9 +108,9 @@ def test_a_line_that_is_no_message_gets_an_error_reply_over_stdio_and_the_server
         proc.kill()
         proc.wait()
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
-        (1, None), (2, -32602), (None, -32700), (3, -32600), (4, None)]
+        (1, None), (2, -32602), (None, -32700), (3, -32600), (None, -32600), (None, -32600), (4, None)]
     assert "lone surrogate" in replies[1]["error"]["message"]
-    assert {t["name"] for t in replies[4]["result"]["tools"]} >= STRUCTURAL_TOOLS
+    assert {t["name"] for t in replies[-1]["result"]["tools"]} >= STRUCTURAL_TOOLS
 
 
 def test_streamable_http_on_loopback(repo: Path, tmp_path: Path) -> None:

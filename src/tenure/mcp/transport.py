@@ -50,18 +50,15 @@ def _unreadable(error: Exception) -> JSONRPCError:
     JSON but no message, else a parse error; to the request's id where one can be read."""
     given = next((e.get("input") for e in error.errors()), None) if isinstance(error, ValidationError) else None
     try:  # (the line as JSON where it is no JSON to the SDK, else what it read)
-        request = json.loads(given) if isinstance(given, str) else given
+        request, json_read = (json.loads(given) if isinstance(given, str) else given), given is not None
     except ValueError:
-        request = None
+        request, json_read = None, False
     found = request.get("id") if isinstance(request, dict) else None
     ident = found if isinstance(found, str | int) and not isinstance(found, bool) else None
-    if isinstance(ident, str):
-        try:
-            ident.encode("utf-8")
-        except UnicodeEncodeError:  # (an id that is no text either: not echoed)
-            ident = None
-    if not isinstance(request, dict):
-        code, message = PARSE_ERROR, "Parse error: the line is no JSON-RPC message"
+    if not json_read:
+        code, message = PARSE_ERROR, "Parse error: the line is no JSON"
+    elif not isinstance(request, dict) or _has_surrogate(found):  # (an id that is no text: not echoed)
+        code, message, ident = INVALID_REQUEST, "Invalid request: JSON, but no JSON-RPC message", None
     elif _has_surrogate(request):
         code, message = INVALID_PARAMS, "Invalid params: a string holds a lone surrogate (\\ud800-\\udfff): no text"
     else:
