@@ -54,12 +54,12 @@ def _unreadable(error: Exception) -> JSONRPCError:
     except ValueError:
         request, json_read = None, False
     found = request.get("id") if isinstance(request, dict) else None
-    ident = found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    # (an id that is no text is not echoed, and makes the request invalid rather than its params)
+    id_read = isinstance(found, str | int) and not isinstance(found, bool) and not _has_surrogate(found)
+    ident = found if id_read else None
     if not json_read:
         code, message = PARSE_ERROR, "Parse error: the line is no JSON"
-    elif not isinstance(request, dict) or _has_surrogate(found):  # (an id that is no text: not echoed)
-        code, message, ident = INVALID_REQUEST, "Invalid request: JSON, but no JSON-RPC message", None
-    elif _has_surrogate(request):
+    elif isinstance(request, dict) and (id_read or found is None) and _has_surrogate(request):
         code, message = INVALID_PARAMS, "Invalid params: a string holds a lone surrogate (\\ud800-\\udfff): no text"
     else:
         code, message = INVALID_REQUEST, "Invalid request: JSON, but no JSON-RPC message"
