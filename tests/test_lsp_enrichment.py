@@ -17,7 +17,9 @@ import tenure
 from tenure import Tenure
 from tenure.cli import app
 from tenure.relaunch import cli_argv
+from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.enrich import Enricher
+from tenure.structural.lsp.servers import bounds_for
 from tenure.structural.lsp.state import LspState, enrich_lock, lock_held
 from tenure.team.user_config import user_config_path
 
@@ -414,6 +416,17 @@ def test_a_run_stops_at_its_time_bound_inside_one_names_references(make_indexed_
     with Tenure.open(root, discover=False) as t:
         report = Enricher(t.root, t.db, timeout=30).run()
     assert "the time bound of 0.05 min ([lsp] max_minutes) was reached" in report.stopped
+
+
+def test_a_repositorys_tenure_toml_can_tighten_a_bound_but_not_lift_it_and_the_users_config_can(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "tenure.toml").write_text("[lsp]\nmax_minutes = 100000\nmax_memory_mb = 1000000\nmax_file_kb = 64\n")
+    assert bounds_for(root) == Bounds(max_minutes=20.0, max_memory_mb=3072, max_file_kb=64)
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[lsp]\nmax_minutes = 60\n")
+    assert bounds_for(root).max_minutes == 60
 
 
 def test_a_file_past_the_size_bound_is_not_asked_about_and_the_run_says_so(make_indexed_repo) -> None:

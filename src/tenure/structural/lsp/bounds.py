@@ -1,4 +1,5 @@
-"""What one enrichment may spend, from the `[lsp]` table of tenure.toml:
+"""What one enrichment may spend, from the `[lsp]` table of the user's tenure config or a project's
+tenure.toml, which can only lower them (`servers.bounds_for`):
 
 ```toml
 [lsp]

@@ -26,7 +26,6 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
-from tenure.config import CONFIG_FILE
 from tenure.namespace.tiers import Relation, Tier
 from tenure.storage import Database
 from tenure.structural.discover import ignored
@@ -34,7 +33,7 @@ from tenure.structural.graph import supertypes
 from tenure.structural.languages import language_table
 from tenure.structural.lsp.bounds import Bounds
 from tenure.structural.lsp.client import LspClient, LspError
-from tenure.structural.lsp.servers import ServerSpec, plan, project_config
+from tenure.structural.lsp.servers import ServerSpec, bounds_for, plan
 from tenure.structural.lsp.session import MAX_RESTARTS, GaveUp, ServerSession
 from tenure.structural.lsp.state import REFS_PREFIX, SOURCE, LspState
 from tenure.structural.store import SourceEdge, StructuralStore, Symbol
@@ -169,7 +168,7 @@ class Enricher:
         run's index died or was superseded)."""
         self.root = root.resolve()
         self.db = db
-        self.bounds = bounds or Bounds.of(project_config(self.root), str(self.root / CONFIG_FILE))
+        self.bounds = bounds or bounds_for(self.root)
         self._stop = stop
         self._deadline = float("inf")
         self._checked = 0.0

@@ -143,6 +143,16 @@ def project_config(root: Path) -> dict:
     return project_table(root, "lsp")
 
 
+def bounds_for(root: Path) -> Bounds:
+    """The bounds a run in `root` keeps: the user's config's `[lsp]` bounds (the defaults where unset), or
+    the project's tenure.toml's where lower: a cloned repository can tighten a bound, never lift it."""
+    user = Bounds.of(user_table("lsp"), str(user_config_path()))
+    table = project_config(root)
+    project = Bounds.of(table, str(root / CONFIG_FILE))
+    return Bounds(**{f.name: min(getattr(user, f.name), getattr(project, f.name)) if f.name in table
+                     else getattr(user, f.name) for f in fields(Bounds)})
+
+
 def servers_for(root: Path, languages: set[str]) -> dict[str, ServerSpec]:
     """language -> the server that checks it, for the given languages, with the chosen commands applied
     (a language overridden alone gets a server of its own)."""
@@ -176,7 +186,7 @@ def plan(root: Path, languages: set[str]) -> Plan:
     """The servers for `languages`, each checked as its run would check it: its command a repository chose,
     the trust a server running the project's code needs, its program found, the files it must be handed
     (so that an index says "scheduled" only for what the enrichment will really run)."""
-    Bounds.of(project_config(root), str(root / CONFIG_FILE))  # a wrong bound is named now, not in the run's log
+    bounds_for(root)  # a wrong bound is named now, not in the run's log
     out = Plan(refused=refused_commands(root, languages))
     for language, spec in servers_for(root, languages).items():
         program = spec.executable()
@@ -222,7 +232,7 @@ def chosen_commands(root: Path) -> tuple[dict[str, dict], dict[str, str]]:
 # What an `[lsp]` table may hold beside its `[lsp.<language>]` tables: the project's bounds, the user's
 # choices of what runs; and what a language's table may hold
 _PROJECT_SETTINGS = tuple(f.name for f in fields(Bounds))
-_USER_SETTINGS = ("allowed_commands", "trusted_projects")
+_USER_SETTINGS = ("allowed_commands", "trusted_projects", *_PROJECT_SETTINGS)
 _LANGUAGE_SETTINGS = ("command", "ready_log")
 
 
