@@ -15,12 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-import msgspec
-
 from tenure.storage import Database
-from tenure.structural.facts import decode_facts
 from tenure.structural.graph import related_types
 from tenure.structural.languages import language_table
+from tenure.structural.store import StructuralStore
 
 
 @dataclass(frozen=True)
@@ -74,6 +72,7 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> l
     name = fqn.rpartition(".")[2]
     scopes: dict[str, str | None] = {}  # a site's scope -> the definition its name finds there
     imported: dict[str, tuple[set[str | None], bool]] = {}  # a site's file -> what its imports bind the name to
+    store = StructuralStore(db)
     kept = []
     for site in sites:
         if site.scope not in scopes:
@@ -81,7 +80,7 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> l
         found = scopes[site.scope]
         if found is None:
             if site.path not in imported:
-                imported[site.path] = _imported(db, site.path, name)
+                imported[site.path] = _imported(store, site.path, name)
             bound, star = imported[site.path]
             found = fqn if fqn in bound or star or not bound else None
         if found == fqn:
@@ -91,16 +90,12 @@ def _by_bare_name(db: Database, fqn: str, parent: str, sites: list[Escape]) -> l
     return kept
 
 
-def _imported(db: Database, path: str, name: str) -> tuple[set[str | None], bool]:
+def _imported(store: StructuralStore, path: str, name: str) -> tuple[set[str | None], bool]:
     """What the imports of a file bind `name` to (None: a symbol outside the project), by the name
     each binds (`import { helper as h }` binds h, not helper), and whether a star import may bind it
     too (then the name alone may be any function of it)."""
-    rows = db.query("SELECT facts FROM file_facts JOIN files ON files.id = file_facts.file_id WHERE files.path = ?",
-                    (path,))
-    try:
-        imports = decode_facts(rows[0]["facts"]).imports if rows else None
-    except msgspec.MsgspecError:  # (written by another build)
-        imports = None
+    db, facts = store.db, store.load_facts(path)
+    imports = facts.imports if facts else None
     if imports is None:  # no facts: the imports' edges, by the name they import
         return {r["dst_fqn"] for r in db.query(
             "SELECT dst_fqn FROM edges WHERE path = ? AND relation = 'imports' AND dst_name = ?", (path, name))}, False
