@@ -141,7 +141,7 @@ def process_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):
+    except ProcessLookupError:
         return False
     except PermissionError:  # (someone else's)
         return True

@@ -302,9 +302,7 @@ class ReadDiffs:
 
     def keep(self, change: RawChange, size: int, parsed: Parsed, lines: int, compared: int) -> None:
         """A file's diff of `size` bytes, parsed (`lines` and `compared` bytes of its hunks' squeezed lines)."""
-        key = (change.path, change.old_blob, change.new_blob)
-        if key in self.sizes:
-            return
+        key = (change.path, change.old_blob, change.new_blob)  # (`get` found none: read once)
         self.parsed[key] = (change.deleted, change.added, parsed, lines, compared)
         self.sizes[key] = size
         self.size += size
@@ -314,7 +312,7 @@ class ReadDiffs:
             del self.parsed[oldest]
 
 
-def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs | None = None) -> None:
+def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs) -> None:
     """A commit's raw entries and patch: the changes, their line counts and, for files of an indexed
     language, their hunks. The patch is cut where each file's section and each hunk starts (no line of
     a hunk's body starts with `diff --git ` or `@@ `: each starts with its sign), so the lines of files
@@ -334,7 +332,7 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs
                 change.deleted += section.count(b"\n-", first)
                 change.added += section.count(b"\n+", first)
             continue
-        if read is not None and (known := read.get(change)) is not None:
+        if (known := read.get(change)) is not None:
             change.deleted, change.added, parsed, lines, compared = known
             # (fresh hunks: `Survival.settle` fills in each commit's own kept and moved lines)
             change.hunks = [replace(hunk, kept=[], moved=[]) for hunk, *_ in parsed]
@@ -352,7 +350,7 @@ def _changes(commit: RawCommit, body: bytes, survival: Survival, read: ReadDiffs
         change.hunks = []
         parsed, lines, compared = _hunks(change, spec.name, parts)
         survival.file(change.path, parsed, lines, compared)
-        if read is not None and len(commit.parents) == 1:
+        if len(commit.parents) == 1:
             read.keep(change, len(section), parsed, lines, compared)
 
 
