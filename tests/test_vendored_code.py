@@ -136,3 +136,17 @@ def test_a_file_too_large_is_indexed_for_its_symbols_and_answers_on_names_it_cal
         assert all(t.find_symbol(f"table.{name}").unique for name in ("Row", "Row.cell", "build"))
         assert {relation for relation, _, _ in _edges_from(t, "table.py")} == {"imports"}
         assert unresolved_behind(t, "helpers.g") == [("table.py", "read cheaply")]
+
+
+def test_a_java_file_too_large_links_no_call_and_is_said_to_be_read_cheaply(make_repo, monkeypatch) -> None:
+    # (the Java resolver has edges of its own: the cut reached it too)
+    monkeypatch.setattr(vendored, "vendoring", lambda: replace(VENDORING, max_syntax_nodes=40))
+    root = make_repo({
+        "src/Helper.java": "class Helper { static int g() { return 1; } }\n",
+        "src/Table.java": ("class Table {\n  int build() {\n    return Helper.g() + Helper.g() + Helper.g() + Helper.g();\n"
+                           "  }\n  int more() {\n    return Helper.g() + build();\n  }\n}\n"),
+    })
+    with Tenure.open(root, discover=False) as t:
+        report = t.index()
+        assert [path for path, _ in report.read_cheaply] == ["src/Table.java"]
+        assert "calls" not in {relation for relation, _, _ in _edges_from(t, "src/Table.java")}

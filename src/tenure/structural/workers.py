@@ -22,6 +22,7 @@ from tenure.structural.languages import language_table
 from tenure.structural.parse import extractor, parse_one
 from tenure.structural.resolve import ProjectIndex, ProjectView, Resolved, resolver_for
 from tenure.structural.store import key_ids
+from tenure.structural.vendored import cheap_reason
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -115,6 +116,8 @@ def _resolve_one(index: ProjectIndex, file_id: int, path: str, language: str) ->
     view = ProjectView(index)
     resolver = resolver_for(language_table()[language].resolver)
     edges, failed = [], ""
+    if facts is not None and facts.read_cheaply:  # (vendored.py: its calls linked by name only, or not at all)
+        view.note_read_cheaply(cheap_reason(facts))
     try:
         edges = resolver.resolve(facts, view) if facts is not None else []
     except Exception as exc:  # noqa: BLE001 — bad input never stops an index

@@ -36,7 +36,7 @@ from tenure.structural.facts import Binding, FileFacts, Import, Reference
 from tenure.structural.languages import LanguageSpec, language_table
 from tenure.structural.naming import file_scope_name, qualify
 from tenure.structural.resolve import MAX_CANDIDATES, EdgeOut, ProjectView, Resolver, SymbolInfo
-from tenure.structural.vendored import calls_cut, cheap_reason
+from tenure.structural.vendored import calls_cut
 
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 MEMBER_KINDS = frozenset({"method", "constructor"})
@@ -687,8 +687,6 @@ class GenericResolver(Resolver):
     what it touched."""
 
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
-        if facts.read_cheaply:  # (too large to link its calls, vendored.py)
-            view.note_read_cheaply(cheap_reason(facts))
         return FileResolver(facts, view).edges()
 
 

@@ -33,6 +33,7 @@ from tenure.structural.resolve.java.types import (
     parse,
     substitute,
 )
+from tenure.structural.vendored import calls_cut
 
 TYPE_KINDS = frozenset({"class", "interface", "enum"})
 MAX_DEPTH = 24  # how deep typing may recurse (a chain of locals, calls and lambdas) before it gives up
@@ -818,11 +819,12 @@ class JavaFileResolver(FileResolver):
     # edges -----------------------------------------------------------------------------------------
     def edges(self) -> list[EdgeOut]:
         out: list[EdgeOut] = []
+        linked = not calls_cut(self.facts)  # (a file too large to link its calls: its super types and imports)
         for index, ref in enumerate(self.facts.references):
             src = self.fqn(ref.scope)
             if ref.kind in ("inherits", "implements"):
                 out += self.supertype_edges(src, ref)
-            elif ref.kind in ("call", "new"):
+            elif ref.kind in ("call", "new") and linked:
                 out += runtime.site_edges(self, index, src, ref)
         return out + self.import_edges()
 

@@ -20,7 +20,6 @@ from tenure.structural.resolve.javascript.analysis import Analysis
 from tenure.structural.resolve.javascript.edges import edges_of
 from tenure.structural.resolve.javascript.modules import Project, forget_analyses
 from tenure.structural.resolve.javascript.program import program_of
-from tenure.structural.vendored import cheap_reason
 
 __all__ = ["JavaScriptResolver", "forget_analyses", "resolver"]
 
@@ -32,8 +31,6 @@ class JavaScriptResolver(Resolver):
     def resolve(self, facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
         project = Project(view, LanguageRules.of(language_table()[facts.language]))
         syntax = project.syntax(facts)
-        if facts.read_cheaply:  # vendored, minified or too large (vendored.py): no value analysis, said
-            view.note_read_cheaply(cheap_reason(facts))
         if facts.flow is None:  # read cheaply, or facts of another extractor: the names alone
             return syntax.edges()
         program = program_of(facts)

@@ -16,7 +16,6 @@ from tenure.structural.resolve.python.analysis import Analysis
 from tenure.structural.resolve.python.flows import module_flow
 from tenure.structural.resolve.python.modules import Asking, Project
 from tenure.structural.resolve.python.values import CLASS, CONST, FUNC, INST, MODULE, OPEN, SUPER
-from tenure.structural.vendored import cheap_reason
 
 
 def _site_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
@@ -153,7 +152,6 @@ def _import_edges(a: Analysis, facts: FileFacts) -> list[EdgeOut]:
 
 def resolve(facts: FileFacts, view: ProjectView) -> list[EdgeOut]:
     if facts.read_cheaply:  # too large to link its calls (vendored.py): its imports and super types by name
-        view.note_read_cheaply(cheap_reason(facts))
         return FileResolver(facts, view).edges()
     answers = Answers(view, shared=True)
     project = Project(view)
