@@ -481,7 +481,7 @@ def test_a_definition_the_server_gives_of_another_name_rules_out_no_candidate(ma
             "def test_b(server):\n    return str(server.url.copy_with(path=\"/json\"))\n\n\n"
             "def test_c(server):\n    return Request(\"GET\", server.url.copy_with(path=\"/s\"))\n"),
     })
-    enrich(root)
+    assert enrich(root)["languages"]["python"]["server"].startswith("basedpyright ")  # (the checker really ran)
     with Tenure.open(root, discover=False) as t:
         copy_with = t.what_breaks("app.urls.URL.copy_with")
         request = t.what_breaks("app.client.Client.request")

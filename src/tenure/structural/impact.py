@@ -232,9 +232,10 @@ class Impact:
 
     def _declaration_reason(self) -> str:
         if self.declares:
-            return (f"it is a declaration (a stub or a .d.ts): its callers are counted at the definition it declares, "
-                    f"{self.declares} (`tenure what-breaks {self.declares}`); here are only those a checker linked "
-                    "to the declaration itself")
+            return (f"it is a declaration (a stub or a .d.ts): its callers are counted at the code it declares, most "
+                    f"likely {self.declares}, the one definition of its name in its package (matched by name, "
+                    f"`tenure what-breaks {self.declares}`); here are only those a checker linked to the declaration "
+                    "itself")
         return ("it is a declaration (a stub or a .d.ts) whose definition is not known: calls are linked to the code "
                 "it declares, not to it, so its callers here are a lower bound")
 
