@@ -435,7 +435,8 @@ class Enricher:
         if (target := self.symbols.by_fqn.get(dst or "")) is not None:  # (the constructor of the class named)
             return self._named_at_site(dst, target, site.name, constructors)
         file = _uri_path(loc.uri)
-        defined = self._text_at(str(file), loc.range) if file is not None else ""
+        # (a project file by its relative path, as `_classify` read it: read and kept once)
+        defined = self._text_at(_relative(file, self.root) or str(file), loc.range) if file is not None else ""
         return not defined.isidentifier() or defined == site.name
 
     @staticmethod
