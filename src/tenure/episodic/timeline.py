@@ -19,7 +19,7 @@ from tenure.episodic.outcomes import verdict_class
 from tenure.episodic.settings import EpisodicSettings
 from tenure.history.model import CLOCK_SKEW_DAYS, UNKNOWN_DATE, is_sweep
 from tenure.storage import Database
-from tenure.structural.naming import SEPARATORS, is_ancestor
+from tenure.structural.naming import is_ancestor, member_ranges
 from tenure.words import counted
 
 Decrypt = Callable[[bytes], str]
@@ -42,9 +42,8 @@ _EPISODE = "id, kind, ref, actor, task, ended_at, declared, commit_sha, pr, part
 def members(db: Database, fqn: str) -> list[dict]:
     """Rows of episode_symbols for a symbol and every symbol inside it."""
     rows = db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn = ?", (fqn,))
-    for sep in SEPARATORS:  # fqn + separator + anything: index range scans
-        rows += db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn > ? AND fqn < ?",
-                         (fqn + sep, fqn + chr(ord(sep) + 1)))
+    for low, high in member_ranges(fqn):
+        rows += db.query(f"SELECT {_TOUCH} FROM episode_symbols WHERE fqn > ? AND fqn < ?", (low, high))
     return rows
 
 

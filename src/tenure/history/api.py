@@ -24,7 +24,7 @@ from tenure.history.thin import thin_reason
 from tenure.namespace.symbols import IndexedFile, Symbol, indexed_files, symbols_in
 from tenure.storage import Database, get_value, insert_rows, set_value
 from tenure.structural.discover import content_hash
-from tenure.structural.naming import SEPARATORS
+from tenure.structural.naming import member_ranges
 from tenure.words import counted
 
 if TYPE_CHECKING:  # numpy comes with the mapping: an index with nothing to map never loads it
@@ -672,9 +672,9 @@ class GitHistory:
         ids: set[int] = set()
         for fqn in dict.fromkeys(fqns):
             ids.update(r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn = ?", (fqn,)))
-            for sep in SEPARATORS:  # members: fqn + separator + anything, as index range scans
+            for low, high in member_ranges(fqn):
                 ids.update(r[0] for r in self.db.rows("SELECT commit_id FROM history_symbols WHERE fqn > ? AND fqn < ?",
-                                                      (fqn + sep, fqn + chr(ord(sep) + 1))))
+                                                      (low, high)))
         rows = self.db.rows(f"SELECT {_COLUMNS} FROM history_commits WHERE id IN {self.db.each} AND off_head = 0"
                             " ORDER BY committed_at DESC, id DESC", (self.db.many(sorted(ids)),))
         return self._assemble(rows)
@@ -738,8 +738,9 @@ def first_touched(db: Database, fqn: str, shas: Iterable[str]) -> dict[str, tupl
     if not wanted:
         return {}
     found: dict[str, tuple[str, str]] = {}
-    inside = " OR ".join(["s.fqn = ?", *("(s.fqn > ? AND s.fqn < ?)" for _ in SEPARATORS)])
-    bounds = [bound for sep in SEPARATORS for bound in (fqn + sep, fqn + chr(ord(sep) + 1))]
+    ranges = member_ranges(fqn)
+    inside = " OR ".join(["s.fqn = ?", *("(s.fqn > ? AND s.fqn < ?)" for _ in ranges)])
+    bounds = [bound for pair in ranges for bound in pair]
     for sha, touched, how in db.rows(
             "SELECT c.sha, s.fqn, s.how FROM history_commits c JOIN history_symbols s ON s.commit_id = c.id"
             f" WHERE c.sha IN {db.each} AND ({inside}) ORDER BY s.fqn DESC", (db.many(wanted), fqn, *bounds)):

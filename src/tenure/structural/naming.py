@@ -30,6 +30,12 @@ from tenure.structural.languages import LanguageSpec, language_table
 SEPARATORS = "./$:#"
 
 
+def member_ranges(fqn: str) -> list[tuple[str, str]]:
+    """The (low, high) bounds, both excluded, of the full names of the symbols inside `fqn` (fqn, a separator,
+    anything): one index range scan each."""
+    return [(fqn + sep, fqn + chr(ord(sep) + 1)) for sep in SEPARATORS]
+
+
 def python_module(path: str, all_paths: Collection[str]) -> str:
     parts = list(PurePosixPath(path).parts)
     stem = parts.pop().rsplit(".", 1)[0]
