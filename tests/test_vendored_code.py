@@ -143,8 +143,9 @@ def test_a_java_file_too_large_links_no_call_and_is_said_to_be_read_cheaply(make
     monkeypatch.setattr(vendored, "vendoring", lambda: replace(VENDORING, max_syntax_nodes=40))
     root = make_repo({
         "src/Helper.java": "class Helper { static int g() { return 1; } }\n",
-        "src/Table.java": ("class Table {\n  int build() {\n    return Helper.g() + Helper.g() + Helper.g() + Helper.g();\n"
-                           "  }\n  int more() {\n    return Helper.g() + build();\n  }\n}\n"),
+        "src/Table.java": ("class Table {\n  int build() {\n"
+                           "    return Helper.g() + Helper.g() + Helper.g() + Helper.g();\n  }\n"
+                           "  int more() {\n    return Helper.g() + build();\n  }\n}\n"),
     })
     with Tenure.open(root, discover=False) as t:
         report = t.index()
